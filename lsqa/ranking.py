@@ -1,0 +1,763 @@
+"""Bradley-Terry rankings with bootstrap confidence intervals, and accuracy statistics.
+
+Paper map (Bohnet et al., "Long-Span Question-Answering ... Side-by-Side Evaluation"):
+
+* §3.2 eq. 1: ``P(i beats j) = γ_i / (γ_i + γ_j)`` with strengths ``γ = e^β``
+  (:func:`win_probability`, :func:`win_probability_matrix`).
+* §3.2 eq. 2: the log-likelihood ``ℓ(γ) = Σ_ij w_ij ln γ_i − w_ij ln(γ_i + γ_j)`` over the win
+  matrix ``W`` (:func:`log_likelihood`). Verdicts "None" (both answers wrong) are excluded and
+  counted (``n_excluded``).
+* §3.2 "confidence intervals ... are estimated via bootstrapping": :func:`bootstrap_bradley_terry`.
+* §4.1 Table 1: accuracy ± 1.96·sqrt(p(1−p)/n) (:func:`accuracy_ci`, also Wilson 1927), and a
+  paired test between two systems on the same questions (:func:`mcnemar_test`, McNemar 1947).
+
+How the fit works. Comparisons are first aggregated per unordered pair ``i < j`` into three counts
+(wins of i, wins of j, ties), which is the win matrix ``W`` of eq. 2 (``w_ij = wins + ties/2`` for
+the default tie model). The maximum-likelihood β is found by Newton's method on the concave
+log-likelihood (a damped Newton step with backtracking), parametrised by β = ln γ and identified
+by mean β = 0 (or β_anchor = 0). The same solver runs on a whole stack of bootstrap win matrices at
+once, so a bootstrap round costs one small linear solve per Newton step, independent of the number
+of raw comparisons.
+
+Ties. ``tie_model="half"`` (default) counts a tie as half a win for each side, as is usual for
+eq. 2. ``tie_model="davidson"`` fits Davidson's (1970) model
+``P(i ≻ j) = γ_i / (γ_i + γ_j + ν·sqrt(γ_i γ_j))``, ``P(tie) = ν·sqrt(γ_i γ_j) / (...)`` with a
+tie parameter ν; its ``win_probability`` is still eq. 1 (the probability of i beating j given the
+comparison is decisive), and ``tie_param`` reports ν.
+
+Prior (systems that never lose or never win). The MLE exists exactly when the directed "i beat j"
+graph is strongly connected (Ford 1957; Hunter 2004, Assumption 1). By default (``prior=None``)
+the fit is the plain MLE whenever it exists, and otherwise falls back to a weak symmetric Gaussian
+prior on β, i.e. the penalty ``(λ/2)·Σ β_i²`` with ``λ = FALLBACK_PRIOR`` (prior standard deviation
+≈ 3.2 on the log-strength scale), which keeps every β finite. Pass ``prior=λ`` to always use that
+penalty (``prior=0`` demands the plain MLE and raises if it does not exist). In a bootstrap, each
+round is judged on its own: a round whose resampled graph is not strongly connected uses the
+fallback prior. The same rule applies to Davidson's ν when a round has no ties (or only ties).
+
+References: Bradley & Terry (1952); Zermelo (1929); Ford (1957); Davidson (1970); Hunter (2004)
+"MM algorithms for generalized Bradley-Terry models", Ann. Statist. 32(1); Efron & Tibshirani (1993)
+percentile bootstrap; Wilson (1927); McNemar (1947).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
+from scipy.stats import binomtest, chi2, norm, rankdata
+
+# Canonical outcome names; parsing is case-insensitive.
+WINNERS = ("A", "B", "tie", "none")
+_WINNER_ALIASES = {"a": "A", "b": "B", "tie": "tie", "none": "none"}
+
+TIE_MODELS = ("half", "davidson")
+FALLBACK_PRIOR = 0.1          # λ of the Gaussian prior on β when the MLE does not exist
+FALLBACK_TIE_PRIOR = 0.1      # same, on ln ν, for Davidson rounds with no ties (or only ties)
+NEWTON_TOL = 1e-10            # stop when every parameter moves less than this
+NEWTON_MAX_ITER = 200
+MAX_BACKTRACK = 40
+SAFE_STEP = 1e-3              # Newton steps smaller than this are taken without a line search
+_BOOT_CHUNK_CELLS = 4_000_000  # bootstrap rounds per chunk ≈ this / m² (bounds memory)
+
+
+# --------------------------------------------------------------------------------------------
+# Data: aggregated comparisons
+# --------------------------------------------------------------------------------------------
+
+
+def normalize_winner(value) -> str:
+    """Map a verdict to one of ``WINNERS`` ('A', 'B', 'tie', 'none'), case-insensitively.
+
+    Raises ValueError for anything else (the loader turns it into an error naming the line).
+    """
+    key = str(value).strip().lower() if value is not None else ""
+    try:
+        return _WINNER_ALIASES[key]
+    except KeyError:
+        raise ValueError(f"unknown winner {value!r}; expected one of A, B, tie, none") from None
+
+
+@dataclass(frozen=True)
+class ComparisonCounts:
+    """Pairwise outcomes aggregated per unordered pair of systems (i < j).
+
+    ``counts[p] = (wins of i, wins of j, ties)`` for ``pairs[p] = (i, j)``. When question ids were
+    given, ``question_cells`` (questions × 3P, sparse) holds the same counts per question, flattened
+    in the order ``[p0 wins_i, p0 wins_j, p0 ties, p1 ...]``, for the by-question bootstrap.
+    """
+
+    systems: tuple[str, ...]
+    pairs: np.ndarray            # (P, 2) int, i < j
+    counts: np.ndarray           # (P, 3) float
+    n_excluded: int = 0          # 'none' verdicts (both answers wrong), dropped per §3.2
+    question_ids: tuple | None = None
+    question_cells: sparse.csr_matrix | None = None
+
+    @property
+    def n_comparisons(self) -> int:
+        return int(round(self.counts.sum()))
+
+    @property
+    def n_ties(self) -> int:
+        return int(round(self.counts[:, 2].sum()))
+
+    def win_matrix(self, tie_weight: float = 0.5) -> np.ndarray:
+        """``W`` of eq. 2: ``w_ij`` = wins of i over j, each tie adding ``tie_weight`` to both."""
+        return _win_matrix(len(self.systems), self.pairs, self.counts, tie_weight)
+
+
+def _win_matrix(m: int, pairs: np.ndarray, counts: np.ndarray, tie_weight: float = 0.5) -> np.ndarray:
+    W = np.zeros((m, m))
+    i, j = pairs[:, 0], pairs[:, 1]
+    W[i, j] = counts[:, 0] + tie_weight * counts[:, 2]
+    W[j, i] = counts[:, 1] + tie_weight * counts[:, 2]
+    return W
+
+
+def count_comparisons(
+    system_a: Sequence[str],
+    system_b: Sequence[str],
+    winner: Sequence[str],
+    question_id: Sequence | None = None,
+    systems: Sequence[str] | None = None,
+) -> ComparisonCounts:
+    """Aggregate raw comparisons (one per row) into per-pair counts.
+
+    ``winner`` is 'A' (system_a's answer better), 'B', 'tie' or 'none' (case-insensitive). Rows
+    with 'none' are excluded and counted. ``systems`` fixes the order of systems (default: order of
+    first appearance); every system named in a row is included, even if all its rows are 'none'.
+    """
+    a = [str(s) for s in system_a]
+    b = [str(s) for s in system_b]
+    w = [normalize_winner(x) for x in winner]
+    if not (len(a) == len(b) == len(w)):
+        raise ValueError("system_a, system_b and winner must have the same length")
+    if question_id is not None and len(question_id) != len(a):
+        raise ValueError("question_id must have one entry per comparison")
+    for k, (x, y) in enumerate(zip(a, b)):
+        if x == y:
+            raise ValueError(f"comparison {k + 1} pits system {x!r} against itself")
+
+    names = list(dict.fromkeys(systems)) if systems is not None else list(dict.fromkeys(_interleave(a, b)))
+    index = {s: k for k, s in enumerate(names)}
+    unknown = sorted({s for s in a + b if s not in index})
+    if unknown:
+        raise ValueError(f"systems {unknown} are not in the given systems list")
+    m = len(names)
+
+    ia = np.fromiter((index[s] for s in a), dtype=np.int64, count=len(a))
+    ib = np.fromiter((index[s] for s in b), dtype=np.int64, count=len(b))
+    code = np.fromiter((WINNERS.index(x) for x in w), dtype=np.int64, count=len(w))
+    keep = code != 3
+    n_excluded = int((~keep).sum())
+    ia, ib, code = ia[keep], ib[keep], code[keep]
+
+    # Orient each comparison as (lo, hi) with lo < hi; a win of A becomes a win of whichever
+    # of lo/hi system_a is. Outcome column: 0 = lo wins, 1 = hi wins, 2 = tie.
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    a_is_lo = ia == lo
+    col = np.where(code == 2, 2, np.where((code == 0) == a_is_lo, 0, 1))
+    pair_key = lo * m + hi
+    uniq, pair_of_row = np.unique(pair_key, return_inverse=True)
+    pairs = np.stack([uniq // m, uniq % m], axis=1) if len(uniq) else np.zeros((0, 2), dtype=np.int64)
+    P = len(uniq)
+    cell = pair_of_row * 3 + col
+    counts = np.bincount(cell, minlength=3 * P).astype(float).reshape(P, 3)
+
+    qids = qcells = None
+    if question_id is not None:
+        q_all = [question_id[k] for k in np.flatnonzero(keep)]
+        qids_list = list(dict.fromkeys(q_all))
+        qindex = {q: k for k, q in enumerate(qids_list)}
+        qrow = np.fromiter((qindex[q] for q in q_all), dtype=np.int64, count=len(q_all))
+        qcells = sparse.csr_matrix(
+            (np.ones(len(cell)), (qrow, cell)), shape=(len(qids_list), 3 * P)
+        )
+        qcells.sum_duplicates()
+        qids = tuple(qids_list)
+    return ComparisonCounts(tuple(names), pairs, counts, n_excluded, qids, qcells)
+
+
+def _interleave(a: Sequence[str], b: Sequence[str]) -> Iterable[str]:
+    for x, y in zip(a, b):
+        yield x
+        yield y
+
+
+def counts_from_win_matrix(W: np.ndarray, systems: Sequence[str] | None = None) -> ComparisonCounts:
+    """Wrap a win matrix ``W`` (``w_ij`` = how often i beat j; may be fractional) as counts."""
+    W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError("W must be a square matrix")
+    if np.any(W < 0) or not np.all(np.isfinite(W)):
+        raise ValueError("W must be finite and non-negative")
+    m = W.shape[0]
+    names = tuple(systems) if systems is not None else tuple(str(k) for k in range(m))
+    if len(names) != m:
+        raise ValueError("need one system name per row of W")
+    i, j = np.triu_indices(m, k=1)
+    used = (W[i, j] + W[j, i]) > 0
+    pairs = np.stack([i[used], j[used]], axis=1)
+    counts = np.stack([W[i, j][used], W[j, i][used], np.zeros(used.sum())], axis=1)
+    return ComparisonCounts(names, pairs, counts)
+
+
+# --------------------------------------------------------------------------------------------
+# Eq. 1 and eq. 2
+# --------------------------------------------------------------------------------------------
+
+
+def win_probability(strength_i: float, strength_j: float) -> float:
+    """Eq. 1: ``P(i beats j) = γ_i / (γ_i + γ_j)`` from the paper's strengths ``γ = e^β``."""
+    if strength_i <= 0 or strength_j <= 0:
+        raise ValueError("strengths must be positive")
+    return float(strength_i / (strength_i + strength_j))
+
+
+def win_probability_matrix(beta: np.ndarray) -> np.ndarray:
+    """Eq. 1 for every pair: ``P[i, j] = e^β_i / (e^β_i + e^β_j)`` (diagonal 0.5), overflow-safe."""
+    beta = np.asarray(beta, dtype=float)
+    return _sigmoid(beta[:, None] - beta[None, :])
+
+
+def log_likelihood(W: np.ndarray, strength: np.ndarray) -> float:
+    """Eq. 2: ``ℓ(γ) = Σ_i Σ_j [w_ij ln γ_i − w_ij ln(γ_i + γ_j)]`` (diagonal of W ignored)."""
+    W = np.array(W, dtype=float)
+    np.fill_diagonal(W, 0.0)
+    g = np.asarray(strength, dtype=float)
+    return float(np.sum(W * (np.log(g)[:, None] - np.log(g[:, None] + g[None, :]))))
+
+
+def is_strongly_connected(W: np.ndarray) -> bool:
+    """True when every system beat, directly or through a chain, every other one (Ford 1957).
+
+    That is exactly when the Bradley-Terry MLE exists and is finite.
+    """
+    W = np.asarray(W)
+    if W.shape[0] <= 1:
+        return True
+    n, _ = connected_components(sparse.csr_matrix(W > 0), directed=True, connection="strong")
+    return n == 1
+
+
+def _sigmoid(x):
+    # Stable logistic: exp of a non-positive number only.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _softplus(x):
+    return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
+
+
+# --------------------------------------------------------------------------------------------
+# Batched Newton solver: fits a stack of B datasets sharing the same pairs
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Problem:
+    """B datasets on the same m systems and P pairs; cell counts ``c`` of shape (B, P, 3)."""
+
+    m: int
+    pairs: np.ndarray
+    c: np.ndarray
+    tie_model: str
+    lam: np.ndarray               # (B,) ridge on β
+    rho: np.ndarray               # (B,) ridge on θ = ln ν (Davidson only)
+    D: np.ndarray = field(init=False)        # (P, m) incidence: +1 at i, -1 at j
+    absD: np.ndarray = field(init=False)
+    off_ij: np.ndarray = field(init=False)   # flat indices of H[i, j] and H[j, i]
+    off_ji: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        P, m = len(self.pairs), self.m
+        self.D = np.zeros((P, m))
+        self.D[np.arange(P), self.pairs[:, 0]] = 1.0
+        self.D[np.arange(P), self.pairs[:, 1]] = -1.0
+        self.absD = np.abs(self.D)
+        self.off_ij = self.pairs[:, 0] * m + self.pairs[:, 1]
+        self.off_ji = self.pairs[:, 1] * m + self.pairs[:, 0]
+
+    @property
+    def k(self) -> int:
+        return self.m + (self.tie_model == "davidson")
+
+
+def _pair_terms(d, theta, c, tie_model, need_hessian=True):
+    """Per-pair negative log-likelihood and its derivatives in d = β_i − β_j (and θ = ln ν).
+
+    half:     NLL = n·softplus(d) − w_i·d, with w_i = wins_i + ties/2 (eq. 2 per pair).
+    davidson: NLL = −(wins_i − wins_j)·d/2 − ties·θ + n·ln(e^{d/2} + e^{−d/2} + e^θ).
+    """
+    wi, wj, t = c[..., 0], c[..., 1], c[..., 2]
+    n = wi + wj + t
+    if tie_model == "half":
+        a = wi + 0.5 * t
+        nll = np.sum(n * _softplus(d) - a * d, axis=-1)
+        if not need_hessian:
+            return nll, None
+        s = _sigmoid(d)
+        return nll, dict(g_d=n * s - a, h_dd=n * s * (1.0 - s))
+    th = theta[:, None]
+    lse = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), th)
+    nll = np.sum(-(wi - wj) * 0.5 * d - t * th + n * lse, axis=-1)
+    if not need_hessian:
+        return nll, None
+    qi, qj, qt = np.exp(0.5 * d - lse), np.exp(-0.5 * d - lse), np.exp(th - lse)
+    diff = qi - qj
+    return nll, dict(
+        g_d=-(wi - wj) * 0.5 + n * 0.5 * diff,
+        h_dd=n * 0.25 * ((qi + qj) - diff * diff),
+        g_t=np.sum(-t + n * qt, axis=-1),
+        h_dt=-n * qt * 0.5 * diff,
+        h_tt=np.sum(n * qt * (1.0 - qt), axis=-1),
+    )
+
+
+def _objective(prob: _Problem, x, rows):
+    beta = x[:, : prob.m]
+    theta = x[:, prob.m] if prob.tie_model == "davidson" else None
+    d = beta @ prob.D.T
+    nll, _ = _pair_terms(d, theta, prob.c[rows], prob.tie_model, need_hessian=False)
+    nll = nll + 0.5 * prob.lam[rows] * np.sum(beta * beta, axis=1)
+    if theta is not None:
+        nll = nll + 0.5 * prob.rho[rows] * theta * theta
+    return nll
+
+
+def _newton(prob: _Problem, x0: np.ndarray, tol: float = NEWTON_TOL, max_iter: int = NEWTON_MAX_ITER):
+    """Damped Newton on the (penalised) negative log-likelihood for all B datasets at once.
+
+    The β-block of the Hessian is a weighted graph Laplacian, singular along 1 (β is defined up to
+    a shift). Adding ``c·11ᵀ`` makes it invertible without changing the step: the gradient sums to
+    −λ·Σβ = 0 for mean-zero β, so the step stays mean-zero and β keeps mean 0 throughout.
+    """
+    m, k = prob.m, prob.k
+    x = np.array(x0, dtype=float)
+    B = x.shape[0]
+    iters = np.zeros(B, dtype=np.int64)
+    active = np.arange(B)
+    eye_idx = np.arange(m) * (m + 1)
+    for _ in range(max_iter):
+        if active.size == 0:
+            break
+        xa = x[active]
+        ca = prob.c[active]
+        lam, rho = prob.lam[active], prob.rho[active]
+        beta = xa[:, :m]
+        theta = xa[:, m] if prob.tie_model == "davidson" else None
+        d = beta @ prob.D.T
+        nll, t = _pair_terms(d, theta, ca, prob.tie_model)
+        nll = nll + 0.5 * lam * np.sum(beta * beta, axis=1)
+
+        nb = active.size
+        grad = np.empty((nb, k))
+        grad[:, :m] = t["g_d"] @ prob.D + lam[:, None] * beta
+        h = t["h_dd"]
+        diag = h @ prob.absD
+        Hb = np.zeros((nb, m * m))
+        Hb[:, prob.off_ij] = -h
+        Hb[:, prob.off_ji] = -h
+        Hb[:, eye_idx] = diag + lam[:, None]
+        # c·11ᵀ pins the shift; c of the order of the curvature keeps the system well scaled.
+        Hb += (diag.mean(axis=1, keepdims=True) + 1.0) / m
+        if k == m:
+            H = Hb.reshape(nb, m, m)
+        else:
+            H = np.zeros((nb, k, k))
+            H[:, :m, :m] = Hb.reshape(nb, m, m)
+            nll = nll + 0.5 * rho * theta * theta
+            grad[:, m] = t["g_t"] + rho * theta
+            hbt = t["h_dt"] @ prob.D
+            H[:, :m, m] = hbt
+            H[:, m, :m] = hbt
+            H[:, m, m] = t["h_tt"] + rho
+        step = -np.linalg.solve(H, grad[..., None])[..., 0]
+
+        # Backtracking: halve the step of any dataset whose objective did not decrease.
+        scale = np.ones(nb)
+        # Inside Newton's quadratic region a tiny step cannot overshoot: check only larger ones.
+        todo = np.flatnonzero(np.max(np.abs(step), axis=1) > SAFE_STEP)
+        for _ in range(MAX_BACKTRACK):
+            if todo.size == 0:
+                break
+            trial = xa[todo] + scale[todo, None] * step[todo]
+            new = _objective(prob, trial, active[todo])
+            bad = new > nll[todo] + 1e-12 * (1.0 + np.abs(nll[todo]))
+            todo = todo[bad]
+            scale[todo] *= 0.5
+        move = scale[:, None] * step
+        x[active] = xa + move
+        iters[active] += 1
+        done = np.max(np.abs(move), axis=1) < tol
+        active = active[~done]
+    converged = np.ones(B, dtype=bool)
+    converged[active] = False
+    return x, iters, converged
+
+
+# --------------------------------------------------------------------------------------------
+# Single fit
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BTResult:
+    """A fitted Bradley-Terry model (paper §3.2).
+
+    ``beta`` are log-strengths identified by mean 0 (or ``beta[anchor] = 0``), ``strength = e^β``
+    (the γ of eq. 1, the numbers on the paper's bars), ``win_probability[i, j]`` is eq. 1,
+    ``rank`` is 1 for the strongest system (equal β share a rank).
+    """
+
+    systems: tuple[str, ...]
+    beta: np.ndarray
+    strength: np.ndarray
+    win_probability: np.ndarray
+    rank: np.ndarray
+    n_comparisons: int
+    n_excluded: int
+    tie_model: str = "half"
+    anchor: str | None = None
+    prior: float = 0.0            # λ actually used (0 = plain MLE)
+    tie_param: float | None = None  # Davidson's ν
+    log_likelihood: float = 0.0   # at the estimate (tie model's own likelihood, without prior)
+    iterations: int = 0
+    converged: bool = True
+
+    def index(self, system: str) -> int:
+        return self.systems.index(system)
+
+    def table(self) -> list[dict]:
+        """One dict per system, strongest first."""
+        order = np.argsort(-self.beta, kind="stable")
+        return [
+            dict(system=self.systems[k], beta=float(self.beta[k]), strength=float(self.strength[k]),
+                 rank=int(self.rank[k]))
+            for k in order
+        ]
+
+
+def _check_tie_model(tie_model: str) -> None:
+    if tie_model not in TIE_MODELS:
+        raise ValueError(f"tie_model must be one of {TIE_MODELS}, not {tie_model!r}")
+
+
+def _prior_for(W: np.ndarray, prior: float | None) -> float:
+    connected = is_strongly_connected(W)
+    if prior is None:
+        return 0.0 if connected else FALLBACK_PRIOR
+    if prior < 0:
+        raise ValueError("prior must be >= 0")
+    if prior == 0 and not connected:
+        raise ValueError(
+            "the maximum-likelihood estimate does not exist: some systems never lose (or never win) "
+            "against the rest, or the comparison graph is disconnected; use prior=None or prior>0"
+        )
+    return float(prior)
+
+
+def _tie_prior_for(n_ties: float, n_total: float, tie_model: str) -> float:
+    if tie_model != "davidson":
+        return 0.0
+    return 0.0 if 0 < n_ties < n_total else FALLBACK_TIE_PRIOR
+
+
+def _identify(beta: np.ndarray, systems: Sequence[str], anchor: str | None) -> np.ndarray:
+    """Shift β (last axis) to mean 0, or so that the anchor system has β exactly 0."""
+    if anchor is None:
+        return beta - beta.mean(axis=-1, keepdims=True)
+    if anchor not in systems:
+        raise ValueError(f"anchor system {anchor!r} is not among the systems {list(systems)}")
+    a = list(systems).index(anchor)
+    return beta - beta[..., a : a + 1]
+
+
+def _ranks(beta: np.ndarray) -> np.ndarray:
+    return rankdata(-np.round(beta, 12), method="min").astype(int)
+
+
+def fit_bradley_terry(
+    data: ComparisonCounts,
+    *,
+    tie_model: str = "half",
+    anchor: str | None = None,
+    prior: float | None = None,
+) -> BTResult:
+    """Maximum-likelihood Bradley-Terry strengths from aggregated comparisons (§3.2, eq. 1-2).
+
+    Newton's method on the concave log-likelihood (see module docstring for the prior and the
+    tie models). Fitting depends on the data only through the per-pair counts, i.e. through W.
+    """
+    _check_tie_model(tie_model)
+    m = len(data.systems)
+    if m == 0:
+        raise ValueError("no systems to rank")
+    W = data.win_matrix()
+    lam = _prior_for(W, prior)
+    rho = _tie_prior_for(float(data.counts[:, 2].sum()), float(data.counts.sum()), tie_model)
+    prob = _Problem(m, data.pairs, data.counts[None], tie_model, np.array([lam]), np.array([rho]))
+    x, iters, conv = _newton(prob, np.zeros((1, prob.k)))
+    beta = _identify(x[0, :m], data.systems, anchor)
+    theta = x[0, m] if tie_model == "davidson" else None
+    nll, _ = _pair_terms((x[:, :m] @ prob.D.T), None if theta is None else x[:, m], prob.c,
+                         tie_model, need_hessian=False)
+    return BTResult(
+        systems=tuple(data.systems),
+        beta=beta,
+        strength=np.exp(beta),
+        win_probability=win_probability_matrix(beta),
+        rank=_ranks(beta),
+        n_comparisons=data.n_comparisons,
+        n_excluded=data.n_excluded,
+        tie_model=tie_model,
+        anchor=anchor,
+        prior=lam,
+        tie_param=None if theta is None else float(np.exp(theta)),
+        log_likelihood=-float(nll[0]),
+        iterations=int(iters[0]),
+        converged=bool(conv[0]),
+    )
+
+
+def fit_win_matrix(
+    W: np.ndarray,
+    systems: Sequence[str] | None = None,
+    *,
+    anchor: str | None = None,
+    prior: float | None = None,
+) -> BTResult:
+    """Fit eq. 2 directly on a win matrix ``W`` (``w_ij`` = times i beat j, ties already split)."""
+    return fit_bradley_terry(counts_from_win_matrix(W, systems), anchor=anchor, prior=prior)
+
+
+# --------------------------------------------------------------------------------------------
+# Bootstrap
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BootstrapCI:
+    """Percentile bootstrap intervals for β and the strength e^β (Efron & Tibshirani 1993).
+
+    ``samples`` holds the β of every round (rounds × systems), identified like the point estimate.
+    """
+
+    systems: tuple[str, ...]
+    level: float
+    rounds: int
+    seed: int | None
+    by_question: bool
+    beta_low: np.ndarray
+    beta_high: np.ndarray
+    samples: np.ndarray
+    n_fallback_rounds: int = 0    # rounds that needed the fallback prior
+
+    @property
+    def strength_low(self) -> np.ndarray:
+        return np.exp(self.beta_low)
+
+    @property
+    def strength_high(self) -> np.ndarray:
+        return np.exp(self.beta_high)
+
+
+def _cell_probabilities(data: ComparisonCounts) -> np.ndarray:
+    flat = data.counts.reshape(-1)
+    return flat / flat.sum()
+
+
+def bootstrap_bradley_terry(
+    data: ComparisonCounts,
+    *,
+    rounds: int = 1000,
+    level: float = 0.95,
+    seed: int | None = 0,
+    by_question: bool = False,
+    tie_model: str = "half",
+    anchor: str | None = None,
+    prior: float | None = None,
+    start: np.ndarray | None = None,
+) -> BootstrapCI:
+    """Percentile CIs for Bradley-Terry β by resampling comparisons (or whole questions).
+
+    Rather than refitting on resampled raw rows, each round draws the per-pair outcome counts
+    directly: resampling N comparisons with replacement is a multinomial draw over the distinct
+    (pair, outcome) cells, so a round costs O(cells), not O(N). With ``by_question=True`` each round
+    draws how often each question is picked (multinomial over questions) and sums those questions'
+    cell counts, keeping all comparisons of a question together. All rounds are then fitted together
+    by the batched Newton solver, warm-started at the full-data estimate.
+    """
+    _check_tie_model(tie_model)
+    if rounds < 1:
+        raise ValueError("rounds must be >= 1")
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    m = len(data.systems)
+    if by_question and data.question_cells is None:
+        raise ValueError("by_question=True needs a question id for every comparison")
+    rng = np.random.default_rng(seed)
+    P = len(data.pairs)
+    if start is None:
+        start_beta = fit_bradley_terry(data, tie_model=tie_model, prior=prior)
+        x0 = start_beta.beta
+        th0 = np.log(start_beta.tie_param) if start_beta.tie_param else 0.0
+    else:
+        x0, th0 = np.asarray(start, dtype=float), 0.0
+    davidson = tie_model == "davidson"
+    if P == 0:
+        zero = np.zeros(m)
+        return BootstrapCI(tuple(data.systems), level, rounds, seed, by_question, zero, zero,
+                           np.zeros((rounds, m)))
+
+    flat_full = data.counts.reshape(-1)
+    n_total = flat_full.sum()
+    p_cells = _cell_probabilities(data)
+    # Integer counts: N draws. A W with fractional entries: as many draws, rescaled to its weight.
+    n_draws = max(1, int(round(n_total)))
+    if by_question:
+        q_cells = data.question_cells.tocsc()
+        n_q = q_cells.shape[0]
+
+    chunk = max(1, min(rounds, _BOOT_CHUNK_CELLS // max(1, m * m)))
+    samples = np.empty((rounds, m))
+    n_fallback = 0
+    done = 0
+    while done < rounds:
+        b = min(chunk, rounds - done)
+        if by_question:
+            picks = rng.multinomial(n_q, np.full(n_q, 1.0 / n_q), size=b).astype(float)
+            cells = np.asarray((q_cells.T @ picks.T).T)
+        else:
+            cells = rng.multinomial(n_draws, p_cells, size=b) * (n_total / n_draws)
+        c = cells.reshape(b, P, 3)
+        lam, rho = _round_priors(data, c, prior, tie_model)
+        n_fallback += int(np.count_nonzero(lam > (prior or 0.0)))
+        prob = _Problem(m, data.pairs, c, tie_model, lam, rho)
+        start_x = np.zeros((b, prob.k))
+        start_x[:, :m] = x0 - x0.mean()
+        if davidson:
+            start_x[:, m] = th0
+        x, _, _ = _newton(prob, start_x)
+        samples[done : done + b] = _identify(x[:, :m], data.systems, anchor)
+        done += b
+
+    alpha = 1.0 - level
+    low, high = np.quantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)
+    return BootstrapCI(tuple(data.systems), level, rounds, seed, by_question, low, high, samples,
+                       n_fallback)
+
+
+def _round_priors(data: ComparisonCounts, c: np.ndarray, prior: float | None, tie_model: str):
+    """Per-round ridge λ (β) and ρ (ln ν): the fallback where a round's MLE would not exist."""
+    b = c.shape[0]
+    m = len(data.systems)
+    if prior is not None and prior > 0:
+        lam = np.full(b, float(prior))
+    else:
+        lam = np.zeros(b)
+        full_W = data.win_matrix()
+        full_ok = is_strongly_connected(full_W)
+        # A round can only lose strong connectivity if a direction that had wins now has none.
+        dir_full = np.stack([data.counts[:, 0] + data.counts[:, 2], data.counts[:, 1] + data.counts[:, 2]], 1)
+        dir_round = np.stack([c[..., 0] + c[..., 2], c[..., 1] + c[..., 2]], 2)
+        suspect = np.any((dir_round == 0) & (dir_full[None] > 0), axis=(1, 2))
+        for r in range(b):
+            if not full_ok or (suspect[r] and not is_strongly_connected(_win_matrix(m, data.pairs, c[r]))):
+                lam[r] = FALLBACK_PRIOR
+    rho = np.zeros(b)
+    if tie_model == "davidson":
+        ties = c[..., 2].sum(axis=1)
+        total = c.sum(axis=(1, 2))
+        rho = np.where((ties > 0) & (ties < total), 0.0, FALLBACK_TIE_PRIOR)
+    return lam, rho
+
+
+# --------------------------------------------------------------------------------------------
+# Absolute verdicts: accuracy and paired test (§4.1)
+# --------------------------------------------------------------------------------------------
+
+PAPER_Z = 1.96  # §4.1 footnote 4: z = 1.96 for the 95% CI
+
+
+@dataclass(frozen=True)
+class AccuracyCI:
+    """Accuracy ``p = k/n`` with a confidence interval; ``half_width`` is the ± of Table 1."""
+
+    k: int
+    n: int
+    p: float
+    low: float
+    high: float
+    half_width: float
+    level: float
+    method: str
+
+
+def accuracy_ci(k: int, n: int, *, level: float = 0.95, method: str = "normal",
+                z: float | None = None) -> AccuracyCI:
+    """Accuracy with a confidence interval.
+
+    ``method="normal"``: paper §4.1 footnote 4 (Wald), ``p ± z·sqrt(p(1−p)/n)``; the bounds are
+    clipped to [0, 1], ``half_width`` is not. ``method="wilson"``: Wilson (1927) score interval,
+    better near 0 and 1. ``z`` defaults to the normal quantile for ``level`` (1.95996 for 95%);
+    pass ``z=PAPER_Z`` to use the paper's rounded 1.96.
+    """
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError("need 0 <= k <= n and n > 0")
+    if z is None:
+        z = float(norm.ppf(0.5 + level / 2))
+    p = k / n
+    if method == "normal":
+        hw = z * np.sqrt(p * (1 - p) / n)
+        low, high = max(0.0, p - hw), min(1.0, p + hw)
+    elif method == "wilson":
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        hw = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        low, high = max(0.0, centre - hw), min(1.0, centre + hw)
+    else:
+        raise ValueError("method must be 'normal' or 'wilson'")
+    return AccuracyCI(int(k), int(n), float(p), float(low), float(high), float(hw), level, method)
+
+
+@dataclass(frozen=True)
+class McNemarResult:
+    """Paired comparison of two systems' correctness on the same questions (McNemar 1947)."""
+
+    n: int
+    both_correct: int
+    only_a: int          # A right, B wrong
+    only_b: int          # A wrong, B right
+    neither: int
+    statistic: float     # only_a for "exact"; the chi-square statistic for "chi2"
+    p_value: float
+    method: str
+
+
+def mcnemar_test(correct_a: Sequence[bool], correct_b: Sequence[bool], *, method: str = "exact") -> McNemarResult:
+    """McNemar's test on the discordant pairs.
+
+    ``exact``: two-sided binomial test of ``only_a ~ Bin(only_a + only_b, 1/2)``.
+    ``chi2``: ``(|b − c| − 1)² / (b + c)`` with continuity correction, 1 degree of freedom.
+    """
+    a = np.asarray(correct_a, dtype=bool)
+    b = np.asarray(correct_b, dtype=bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("correct_a and correct_b must be 1-D and of equal length")
+    both, only_a = int(np.sum(a & b)), int(np.sum(a & ~b))
+    only_b, neither = int(np.sum(~a & b)), int(np.sum(~a & ~b))
+    disc = only_a + only_b
+    if method == "exact":
+        stat = float(only_a)
+        p = 1.0 if disc == 0 else float(binomtest(only_a, disc, 0.5).pvalue)
+    elif method == "chi2":
+        stat = 0.0 if disc == 0 else (abs(only_a - only_b) - 1) ** 2 / disc
+        p = 1.0 if disc == 0 else float(chi2.sf(stat, 1))
+    else:
+        raise ValueError("method must be 'exact' or 'chi2'")
+    return McNemarResult(len(a), both, only_a, only_b, neither, float(stat), p, method)

@@ -1,0 +1,65 @@
+"""Systems, their answers, and judge verdicts."""
+
+from __future__ import annotations
+
+from lsqa.store.rows import fetch_dicts, insert_rows
+
+
+def upsert_systems(con, rows: list[dict]) -> int:
+    return insert_rows(con, "systems", rows)
+
+
+def list_systems(con) -> list[dict]:
+    return fetch_dicts(con, "SELECT * FROM systems ORDER BY name")
+
+
+def insert_answers(con, rows: list[dict], *, replace: bool = False) -> int:
+    return insert_rows(con, "answers", rows, on_conflict="replace" if replace else "nothing")
+
+
+def answered(con, system_name: str) -> set[str]:
+    """Question ids the system already has a usable answer for."""
+    rows = con.execute(
+        "SELECT question_id FROM answers WHERE system_name = ? AND status = 'ok'", [system_name]
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def answers_for(con, question_ids: list[str], systems: list[str] | None = None) -> list[dict]:
+    sql = "SELECT * FROM answers WHERE question_id IN (SELECT unnest(?))"
+    params: list = [list(question_ids)]
+    if systems is not None:
+        sql += " AND system_name IN (SELECT unnest(?))"
+        params.append(list(systems))
+    return fetch_dicts(con, sql + " ORDER BY question_id, system_name", params)
+
+
+def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
+    return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing")
+
+
+def judgment_ids(con, ids: list[str]) -> set[str]:
+    rows = con.execute(
+        "SELECT id FROM judgments WHERE status = 'ok' AND id IN (SELECT unnest(?))", [list(ids)]
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def list_judgments(con, *, judge: str | None = None, kind: str | None = None) -> list[dict]:
+    sql = "SELECT * FROM judgments WHERE 1=1"
+    params: list = []
+    if judge:
+        sql += " AND judge = ?"
+        params.append(judge)
+    if kind:
+        sql += " AND kind = ?"
+        params.append(kind)
+    return fetch_dicts(con, sql + " ORDER BY judge, question_id, system_a, system_b", params)
+
+
+def judges(con) -> list[dict]:
+    return fetch_dicts(
+        con,
+        "SELECT judge, kind, count(*) AS n, count(*) FILTER (WHERE status = 'ok') AS n_ok"
+        " FROM judgments GROUP BY judge, kind ORDER BY judge, kind",
+    )

@@ -1,0 +1,52 @@
+"""Bulk inserts shared by every area of the store.
+
+Rows go in as one Arrow table per call (``INSERT … BY NAME``): thousands of rows cost one
+statement, not thousands, and a column missing from the rows takes the table's default.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Mapping
+
+import duckdb
+import pyarrow as pa
+
+_counter = itertools.count()
+
+
+def insert_rows(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    rows: Iterable[Mapping],
+    *,
+    on_conflict: str = "nothing",
+) -> int:
+    """Insert ``rows`` into ``table``; return how many were inserted.
+
+    ``on_conflict``: ``"nothing"`` keeps the existing row (idempotent re-runs), ``"replace"``
+    overwrites it (a forced re-computation), ``"error"`` raises.
+    """
+    # Arrow takes its columns from the first row, so rows with different key sets go in as
+    # separate groups; a key left out of a row means "the table's default", not NULL.
+    groups: dict[tuple[str, ...], list[dict]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r), []).append(dict(r))
+    verb = "INSERT OR REPLACE INTO" if on_conflict == "replace" else "INSERT INTO"
+    suffix = " ON CONFLICT DO NOTHING" if on_conflict == "nothing" else ""
+    inserted = 0
+    for group in groups.values():
+        name = f"_lsqa_rows_{next(_counter)}"
+        con.register(name, pa.Table.from_pylist(group))
+        try:
+            result = con.execute(f"{verb} {table} BY NAME SELECT * FROM {name}{suffix}").fetchone()
+        finally:
+            con.unregister(name)
+        inserted += int(result[0]) if result else 0
+    return inserted
+
+
+def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list | tuple = ()) -> list[dict]:
+    cur = con.execute(sql, list(params))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]

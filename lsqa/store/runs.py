@@ -1,0 +1,46 @@
+"""Pipeline runs: one row per stage run, opened when it starts and closed when it ends."""
+
+from __future__ import annotations
+
+import json
+
+from lsqa.store.rows import fetch_dicts
+
+
+def start_run(con, stage: str, config: dict) -> int:
+    row = con.execute(
+        "INSERT INTO runs (stage, config, status) VALUES (?, ?, 'running') RETURNING id",
+        [stage, json.dumps(config, sort_keys=True, default=str)],
+    ).fetchone()
+    return int(row[0])
+
+
+def finish_run(con, run_id: int, *, status: str, counts: dict | None = None, calls_made: int = 0,
+               calls_cached: int = 0, calls_failed: int = 0, cost_usd: float | None = None, error: str = "") -> None:
+    con.execute(
+        "UPDATE runs SET status = ?, counts = ?, calls_made = ?, calls_cached = ?, calls_failed = ?,"
+        " cost_usd = ?, error = ?, finished_at = current_timestamp WHERE id = ?",
+        [status, json.dumps(counts or {}, sort_keys=True), calls_made, calls_cached, calls_failed, cost_usd,
+         error, run_id],
+    )
+
+
+def list_runs(con, limit: int = 50) -> list[dict]:
+    return fetch_dicts(con, f"SELECT * FROM runs ORDER BY id DESC LIMIT {int(limit)}")
+
+
+TABLES = ("documents", "passages", "entities", "mentions", "questions", "systems", "answers", "llm_calls",
+          "judgments", "human_reviews", "reference_flags", "runs")
+
+
+def table_counts(con) -> dict[str, int]:
+    return {t: int(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in TABLES}
+
+
+def run_counts(con) -> list[dict]:
+    return fetch_dicts(
+        con,
+        "SELECT stage, status, count(*) AS n, sum(calls_made) AS calls_made, sum(calls_cached) AS calls_cached,"
+        " sum(calls_failed) AS calls_failed, sum(cost_usd) AS cost_usd, max(started_at) AS last_started"
+        " FROM runs GROUP BY stage, status ORDER BY stage, status",
+    )

@@ -1,0 +1,233 @@
+"""A scriptable OpenAI-compatible chat server on 127.0.0.1 for driving litellm's real HTTP path.
+
+litellm reaches it as ``openai/<name>`` with ``api_base=<server.api_base>``. Each test scripts what
+the server does (answer text or a function of the request, latency, N×429 then success, a fixed
+HTTP status, a hang longer than the client timeout, garbage bodies) and reads back every request
+it received, headers included, plus the most requests it had in flight at once.
+
+Use the ``llm_server`` fixture (import it into a test module) or, for a separate process,
+``python -m tests.llm_server --latency 0.1`` which prints ``PORT <n>`` and serves until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+import pytest
+
+
+@dataclass
+class Recorded:
+    """One request as the server saw it."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any  # parsed JSON, or the raw text when it was not JSON
+    received_at: float
+
+    @property
+    def prompt(self) -> str:
+        """The concatenated message contents: handy for matching a request to a test's call."""
+        try:
+            return "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+        except AttributeError:
+            return ""
+
+
+@dataclass
+class Script:
+    """What the server does. Fields combine: latency applies before any outcome."""
+
+    reply: str | Callable[[dict], str] = "ok"
+    latency_s: float = 0.0
+    fail_first: int = 0               # answer the first N requests with fail_status ...
+    fail_status: int = 429            # ... then succeed
+    status: int | None = None         # answer every request with this status (error body)
+    hang_s: float = 0.0               # sleep this long before answering (beyond the client timeout)
+    garbage: str | None = None        # "non-json" | "no-choices"
+    usage: bool = True                # include a usage block
+    error_body: dict = field(default_factory=lambda: {"error": {"message": "scripted failure", "type": "server_error"}})
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the client reuses connections as with a real API
+    disable_nagle_algorithm = True  # headers and body go out as separate writes: avoid the 40 ms delayed-ACK stall
+    server: "_Server"
+
+    def log_message(self, *args):  # silence the per-request stderr line
+        pass
+
+    def _send(self, status: int, payload: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        try:
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test)
+
+    def do_GET(self):  # noqa: N802 - http.server naming
+        self._send(200, b'{"data": []}')
+
+    def do_POST(self):  # noqa: N802
+        owner: FakeLLMServer = self.server.owner
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length).decode("utf-8", "replace")
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            body = raw
+        index = owner._record(Recorded(self.path, dict(self.headers.items()), body, time.monotonic()))
+        try:
+            status, payload, ctype = owner._respond(index, body)
+            self._send(status, payload, ctype)
+        finally:
+            owner._leave()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+    owner: "FakeLLMServer"
+
+
+class FakeLLMServer:
+    """The server object a test holds: ``script(...)``, ``requests``, ``max_in_flight``."""
+
+    def __init__(self, script: Script | None = None):
+        self._script = script or Script()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self.requests: list[Recorded] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self, port: int = 0) -> "FakeLLMServer":
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes hanging handlers
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None
+        return self._httpd.server_address[1]
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- scripting ---------------------------------------------------------------------------
+    def script(self, **fields) -> "FakeLLMServer":
+        """Replace the behaviour (unnamed fields take their defaults) and reset the counters."""
+        with self._lock:
+            self._script = Script(**fields)
+            self.requests.clear()
+            self.max_in_flight = 0
+        return self
+
+    def prompts(self) -> list[str]:
+        with self._lock:
+            return [r.prompt for r in self.requests]
+
+    # -- request handling (called from handler threads) ---------------------------------------
+    def _record(self, rec: Recorded) -> int:
+        with self._lock:
+            self.requests.append(rec)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            return len(self.requests) - 1
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _respond(self, index: int, body: Any) -> tuple[int, bytes, str]:
+        s = self._script
+        if s.latency_s:
+            self._stopping.wait(s.latency_s)
+        if s.hang_s:
+            self._stopping.wait(s.hang_s)
+        if s.status is not None:
+            return s.status, json.dumps(s.error_body).encode(), "application/json"
+        if index < s.fail_first:
+            return s.fail_status, json.dumps(s.error_body).encode(), "application/json"
+        if s.garbage == "non-json":
+            return 200, b"<html>502 upstream hiccup</html>", "text/html"
+        request = body if isinstance(body, dict) else {}
+        if s.garbage == "no-choices":
+            return 200, json.dumps({"id": "x", "object": "chat.completion", "model": request.get("model", "")}).encode(), "application/json"
+        text = s.reply(request) if callable(s.reply) else s.reply
+        prompt_words = sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
+        payload = {
+            "id": f"chatcmpl-{index}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", "fake"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        }
+        if s.usage:
+            completion_words = len(text.split())
+            payload["usage"] = {
+                "prompt_tokens": prompt_words,
+                "completion_tokens": completion_words,
+                "total_tokens": prompt_words + completion_words,
+            }
+        return 200, json.dumps(payload).encode(), "application/json"
+
+
+@pytest.fixture
+def llm_server():
+    """A running FakeLLMServer on an ephemeral 127.0.0.1 port, stopped at teardown."""
+    server = FakeLLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Serve a fake OpenAI-compatible chat API on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--reply", default="", help="fixed answer text; default echoes the last words of the prompt")
+    args = parser.parse_args(argv)
+
+    def echo(request: dict) -> str:
+        prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
+        return args.reply or "echo: " + " ".join(prompt.split()[-8:])
+
+    server = FakeLLMServer(Script(reply=echo, latency_s=args.latency)).start(args.port)
+    print(f"PORT {server.port}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

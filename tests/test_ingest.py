@@ -1,0 +1,181 @@
+"""Ingestion of real books and NarrativeQA: counts, exact offsets, both references, idempotence,
+and malformed inputs that write nothing."""
+
+import json
+import shutil
+
+import pytest
+
+from lsqa import ingest, store
+from lsqa.errors import InputError
+from lsqa.store import runs
+
+from .conftest import TEST_DATA
+
+SLICE = TEST_DATA / "narrativeqa_slice"
+TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"
+
+
+def counts(ws):
+    with store.connect(ws) as con:
+        return runs.table_counts(con)
+
+
+def test_narrativeqa_slice(workspace):
+    s = ingest.ingest_narrativeqa(workspace, SLICE)
+    assert s.added == {"documents": 3, "passages": s.added["passages"], "questions": 89}
+    with store.connect(workspace) as con:
+        doc = con.execute("SELECT full_text, clean_start, clean_end, title, summary FROM documents WHERE id = ?",
+                          [TOM_KITTEN]).fetchone()
+        passages = con.execute("SELECT char_start, char_end, text FROM passages WHERE document_id = ? ORDER BY ordinal",
+                               [TOM_KITTEN]).fetchall()
+        q = con.execute("SELECT text, reference_1, reference_2 FROM questions WHERE id = ?",
+                        [f"nqa:{TOM_KITTEN}:0"]).fetchone()
+        summary_only = con.execute("SELECT count(*) FROM documents WHERE full_text IS NULL").fetchone()[0]
+    text, start, end, title, summary = doc
+    assert title == "The Tale of Tom Kitten" and summary
+    story = text[start:end]
+    # NarrativeQA's own story_start marker, and the Gutenberg footer is gone.
+    assert story.startswith("Produced by Robert")
+    assert "End of Project Gutenberg" not in story and story.rstrip().endswith("ever since.")
+    assert passages and all(text[a:b] == t for a, b, t in passages)
+    assert passages[0][0] == start and passages[-1][1] == end
+    first = next(r for r in map(json.loads, (SLICE / "nqa_test_slice_qaps.jsonl").read_text().splitlines())
+                 if r["document_id"] == TOM_KITTEN and r["q_index"] == 0)
+    assert q == (first["question"].strip(), first["answer1"].strip(), first["answer2"].strip())
+    assert summary_only == 1
+
+
+def test_reimport_adds_nothing(workspace):
+    ingest.ingest_narrativeqa(workspace, SLICE)
+    before = counts(workspace)
+    again = ingest.ingest_narrativeqa(workspace, SLICE)
+    assert counts(workspace) == before
+    assert again.added.get("questions") == 0 and again.skipped["questions"] == 89
+
+
+def test_book_ingest_offsets_and_idempotence(workspace, shared_data):
+    path = shared_data / "narrativeqa" / "stories" / "09333c7d604bd412e6aef5d3e56b046ed301c5e5.txt"
+    s = ingest.ingest_book(workspace, path)
+    assert s.added["documents"] == 1
+    with store.connect(workspace) as con:
+        title, text, start, end = con.execute("SELECT title, full_text, clean_start, clean_end FROM documents").fetchone()
+        rows = con.execute("SELECT char_start, char_end, n_tokens, text FROM passages ORDER BY ordinal").fetchall()
+    assert title == "The Adventure of the Dying Detective"  # from the Gutenberg 'Title:' line
+    assert "*** START OF" in text[:start] and "*** END OF" in text[end:]
+    assert all(text[a:b] == t and n > 0 for a, b, n, t in rows)
+    assert all(rows[i][1] <= rows[i + 1][0] for i in range(len(rows) - 1))  # book order, no overlap
+    before = counts(workspace)
+    again = ingest.ingest_book(workspace, path)
+    assert counts(workspace) == before and again.skipped == {"documents": 1}
+
+
+def _nqa_copy(tmp_path):
+    folder = tmp_path / "nqa"
+    shutil.copytree(SLICE, folder)
+    return folder
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: (d / "nqa_test_slice_qaps.jsonl").write_text('{"document_id": "x"}\n'), "missing column"),
+    (lambda d: (d / "nqa_test_slice_qaps.jsonl").write_text(
+        (d / "nqa_test_slice_qaps.jsonl").read_text() + '{"document_id": "nope", "question": "q", "answer1": "a",'
+        ' "answer2": "b", "set": "test"}\n'), "unknown document_id"),
+    (lambda d: (d / "nqa_test_slice_qaps.jsonl").write_text(
+        (d / "nqa_test_slice_qaps.jsonl").read_text() + "{not json\n"), "not valid JSON"),
+    (lambda d: (d / "stories" / f"{TOM_KITTEN}.txt").write_bytes(b"caf\xe9 au lait\n" * 3), "not valid UTF-8"),
+    (lambda d: (d / "documents.csv").write_text(""), "empty"),
+])
+def test_malformed_narrativeqa_writes_nothing(workspace, tmp_path, damage, message):
+    ingest.ingest_book(workspace, SLICE / "stories" / "2dd593d19e201c9cf4edb0703cad0f525c1038a2.txt")
+    before = counts(workspace)
+    folder = _nqa_copy(tmp_path)
+    damage(folder)
+    with pytest.raises(InputError, match=message) as info:
+        ingest.ingest_narrativeqa(workspace, folder)
+    assert str(folder) in str(info.value)
+    assert counts(workspace) == before
+
+
+def test_error_names_the_line(workspace, tmp_path):
+    folder = _nqa_copy(tmp_path)
+    qaps = folder / "nqa_test_slice_qaps.jsonl"
+    lines = qaps.read_text().splitlines()
+    lines[4] = "{broken"
+    qaps.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        ingest.ingest_narrativeqa(workspace, folder)
+    assert info.value.line == 5 and f"{qaps}:5" in str(info.value)
+
+
+def test_huge_and_empty_books_are_refused(workspace, tmp_path, monkeypatch):
+    from lsqa import corpus
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(InputError, match="empty"):
+        ingest.ingest_book(workspace, empty)
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 1000)
+    monkeypatch.setattr(corpus, "MAX_BOOK_BYTES", 100)  # a 2 GB file is refused the same way, by size
+    with pytest.raises(InputError, match="limit"):
+        ingest.ingest_book(workspace, big)
+    assert counts(workspace)["documents"] == 0
+
+
+def _answers_file(tmp_path, rows, suffix=".jsonl"):
+    path = tmp_path / f"answers{suffix}"
+    if suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:
+        import csv
+
+        with path.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    return path
+
+
+def test_import_answers_and_judgments(workspace, tmp_path):
+    ingest.ingest_narrativeqa(workspace, SLICE)
+    q0, q1 = f"nqa:{TOM_KITTEN}:0", f"nqa:{TOM_KITTEN}:1"
+    answers = _answers_file(tmp_path, [
+        {"question_id": q0, "system": "gpt-x", "answer": "Tom Kitten.", "temperature": "0"},
+        {"question_id": q1, "system": "gpt-x", "answer": "In the garden."},
+    ], ".csv")
+    s = ingest.import_answers(workspace, answers)
+    assert s.added == {"systems": 1, "answers": 2}
+    assert ingest.import_answers(workspace, answers).added["answers"] == 0
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"item_id": q0, "rater": "alice", "kind": "pairwise", "system_a": "gpt-x", "system_b": "ref2",
+         "label": "A is better", "confidence": 0.9},
+        {"item_id": q1, "rater": "alice", "kind": "absolute", "system_a": "gpt-x", "label": "no"},
+    ]))
+    assert ingest.import_judgments(workspace, verdicts).added == {"judgments": 2}
+    with store.connect(workspace) as con:
+        rows = con.execute("SELECT label, raw_label, extra FROM judgments ORDER BY kind").fetchall()
+        extra = con.execute("SELECT extra FROM answers WHERE question_id = ?", [q0]).fetchone()[0]
+    assert [r[0] for r in rows] == ["no", "A"] and rows[1][1] == "A is better"
+    assert json.loads(rows[1][2])["confidence"] == 0.9 and json.loads(extra) == {"temperature": "0"}
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([{"question_id": "nqa:unknown:0", "system": "s", "answer": "a"}], "unknown question id"),
+    ([{"question_id": f"nqa:{TOM_KITTEN}:0", "answer": "a"}], "missing column"),
+])
+def test_bad_answer_files_write_nothing(workspace, tmp_path, rows, message):
+    ingest.ingest_narrativeqa(workspace, SLICE)
+    before = counts(workspace)
+    with pytest.raises(InputError, match=message):
+        ingest.import_answers(workspace, _answers_file(tmp_path, rows))
+    assert counts(workspace) == before
+
+
+def test_bad_label_names_line(workspace, tmp_path):
+    ingest.ingest_narrativeqa(workspace, SLICE)
+    path = tmp_path / "v.csv"
+    path.write_text(f"question_id,rater,kind,system_a,system_b,label\nnqa:{TOM_KITTEN}:0,bob,pairwise,x,y,maybe\n")
+    with pytest.raises(InputError, match=r"v.csv:2: label 'maybe'"):
+        ingest.import_judgments(workspace, path)
