@@ -13,12 +13,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lsqa.errors import LsqaError
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_WORKSPACE = Path("db") / "lsqa.duckdb"
 SECRET_MARKERS = ("key", "token", "secret", "password")
 
 
-class SettingsError(ValueError):
+class SettingsError(LsqaError):
     pass
 
 

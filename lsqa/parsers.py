@@ -241,22 +241,32 @@ def _with_prefill(raw: str, prefill: str, key: re.Pattern) -> str:
     return prefill + raw
 
 
-def _labels_from_key(text: str, key: re.Pattern, decide) -> tuple[list[tuple[str, int]], list[str]]:
-    """Every value of ``key`` in ``text`` run through ``decide``.
+@dataclass
+class _KeyScan:
+    found: list[tuple[str, int]]  # (label, position of its key)
+    notes: list[str]  # why other values were undecided
+    refused: str = ""  # a quoted value that is definitely not a label: prose must not override it
 
-    Returns ([(label, position)], [notes]) where notes explain undecided values.
-    """
-    found, notes = [], []
+
+def _scan_key(text: str, key: re.Pattern, decide) -> _KeyScan:
+    """Every value of ``key`` in ``text`` run through ``decide`` (which returns (label, note))."""
+    scan = _KeyScan([], [])
     for m in key.finditer(text):
+        start = _skip_space(text, m.end())
+        quoted = start < len(text) and text[start] in _QUOTES + "["
         value, _ = _read_value(text, m.end(), bare_stop=",}\n")
         if isinstance(value, list):
             value = " ".join(value)
         label, note = decide(value)
         if label is not None:
-            found.append((label, m.start()))
-        elif note:
-            notes.append(note)
-    return found, notes
+            scan.found.append((label, m.start()))
+            continue
+        scan.notes.append(note)
+        # A quoted value such as 'maybe' is an explicit non-label; template echoes
+        # ('yes or no') and bare prose after a prefill are not, so other text may still decide.
+        if quoted and "template" not in note and not scan.refused:
+            scan.refused = note
+    return scan
 
 
 def _single(found: list[tuple[str, int]]) -> tuple[str | None, int, str]:
@@ -362,15 +372,17 @@ def parse_autoais(raw: str, *, prefill: str = "") -> Parsed:
     if not raw.strip():
         return _error(raw, "empty output")
     text = _with_prefill(_clean_markup(raw), prefill or DEFAULT_PREFILL["autoais-json"], _AUTOAIS_KEY)
-    found, notes = _labels_from_key(text, _AUTOAIS_KEY, _yes_no_value)
-    label, pos, conflict = _single(found)
+    scan = _scan_key(text, _AUTOAIS_KEY, _yes_no_value)
+    label, pos, conflict = _single(scan.found)
     if conflict:
         return _error(raw, conflict)
     if label is None:
+        if scan.refused:
+            return _error(raw, f"answer_is_entailed_by_context: {scan.refused}")
         # No usable key: a model that just says "Yes." (with or without prose after it).
         label, free_reason = _yes_no_free(raw)
         if label is None:
-            why = "; ".join(dict.fromkeys(notes)) or free_reason
+            why = "; ".join(dict.fromkeys(n for n in scan.notes if n)) or free_reason
             return _error(raw, f"no answer_is_entailed_by_context label: {why}")
         pos = 0
     return Parsed(status=OK, label=label, evidence=_evidence_after(text, pos), raw=raw)
@@ -386,19 +398,21 @@ _WHO = r"(?:(?:system|answer|response|model|candidate|option|assistant)\s+)?"
 # A letter counts only when it is clearly a label: alone, before punctuation, before "is better".
 # This keeps the article "a" in "a better answer is B" from reading as system A.
 _AB_VALUE = re.compile(_WHO + r"([ab])(?:\s*$|\s*[,.;:!)(\-]|\s+is\s+(?:the\s+|clearly\s+|slightly\s+)?better\b)")
+_BOTH = r"(?:both|both answers|both systems|a and b|both a and b)"
 _NONE_VALUE = re.compile(
-    r"(?:none|neither|none is better|neither is better|neither system|neither answer|none of them|"
-    r"neither of them|both (?:are )?(?:incorrect|wrong))\W*"
+    r"(?:none|neither|(?:none|neither) (?:is|of them is) better|neither system|neither answer|none of them|"
+    r"neither of them|" + _BOTH + r" (?:are )?(?:incorrect|wrong))\W*"
 )
 _TIE_VALUE = re.compile(
-    r"(?:equal|equally good|tie|tied|both|both are equal|both equal|both (?:are )?(?:correct|equally good)|"
-    r"same|the same)\W*"
+    r"(?:equal|equally good|tie|tied|same|the same|"
+    + _BOTH + r"|" + _BOTH + r" (?:are )?(?:equal|equally good|correct|equally correct))\W*"
 )
 # In free text, only explicit verdicts count: "Answer B is better", "A is better", "**B**".
 _AB_FREE = [
     re.compile(r"\b(?:system|answer|response|assistant)\s+([AB])\s+is\s+(?:the\s+|clearly\s+|slightly\s+)?better\b", re.I),
     re.compile(r"(?<![\w'])([AB])\s+is\s+(?:the\s+|clearly\s+|slightly\s+)?better\b"),
-    re.compile(r"\b(?:better|best|winner|verdict|rating)\s+(?:system|answer|response)?\s*(?:is|:)\s*\**(?:system\s+|answer\s+)?([AB])\b", re.I),
+    re.compile(r"\b(?:better|best|winner|verdict|rating)\s+(?:system|answer|response)?\s*(?:is|:)\s*\**"
+               r"(?:system\s+|answer\s+)?((?-i:[AB]))\b", re.I),
 ]
 
 
@@ -428,9 +442,11 @@ def _side_value(allow_equal: bool):
 def _side_free(raw: str, allow_equal: bool) -> tuple[str | None, str]:
     text = _clean_markup(raw)
     text = re.sub(r"'?A is better'?\s*[,|]\s*'?B is better'?[^.\n]*", " ", text)  # echoed instructions
-    whole, _ = _side_value(allow_equal)(re.sub(r"[{}\[\]#>]", " ", text))
-    if whole is not None:  # the entire output is a label: "A", "None", "**B is better**"
-        return whole, ""
+    short = re.sub(r"[{}\[\]#>]", " ", text).strip()
+    if len(short) <= 40:  # the entire output is a label: "A", "None", "**B is better**"
+        whole, _ = _side_value(allow_equal)(short)
+        if whole is not None:
+            return whole, ""
     found = {m.group(1).upper() for pattern in _AB_FREE for m in pattern.finditer(text)}
     if len(found) == 1:
         return found.pop(), ""
@@ -448,18 +464,18 @@ def parse_side_by_side(raw: str, allow_equal: bool, *, prefill: str = "") -> Par
         return _error(raw, "empty output")
     fmt = "side-by-side-equal-json" if allow_equal else "side-by-side-json"
     text = _with_prefill(_clean_markup(raw), prefill or DEFAULT_PREFILL[fmt], _SBS_KEY)
-    found, notes = _labels_from_key(text, _SBS_KEY, _side_value(allow_equal))
-    label, pos, conflict = _single(found)
+    scan = _scan_key(text, _SBS_KEY, _side_value(allow_equal))
+    label, pos, conflict = _single(scan.found)
     if conflict:
         return _error(raw, conflict)
     if label is None:
-        # An explicit refusal of Equal must not be overridden by prose guessing.
-        equal_note = next((n for n in notes if "Equal" in n and "does not allow" in n), "")
-        if equal_note:
-            return _error(raw, equal_note)
+        # An explicit non-label (or Equal where the prompt forbids it) is not overridden by prose.
+        refused = scan.refused or next((n for n in scan.notes if "does not allow" in n), "")
+        if refused:
+            return _error(raw, f"'system is better': {refused}")
         label, free_reason = _side_free(raw, allow_equal)
         if label is None:
-            why = "; ".join(dict.fromkeys(notes)) or free_reason
+            why = "; ".join(dict.fromkeys(n for n in scan.notes if n)) or free_reason
             return _error(raw, f"no 'system is better' label: {why}")
         pos = 0
     return Parsed(status=OK, label=label, evidence=_evidence_after(text, pos), raw=raw)
@@ -473,7 +489,7 @@ def parse_side_by_side(raw: str, allow_equal: bool, *, prefill: str = "") -> Par
 _LEAD = r"^\s*(?:[-*•#>]+\s*)*(?:\(?\d+[.):]\s*)?"
 _Q_LABEL = re.compile(_LEAD + r"(?:question\s*\d*\s*[:.)]|q\s*\d*\s*:)\s*(.*)$", re.IGNORECASE)
 _A_LABEL = re.compile(_LEAD + r"(?:answer\s*\d*\s*[:.)]|a\s*\d*\s*:)\s*(.*)$", re.IGNORECASE)
-_INLINE_ANSWER = re.compile(r"\s(?:answer|a)\s*:\s*", re.IGNORECASE)
+_INLINE_ANSWER = re.compile(r"\s(?:[Aa]nswer|ANSWER|A)\s*:\s*")  # not "a:" (the article)
 _SEPARATOR = re.compile(r"^\s*(?:[-=_*]{3,}|#{1,6}\s.*|```.*)$")
 
 
@@ -516,13 +532,13 @@ def split_qa_pairs(raw: str) -> tuple[list[tuple[str, str]], int]:
 
     for line in raw.replace("\r\n", "\n").split("\n"):
         plain = line.replace("**", "").replace("__", "")
-        if _SEPARATOR.match(plain):
+        q = _Q_LABEL.match(plain)
+        a = None if q else _A_LABEL.match(plain)
+        if not (q or a) and _SEPARATOR.match(plain):  # "---", "## Themes", fences
             if mode == "a":
                 mode = None
             last_free = ""
             continue
-        q = _Q_LABEL.match(plain)
-        a = None if q else _A_LABEL.match(plain)
         if q:
             flush()
             text = q.group(1)
@@ -543,6 +559,7 @@ def split_qa_pairs(raw: str) -> tuple[list[tuple[str, str]], int]:
         elif not plain.strip():
             if mode == "a" and answer and any(x.strip() for x in answer):
                 mode = None
+            continue  # keeps last_free: "**How does ...?**", blank line, "Answer: ..."
         else:
             if mode == "q":
                 question.append(plain)

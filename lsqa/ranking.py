@@ -41,7 +41,8 @@ percentile bootstrap; Wilson (1927); McNemar (1947).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from itertools import chain
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,27 +131,30 @@ def count_comparisons(
     with 'none' are excluded and counted. ``systems`` fixes the order of systems (default: order of
     first appearance); every system named in a row is included, even if all its rows are 'none'.
     """
-    a = [str(s) for s in system_a]
-    b = [str(s) for s in system_b]
-    w = [normalize_winner(x) for x in winner]
+    a, b, w = _as_list(system_a), _as_list(system_b), _as_list(winner)
     if not (len(a) == len(b) == len(w)):
         raise ValueError("system_a, system_b and winner must have the same length")
     if question_id is not None and len(question_id) != len(a):
         raise ValueError("question_id must have one entry per comparison")
-    for k, (x, y) in enumerate(zip(a, b)):
-        if x == y:
-            raise ValueError(f"comparison {k + 1} pits system {x!r} against itself")
+    # Few distinct winner values: normalise each once, then map (fast on millions of rows).
+    code_of = {v: WINNERS.index(normalize_winner(v)) for v in set(w)}
 
-    names = list(dict.fromkeys(systems)) if systems is not None else list(dict.fromkeys(_interleave(a, b)))
+    if systems is not None:
+        names = list(dict.fromkeys(systems))
+    else:
+        names = list(dict.fromkeys(chain.from_iterable(zip(a, b))))
     index = {s: k for k, s in enumerate(names)}
-    unknown = sorted({s for s in a + b if s not in index})
+    unknown = sorted({str(s) for s in chain(a, b) if s not in index})
     if unknown:
         raise ValueError(f"systems {unknown} are not in the given systems list")
     m = len(names)
 
-    ia = np.fromiter((index[s] for s in a), dtype=np.int64, count=len(a))
-    ib = np.fromiter((index[s] for s in b), dtype=np.int64, count=len(b))
-    code = np.fromiter((WINNERS.index(x) for x in w), dtype=np.int64, count=len(w))
+    ia = np.fromiter(map(index.__getitem__, a), dtype=np.int64, count=len(a))
+    ib = np.fromiter(map(index.__getitem__, b), dtype=np.int64, count=len(b))
+    code = np.fromiter(map(code_of.__getitem__, w), dtype=np.int64, count=len(w))
+    same = np.flatnonzero(ia == ib)
+    if same.size:
+        raise ValueError(f"comparison {same[0] + 1} pits system {a[same[0]]!r} against itself")
     keep = code != 3
     n_excluded = int((~keep).sum())
     ia, ib, code = ia[keep], ib[keep], code[keep]
@@ -169,7 +173,8 @@ def count_comparisons(
 
     qids = qcells = None
     if question_id is not None:
-        q_all = [question_id[k] for k in np.flatnonzero(keep)]
+        q_list = _as_list(question_id)
+        q_all = [q_list[k] for k in np.flatnonzero(keep)]
         qids_list = list(dict.fromkeys(q_all))
         qindex = {q: k for k, q in enumerate(qids_list)}
         qrow = np.fromiter((qindex[q] for q in q_all), dtype=np.int64, count=len(q_all))
@@ -178,13 +183,13 @@ def count_comparisons(
         )
         qcells.sum_duplicates()
         qids = tuple(qids_list)
-    return ComparisonCounts(tuple(names), pairs, counts, n_excluded, qids, qcells)
+    return ComparisonCounts(tuple(str(x) for x in names), pairs, counts, n_excluded, qids, qcells)
 
 
-def _interleave(a: Sequence[str], b: Sequence[str]) -> Iterable[str]:
-    for x, y in zip(a, b):
-        yield x
-        yield y
+def _as_list(values) -> list:
+    # numpy / pandas columns: tolist() gives plain Python scalars, which hash much faster.
+    tolist = getattr(values, "tolist", None)
+    return tolist() if callable(tolist) else list(values)
 
 
 def counts_from_win_matrix(W: np.ndarray, systems: Sequence[str] | None = None) -> ComparisonCounts:
