@@ -290,8 +290,8 @@ def _norm(value: str) -> str:
 # yes / no (AutoAIS Figs. 12 and 19, ground-truth rater Fig. 17)
 # ---------------------------------------------------------------------------------------------
 
-_YES = {"yes", "true", "y"}
-_NO = {"no", "false", "n"}
+_YES = {"yes", "true"}
+_NO = {"no", "false"}
 # The instruction echoed back ("'yes or no'") is not an answer.
 _YES_NO_TEMPLATE = re.compile(r"['\"]?\byes\b['\"]?\s*(?:or|/|\|)\s*['\"]?\bno\b['\"]?", re.IGNORECASE)
 
@@ -396,8 +396,9 @@ _SBS_KEY = _key_pattern("system", "is", "better")
 _SBS_TEMPLATE = re.compile(r"a\s+is\s+better\s*\|\s*b\s+is\s+better", re.IGNORECASE)
 _WHO = r"(?:(?:system|answer|response|model|candidate|option|assistant)\s+)?"
 # A letter counts only when it is clearly a label: alone, before punctuation, before "is better".
-# This keeps the article "a" in "a better answer is B" from reading as system A.
-_AB_VALUE = re.compile(_WHO + r"([ab])(?:\s*$|\s*[,.;:!)(\-]|\s+is\s+(?:the\s+|clearly\s+|slightly\s+)?better\b)")
+# This keeps the article "a" in "a better answer is B" from reading as system A, and a colon is
+# left out so that an echoed "Answer A: ..." line is not a verdict.
+_AB_VALUE = re.compile(_WHO + r"([ab])(?:\s*$|\s*[,.;!)(\-]|\s+is\s+(?:the\s+|clearly\s+|slightly\s+)?better\b)")
 _BOTH = r"(?:both|both answers|both systems|a and b|both a and b)"
 _NONE_VALUE = re.compile(
     r"(?:none|neither|(?:none|neither) (?:is|of them is) better|neither system|neither answer|none of them|"
@@ -489,7 +490,8 @@ def parse_side_by_side(raw: str, allow_equal: bool, *, prefill: str = "") -> Par
 _LEAD = r"^\s*(?:[-*•#>]+\s*)*(?:\(?\d+[.):]\s*)?"
 _Q_LABEL = re.compile(_LEAD + r"(?:question\s*\d*\s*[:.)]|q\s*\d*\s*:)\s*(.*)$", re.IGNORECASE)
 _A_LABEL = re.compile(_LEAD + r"(?:answer\s*\d*\s*[:.)]|a\s*\d*\s*:)\s*(.*)$", re.IGNORECASE)
-_INLINE_ANSWER = re.compile(r"\s(?:[Aa]nswer|ANSWER|A)\s*:\s*")  # not "a:" (the article)
+# "Question: ...? Answer: ..." on one line; not "a:" (the article), not inside a word.
+_INLINE_ANSWER = re.compile(r"(?:(?<=\s)|(?<=[?.!\"']))(?:[Aa]nswer|ANSWER|A)\s*:\s*")
 _SEPARATOR = re.compile(r"^\s*(?:[-=_*]{3,}|#{1,6}\s.*|```.*)$")
 
 

@@ -1,0 +1,344 @@
+"""The paper's pipeline as resumable stages: entities → questions → answers → verdicts.
+
+Every stage skips work already stored (answers with status ok, verdicts that were decided or
+failed to parse), sends the rest through ``lsqa.llm`` (whose cache makes a re-run free), and
+writes its rows batch by batch, so a killed run loses at most one batch of row writes — and
+those come back from the call cache at no cost on the next run. Each stage leaves a ``runs`` row
+with calls made / cached / failed and cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from lsqa import llm, store
+from lsqa.contexts import BookContexts
+from lsqa.errors import InputError
+from lsqa.runconfig import RunConfig, load_run_config
+from lsqa.store import corpus as corpus_store
+from lsqa.store import results as results_store
+from lsqa.store import runs as runs_store
+
+BATCH = 256
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class StageSummary:
+    stage: str
+    tasks: int = 0
+    written: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+    calls_made: int = 0
+    calls_cached: int = 0
+    calls_failed: int = 0
+    cost_usd: float | None = 0.0
+    seconds: float = 0.0
+
+    def add_results(self, results: list[llm.LLMResult]) -> None:
+        for r in results:
+            if r.cached:
+                self.calls_cached += 1
+            else:
+                self.calls_made += 1
+            if r.status != "ok":
+                self.calls_failed += 1
+                if len(self.errors) < 20:
+                    self.errors.append(r.error_message or r.error_kind)
+            if not r.cached:
+                self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
+
+
+@dataclass
+class RunSummary:
+    stages: list[StageSummary] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        total = lambda attr: sum(getattr(s, attr) for s in self.stages)  # noqa: E731
+        costs = [s.cost_usd for s in self.stages]
+        return {
+            "calls_made": total("calls_made"), "calls_cached": total("calls_cached"),
+            "calls_failed": total("calls_failed"),
+            "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
+            "seconds": round(self.seconds, 2),
+            "stages": [{k: v for k, v in s.__dict__.items()} for s in self.stages],
+        }
+
+    def lines(self) -> list[str]:
+        d = self.to_dict()
+        cost = "unknown" if d["cost_usd"] is None else f"${d['cost_usd']:.4f}"
+        out = [f"{s.stage:<12} {s.written:>6} written  {s.skipped:>6} already done  calls: {s.calls_made} made, "
+               f"{s.calls_cached} cached, {s.calls_failed} failed  ({s.seconds:.1f} s)" for s in self.stages]
+        out.append(f"total: {d['calls_made']} calls made, {d['calls_cached']} cached, {d['calls_failed']} failed, "
+                   f"cost {cost}, {d['seconds']:.1f} s")
+        for s in self.stages:
+            out.extend(f"  {s.stage} error: {e}" for e in s.errors[:5])
+        return out
+
+
+class _Stage:
+    """Bookkeeping for one stage: a runs row opened at start and closed at the end."""
+
+    def __init__(self, workspace: Path, name: str, config: RunConfig):
+        self.workspace, self.summary = workspace, StageSummary(name)
+        self._t0 = time.monotonic()
+        with store.write(workspace) as con:
+            self.run_id = runs_store.start_run(con, name, config.to_dict())
+
+    def close(self, status: str = "ok", error: str = "") -> StageSummary:
+        s = self.summary
+        s.seconds = time.monotonic() - self._t0
+        with store.write(self.workspace) as con:
+            runs_store.finish_run(con, self.run_id, status=status, error=error,
+                                  counts={"tasks": s.tasks, "written": s.written, "skipped": s.skipped},
+                                  calls_made=s.calls_made, calls_cached=s.calls_cached, calls_failed=s.calls_failed,
+                                  cost_usd=s.cost_usd)
+        return s
+
+
+def _batches(items: list, size: int = BATCH) -> Iterator[list]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def _send(workspace: Path, stage: _Stage, requests: list[llm.LLMRequest], config: RunConfig,
+          progress: Progress | None, done: int, total: int, show_bar: bool) -> list[llm.LLMResult]:
+    callback = (lambda d, _t: progress(stage.summary.stage, done + d, total)) if progress else None
+    results = llm.complete_many(workspace, requests, max_concurrency=config.max_concurrency,
+                                use_cache=config.use_cache, run_id=stage.run_id, progress=callback,
+                                show_bar=show_bar)
+    stage.summary.add_results(results)
+    return results
+
+
+# --------------------------------------------------------------------------- loading the scope
+
+def _load_scope(workspace: Path, config: RunConfig) -> tuple[list[str], BookContexts]:
+    with store.connect(workspace) as con:
+        if config.documents == ["all"]:
+            doc_ids = [d["id"] for d in corpus_store.list_documents(con) if d["has_text"]]
+        else:
+            try:
+                doc_ids = corpus_store.resolve_documents(con, config.documents)
+            except KeyError as exc:
+                raise InputError(config.source, f"unknown document(s) {exc.args[0]}",
+                                 hint="see `lsqa status` / the Corpus page for ids and titles") from None
+        documents = {d: corpus_store.get_document(con, d) for d in doc_ids}
+        passages = {d: corpus_store.get_passages(con, d) for d in doc_ids}
+    return doc_ids, BookContexts(documents, passages)
+
+
+def _questions(workspace: Path, config: RunConfig, doc_ids: list[str]) -> list[dict]:
+    origin = {"narrativeqa": "narrativeqa", "generate": "generated", "all": None}[config.questions]
+    with store.connect(workspace) as con:
+        rows = corpus_store.list_questions(con, doc_ids, origin)
+    if config.max_questions:
+        per_doc: dict[str, int] = {}
+        kept = []
+        for q in rows:
+            per_doc[q["document_id"]] = per_doc.get(q["document_id"], 0) + 1
+            if per_doc[q["document_id"]] <= config.max_questions:
+                kept.append(q)
+        rows = kept
+    return rows
+
+
+# ------------------------------------------------------------------- stage: entities, questions
+
+def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], books: BookContexts,
+                       progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
+    """Paper §2: entities by coreference (or the fallback), then A.1 questions per top entity."""
+    from lsqa import entities as entities_mod
+    from lsqa import prompts, questions as questions_mod
+    from lsqa.config import load_settings
+
+    gen = config.generation
+    ent_stage = _Stage(workspace, "entities", config)
+    settings = load_settings()
+    method = gen.entity_method
+    if method == "auto":
+        method = "fastcoref" if settings.coref_model_path else "fallback"
+    chains: dict[str, list] = {}
+    with store.connect(workspace) as con:
+        known = {d: corpus_store.list_entities(con, d, method) for d in doc_ids}
+    for doc_id in doc_ids:
+        if not books.has_text(doc_id):
+            continue
+        doc = books.document(doc_id)
+        if known[doc_id]:
+            ent_stage.summary.skipped += 1
+        else:
+            result = entities_mod.extract_entities(doc["full_text"], doc["clean_start"], doc["clean_end"],
+                                                   method=method, settings=settings)
+            with store.write(workspace) as con:
+                ent_stage.summary.written += corpus_store.insert_entities(con, doc_id, method, result)
+        with store.connect(workspace) as con:
+            rows = corpus_store.list_entities(con, doc_id, method, limit=gen.entities)
+            chains[doc_id] = [(r, corpus_store.entity_mentions(con, r["id"])) for r in rows]
+    summaries = [ent_stage.close()]
+
+    stage = _Stage(workspace, "questions", config)
+    prompt = prompts.load_prompt("question_generation")
+    tasks = []
+    for doc_id, ents in chains.items():
+        doc = books.document(doc_id)
+        story_tokens = books.story_tokens(doc_id)
+        for entity, mentions in ents:
+            if story_tokens <= gen.context_tokens:
+                context = books.story(doc_id)
+            else:
+                context = entities_mod.entity_context(doc["full_text"], [(a, b) for a, b, _ in mentions],
+                                                      max_tokens=gen.context_tokens)
+            request = llm.LLMRequest(model=gen.model, params=dict(gen.params), prompt_id=prompt.id,
+                                     prompt_version=str(prompt.version),
+                                     messages=prompts.messages(prompt, context_text=context,
+                                                               num_questions=gen.questions_per_entity,
+                                                               entity=entity["name"]))
+            tasks.append((doc_id, entity, request))
+    stage.summary.tasks = len(tasks)
+    done = 0
+    for batch in _batches(tasks):
+        results = _send(workspace, stage, [t[2] for t in batch], config, progress, done, len(tasks), show_bar)
+        done += len(batch)
+        rows = []
+        for (doc_id, entity, request), result in zip(batch, results):
+            if result.status != "ok":
+                continue
+            for n, gq in enumerate(questions_mod.questions_from_generation(result.text or "")):
+                digest = hashlib.sha1("\x1f".join((doc_id, gen.model, request.prompt_version, entity["name"],
+                                                   gq.question)).encode()).hexdigest()[:16]
+                rows.append({"id": f"gen:{digest}", "document_id": doc_id, "origin": "generated",
+                             "text": gq.question, "reference_1": gq.answer, "entity_id": entity["id"],
+                             "prompt_id": request.prompt_id, "prompt_version": request.prompt_version,
+                             "model": gen.model, "source_index": entity["rank"] * 1000 + n})
+        with store.write(workspace) as con:
+            n_new = corpus_store.insert_questions(con, rows)
+        stage.summary.written += n_new
+        stage.summary.skipped += len(rows) - n_new
+    summaries.append(stage.close())
+    return summaries
+
+
+# ------------------------------------------------------------------------------ stage: answers
+
+def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
+                     progress: Progress | None = None, show_bar: bool = False) -> StageSummary:
+    from lsqa import systems as systems_mod
+
+    stage = _Stage(workspace, "answers", config)
+    with store.write(workspace) as con:
+        results_store.upsert_systems(con, [
+            {"name": s.name, "model": s.model, "context": s.context.label,
+             "prompt_id": "" if s.context.kind == "reference" else s.context.kind,
+             "params": json.dumps({**s.params, "max_context_tokens": s.max_context_tokens}, sort_keys=True)}
+            for s in config.systems])
+        done_before = {s.name: results_store.answered(con, s.name) for s in config.systems}
+    tasks = []
+    for s in config.systems:
+        for q in questions:
+            if q["id"] in done_before[s.name]:
+                stage.summary.skipped += 1
+                continue
+            tasks.append(systems_mod.answer_task(s, q, books))
+    stage.summary.tasks = len(tasks)
+    ready = [t.ready_row for t in tasks if t.ready_row is not None]
+    calls = [t for t in tasks if t.request is not None]
+    with store.write(workspace) as con:
+        stage.summary.written += results_store.insert_answers(con, ready, replace=True)
+    stage.summary.errors.extend(json.loads(r["extra"]).get("error", "") for r in ready if r["status"] != "ok")
+    done = 0
+    for batch in _batches(calls):
+        results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls), show_bar)
+        done += len(batch)
+        rows = [t.row(r.text if r.status == "ok" else "", "ok" if r.status == "ok" else "error", r.cache_key,
+                      error=r.error_message) for t, r in zip(batch, results)]
+        with store.write(workspace) as con:
+            stage.summary.written += results_store.insert_answers(con, rows, replace=True)
+    return stage.close()
+
+
+# ---------------------------------------------------------------------------- stage: verdicts
+
+def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
+                  progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
+    from lsqa import judges as judges_mod
+
+    with store.connect(workspace) as con:
+        answer_rows = results_store.answers_for(con, [q["id"] for q in questions], [s.name for s in config.systems])
+    answers = {(a["question_id"], a["system_name"]): a["text"] for a in answer_rows if a["status"] == "ok"}
+    sampled_ids = set(judges_mod.sample_questions([q["id"] for q in questions], config.sample, config.seed))
+    sampled = [q for q in questions if q["id"] in sampled_ids]
+    summaries = []
+    for judge in config.judges:
+        stage = _Stage(workspace, f"judge:{judge.name}", config)
+        if judge.kind == "similarity":
+            rows = judges_mod.similarity_rows(judge, questions, answers, config.systems)
+            with store.write(workspace) as con:
+                stage.summary.written = results_store.insert_judgments(con, rows, replace=True)
+            stage.summary.tasks = len(rows)
+            summaries.append(stage.close())
+            continue
+        if judge.kind == "absolute":
+            tasks = judges_mod.absolute_tasks(judge, questions, answers, config.systems, books)
+        elif judge.kind == "groundtruth":
+            tasks = judges_mod.groundtruth_tasks(judge, questions, answers, config.systems)
+        else:
+            tasks = judges_mod.pairwise_tasks(judge, sampled, answers, config.systems, books, config.seed)
+        with store.connect(workspace) as con:
+            decided = results_store.judgment_ids(con, [t.id for t in tasks])
+        todo = [t for t in tasks if t.id not in decided]
+        stage.summary.tasks, stage.summary.skipped = len(tasks), len(tasks) - len(todo)
+        ready = [t.ready_row for t in todo if t.ready_row is not None]
+        calls = [t for t in todo if t.request is not None]
+        with store.write(workspace) as con:
+            stage.summary.written += results_store.insert_judgments(con, ready, replace=True)
+        done = 0
+        for batch in _batches(calls):
+            results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls),
+                            show_bar)
+            done += len(batch)
+            rows = [t.from_completion(r.text, r.status == "ok", r.cache_key, r.error_message)
+                    for t, r in zip(batch, results)]
+            with store.write(workspace) as con:
+                stage.summary.written += results_store.insert_judgments(con, rows, replace=True)
+        summaries.append(stage.close())
+    return summaries
+
+
+# --------------------------------------------------------------------------------- whole runs
+
+def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Progress | None = None,
+        show_bar: bool = False) -> RunSummary:
+    """Run every stage the config names, skipping finished work."""
+    workspace = Path(workspace)
+    if not isinstance(config, RunConfig):
+        config = load_run_config(config)
+    t0 = time.monotonic()
+    summary = RunSummary()
+    doc_ids, books = _load_scope(workspace, config)
+    if config.questions in ("generate",):
+        summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
+    questions = _questions(workspace, config, doc_ids)
+    if config.systems:
+        summary.stages.append(answer_questions(workspace, config, questions, books, progress, show_bar))
+    if config.judges:
+        summary.stages.extend(judge_answers(workspace, config, questions, books, progress, show_bar))
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+DEMO_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def run_demo_study(workspace: str | Path) -> Iterator[str]:
+    """The demo study: NarrativeQA books with the embedded models, then questions on Les Misérables."""
+    for name in ("demo_narrativeqa.toml", "demo_generation.toml"):
+        yield f"running {name} ..."
+        yield from run(workspace, DEMO_CONFIGS / name, show_bar=False).lines()
