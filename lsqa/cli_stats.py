@@ -140,8 +140,9 @@ def _num(x, fmt="{:.4f}") -> str:
     return "—" if x is None else fmt.format(x)
 
 
-def format_rank_table(result: Mapping, *, level: float = 0.95) -> str:
-    """A readable, aligned table of :func:`rank_table`'s result."""
+def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -> str:
+    """A readable, aligned table of :func:`rank_table`'s result (``note``: a line on how the CIs
+    were made)."""
     header = ["rank", "system", "beta", "strength", f"{level:.0%} CI of strength"]
     body = [
         [str(s["rank"]), s["system"], _num(s["beta"], "{:+.4f}"), _num(s["strength"]),
@@ -154,6 +155,8 @@ def format_rank_table(result: Mapping, *, level: float = 0.95) -> str:
         f"{len(result['systems'])} systems, {result['n_comparisons']} comparisons used, "
         f"{result['n_excluded']} excluded ('none': both answers wrong)"
     )
+    if note:
+        lines.append(note)
     names = [s["system"] for s in result["systems"]]
     if 1 < len(names) <= 12:
         lines.append("")
@@ -229,7 +232,12 @@ def rank_command(
             raise InputError(input, str(exc)) from None
     except InputError as exc:
         _fail(exc)
-    typer.echo(json.dumps(result, indent=2) if as_json else format_rank_table(result, level=level))
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    note = (f"CIs: percentile bootstrap, {bootstrap} rounds, seed {seed}, resampling "
+            f"{'whole questions' if by_question else 'comparisons'}" if bootstrap else "no bootstrap (--bootstrap 0)")
+    typer.echo(format_rank_table(result, level=level, note=note))
 
 
 def agreement_command(

@@ -22,6 +22,7 @@ with a reason and the raw text: never a made-up label (DESIGN.md, "bad LLM outpu
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -86,8 +87,9 @@ def _error(raw: str, reason: str, **extra) -> Parsed:
 # ---------------------------------------------------------------------------------------------
 
 _QUOTES = "'\""
+_MAX_KEYS = 20  # key occurrences read per output: real ones have 1-3; bounds the work on junk
 _ESCAPES = {"n": "\n", "t": "\t", "'": "'", '"': '"', "\\": "\\", "/": "/"}
-_FENCE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.MULTILINE)
 
 
 def _clean_markup(text: str) -> str:
@@ -117,25 +119,35 @@ def _closes_string(text: str, pos: int) -> bool:
     return i >= n or text[i] in "]}'\""
 
 
+_STRING_STOP = {"'": re.compile(r"['\\]"), '"': re.compile(r'["\\]')}
+
+
 def _read_string(text: str, pos: int) -> tuple[str, int]:
     """Read a quoted string starting at ``text[pos]`` (a quote); returns (value, index after it).
 
     An unterminated string runs to the end of the text (a truncated completion).
     """
     quote = text[pos]
+    stop = _STRING_STOP[quote]
     out: list[str] = []
     i = pos + 1
     n = len(text)
     while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n:
-            out.append(_ESCAPES.get(text[i + 1], "\\" + text[i + 1]))
-            i += 2
+        m = stop.search(text, i)
+        if m is None:
+            break
+        j = m.start()
+        out.append(text[i:j])
+        if text[j] == "\\":
+            if j + 1 < n:
+                out.append(_ESCAPES.get(text[j + 1], "\\" + text[j + 1]))
+            i = j + 2
             continue
-        if ch == quote and _closes_string(text, i):
-            return "".join(out), i + 1
-        out.append(ch)
-        i += 1
+        if _closes_string(text, j):
+            return "".join(out), j + 1
+        out.append(quote)
+        i = j + 1
+    out.append(text[i:])
     return "".join(out), n
 
 
@@ -143,6 +155,9 @@ def _skip_space(text: str, i: int) -> int:
     while i < len(text) and text[i].isspace():
         i += 1
     return i
+
+
+_BARE_ITEM_END = re.compile(r"[,\]}\n]")
 
 
 def _read_list(text: str, pos: int) -> tuple[list[str], int]:
@@ -167,12 +182,14 @@ def _read_list(text: str, pos: int) -> tuple[list[str], int]:
             continue
         if ch == "}":  # the object closed without closing the list
             return items, i
-        end = i
-        while end < n and text[end] not in ",]}\n":
-            end += 1
+        m = _BARE_ITEM_END.search(text, i)
+        end = m.start() if m else n
         items.append(text[i:end])
         i = max(end, i + 1)
     return items, n
+
+
+_BARE_STOPS = {"}": re.compile(r"}"), ",}\n": re.compile(r"[,}\n]")}
 
 
 def _read_value(text: str, pos: int, *, bare_stop: str) -> tuple[str | list[str], int]:
@@ -185,16 +202,16 @@ def _read_value(text: str, pos: int, *, bare_stop: str) -> tuple[str | list[str]
         return _read_list(text, i)
     if text[i] in _QUOTES:
         return _read_string(text, i)
-    end = i
-    while end < len(text) and text[end] not in bare_stop:
-        end += 1
+    m = _BARE_STOPS[bare_stop].search(text, i)
+    end = m.start() if m else len(text)
     return text[i:end], end
 
 
 def _key_pattern(*words: str) -> re.Pattern:
     # Keys may be quoted, bolded, use spaces or underscores: 'system is better', **system_is_better**.
     body = r"[\s_]*".join(re.escape(w) for w in words)
-    return re.compile(r"[*'\"`]*" + body + r"[*'\"`]*\s*[:=]", re.IGNORECASE)
+    # (no optional quote run before the key: it made the search quadratic on runs of quotes)
+    return re.compile(body + r"[*'\"`]*\s*[:=]", re.IGNORECASE)
 
 
 _EVIDENCE_KEY = _key_pattern("evidence")
@@ -220,7 +237,7 @@ def _clean_evidence(value: str | list[str]) -> list[str]:
 def _evidence_after(text: str, pos: int) -> list[str]:
     """Evidence of the object whose label sits at ``pos``: the first ``evidence`` key after it,
     else the last one before it (some models write evidence first)."""
-    matches = list(_EVIDENCE_KEY.finditer(text))
+    matches = list(itertools.islice(_EVIDENCE_KEY.finditer(text), _MAX_KEYS))
     after = [m for m in matches if m.start() >= pos]
     before = [m for m in matches if m.start() < pos]
     for m in after[:1] + before[::-1]:
@@ -231,12 +248,14 @@ def _evidence_after(text: str, pos: int) -> list[str]:
     return []
 
 
+_OBJECT_OPENING = re.compile(r"[\s{\[`'\"*]*(?:json)?[\s{\[`'\"*]*", re.IGNORECASE)
+
+
 def _with_prefill(raw: str, prefill: str, key: re.Pattern) -> str:
     """The text to scan: the completion alone when it states the key itself near its start,
     else the prefill followed by the completion (the continuation form)."""
-    head = raw.lstrip().lstrip("`").lstrip()
-    m = key.search(head)
-    if m and not head[: m.start()].strip(" \t\n{[`json"):
+    m = key.search(raw)
+    if m and _OBJECT_OPENING.fullmatch(raw[: m.start()]):
         return raw
     return prefill + raw
 
@@ -251,7 +270,7 @@ class _KeyScan:
 def _scan_key(text: str, key: re.Pattern, decide) -> _KeyScan:
     """Every value of ``key`` in ``text`` run through ``decide`` (which returns (label, note))."""
     scan = _KeyScan([], [])
-    for m in key.finditer(text):
+    for m in itertools.islice(key.finditer(text), _MAX_KEYS):
         start = _skip_space(text, m.end())
         quoted = start < len(text) and text[start] in _QUOTES + "["
         value, _ = _read_value(text, m.end(), bare_stop=",}\n")
@@ -317,7 +336,7 @@ _LEAD_LABEL = re.compile(
     re.IGNORECASE,
 )
 _AFTER_LABEL = re.compile(
-    r"(?:answer|response|judg(?:e)?ment|verdict|decision|correct\?|supported\?)\s*[:\-]?\s*[*'\"]*\s*(yes|no)\b",
+    r"(?:(?:answer|response|judg(?:e)?ment|verdict|decision)\s*[:\-]|(?:correct|supported)\?)\s*[*'\"]*\s*(yes|no)\b",
     re.IGNORECASE,
 )
 
@@ -487,7 +506,8 @@ def parse_side_by_side(raw: str, allow_equal: bool, *, prefill: str = "") -> Par
 # ---------------------------------------------------------------------------------------------
 
 # Leading list markers, headings, quote marks and numbering before a label: "1. ", "- ", "### ".
-_LEAD = r"^\s*(?:[-*•#>]+\s*)*(?:\(?\d+[.):]\s*)?"
+# One character class (not a nested repeat) keeps this linear on lines like "--------x".
+_LEAD = r"^[-*•#>\s]*(?:\(?\d+[.):]\s*)?"
 _Q_LABEL = re.compile(_LEAD + r"(?:question\s*\d*\s*[:.)]|q\s*\d*\s*:)\s*(.*)$", re.IGNORECASE)
 _A_LABEL = re.compile(_LEAD + r"(?:answer\s*\d*\s*[:.)]|a\s*\d*\s*:)\s*(.*)$", re.IGNORECASE)
 # "Question: ...? Answer: ..." on one line; not "a:" (the article), not inside a word.

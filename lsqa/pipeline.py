@@ -211,7 +211,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
         for (doc_id, entity, request), result in zip(batch, results):
             if result.status != "ok":
                 continue
-            for n, gq in enumerate(questions_mod.questions_from_generation(result.text or "")):
+            for n, gq in enumerate(questions_mod.questions_from_generation(result.text or "", entity=entity["name"])):
                 digest = hashlib.sha1("\x1f".join((doc_id, gen.model, request.prompt_version, entity["name"],
                                                    gq.question)).encode()).hexdigest()[:16]
                 rows.append({"id": f"gen:{digest}", "document_id": doc_id, "origin": "generated",

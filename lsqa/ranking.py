@@ -32,7 +32,9 @@ prior on β, i.e. the penalty ``(λ/2)·Σ β_i²`` with ``λ = FALLBACK_PRIOR``
 ≈ 3.2 on the log-strength scale), which keeps every β finite. Pass ``prior=λ`` to always use that
 penalty (``prior=0`` demands the plain MLE and raises if it does not exist). In a bootstrap, each
 round is judged on its own: a round whose resampled graph is not strongly connected uses the
-fallback prior. The same rule applies to Davidson's ν when a round has no ties (or only ties).
+fallback prior. Davidson's ν: with no ties at all its MLE is ν = 0, and the fit is held at
+ν = e^-50 (plain Bradley-Terry, reported as ν = 0); with only ties the fallback ridge
+``FALLBACK_TIE_PRIOR`` on ln ν keeps it finite.
 
 References: Bradley & Terry (1952); Zermelo (1929); Ford (1957); Davidson (1970); Hunter (2004)
 "MM algorithms for generalized Bradley-Terry models", Ann. Statist. 32(1); Efron & Tibshirani (1993)
@@ -56,7 +58,8 @@ _WINNER_ALIASES = {"a": "A", "b": "B", "tie": "tie", "none": "none"}
 
 TIE_MODELS = ("half", "davidson")
 FALLBACK_PRIOR = 0.1          # λ of the Gaussian prior on β when the MLE does not exist
-FALLBACK_TIE_PRIOR = 0.1      # same, on ln ν, for Davidson rounds with no ties (or only ties)
+FALLBACK_TIE_PRIOR = 0.1      # same, on ln ν, for Davidson data made only of ties
+THETA_NO_TIES = -50.0         # ln ν held here (ν ≈ 2e-22, i.e. plain BT) for data without ties
 NEWTON_TOL = 1e-10            # stop when every parameter moves less than this
 NEWTON_MAX_ITER = 200
 MAX_BACKTRACK = 40
@@ -273,6 +276,7 @@ class _Problem:
     tie_model: str
     lam: np.ndarray               # (B,) ridge on β
     rho: np.ndarray               # (B,) ridge on θ = ln ν (Davidson only)
+    theta_fixed: np.ndarray | None = None  # (B,) bool: θ held fixed (data without ties)
     D: np.ndarray = field(init=False)        # (P, m) incidence: +1 at i, -1 at j
     absD: np.ndarray = field(init=False)
     off_ij: np.ndarray = field(init=False)   # flat indices of H[i, j] and H[j, i]
@@ -286,6 +290,8 @@ class _Problem:
         self.absD = np.abs(self.D)
         self.off_ij = self.pairs[:, 0] * m + self.pairs[:, 1]
         self.off_ji = self.pairs[:, 1] * m + self.pairs[:, 0]
+        if self.theta_fixed is None:
+            self.theta_fixed = np.zeros(len(self.lam), dtype=bool)
 
     @property
     def k(self) -> int:
@@ -381,6 +387,12 @@ def _newton(prob: _Problem, x0: np.ndarray, tol: float = NEWTON_TOL, max_iter: i
             H[:, :m, m] = hbt
             H[:, m, :m] = hbt
             H[:, m, m] = t["h_tt"] + rho
+            fixed = prob.theta_fixed[active]
+            if fixed.any():  # decouple θ so that its Newton step is 0
+                grad[fixed, m] = 0.0
+                H[fixed, m, :] = 0.0
+                H[fixed, :, m] = 0.0
+                H[fixed, m, m] = 1.0
         step = -np.linalg.solve(H, grad[..., None])[..., 0]
 
         # Backtracking: halve the step of any dataset whose objective did not decrease.
@@ -469,7 +481,7 @@ def _prior_for(W: np.ndarray, prior: float | None) -> float:
 def _tie_prior_for(n_ties: float, n_total: float, tie_model: str) -> float:
     if tie_model != "davidson":
         return 0.0
-    return 0.0 if 0 < n_ties < n_total else FALLBACK_TIE_PRIOR
+    return FALLBACK_TIE_PRIOR if n_ties >= n_total else 0.0
 
 
 def _identify(beta: np.ndarray, systems: Sequence[str], anchor: str | None) -> np.ndarray:
@@ -504,9 +516,15 @@ def fit_bradley_terry(
         raise ValueError("no systems to rank")
     W = data.win_matrix()
     lam = _prior_for(W, prior)
-    rho = _tie_prior_for(float(data.counts[:, 2].sum()), float(data.counts.sum()), tie_model)
-    prob = _Problem(m, data.pairs, data.counts[None], tie_model, np.array([lam]), np.array([rho]))
-    x, iters, conv = _newton(prob, np.zeros((1, prob.k)))
+    n_ties, n_all = float(data.counts[:, 2].sum()), float(data.counts.sum())
+    rho = _tie_prior_for(n_ties, n_all, tie_model)
+    no_ties = tie_model == "davidson" and n_ties == 0
+    prob = _Problem(m, data.pairs, data.counts[None], tie_model, np.array([lam]), np.array([rho]),
+                    np.array([no_ties]))
+    x0 = np.zeros((1, prob.k))
+    if no_ties:
+        x0[0, m] = THETA_NO_TIES
+    x, iters, conv = _newton(prob, x0)
     beta = _identify(x[0, :m], data.systems, anchor)
     theta = x[0, m] if tie_model == "davidson" else None
     nll, _ = _pair_terms((x[:, :m] @ prob.D.T), None if theta is None else x[:, m], prob.c,
@@ -522,7 +540,7 @@ def fit_bradley_terry(
         tie_model=tie_model,
         anchor=anchor,
         prior=lam,
-        tie_param=None if theta is None else float(np.exp(theta)),
+        tie_param=None if theta is None else (0.0 if no_ties else float(np.exp(theta))),
         log_likelihood=-float(nll[0]),
         iterations=int(iters[0]),
         converged=bool(conv[0]),
@@ -610,7 +628,7 @@ def bootstrap_bradley_terry(
     if start is None:
         start_beta = fit_bradley_terry(data, tie_model=tie_model, prior=prior)
         x0 = start_beta.beta
-        th0 = np.log(start_beta.tie_param) if start_beta.tie_param else 0.0
+        th0 = np.log(start_beta.tie_param) if start_beta.tie_param else 0.0  # ν = 0: start at ν = 1
     else:
         x0, th0 = np.asarray(start, dtype=float), 0.0
     davidson = tie_model == "davidson"
@@ -640,13 +658,13 @@ def bootstrap_bradley_terry(
         else:
             cells = rng.multinomial(n_draws, p_cells, size=b) * (n_total / n_draws)
         c = cells.reshape(b, P, 3)
-        lam, rho = _round_priors(data, c, prior, tie_model)
+        lam, rho, fixed = _round_priors(data, c, prior, tie_model)
         n_fallback += int(np.count_nonzero(lam > (prior or 0.0)))
-        prob = _Problem(m, data.pairs, c, tie_model, lam, rho)
+        prob = _Problem(m, data.pairs, c, tie_model, lam, rho, fixed)
         start_x = np.zeros((b, prob.k))
         start_x[:, :m] = x0 - x0.mean()
         if davidson:
-            start_x[:, m] = th0
+            start_x[:, m] = np.where(fixed, THETA_NO_TIES, th0)
         x, _, _ = _newton(prob, start_x)
         samples[done : done + b] = _identify(x[:, :m], data.systems, anchor)
         done += b
@@ -658,7 +676,9 @@ def bootstrap_bradley_terry(
 
 
 def _round_priors(data: ComparisonCounts, c: np.ndarray, prior: float | None, tie_model: str):
-    """Per-round ridge λ (β) and ρ (ln ν): the fallback where a round's MLE would not exist."""
+    """Per round: ridge λ on β, ridge ρ on ln ν, and whether ln ν is held fixed (no ties).
+
+    The fallbacks apply where that round's MLE would not exist."""
     b = c.shape[0]
     m = len(data.systems)
     if prior is not None and prior > 0:
@@ -675,11 +695,13 @@ def _round_priors(data: ComparisonCounts, c: np.ndarray, prior: float | None, ti
             if not full_ok or (suspect[r] and not is_strongly_connected(_win_matrix(m, data.pairs, c[r]))):
                 lam[r] = FALLBACK_PRIOR
     rho = np.zeros(b)
+    fixed = np.zeros(b, dtype=bool)
     if tie_model == "davidson":
         ties = c[..., 2].sum(axis=1)
         total = c.sum(axis=(1, 2))
-        rho = np.where((ties > 0) & (ties < total), 0.0, FALLBACK_TIE_PRIOR)
-    return lam, rho
+        rho = np.where(ties >= total, FALLBACK_TIE_PRIOR, 0.0)
+        fixed = ties == 0
+    return lam, rho, fixed
 
 
 # --------------------------------------------------------------------------------------------

@@ -75,7 +75,13 @@ class _Handler(BaseHTTPRequestHandler):
             pass  # the client gave up (a timeout test)
 
     def do_GET(self):  # noqa: N802 - http.server naming
-        self._send(200, b'{"data": []}')
+        owner: FakeLLMServer = self.server.owner
+        if self.path.rstrip("/").endswith("/stats"):  # for a server in another process (the benchmark)
+            with owner._lock:
+                stats = {"requests": len(owner.requests), "max_in_flight": owner.max_in_flight}
+            self._send(200, json.dumps(stats).encode())
+        else:
+            self._send(200, b'{"object": "list", "data": []}')
 
     def do_POST(self):  # noqa: N802
         owner: FakeLLMServer = self.server.owner

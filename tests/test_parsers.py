@@ -163,6 +163,7 @@ YES_NO_CASES = [
     ("Incorrect.", "no"), ("Is Answer 2 correct? No", "no"), ("The proposed answer matches: yes", "yes"),
     ("yes or no", ERR), ("I don't know.", ERR), ("", ERR), ("Yes. No.", ERR), ("Yes\n\nAnswer: no", ERR),
     ("There is no way to tell from the answers given.", ERR),
+    ("Yes. The proposed answer no doubt matches the truth.", "yes"),
 ]
 
 
@@ -196,6 +197,27 @@ def test_text_answers():
 def test_unknown_format_is_a_configuration_error():
     with pytest.raises(UnknownOutputFormat, match="known formats"):
         parse("json", "{}")
+
+
+# Real completions of SmolLM2-135M-Instruct (greedy, the v1 prompts on the §2 Myriel passage),
+# recorded while writing these parsers: a weak model echoes the template or answers in prose.
+SMOLLM2_OUTPUTS = [
+    ('autoais', "The answer is not correct with 'yes' meaning the text itself directly supports the answer. The context is not a valid evidence to support the answer. The passage of the text that supports the answer is not a valid evidence to support the answer. The evidence is not a valid evidence to support the answer.\n\nThe answer is not correct with 'yes' meaning the text itself directly supports the answer. The context is not a valid evidence to support", 'no'),
+    ('autoais', 'The context, taken from a book, supports the answer to the question "Who is the good man?" by providing evidence of Napoleon\'s greatness.', None),
+    ('side_by_side', '```json\n{\n  "system is better": "A is better|B is better|None",\n  "evidence": [\n    {\n      "system is better": "A is better|B is better|None",\n      "explanation and evidence for the rating, with excerpts from the context",\n      "explanation and evidence for the rating, with excerpts from the context",\n      "explanation and evidence for the rating, with excerpts from', None),
+    ('nqa_side_by_side', "{'system is better': 'A is better|B is better|None|Equal', 'evidence': [ 'explanation and evidence for the rating',... ] }\n\nYour answer:\n{'system is better': 'A is better|B is better|None|Equal', 'evidence': [ 'explanation and evidence for the rating',... ] }", None),
+    ('groundtruth_side_by_side', "{'system is better': 'A is better|B is better|None|Equal', 'evidence': [ 'explanation and evidence for the rating',... ] }\n\nThe evaluation results are:\n* System A is better: 1.0\n* System B is better: 1.5\n* None: 0.0\n* Equal: 1.0\n\nThe evaluation results are:\n* System", None),
+    ('groundtruth_yes_no', 'The answer to this question is indeed Answer 2.', None),
+    ('question_generation', 'The text is a classic example of a narrative that explores themes of redemption and the power of forgiveness. The story is told from the perspective of a central character, who is shown to be willing to sacrifice himself for the greater good of redemption. The narrative is built around the idea of forgiveness and the power of forgiveness.\n\nThe story is told from the perspective of a central character, who is shown to be willing to sacrifice himself for the greater good', None),
+]
+
+
+@pytest.mark.parametrize("prompt_id, raw, label", SMOLLM2_OUTPUTS)
+def test_recorded_small_model_outputs(prompt_id, raw, label):
+    prompt = load_prompt(prompt_id)
+    result = parse(prompt.output, raw, prefill=prompt.prefill)
+    assert result.label == label, result.reason
+    assert result.status == ("ok" if label else "parse_error") and (label or result.reason)
 
 
 # --- question / answer pairs (Fig. 8) ------------------------------------------------------------
@@ -286,7 +308,7 @@ def _check(result, fmt):
         assert result.label is None and result.reason
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, database=None)  # no .hypothesis/ folder in the repo
 @given(raw=st.one_of(st.text(max_size=80), JSONISH), prefill=st.sampled_from(["", AIS, SBS]))
 def test_parsers_never_raise(raw, prefill):
     # call the specific parsers directly: parse() would hide a bug behind its safety net

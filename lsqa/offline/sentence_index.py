@@ -1,0 +1,73 @@
+"""BM25 over the sentences of one context, shared by the extractive answerer and the lexical judge.
+
+A full-book system sends the same book with every question, so the index of a context is kept
+(keyed by the context text) for the last few contexts seen in this process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from lsqa.offline.text import content_words, sentence_spans
+
+CACHED_CONTEXTS = 8
+
+
+class SentenceIndex:
+    """The sentences of ``text`` (as character spans) with a BM25 index over their content words."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.spans = sentence_spans(text)
+        self.tokens = [content_words(text[s:e]) for s, e in self.spans]
+        self.token_sets = [frozenset(t) for t in self.tokens]
+        self._bm25 = None
+        if any(self.tokens):
+            from rank_bm25 import BM25Okapi  # imported here: only the embedded models need it
+
+            # rank_bm25 divides by the mean document length: give empty sentences a dummy token.
+            self._bm25 = BM25Okapi([t or ["\x00"] for t in self.tokens])
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def sentence(self, i: int) -> str:
+        """Sentence ``i`` exactly as it is in the context (a literal excerpt)."""
+        s, e = self.spans[i]
+        return self.text[s:e]
+
+    def scores(self, query: list[str]) -> np.ndarray:
+        if self._bm25 is None or not query:
+            return np.zeros(len(self.spans))
+        return self._bm25.get_scores(list(dict.fromkeys(query)))
+
+    def top(self, query: list[str], k: int) -> list[tuple[int, float]]:
+        """(index, score) of the ``k`` best-scoring sentences with a positive score, best first
+        (ties broken by position, so the result is deterministic)."""
+        scores = self.scores(query)
+        if not len(scores) or k <= 0:
+            return []
+        order = np.lexsort((np.arange(len(scores)), -scores))[:k]
+        return [(int(i), float(scores[i])) for i in order if scores[i] > 0]
+
+
+_cache: OrderedDict[str, SentenceIndex] = OrderedDict()
+_lock = threading.Lock()
+
+
+def index_for(text: str) -> SentenceIndex:
+    """The index of ``text``, built once and kept for the last CACHED_CONTEXTS contexts."""
+    with _lock:
+        found = _cache.get(text)
+        if found is not None:
+            _cache.move_to_end(text)
+            return found
+    built = SentenceIndex(text)
+    with _lock:
+        _cache[text] = built
+        while len(_cache) > CACHED_CONTEXTS:
+            _cache.popitem(last=False)
+    return built

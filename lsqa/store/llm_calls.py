@@ -1,0 +1,102 @@
+"""Reads and writes of the LLM call log (``llm_calls``) and of the runs' call and cost totals.
+
+``llm_calls`` is both the cache and the audit log: one row per distinct call (the cache key),
+holding the rendered prompt, the raw completion, tokens, cost and latency. Only ``ok`` rows serve
+as cache hits. A row is replaced when the same call is made again, except that a failure never
+replaces a stored success (``use_cache=False`` that fails keeps the good answer).
+
+All functions take an open connection: callers decide how long they hold the workspace
+(``lsqa.store.connect`` / ``write``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import duckdb
+
+COLUMNS = (
+    "cache_key", "model", "prompt_id", "prompt_version", "messages", "params", "response", "status",
+    "error_kind", "error_message", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
+    "run_id", "attempts",
+)
+_UPSERT = (
+    f"INSERT INTO llm_calls ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)}) "
+    "ON CONFLICT (cache_key) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "cache_key")
+    + ", created_at = now() "
+    "WHERE llm_calls.status <> 'ok' OR excluded.status = 'ok'"
+)
+_CACHED = ("cache_key", "model", "response", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "attempts")
+
+
+def cached_ok(con: duckdb.DuckDBPyConnection, keys: Iterable[str]) -> dict[str, dict]:
+    """The stored successful calls among ``keys``, by key, in one query."""
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    rows = con.execute(
+        f"SELECT {', '.join(_CACHED)} FROM llm_calls "
+        "WHERE status = 'ok' AND cache_key IN (SELECT unnest(?::VARCHAR[]))",
+        [keys],
+    ).fetchall()
+    return {row[0]: dict(zip(_CACHED, row)) for row in rows}
+
+
+def save_calls(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> None:
+    """Insert or replace calls (dicts with the keys of ``COLUMNS``)."""
+    if rows:
+        con.executemany(_UPSERT, [[row.get(c) for c in COLUMNS] for row in rows])
+
+
+def get_call(con: duckdb.DuckDBPyConnection, cache_key: str) -> dict | None:
+    """One stored call, every column, or None."""
+    cur = con.execute("SELECT * FROM llm_calls WHERE cache_key = ?", [cache_key])
+    row = cur.fetchone()
+    if row is None:
+        return None
+    return dict(zip([d[0] for d in cur.description], row))
+
+
+def add_to_run(
+    con: duckdb.DuckDBPyConnection,
+    run_id: int,
+    *,
+    made: int = 0,
+    cached: int = 0,
+    failed: int = 0,
+    prompt_tokens: int = 0,
+    completion_tokens: int = 0,
+    cost_usd: float | None = None,
+    cost_unknown: int = 0,
+) -> None:
+    """Add call counts and costs to run ``run_id``. ``runs.cost_usd`` is the sum of the known
+    prices (NULL until one is known); ``calls_cost_unknown`` counts the calls without a price."""
+    con.execute(
+        "UPDATE runs SET calls_made = calls_made + ?, calls_cached = calls_cached + ?, "
+        "calls_failed = calls_failed + ?, prompt_tokens = prompt_tokens + ?, "
+        "completion_tokens = completion_tokens + ?, calls_cost_unknown = calls_cost_unknown + ?, "
+        "cost_usd = CASE WHEN ?::DOUBLE IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?::DOUBLE END "
+        "WHERE id = ?",
+        [made, cached, failed, prompt_tokens, completion_tokens, cost_unknown, cost_usd, cost_usd, run_id],
+    )
+
+
+def run_call_totals(con: duckdb.DuckDBPyConnection, run_id: int) -> dict | None:
+    """The call counters of run ``run_id`` as :func:`add_to_run` keeps them."""
+    fields = ("calls_made", "calls_cached", "calls_failed", "prompt_tokens", "completion_tokens",
+              "cost_usd", "calls_cost_unknown")
+    row = con.execute(f"SELECT {', '.join(fields)} FROM runs WHERE id = ?", [run_id]).fetchone()
+    return None if row is None else dict(zip(fields, row))
+
+
+def call_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per model and status: calls, tokens, known cost and calls without a price (for the dashboard)."""
+    cur = con.execute(
+        "SELECT model, status, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, "
+        "sum(completion_tokens) AS completion_tokens, sum(cost_usd) AS cost_usd, "
+        "count(*) FILTER (WHERE cost_usd IS NULL) AS calls_cost_unknown "
+        "FROM llm_calls GROUP BY model, status ORDER BY model, status"
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
