@@ -26,8 +26,14 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from scipy.optimize import minimize
+# One BLAS thread for every method (set before numpy loads): on a small shared machine, OpenBLAS
+# threads spin against other processes and make batched small solves erratic. Override by
+# exporting OPENBLAS_NUM_THREADS yourself.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+from scipy.optimize import minimize  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -176,7 +182,8 @@ def scenario(label, rows, baseline_rounds, seed=0, by_question_too=False):
     ref_fit, t_fit = timed(fit_raw_lr, m, ia, ib, y)
     samples, t_boot = timed(bootstrap_raw_lr, m, ia, ib, y, baseline_rounds, seed)
     per_1000 = t_fit + t_boot * ROUNDS / baseline_rounds
-    note = "" if baseline_rounds == ROUNDS else f"  (timed {baseline_rounds} rounds, x{ROUNDS // baseline_rounds} extrapolated)"
+    note = ("" if baseline_rounds == ROUNDS
+            else f"  (timed {baseline_rounds} rounds, x{ROUNDS // baseline_rounds} extrapolated)")
     print(f"raw-LR   fit {t_fit:.3f} s + {baseline_rounds} rounds {t_boot:.3f} s -> {per_1000:.2f} s for "
           f"{ROUNDS} rounds{note}")
     _, t_w = timed(bootstrap_raw_w, m, ia, ib, y, baseline_rounds, seed)
@@ -204,11 +211,12 @@ def scenario(label, rows, baseline_rounds, seed=0, by_question_too=False):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--arena-baseline-rounds", type=int, default=10)
+    ap.add_argument("--arena-baseline-rounds", type=int, default=20)
     ap.add_argument("--paper-baseline-rounds", type=int, default=ROUNDS)
     args = ap.parse_args(argv)
     print(f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} cores, "
-          f"{platform.machine()}; {ROUNDS} bootstrap rounds; seed 0")
+          f"{platform.machine()}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}; "
+          f"{ROUNDS} bootstrap rounds; seed 0")
     t_all = time.perf_counter()
     a = scenario("(a) paper scale", paper_scale(0), args.paper_baseline_rounds, by_question_too=True)
     b = scenario("(b) arena scale", arena_scale(0), args.arena_baseline_rounds)

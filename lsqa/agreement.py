@@ -50,8 +50,9 @@ def _is_missing(x) -> bool:
 def infer_labels(*sequences: Sequence[Hashable]) -> list:
     """Label order for the values in ``sequences`` (missing values ignored).
 
-    A known vocabulary (A/B/tie/none, yes/no...) keeps its natural order; all-numeric labels are
-    sorted; anything else keeps the order of first appearance.
+    A known vocabulary (A/B/tie/none, yes/no...) keeps its natural order; numeric labels (numbers,
+    or strings such as "1", "2") are sorted by value; anything else keeps the order of first
+    appearance.
     """
     seen = list(dict.fromkeys(x for seq in sequences for x in seq if not _is_missing(x)))
     for order in KNOWN_LABEL_ORDERS:
@@ -59,7 +60,17 @@ def infer_labels(*sequences: Sequence[Hashable]) -> list:
             return [x for x in order if x in seen]
     if seen and all(isinstance(x, Real) and not isinstance(x, bool) for x in seen):
         return sorted(seen)
+    if seen and all(isinstance(x, str) and _as_number(x) is not None for x in seen):
+        return sorted(seen, key=_as_number)  # "1", "2", "10": numeric order, as read from a file
     return seen
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -89,9 +100,19 @@ def _check_paired(a: Sequence, b: Sequence) -> tuple[list, list]:
 
 
 def confusion_matrix(a: Sequence, b: Sequence, labels: Sequence | None = None) -> Confusion:
-    """Fig. 4-style confusion matrix of two raters over the same items (rows = rater A)."""
+    """Fig. 4-style confusion matrix of two raters over the same items (rows = rater A).
+
+    A missing verdict (None / NaN, e.g. an unparsable judge answer) counts as a label of its own,
+    ``None``, placed last when the order is inferred.
+    """
     a, b = _check_paired(a, b)
-    labels = list(labels) if labels is not None else infer_labels(a, b)
+    a = [None if _is_missing(x) else x for x in a]
+    b = [None if _is_missing(x) else x for x in b]
+    if labels is None:
+        labels = infer_labels(a, b)
+        if None in a or None in b:
+            labels.append(None)
+    labels = list(labels)
     index = {lab: k for k, lab in enumerate(labels)}
     unknown = [x for x in dict.fromkeys(a + b) if x not in index]
     if unknown:
@@ -104,9 +125,10 @@ def confusion_matrix(a: Sequence, b: Sequence, labels: Sequence | None = None) -
 
 
 def agreement_mask(a: Sequence, b: Sequence) -> np.ndarray:
-    """Per item: did the two raters give the same label?"""
+    """Per item: did the two raters give the same label? (Two missing verdicts count as equal.)"""
     a, b = _check_paired(a, b)
-    return np.fromiter((x == y for x, y in zip(a, b)), dtype=bool, count=len(a))
+    same = ((x == y) or (_is_missing(x) and _is_missing(y)) for x, y in zip(a, b))
+    return np.fromiter(same, dtype=bool, count=len(a))
 
 
 def percent_agreement(a: Sequence, b: Sequence) -> float:

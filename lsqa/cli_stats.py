@@ -3,7 +3,8 @@
 Loading (``lsqa.tables``) is kept apart from computing (:func:`rank_table`, :func:`agreement_table`,
 which take plain rows and return JSON-ready dicts) and from printing (:func:`format_rank_table`,
 :func:`format_agreement_table`), so that rows can come from a file or from the workspace.
-An :class:`~lsqa.errors.InputError` (or a ValueError from the computation, reported as one) is printed to stderr and exits with code 2, without traceback.
+An :class:`~lsqa.errors.InputError` (or a ValueError from the computation, reported as one) is
+printed to stderr and exits with code 2, without traceback.
 """
 
 import json
@@ -209,12 +210,18 @@ def _fail(exc: InputError) -> None:
 
 
 def rank_command(
-    input: Path = typer.Option(..., "--input", "-i", help="CSV or JSONL with system_a, system_b, winner (A/B/tie/none), optional question_id."),
+    input: Path = typer.Option(
+        ..., "--input", "-i", help="CSV or JSONL with system_a, system_b, winner (A/B/tie/none), optional question_id."
+    ),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap rounds for the CIs (0 = none)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     by_question: bool = typer.Option(False, "--by-question", help="Resample whole questions, not single comparisons."),
-    anchor: Optional[str] = typer.Option(None, "--anchor", help="System whose beta is fixed at 0 (default: mean beta = 0)."),
-    tie_model: str = typer.Option("half", "--tie-model", help="half: a tie is half a win each; davidson: Davidson (1970)."),
+    anchor: Optional[str] = typer.Option(
+        None, "--anchor", help="System whose beta is fixed at 0 (default: mean beta = 0)."
+    ),
+    tie_model: str = typer.Option(
+        "half", "--tie-model", help="half: a tie is half a win each; davidson: Davidson (1970)."
+    ),
     level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:

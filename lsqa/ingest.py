@@ -17,7 +17,7 @@ from lsqa.errors import InputError
 from lsqa.labels import normalise_label
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
-from lsqa.records import read_records
+from lsqa.tables import records as read_records
 
 
 @dataclass
@@ -97,7 +97,7 @@ def ingest_book(workspace: str | Path, path: str | Path, *, title: str | None = 
 
 # --------------------------------------------------------------------------------- NarrativeQA
 
-NQA_DOC_COLUMNS = ("document_id", "set", "kind", "wiki_title", "story_start", "story_end")
+NQA_DOC_COLUMNS = ("document_id", "set", "kind", "wiki_title")
 NQA_QA_COLUMNS = ("document_id", "question", "answer1", "answer2")
 
 
@@ -173,8 +173,8 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
             text = corpus.read_text(story_file)
             doc, passages, _ = _book_rows(
                 text, doc_id=doc_id, source=str(story_file), title=meta["wiki_title"], author="", kind=kind,
-                set_name=set_name, summary=summaries.get(doc_id, ""), story_start=meta["story_start"],
-                story_end=meta["story_end"], target_tokens=target_tokens)
+                set_name=set_name, summary=summaries.get(doc_id, ""), story_start=meta.get("story_start") or "",
+                story_end=meta.get("story_end") or "", target_tokens=target_tokens)
             passage_rows[doc_id] = passages
         else:
             doc = {"id": doc_id, "source": meta.get("story_url", ""), "content_sha1": f"no-text:{doc_id}",

@@ -322,6 +322,11 @@ _KIND_TEXT = {
 }
 
 
+_MISSING_KEY = re.compile(r"(?i)missing (?:\w+ )?(?:credentials|api[ _]?key)|no api[ _]?key|api[ _]?key (?:is )?not (?:found|set)")
+_NO_CONNECTION = re.compile(r"(?i)connection error|connection refused|cannot connect|name or service not known|"
+                            r"nodename nor servname|temporary failure in name resolution|connect call failed")
+
+
 def classify(exc: BaseException) -> tuple[str, int | None, float | None]:
     """(error kind, HTTP status if any, Retry-After seconds if any) for an exception from litellm."""
     ll = litellm()
@@ -338,6 +343,10 @@ def classify(exc: BaseException) -> tuple[str, int | None, float | None]:
     message = str(exc)
     if isinstance(exc, (ll.Timeout, asyncio.TimeoutError, TimeoutError)):
         kind = "timeout"
+    elif _MISSING_KEY.search(message):
+        kind, status = "auth", None  # litellm reports some missing keys as 500s; retrying cannot help
+    elif _NO_CONNECTION.search(message):
+        kind, status = "connection", None
     elif isinstance(exc, ll.RateLimitError):
         kind = "rate_limit"
     elif isinstance(exc, ll.ContextWindowExceededError):
@@ -352,10 +361,12 @@ def classify(exc: BaseException) -> tuple[str, int | None, float | None]:
         kind = "bad_request"
     elif "invalid response" in message or "no 'choices'" in message or "JSONDecodeError" in message:
         kind = "bad_response"
-    elif isinstance(exc, (ll.InternalServerError, ll.ServiceUnavailableError)) or (status and status >= 500):
+    elif isinstance(exc, (ll.InternalServerError, ll.ServiceUnavailableError)):
         kind = "server"
     elif isinstance(exc, ll.APIConnectionError):
-        kind = "connection"
+        kind, status = "connection", None  # litellm labels these 500; no HTTP answer came back
+    elif status and status >= 500:
+        kind = "server"
     elif status == 429:
         kind = "rate_limit"
     elif status in (401, 403):
@@ -418,6 +429,8 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a result
             kind, status, retry_after = classify(exc)
+            if offline and kind == "connection":
+                kind = "provider"  # an embedded model raised: a bug to report, not a network blip
             if kind in RETRYABLE and attempts < retry.max_attempts:
                 await asyncio.sleep(retry.delay(attempts, retry_after))
                 continue

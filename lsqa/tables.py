@@ -26,6 +26,9 @@ COMPARISON_COLUMNS = ("system_a", "system_b", "winner")
 RATING_COLUMNS = ("item_id", "rater", "label")
 WINNER_HINT = "winner must be one of A, B, tie, none (any case)"
 
+# Anything larger is refused before reading: a 2 GB table of verdicts is a mistake, not a study.
+MAX_TABLE_BYTES = 512 * 1024 * 1024
+
 
 @dataclass
 class Table:
@@ -59,6 +62,10 @@ class Table:
 
 def _decode(path: Path) -> str:
     try:
+        size = path.stat().st_size
+        if size > MAX_TABLE_BYTES:
+            raise InputError(path, f"the file is {size / 2**20:,.0f} MiB, above the {MAX_TABLE_BYTES // 2**20} MiB "
+                                   "limit for one table", hint="split it into smaller files")
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(path, "file not found") from None
@@ -67,7 +74,8 @@ def _decode(path: Path) -> str:
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
     if not data.strip():
-        raise InputError(path, "file is empty", hint="expected a header line and data rows (CSV) or one JSON object per line (JSONL)")
+        raise InputError(path, "file is empty",
+                         hint="expected a header line and data rows (CSV) or one JSON object per line (JSONL)")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -202,8 +210,22 @@ def _require(table: Table, required: Sequence[str], kind: str) -> None:
             if value is None or (isinstance(value, str) and not value.strip()):
                 raise InputError(table.path, f"empty value in column {col}", line=line)
             if isinstance(value, (dict, list)):
-                raise InputError(table.path, f"column {col} must be a plain value, not {type(value).__name__}", line=line)
+                raise InputError(table.path, f"column {col} must be a plain value, not {type(value).__name__}",
+                                 line=line)
             row[col] = str(value).strip()
+
+
+def records(path: str | Path, *, required: Sequence[str] = (),
+            required_any: dict[str, Sequence[str]] | None = None) -> list[tuple[int | None, dict]]:
+    """``(line, row)`` pairs of a table, for importers; ``required_any`` maps a meaning to
+    alternative column names of which each row must have one (e.g. question_id or item_id)."""
+    table = read_table(path, required)
+    for name, alternatives in (required_any or {}).items():
+        for row, line in zip(table.rows, table.lines):
+            if not any(row.get(a) not in (None, "") for a in alternatives):
+                raise InputError(table.path, f"missing value for {name} (columns tried: {', '.join(alternatives)})",
+                                 line=line)
+    return list(zip(table.lines, table.rows))
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,7 +245,8 @@ def load_comparisons(path: str | Path) -> Table:
         try:
             row["winner"] = normalize_winner(row["winner"])
         except ValueError:
-            raise InputError(table.path, f"unknown winner value {row['winner']!r}", line=line, hint=WINNER_HINT) from None
+            raise InputError(table.path, f"unknown winner value {row['winner']!r}", line=line,
+                             hint=WINNER_HINT) from None
         if row["system_a"] == row["system_b"]:
             raise InputError(table.path, f"system_a and system_b are both {row['system_a']!r}", line=line,
                              hint="a system cannot be compared with itself")

@@ -51,6 +51,7 @@ class Script:
     fail_status: int = 429            # ... then succeed
     status: int | None = None         # answer every request with this status (error body)
     hang_s: float = 0.0               # sleep this long before answering (beyond the client timeout)
+    hang_first: int = 0               # with hang_s: only the first N requests hang
     garbage: str | None = None        # "non-json" | "no-choices"
     usage: bool = True                # include a usage block
     error_body: dict = field(default_factory=lambda: {"error": {"message": "scripted failure", "type": "server_error"}})
@@ -95,6 +96,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             status, payload, ctype = owner._respond(index, body)
             self._send(status, payload, ctype)
+            owner._completed(index, status)
         finally:
             owner._leave()
 
@@ -114,6 +116,7 @@ class FakeLLMServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.requests: list[Recorded] = []
+        self.completed: list[tuple[int, int, float]] = []  # (request index, status, time answered)
         self.in_flight = 0
         self.max_in_flight = 0
         self._httpd: _Server | None = None
@@ -150,6 +153,7 @@ class FakeLLMServer:
         with self._lock:
             self._script = Script(**fields)
             self.requests.clear()
+            self.completed.clear()
             self.max_in_flight = 0
         return self
 
@@ -165,6 +169,10 @@ class FakeLLMServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return len(self.requests) - 1
 
+    def _completed(self, index: int, status: int) -> None:
+        with self._lock:
+            self.completed.append((index, status, time.monotonic()))
+
     def _leave(self) -> None:
         with self._lock:
             self.in_flight -= 1
@@ -173,7 +181,7 @@ class FakeLLMServer:
         s = self._script
         if s.latency_s:
             self._stopping.wait(s.latency_s)
-        if s.hang_s:
+        if s.hang_s and (not s.hang_first or index < s.hang_first):
             self._stopping.wait(s.hang_s)
         if s.status is not None:
             return s.status, json.dumps(s.error_body).encode(), "application/json"

@@ -62,5 +62,6 @@ def load_llmbar(data_dir: Path, dataset: str, judge: str) -> tuple[list[dict], d
     """LLMBar ``result.json`` items (Vanilla_NoRules) and the authors' ``statistics.json``."""
     base = data_dir / LLMBAR / dataset
     items = json.loads((base / judge / "Vanilla_NoRules" / "result.json").read_text(encoding="utf-8"))
-    stats = json.loads((base / "evaluators" / judge / "Vanilla_NoRules" / "statistics.json").read_text(encoding="utf-8"))
+    stats_file = base / "evaluators" / judge / "Vanilla_NoRules" / "statistics.json"
+    stats = json.loads(stats_file.read_text(encoding="utf-8"))
     return items, stats

@@ -156,6 +156,7 @@ def test_confusion_rows_are_rater_a_and_label_order_can_be_given():
     ([["B", "A"], ["tie"]], ["A", "B", "tie"]),
     ([["no", "yes"]], ["yes", "no"]),
     ([[2, 1, 3]], [1, 2, 3]),
+    ([["2", "10", "1"]], ["1", "2", "10"]),
     ([["good", "bad", "good"]], ["good", "bad"]),
 ])
 def test_infer_labels(values, expected):
@@ -189,7 +190,10 @@ def test_kappa_bootstrap_ci_is_seeded_and_matches_item_resampling():
 
 def test_kappa_from_confusion_and_ci_degenerate():
     assert kappa_from_confusion(np.array([[5, 0], [0, 5]])) == 1.0
-    assert kappa_bootstrap_ci(np.array([[4, 0], [0, 0]]), rounds=50) != kappa_bootstrap_ci(np.array([[4, 0], [0, 1]]), rounds=50)
+    # One label throughout: κ is undefined in every round, and so is its CI.
+    assert all(np.isnan(kappa_bootstrap_ci(np.array([[4, 0], [0, 0]]), rounds=50)))
+    low, high = kappa_bootstrap_ci(np.array([[40, 5], [5, 50]]), rounds=500, seed=0)
+    assert low < kappa_from_confusion(np.array([[40, 5], [5, 50]])) < high
 
 
 def test_paper_fig4_style_agreement_rate():
@@ -213,6 +217,14 @@ def test_position_consistency_with_raw_positions():
     # Mapped back, the second order reads A, B, B, tie, B.
     assert (pc.correct_first, pc.correct_second, pc.correct_both) == (4, 4, 3)
     assert pc.accuracy_average == 0.8
+
+
+def test_missing_verdicts_are_a_label_of_their_own():
+    first, second = ["1", None, "2", None], ["1", None, "1", "2"]
+    pc = position_consistency(first, second)
+    assert pc.consistent == 2  # "1"/"1" and None/None, as LLMBar's `equal` counts them
+    conf = confusion_matrix(first, second)
+    assert conf.labels == ("1", "2", None) and conf.matrix[2, 2] == 1 and conf.n == 4
 
 
 def test_self_preference_two_by_two():

@@ -6,7 +6,6 @@ import csv
 import json
 import math
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 

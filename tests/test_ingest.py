@@ -82,7 +82,7 @@ def _nqa_copy(tmp_path):
         (d / "nqa_test_slice_qaps.jsonl").read_text() + '{"document_id": "nope", "question": "q", "answer1": "a",'
         ' "answer2": "b", "set": "test"}\n'), "unknown document_id"),
     (lambda d: (d / "nqa_test_slice_qaps.jsonl").write_text(
-        (d / "nqa_test_slice_qaps.jsonl").read_text() + "{not json\n"), "not valid JSON"),
+        (d / "nqa_test_slice_qaps.jsonl").read_text() + "{not json\n"), "invalid JSON"),
     (lambda d: (d / "stories" / f"{TOM_KITTEN}.txt").write_bytes(b"caf\xe9 au lait\n" * 3), "not valid UTF-8"),
     (lambda d: (d / "documents.csv").write_text(""), "empty"),
 ])
@@ -163,7 +163,7 @@ def test_import_answers_and_judgments(workspace, tmp_path):
 
 @pytest.mark.parametrize("rows, message", [
     ([{"question_id": "nqa:unknown:0", "system": "s", "answer": "a"}], "unknown question id"),
-    ([{"question_id": f"nqa:{TOM_KITTEN}:0", "answer": "a"}], "missing column"),
+    ([{"question_id": f"nqa:{TOM_KITTEN}:0", "answer": "a"}], "missing value for system"),
 ])
 def test_bad_answer_files_write_nothing(workspace, tmp_path, rows, message):
     ingest.ingest_narrativeqa(workspace, SLICE)

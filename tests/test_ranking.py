@@ -207,7 +207,8 @@ def test_davidson_matches_direct_likelihood():
         total = 0.0
         for (i, j), (wi, wj, t) in zip(data.pairs, data.counts):
             denom = pi[i] + pi[j] + nu * np.sqrt(pi[i] * pi[j])
-            total -= wi * np.log(pi[i] / denom) + wj * np.log(pi[j] / denom) + t * np.log(nu * np.sqrt(pi[i] * pi[j]) / denom)
+            tie = nu * np.sqrt(pi[i] * pi[j])
+            total -= wi * np.log(pi[i] / denom) + wj * np.log(pi[j] / denom) + t * np.log(tie / denom)
         return total + (x[:m].sum()) ** 2  # pins the shift
 
     res = minimize(nll, np.zeros(m + 1), method="BFGS", options=dict(gtol=1e-10))
@@ -234,7 +235,8 @@ row_st = st.tuples(systems_st, systems_st, st.sampled_from(["A", "B", "tie", "no
     lambda r: r[0] != r[1]
 )
 rows_st = st.lists(row_st, min_size=1, max_size=40)
-PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# database=None: no .hypothesis/ example store written into the repo by these tests.
+PROPERTY = settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY
@@ -285,7 +287,7 @@ def test_anchor_beta_is_exactly_zero(rows, anchor):
     assert ci.beta_low[k] == 0.0 and ci.beta_high[k] == 0.0
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, database=None)
 @given(seed=st.integers(0, 10_000))
 def test_duplicating_comparisons_keeps_beta_and_narrows_ci(seed):
     rows = synthetic(m=4, per_pair=12, seed=seed, tie_rate=0.1)

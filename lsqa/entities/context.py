@@ -20,7 +20,7 @@ import bisect
 import re
 
 from lsqa.corpus import Passage, count_tokens
-from lsqa.entities.types import Entity
+from lsqa.entities.types import Entity, Mention
 
 STRATA = 8
 LONG_PARAGRAPH_SHARE = 0.25
@@ -60,11 +60,27 @@ def _sentence_window(text: str, p_start: int, p_end: int, lo: int, hi: int) -> t
     return _trim(text, s, e)
 
 
-def chain_units(text: str, entity: Entity, max_tokens: int) -> list[tuple[int, int, int]]:
+def _mentions(entity) -> list[Mention]:
+    """An Entity's mentions, or Mention objects / (char_start, char_end, ...) rows as a store returns them."""
+    rows = entity.mentions if isinstance(entity, Entity) else entity
+    out = []
+    for row in rows:
+        if isinstance(row, Mention):
+            out.append(row)
+        else:
+            s, e = int(row[0]), int(row[1])
+            out.append(Mention(s, e, ""))
+    return sorted(out)
+
+
+def chain_units(text: str, entity, max_tokens: int) -> list[tuple[int, int, int]]:
     """(char_start, char_end, n_mentions) of the text units holding the entity's mentions, book order."""
-    if not entity.mentions:
+    mentions = _mentions(entity)
+    if not mentions:
         return []
-    mentions = sorted(entity.mentions)
+    for m in mentions:
+        if not 0 <= m.char_start < m.char_end <= len(text):
+            raise ValueError(f"mention ({m.char_start}, {m.char_end}) is not a span of a {len(text)}-character text")
     breaks_start, breaks_end = _paragraph_bounds(text, mentions[0].char_start, mentions[-1].char_end)
     paragraphs: dict[tuple[int, int], list] = {}
     for m in mentions:
@@ -91,11 +107,12 @@ def chain_units(text: str, entity: Entity, max_tokens: int) -> list[tuple[int, i
     return units
 
 
-def entity_context(text: str, entity: Entity, max_tokens: int = 4000) -> list[Passage]:
+def entity_context(text: str, entity, max_tokens: int = 4000) -> list[Passage]:
     """The entity's chain passages that fit ``max_tokens``, in book order.
 
-    Each returned ``Passage`` has exact offsets into ``text``; its ``ordinal`` is the unit's index
-    among all of the entity's chain units (book order), so gaps show what the budget left out.
+    ``entity`` is an ``Entity``, or its mentions as ``Mention`` objects or ``(char_start, char_end, ...)``
+    rows. Each returned ``Passage`` has exact offsets into ``text``; its ``ordinal`` is the unit's
+    index among all of the entity's chain units (book order), so gaps show what the budget left out.
     """
     units = chain_units(text, entity, max_tokens)
     sized = [(s, e, n, count_tokens(text[s:e])) for s, e, n in units]
@@ -121,3 +138,8 @@ def entity_context(text: str, entity: Entity, max_tokens: int = 4000) -> list[Pa
             else:
                 group.clear()  # nothing left in this stratum fits
     return [Passage(i, sized[i][0], sized[i][1], sized[i][3], text[sized[i][0]:sized[i][1]]) for i in sorted(chosen)]
+
+
+def entity_context_text(text: str, entity, max_tokens: int = 4000, separator: str = "\n\n") -> str:
+    """``entity_context`` joined into one prompt-ready string (passages in book order)."""
+    return separator.join(p.text for p in entity_context(text, entity, max_tokens))

@@ -42,7 +42,10 @@ CHUNKS_PER_CALL = 4          # chunks handed to one predict() call; results are 
 MAX_TOKENS_IN_BATCH = 10000  # fastcoref's own batching limit (sub-word tokens)
 KINDS = ("fcoref", "lingmess")
 
-_PARA_RE = re.compile(r"\S(?:.*?\S)??(?=\n[ \t]*\n|\Z)", re.DOTALL)
+logger = logging.getLogger(__name__)
+
+# A paragraph: text up to a blank line or the end (trailing white space allowed before either).
+_PARA_RE = re.compile(r"\S(?:.*?\S)??(?=[ \t]*\n[ \t]*\n|\s*\Z)", re.DOTALL)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
 _WORD_RE = re.compile(r"\S+")
 _PRONOUNS = {"i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself", "yourselves", "he", "him",
@@ -50,6 +53,11 @@ _PRONOUNS = {"i", "me", "my", "mine", "myself", "you", "your", "yours", "yoursel
              "ourselves", "they", "them", "their", "theirs", "themselves", "this", "that", "these", "those",
              "who", "whom", "whose", "which", "one"}
 _LEADING_DETERMINERS = ("the ", "a ", "an ")
+# Capitalised at a sentence start without being names.
+_FUNCTION_WORDS = {"the", "a", "an", "and", "but", "or", "so", "then", "there", "here", "what", "when", "where",
+                   "why", "how", "all", "some", "no", "not", "one", "another", "each", "every", "poor", "old",
+                   "little", "my", "our", "your", "his", "her", "their"}
+_NOT_NAMES = _PRONOUNS | _FUNCTION_WORDS
 
 
 # ---------------------------------------------------------------- chunking
@@ -142,14 +150,20 @@ def load_model(model_path: str, kind: str = "fcoref"):
     return cls(model_name_or_path=str(path), device="cpu", nlp=_spacy_tokenizer(), enable_progress_bar=False)
 
 
-def _chunk_clusters(model, texts: list[str]) -> list[list[list[tuple[int, int]]]]:
-    """Per text: clusters of chunk-relative (start, end) character spans."""
+def _chunk_clusters(model, texts: list[str]) -> list[list[list[tuple[int, int]]] | None]:
+    """Per text: clusters of chunk-relative (start, end) character spans; None for a text fastcoref
+    skipped (its sampler drops documents longer than the model's ``coref_head.max_doc_len``)."""
     with warnings.catch_warnings():
         # pyarrow deprecation noise from datasets' sort inside fastcoref; nothing we can act on.
         warnings.simplefilter("ignore", FutureWarning)
         preds = model.predict(texts=texts, max_tokens_in_batch=MAX_TOKENS_IN_BATCH)
-    out = []
-    for pred in preds:
+    by_index = {pred.text_idx: pred for pred in preds}
+    out: list[list[list[tuple[int, int]]] | None] = []
+    for i in range(len(texts)):
+        pred = by_index.get(i)
+        if pred is None:
+            out.append(None)
+            continue
         clusters = []
         for cluster in pred.get_clusters(as_strings=False):
             spans = [tuple(span) for span in cluster if span is not None and None not in span]
@@ -163,7 +177,7 @@ def _chunk_clusters(model, texts: list[str]) -> list[list[list[tuple[int, int]]]
 
 def _name_score(mention: str) -> tuple[int, int]:
     words = mention.split()
-    caps = sum(1 for w in words if w[:1].isupper() and w.lower().strip(".,'’") not in _PRONOUNS)
+    caps = sum(1 for w in words if w[:1].isupper() and w.lower().strip(".,;:!?'’\"") not in _NOT_NAMES)
     return caps, len(mention)
 
 
@@ -248,12 +262,18 @@ def extract(text: str, start: int = 0, end: int | None = None, *, model_path: st
     chunks = chunk_spans(text, start, end, chunk_words=chunk_words, overlap_words=overlap_words)
     model = model if model is not None else load_model(str(model_path), model_kind)
     clusters: list[list[list[tuple[int, int]]]] = []
+    skipped = 0
     for i in range(0, len(chunks), CHUNKS_PER_CALL):
         batch = chunks[i:i + CHUNKS_PER_CALL]
-        clusters.extend(_chunk_clusters(model, [text[s:e] for s, e in batch]))
+        for result in _chunk_clusters(model, [text[s:e] for s, e in batch]):
+            skipped += result is None
+            clusters.append(result or [])
+    if skipped:
+        logger.warning("fastcoref skipped %d of %d chunks as longer than the model's max_doc_len; "
+                       "lower chunk_words", skipped, len(chunks))
     groups = merge_chunks(text, chunks, clusters)
     entities = rank_entities(groups, top_k=top_k)
     params = {"model_path": str(model_path), "model_kind": model_kind, "chunk_words": chunk_words,
-              "overlap_words": overlap_words, "n_chunks": len(chunks),
+              "overlap_words": overlap_words, "n_chunks": len(chunks), "n_chunks_skipped": skipped,
               "n_clusters": sum(len(c) for c in clusters), "n_entities_total": len(groups)}
     return EntityChains(method=METHOD, entities=entities, span_start=start, span_end=end, params=params)

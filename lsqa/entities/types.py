@@ -42,12 +42,15 @@ class EntityChains:
     def top(self, k: int) -> tuple[Entity, ...]:
         return self.entities[:k]
 
-    def mention_ranks(self) -> list[tuple[int, int, int]]:
-        """(char_start, char_end, entity rank) of every mention, in book order.
+    def mention_ranks(self, lo: int = 0, hi: int | None = None) -> list[tuple[int, int, int]]:
+        """(char_start, char_end, entity rank) of the mentions inside ``[lo, hi)``, in book order,
+        with offsets relative to ``lo``.
 
-        The shape an annotated rendering (paper §2, ``[6 M. Myriel]``) needs.
+        The input of ``lsqa.questions.annotated_rendering(text[lo:hi], ...)`` for the paper's §2
+        format ``[15 Sire], said [6 M. Myriel], ...``.
         """
-        rows = [(m.char_start, m.char_end, e.rank) for e in self.entities for m in e.mentions]
+        rows = [(m.char_start - lo, m.char_end - lo, e.rank) for e in self.entities for m in e.mentions
+                if m.char_start >= lo and (hi is None or m.char_end <= hi)]
         rows.sort()
         return rows
 

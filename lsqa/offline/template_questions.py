@@ -57,8 +57,11 @@ def _describe(sentence: str, names: re.Pattern) -> str | None:
         after = _STOP_PHRASE.split(sentence[m.end() :], maxsplit=1)[0].split()
         if not after or after[0].lower() not in _VERBS:
             continue
-        phrase = " ".join(after[:MAX_PHRASE_WORDS])
-        if names.search(phrase) or len(after) < 2:
+        kept = after[:MAX_PHRASE_WORDS]
+        while len(kept) > 2 and kept[-1].lower() in STOPWORDS:  # no dangling "... upon his"
+            kept.pop()
+        phrase = " ".join(kept)
+        if names.search(phrase) or len(kept) < 2:
             continue
         return "the character who " + phrase
     return None

@@ -20,13 +20,19 @@ COLUMNS = (
     "error_kind", "error_message", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
     "run_id", "attempts",
 )
-_UPSERT = (
-    f"INSERT INTO llm_calls ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)}) "
-    "ON CONFLICT (cache_key) DO UPDATE SET "
+_ROW = "(" + ", ".join("?" for _ in COLUMNS) + ")"
+_CHUNK = 200
+_ON_CONFLICT = (
+    " ON CONFLICT (cache_key) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "cache_key")
     + ", created_at = now() "
     "WHERE llm_calls.status <> 'ok' OR excluded.status = 'ok'"
 )
+
+
+def _upsert(n_rows: int) -> str:
+    return f"INSERT INTO llm_calls ({', '.join(COLUMNS)}) VALUES " + ", ".join([_ROW] * n_rows) + _ON_CONFLICT
+
 _CACHED = ("cache_key", "model", "response", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "attempts")
 
 
@@ -44,9 +50,20 @@ def cached_ok(con: duckdb.DuckDBPyConnection, keys: Iterable[str]) -> dict[str, 
 
 
 def save_calls(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> None:
-    """Insert or replace calls (dicts with the keys of ``COLUMNS``)."""
-    if rows:
-        con.executemany(_UPSERT, [[row.get(c) for c in COLUMNS] for row in rows])
+    """Insert or replace calls (dicts with the keys of ``COLUMNS``).
+
+    One multi-row statement per ``_CHUNK`` rows: DuckDB's executemany runs one statement per row
+    and is ~7× slower, which would keep the workspace locked for most of a busy run.
+    """
+    latest: dict[str, dict] = {}
+    for row in rows:  # one row per key: a statement may not update the same row twice
+        seen = latest.get(row["cache_key"])
+        if seen is None or not (seen["status"] == "ok" and row["status"] != "ok"):
+            latest[row["cache_key"]] = row
+    unique = list(latest.values())
+    for start in range(0, len(unique), _CHUNK):
+        chunk = unique[start : start + _CHUNK]
+        con.execute(_upsert(len(chunk)), [row.get(c) for row in chunk for c in COLUMNS])
 
 
 def get_call(con: duckdb.DuckDBPyConnection, cache_key: str) -> dict | None:
