@@ -8,128 +8,18 @@ printed to stderr and exits with code 2, without traceback.
 """
 
 import json
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from lsqa.errors import InputError
+from lsqa.reports import agreement_table, rank_table
 
 # numpy / scipy are imported inside the functions, so that other ``lsqa`` commands start fast.
 EXIT_INPUT_ERROR = 2
 TIE_MODELS = ("half", "davidson")
-
-
-def _finite(x) -> Optional[float]:
-    """JSON has no NaN / inf: undefined numbers become null."""
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-# --------------------------------------------------------------------------------------------
-# Computing
-# --------------------------------------------------------------------------------------------
-
-
-def rank_table(
-    rows: Iterable[Mapping],
-    *,
-    bootstrap: int = 1000,
-    seed: int = 0,
-    by_question: bool = False,
-    anchor: Optional[str] = None,
-    tie_model: str = "half",
-    level: float = 0.95,
-) -> dict:
-    """Bradley-Terry ranking (paper §3.2) of rows with ``system_a, system_b, winner`` (+ ``question_id``).
-
-    Returns ``{"systems": [{"system", "beta", "strength", "ci_low", "ci_high", "rank"}, ...]
-    (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}}, "n_comparisons",
-    "n_excluded"}``; ``ci_low`` / ``ci_high`` bound the strength e^β (null when ``bootstrap=0``).
-    Raises ValueError for unusable rows.
-    """
-    from lsqa.ranking import bootstrap_bradley_terry, count_comparisons, fit_bradley_terry
-
-    rows = list(rows)
-    if not rows:
-        raise ValueError("no comparisons")
-    qids = None
-    if by_question:
-        qids = [r.get("question_id") for r in rows]
-        if any(q is None or str(q).strip() == "" for q in qids):
-            raise ValueError("--by-question needs a question_id in every row")
-        qids = [str(q) for q in qids]
-    data = count_comparisons(
-        [r["system_a"] for r in rows], [r["system_b"] for r in rows], [r["winner"] for r in rows], qids
-    )
-    if data.n_comparisons == 0:
-        raise ValueError("every comparison is 'none' (both answers wrong): nothing to rank")
-    fit = fit_bradley_terry(data, tie_model=tie_model, anchor=anchor)
-    ci = None
-    if bootstrap > 0:
-        ci = bootstrap_bradley_terry(data, rounds=bootstrap, level=level, seed=seed, by_question=by_question,
-                                     tie_model=tie_model, anchor=anchor)
-    order = sorted(range(len(fit.systems)), key=lambda k: (fit.rank[k], fit.systems[k]))
-    systems = []
-    for k in order:
-        systems.append({
-            "system": fit.systems[k],
-            "beta": _finite(fit.beta[k]),
-            "strength": _finite(fit.strength[k]),
-            "ci_low": _finite(ci.strength_low[k]) if ci else None,
-            "ci_high": _finite(ci.strength_high[k]) if ci else None,
-            "rank": int(fit.rank[k]),
-        })
-    win_probability = {
-        fit.systems[i]: {fit.systems[j]: _finite(fit.win_probability[i, j]) for j in order if j != i}
-        for i in order
-    }
-    return {
-        "systems": systems,
-        "win_probability": win_probability,
-        "n_comparisons": data.n_comparisons,
-        "n_excluded": data.n_excluded,
-    }
-
-
-def agreement_table(
-    rows: Iterable[Mapping],
-    rater_a: str,
-    rater_b: str,
-    *,
-    labels: Optional[Sequence[str]] = None,
-    bootstrap: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> dict:
-    """Agreement of two raters over the items both labelled, from long-format rows
-    (``item_id, rater, label``).
-
-    Returns ``{"n", "agreement", "kappa", "kappa_ci", "labels", "confusion"}``; ``confusion`` is
-    a list of rows in the order of ``labels``, rows = rater A (paper Fig. 4). Undefined κ → null.
-    """
-    from lsqa.agreement import compare_raters, paired_labels
-
-    rows = list(rows)
-    if rater_a == rater_b:
-        raise ValueError("--rater-a and --rater-b are the same rater")
-    _, la, lb = paired_labels(
-        [r["item_id"] for r in rows], [r["rater"] for r in rows], [r["label"] for r in rows], rater_a, rater_b
-    )
-    if not la:
-        raise ValueError(f"raters {rater_a!r} and {rater_b!r} have no item in common")
-    res = compare_raters(la, lb, labels=labels, rounds=bootstrap, level=level, seed=seed)
-    ci = [_finite(res.kappa_ci[0]), _finite(res.kappa_ci[1])]
-    return {
-        "n": res.n,
-        "agreement": res.agreement,
-        "kappa": _finite(res.kappa),
-        "kappa_ci": None if bootstrap <= 0 or ci[0] is None else ci,
-        "labels": list(res.labels),
-        "confusion": res.confusion.matrix.astype(int).tolist(),
-    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -209,10 +99,45 @@ def _fail(exc: InputError) -> None:
     raise typer.Exit(code=EXIT_INPUT_ERROR)
 
 
+def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
+    """Comparison rows from a file, or from a judge's verdicts in a workspace."""
+    if input is not None:
+        from lsqa.tables import load_comparisons
+
+        return input, load_comparisons(input).rows
+    if judge is None:
+        raise InputError("lsqa rank", "give --input FILE, or --judge NAME (with --workspace or the default workspace)")
+    from lsqa import analysis
+    from lsqa.config import resolve_workspace
+
+    ws = resolve_workspace(workspace)
+    return ws, analysis.comparison_rows(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+
+
+def _rating_rows(input, workspace, rater_a, rater_b):
+    """Long-format rating rows from a file, or the two raters' labels from a workspace."""
+    if input is not None:
+        from lsqa.tables import load_ratings
+
+        return input, load_ratings(input).rows
+    from lsqa import analysis
+    from lsqa.config import resolve_workspace
+
+    ws = resolve_workspace(workspace)
+    rows = []
+    for rater in (rater_a, rater_b):
+        rows += [{"item_id": k, "rater": rater, "label": v} for k, v in analysis.rater_labels(ws, rater).items()]
+    return ws, rows
+
+
 def rank_command(
-    input: Path = typer.Option(
-        ..., "--input", "-i", help="CSV or JSONL with system_a, system_b, winner (A/B/tie/none), optional question_id."
+    input: Optional[Path] = typer.Option(
+        None, "--input", "-i", help="CSV or JSONL with system_a, system_b, winner (A/B/tie/none), optional question_id."
     ),
+    workspace: Optional[Path] = typer.Option(None, "--workspace", "-w", help="Rank from a workspace (with --judge)."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Side-by-side judge whose verdicts to rank."),
+    use_overrides: bool = typer.Option(False, "--human-overrides", help="Use human overrides instead of the judge."),
+    exclude_flagged: bool = typer.Option(False, "--exclude-flagged", help="Leave out questions with flagged references."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap rounds for the CIs (0 = none)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     by_question: bool = typer.Option(False, "--by-question", help="Resample whole questions, not single comparisons."),
@@ -229,14 +154,12 @@ def rank_command(
     try:
         if tie_model not in TIE_MODELS:
             raise InputError(input, f"unknown tie model {tie_model!r}", hint="use half or davidson")
-        from lsqa.tables import load_comparisons
-
-        table = load_comparisons(input)
+        source, rows = _rank_rows(input, workspace, judge, use_overrides, exclude_flagged)
         try:
-            result = rank_table(table.rows, bootstrap=bootstrap, seed=seed, by_question=by_question,
+            result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question,
                                 anchor=anchor, tie_model=tie_model, level=level)
         except ValueError as exc:
-            raise InputError(input, str(exc)) from None
+            raise InputError(source, str(exc)) from None
     except InputError as exc:
         _fail(exc)
     if as_json:
@@ -248,7 +171,9 @@ def rank_command(
 
 
 def agreement_command(
-    input: Path = typer.Option(..., "--input", "-i", help="CSV or JSONL in long format: item_id, rater, label."),
+    input: Optional[Path] = typer.Option(None, "--input", "-i", help="CSV or JSONL in long format: item_id, rater, label."),
+    workspace: Optional[Path] = typer.Option(
+        None, "--workspace", "-w", help="Compare raters of a workspace: judge names, 'human' or 'human:<annotator>'."),
     rater_a: str = typer.Option(..., "--rater-a", help="First rater (rows of the confusion matrix)."),
     rater_b: str = typer.Option(..., "--rater-b", help="Second rater (columns)."),
     labels: Optional[str] = typer.Option(None, "--labels", help="Comma-separated label order (default: inferred)."),
@@ -258,14 +183,12 @@ def agreement_command(
 ) -> None:
     """Agreement of two raters: percent agreement, Cohen's kappa with CI, confusion matrix (paper Fig. 4)."""
     try:
-        from lsqa.tables import load_ratings
-
-        table = load_ratings(input)
+        source, rows = _rating_rows(input, workspace, rater_a, rater_b)
         order = [x.strip() for x in labels.split(",")] if labels else None
         try:
-            result = agreement_table(table.rows, rater_a, rater_b, labels=order, bootstrap=bootstrap, seed=seed)
+            result = agreement_table(rows, rater_a, rater_b, labels=order, bootstrap=bootstrap, seed=seed)
         except ValueError as exc:
-            raise InputError(input, str(exc)) from None
+            raise InputError(source, str(exc)) from None
     except InputError as exc:
         _fail(exc)
     typer.echo(json.dumps(result, indent=2) if as_json else format_agreement_table(result, rater_a, rater_b))

@@ -1,0 +1,214 @@
+"""Workspace → statistics: the numbers the dashboard, `lsqa rank/agreement --workspace` and exports show.
+
+Verdicts are read with the label the statistics should use (the judge's, or a human override,
+optionally without questions whose reference is flagged; ``lsqa.store.verdicts``), turned into
+plain rows and handed to ``lsqa.reports`` / ``lsqa.agreement``. Nothing here is cached: every call
+reflects the reviews and flags stored at that moment.
+
+Items. Yes/no verdicts (absolute, ground truth, similarity) rate one answer: item =
+(question, system). Side-by-side verdicts rate a pair: item = (question, system_a, system_b), with
+labels in system terms, so verdicts seen in different orders are comparable. A ground-truth rater
+that used both references says yes if either says yes (paper §5.2); a judge that saw both orders
+is represented by the order ``ab`` (``position_bias`` reports how much the other order differs).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from lsqa import store
+from lsqa.reports import agreement_table, rank_table
+from lsqa.store import results as results_store
+from lsqa.store import verdicts as verdicts_store
+
+BINARY_KINDS = ("absolute", "groundtruth", "similarity")
+PAIRWISE_KINDS = ("pairwise", "groundtruth-pairwise")
+HUMAN = "human"
+
+
+def _family(kind: str) -> str:
+    return "pairwise" if kind in PAIRWISE_KINDS else "binary"
+
+
+def item_key(row: dict) -> str:
+    if _family(row["kind"]) == "pairwise":
+        return f"{row['question_id']}|{row['system_a']}|{row['system_b']}"
+    return f"{row['question_id']}|{row['system_a']}"
+
+
+def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
+    """One label per item: either reference counts for yes; order 'ab' represents both orders."""
+    by_item: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r[label_key] is not None:
+            by_item[item_key(r)].append(r)
+    out = {}
+    for key, group in by_item.items():
+        if _family(group[0]["kind"]) == "binary":
+            out[key] = "yes" if any(g[label_key] == "yes" for g in group) else group[0][label_key]
+        else:
+            group.sort(key=lambda g: g["shown_order"])
+            out[key] = group[0][label_key]
+    return out
+
+
+def _verdicts(con, judge: str, *, kinds=None, use_overrides=False, exclude_flagged=False) -> list[dict]:
+    return verdicts_store.effective_verdicts(con, judge=judge, kinds=kinds, use_overrides=use_overrides,
+                                             exclude_flagged=exclude_flagged)
+
+
+# ------------------------------------------------------------------------------------ rankings
+
+def comparison_rows(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
+    """A side-by-side judge's verdicts as ``system_a, system_b, winner, question_id`` rows."""
+    with store.connect(ws) as con:
+        rows = _verdicts(con, judge, kinds=PAIRWISE_KINDS, use_overrides=use_overrides,
+                         exclude_flagged=exclude_flagged)
+    return [{"system_a": r["system_a"], "system_b": r["system_b"], "winner": r["label"],
+             "question_id": r["question_id"]} for r in rows]
+
+
+def ranking(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+            bootstrap: int = 1000, seed: int = 0, by_question: bool = False, anchor: str | None = None) -> dict:
+    """Bradley-Terry strengths e^β with bootstrap CIs from one judge's side-by-side verdicts (§3.2)."""
+    rows = comparison_rows(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    if not rows:
+        raise ValueError(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
+    result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor)
+    result["judge"] = judge
+    return result
+
+
+def accuracy(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+             method: str = "normal") -> list[dict]:
+    """Share of answers a yes/no judge accepts, per system, with a 95% CI (paper Table 1)."""
+    from lsqa.ranking import accuracy_ci
+
+    with store.connect(ws) as con:
+        rows = _verdicts(con, judge, kinds=BINARY_KINDS, use_overrides=use_overrides,
+                         exclude_flagged=exclude_flagged)
+        contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
+    per_system: dict[str, list[str]] = defaultdict(list)
+    for key, label in _collapse(rows).items():
+        per_system[key.split("|")[1]].append(label)
+    out = []
+    for system, labels in sorted(per_system.items()):
+        ci = accuracy_ci(sum(lab == "yes" for lab in labels), len(labels), method=method)
+        out.append({"system": system, "context": contexts.get(system, ""), "n": ci.n, "correct": ci.k,
+                    "accuracy": ci.p, "ci_low": ci.low, "ci_high": ci.high, "half_width": ci.half_width})
+    return sorted(out, key=lambda r: -r["accuracy"])
+
+
+# ----------------------------------------------------------------------------------- agreement
+
+def rater_labels(ws: Path, rater: str) -> dict[str, str]:
+    """Item → label for a judge name, ``human`` (latest review of anyone) or ``human:<annotator>``."""
+    with store.connect(ws) as con:
+        if rater == HUMAN or rater.startswith(HUMAN + ":"):
+            rows = verdicts_store.human_labels(con)
+            if rater != HUMAN:
+                rows = [r for r in rows if r["annotator"] == rater.split(":", 1)[1]]
+            for r in rows:
+                r.setdefault("shown_order", "ab")
+            rows.sort(key=lambda r: r["review_id"])  # later reviews win in _collapse's dict
+            return {item_key(r): r["label"] for r in rows if r["label"] is not None}
+        return _collapse(_verdicts(con, rater))
+
+
+def agreement(ws: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0) -> dict:
+    """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4)."""
+    a, b = rater_labels(ws, rater_a), rater_labels(ws, rater_b)
+    rows = [{"item_id": k, "rater": rater_a, "label": v} for k, v in a.items()]
+    rows += [{"item_id": k, "rater": rater_b, "label": v} for k, v in b.items()]
+    return agreement_table(rows, rater_a, rater_b, bootstrap=bootstrap, seed=seed)
+
+
+def position_bias(ws: Path, judge: str) -> dict:
+    """How a side-by-side judge depends on the order it saw the answers (FastChat/LLMBar practice).
+
+    ``first_position_rate``: share of decisive verdicts that picked the answer shown first.
+    With both orders: consistency and κ between the two orders (``lsqa.agreement``).
+    """
+    from lsqa.agreement import position_consistency
+
+    with store.connect(ws) as con:
+        rows = _verdicts(con, judge, kinds=PAIRWISE_KINDS)
+        raw = {r["id"]: r["raw_label"] for r in results_store.list_judgments(con, judge=judge)}
+    decisive = [raw[r["id"]] for r in rows if raw.get(r["id"]) in ("A", "B")]
+    out = {"judge": judge, "n": len(rows), "n_decisive": len(decisive),
+           "first_position_rate": (sum(x == "A" for x in decisive) / len(decisive)) if decisive else None}
+    by_order: dict[str, dict[str, str]] = defaultdict(dict)
+    for r in rows:
+        by_order[r["shown_order"]][item_key(r)] = r["label"]
+    both = sorted(set(by_order["ab"]) & set(by_order["ba"]))
+    if both:
+        pc = position_consistency([by_order["ab"][k] for k in both], [by_order["ba"][k] for k in both])
+        out.update(n_both_orders=pc.n, consistency=pc.consistency, kappa=pc.kappa)
+    return out
+
+
+def self_preference(ws: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict:
+    """The §5.1 2×2: how often each of two judges prefers each of two systems' answers."""
+    from lsqa.agreement import preference_table
+
+    judge_col, choice_col = [], []
+    for judge in judges:
+        for key, label in rater_labels(ws, judge).items():
+            parts = key.split("|")
+            if len(parts) != 3 or set(parts[1:]) != set(systems):
+                continue
+            winner = {"A": parts[1], "B": parts[2]}.get(label, label)
+            judge_col.append(judge)
+            choice_col.append(winner)
+    if not judge_col:
+        raise ValueError(f"no side-by-side verdicts of {judges} on {systems}")
+    table = preference_table(judge_col, choice_col, list(systems))
+    return {"judges": list(table.judges), "systems": list(table.sources), "counts": table.counts.tolist(),
+            "totals": table.totals.tolist(), "rates": table.rates.tolist()}
+
+
+def annotator_agreement(ws: Path) -> dict:
+    """Agreement among human annotators over verdicts reviewed by two or more (Fleiss' κ, Krippendorff's α)."""
+    from lsqa.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
+
+    with store.connect(ws) as con:
+        rows = verdicts_store.human_labels(con)
+    by_item: dict[str, dict[str, str]] = defaultdict(dict)
+    for r in rows:
+        by_item[r["judgment_id"]][r["annotator"]] = r["label"]
+    annotators = sorted({r["annotator"] for r in rows})
+    shared = [labels for labels in by_item.values() if len(labels) >= 2]
+    out = {"annotators": annotators, "n_items": len(shared), "fleiss_kappa": None, "krippendorff_alpha": None}
+    if not shared:
+        return out
+    ratings = [[labels.get(a) for a in annotators] for labels in shared]
+    out["krippendorff_alpha"] = krippendorff_alpha_nominal(ratings)
+    equal_counts = [r for r in ratings if all(x is not None for x in r)]
+    if equal_counts and len(annotators) >= 2:
+        _, table = category_counts(equal_counts)
+        out["fleiss_kappa"] = fleiss_kappa(table)
+    return out
+
+
+# -------------------------------------------------------------------------------------- export
+
+def export(ws: Path, out: Path, fmt: str) -> dict[str, int]:
+    """Tables as files plus one ranking file per side-by-side judge (JSON, or CSV rows)."""
+    import json
+
+    from lsqa.store import export as export_store
+
+    out = Path(out)
+    with store.connect(ws) as con:
+        written = export_store.export_tables(con, out, fmt)
+        pairwise_judges = sorted({j["judge"] for j in results_store.judges(con) if j["kind"] in PAIRWISE_KINDS})
+    for judge in pairwise_judges:
+        try:
+            result = ranking(ws, judge)
+        except ValueError:
+            continue
+        name = f"ranking_{judge}.json"
+        (out / name).write_text(json.dumps(result, indent=2))
+        written[name] = len(result["systems"])
+    return written

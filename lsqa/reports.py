@@ -1,0 +1,116 @@
+"""Statistics as JSON-ready reports: plain rows in, dicts out (paper §3.2 rankings, Fig. 4 agreement).
+
+Shared by the command line (rows from a file), the workspace analysis (rows from verdicts) and the
+dashboard. numpy / scipy are imported inside the functions so that importing this stays cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Optional
+
+
+def _finite(x) -> Optional[float]:
+    """JSON has no NaN / inf: undefined numbers become null."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def rank_table(
+    rows: Iterable[Mapping],
+    *,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    by_question: bool = False,
+    anchor: Optional[str] = None,
+    tie_model: str = "half",
+    level: float = 0.95,
+) -> dict:
+    """Bradley-Terry ranking (paper §3.2) of rows with ``system_a, system_b, winner`` (+ ``question_id``).
+
+    Returns ``{"systems": [{"system", "beta", "strength", "ci_low", "ci_high", "rank"}, ...]
+    (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}}, "n_comparisons",
+    "n_excluded"}``; ``ci_low`` / ``ci_high`` bound the strength e^β (null when ``bootstrap=0``).
+    Raises ValueError for unusable rows.
+    """
+    from lsqa.ranking import bootstrap_bradley_terry, count_comparisons, fit_bradley_terry
+
+    rows = list(rows)
+    if not rows:
+        raise ValueError("no comparisons")
+    qids = None
+    if by_question:
+        qids = [r.get("question_id") for r in rows]
+        if any(q is None or str(q).strip() == "" for q in qids):
+            raise ValueError("--by-question needs a question_id in every row")
+        qids = [str(q) for q in qids]
+    data = count_comparisons(
+        [r["system_a"] for r in rows], [r["system_b"] for r in rows], [r["winner"] for r in rows], qids
+    )
+    if data.n_comparisons == 0:
+        raise ValueError("every comparison is 'none' (both answers wrong): nothing to rank")
+    fit = fit_bradley_terry(data, tie_model=tie_model, anchor=anchor)
+    ci = None
+    if bootstrap > 0:
+        ci = bootstrap_bradley_terry(data, rounds=bootstrap, level=level, seed=seed, by_question=by_question,
+                                     tie_model=tie_model, anchor=anchor)
+    order = sorted(range(len(fit.systems)), key=lambda k: (fit.rank[k], fit.systems[k]))
+    systems = []
+    for k in order:
+        systems.append({
+            "system": fit.systems[k],
+            "beta": _finite(fit.beta[k]),
+            "strength": _finite(fit.strength[k]),
+            "ci_low": _finite(ci.strength_low[k]) if ci else None,
+            "ci_high": _finite(ci.strength_high[k]) if ci else None,
+            "rank": int(fit.rank[k]),
+        })
+    win_probability = {
+        fit.systems[i]: {fit.systems[j]: _finite(fit.win_probability[i, j]) for j in order if j != i}
+        for i in order
+    }
+    return {
+        "systems": systems,
+        "win_probability": win_probability,
+        "n_comparisons": data.n_comparisons,
+        "n_excluded": data.n_excluded,
+    }
+
+
+def agreement_table(
+    rows: Iterable[Mapping],
+    rater_a: str,
+    rater_b: str,
+    *,
+    labels: Optional[Sequence[str]] = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict:
+    """Agreement of two raters over the items both labelled, from long-format rows
+    (``item_id, rater, label``).
+
+    Returns ``{"n", "agreement", "kappa", "kappa_ci", "labels", "confusion"}``; ``confusion`` is
+    a list of rows in the order of ``labels``, rows = rater A (paper Fig. 4). Undefined κ → null.
+    """
+    from lsqa.agreement import compare_raters, paired_labels
+
+    rows = list(rows)
+    if rater_a == rater_b:
+        raise ValueError("--rater-a and --rater-b are the same rater")
+    _, la, lb = paired_labels(
+        [r["item_id"] for r in rows], [r["rater"] for r in rows], [r["label"] for r in rows], rater_a, rater_b
+    )
+    if not la:
+        raise ValueError(f"raters {rater_a!r} and {rater_b!r} have no item in common")
+    res = compare_raters(la, lb, labels=labels, rounds=bootstrap, level=level, seed=seed)
+    ci = [_finite(res.kappa_ci[0]), _finite(res.kappa_ci[1])]
+    return {
+        "n": res.n,
+        "agreement": res.agreement,
+        "kappa": _finite(res.kappa),
+        "kappa_ci": None if bootstrap <= 0 or ci[0] is None else ci,
+        "labels": list(res.labels),
+        "confusion": res.confusion.matrix.astype(int).tolist(),
+    }
