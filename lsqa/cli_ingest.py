@@ -105,9 +105,11 @@ def register(app: typer.Typer) -> None:
         path: Path = typer.Option(Path("db/lsqa.duckdb"), "--path", help="Where to build the demo workspace."),
         data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Default: $LSQA_DATA_DIR or ../shared/data."),
         full: bool = typer.Option(True, "--full/--ingest-only", help="Also run the demo study (answers, judges)."),
+        small: bool = typer.Option(False, "--small", help="Two short books only (configs/demo_small.toml)."),
     ):
         """Build the deterministic demo workspace from the shared data."""
         from lsqa import demo as demo_mod
 
-        for line in demo_mod.build_demo(path, data_dir=data_dir, run_study=full):
+        for line in demo_mod.build_demo(path, data_dir=data_dir, run_study=full,
+                                             scale="small" if small else "full"):
             typer.echo(line)

@@ -19,17 +19,21 @@ LES_MISERABLES = Path("books") / "pg135_les_miserables.txt"
 
 
 def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_study: bool = True,
-               include_les_miserables: bool = True) -> Iterator[str]:
+               scale: str = "full") -> Iterator[str]:
     """Build (or complete) the demo workspace at ``path``, yielding progress lines.
 
-    Idempotent: an existing demo workspace is completed, never duplicated.
+    ``scale="small"`` (tests, quick looks): no *Les Misérables*, and the study of
+    ``configs/demo_small.toml`` (two short books). Idempotent: an existing demo workspace is
+    completed, never duplicated.
     """
+    if scale not in ("full", "small"):
+        raise ValueError(f"scale must be full or small, not {scale!r}")
     data = Path(data_dir) if data_dir else default_data_dir()
     if not (data / "narrativeqa" / "documents.csv").is_file():
         raise InputError(data, "not a shared data folder (no narrativeqa/documents.csv)",
                          hint="set LSQA_DATA_DIR or pass --data-dir")
     yield from ingest.ingest_narrativeqa(path, data / "narrativeqa").lines()
-    if include_les_miserables:
+    if scale == "full":
         yield from ingest.ingest_book(path, data / LES_MISERABLES).lines()
     if run_study:
         try:
@@ -37,4 +41,4 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
         except ImportError:  # the pipeline stages are not part of this build yet
             yield "demo study skipped: lsqa.pipeline is not available"
             return
-        yield from pipeline.run_demo_study(path)
+        yield from pipeline.run_demo_study(path, scale=scale)

@@ -337,8 +337,9 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
 DEMO_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 
-def run_demo_study(workspace: str | Path) -> Iterator[str]:
+def run_demo_study(workspace: str | Path, scale: str = "full") -> Iterator[str]:
     """The demo study: NarrativeQA books with the embedded models, then questions on Les Misérables."""
-    for name in ("demo_narrativeqa.toml", "demo_generation.toml"):
+    names = ("demo_narrativeqa.toml", "demo_generation.toml") if scale == "full" else ("demo_small.toml",)
+    for name in names:
         yield f"running {name} ..."
         yield from run(workspace, DEMO_CONFIGS / name, show_bar=False).lines()

@@ -40,3 +40,26 @@ def _isolated_settings(monkeypatch, tmp_path):
     monkeypatch.delenv("LSQA_WORKSPACE", raising=False)
     monkeypatch.delenv("LSQA_SETTINGS", raising=False)
     monkeypatch.setenv("LSQA_DATA_DIR", str(shared_data_dir()))
+
+
+@pytest.fixture(scope="session")
+def demo_workspace_template(tmp_path_factory) -> Path:
+    """The small demo workspace (configs/demo_small.toml), built once per test session.
+
+    Tests that change it must use ``demo_workspace`` (a private copy)."""
+    from lsqa.demo import build_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.duckdb"
+    for _ in build_demo(path, data_dir=shared_data_dir(), scale="small"):
+        pass
+    return path
+
+
+@pytest.fixture
+def demo_workspace(demo_workspace_template, tmp_path) -> Path:
+    """A private copy of the small demo workspace, free to change."""
+    import shutil
+
+    copy = tmp_path / "demo.duckdb"
+    shutil.copy(demo_workspace_template, copy)
+    return copy
