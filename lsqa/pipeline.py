@@ -25,6 +25,7 @@ from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 
 BATCH = 256
+TOP_ENTITIES_STORED = 200  # entities kept per book with their mention chains (ranked by mention count)
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -176,7 +177,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
             ent_stage.summary.skipped += 1
         else:
             result = entities_mod.extract_entities(doc["full_text"], doc["clean_start"], doc["clean_end"],
-                                                   method=method, settings=settings)
+                                                   method=method, settings=settings, top_k=TOP_ENTITIES_STORED)
             with store.write(workspace) as con:
                 ent_stage.summary.written += corpus_store.insert_entities(con, doc_id, method, result)
         with store.connect(workspace) as con:
@@ -194,8 +195,8 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
             if story_tokens <= gen.context_tokens:
                 context = books.story(doc_id)
             else:
-                context = entities_mod.entity_context(doc["full_text"], [(a, b) for a, b, _ in mentions],
-                                                      max_tokens=gen.context_tokens)
+                # Paper footnote 1: the passages of the entity's mention chain stand in for the book.
+                context = entities_mod.entity_context_text(doc["full_text"], mentions, max_tokens=gen.context_tokens)
             request = llm.LLMRequest(model=gen.model, params=dict(gen.params), prompt_id=prompt.id,
                                      prompt_version=str(prompt.version),
                                      messages=prompts.messages(prompt, context_text=context,
