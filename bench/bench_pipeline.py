@@ -53,7 +53,9 @@ def build_queries(text: str, start: int, end: int, n: int = 1000):
     sentences = [m for m in re.finditer(r"[^.!?\n]*(?:\n[^.!?\n]+)*[.!?]", text[start:end])
                  if 8 <= len(m.group().split()) <= 30]
     picked = rng.sample(sentences, n - len(nqa))
-    own = [(" ".join(m.group().split()), start + m.start()) for m in picked]
+    # Position of the sentence's first character (the match may begin with the preceding white space).
+    own = [(" ".join(m.group().split()), start + m.start() + len(m.group()) - len(m.group().lstrip()))
+           for m in picked]
     return nqa, own
 
 

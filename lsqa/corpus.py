@@ -24,7 +24,7 @@ _END_RE = re.compile(
     r"^(\*{3} ?END OF (THE|THIS) PROJECT GUTENBERG.*|End of (the )?Project Gutenberg.*)$",
     re.MULTILINE | re.IGNORECASE,
 )
-_PARAGRAPH_RE = re.compile(r"\S(?:.*?\S)??(?=\n[ \t]*\n|\Z)", re.DOTALL)
+_PARAGRAPH_RE = re.compile(r"\S(?:.*?\S)??(?=[ \t]*\n[ \t]*\n|\s*\Z)", re.DOTALL)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
 
 

@@ -467,6 +467,7 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
 # The background event loop
 # ---------------------------------------------------------------------------------------------
 
+_LOOP_THREAD = "lsqa-llm-loop"
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_pid: int | None = None
 _loop_lock = threading.Lock()
@@ -479,7 +480,7 @@ def _event_loop() -> asyncio.AbstractEventLoop:
     with _loop_lock:
         if _loop is None or _loop_pid != os.getpid() or _loop.is_closed():
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="lsqa-llm-loop", daemon=True)
+            thread = threading.Thread(target=loop.run_forever, name=_LOOP_THREAD, daemon=True)
             thread.start()
             _loop, _loop_pid = loop, os.getpid()
         return _loop
@@ -524,6 +525,7 @@ class _Writer:
 
     def __init__(self, workspace: Path, run_id: int | None, interval_s: float = FLUSH_INTERVAL_S):
         self.workspace, self.run_id, self.interval_s = workspace, run_id, interval_s
+        self.env_secrets = _secret_env_values()
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self.error: BaseException | None = None
         self.writes = 0
@@ -531,15 +533,15 @@ class _Writer:
         self.thread = threading.Thread(target=self._loop, name="lsqa-llm-writer", daemon=True)
         self.thread.start()
 
-    def put(self, row: dict) -> None:
-        self.queue.put(row)
+    def put(self, job: "_Job", result: LLMResult) -> None:
+        self.queue.put((job, result))
 
     def close(self) -> None:
         self.queue.put(self._STOP)
         self.thread.join()
 
     def _loop(self) -> None:
-        pending: list[dict] = []
+        pending: list[tuple[_Job, LLMResult]] = []
         free_until = 0.0  # no write before this time: the file stays free for others meanwhile
         while True:
             wait = None if not pending else max(0.0, free_until - time.monotonic())
@@ -557,14 +559,21 @@ class _Writer:
             if stop:
                 return
 
-    def _write(self, rows: list[dict]) -> None:
+    def _write(self, finished: list[tuple["_Job", LLMResult]]) -> None:
         started = time.monotonic()
         try:
-            _save(self.workspace, rows, self.run_id)
+            # Rows are built here, not on the event loop: serialising a book-length prompt takes
+            # milliseconds that the calls in flight should not wait for.
+            rows = [_row(job, result, self.run_id, self.env_secrets) for job, result in finished]
+            with _save_lock:
+                _save(self.workspace, rows, self.run_id)
         except BaseException as exc:  # noqa: BLE001 - reported to the caller at close
             self.error = self.error or exc
         self.writes += 1
         self.write_seconds += time.monotonic() - started
+
+
+_save_lock = threading.Lock()  # writers of concurrent batches in one process take turns (no write conflicts)
 
 
 def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
@@ -627,7 +636,7 @@ class _Progress:
 
             self.bar = tqdm(total=total, desc="LLM calls", unit="call", dynamic_ncols=True)
 
-    def advance(self, n: int, failed: int = 0) -> None:
+    def advance(self, n: int) -> None:
         if n <= 0:
             return
         self.done += n
@@ -720,15 +729,17 @@ def complete_many(
 
 def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker) -> None:
     litellm()  # import and configure before the loop needs it (and before timing starts)
-    env_secrets = _secret_env_values()
+    loop = _event_loop()
+    if threading.current_thread().name == _LOOP_THREAD:
+        raise RuntimeError("lsqa.llm.complete_many was called from its own event loop; use a worker thread")
     writer = _Writer(workspace, run_id)
     finished: queue.SimpleQueue = queue.SimpleQueue()
 
     def on_done(job: _Job, result: LLMResult) -> None:  # on the event loop thread
-        writer.put(_row(job, result, run_id, env_secrets))
+        writer.put(job, result)
         finished.put((job, result))
 
-    future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done), _event_loop())
+    future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done), loop)
     remaining = len(jobs)
     extra_copies = 0
     try:

@@ -53,16 +53,22 @@ def embed(texts: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
     Each distinct text is encoded once per process: the same two references meet the answers of
     every QA system, so they are kept in a bounded cache (``CACHE_SIZE`` texts, ~1.5 KB each).
     """
-    missing = sorted({t for t in texts if t not in _CACHE})
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    found = {}
+    for t in set(texts):
+        v = _CACHE.get(t)  # .get: another thread may clear the cache meanwhile
+        if v is not None:
+            found[t] = v
+    missing = sorted(set(texts) - found.keys())
     if missing:
         vectors = load_model().encode(missing, batch_size=batch_size, normalize_embeddings=True,
                                       convert_to_numpy=True, show_progress_bar=False)
+        found.update(zip(missing, vectors))
         if len(_CACHE) + len(missing) > CACHE_SIZE:
             _CACHE.clear()
         _CACHE.update(zip(missing, vectors))
-    if not texts:
-        return np.zeros((0, DIMENSIONS), dtype=np.float32)
-    return np.stack([_CACHE[t] for t in texts])
+    return np.stack([found[t] for t in texts])
 
 
 def similarity(answers: Sequence[str], references: Sequence[str | Sequence[str]]) -> np.ndarray:

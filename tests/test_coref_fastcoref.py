@@ -161,3 +161,10 @@ def test_missing_model_folder_is_an_input_error(story, tmp_path):
         extract_entities(text, start, end, model_path=str(tmp_path / "nothing"))
     with pytest.raises(ValueError, match="coref_model_kind"):
         coref.load_model(str(tmp_path), "spanbert")
+    # A transformer folder without fastcoref's coref_head is refused with a reason, not a KeyError.
+    from transformers import RobertaConfig
+
+    plain = tmp_path / "plain"
+    RobertaConfig(hidden_size=8, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8).save_pretrained(plain)
+    with pytest.raises(InputError, match="not a fastcoref fcoref model"):
+        coref.load_model(str(plain), "fcoref")

@@ -179,3 +179,10 @@ def test_bad_label_names_line(workspace, tmp_path):
     path.write_text(f"question_id,rater,kind,system_a,system_b,label\nnqa:{TOM_KITTEN}:0,bob,pairwise,x,y,maybe\n")
     with pytest.raises(InputError, match=r"v.csv:2: label 'maybe'"):
         ingest.import_judgments(workspace, path)
+
+
+def test_passages_keep_a_last_paragraph_followed_by_a_single_newline():
+    from lsqa.corpus import split_passages
+
+    assert [p.text for p in split_passages("A.\n\nB.\n", target_tokens=1)] == ["A.", "B."]
+    assert [p.text for p in split_passages("A.  \n\nB. x \n  ", target_tokens=2)] == ["A.", "B. x"]

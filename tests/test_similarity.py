@@ -14,8 +14,8 @@ from tests.nqa_books import questions
 @pytest.fixture(scope="module")
 def pairs(shared_data):
     """60 questions from 3 stories: answer2 with its own answer1 and with another question's answer1."""
-    rows = [q for q in questions(shared_data)
-            if q["wiki_title"] in {"The Tale of Tom Kitten", "Of Human Bondage", "The Adventure of the Dying Detective"}]
+    titles = {"The Tale of Tom Kitten", "Of Human Bondage", "The Adventure of the Dying Detective"}
+    rows = [q for q in questions(shared_data) if q["wiki_title"] in titles]
     rng = random.Random(7)
     rows = rng.sample(rows, 60)
     own = [r["answer1"] for r in rows]

@@ -11,7 +11,10 @@ this machine), so a book is read in chunks of about ``CHUNK_WORDS`` = 2,500 word
 that curve) made of whole paragraphs (a paragraph longer than a chunk is cut at sentence ends,
 a sentence longer than a chunk at white space). Consecutive chunks overlap by the last
 paragraphs of the previous chunk, at least ``OVERLAP_WORDS`` = 250 words, so a pronoun near a
-chunk start can still find its antecedent.
+chunk start can still find its antecedent. FCoref cuts each chunk into 512-token segments itself;
+LingMess reads a chunk whole, so a chunk must fit its Longformer (4,096 tokens): 2,500 words are
+about 3,300 sub-word tokens. A chunk fastcoref skips as too long is counted in
+``params['n_chunks_skipped']`` and logged.
 
 **Merging chains across chunks.** Every chunk's clusters get global offsets (chunk start + the
 chunk-relative character offsets fastcoref returns), then clusters are joined (union-find) when
@@ -144,10 +147,15 @@ def load_model(model_path: str, kind: str = "fcoref"):
     path = Path(model_path)
     if not (path / "config.json").is_file():
         raise InputError(path, "no coreference model here (config.json missing)",
-                         hint="set coref_model_path to a local FCoref/LingMessCoref folder, or '' for the built-in fallback")
+                         hint="set coref_model_path to a local FCoref/LingMessCoref folder, "
+                              "or '' for the built-in fallback")
     fastcoref = _quiet_import()
     cls = fastcoref.FCoref if kind == "fcoref" else fastcoref.LingMessCoref
-    return cls(model_name_or_path=str(path), device="cpu", nlp=_spacy_tokenizer(), enable_progress_bar=False)
+    try:
+        return cls(model_name_or_path=str(path), device="cpu", nlp=_spacy_tokenizer(), enable_progress_bar=False)
+    except (KeyError, AttributeError, OSError) as exc:  # e.g. a plain transformer folder without coref_head
+        raise InputError(path, f"not a fastcoref {kind} model folder ({type(exc).__name__}: {exc})",
+                         hint="it needs config.json with a coref_head section, weights and tokenizer files") from exc
 
 
 def _chunk_clusters(model, texts: list[str]) -> list[list[list[tuple[int, int]]] | None]:

@@ -78,7 +78,8 @@ _NAME_TOKEN_RE = re.compile(rf"(?<![\w'’])(?:{_ABBREV}|{_CAPWORD}|{_PARTICLE})
 _LOWER_WORD_RE = re.compile(rf"(?<![\w'’-])[{_LO}]+(?![\w'’])")
 
 _MALE = {"Mr", "M", "MM", "Messrs", "Monsieur", "Messieurs", "Sir", "Lord", "Master", "Father", "Brother",
-         "Uncle", "Mister", "Mgr", "Monseigneur", "Don", "Signor", "Herr", "Baron", "Count", "Marquis", "Duke", "Prince",
+         "Uncle", "Mister", "Mgr", "Monseigneur", "Don", "Signor", "Herr", "Baron", "Count", "Marquis", "Duke",
+         "Prince",
          "King", "Abbé", "Bishop", "Captain", "Colonel", "General", "Sergeant", "Curé", "Emperor", "Squire"}
 _FEMALE = {"Mrs", "Ms", "Mme", "Mmes", "Mlle", "Madame", "Mademoiselle", "Miss", "Lady", "Mother", "Sister",
            "Aunt", "Dame", "Queen", "Princess", "Duchess", "Baroness", "Countess", "Marquise", "Donna", "Frau",
@@ -301,7 +302,8 @@ def extract(text: str, start: int = 0, end: int | None = None, *, min_count: int
             continue
         for s_rep in unit_of_core[short]:
             s_gender = unit_gender[s_rep]
-            targets = [r for r in unit_of_core[best] if not s_gender or not unit_gender[r] or unit_gender[r] == s_gender]
+            targets = [r for r in unit_of_core[best]
+                       if not s_gender or not unit_gender[r] or unit_gender[r] == s_gender]
             if len(targets) == 1:
                 uf.union(s_rep, targets[0])
 

@@ -73,12 +73,15 @@ def content_words(text: str) -> list[str]:
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) character offsets of the sentences of ``text``, whitespace trimmed.
 
-    Splits after ., ! or ? followed by whitespace (not after common abbreviations such as
-    "Mr." or "M."), and at blank lines; very long pieces are cut at line breaks.
+    Splits after ., ! or ? followed by whitespace, unless a lower-case letter follows or the
+    word before is a common abbreviation ("Mr.", "M."); and at blank lines. Very long pieces
+    are cut at line breaks.
     """
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
+        if m.group(0)[0] in ".!?" and m.end() < len(text) and text[m.end()].islower():
+            continue  # '"Who?" she asked.': the sentence goes on
         if m.group(0)[0] == ".":
             # "Mr. Darcy", "M. Myriel": the word before the stop is an abbreviation.
             j = m.start()

@@ -1,0 +1,107 @@
+"""Showing book and model text safely, with excerpts highlighted.
+
+Judge evidence (paper Fig. 12/19: "extract literal passages from the context as evidence") is
+located in the story text and shown inside its passage with the excerpt marked; entity mention
+chains (paper §2) are shown the same way. Everything that came from a book, a dataset or a model is
+escaped with ``html.escape``: the only tags in the output are the ones written here (``<div>``,
+``<mark>``, ``<br>``), so an answer holding ``<script>`` or ``<img onerror=…>`` is shown as text.
+
+The output is one line of HTML inside a ``<div>``: a Markdown renderer treats it as a raw HTML
+block, so book text is never read as Markdown either (``_much_`` stays ``_much_``). Pure: no
+streamlit, no database.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+# Models quote with "…" or "..." between the pieces they keep; each piece is looked up on its own.
+_ELLIPSIS = re.compile(r"\s*(?:\.\s*\.\s*\.|…)\s*")
+_MIN_PIECE_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    how: str  # exact | whitespace (same words, other spacing or case)
+
+
+def find_excerpt(text: str, excerpt: str, start: int = 0, end: int | None = None) -> Match | None:
+    """Where ``excerpt`` occurs in ``text[start:end]``: exactly, else with whitespace and case normalised.
+
+    Offsets are into ``text``. Returns None when the excerpt is not in the text (an explanation
+    rather than a quote, or a paraphrase).
+    """
+    end = len(text) if end is None else end
+    excerpt = excerpt.strip().strip("'\"“”‘’").strip()
+    if len(excerpt) < 3:
+        return None
+    i = text.find(excerpt, start, end)
+    if i >= 0:
+        return Match(i, i + len(excerpt), "exact")
+    words = excerpt.split()
+    if not words:
+        return None
+    # Same words, any run of whitespace between them (books wrap lines), any case.
+    pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    m = pattern.search(text, start, end)
+    if m:
+        return Match(m.start(), m.end(), "whitespace")
+    return None
+
+
+def find_evidence(text: str, excerpt: str, start: int = 0, end: int | None = None) -> list[Match]:
+    """Spans of ``excerpt`` in the text; an excerpt with ellipses is looked up piece by piece."""
+    whole = find_excerpt(text, excerpt, start, end)
+    if whole:
+        return [whole]
+    pieces = [p for p in _ELLIPSIS.split(excerpt) if len(p.split()) >= _MIN_PIECE_WORDS]
+    if len(pieces) < 2:
+        return []
+    found = [find_excerpt(text, p, start, end) for p in pieces]
+    return [m for m in found if m]
+
+
+def escape(text: str) -> str:
+    """Escaped text with line breaks kept (``<br>``): safe inside the HTML built here."""
+    return html.escape(text or "", quote=True).replace("\r\n", "\n").replace("\n", "<br>")
+
+
+def text_html(text: str, *, css: str = "") -> str:
+    """A block showing ``text`` literally (no HTML, no Markdown)."""
+    style = f' style="{html.escape(css, quote=True)}"' if css else ""
+    return f'<div class="lsqa-text"{style}>{escape(text)}</div>'
+
+
+def marked_html(text: str, spans: list[tuple[int, int]], *, offset: int = 0, css: str = "") -> str:
+    """``text`` with ``spans`` (offsets into the book, shifted by ``offset``) wrapped in ``<mark>``.
+
+    Overlapping spans are merged; spans outside the text are clipped or dropped.
+    """
+    n = len(text)
+    cleaned = sorted((max(0, s - offset), min(n, e - offset)) for s, e in spans)
+    merged: list[list[int]] = []
+    for s, e in cleaned:
+        if e <= s:
+            continue
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    parts, pos = [], 0
+    for s, e in merged:
+        parts.append(escape(text[pos:s]))
+        parts.append(f"<mark>{escape(text[s:e])}</mark>")
+        pos = e
+    parts.append(escape(text[pos:]))
+    style = f' style="{html.escape(css, quote=True)}"' if css else ""
+    return f'<div class="lsqa-text"{style}>{"".join(parts)}</div>'
+
+
+def window(text_len: int, start: int, end: int, chars: int = 400, lo: int = 0, hi: int | None = None) -> tuple[int, int]:
+    """A window of about ``chars`` characters either side of [start, end), inside [lo, hi)."""
+    hi = text_len if hi is None else hi
+    return max(lo, start - chars), min(hi, end + chars)
