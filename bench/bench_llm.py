@@ -96,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
           f"(target <= {THROUGHPUT_TARGET}x) {'OK' if ok1 else 'MISSED'}")
     print(f"            made {t1.calls_made}, failed {t1.calls_failed}, server saw {stats['requests'] - before} "
           f"requests, max {stats['max_in_flight']} in flight; stored rows {stored}; cost ${t1.cost_usd_known:.6f}")
+    print(f"            workspace writes: {first.store_writes} commits, held {first.store_write_s:.2f} s in total "
+          f"({first.store_write_s / first.elapsed_s * 100:.0f}% of the run, {first.store_write_s / first.store_writes * 1000:.0f} ms "
+          f"per commit, {args.calls / first.store_writes:.0f} calls each); a finished call was durable after at most "
+          f"{first.store_max_delay_s * 1000:.0f} ms")
     print(f"cached run: {second.elapsed_s:.3f} s -> {ratio2 * 100:.2f}% of the first run "
           f"(target < {CACHED_TARGET * 100:.0f}%) {'OK' if ok2 else 'MISSED'}; "
           f"cached {t2.calls_cached}, new server requests {after - stats['requests']}")

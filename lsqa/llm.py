@@ -178,9 +178,14 @@ class RunTotals:
 
 
 class Results(list):
-    """The results of :func:`complete_many`, in request order, with the batch's wall time."""
+    """The results of :func:`complete_many`, in request order, with the batch's wall time and
+    how it used the workspace: ``store_writes`` commits holding the file ``store_write_s`` seconds
+    in total, a finished call committed at most ``store_max_delay_s`` after it finished."""
 
     elapsed_s: float | None = None
+    store_writes: int = 0
+    store_write_s: float = 0.0
+    store_max_delay_s: float = 0.0
 
     def totals(self) -> RunTotals:
         return totals(self)
@@ -529,19 +534,20 @@ class _Writer:
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self.error: BaseException | None = None
         self.writes = 0
-        self.write_seconds = 0.0
+        self.write_seconds = 0.0   # how long the workspace was held, in total
+        self.max_delay_s = 0.0     # longest time from a call finishing to its commit
         self.thread = threading.Thread(target=self._loop, name="lsqa-llm-writer", daemon=True)
         self.thread.start()
 
     def put(self, job: "_Job", result: LLMResult) -> None:
-        self.queue.put((job, result))
+        self.queue.put((job, result, time.monotonic()))
 
     def close(self) -> None:
         self.queue.put(self._STOP)
         self.thread.join()
 
     def _loop(self) -> None:
-        pending: list[tuple[_Job, LLMResult]] = []
+        pending: list[tuple[_Job, LLMResult, float]] = []
         free_until = 0.0  # no write before this time: the file stays free for others meanwhile
         while True:
             wait = None if not pending else max(0.0, free_until - time.monotonic())
@@ -559,18 +565,20 @@ class _Writer:
             if stop:
                 return
 
-    def _write(self, finished: list[tuple["_Job", LLMResult]]) -> None:
-        started = time.monotonic()
+    def _write(self, finished: list[tuple["_Job", LLMResult, float]]) -> None:
         try:
             # Rows are built here, not on the event loop: serialising a book-length prompt takes
             # milliseconds that the calls in flight should not wait for.
-            rows = [_row(job, result, self.run_id, self.env_secrets) for job, result in finished]
+            rows = [_row(job, result, self.run_id, self.env_secrets) for job, result, _ in finished]
             with _save_lock:
+                started = time.monotonic()
                 _save(self.workspace, rows, self.run_id)
+                done = time.monotonic()
+            self.writes += 1
+            self.write_seconds += done - started
+            self.max_delay_s = max(self.max_delay_s, done - min(at for _, _, at in finished))
         except BaseException as exc:  # noqa: BLE001 - reported to the caller at close
             self.error = self.error or exc
-        self.writes += 1
-        self.write_seconds += time.monotonic() - started
 
 
 _save_lock = threading.Lock()  # writers of concurrent batches in one process take turns (no write conflicts)
@@ -718,16 +726,19 @@ def complete_many(
             with write(workspace) as con:
                 llm_calls.add_to_run(con, run_id, cached=n_hits)
         tracker.advance(n_hits)
+        writer = None
         if jobs:
-            _run_calls(workspace, list(jobs.values()), results, max_concurrency, retry, run_id, tracker)
+            writer = _run_calls(workspace, list(jobs.values()), results, max_concurrency, retry, run_id, tracker)
     finally:
         tracker.close()
     out = Results(results)  # type: ignore[arg-type]
     out.elapsed_s = time.monotonic() - started
+    if writer is not None:
+        out.store_writes, out.store_write_s, out.store_max_delay_s = writer.writes, writer.write_seconds, writer.max_delay_s
     return out
 
 
-def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker) -> None:
+def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker) -> "_Writer":
     litellm()  # import and configure before the loop needs it (and before timing starts)
     loop = _event_loop()
     if threading.current_thread().name == _LOOP_THREAD:
@@ -772,6 +783,7 @@ def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker
     if writer.error is not None:
         raise LsqaError(f"could not store LLM calls in {workspace}: {writer.error}") from writer.error
     log.debug("stored %d calls in %d writes (%.3f s)", len(jobs), writer.writes, writer.write_seconds)
+    return writer
 
 
 def complete(

@@ -14,7 +14,8 @@ def list_systems(con) -> list[dict]:
 
 
 def insert_answers(con, rows: list[dict], *, replace: bool = False) -> int:
-    return insert_rows(con, "answers", rows, on_conflict="replace" if replace else "nothing")
+    return insert_rows(con, "answers", rows, on_conflict="replace" if replace else "nothing",
+                       key=("question_id", "system_name"))
 
 
 def answered(con, system_name: str) -> set[str]:
@@ -35,7 +36,7 @@ def answers_for(con, question_ids: list[str], systems: list[str] | None = None) 
 
 
 def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
-    return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing")
+    return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing", key=("id",))
 
 
 def judgment_ids(con, ids: list[str]) -> set[str]:

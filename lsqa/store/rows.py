@@ -21,27 +21,37 @@ def insert_rows(
     rows: Iterable[Mapping],
     *,
     on_conflict: str = "nothing",
+    key: tuple[str, ...] = (),
 ) -> int:
     """Insert ``rows`` into ``table``; return how many were inserted.
 
     ``on_conflict``: ``"nothing"`` keeps the existing row (idempotent re-runs), ``"replace"``
-    overwrites it (a forced re-computation), ``"error"`` raises.
+    overwrites the row with the same ``key`` columns (a re-computation), ``"error"`` raises.
+    Replace is delete-then-insert inside the caller's transaction: DuckDB's own upsert needs a
+    single conflict target, and some tables have a natural key besides their id.
     """
+    if on_conflict == "replace" and not key:
+        raise ValueError("on_conflict='replace' needs the key columns")
     # Arrow takes its columns from the first row, so rows with different key sets go in as
     # separate groups; a key left out of a row means "the table's default", not NULL.
     groups: dict[tuple[str, ...], list[dict]] = {}
     for r in rows:
         groups.setdefault(tuple(r), []).append(dict(r))
-    verb = "INSERT OR REPLACE INTO" if on_conflict == "replace" else "INSERT INTO"
     suffix = " ON CONFLICT DO NOTHING" if on_conflict == "nothing" else ""
     inserted = 0
     for group in groups.values():
         name = f"_lsqa_rows_{next(_counter)}"
         con.register(name, pa.Table.from_pylist(group))
         try:
-            result = con.execute(f"{verb} {table} BY NAME SELECT * FROM {name}{suffix}").fetchone()
+            if on_conflict == "replace":
+                cols = ", ".join(key)
+                con.execute(f"DELETE FROM {table} WHERE ({cols}) IN (SELECT ({cols}) FROM {name})")
+            result = con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {name}{suffix}").fetchone()
         finally:
-            con.unregister(name)
+            try:
+                con.unregister(name)
+            except duckdb.Error:
+                pass  # an aborted transaction refuses this too; the statement's own error is what matters
         inserted += int(result[0]) if result else 0
     return inserted
 
