@@ -248,7 +248,7 @@ def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], 
                 stage.summary.skipped += 1
                 continue
             tasks.append(systems_mod.answer_task(s, q, books))
-    stage.summary.tasks = len(tasks)
+    stage.summary.tasks = len(tasks) + stage.summary.skipped
     ready = [t.ready_row for t in tasks if t.ready_row is not None]
     calls = [t for t in tasks if t.request is not None]
     with store.write(workspace) as con:

@@ -128,6 +128,10 @@ def _reject_secrets(path, table: dict, where: str) -> None:
                                    "(e.g. OPENAI_API_KEY), never from a config file")
         if isinstance(value, dict):
             _reject_secrets(path, value, f"{where}.{key}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    _reject_secrets(path, item, f"{where}.{key}[{i}]")
 
 
 def _spec(path, cls, table: dict, where: str, **conv):

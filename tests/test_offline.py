@@ -123,6 +123,15 @@ def test_extractive_without_context_does_not_know():
                                          question="Zebras quantum?")) == "I don't know."
 
 
+def test_tiny_contexts_still_match():
+    # BM25's idf is zero or negative in a one- or two-sentence corpus; matching must not depend on it.
+    one = "# CONTEXT\nThe cat sat on the mat.\n# CONTEXT END\nQuestion: Where did the cat sit?\nAnswer:"
+    assert run("lsqa/extractive", [{"role": "user", "content": one}]) == "The cat sat on the mat."
+    two = "Jean Valjean stole a loaf of bread. He was sent to the galleys."
+    assert lexical_judge.support("Valjean stole bread.", two).value == 1.0
+    assert lexical_judge.support("He went to the galleys.", two).evidence == ["He was sent to the galleys."]
+
+
 def test_context_settings_really_differ(tom_kitten):
     book, qas = tom_kitten
     q = next(q for q in qas if q["q_index"] == 3)["question"]

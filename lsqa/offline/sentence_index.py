@@ -14,6 +14,7 @@ import numpy as np
 from lsqa.offline.text import content_words, sentence_spans
 
 CACHED_CONTEXTS = 8
+OVERLAP_BONUS = 1e-6
 
 
 class SentenceIndex:
@@ -40,9 +41,16 @@ class SentenceIndex:
         return self.text[s:e]
 
     def scores(self, query: list[str]) -> np.ndarray:
+        """BM25 of every sentence, plus a tiny bonus per distinct query word it contains: BM25's
+        idf is 0 (or less) for a word in half the sentences or more, so in a context of one or two
+        sentences nothing would score at all without it."""
         if self._bm25 is None or not query:
             return np.zeros(len(self.spans))
-        return self._bm25.get_scores(list(dict.fromkeys(query)))
+        terms = list(dict.fromkeys(query))
+        wanted = frozenset(terms)
+        overlap = np.fromiter((len(t & wanted) for t in self.token_sets), dtype=float, count=len(self.token_sets))
+        # rank_bm25's idf can go negative in a corpus of one or two sentences: clamp at zero.
+        return np.maximum(self._bm25.get_scores(terms), 0.0) + OVERLAP_BONUS * overlap
 
     def top(self, query: list[str], k: int) -> list[tuple[int, float]]:
         """(index, score) of the ``k`` best-scoring sentences with a positive score, best first

@@ -1,0 +1,311 @@
+"""Auditing judge verdicts by hand: the queue, one item as the judge saw it, and the annotator's actions.
+
+Priority (what most needs a human first). For each verdict, with weights ``PRIORITY_WEIGHTS``::
+
+    priority = 3.0 · [the judge's output could not be used (parse_error / error)]
+             + 2.0 · disagreement            share of the other judges' verdicts on the same item
+                                             with another outcome (0…1)
+             + 1.0 · [self-inconsistent]     the same judge gave the same item different outcomes:
+                                             the two presentation orders of a side-by-side pair
+                                             (position bias), or the two references of a
+                                             ground-truth rater (the references disagree)
+             + 0.5 · [a reference of the question is flagged]
+
+An item is one answer (question, system) for yes/no verdicts — AutoAIS (paper §3.1), ground
+truth (§5.2), similarity — and one pair (question, {system_a, system_b}) for side-by-side verdicts
+(§3.2), whatever order was shown. Outcomes are compared within a family: yes/no, or the winning
+system / tie / none. So a book-grounded AutoAIS "yes" that the ground-truth raters call "no" (the
+paper's sign of a wrong NarrativeQA reference, §5.2 and Appendix E) scores high, and so does a
+side-by-side judge that flips with the order. Verdicts that nobody has reviewed come before
+reviewed ones; ties keep a stable order (question, judge, pair).
+
+Actions are append-only rows (``lsqa.store.reviews``), saved at once with the annotator's name and
+the time: choosing the judge's own label is a ``confirm``, any other label an ``override``. Undo
+withdraws the annotator's own latest action: a review gets an ``undo`` row; a flag gets a row that
+restores the annotator's previous flag on that reference (or a ``retract``), with
+``store.dashboard.UNDO_FLAG_NOTE`` in its note so it is never itself taken for the last action.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsqa import highlight, store
+from lsqa.labels import swap_pairwise
+from lsqa.store import dashboard as dash_store
+from lsqa.store import reviews as reviews_store
+
+PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0, "flagged": 0.5}
+PAIRWISE_KINDS = dash_store.PAIRWISE_KINDS
+REVIEWED_FILTERS = {"not_mine": "not reviewed by me", "unreviewed": "not reviewed by anyone",
+                    "all": "all", "mine": "reviewed by me"}
+PAGE_SIZE = 100
+CONTEXT_CHARS = 350  # book text shown either side of an evidence excerpt when no passage holds it
+
+# Keyboard shortcuts of the audit screen (Streamlit ≥ 1.52 `st.button(shortcut=...)`; C and R are
+# reserved by Streamlit). Labels are given in the positions shown: "A" is the answer shown first.
+SHORTCUTS = {
+    "next": "J", "previous": "K", "confirm": "V", "undo": "U",
+    "shown:A": "A", "shown:B": "B", "shown:tie": "T", "shown:none": "X",
+    "yes": "Y", "no": "N",
+    "flag:1": "F", "flag:2": "G",
+}
+
+
+@dataclass(frozen=True)
+class Filters:
+    judges: tuple[str, ...] = ()
+    systems: tuple[str, ...] = ()
+    documents: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    reviewed: str = "not_mine"
+
+
+def is_pairwise(kind: str) -> bool:
+    return kind in PAIRWISE_KINDS
+
+
+# ------------------------------------------------------------------------------------- queue
+
+def queue(ws: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
+          page_size: int = PAGE_SIZE) -> dict:
+    """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``."""
+    with store.connect(ws) as con:
+        rows, total = dash_store.audit_queue(
+            con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
+            documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
+            reviewed=filters.reviewed, limit=page_size, offset=page * page_size)
+    for r in rows:
+        r["priority"] = round(float(r["priority"]), 3)
+        r["disagreement"] = round(float(r["disagreement"]), 3)
+        r["why"] = reasons(r)
+    return {"rows": rows, "total": total, "page": page, "pages": max(1, -(-total // page_size))}
+
+
+def reasons(row: dict) -> str:
+    """The priority in words, for the queue table."""
+    out = []
+    if row["status"] != "ok":
+        out.append(row["status"].replace("_", " "))
+    if row.get("disagreement"):
+        out.append(f"{row['disagreement']:.0%} of {row['n_others']} other verdicts differ")
+    if row.get("self_inconsistent"):
+        out.append("judge flips with order/reference")
+    if row.get("flagged"):
+        out.append("reference flagged")
+    return "; ".join(out) or "—"
+
+
+def choices(ws: Path) -> dict:
+    with store.connect(ws) as con:
+        return dash_store.queue_choices(con)
+
+
+# --------------------------------------------------------------------------------- one item
+
+def label_options(kind: str) -> list[dict]:
+    """The labels a human can give, as buttons: ``{"key", "shown", "text", "shortcut"}``.
+
+    Side-by-side labels are offered in shown positions (A = the answer shown first); ``to_system_label``
+    turns them into system terms for storage.
+    """
+    if is_pairwise(kind):
+        return [{"key": "shown:A", "shown": "A", "text": "A is better", "shortcut": SHORTCUTS["shown:A"]},
+                {"key": "shown:B", "shown": "B", "text": "B is better", "shortcut": SHORTCUTS["shown:B"]},
+                {"key": "shown:tie", "shown": "tie", "text": "Equal", "shortcut": SHORTCUTS["shown:tie"]},
+                {"key": "shown:none", "shown": "none", "text": "None (both wrong)",
+                 "shortcut": SHORTCUTS["shown:none"]}]
+    return [{"key": "yes", "shown": "yes", "text": "Yes, correct", "shortcut": SHORTCUTS["yes"]},
+            {"key": "no", "shown": "no", "text": "No, not correct", "shortcut": SHORTCUTS["no"]}]
+
+
+def to_system_label(kind: str, shown_label: str, shown_order: str) -> str:
+    """A label given in shown positions → system terms (A = system_a won), as verdicts are stored."""
+    if is_pairwise(kind) and shown_order == "ba":
+        return swap_pairwise(shown_label)
+    return shown_label
+
+
+def to_shown_label(kind: str, label: str | None, shown_order: str) -> str | None:
+    return to_system_label(kind, label, shown_order) if label is not None else None  # the swap is its own inverse
+
+
+def describe(kind: str, label: str | None, system_a: str, system_b: str) -> str:
+    """A stored label (system terms) in words."""
+    if label is None:
+        return "no label"
+    if is_pairwise(kind):
+        return {"A": f"{system_a} better", "B": f"{system_b} better", "tie": "equal",
+                "none": "neither correct"}.get(label, label)
+    return label
+
+
+def item(ws: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
+    """One verdict as the judge saw it, with what a human needs to decide.
+
+    ``answers``: in the order shown to the judge (``position`` A / B); ``evidence``: each excerpt
+    with where it was found in the story and the passage around it, as escaped HTML with the
+    excerpt in ``<mark>``.
+    """
+    with store.connect(ws) as con:
+        j = dash_store.judgment(con, judgment_id)
+        if j is None:
+            return None
+        systems = [s for s in (j["system_a"], j["system_b"]) if s]
+        answers = dash_store.answers_of(con, j["question_id"], systems)
+        others = dash_store.other_verdicts(con, j["question_id"], systems)
+        flags = dash_store.flags_of(con, j["question_id"])
+        labels_now = dash_store.current_labels(con, judgment_id)
+        history = dash_store.review_history(con, judgment_id)
+        call = dash_store.llm_call(con, j["llm_call_key"])
+        book = dash_store.story(con, j["document_id"]) if j.get("has_text") else None
+        evidence = _evidence(con, j, book, context_chars)
+    pairwise = is_pairwise(j["kind"])
+    if pairwise:
+        shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
+    else:
+        shown = [j["system_a"]]
+    shown_answers = [{"position": "AB"[i] if pairwise else "", "system": s,
+                      "text": (answers.get(s) or {}).get("text", ""),
+                      "status": (answers.get(s) or {}).get("status", "missing")} for i, s in enumerate(shown)]
+    other_rows = [{"judge": o["judge"], "kind": o["kind"], "order": o["shown_order"], "reference": o["reference"],
+                   "verdict": describe(o["kind"], o["label"], o["system_a"], o["system_b"]) if o["status"] == "ok"
+                   else o["status"], "this": o["id"] == judgment_id} for o in others]
+    try:
+        extra = json.loads(j.get("extra") or "{}")
+    except json.JSONDecodeError:
+        extra = {}
+    return {
+        "id": j["id"], "judge": j["judge"], "kind": j["kind"], "pairwise": pairwise, "status": j["status"],
+        "question_id": j["question_id"], "question": j["question"] or "", "title": j["title"] or "",
+        "document_id": j["document_id"], "origin": j["origin"],
+        "references": [{"n": "1", "text": j["reference_1"] or ""}, {"n": "2", "text": j["reference_2"] or ""}],
+        "reference_used": j["reference"], "flags": flags,
+        "system_a": j["system_a"], "system_b": j["system_b"], "shown_order": j["shown_order"],
+        "answers": shown_answers,
+        "label": j["label"], "raw_label": j["raw_label"], "score": j["score"],
+        "label_text": describe(j["kind"], j["label"], j["system_a"], j["system_b"]),
+        "shown_label": to_shown_label(j["kind"], j["label"], j["shown_order"]),
+        "evidence": evidence, "raw": j["raw"] or "", "extra": extra,
+        "prompt": _prompt_text(call), "call": {k: v for k, v in (call or {}).items() if k != "messages"},
+        "prompt_version": f"{j['prompt_id']} v{j['prompt_version']}" if j["prompt_id"] else "",
+        "other_verdicts": other_rows, "human_labels": labels_now, "history": history,
+        "options": label_options(j["kind"]),
+    }
+
+
+def _prompt_text(call: dict | None) -> str:
+    if not call:
+        return ""
+    try:
+        messages = json.loads(call["messages"])
+    except (TypeError, json.JSONDecodeError):
+        return str(call.get("messages") or "")
+    return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages if isinstance(m, dict))
+
+
+def _evidence(con, j: dict, book: dict | None, context_chars: int) -> list[dict]:
+    try:
+        excerpts = [str(e) for e in json.loads(j["evidence"] or "[]")]
+    except json.JSONDecodeError:
+        excerpts = [j["evidence"]]
+    out = []
+    for text in excerpts:
+        entry = {"text": text, "found": False, "how": "", "html": highlight.text_html(text), "where": ""}
+        if book and book.get("full_text"):
+            full = book["full_text"]
+            lo = book["clean_start"] or 0
+            hi = book["clean_end"] or len(full)
+            matches = highlight.find_evidence(full, text, lo, hi)
+            if matches:
+                spans = [(m.start, m.end) for m in matches]
+                passages = dash_store.passages_covering(con, j["document_id"], spans)
+                if passages:
+                    s, e = passages[0]["char_start"], passages[-1]["char_end"]
+                    where = f"passage {passages[0]['ordinal']}" + (
+                        f"–{passages[-1]['ordinal']}" if len(passages) > 1 else "")
+                else:
+                    s, e = highlight.window(len(full), spans[0][0], spans[-1][1], context_chars, lo, hi)
+                    where = f"characters {spans[0][0]:,}–{spans[-1][1]:,}"
+                entry.update(found=True, how=matches[0].how, where=where,
+                             html=highlight.marked_html(full[s:e], spans, offset=s))
+        out.append(entry)
+    return out
+
+
+# ------------------------------------------------------------------------------------ actions
+
+def review(ws: Path, annotator: str, judgment_id: str, label: str, note: str = "") -> dict:
+    """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``."""
+    with store.write(ws) as con:
+        j = dash_store.judgment(con, judgment_id)
+        if j is None:
+            raise KeyError(f"no verdict {judgment_id}")
+        action = "confirm" if j["status"] == "ok" and label == j["label"] else "override"
+        review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action=action,
+                                             label=label, note=note)
+    return {"id": review_id, "action": action, "label": label}
+
+
+def confirm(ws: Path, annotator: str, judgment_id: str, note: str = "") -> dict:
+    """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
+    with store.write(ws) as con:
+        j = dash_store.judgment(con, judgment_id)
+        if j is None:
+            raise KeyError(f"no verdict {judgment_id}")
+        if j["status"] != "ok" or j["label"] is None:
+            raise ValueError("this verdict has no label to confirm: choose a label instead")
+        review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action="confirm",
+                                             label=j["label"], note=note)
+    return {"id": review_id, "action": "confirm", "label": j["label"]}
+
+
+def flag(ws: Path, annotator: str, question_id: str, reference: str, reason: str, note: str = "") -> dict:
+    with store.write(ws) as con:
+        flag_id = reviews_store.add_flag(con, annotator=annotator, question_id=question_id, reference=reference,
+                                         reason=reason, note=note)
+    return {"id": flag_id, "reference": reference, "reason": reason}
+
+
+def last_action(ws: Path, annotator: str) -> dict | None:
+    if not annotator.strip():
+        return None
+    with store.connect(ws) as con:
+        return dash_store.last_action(con, annotator.strip())
+
+
+def undo_last(ws: Path, annotator: str) -> dict | None:
+    """Withdraw the annotator's own latest standing action; None when there is nothing to undo."""
+    annotator = annotator.strip()
+    if not annotator:
+        raise ValueError("an annotator name is required")
+    with store.write(ws) as con:
+        last = dash_store.last_action(con, annotator)
+        if last is None:
+            return None
+        if last["what"] == "review":
+            reviews_store.add_review(con, annotator=annotator, judgment_id=last["target"], action="undo",
+                                     undoes=int(last["id"]), note="undo")
+        else:
+            before = dash_store.flag_before(con, annotator, last["target"], last["reference"], int(last["id"]))
+            reason = before["reason"] if before else "retract"
+            note = f"{dash_store.UNDO_FLAG_NOTE}{last['id']}" + (f": {before['note']}" if before and before["note"] else "")
+            reviews_store.add_flag(con, annotator=annotator, question_id=last["target"], reference=last["reference"],
+                                   reason=reason, note=note)
+    return last
+
+
+def progress(ws: Path) -> list[dict]:
+    with store.connect(ws) as con:
+        return dash_store.annotator_progress(con)
+
+
+def describe_action(action: dict | None) -> str:
+    if not action:
+        return "nothing to undo"
+    if action["what"] == "review":
+        return f"{action['action']} ({action['label']}) of verdict {action['target'][:10]}…"
+    return f"flag '{action['action']}' on reference {action['reference']} of {action['target']}"
