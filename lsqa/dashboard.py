@@ -1,23 +1,370 @@
-"""What the dashboard pages ask for, as plain data: pages stay thin, lsqa stays free of streamlit."""
+"""What the dashboard pages ask for, as plain data: pages stay thin, lsqa stays free of streamlit.
+
+Each page makes one call here (or to ``lsqa.audit``, ``lsqa.reference_errors``, ``lsqa.jobs``) and
+shows the result. Nothing that depends on human reviews or flags is cached: every call reads the
+workspace as it is now, so an audit action shows in Agreement and Leaderboard on the next render.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+from collections import defaultdict
 from pathlib import Path
 
-from lsqa import store
-from lsqa.config import resolve_workspace
+from lsqa import analysis, store
+from lsqa.config import PROJECT_ROOT, resolve_workspace
 from lsqa.store import corpus as corpus_store
+from lsqa.store import dashboard as dash_store
+from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
+from lsqa.store import verdicts as verdicts_store
+
+CONFIG_DIR = PROJECT_ROOT / "configs"
 
 
 def workspace() -> Path:
     return resolve_workspace()
 
 
+def exists(ws: Path) -> bool:
+    return Path(ws).is_file()
+
+
+def to_csv(rows: list[dict], columns: list[str] | None = None) -> bytes:
+    """Rows as a CSV file (the tables stakeholders download)."""
+    buf = io.StringIO()
+    columns = columns or (list(rows[0]) if rows else [])
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue().encode("utf-8")
+
+
+# ------------------------------------------------------------------------------------ overview
+
 def overview(ws: Path) -> dict:
+    """Counts, recent runs with their cost and status, and where audit work is waiting."""
     with store.connect(ws) as con:
-        counts = runs_store.table_counts(con)
+        counts = dash_store.overview_counts(con)
         documents = corpus_store.list_documents(con)
-    shown = {k: counts[k] for k in ("documents", "questions", "systems", "answers", "judgments", "human_reviews",
-                                    "reference_flags")}
-    return {"counts": shown, "documents": documents}
+        runs = dash_store.recent_runs(con, 10)
+        work = dash_store.audit_work(con)
+        people = dash_store.annotator_progress(con)
+        table_counts = runs_store.table_counts(con)
+    for r in work:
+        r["reviewed %"] = round(100 * r["reviewed"] / r["verdicts"], 1) if r["verdicts"] else 0.0
+    return {"counts": counts, "documents": documents, "runs": runs, "audit_work": work, "annotators": people,
+            "tables": table_counts}
+
+
+def judges_by_family(ws: Path) -> dict[str, list[str]]:
+    """Judge names: ``pairwise`` (side by side, rankable) and ``binary`` (yes/no, accuracy)."""
+    with store.connect(ws) as con:
+        rows = results_store.judges(con)
+    out: dict[str, list[str]] = {"pairwise": [], "binary": []}
+    for r in rows:
+        family = "pairwise" if r["kind"] in analysis.PAIRWISE_KINDS else "binary"
+        if r["judge"] not in out[family]:
+            out[family].append(r["judge"])
+    return out
+
+
+# --------------------------------------------------------------------------------- leaderboard
+
+def leaderboard(ws: Path, *, judges: list[str] | None = None, use_overrides: bool = False,
+                exclude_flagged: bool = False, bootstrap: int = 1000, seed: int = 0,
+                by_question: bool = False) -> dict:
+    """Bradley-Terry rankings per side-by-side judge and accuracy per yes/no judge (Fig. 2-3, 6-7; Table 1).
+
+    A judge whose verdicts cannot be ranked (none decided, everything 'none') is reported with its
+    error instead of breaking the page.
+    """
+    families = judges_by_family(ws)
+    pairwise = [j for j in families["pairwise"] if not judges or j in judges]
+    binary = [j for j in families["binary"] if not judges or j in judges]
+    rankings, accuracy = [], []
+    for judge in pairwise:
+        try:
+            result = analysis.ranking(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                                      bootstrap=bootstrap, seed=seed, by_question=by_question)
+            rankings.append({"judge": judge, "result": result, "error": ""})
+        except ValueError as exc:
+            rankings.append({"judge": judge, "result": None, "error": str(exc)})
+    for judge in binary:
+        rows = analysis.accuracy(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+        accuracy.append({"judge": judge, "rows": rows})
+    with store.connect(ws) as con:
+        n_flagged = len(verdicts_store.flagged_question_ids(con))
+    return {"rankings": rankings, "accuracy": accuracy, "use_overrides": use_overrides,
+            "exclude_flagged": exclude_flagged, "n_flagged_questions": n_flagged, "bootstrap": bootstrap}
+
+
+def ranking_rows(result: dict) -> list[dict]:
+    """A ranking as table rows (CSV), with the judge and the comparison count on every row."""
+    return [{"judge": result.get("judge", ""), "rank": s["rank"], "system": s["system"],
+             "strength": s["strength"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "beta": s["beta"],
+             "n_comparisons": result["n_comparisons"]} for s in result["systems"]]
+
+
+def win_rows(result: dict) -> list[dict]:
+    names = [s["system"] for s in result["systems"]]
+    wp = result["win_probability"]
+    return [{"system": a, **{b: (None if a == b else round(wp[a][b], 4)) for b in names}} for a in names]
+
+
+def accuracy_rows(judge: str, rows: list[dict]) -> list[dict]:
+    """Table 1 layout: context, system, accuracy ± half-width (percent)."""
+    return [{"judge": judge, "context": r["context"], "system": r["system"], "n": r["n"], "correct": r["correct"],
+             "accuracy %": round(100 * r["accuracy"], 1), "± (95% CI)": round(100 * r["half_width"], 1),
+             "ci_low %": round(100 * r["ci_low"], 1), "ci_high %": round(100 * r["ci_high"], 1)} for r in rows]
+
+
+# ----------------------------------------------------------------------------------- agreement
+
+def judge_vs_human(ws: Path, judge: str, *, annotator: str | None = None, bootstrap: int = 1000) -> dict | None:
+    """Agreement of a judge with the humans who reviewed *its* verdicts (latest label per item).
+
+    Only reviews of this judge's verdicts count: a human label on an AutoAIS verdict (is the answer
+    supported by the book?) answers a different question than one on a ground-truth verdict (does it
+    match the reference?), and the two differ exactly when a reference is wrong (paper §5.2).
+    """
+    from lsqa.reports import agreement_table
+
+    judge_labels = analysis.rater_labels(ws, judge)
+    with store.connect(ws) as con:
+        rows = verdicts_store.human_labels(con, judge=judge)
+    if annotator:
+        rows = [r for r in rows if r["annotator"] == annotator]
+    rows.sort(key=lambda r: r["review_id"])
+    human = {}
+    for r in rows:
+        if r["label"] is not None:
+            human[analysis.item_key({**r, "shown_order": "ab"})] = r["label"]
+    if not set(judge_labels) & set(human):
+        return None
+    rater = f"human:{annotator}" if annotator else "human"
+    long = [{"item_id": k, "rater": judge, "label": v} for k, v in judge_labels.items()]
+    long += [{"item_id": k, "rater": rater, "label": v} for k, v in human.items()]
+    result = agreement_table(long, judge, rater, bootstrap=bootstrap)
+    result.update(rater_a=judge, rater_b=rater)
+    return result
+
+
+def agreement_overview(ws: Path, *, bootstrap: int = 1000) -> dict:
+    """Every judge against the humans and against the other judges of its family (Fig. 4, §5.1-5.2).
+
+    Returns ``{"pairs": [...], "vs_human": [...], "position": [...], "annotators": {...}}`` with
+    agreement %, Cohen's κ and its bootstrap CI and the confusion matrix for each pair.
+    """
+    families = judges_by_family(ws)
+    pairs, vs_human, position = [], [], []
+    for family, judges in families.items():
+        for i, a in enumerate(judges):
+            for b in judges[i + 1:]:
+                try:
+                    res = analysis.agreement(ws, a, b, bootstrap=bootstrap)
+                except ValueError:
+                    continue
+                pairs.append({"family": family, "rater_a": a, "rater_b": b, **res})
+    with store.connect(ws) as con:
+        annotators = sorted({r["annotator"] for r in verdicts_store.human_labels(con)})
+    for judges in families.values():
+        for judge in judges:
+            res = judge_vs_human(ws, judge, bootstrap=bootstrap)
+            if res:
+                vs_human.append(res)
+    for judge in families["pairwise"]:
+        position.append(analysis.position_bias(ws, judge))
+    return {"pairs": pairs, "vs_human": vs_human, "position": position,
+            "annotators": analysis.annotator_agreement(ws), "annotator_names": annotators,
+            "families": families}
+
+
+def agreement_rows(results: list[dict]) -> list[dict]:
+    return [{"rater A": r["rater_a"], "rater B": r["rater_b"], "items": r["n"],
+             "agreement %": None if r["agreement"] is None else round(100 * r["agreement"], 1),
+             "Cohen's κ": None if r["kappa"] is None else round(r["kappa"], 3),
+             "κ 95% CI": "" if not r.get("kappa_ci") else f"{r['kappa_ci'][0]:.3f} – {r['kappa_ci'][1]:.3f}"}
+            for r in results]
+
+
+def self_preference(ws: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict | None:
+    try:
+        return analysis.self_preference(ws, judges, systems)
+    except ValueError:
+        return None
+
+
+def pairwise_systems(ws: Path) -> list[str]:
+    with store.connect(ws) as con:
+        return [s["name"] for s in results_store.list_systems(con)]
+
+
+# -------------------------------------------------------------------------------------- corpus
+
+def books(ws: Path) -> list[dict]:
+    with store.connect(ws) as con:
+        return dash_store.books(con)
+
+
+def passages(ws: Path, document_id: str, *, page: int = 0, page_size: int = 10, contains: str = "") -> dict:
+    from lsqa import highlight
+
+    with store.connect(ws) as con:
+        rows, total = dash_store.passage_page(con, document_id, page * page_size, page_size, contains.strip())
+    for r in rows:
+        spans = []
+        if contains.strip():
+            low, needle = r["text"].lower(), contains.strip().lower()
+            i = low.find(needle)
+            while i >= 0:
+                spans.append((i, i + len(needle)))
+                i = low.find(needle, i + len(needle))
+        r["html"] = highlight.marked_html(r["text"], spans)
+    return {"rows": rows, "total": total, "pages": max(1, -(-total // page_size))}
+
+
+def entities(ws: Path, document_id: str) -> list[dict]:
+    with store.connect(ws) as con:
+        return corpus_store.list_entities(con, document_id)
+
+
+def mention_chain(ws: Path, document_id: str, entity_id: str, *, max_windows: int = 30, chars: int = 250) -> dict:
+    """An entity's mentions (paper §2's coreference chain) shown in the book, mentions marked.
+
+    Mentions close to each other share one window of text, so a paragraph with five mentions is
+    shown once with five marks.
+    """
+    from lsqa import highlight
+
+    with store.connect(ws) as con:
+        mentions = corpus_store.entity_mentions(con, entity_id)
+        if not mentions:
+            return {"mentions": [], "windows": [], "n_mentions": 0}
+        windows: list[list] = []
+        for start, end, _text in mentions:
+            if windows and start - windows[-1][1] <= chars:
+                windows[-1][1] = end + chars
+                windows[-1][2].append((start, end))
+            elif len(windows) < max_windows:
+                windows.append([max(0, start - chars), end + chars, [(start, end)]])
+            else:
+                break
+        out = []
+        for s, e, spans in windows:
+            text = dash_store.text_slice(con, document_id, s, e)
+            out.append({"start": s, "end": s + len(text), "n": len(spans),
+                        "html": highlight.marked_html(text, spans, offset=s)})
+    return {"mentions": [{"start": m[0], "end": m[1], "text": m[2]} for m in mentions], "windows": out,
+            "n_mentions": len(mentions)}
+
+
+def questions_and_answers(ws: Path, document_id: str) -> dict:
+    """The book's questions with both references and every system's answer (one column per system)."""
+    with store.connect(ws) as con:
+        rows = dash_store.questions_with_answers(con, document_id)
+    by_q: dict[str, dict] = {}
+    systems: list[str] = []
+    for r in rows:
+        q = by_q.setdefault(r["question_id"], {"question_id": r["question_id"], "origin": r["origin"],
+                                               "question": r["question"], "reference 1": r["reference_1"],
+                                               "reference 2": r["reference_2"]})
+        if r["system_name"]:
+            q[r["system_name"]] = r["answer"] if r["status"] == "ok" else f"[{r['status']}]"
+            if r["system_name"] not in systems:
+                systems.append(r["system_name"])
+    return {"rows": list(by_q.values()), "systems": sorted(systems)}
+
+
+# ------------------------------------------------------------------------------------------ run
+
+def config_files() -> list[Path]:
+    return sorted(CONFIG_DIR.glob("*.toml"))
+
+
+def read_config_file(path: str | Path) -> tuple[str, dict]:
+    """The TOML text and its dict (validated by ``lsqa.runconfig``; InputError if it cannot run)."""
+    import tomllib
+
+    from lsqa.runconfig import run_config_from_dict
+
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    run_config_from_dict(data, source=str(path))
+    return text, data
+
+
+def model_choices() -> dict[str, str]:
+    from lsqa.llm import embedded_models
+
+    return embedded_models()
+
+
+def run_choices(ws: Path) -> dict:
+    """Books with text, the embedded models, context settings and judge kinds for the run form."""
+    from lsqa.runconfig import JUDGE_KINDS
+
+    with store.connect(ws) as con:
+        docs = [{"id": d["id"], "title": d["title"], "questions": d["n_questions"]}
+                for d in corpus_store.list_documents(con) if d["has_text"]]
+    return {"books": docs, "models": model_choices(), "judge_kinds": list(JUDGE_KINDS),
+            "contexts": ["none", "retrieval:4000", "full"]}
+
+
+def study_config(*, books: list[str], questions: str, max_questions: int | None, sample: int, seed: int,
+                 systems: list[dict], judges: list[dict], use_cache: bool = True) -> dict:
+    """A study config dict (the same keys as a ``configs/*.toml``) from the run form.
+
+    Raises ``lsqa.errors.InputError`` naming the problem when it could not run.
+    """
+    from lsqa.runconfig import run_config_from_dict
+
+    config: dict = {"documents": list(books), "questions": questions, "sample": int(sample), "seed": int(seed),
+                    "use_cache": bool(use_cache)}
+    if max_questions:
+        config["max_questions"] = int(max_questions)
+    config["systems"] = [_clean(s) for s in systems if _clean(s)]
+    config["judges"] = [_clean(j) for j in judges if _clean(j)]
+    run_config_from_dict(config, source="run form")
+    return config
+
+
+def _clean(row: dict) -> dict:
+    """A table-editor row without empty cells (None, '', NaN), with numpy scalars made plain."""
+    out = {}
+    for k, v in row.items():
+        if hasattr(v, "item"):
+            v = v.item()
+        if v is None or v == "" or (isinstance(v, float) and v != v):
+            continue
+        out[k] = v.strip() if isinstance(v, str) else v
+    return out
+
+
+def records(table) -> list[dict]:
+    """Rows of what ``st.data_editor`` returned (a DataFrame or a list of dicts)."""
+    if hasattr(table, "to_dict"):
+        return table.to_dict("records")
+    return [dict(r) for r in table]
+
+
+def stage_rows(summary: dict) -> list[dict]:
+    """A run summary's stages as table rows (``lsqa.pipeline.RunSummary.to_dict``)."""
+    return [{"stage": s["stage"], "tasks": s["tasks"], "written": s["written"], "already done": s["skipped"],
+             "calls made": s["calls_made"], "cached": s["calls_cached"], "failed": s["calls_failed"],
+             "errors": len(s["errors"]), "cost (USD)": s["cost_usd"], "seconds": round(s["seconds"], 1)}
+            for s in summary["stages"]]
+
+
+def run_history(ws: Path, limit: int = 20) -> list[dict]:
+    with store.connect(ws) as con:
+        return dash_store.recent_runs(con, limit)
+
+
+def group_by(rows: list[dict], key: str) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[r[key]].append(r)
+    return dict(out)

@@ -70,6 +70,15 @@ def escape(text: str) -> str:
     return html.escape(text or "", quote=True).replace("\r\n", "\n").replace("\n", "<br>")
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
+
+
+def md_escape(text: str) -> str:
+    """Text for a Markdown string (``st.markdown`` / ``st.caption`` without HTML): every Markdown
+    character backslash-escaped, so data never becomes a link, an image, a heading or LaTeX."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text or "")).replace("\n", " ")
+
+
 def text_html(text: str, *, css: str = "") -> str:
     """A block showing ``text`` literally (no HTML, no Markdown)."""
     style = f' style="{html.escape(css, quote=True)}"' if css else ""

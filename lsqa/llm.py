@@ -98,8 +98,10 @@ class LLMResult:
     ``auth``, ``bad_request``, ``not_found``, ``context_window``, ``content_policy``, ``provider``,
     and ``error_message`` names the model and the cause.
 
-    Tokens and cost are None when unknown, never a made-up 0. A cached result carries the token
-    counts of the original call, ``cost_usd`` 0.0 and ``latency_s`` 0.0 (nothing was paid or waited).
+    Tokens and cost are None when unknown, never a made-up 0. ``latency_s`` is the duration of
+    the last attempt. A cached result carries the token counts of the original call, ``cost_usd``
+    0.0 and ``latency_s`` 0.0 (nothing was paid or waited for); ``attempts`` counts the tries
+    this call took (0 when cached).
     """
 
     text: str | None
@@ -298,7 +300,6 @@ def litellm():
                 module.suppress_debug_info = True
                 module.set_verbose = False
                 module.num_retries = 0
-                module.turn_off_message_logging = True
                 for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "openai", "aiohttp"):
                     logging.getLogger(name).setLevel(logging.CRITICAL)
                 from lsqa import offline
@@ -399,7 +400,7 @@ def _error_text(model: str, kind: str, status: int | None, exc: BaseException, a
 
 @dataclass
 class _Job:
-    """A request prepared once: its key and the JSON that will be stored."""
+    """One distinct request of a batch: its cache key and where its result goes in the output."""
 
     request: LLMRequest
     key: str
@@ -429,6 +430,7 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
         attempts += 1
         try:
             async with semaphore:
+                started = time.monotonic()  # latency: this attempt, not the wait for a free slot
                 response = await ll.acompletion(model=req.model, messages=req.messages, **kwargs)
         except asyncio.CancelledError:
             raise

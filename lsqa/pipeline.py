@@ -50,7 +50,7 @@ class StageSummary:
                 self.calls_made += 1
             if r.status != "ok":
                 self.calls_failed += 1
-                if len(self.errors) < 20:
+                if len(self.errors) < 200:
                     self.errors.append(r.error_message or r.error_kind)
             if not r.cached:
                 self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
@@ -80,7 +80,10 @@ class RunSummary:
         out.append(f"total: {d['calls_made']} calls made, {d['calls_cached']} cached, {d['calls_failed']} failed, "
                    f"cost {cost}, {d['seconds']:.1f} s")
         for s in self.stages:
-            out.extend(f"  {s.stage} error: {e}" for e in s.errors[:5])
+            counts: dict[str, int] = {}
+            for e in s.errors:
+                counts[e] = counts.get(e, 0) + 1
+            out.extend(f"  {s.stage} error ({n}×): {e}" for e, n in list(counts.items())[:5])
         return out
 
 

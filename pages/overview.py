@@ -1,15 +1,53 @@
-"""Overview: what the workspace holds."""
+"""Overview: what the workspace holds, the latest runs, and where audit work is waiting."""
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
-from lsqa import dashboard
+if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-discovery): see app.py
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
+from lsqa import dashboard  # noqa: E402
 
 ws = dashboard.workspace()
 st.title("lsqa — long-span question answering")
 st.caption(f"workspace: {ws}")
+if not dashboard.exists(ws):
+    st.warning(f"No workspace at {ws}. Build the demo with `lsqa demo --path {ws}` or start a study on the Run page.")
+
 summary = dashboard.overview(ws)
-cols = st.columns(len(summary["counts"]))
-for col, (name, n) in zip(cols, summary["counts"].items()):
-    col.metric(name, f"{n:,}")
-st.subheader("Documents")
-st.dataframe(summary["documents"], hide_index=True, use_container_width=True)
+counts = summary["counts"]
+shown = ["books", "questions", "systems", "judges", "verdicts", "human reviews", "flagged references"]
+for col, name in zip(st.columns(len(shown)), shown):
+    col.metric(name, f"{counts[name]:,}")
+st.caption(f"{counts['documents']:,} documents in all ({counts['books']} with full text) · "
+           f"{counts['questions answered']:,} questions answered · {counts['answers']:,} answers · "
+           f"{counts['verdicts not decided']:,} verdicts without a usable label · {counts['annotators']} annotators")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Audit work waiting")
+    if summary["audit_work"]:
+        st.dataframe(summary["audit_work"], hide_index=True, width="stretch",
+                     column_order=["judge", "kind", "verdicts", "reviewed %", "waiting", "parse_errors", "errors"],
+                     column_config={"reviewed %": st.column_config.ProgressColumn(
+                         "reviewed %", min_value=0, max_value=100, format="%.1f%%")})
+        st.page_link("pages/audit.py", label="Open the audit queue", icon=":material/fact_check:")
+    else:
+        st.info("No verdicts yet: run judges on the Run page.")
+with right:
+    st.subheader("Annotators")
+    if summary["annotators"]:
+        st.dataframe(summary["annotators"], hide_index=True, width="stretch")
+    else:
+        st.info("Nobody has reviewed a verdict yet.")
+
+st.subheader("Latest runs")
+if summary["runs"]:
+    st.dataframe(summary["runs"], hide_index=True, width="stretch",
+                 column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})
+else:
+    st.info("No pipeline runs yet.")
+
+with st.expander("Documents"):
+    st.dataframe(summary["documents"], hide_index=True, width="stretch")

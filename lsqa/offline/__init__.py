@@ -93,7 +93,7 @@ def respond(model: str, messages: list[dict], params: dict | None = None) -> Rep
 
 
 def _provider_class(litellm):
-    from litellm.llms.custom_llm import CustomLLMError
+    CustomLLMError = litellm.llms.custom_llm.CustomLLMError  # litellm maps its status_code to 400/404 errors
 
     class EmbeddedProvider(litellm.CustomLLM):
         """One litellm provider prefix (``lsqa`` or ``local``) serving its embedded models."""

@@ -402,7 +402,9 @@ def books(con) -> list[dict]:
         SELECT d.id, d.title, d.author, d.kind, d.word_count, d.n_tokens,
                (SELECT count(*) FROM passages p WHERE p.document_id = d.id) AS passages,
                (SELECT count(*) FROM entities e WHERE e.document_id = d.id) AS entities,
-               (SELECT count(*) FROM questions q WHERE q.document_id = d.id) AS questions
+               (SELECT count(*) FROM questions q WHERE q.document_id = d.id) AS questions,
+               (SELECT count(DISTINCT a.question_id) FROM answers a JOIN questions q ON q.id = a.question_id
+                WHERE q.document_id = d.id) AS answered
         FROM documents d WHERE d.full_text IS NOT NULL ORDER BY d.title""")
 
 

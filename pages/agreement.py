@@ -1,0 +1,85 @@
+"""Agreement: each judge against the humans and against the other judges (paper Fig. 4, §5.1-5.2).
+
+Agreement %, Cohen's κ with a bootstrap CI, confusion matrices, position consistency, the
+self-preference 2×2 and agreement among annotators — recomputed from the current reviews on
+every render (nothing here is cached).
+"""
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-discovery): see app.py
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
+from lsqa import charts, dashboard  # noqa: E402
+
+ws = dashboard.workspace()
+st.title("Agreement")
+rounds = st.sidebar.selectbox("Bootstrap rounds for κ CIs", [1000, 200, 0], key="ag_rounds")
+view = dashboard.agreement_overview(ws, bootstrap=rounds)
+
+st.header("Judges against humans")
+st.caption("Only reviews of the judge's own verdicts count; the latest label per item and annotator.")
+if view["vs_human"]:
+    rows = dashboard.agreement_rows(view["vs_human"])
+    st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")
+    st.download_button("Table (CSV)", dashboard.to_csv(rows), "agreement_vs_human.csv", "text/csv",
+                       on_click="ignore", key="ag_dl_human")
+    cols = st.columns(min(3, len(view["vs_human"])))
+    for i, res in enumerate(view["vs_human"]):
+        cols[i % len(cols)].plotly_chart(charts.confusion(res, res["rater_a"], res["rater_b"]),
+                                         key=f"ag_h_{res['rater_a']}")
+else:
+    st.info("No human reviews yet: audit some verdicts first.")
+
+st.header("Judges against each other")
+if view["pairs"]:
+    rows = dashboard.agreement_rows(view["pairs"])
+    st.dataframe(rows, hide_index=True, width="stretch", key="ag_pairs_table")
+    st.download_button("Table (CSV)", dashboard.to_csv(rows), "agreement_judges.csv", "text/csv",
+                       on_click="ignore", key="ag_dl_pairs")
+    labels = [f"{p['rater_a']} vs {p['rater_b']}" for p in view["pairs"]]
+    pick = st.selectbox("Confusion matrix", range(len(labels)), format_func=labels.__getitem__, key="ag_pick")
+    pair = view["pairs"][pick]
+    fig = charts.confusion(pair, pair["rater_a"], pair["rater_b"])
+    st.plotly_chart(fig, key="ag_pair_fig")
+    st.download_button("Heatmap (HTML)", charts.to_html(fig), "confusion.html", "text/html", on_click="ignore",
+                       key="ag_dl_fig")
+else:
+    st.info("Fewer than two judges of one kind (yes/no or side by side) share items.")
+
+st.header("Position consistency")
+st.caption("Side-by-side judges: how often the answer shown first wins, and, for judges run in both orders, "
+           "how often the two orders agree.")
+if view["position"]:
+    st.dataframe(view["position"], hide_index=True, width="stretch", key="ag_position")
+else:
+    st.info("No side-by-side judges.")
+
+st.header("Self-preference (paper §5.1)")
+pairwise = view["families"]["pairwise"]
+systems = dashboard.pairwise_systems(ws)
+if len(pairwise) >= 2 and len(systems) >= 2:
+    c = st.columns(4)
+    j1 = c[0].selectbox("Judge 1", pairwise, index=0, key="sp_j1")
+    j2 = c[1].selectbox("Judge 2", pairwise, index=1, key="sp_j2")
+    s1 = c[2].selectbox("System A", systems, index=0, key="sp_s1")
+    s2 = c[3].selectbox("System B", systems, index=1, key="sp_s2")
+    table = dashboard.self_preference(ws, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
+    if table:
+        st.plotly_chart(charts.preference(table), key="ag_pref")
+        st.caption(f"Comparisons of {s1} and {s2} per judge: {table['totals']} (the rest were equal or neither).")
+    else:
+        st.info("Pick two different judges that compared these two systems.")
+else:
+    st.info("Needs two side-by-side judges and two systems.")
+
+st.header("Among annotators")
+ann = view["annotators"]
+c = st.columns(3)
+c[0].metric("annotators", len(ann["annotators"]))
+c[1].metric("verdicts reviewed by ≥ 2", ann["n_items"])
+c[2].metric("Krippendorff's α", "—" if ann["krippendorff_alpha"] is None else f"{ann['krippendorff_alpha']:.3f}")
+if ann["fleiss_kappa"] is not None:
+    st.caption(f"Fleiss' κ over verdicts every annotator reviewed: {ann['fleiss_kappa']:.3f}")

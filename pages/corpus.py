@@ -1,0 +1,69 @@
+"""Corpus: books with their passages, entities with their mention chains (paper §2), and questions
+with every system's answer. Book and model text is shown escaped, mentions marked."""
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-discovery): see app.py
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
+from lsqa import dashboard  # noqa: E402
+
+ws = dashboard.workspace()
+st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}</style>",
+            unsafe_allow_html=True)  # static CSS only
+st.title("Corpus")
+books = dashboard.books(ws)
+if not books:
+    st.info("No books with full text yet: `lsqa ingest-book PATH` or `lsqa ingest-narrativeqa DIR`.")
+    st.stop()
+st.dataframe(books, hide_index=True, width="stretch", key="co_books",
+             column_order=["title", "author", "kind", "word_count", "n_tokens", "passages", "entities", "questions",
+                           "answered"])
+titles = {b["id"]: b["title"] for b in books}
+with_questions = [b["id"] for b in books if b["answered"]] or [b["id"] for b in books if b["questions"]] or list(titles)
+doc = st.selectbox("Book", list(titles), format_func=titles.get, key="co_book",
+                   index=list(titles).index(with_questions[0]))
+
+tab_q, tab_p, tab_e = st.tabs(["Questions and answers", "Passages", "Entities"])
+
+with tab_q:
+    qa = dashboard.questions_and_answers(ws, doc)
+    if not qa["rows"]:
+        st.info("No questions for this book.")
+    else:
+        st.caption(f"{len(qa['rows'])} questions · systems: {', '.join(qa['systems']) or 'none yet'}")
+        st.dataframe(qa["rows"], hide_index=True, width="stretch", key="co_qa",
+                     column_order=["question", "reference 1", "reference 2", *qa["systems"], "origin", "question_id"])
+
+with tab_p:
+    c = st.columns([3, 1])
+    needle = c[0].text_input("Find in passages", key="co_find")
+    size = 10
+    first = dashboard.passages(ws, doc, page=0, page_size=size, contains=needle)
+    page = c[1].number_input("Page", 1, first["pages"], 1, key="co_page") - 1
+    view = first if page == 0 else dashboard.passages(ws, doc, page=page, page_size=size, contains=needle)
+    st.caption(f"{view['total']:,} passages" + (f" containing “{needle}”" if needle else ""))
+    for p in view["rows"]:
+        st.caption(f"passage {p['ordinal']} · characters {p['char_start']:,}–{p['char_end']:,} · "
+                   f"{p['n_tokens']} tokens")
+        st.markdown(p["html"], unsafe_allow_html=True)
+
+with tab_e:
+    ents = dashboard.entities(ws, doc)
+    if not ents:
+        st.info("No entities for this book yet: they are extracted when questions are generated "
+                "(`questions = \"generate\"` in a study config).")
+    else:
+        st.dataframe(ents, hide_index=True, width="stretch", key="co_ents",
+                     column_order=["rank", "name", "n_mentions", "method"])
+        names = {e["id"]: f"{e['rank']}. {e['name']} ({e['n_mentions']} mentions, {e['method']})" for e in ents}
+        ent = st.selectbox("Entity", list(names), format_func=names.get, key="co_ent")
+        chain = dashboard.mention_chain(ws, doc, ent)
+        st.caption(f"{chain['n_mentions']} mentions; the first {len(chain['windows'])} stretches of text shown")
+        for w in chain["windows"]:
+            st.caption(f"characters {w['start']:,}–{w['end']:,} · {w['n']} mentions")
+            st.markdown(w["html"], unsafe_allow_html=True)
+        with st.expander("All mentions"):
+            st.dataframe(chain["mentions"], hide_index=True, width="stretch", key="co_mentions")

@@ -1,0 +1,74 @@
+"""Reference errors: NarrativeQA references most likely wrong (paper §5.2, Appendix E), the flags so
+far, and the errata file. The score is explained in ``lsqa/reference_errors.py``."""
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-discovery): see app.py
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
+from lsqa import audit, dashboard, highlight, reference_errors  # noqa: E402
+from lsqa.store.reviews import FLAG_REASONS  # noqa: E402
+
+ws = dashboard.workspace()
+md = highlight.md_escape
+annotator = st.session_state.get("annotator", "").strip()
+st.title("Reference errors")
+st.caption("Ranked by evidence that a reference is wrong: book-grounded judges accept answers that ground-truth "
+           "raters reject against this reference, the reference has little support in the book, the two "
+           "references disagree, humans overrode ground-truth verdicts, and flags.")
+
+rows = reference_errors.triage(ws)
+flags = reference_errors.errata(ws)
+
+st.header(f"Flagged so far ({len(flags)})")
+if flags:
+    table = [{**r, **{k: "; ".join(r[k]) for k in ("reasons", "annotators", "notes")}} for r in flags]
+    st.dataframe(table, hide_index=True, width="stretch", key="re_flags",
+                 column_order=["title", "question", "reference", "reference_text", "other_reference", "reasons",
+                               "annotators", "notes", "score"])
+    c = st.columns(4)
+    c[0].download_button("Errata (CSV)", reference_errors.errata_csv(flags), "narrativeqa_errata.csv", "text/csv",
+                         on_click="ignore", key="re_dl_csv")
+    c[1].download_button("Errata (JSONL)", reference_errors.errata_jsonl(flags), "narrativeqa_errata.jsonl",
+                         "application/jsonl", on_click="ignore", key="re_dl_jsonl")
+else:
+    st.info("No reference is flagged yet. Flag from the list below or while auditing.")
+
+st.header("Most likely wrong")
+if not rows:
+    st.info("No questions with references and verdicts yet.")
+    st.stop()
+top = st.slider("Show the top", 5, max(5, len(rows)), min(25, len(rows)), key="re_top") if len(rows) > 5 else len(rows)
+shown = rows[:top]
+columns = ["score", "title", "question", "reference", "reference_text", "other_reference", "book_accepts_ref_rejects",
+           "only_this_ref_rejects", "support", "references_agree", "human_accepts", "flags"]
+picked = st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table",
+                      on_select="rerun", selection_mode="single-row")
+st.download_button("Triage list (CSV)", dashboard.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
+                   "text/csv", on_click="ignore", key="re_dl_triage")
+
+sel = picked.selection.rows if picked else []
+choice = sel[0] if sel else 0
+r = shown[choice]
+st.subheader("Flag a reference")
+st.markdown(f"**{md(r['title'])}** — {md(r['question'])}")
+c = st.columns(2)
+c[0].markdown(f"**Reference {r['reference']}** (this row)")
+c[0].markdown(highlight.text_html(r["reference_text"]), unsafe_allow_html=True)
+c[1].markdown("**The other reference**")
+c[1].markdown(highlight.text_html(r["other_reference"]), unsafe_allow_html=True)
+st.caption(f"score {r['score']} · book-grounded yes but reference-based no: {r['book_accepts_ref_rejects']} · "
+           f"rejected only against this reference: {r['only_this_ref_rejects']} · support in the book {r['support']}"
+           + (f" (passage {r['support_passage']})" if r["support_passage"] is not None else ""))
+with st.form("re_flag_form", clear_on_submit=True):
+    reason = st.radio("Reason", FLAG_REASONS, horizontal=True, key="re_reason")
+    note = st.text_input("Note", key="re_note")
+    submitted = st.form_submit_button(f"Flag reference {r['reference']}", disabled=not annotator, type="primary")
+if not annotator:
+    st.caption("Enter your name under **Annotator** in the sidebar to flag.")
+if submitted and annotator:
+    audit.flag(ws, annotator, r["question_id"], r["reference"], reason, note)
+    st.toast(f"Flagged reference {r['reference']} as {reason}")
+    st.rerun()

@@ -1,0 +1,131 @@
+"""Run: start pipeline stages on chosen books, systems and judges, and follow them.
+
+A run is a study config (the same keys as ``configs/*.toml``), built with the form or picked from
+a file, and runs as a background job (``lsqa.jobs``): leave the page and come back, the job and its
+progress are still here. Failed LLM calls are counted and listed, never a crashed page.
+"""
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-discovery): see app.py
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
+from lsqa import dashboard, jobs  # noqa: E402
+from lsqa.errors import LsqaError  # noqa: E402
+
+ws = dashboard.workspace()
+ss = st.session_state
+st.title("Run a study")
+st.caption("Embedded offline models need no key; any litellm model string (e.g. `openai/gpt-4o-mini`) works "
+           "with its API key in the server's environment — keys are never typed here or stored.")
+choices = dashboard.run_choices(ws)
+
+
+def _start(config: dict, label: str) -> None:
+    try:
+        job_id = jobs.start(ws, config, label=label)
+    except (LsqaError, ValueError) as exc:
+        ss.run_error = str(exc)
+        return
+    ss.run_job = job_id
+    st.query_params["job"] = job_id
+
+
+mode = st.radio("Study", ["Build one here", "From a config file"], horizontal=True, key="run_mode")
+if mode == "Build one here":
+    titles = {b["id"]: f"{b['title']} ({b['questions']} questions)" for b in choices["books"]}
+    books = st.multiselect("Books", list(titles), format_func=titles.get, key="run_books")
+    c = st.columns(4)
+    questions = c[0].selectbox("Questions", ["narrativeqa", "generate", "all"], key="run_questions")
+    max_q = c[1].number_input("Questions per book (0 = all)", 0, 100_000, 12, key="run_max_q")
+    sample = c[2].number_input("Sample c per system pair", 1, 100_000, 200, key="run_sample")
+    seed = c[3].number_input("Seed", 0, 2**31 - 1, 0, key="run_seed")
+    models = choices["models"]
+    st.caption("Embedded models: " + " · ".join(f"`{m}` {d}" for m, d in models.items()))
+    st.markdown("**Systems** (model × context: none, retrieval:<tokens>, full, reference:1|2)")
+    systems = st.data_editor(
+        [{"name": "extractive-nocontext", "model": "lsqa/extractive", "context": "none"},
+         {"name": "extractive-rag4k", "model": "lsqa/extractive", "context": "retrieval:4000"},
+         {"name": "extractive-fullbook", "model": "lsqa/extractive", "context": "full"}],
+        num_rows="dynamic", width="stretch", key="run_systems")
+    st.markdown("**Judges**")
+    judges = st.data_editor(
+        [{"name": "lexical-autoais-fc", "model": "lsqa/lexical-judge", "kind": "absolute", "context": "full",
+          "both_orders": False, "reference": "both"},
+         {"name": "lexical-sxs-fc", "model": "lsqa/lexical-judge", "kind": "pairwise", "context": "full",
+          "both_orders": True, "reference": "both"}],
+        num_rows="dynamic", width="stretch", key="run_judges",
+        column_config={"kind": st.column_config.SelectboxColumn("kind", options=choices["judge_kinds"]),
+                       "reference": st.column_config.SelectboxColumn("reference", options=["1", "2", "both"]),
+                       "both_orders": st.column_config.CheckboxColumn("both orders")})
+    if st.button("Start run", type="primary", key="run_start", disabled=not books):
+        try:
+            config = dashboard.study_config(books=books, questions=questions, max_questions=max_q, sample=sample,
+                                            seed=seed, systems=dashboard.records(systems),
+                                            judges=dashboard.records(judges))
+        except (LsqaError, ValueError) as exc:
+            ss.run_error = str(exc)
+        else:
+            _start(config, "run form")
+    if not books:
+        st.caption("Choose at least one book.")
+else:
+    files = dashboard.config_files()
+    path = st.selectbox("Config", files, format_func=lambda p: p.name, key="run_file")
+    try:
+        text, data = dashboard.read_config_file(path)
+    except (LsqaError, ValueError) as exc:
+        st.error(str(exc))
+    else:
+        st.code(text, language="toml")
+        if st.button("Start run", type="primary", key="run_start_file"):
+            _start(data, str(path))
+
+if "run_error" in ss:
+    st.error(ss.pop("run_error"))
+
+st.header("Jobs")
+if "run_job" not in ss and st.query_params.get("job"):
+    ss.run_job = st.query_params.get("job")
+
+
+@st.fragment(run_every=1.0)
+def show_jobs() -> None:
+    listed = jobs.list_jobs(ws)
+    if not listed:
+        st.info("No job started from this dashboard since it was launched. Past runs are listed below.")
+        return
+    for job in listed:
+        mine = job["id"] == ss.get("run_job")
+        with st.container(border=True):
+            st.markdown(f"**{job['id']}** · {job['label']} · **{job['status']}**" + (" · (yours)" if mine else ""))
+            if job["status"] in ("queued", "running"):
+                frac = job["done"] / job["total"] if job["total"] else 0.0
+                st.progress(min(1.0, frac), text=f"{job['stage'] or 'starting'}: {job['done']:,} / {job['total']:,}")
+            cost = jobs.cost_so_far(job)
+            st.caption(f"LLM calls stored so far: {cost['calls']:,} ({cost['failed']:,} failed) · "
+                       f"cost so far ${cost['cost_usd']:.4f}"
+                       + (f" (+{cost['calls_unpriced']} calls without a known price)" if cost["calls_unpriced"] else ""))
+            if job["status"] == "failed":
+                st.error(job["error"])
+                with st.expander("Traceback"):
+                    st.code(job["trace"], language=None)
+            if job["summary"]:
+                s = job["summary"]
+                st.caption(f"{s['calls_made']} calls made, {s['calls_cached']} cached, {s['calls_failed']} failed, "
+                           f"{s['seconds']} s")
+                st.dataframe(dashboard.stage_rows(s), hide_index=True, width="stretch", key=f"job_{job['id']}")
+                errors = [e for st_ in s["stages"] for e in st_["errors"]]
+                if errors:
+                    with st.expander(f"{len(errors)} errors"):
+                        for e in errors:
+                            st.text(e)
+
+
+show_jobs()
+
+st.header("Past runs in this workspace")
+st.dataframe(dashboard.run_history(ws), hide_index=True, width="stretch", key="run_history",
+             column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})
