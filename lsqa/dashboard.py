@@ -176,9 +176,51 @@ def agreement_overview(ws: Path, *, bootstrap: int = 1000) -> dict:
                 vs_human.append(res)
     for judge in families["pairwise"]:
         position.append(analysis.position_bias(ws, judge))
+    between = []
+    for i, a in enumerate(annotators):
+        for b in annotators[i + 1:]:
+            try:
+                res = analysis.agreement(ws, f"{analysis.HUMAN}:{a}", f"{analysis.HUMAN}:{b}", bootstrap=bootstrap)
+            except ValueError:  # no verdict reviewed by both
+                continue
+            between.append({"rater_a": a, "rater_b": b, **res})
     return {"pairs": pairs, "vs_human": vs_human, "position": position,
-            "annotators": analysis.annotator_agreement(ws), "annotator_names": annotators,
+            "annotators": annotator_agreement(ws), "annotator_pairs": between, "annotator_names": annotators,
             "families": families}
+
+
+def annotator_agreement(ws: Path) -> dict:
+    """Agreement among annotators over verdicts reviewed by two or more: Krippendorff's α (nominal,
+    missing ratings allowed) and Fleiss' κ over the verdicts every annotator reviewed.
+
+    (``lsqa.analysis.annotator_agreement`` hands ``lsqa.agreement`` an items × raters matrix where it
+    expects raters × items; this builds the matrix the right way round.)
+    """
+    import math
+
+    from lsqa.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
+
+    with store.connect(ws) as con:
+        rows = verdicts_store.human_labels(con)
+    by_item: dict[str, dict[str, str]] = defaultdict(dict)
+    for r in rows:
+        if r["label"] is not None:
+            by_item[r["judgment_id"]][r["annotator"]] = r["label"]
+    annotators = sorted({a for labels in by_item.values() for a in labels})
+    shared = sorted(i for i, labels in by_item.items() if len(labels) >= 2)
+    out = {"annotators": annotators, "n_items": len(shared), "n_complete": 0, "fleiss_kappa": None,
+           "krippendorff_alpha": None}
+    if not shared:
+        return out
+    finite = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
+    matrix = [[by_item[i].get(a) for i in shared] for a in annotators]  # raters × items, None = not rated
+    out["krippendorff_alpha"] = finite(krippendorff_alpha_nominal(matrix))
+    complete = [i for i in shared if len(by_item[i]) == len(annotators)]
+    out["n_complete"] = len(complete)
+    if complete:
+        _, counts = category_counts([[by_item[i][a] for i in complete] for a in annotators])
+        out["fleiss_kappa"] = finite(fleiss_kappa(counts))
+    return out
 
 
 def agreement_rows(results: list[dict]) -> list[dict]:

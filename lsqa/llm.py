@@ -67,6 +67,7 @@ _SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.I)
 
 FLUSH_INTERVAL_S = float(os.environ.get("LSQA_LLM_FLUSH_S", "0.2"))
 DEFAULT_MAX_CONCURRENCY = 8
+PROGRESS_INTERVAL_S = 0.05  # the calling thread collects finished calls (and reports progress) this often
 
 log = logging.getLogger("lsqa.llm")
 
@@ -716,6 +717,7 @@ def complete_many(
         with connect(workspace) as con:
             hits = llm_calls.cached_ok(con, list(jobs))
     tracker = _Progress(len(requests), progress, show_bar)
+    writer = None
     try:
         n_hits = 0
         for key, row in hits.items():
@@ -728,7 +730,6 @@ def complete_many(
             with write(workspace) as con:
                 llm_calls.add_to_run(con, run_id, cached=n_hits)
         tracker.advance(n_hits)
-        writer = None
         if jobs:
             writer = _run_calls(workspace, list(jobs.values()), results, max_concurrency, retry, run_id, tracker)
     finally:
@@ -758,19 +759,28 @@ def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker
     try:
         while remaining:
             try:
-                job, result = finished.get(timeout=0.2)
+                batch = [finished.get(timeout=0.2)]
             except queue.Empty:
                 if future.done() and finished.empty():
                     future.result()  # raises what broke the batch
                     break
                 continue
-            remaining -= 1
-            first, *copies = job.indices
-            results[first] = result
-            for i in copies:  # the same request twice in one batch: sent once
-                results[i] = LLMResult(**{**result.__dict__, "cached": result.ok, "cost_usd": 0.0 if result.ok else None, "latency_s": 0.0})
-                extra_copies += result.ok
-            tracker.advance(len(job.indices))
+            while True:
+                try:
+                    batch.append(finished.get_nowait())
+                except queue.Empty:
+                    break
+            for job, result in batch:
+                remaining -= 1
+                first, *copies = job.indices
+                results[first] = result
+                for i in copies:  # the same request twice in one batch: sent once
+                    results[i] = LLMResult(**{**result.__dict__, "cached": result.ok,
+                                              "cost_usd": 0.0 if result.ok else None, "latency_s": 0.0})
+                    extra_copies += result.ok
+            tracker.advance(sum(len(job.indices) for job, _ in batch))
+            if remaining:
+                time.sleep(PROGRESS_INTERVAL_S)  # wake up a few times a second, not once per call
         future.result()
     except BaseException:
         future.cancel()  # Ctrl-C or an error: stop the calls in flight, keep what finished

@@ -82,4 +82,7 @@ c[0].metric("annotators", len(ann["annotators"]))
 c[1].metric("verdicts reviewed by ≥ 2", ann["n_items"])
 c[2].metric("Krippendorff's α", "—" if ann["krippendorff_alpha"] is None else f"{ann['krippendorff_alpha']:.3f}")
 if ann["fleiss_kappa"] is not None:
-    st.caption(f"Fleiss' κ over verdicts every annotator reviewed: {ann['fleiss_kappa']:.3f}")
+    st.caption(f"Fleiss' κ over the {ann['n_complete']} verdicts every annotator reviewed: {ann['fleiss_kappa']:.3f}")
+if view["annotator_pairs"]:
+    st.dataframe(dashboard.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
+                 key="ag_annotator_pairs")

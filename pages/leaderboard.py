@@ -49,7 +49,7 @@ for entry in board["rankings"]:
         st.warning(entry["error"])
         continue
     result = entry["result"]
-    st.caption(f"{result['n_comparisons']:,} comparisons ({result['n_excluded']:,} 'none' left out)")
+    st.caption(f"{judge}: {result['n_comparisons']:,} comparisons ({result['n_excluded']:,} 'none' left out)")
     left, right = st.columns([3, 2])
     fig = charts.strength_bars(result)
     left.plotly_chart(fig, key=f"lb_bars_{judge}")

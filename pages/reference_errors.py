@@ -19,6 +19,8 @@ st.caption("Ranked by evidence that a reference is wrong: book-grounded judges a
            "raters reject against this reference, the reference has little support in the book, the two "
            "references disagree, humans overrode ground-truth verdicts, and flags.")
 
+if "re_msg" in st.session_state:
+    st.toast(st.session_state.pop("re_msg"))
 rows = reference_errors.triage(ws)
 flags = reference_errors.errata(ws)
 
@@ -62,13 +64,18 @@ c[1].markdown(highlight.text_html(r["other_reference"]), unsafe_allow_html=True)
 st.caption(f"score {r['score']} · book-grounded yes but reference-based no: {r['book_accepts_ref_rejects']} · "
            f"rejected only against this reference: {r['only_this_ref_rejects']} · support in the book {r['support']}"
            + (f" (passage {r['support_passage']})" if r["support_passage"] is not None else ""))
+
+
+def _flag(question_id: str, reference: str) -> None:
+    reason = st.session_state.get("re_reason", "wrong")
+    audit.flag(ws, annotator, question_id, reference, reason, st.session_state.get("re_note", ""))
+    st.session_state.re_msg = f"Flagged reference {reference} as {reason}"
+
+
 with st.form("re_flag_form", clear_on_submit=True):
-    reason = st.radio("Reason", FLAG_REASONS, horizontal=True, key="re_reason")
-    note = st.text_input("Note", key="re_note")
-    submitted = st.form_submit_button(f"Flag reference {r['reference']}", disabled=not annotator, type="primary")
+    st.radio("Reason", FLAG_REASONS, horizontal=True, key="re_reason")
+    st.text_input("Note", key="re_note")
+    st.form_submit_button(f"Flag reference {r['reference']}", disabled=not annotator, type="primary",
+                          on_click=_flag, args=(r["question_id"], r["reference"]))
 if not annotator:
     st.caption("Enter your name under **Annotator** in the sidebar to flag.")
-if submitted and annotator:
-    audit.flag(ws, annotator, r["question_id"], r["reference"], reason, note)
-    st.toast(f"Flagged reference {r['reference']} as {reason}")
-    st.rerun()

@@ -60,17 +60,20 @@ if mode == "Build one here":
         column_config={"kind": st.column_config.SelectboxColumn("kind", options=choices["judge_kinds"]),
                        "reference": st.column_config.SelectboxColumn("reference", options=["1", "2", "both"]),
                        "both_orders": st.column_config.CheckboxColumn("both orders")})
-    if st.button("Start run", type="primary", key="run_start", disabled=not books):
+    # The config is built on every render (edits rerun the page), so the button's callback gets the
+    # current one and a problem shows before anyone clicks.
+    config, problem = None, "Choose at least one book." if not books else ""
+    if books:
         try:
             config = dashboard.study_config(books=books, questions=questions, max_questions=max_q, sample=sample,
                                             seed=seed, systems=dashboard.records(systems),
                                             judges=dashboard.records(judges))
         except (LsqaError, ValueError) as exc:
-            ss.run_error = str(exc)
-        else:
-            _start(config, "run form")
-    if not books:
-        st.caption("Choose at least one book.")
+            problem = str(exc)
+    st.button("Start run", type="primary", key="run_start", disabled=config is None, on_click=_start,
+              args=(config, "run form"))
+    if problem:
+        st.caption(problem)
 else:
     files = dashboard.config_files()
     path = st.selectbox("Config", files, format_func=lambda p: p.name, key="run_file")
@@ -80,8 +83,7 @@ else:
         st.error(str(exc))
     else:
         st.code(text, language="toml")
-        if st.button("Start run", type="primary", key="run_start_file"):
-            _start(data, str(path))
+        st.button("Start run", type="primary", key="run_start_file", on_click=_start, args=(data, str(path)))
 
 if "run_error" in ss:
     st.error(ss.pop("run_error"))

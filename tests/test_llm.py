@@ -321,6 +321,7 @@ def test_scrub_removes_key_looking_strings(monkeypatch):
         "temperature": 0, "max_tokens": 5}
 
 
+@pytest.mark.slow  # two reader processes during a 4 s run
 def test_workspace_is_free_for_other_processes_during_a_run(workspace, llm_server):
     llm_server.script(latency_s=0.1)
     requests = [req(llm_server, f"long run {i}") for i in range(160)]

@@ -9,6 +9,8 @@ import sys
 import time
 from collections import Counter
 
+import pytest
+
 from lsqa import llm
 from lsqa.llm import LLMRequest, RetryPolicy
 from lsqa.store import connect
@@ -34,6 +36,7 @@ def requests_for(api_base: str) -> list[LLMRequest]:
             for i in range(N)]
 
 
+@pytest.mark.slow  # a second Python process importing litellm: ~6 s
 def test_kill_minus_nine_mid_run_then_rerun_pays_once_per_finished_call(workspace, llm_server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     llm_server.script(reply=lambda body: "answer to " + body["messages"][0]["content"], latency_s=0.25)
@@ -41,7 +44,7 @@ def test_kill_minus_nine_mid_run_then_rerun_pays_once_per_finished_call(workspac
                             cwd=PROJECT, env={**os.environ}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while len(llm_server.completed) < 16:  # about 4 rounds of 4 calls answered
+        while len(llm_server.completed) < 24:  # about 6 rounds of 4 calls answered
             assert proc.poll() is None, proc.stderr.read()
             assert time.monotonic() < deadline, "the runner made no progress"
             time.sleep(0.02)
@@ -57,8 +60,8 @@ def test_kill_minus_nine_mid_run_then_rerun_pays_once_per_finished_call(workspac
         durable = {row[0] for row in con.execute("SELECT json_extract_string(messages, '$[0].content') FROM llm_calls "
                                                  "WHERE status = 'ok'").fetchall()}
     answered_early = {llm_server.requests[i].prompt for i, status, at in list(llm_server.completed)
-                      if status == 200 and at < killed_at - 0.6}
-    assert 8 <= len(durable) < N
+                      if status == 200 and at < killed_at - 0.8}
+    assert len(answered_early) >= 4 and 8 <= len(durable) < N
     assert answered_early <= durable  # every call answered well before the kill was already stored
     seen_before = len(llm_server.requests)
 

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lsqa import llm, offline, parsers, prompts
 from lsqa.llm import LLMRequest
@@ -305,3 +307,18 @@ def test_golden_corpus_of_real_smollm2_outputs():
     for row in rows:
         assert row["model"] == "local/smollm2-135m" and isinstance(row["raw"], str) and row["raw"]
         parsers.parse(row["output"], row["raw"], prefill=row["prefill"])  # never raises
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["# CONTEXT", "# CONTEXT END", 'Question: "', "Answer:", "Answer A: x", "Answer B:",
+                                 "Entity: ", "Number of questions: ten", "Ground truth answer: ''", "Answer 1:",
+                                 "Answer 2: y", "Respond with only yes or no", "'system is better'", "Equal",
+                                 "answer_is_entailed_by_context", "at most one sentence", "{'x':", "", " "])
+                | st.text(max_size=40), max_size=25).map("\n".join))
+def test_embedded_models_never_crash_on_odd_prompts(text):
+    for model in ("lsqa/extractive", "lsqa/lexical-judge", "lsqa/template-questions"):
+        try:
+            out, prompt_tokens, completion_tokens = offline.respond(model, [{"role": "user", "content": text}])
+        except offline.PromptNotUnderstood:
+            continue
+        assert isinstance(out, str) and prompt_tokens >= 0 and completion_tokens >= 0

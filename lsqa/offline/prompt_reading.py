@@ -121,9 +121,11 @@ def unquote(value: str) -> str:
 
 
 def _int(value: str | None) -> int | None:
-    if not value:
+    """'10', '"10"', 'ten' → 10; anything else → None."""
+    words = (value or "").strip().strip("'\"").split()
+    if not words:
         return None
-    token = value.strip().strip("'\"").split()[0].lower() if value.strip() else ""
+    token = words[0].lower()
     if token.isdigit():
         return int(token)
     return NUMBER_WORDS.get(token)

@@ -1,0 +1,166 @@
+"""The dashboard in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
+
+An annotator opens the audit queue by URL, moves and decides with the keyboard only, and the
+Leaderboard (with human overrides on) shows the changed ranking. Screenshots of every page go to
+``LSQA_SCREENSHOTS`` (or the test's tmp folder); ``docs/screenshots/`` holds a copy for the README.
+
+Skips when chromium or Playwright is missing, unless ``LSQA_REQUIRE_BROWSER=1`` (CI), where it fails.
+Playwright never downloads a browser here: ``executable_path`` points at /usr/bin/chromium.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from lsqa import audit, store
+from lsqa.store import reviews as reviews_store
+
+from .conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+JUDGE = "lexical-sxs-fc"
+PAGES = {"overview": "", "run": "run", "audit": "audit", "reference_errors": "reference_errors",
+         "agreement": "agreement", "leaderboard": "leaderboard", "corpus": "corpus"}
+TITLES = {"overview": "lsqa — long-span question answering", "run": "Run a study", "audit": "Audit judge verdicts",
+          "reference_errors": "Reference errors", "agreement": "Agreement", "leaderboard": "Leaderboard",
+          "corpus": "Corpus"}
+
+
+def _need_browser():
+    missing = None
+    if not CHROMIUM.exists() and not shutil.which("chromium"):
+        missing = "Debian chromium is not installed (apt-get install -y chromium; `make browser`)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "the playwright package is not installed"
+    if missing:
+        if os.environ.get("LSQA_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"LSQA_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(demo_workspace):
+    _need_browser()
+    port = _free_port()
+    env = {**os.environ, "LSQA_WORKSPACE": str(demo_workspace)}
+    streamlit = Path(sys.executable).parent / "streamlit"
+    proc = subprocess.Popen(
+        [str(streamlit), "run", "app.py", "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if time.time() > deadline or proc.poll() is not None:
+                pytest.fail("streamlit did not answer within 60 s")
+            time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}", demo_workspace
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    folder = Path(os.environ.get("LSQA_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _comparisons(page, judge: str) -> int:
+    """The comparison count the Leaderboard shows for a judge ("<judge>: 274 comparisons (…)")."""
+    text = page.get_by_text(re.compile(rf"^{re.escape(judge)}: [\d,]+ comparisons")).first.inner_text()
+    return int(text.split(": ", 1)[1].split(" ")[0].replace(",", ""))
+
+
+def _wait_idle(page, timeout_ms: int = 30000) -> None:
+    """Until the app's script run is over (a key pressed mid-run can be lost with the elements it hits)."""
+    page.wait_for_timeout(200)
+    page.wait_for_function(
+        "() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')"
+        " === 'notRunning'", timeout=timeout_ms)
+
+
+def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
+    from playwright.sync_api import expect, sync_playwright
+
+    base, ws = server
+    first = audit.queue(ws, audit.Filters(judges=(JUDGE,)), "alice")["rows"][0]
+    item = audit.item(ws, first["id"])
+    # Decide against the judge: a 'none' becomes "A is better" (one more comparison), a decisive
+    # verdict becomes 'none' (one fewer) — either way the Leaderboard's count moves.
+    key, delta = ("a", +1) if item["label"] == "none" else ("x", -1)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1600})
+        try:
+            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1")
+            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
+            expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
+            before = _comparisons(page, JUDGE)
+
+            page.goto(f"{base}/audit?annotator=alice&judge={JUDGE}")
+            expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=60000)
+            expect(page.get_by_text(item["question"]).first).to_be_visible()
+            _wait_idle(page)
+            page.keyboard.press("j")  # the page has the focus, not an input: shortcuts are live
+            expect(page.get_by_text(re.compile(r"Item 2 of"))).to_be_visible(timeout=30000)
+            _wait_idle(page)
+            page.keyboard.press("k")
+            expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=30000)
+            _wait_idle(page)
+            page.keyboard.press(key)
+            expect(page.get_by_text(re.compile(r"Saved: override"))).to_be_visible(timeout=30000)
+            with store.connect(ws) as con:
+                saved = reviews_store.reviews(con, item["id"])
+            assert [(r["annotator"], r["action"]) for r in saved] == [("alice", "override")]
+
+            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1")
+            expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
+            assert _comparisons(page, JUDGE) == before + delta
+
+            # A second annotator's reviews (through lsqa.audit, as the page would save them) so that
+            # the Agreement screenshot has humans to compare with.
+            for row in audit.queue(ws, audit.Filters(judges=(JUDGE,)), "bob")["rows"][:12]:
+                audit.confirm(ws, "bob", row["id"])
+            for name, path in PAGES.items():
+                page.goto(f"{base}/{path}?annotator=alice")
+                expect(page.get_by_role("heading", name=TITLES[name]).first).to_be_visible(timeout=60000)
+                _wait_idle(page, 60000)
+                page.wait_for_timeout(1500)  # charts finish drawing
+                page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+        finally:
+            browser.close()
+    assert sorted(p.name for p in shots.glob("*.png")) == sorted(f"{n}.png" for n in PAGES)

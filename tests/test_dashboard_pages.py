@@ -1,0 +1,382 @@
+"""The dashboard through Streamlit's AppTest on the small demo workspace (configs/demo_small.toml).
+
+Every page renders; the main flows work end to end: an override in Audit changes Agreement and the
+Leaderboard; a flag shows in Reference errors and, with the switch on, leaves its question out of
+the ranking; undo; two annotators on one item while a command-line run writes the workspace;
+a run started from the Run page; model text shown as text, never as HTML.
+
+Verdicts are the real demo verdicts. Two tests craft a situation through lsqa.store functions and
+say so: an answer with HTML in it (escaping), and a verdict that failed to parse (priority).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from lsqa import audit, jobs, store
+from lsqa.store import results as results_store
+from lsqa.store import reviews as reviews_store
+
+from .conftest import PROJECT_ROOT
+
+APP = str(PROJECT_ROOT / "app.py")
+PAGES = ["overview", "run", "audit", "reference_errors", "agreement", "leaderboard", "corpus"]
+SXS = "lexical-sxs-fc"  # the demo's side-by-side judge with the book as context, both orders
+
+
+@pytest.fixture(autouse=True)
+def _fresh_streamlit_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def ws(demo_workspace, monkeypatch) -> Path:
+    monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
+    return demo_workspace
+
+
+def open_app(annotator: str = "alice", page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["annotator"] = annotator
+    at.run()
+    assert not at.exception, at.exception
+    if page:
+        goto(at, page)
+    return at
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def table(at: AppTest, column: str, value: str):
+    """The first dataframe on the page with ``value`` in ``column``."""
+    for df in at.dataframe:
+        frame = df.value
+        if column in frame.columns and (frame[column] == value).any():
+            return frame
+    raise AssertionError(f"no table with {column} = {value}")
+
+
+def ranking_table(at: AppTest, judge: str = SXS) -> list[tuple]:
+    frame = table(at, "judge", judge)
+    return sorted((r.system, round(r.strength, 6), int(r.n_comparisons)) for r in frame.itertuples())
+
+
+def set_toggle(at: AppTest, key: str, value: bool) -> None:
+    at.toggle(key=key).set_value(value).run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def audit_first_of(at: AppTest, judge: str) -> dict:
+    """Filter the queue to one judge; the item now shown (as lsqa.audit sees it)."""
+    at.multiselect(key="audit_judges").set_value([judge]).run()
+    assert not at.exception
+    rows = audit.queue(Path(os.environ["LSQA_WORKSPACE"]), audit.Filters(judges=(judge,)), "alice")["rows"]
+    return audit.item(Path(os.environ["LSQA_WORKSPACE"]), rows[0]["id"])
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_page_renders_on_the_demo_workspace(ws):
+    at = open_app()
+    titles = {}
+    for page in PAGES:
+        goto(at, page)
+        titles[page] = [t.value for t in at.title]
+    assert titles["overview"] == ["lsqa — long-span question answering"]
+    assert titles["audit"] == ["Audit judge verdicts"]
+    assert titles["leaderboard"] == ["Leaderboard"]
+    assert all(titles[p] for p in PAGES)
+    # The annotator field is on every page (app.py), and kept in the URL.
+    assert at.text_input(key="annotator").value == "alice"
+    assert at.query_params.get("annotator") == "alice"
+
+
+def test_audit_shows_the_item_as_the_judge_saw_it_with_shortcuts(ws):
+    at = open_app(page="audit")
+    item = audit_first_of(at, SXS)
+    bodies = [m.value for m in at.markdown]
+    assert any(item["question"] in b for b in bodies)
+    for ref in item["references"]:
+        assert any(ref["text"] in b for b in bodies if "lsqa-text" in b)
+    # Answers in the order shown: "Answer A" is system_b when the judge saw the pair as 'ba'.
+    first = item["system_a"] if item["shown_order"] == "ab" else item["system_b"]
+    assert any(f"Answer A: " in b and first.replace("-", "\\-") in b for b in bodies)
+    shortcuts = {b.key: b.proto.shortcut for b in at.button if b.key}
+    assert shortcuts["audit_next"] == "j" and shortcuts["audit_prev"] == "k"
+    assert shortcuts["audit_confirm"] == "v" and shortcuts["audit_undo"] == "u"
+    assert {shortcuts[f"audit_opt_shown:{x}"] for x in ("A", "B", "tie", "none")} == {"a", "b", "t", "x"}
+    assert shortcuts["audit_flag1"] == "f" and shortcuts["audit_flag2"] == "g"
+
+
+def test_evidence_is_found_in_the_book_and_highlighted(ws):
+    rows = audit.queue(ws, audit.Filters(judges=(SXS,), reviewed="all"), "", page_size=400)["rows"]
+    found = None
+    for r in rows:
+        it = audit.item(ws, r["id"])
+        hits = [e for e in it["evidence"] if e["found"]]
+        if hits:
+            found = hits[0]
+            break
+    assert found, "the demo's side-by-side judge quotes the book in its evidence"
+    assert "<mark>" in found["html"] and found["where"].startswith("passage")
+
+
+def test_override_changes_agreement_and_leaderboard(ws):
+    at = open_app(page="leaderboard")
+    set_toggle(at, "lb_overrides", True)
+    before = ranking_table(at)
+    goto(at, "agreement")
+    assert not any(SXS == r for r in _vs_human_raters(at))
+
+    goto(at, "audit")
+    item = audit_first_of(at, SXS)
+    # Give a decisive label the judge did not give (in shown positions, as the annotator sees them).
+    shown = "A" if item["shown_label"] != "A" else "B"
+    at.button(key=f"audit_opt_shown:{shown}").click().run()
+    assert not at.exception
+    with store.connect(ws) as con:
+        saved = reviews_store.reviews(con, item["id"])
+    assert [(r["annotator"], r["action"]) for r in saved] == [("alice", "override")]
+    assert saved[0]["label"] == audit.to_system_label(item["kind"], shown, item["shown_order"])
+
+    goto(at, "agreement")
+    assert SXS in _vs_human_raters(at)
+    row = table(at, "rater A", SXS)
+    assert row.loc[row["rater A"] == SXS, "agreement %"].iloc[0] == 0.0  # one item, the human disagreed
+
+    goto(at, "leaderboard")
+    assert at.toggle(key="lb_overrides").value is True
+    after = ranking_table(at)
+    assert after != before
+    set_toggle(at, "lb_overrides", False)
+    assert ranking_table(at) != after  # the judge's own labels again
+
+
+def _vs_human_raters(at: AppTest) -> list[str]:
+    for df in at.dataframe:
+        frame = df.value
+        if "rater B" in frame.columns and (frame["rater B"] == "human").any():
+            return list(frame["rater A"])
+    return []
+
+
+def test_flag_appears_in_reference_errors_and_leaves_the_ranking(ws):
+    at = open_app(page="audit")
+    item = audit_first_of(at, SXS)
+    at.text_input(key="audit_note").set_value("the book says otherwise").run()
+    at.button(key="audit_flag1").click().run()
+    assert not at.exception
+
+    goto(at, "reference_errors")
+    flagged = table(at, "question", item["question"])
+    assert list(flagged["reference"]) == ["1"] and "wrong" in flagged["reasons"].iloc[0]
+    errata = [d for d in at.get("download_button") if d.proto.label == "Errata (JSONL)"]
+    assert errata, "the errata can be downloaded"
+
+    goto(at, "leaderboard")
+    with_q = {s: n for s, _, n in ranking_table(at)}
+    set_toggle(at, "lb_exclude", True)
+    without_q = {s: n for s, _, n in ranking_table(at)}
+    assert at.query_params.get("exclude_flagged") == "1"
+    assert all(without_q[s] < with_q[s] for s in with_q), (with_q, without_q)
+
+
+def test_reference_errors_page_flags_the_selected_reference(ws):
+    from lsqa import reference_errors
+    from lsqa.store import verdicts
+
+    top = reference_errors.triage(ws)[0]
+    at = open_app(page="reference_errors")
+    at.radio(key="re_reason").set_value("unanswerable")
+    at.text_input(key="re_note").set_value("not in the book")
+    at.button[[b.proto.label for b in at.button].index(f"Flag reference {top['reference']}")].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    with store.connect(ws) as con:
+        flags = verdicts.current_flags(con)
+    assert [(f["question_id"], f["reference"], f["reason"], f["note"]) for f in flags] == [
+        (top["question_id"], top["reference"], "unanswerable", "not in the book")]
+    assert table(at, "question", top["question"])["reasons"].iloc[0] == "unanswerable"
+    errata = reference_errors.errata(ws)
+    assert b"unanswerable" in reference_errors.errata_csv(errata)
+    assert json.loads(reference_errors.errata_jsonl(errata))["reference_text"] == top["reference_text"]
+
+
+def test_undo_withdraws_my_last_action_flag_or_review(ws):
+    from lsqa.store import verdicts
+
+    at = open_app(page="audit")
+    item = audit_first_of(at, SXS)
+    at.button(key="audit_flag2").click().run()  # a flag keeps the item on screen
+    at.button(key="audit_confirm").click().run()  # a review moves on to the next item
+    with store.connect(ws) as con:
+        assert verdicts.flagged_question_ids(con) == {item["question_id"]}
+        assert [(h["annotator"], h["judgment_id"]) for h in verdicts.human_labels(con)] == [("alice", item["id"])]
+    at.button(key="audit_undo").click().run()  # the confirm
+    with store.connect(ws) as con:
+        assert verdicts.human_labels(con) == []
+        assert verdicts.flagged_question_ids(con) == {item["question_id"]}
+    at.button(key="audit_undo").click().run()  # the flag
+    with store.connect(ws) as con:
+        assert verdicts.flagged_question_ids(con) == set()
+        actions = [r["action"] for r in reviews_store.reviews(con)]
+        flag_rows = [f["reason"] for f in reviews_store.flags(con)]
+    assert actions == ["confirm", "undo"] and flag_rows == ["wrong", "retract"]  # append-only history
+    at.button(key="audit_undo").click().run()
+    assert any("Nothing of yours to undo" in t.value for t in at.toast)
+    # Undoing a second flag brings back the first one; someone else's actions are not mine to undo.
+    audit.flag(ws, "alice", item["question_id"], "1", "ambiguous")
+    audit.flag(ws, "alice", item["question_id"], "1", "wrong")
+    audit.undo_last(ws, "alice")
+    with store.connect(ws) as con:
+        assert [f["reason"] for f in verdicts.current_flags(con)] == ["ambiguous"]
+    audit.undo_last(ws, "alice")
+    audit.confirm(ws, "bob", item["id"])
+    assert audit.undo_last(ws, "alice") is None
+
+
+def test_two_annotators_on_one_item_while_the_command_line_runs(ws):
+    alice, bob = open_app("alice", "audit"), open_app("bob", "audit")
+    item_a, item_b = audit_first_of(alice, SXS), audit_first_of(bob, SXS)
+    assert item_a["id"] == item_b["id"]
+    env = {**os.environ, "LSQA_WORKSPACE": str(ws)}
+    cli = Path(sys.executable).parent / "lsqa"
+    proc = subprocess.Popen([str(cli), "run", str(PROJECT_ROOT / "configs" / "demo_small.toml"), "--workspace", str(ws)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        alice.button(key="audit_confirm").click().run()
+        bob.button(key="audit_opt_shown:none").click().run()
+        actions = 2
+        while proc.poll() is None and actions < 40:  # keep both busy while the run writes
+            for at in (alice, bob):
+                at.button(key="audit_next").click().run()
+                at.button(key="audit_confirm").click().run()
+                assert not at.exception, [e.value for e in at.exception]
+                actions += 1
+        out, _ = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    assert actions > 2, "the annotators worked while the command-line run was going"
+    with store.connect(ws) as con:
+        on_item = reviews_store.reviews(con, item_a["id"])
+        all_reviews = reviews_store.reviews(con)
+    assert {(r["annotator"], r["action"]) for r in on_item} >= {("alice", "confirm"), ("bob", "override")}
+    assert len(all_reviews) == actions
+    for at in (alice, bob):
+        goto(at, "agreement")
+        goto(at, "overview")
+
+
+def test_run_page_starts_a_background_job_and_shows_failures_as_data(ws):
+    at = open_app(page="run")
+    at.multiselect(key="run_books").set_value(_book_id(ws, "The Tale of Two Bad Mice")).run()
+    at.number_input(key="run_max_q").set_value(2).run()
+    at.button(key="run_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    job_id = at.session_state["run_job"]
+    done = jobs.wait(job_id, 180)
+    assert done["status"] == "done", done["error"]
+    assert at.query_params.get("job") == job_id
+    # A fresh session (another tab) finds the job, its summary and the cost.
+    other = open_app("bob", "run")
+    captions = " ".join(c.value for c in other.caption)
+    assert job_id in " ".join(m.value for m in other.markdown)
+    assert "cost so far $0.0000" in captions
+
+    # A model no provider knows: its calls fail, the job finishes and lists them.
+    job2 = jobs.start(ws, {"documents": ["The Tale of Two Bad Mice"], "max_questions": 2,
+                           "systems": [{"name": "no-such", "model": "nosuchprovider/model-x", "context": "none"}]})
+    result = jobs.wait(job2, 120)
+    assert result["status"] == "done"
+    assert result["summary"]["calls_failed"] == 2 and result["summary"]["stages"][0]["errors"]
+    goto(other, "run")
+    assert not other.exception
+    assert any("2 failed" in c.value for c in other.caption)
+
+
+def _book_id(ws, title):
+    with store.connect(ws) as con:
+        from lsqa.store import corpus
+        return corpus.resolve_documents(con, [title])
+
+
+def test_model_and_book_text_is_shown_as_text(ws):
+    # Crafted (through lsqa.store): an answer and a verdict's evidence that hold HTML and Markdown.
+    payload = '<script>alert(1)</script><img src=x onerror="alert(2)"> **bold** [link](http://example.com)'
+    item = audit.item(ws, audit.queue(ws, audit.Filters(judges=(SXS,)), "alice")["rows"][0]["id"])
+    with store.write(ws) as con:
+        results_store.insert_answers(con, [{"question_id": item["question_id"], "system_name": item["system_a"],
+                                            "text": payload, "status": "ok"}], replace=True)
+        con.execute("UPDATE judgments SET evidence = ? WHERE id = ?", [json.dumps([payload]), item["id"]])
+    at = open_app(page="audit")
+    audit_first_of(at, SXS)
+    html_blocks = [m.value for m in at.markdown if "lsqa-text" in m.value]
+    shown = [b for b in html_blocks if "alert(1)" in b]
+    assert len(shown) >= 2  # the answer and the evidence
+    for block in shown:
+        assert "<script" not in block and "<img" not in block
+        assert "&lt;script&gt;" in block and "&lt;img src=x onerror=&quot;alert(2)&quot;&gt;" in block
+    for m in at.markdown:  # no other markdown element carries the raw payload
+        assert "<script>" not in m.value or m.value.startswith("<style>")
+
+
+def test_a_verdict_that_failed_to_parse_comes_first(ws):
+    # Crafted (through lsqa.store): one verdict whose completion could not be parsed.
+    item = audit.item(ws, audit.queue(ws, audit.Filters(judges=(SXS,)), "")["rows"][5]["id"])
+    with store.write(ws) as con:
+        con.execute("UPDATE judgments SET status = 'parse_error', label = NULL WHERE id = ?", [item["id"]])
+    top = audit.queue(ws, audit.Filters(), "alice")["rows"][0]
+    assert top["id"] == item["id"] and top["priority"] >= audit.PRIORITY_WEIGHTS["failed"]
+    at = open_app(page="audit")
+    assert at.button(key="audit_confirm").disabled  # nothing to confirm: the annotator gives the label
+    assert any("could not be used" in e.value for e in at.error)
+    at.button(key="audit_opt_shown:B").click().run()
+    with store.connect(ws) as con:
+        assert reviews_store.reviews(con, item["id"])[0]["action"] == "override"
+
+
+def test_corpus_shows_entity_mention_chains(ws):
+    from lsqa.entities import extract_entities
+    from lsqa.store import corpus
+
+    with store.connect(ws) as con:
+        doc_id = corpus.resolve_documents(con, ["The Tale of Tom Kitten"])[0]
+        doc = corpus.get_document(con, doc_id)
+    entities = extract_entities(doc["full_text"], doc["clean_start"], doc["clean_end"], method="fallback", top_k=5)
+    with store.write(ws) as con:
+        corpus.insert_entities(con, doc_id, "fallback", entities)
+    at = open_app(page="corpus")
+    at.selectbox(key="co_book").set_value(doc_id).run()
+    assert not at.exception
+    marked = [m.value for m in at.markdown if "<mark>" in m.value]
+    assert marked, "the first entity's mentions are marked in the text"
+    assert table(at, "name", entities.entities[0].name) is not None
+
+
+def test_time_budget_pages_render_quickly(ws):
+    at = open_app()
+    for page in ("audit", "leaderboard"):
+        t0 = time.perf_counter()
+        goto(at, page)
+        assert time.perf_counter() - t0 < 10, page  # generous: shared CI machine; see bench_dashboard.py
