@@ -116,12 +116,14 @@ def rater_labels(ws: Path, rater: str) -> dict[str, str]:
         return _collapse(_verdicts(con, rater))
 
 
+def rating_rows(ws: Path, raters: list[str]) -> list[dict]:
+    """Long-format ``item_id, rater, label`` rows of workspace raters (the `lsqa agreement` file format)."""
+    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in rater_labels(ws, rater).items()]
+
+
 def agreement(ws: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0) -> dict:
     """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4)."""
-    a, b = rater_labels(ws, rater_a), rater_labels(ws, rater_b)
-    rows = [{"item_id": k, "rater": rater_a, "label": v} for k, v in a.items()]
-    rows += [{"item_id": k, "rater": rater_b, "label": v} for k, v in b.items()]
-    return agreement_table(rows, rater_a, rater_b, bootstrap=bootstrap, seed=seed)
+    return agreement_table(rating_rows(ws, [rater_a, rater_b]), rater_a, rater_b, bootstrap=bootstrap, seed=seed)
 
 
 def position_bias(ws: Path, judge: str) -> dict:

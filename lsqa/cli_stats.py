@@ -124,10 +124,7 @@ def _rating_rows(input, workspace, rater_a, rater_b):
     from lsqa.config import resolve_workspace
 
     ws = resolve_workspace(workspace)
-    rows = []
-    for rater in (rater_a, rater_b):
-        rows += [{"item_id": k, "rater": rater, "label": v} for k, v in analysis.rater_labels(ws, rater).items()]
-    return ws, rows
+    return ws, analysis.rating_rows(ws, [rater_a, rater_b])
 
 
 def rank_command(
