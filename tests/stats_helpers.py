@@ -7,11 +7,9 @@ The shared data dir is ``$LSQA_DATA_DIR``, else ``<project>/../shared/data``; no
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
-import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,18 +25,6 @@ PRD_SCORE = {1: "A", 2: "B", 3: "tie"}
 LLMBAR = Path("judgments/llmbar")
 LLMBAR_SETS = ("MT-Bench", "FairEval")
 LLMBAR_JUDGES = ("GPT-4", "ChatGPT")
-
-
-def shared_data_dir() -> Path:
-    return Path(os.environ.get("LSQA_DATA_DIR") or PROJECT_ROOT.parent / "shared" / "data")
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Path:
-    path = shared_data_dir()
-    if not path.is_dir():
-        pytest.fail(f"shared data not found at {path}; set LSQA_DATA_DIR")
-    return path
 
 
 def load_prd_human(data_dir: Path) -> list[dict]:

@@ -27,7 +27,7 @@ from lsqa.agreement import (
     preference_table,
     self_preference,
 )
-from tests.stats_helpers import LLMBAR_JUDGES, LLMBAR_SETS, load_llmbar, shared_data  # noqa: F401
+from tests.stats_helpers import LLMBAR_JUDGES, LLMBAR_SETS, load_llmbar
 
 # --------------------------------------------------------------------------------------------
 # LLMBar: reproduce the authors' statistics.json exactly

@@ -14,7 +14,7 @@ from lsqa.cli_stats import agreement_table, format_agreement_table, format_rank_
 from lsqa.errors import InputError
 from lsqa.ranking import count_comparisons, fit_bradley_terry
 from lsqa.tables import load_comparisons, load_ratings, read_table
-from tests.stats_helpers import load_llmbar, load_prd_human, shared_data  # noqa: F401
+from tests.stats_helpers import load_llmbar, load_prd_human
 
 runner = CliRunner()
 SYSTEM_KEYS = ["system", "beta", "strength", "ci_low", "ci_high", "rank"]

@@ -1,7 +1,6 @@
 """The paper's pipeline end to end on real NarrativeQA books with the embedded offline models."""
 
 import json
-import time
 
 import pytest
 from typer.testing import CliRunner

@@ -28,7 +28,7 @@ from lsqa.ranking import (
     win_probability,
     win_probability_matrix,
 )
-from tests.stats_helpers import PRD_PROMPT, load_prd_human, shared_data  # noqa: F401
+from tests.stats_helpers import PRD_PROMPT, load_prd_human
 
 MLE_TOL = 1e-6       # brief: agree with the textbook MLE to 1e-6
 EXACT_TOL = 1e-9     # algebraic identities (symmetries, invariances)
