@@ -121,69 +121,86 @@ def _references(judge: JudgeSpec, question: dict, system: SystemSpec | None) -> 
     return [r for r in wanted if r != own and question.get(f"reference_{r}")]
 
 
-def absolute_tasks(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec],
-                   books: BookContexts) -> list[JudgeTask]:
-    tasks = []
+def _answered(questions: list[dict], answers: dict, systems: list[SystemSpec]):
+    """(question, system, answer) for every answer a yes/no rater should rate."""
     for q in questions:
         for s in systems:
             answer = answers.get((q["id"], s.name))
-            if answer is None:
-                continue
-            key = dict(judge=judge.name, kind="absolute", question_id=q["id"], system_a=s.name, system_b="",
-                       shown_order="ab", reference="")
-            tasks.append(_context_task(judge, key, q, books, f"{q['text']} {answer}",
-                                       lambda ctx, q=q, a=answer: {"context": ctx, "question": q["text"], "answer": a}))
+            if answer is not None:
+                yield q, s, answer
+
+
+def absolute_tasks(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec],
+                   books: BookContexts) -> list[JudgeTask]:
+    tasks = []
+    for q, s, answer in _answered(questions, answers, systems):
+        key = dict(judge=judge.name, kind="absolute", question_id=q["id"], system_a=s.name, system_b="",
+                   shown_order="ab", reference="")
+        tasks.append(_context_task(judge, key, q, books, f"{q['text']} {answer}",
+                                   lambda ctx, q=q, a=answer: {"context": ctx, "question": q["text"], "answer": a}))
     return tasks
+
+
+def _compared(questions: list[dict], answers: dict, systems: list[SystemSpec]):
+    """(question, system_a, system_b) for every pair of systems (names sorted) that both answered."""
+    names = sorted(s.name for s in systems)
+    for q in questions:
+        for a, b in itertools.combinations(names, 2):
+            if (q["id"], a) in answers and (q["id"], b) in answers:
+                yield q, a, b
 
 
 def pairwise_tasks(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec],
                    books: BookContexts, seed: int) -> list[JudgeTask]:
+    """Side by side with the book (or passages for question + both answers) as context (Figs. 13, 20)."""
     tasks = []
-    names = sorted(s.name for s in systems)
+    for q, a, b in _compared(questions, answers, systems):
+        for order in shown_orders(judge, seed, q["id"], a, b):
+            first, second = answers[(q["id"], a)], answers[(q["id"], b)]
+            if order == "ba":
+                first, second = second, first
+            key = dict(judge=judge.name, kind="pairwise", question_id=q["id"], system_a=a, system_b=b,
+                       shown_order=order, reference="")
+            tasks.append(_context_task(
+                judge, key, q, books, f"{q['text']} {first} {second}",
+                lambda ctx, q=q, f=first, s=second: {"context": ctx, "question": q["text"],
+                                                     "system_answer_A": f, "system_answer_B": s}))
+    return tasks
+
+
+def groundtruth_pairwise_tasks(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec],
+                               seed: int) -> list[JudgeTask]:
+    """Side by side given a reference answer instead of the book (Fig. 18)."""
     by_name = {s.name: s for s in systems}
-    for q in questions:
-        for a, b in itertools.combinations(names, 2):
-            ans_a, ans_b = answers.get((q["id"], a)), answers.get((q["id"], b))
-            if ans_a is None or ans_b is None:
-                continue
-            for order in shown_orders(judge, seed, q["id"], a, b):
-                first, second = (ans_a, ans_b) if order == "ab" else (ans_b, ans_a)
-                if judge.kind == "groundtruth-pairwise":
-                    refs = _references(judge, q, by_name[a]) or []
-                    refs = [r for r in refs if r in _references(judge, q, by_name[b])]
-                    if not refs:
-                        continue
-                    ref = refs[0]
-                    key = dict(judge=judge.name, kind=judge.kind, question_id=q["id"], system_a=a, system_b=b,
-                               shown_order=order, reference=ref)
-                    prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(q))], judge.prompt_version)
-                    values = {"question": q["text"], "answer": q[f"reference_{ref}"], "system_answer_A": first,
-                              "system_answer_B": second}
-                    tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt))
-                    continue
-                key = dict(judge=judge.name, kind="pairwise", question_id=q["id"], system_a=a, system_b=b,
-                           shown_order=order, reference="")
-                tasks.append(_context_task(
-                    judge, key, q, books, f"{q['text']} {first} {second}",
-                    lambda ctx, q=q, f=first, s=second: {"context": ctx, "question": q["text"],
-                                                         "system_answer_A": f, "system_answer_B": s}))
+    tasks = []
+    for q, a, b in _compared(questions, answers, systems):
+        usable = [r for r in _references(judge, q, by_name[a]) if r in _references(judge, q, by_name[b])]
+        if not usable:
+            continue
+        ref = usable[0]
+        prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(q))], judge.prompt_version)
+        for order in shown_orders(judge, seed, q["id"], a, b):
+            first, second = answers[(q["id"], a)], answers[(q["id"], b)]
+            if order == "ba":
+                first, second = second, first
+            key = dict(judge=judge.name, kind=judge.kind, question_id=q["id"], system_a=a, system_b=b,
+                       shown_order=order, reference=ref)
+            values = {"question": q["text"], "answer": q[f"reference_{ref}"], "system_answer_A": first,
+                      "system_answer_B": second}
+            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt))
     return tasks
 
 
 def groundtruth_tasks(judge: JudgeSpec, questions: list[dict], answers: dict,
                       systems: list[SystemSpec]) -> list[JudgeTask]:
     tasks = []
-    for q in questions:
-        for s in systems:
-            answer = answers.get((q["id"], s.name))
-            if answer is None:
-                continue
-            for ref in _references(judge, q, s):
-                key = dict(judge=judge.name, kind="groundtruth", question_id=q["id"], system_a=s.name, system_b="",
-                           shown_order="ab", reference=ref)
-                prompt = prompts.load_prompt(PROMPTS[("groundtruth", _is_nqa(q))], judge.prompt_version)
-                values = {"question": q["text"], "a1": q[f"reference_{ref}"], "a2": answer}
-                tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt))
+    for q, s, answer in _answered(questions, answers, systems):
+        for ref in _references(judge, q, s):
+            key = dict(judge=judge.name, kind="groundtruth", question_id=q["id"], system_a=s.name, system_b="",
+                       shown_order="ab", reference=ref)
+            prompt = prompts.load_prompt(PROMPTS[("groundtruth", _is_nqa(q))], judge.prompt_version)
+            values = {"question": q["text"], "a1": q[f"reference_{ref}"], "a2": answer}
+            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt))
     return tasks
 
 
@@ -192,14 +209,8 @@ def similarity_rows(judge: JudgeSpec, questions: list[dict], answers: dict, syst
     from lsqa import similarity
 
     threshold = judge.threshold if judge.threshold is not None else similarity.DEFAULT_THRESHOLD
-    items = []
-    for q in questions:
-        for s in systems:
-            answer = answers.get((q["id"], s.name))
-            refs = _references(judge, q, s)
-            if answer is None or not refs:
-                continue
-            items.append((q, s, answer, refs))
+    items = [(q, s, answer, _references(judge, q, s)) for q, s, answer in _answered(questions, answers, systems)]
+    items = [item for item in items if item[3]]
     if not items:
         return []
     flat_answers = [answer for _, _, answer, refs in items for _ in refs]

@@ -293,6 +293,8 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
             tasks = judges_mod.absolute_tasks(judge, questions, answers, config.systems, books)
         elif judge.kind == "groundtruth":
             tasks = judges_mod.groundtruth_tasks(judge, questions, answers, config.systems)
+        elif judge.kind == "groundtruth-pairwise":
+            tasks = judges_mod.groundtruth_pairwise_tasks(judge, sampled, answers, config.systems, config.seed)
         else:
             tasks = judges_mod.pairwise_tasks(judge, sampled, answers, config.systems, books, config.seed)
         with store.connect(workspace) as con:
