@@ -186,3 +186,36 @@ def test_passages_keep_a_last_paragraph_followed_by_a_single_newline():
 
     assert [p.text for p in split_passages("A.\n\nB.\n", target_tokens=1)] == ["A.", "B."]
     assert [p.text for p in split_passages("A.  \n\nB. x \n  ", target_tokens=2)] == ["A.", "B. x"]
+
+
+def test_published_csv_layout(workspace, tmp_path):
+    """NarrativeQA's repository layout: qaps.csv and third_party/wikipedia/summaries.csv."""
+    import csv
+
+    folder = tmp_path / "narrativeqa"
+    (folder / "third_party" / "wikipedia").mkdir(parents=True)
+    shutil.copy(SLICE / "documents.csv", folder / "documents.csv")
+    shutil.copytree(SLICE / "stories", folder / "stories")
+    qas = [json.loads(line) for line in (SLICE / "nqa_test_slice_qaps.jsonl").read_text().splitlines()]
+    with (folder / "qaps.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["document_id", "set", "question", "answer1", "answer2", "question_tokenized",
+                    "answer1_tokenized", "answer2_tokenized"])
+        for q in qas:
+            w.writerow([q["document_id"], "test", q["question"], q["answer1"], q["answer2"], "", "", ""])
+    summaries = [json.loads(line) for line in (SLICE / "nqa_test_slice_summaries.jsonl").read_text().splitlines()]
+    with (folder / "third_party" / "wikipedia" / "summaries.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["document_id", "set", "summary", "summary_tokenized"])
+        for s in summaries:
+            w.writerow([s["document_id"], "test", s["summary"], ""])
+    result = ingest.ingest_narrativeqa(workspace, folder)
+    assert result.added["questions"] == len(qas) and result.added["documents"] == 3
+    with store.connect(workspace) as con:
+        q = con.execute("SELECT text, reference_1, reference_2 FROM questions WHERE id = ?",
+                        [f"nqa:{TOM_KITTEN}:0"]).fetchone()
+        n_summaries = con.execute("SELECT count(*) FROM documents WHERE summary <> ''").fetchone()[0]
+    first = next(x for x in qas if x["document_id"] == TOM_KITTEN)
+    assert q == (first["question"].strip(), first["answer1"].strip(), first["answer2"].strip())
+    assert n_summaries == 3
+    assert ingest.ingest_narrativeqa(workspace, folder, set_name="valid").added.get("questions", 0) == 0
