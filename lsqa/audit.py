@@ -174,6 +174,9 @@ def item(ws: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> d
     other_rows = [{"judge": o["judge"], "kind": o["kind"], "order": o["shown_order"], "reference": o["reference"],
                    "verdict": describe(o["kind"], o["label"], o["system_a"], o["system_b"]) if o["status"] == "ok"
                    else o["status"], "this": o["id"] == judgment_id} for o in others]
+    for lab in labels_now:
+        lab["text"] = describe(j["kind"], lab["label"], j["system_a"], j["system_b"])
+        lab["shown_label"] = to_shown_label(j["kind"], lab["label"], j["shown_order"])
     try:
         extra = json.loads(j.get("extra") or "{}")
     except json.JSONDecodeError:
@@ -223,13 +226,15 @@ def _evidence(con, j: dict, book: dict | None, context_chars: int) -> list[dict]
             if matches:
                 spans = [(m.start, m.end) for m in matches]
                 passages = dash_store.passages_covering(con, j["document_id"], spans)
+                # The text around the excerpt, kept inside the passage(s) that hold it.
                 if passages:
-                    s, e = passages[0]["char_start"], passages[-1]["char_end"]
+                    lo_p, hi_p = passages[0]["char_start"], passages[-1]["char_end"]
                     where = f"passage {passages[0]['ordinal']}" + (
                         f"–{passages[-1]['ordinal']}" if len(passages) > 1 else "")
                 else:
-                    s, e = highlight.window(len(full), spans[0][0], spans[-1][1], context_chars, lo, hi)
+                    lo_p, hi_p = lo, hi
                     where = f"characters {spans[0][0]:,}–{spans[-1][1]:,}"
+                s, e = highlight.window(len(full), spans[0][0], spans[-1][1], context_chars, lo_p, hi_p)
                 entry.update(found=True, how=matches[0].how, where=where,
                              html=highlight.marked_html(full[s:e], spans, offset=s))
         out.append(entry)

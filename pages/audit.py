@@ -38,6 +38,14 @@ if "audit_pos" not in ss:
         ss.audit_reviewed = "not_mine"
 
 
+# Streamlit forgets a widget's value when its page is left; keep the filters in plain keys too.
+FILTER_KEYS = ("audit_judges", "audit_systems", "audit_books", "audit_labels", "audit_statuses", "audit_reviewed",
+               "audit_blind")
+for _k in FILTER_KEYS:
+    if _k not in ss and f"_{_k}" in ss:
+        ss[_k] = ss[f"_{_k}"]
+
+
 def _reset_position():
     ss.audit_pos = 0
     ss.pop("audit_goto", None)
@@ -54,6 +62,8 @@ with st.sidebar:
              on_change=_reset_position)
     st.toggle("Blind (hide system names)", key="audit_blind")
 
+for _k in FILTER_KEYS:
+    ss[f"_{_k}"] = ss[_k]
 filters = audit.Filters(judges=tuple(ss.audit_judges), systems=tuple(ss.audit_systems),
                         documents=tuple(ss.get("audit_books", [])), labels=tuple(ss.get("audit_labels", [])),
                         statuses=tuple(ss.get("audit_statuses", [])), reviewed=ss.audit_reviewed)
@@ -167,14 +177,18 @@ for col, a in zip(st.columns(len(it["answers"])), it["answers"]):
 
 st.divider()
 if it["status"] == "ok":
-    said = it["raw_label"] or it["label"]
-    meaning = it["label_text"] if not blind else f"answer {it['shown_label']}" if it["pairwise"] else it["label_text"]
-    st.markdown(f"**Verdict of {md(it['judge'])}:** {md(said)} → {md(meaning)}"
-                + (f" (score {it['score']:.3f})" if it["score"] is not None else ""))
+    if it["pairwise"]:  # what the judge said about the positions shown, then what it means for the systems
+        meaning = f"answer {it['shown_label']}" if blind else it["label_text"]
+        verdict = f"“{md(it['raw_label'] or it['shown_label'])}” (positions as shown) → {md(meaning)}"
+    else:
+        verdict = f"**{md(it['label'])}**"
+    score = f" (score {it['score']:.3f})" if it["score"] is not None else ""
+    st.markdown(f"**Verdict of {md(it['judge'])}:** {verdict}{score}")
 else:
     st.error(f"The judge's output could not be used ({it['status']}); give the label yourself.")
 for lab in it["human_labels"]:
-    st.caption(f"{md(lab['annotator'])}: {lab['action']} → {md(lab['label'])}"
+    said = f"answer {lab['shown_label']}" if blind and it["pairwise"] else lab["text"]
+    st.caption(f"{md(lab['annotator'])}: {lab['action']} → {md(said)}"
                + (f" — {md(lab['note'])}" if lab["note"] else ""))
 
 if it["evidence"]:
@@ -183,7 +197,7 @@ if it["evidence"]:
         if ev["found"]:
             st.caption(f"Found in the book ({md(ev['where'])}"
                        + (", spacing/case differ" if ev["how"] == "whitespace" else "") + ")")
-            with st.container(height=220):
+            with st.container(border=True):
                 st.markdown(ev["html"], unsafe_allow_html=True)
         else:
             st.caption("Not found in the book (an explanation or a paraphrase):")
@@ -207,7 +221,10 @@ flag_cols[2].button("Flag reference 2", shortcut=K["flag:2"], on_click=_flag, ar
                     disabled=not annotator, key="audit_flag2")
 
 with st.expander("Other verdicts on these answers"):
-    st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")
+    if blind:
+        st.caption("Hidden while blind: the other verdicts name the systems.")
+    else:
+        st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")
 with st.expander("Review history of this verdict"):
     st.dataframe(it["history"], hide_index=True, width="stretch")
 with st.expander("Raw completion and prompt"):

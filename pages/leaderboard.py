@@ -17,10 +17,11 @@ ws = dashboard.workspace()
 st.title("Leaderboard")
 
 # Switches are mirrored in the URL so a stakeholder link shows the same view.
+# Streamlit forgets a widget's value when its page is left; keep the switches in plain keys too.
 ss = st.session_state
-if "lb_overrides" not in ss:
-    ss.lb_overrides = st.query_params.get("overrides") == "1"
-    ss.lb_exclude = st.query_params.get("exclude_flagged") == "1"
+for _k, _param in (("lb_overrides", "overrides"), ("lb_exclude", "exclude_flagged")):
+    if _k not in ss:  # first look in this session (a link), or back from another page
+        ss[_k] = st.query_params[_param] == "1" if _param in st.query_params else ss.get(f"_{_k}", False)
 controls = st.columns([1.3, 1.6, 1, 1])
 controls[0].toggle("Use human overrides", key="lb_overrides",
                    help="Where an annotator reviewed a verdict, their latest label replaces the judge's.")
@@ -29,6 +30,7 @@ rounds = controls[2].selectbox("Bootstrap rounds", [1000, 200, 0], key="lb_round
                                help="Percentile bootstrap over comparisons (paper §3.2); 0 = no CI.")
 by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
                                  help="Bootstrap over questions instead of single comparisons.")
+ss._lb_overrides, ss._lb_exclude = ss.lb_overrides, ss.lb_exclude
 st.query_params["overrides"] = "1" if ss.lb_overrides else "0"
 st.query_params["exclude_flagged"] = "1" if ss.lb_exclude else "0"
 

@@ -93,9 +93,15 @@ if "run_job" not in ss and st.query_params.get("job"):
     ss.run_job = st.query_params.get("job")
 
 
-@st.fragment(run_every=1.0)
+# Refresh every second only while a job runs; when the last one ends, one full rerun stops it.
+refreshing = any(j["status"] in ("queued", "running") for j in jobs.list_jobs(ws))
+
+
+@st.fragment(run_every=1.0 if refreshing else None)
 def show_jobs() -> None:
     listed = jobs.list_jobs(ws)
+    if refreshing and not any(j["status"] in ("queued", "running") for j in listed):
+        st.rerun()
     if not listed:
         st.info("No job started from this dashboard since it was launched. Past runs are listed below.")
         return

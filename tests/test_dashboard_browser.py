@@ -33,7 +33,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 JUDGE = "lexical-sxs-fc"
-PAGES = {"overview": "", "run": "run", "audit": "audit", "reference_errors": "reference_errors",
+PAGES = {"overview": "", "run": "run", "audit": f"audit?judge={JUDGE}", "reference_errors": "reference_errors",
          "agreement": "agreement", "leaderboard": "leaderboard", "corpus": "corpus"}
 TITLES = {"overview": "lsqa — long-span question answering", "run": "Run a study", "audit": "Audit judge verdicts",
           "reference_errors": "Reference errors", "agreement": "Agreement", "leaderboard": "Leaderboard",
@@ -62,8 +62,12 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def server(demo_workspace):
-    _need_browser()
+def browser_ready():
+    _need_browser()  # before the demo workspace is built: a skip should cost nothing
+
+
+@pytest.fixture
+def server(browser_ready, demo_workspace):
     port = _free_port()
     env = {**os.environ, "LSQA_WORKSPACE": str(demo_workspace)}
     streamlit = Path(sys.executable).parent / "streamlit"
@@ -105,11 +109,18 @@ def _comparisons(page, judge: str) -> int:
 
 
 def _wait_idle(page, timeout_ms: int = 30000) -> None:
-    """Until the app's script run is over (a key pressed mid-run can be lost with the elements it hits)."""
+    """Until the script run is over and the page has stopped changing: a key pressed while buttons are
+    still being mounted can reach none of their shortcuts."""
     page.wait_for_timeout(200)
     page.wait_for_function(
         "() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')"
         " === 'notRunning'", timeout=timeout_ms)
+    last, stable_since = -1, time.monotonic()
+    while time.monotonic() - stable_since < 0.8:
+        n = page.locator("button").count()
+        if n != last:
+            last, stable_since = n, time.monotonic()
+        page.wait_for_timeout(100)
 
 
 def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
@@ -156,7 +167,7 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
             for row in audit.queue(ws, audit.Filters(judges=(JUDGE,)), "bob")["rows"][:12]:
                 audit.confirm(ws, "bob", row["id"])
             for name, path in PAGES.items():
-                page.goto(f"{base}/{path}?annotator=alice")
+                page.goto(f"{base}/{path}{'&' if '?' in path else '?'}annotator=alice")
                 expect(page.get_by_role("heading", name=TITLES[name]).first).to_be_visible(timeout=60000)
                 _wait_idle(page, 60000)
                 page.wait_for_timeout(1500)  # charts finish drawing

@@ -1,0 +1,36 @@
+"""LLM access for every stage: one call shape, any litellm provider, cached, resumable, fault-tolerant.
+
+Question generation (Bohnet et al. §2, Fig. 8), the QA systems (§4, Figs. 9-11, 14-16) and the
+judges (§3, Figs. 12-13, 17-20) all call :func:`complete_many` (or :func:`complete`) with
+:class:`LLMRequest` objects. Only :mod:`lsqa.llm.provider` imports litellm.
+
+* **Models**: any litellm model string (``gemini/...``, ``openai/...``, ``anthropic/...``,
+  ``hosted_vllm/...``, ``ollama/...``, ``openai/<name>`` + ``api_base``), or an embedded one
+  (``lsqa/extractive``, ``lsqa/lexical-judge``, ``lsqa/template-questions``,
+  ``local/smollm2-135m``; see :mod:`lsqa.offline`). API keys come from litellm's usual
+  environment variables only and are never stored or logged.
+* **Cache**: every finished call is a row of ``llm_calls`` keyed by the sha256 of (model,
+  messages, parameters without transport settings such as ``api_base`` or ``timeout``). A repeated
+  call returns the stored completion (``cached=True``) and costs nothing; only ``ok`` rows are
+  served, failed calls are recorded and tried again next time. ``use_cache=False`` forces a call.
+* **Retries**: exponential backoff with jitter on rate limits, timeouts, connection errors, 5xx
+  and unreadable responses; none on other 4xx (bad key, bad request). litellm's own retries are
+  off, the policy is :class:`RetryPolicy`.
+* **Concurrency**: asyncio with at most ``max_concurrency`` calls in flight per model, on one
+  background event loop per process (litellm's async HTTP clients stay bound to it).
+* **Resume**: each finished call is written as it finishes (a writer thread commits what has
+  finished every ``FLUSH_INTERVAL_S`` with a short-lived connection, so the workspace stays free
+  for the dashboard in between). A killed run loses only the calls in flight; the next run
+  answers the finished ones from the cache.
+"""
+
+from lsqa.llm.keys import TRANSPORT_PARAMS, cache_key, provider_of, scrub, semantic_params, storable_params
+from lsqa.llm.provider import classify, litellm
+from lsqa.llm.runner import acomplete, acomplete_many, complete, complete_many, embedded_models
+from lsqa.llm.types import LLMError, LLMRequest, LLMResult, Results, RetryPolicy, RunTotals, totals
+
+__all__ = [
+    "TRANSPORT_PARAMS", "LLMError", "LLMRequest", "LLMResult", "Results", "RetryPolicy", "RunTotals", "acomplete",
+    "acomplete_many", "cache_key", "classify", "complete", "complete_many", "embedded_models", "litellm",
+    "provider_of", "scrub", "semantic_params", "storable_params", "totals",
+]

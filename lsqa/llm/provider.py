@@ -1,0 +1,132 @@
+"""litellm itself (the only module in lsqa that imports it) and the meaning of its errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import threading
+
+from lsqa.llm.keys import scrub
+
+# ---------------------------------------------------------------------------------------------
+# litellm, imported lazily and configured once
+# ---------------------------------------------------------------------------------------------
+
+_litellm_module = None
+_litellm_lock = threading.Lock()
+
+
+def litellm():
+    """The litellm module, imported on first use (it takes ~3 s) and configured for lsqa:
+    the bundled price map (no download), no telemetry, no log output, no retries of its own,
+    the embedded providers registered."""
+    global _litellm_module
+    if _litellm_module is None:
+        with _litellm_lock:
+            if _litellm_module is None:
+                # Never fetch the price map at import: nothing downloads at run time.
+                os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+                os.environ.setdefault("LITELLM_DISABLE_BUG_REPORT_LINK", "true")
+                os.environ.setdefault("LITELLM_LOG", "CRITICAL")
+                import litellm as module
+
+                module.telemetry = False
+                module.suppress_debug_info = True
+                module.set_verbose = False
+                module.num_retries = 0
+                for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "openai", "aiohttp"):
+                    logging.getLogger(name).setLevel(logging.CRITICAL)
+                from lsqa import offline
+
+                offline.register(module)
+                _litellm_module = module
+    return _litellm_module
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+KIND_TEXT = {
+    "rate_limit": "rate limited",
+    "timeout": "timed out",
+    "connection": "could not connect",
+    "server": "server error",
+    "bad_response": "unreadable response",
+    "auth": "authentication failed (check the API key variable)",
+    "bad_request": "bad request",
+    "not_found": "model or endpoint not found",
+    "context_window": "prompt longer than the model's context window",
+    "content_policy": "refused by the provider's content policy",
+    "provider": "provider error",
+}
+
+
+_MISSING_KEY = re.compile(r"(?i)missing (?:\w+ )?(?:credentials|api[ _]?key)|no api[ _]?key|api[ _]?key (?:is )?not (?:found|set)")
+_NO_CONNECTION = re.compile(r"(?i)connection error|connection refused|cannot connect|name or service not known|"
+                            r"nodename nor servname|temporary failure in name resolution|connect call failed")
+
+
+def classify(exc: BaseException) -> tuple[str, int | None, float | None]:
+    """(error kind, HTTP status if any, Retry-After seconds if any) for an exception from litellm."""
+    ll = litellm()
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int):
+        status = None
+    retry_after = None
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    try:
+        if headers and headers.get("retry-after"):
+            retry_after = float(headers.get("retry-after"))
+    except (TypeError, ValueError):
+        retry_after = None
+    message = str(exc)
+    if isinstance(exc, (ll.Timeout, asyncio.TimeoutError, TimeoutError)):
+        kind = "timeout"
+    elif _MISSING_KEY.search(message):
+        kind, status = "auth", None  # litellm reports some missing keys as 500s; retrying cannot help
+    elif _NO_CONNECTION.search(message):
+        kind, status = "connection", None
+    elif isinstance(exc, ll.RateLimitError):
+        kind = "rate_limit"
+    elif isinstance(exc, ll.ContextWindowExceededError):
+        kind = "context_window"
+    elif isinstance(exc, ll.ContentPolicyViolationError):
+        kind = "content_policy"
+    elif isinstance(exc, (ll.AuthenticationError, ll.PermissionDeniedError)):
+        kind = "auth"
+    elif isinstance(exc, ll.NotFoundError):
+        kind = "not_found"
+    elif isinstance(exc, (ll.BadRequestError, ll.UnprocessableEntityError)):
+        kind = "bad_request"
+    elif "invalid response" in message or "no 'choices'" in message or "JSONDecodeError" in message:
+        kind = "bad_response"
+    elif isinstance(exc, (ll.InternalServerError, ll.ServiceUnavailableError)):
+        kind = "server"
+    elif isinstance(exc, ll.APIConnectionError):
+        kind, status = "connection", None  # litellm labels these 500; no HTTP answer came back
+    elif status and status >= 500:
+        kind = "server"
+    elif status == 429:
+        kind = "rate_limit"
+    elif status in (401, 403):
+        kind = "auth"
+    elif status == 404:
+        kind = "not_found"
+    elif status and 400 <= status < 500:
+        kind = "bad_request"
+    else:
+        kind = "provider"
+    return kind, status, retry_after
+
+
+def error_text(model: str, kind: str, status: int | None, exc: BaseException, attempts: int) -> str:
+    cause = f"{KIND_TEXT.get(kind, kind)}" + (f" (HTTP {status})" if status else "")
+    detail = " ".join(str(exc).split())[:1000]
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    return scrub(f"{model}: {cause}{tries}: {type(exc).__name__}: {detail}")
+
+
+# ---------------------------------------------------------------------------------------------
