@@ -102,13 +102,30 @@ def accuracy(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagg
 
 # ----------------------------------------------------------------------------------- agreement
 
+def parse_human_rater(rater: str) -> tuple[str | None, str | None] | None:
+    """``human[:<annotator>][@<judge>]`` → (annotator or None, judge or None); None for a judge name."""
+    if rater != HUMAN and not rater.startswith((HUMAN + ":", HUMAN + "@")):
+        return None
+    rest = rater[len(HUMAN):]
+    rest, _, judge = rest.partition("@")
+    annotator = rest[1:] if rest.startswith(":") else None
+    return annotator or None, judge or None
+
+
 def rater_labels(ws: Path, rater: str) -> dict[str, str]:
-    """Item → label for a judge name, ``human`` (latest review of anyone) or ``human:<annotator>``."""
+    """Item → label for a judge name or a human rater.
+
+    ``human`` is the latest review of anyone, ``human:<annotator>`` one person's; ``@<judge>``
+    keeps only reviews of that judge's verdicts (an AutoAIS review and a ground-truth review of the
+    same answer ask different questions, and differ exactly when a reference is wrong, §5.2).
+    """
+    human = parse_human_rater(rater)
     with store.connect(ws) as con:
-        if rater == HUMAN or rater.startswith(HUMAN + ":"):
-            rows = verdicts_store.human_labels(con)
-            if rater != HUMAN:
-                rows = [r for r in rows if r["annotator"] == rater.split(":", 1)[1]]
+        if human is not None:
+            annotator, judge = human
+            rows = verdicts_store.human_labels(con, judge=judge)
+            if annotator:
+                rows = [r for r in rows if r["annotator"] == annotator]
             for r in rows:
                 r.setdefault("shown_order", "ab")
             rows.sort(key=lambda r: r["review_id"])  # later reviews win in _collapse's dict
@@ -171,25 +188,32 @@ def self_preference(ws: Path, judges: tuple[str, str], systems: tuple[str, str])
 
 
 def annotator_agreement(ws: Path) -> dict:
-    """Agreement among human annotators over verdicts reviewed by two or more (Fleiss' κ, Krippendorff's α)."""
+    """Agreement among annotators over verdicts reviewed by two or more: Krippendorff's α (nominal,
+    missing ratings allowed) and Fleiss' κ over the verdicts every annotator reviewed."""
+    import math
+
     from lsqa.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
 
     with store.connect(ws) as con:
         rows = verdicts_store.human_labels(con)
     by_item: dict[str, dict[str, str]] = defaultdict(dict)
     for r in rows:
-        by_item[r["judgment_id"]][r["annotator"]] = r["label"]
-    annotators = sorted({r["annotator"] for r in rows})
-    shared = [labels for labels in by_item.values() if len(labels) >= 2]
-    out = {"annotators": annotators, "n_items": len(shared), "fleiss_kappa": None, "krippendorff_alpha": None}
+        if r["label"] is not None:
+            by_item[r["judgment_id"]][r["annotator"]] = r["label"]
+    annotators = sorted({a for labels in by_item.values() for a in labels})
+    shared = sorted(i for i, labels in by_item.items() if len(labels) >= 2)
+    out = {"annotators": annotators, "n_items": len(shared), "n_complete": 0, "fleiss_kappa": None,
+           "krippendorff_alpha": None}
     if not shared:
         return out
-    ratings = [[labels.get(a) for a in annotators] for labels in shared]
-    out["krippendorff_alpha"] = krippendorff_alpha_nominal(ratings)
-    equal_counts = [r for r in ratings if all(x is not None for x in r)]
-    if equal_counts and len(annotators) >= 2:
-        _, table = category_counts(equal_counts)
-        out["fleiss_kappa"] = fleiss_kappa(table)
+    finite = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
+    matrix = [[by_item[i].get(a) for i in shared] for a in annotators]  # raters × items, None = not rated
+    out["krippendorff_alpha"] = finite(krippendorff_alpha_nominal(matrix))
+    complete = [i for i in shared if len(by_item[i]) == len(annotators)]
+    out["n_complete"] = len(complete)
+    if complete:
+        _, counts = category_counts([[by_item[i][a] for i in complete] for a in annotators])
+        out["fleiss_kappa"] = finite(fleiss_kappa(counts))
     return out
 
 

@@ -123,31 +123,14 @@ def accuracy_rows(judge: str, rows: list[dict]) -> list[dict]:
 # ----------------------------------------------------------------------------------- agreement
 
 def judge_vs_human(ws: Path, judge: str, *, annotator: str | None = None, bootstrap: int = 1000) -> dict | None:
-    """Agreement of a judge with the humans who reviewed *its* verdicts (latest label per item).
-
-    Only reviews of this judge's verdicts count: a human label on an AutoAIS verdict (is the answer
-    supported by the book?) answers a different question than one on a ground-truth verdict (does it
-    match the reference?), and the two differ exactly when a reference is wrong (paper §5.2).
-    """
-    from lsqa.reports import agreement_table
-
-    judge_labels = analysis.rater_labels(ws, judge)
-    with store.connect(ws) as con:
-        rows = verdicts_store.human_labels(con, judge=judge)
-    if annotator:
-        rows = [r for r in rows if r["annotator"] == annotator]
-    rows.sort(key=lambda r: r["review_id"])
-    human = {}
-    for r in rows:
-        if r["label"] is not None:
-            human[analysis.item_key({**r, "shown_order": "ab"})] = r["label"]
-    if not set(judge_labels) & set(human):
+    """Agreement of a judge with the humans who reviewed *its* verdicts (``human@<judge>``), or None."""
+    rater = f"{analysis.HUMAN}:{annotator}@{judge}" if annotator else f"{analysis.HUMAN}@{judge}"
+    try:
+        result = analysis.agreement(ws, judge, rater, bootstrap=bootstrap)
+    except ValueError:  # no verdict of this judge reviewed yet
         return None
-    rater = f"human:{annotator}" if annotator else "human"
-    long = [{"item_id": k, "rater": judge, "label": v} for k, v in judge_labels.items()]
-    long += [{"item_id": k, "rater": rater, "label": v} for k, v in human.items()]
-    result = agreement_table(long, judge, rater, bootstrap=bootstrap)
-    result.update(rater_a=judge, rater_b=rater)
+    # Shown as "human" beside the judge: the row already says whose verdicts were reviewed.
+    result.update(rater_a=judge, rater_b=f"{analysis.HUMAN}:{annotator}" if annotator else analysis.HUMAN)
     return result
 
 
@@ -185,42 +168,8 @@ def agreement_overview(ws: Path, *, bootstrap: int = 1000) -> dict:
                 continue
             between.append({"rater_a": a, "rater_b": b, **res})
     return {"pairs": pairs, "vs_human": vs_human, "position": position,
-            "annotators": annotator_agreement(ws), "annotator_pairs": between, "annotator_names": annotators,
+            "annotators": analysis.annotator_agreement(ws), "annotator_pairs": between, "annotator_names": annotators,
             "families": families}
-
-
-def annotator_agreement(ws: Path) -> dict:
-    """Agreement among annotators over verdicts reviewed by two or more: Krippendorff's α (nominal,
-    missing ratings allowed) and Fleiss' κ over the verdicts every annotator reviewed.
-
-    (``lsqa.analysis.annotator_agreement`` hands ``lsqa.agreement`` an items × raters matrix where it
-    expects raters × items; this builds the matrix the right way round.)
-    """
-    import math
-
-    from lsqa.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
-
-    with store.connect(ws) as con:
-        rows = verdicts_store.human_labels(con)
-    by_item: dict[str, dict[str, str]] = defaultdict(dict)
-    for r in rows:
-        if r["label"] is not None:
-            by_item[r["judgment_id"]][r["annotator"]] = r["label"]
-    annotators = sorted({a for labels in by_item.values() for a in labels})
-    shared = sorted(i for i, labels in by_item.items() if len(labels) >= 2)
-    out = {"annotators": annotators, "n_items": len(shared), "n_complete": 0, "fleiss_kappa": None,
-           "krippendorff_alpha": None}
-    if not shared:
-        return out
-    finite = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
-    matrix = [[by_item[i].get(a) for i in shared] for a in annotators]  # raters × items, None = not rated
-    out["krippendorff_alpha"] = finite(krippendorff_alpha_nominal(matrix))
-    complete = [i for i in shared if len(by_item[i]) == len(annotators)]
-    out["n_complete"] = len(complete)
-    if complete:
-        _, counts = category_counts([[by_item[i][a] for i in complete] for a in annotators])
-        out["fleiss_kappa"] = finite(fleiss_kappa(counts))
-    return out
 
 
 def agreement_rows(results: list[dict]) -> list[dict]:

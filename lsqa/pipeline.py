@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,9 @@ class RunSummary:
         return out
 
 
+_open_stages = threading.local()  # stages of the run going on in this thread, closed if it fails
+
+
 class _Stage:
     """Bookkeeping for one stage: a runs row opened at start and closed at the end."""
 
@@ -95,8 +99,13 @@ class _Stage:
         self._t0 = time.monotonic()
         with store.write(workspace) as con:
             self.run_id = runs_store.start_run(con, name, config.to_dict())
+        if not hasattr(_open_stages, "stack"):
+            _open_stages.stack = []
+        _open_stages.stack.append(self)
 
     def close(self, status: str = "ok", error: str = "") -> StageSummary:
+        if self in getattr(_open_stages, "stack", []):
+            _open_stages.stack.remove(self)
         s = self.summary
         s.seconds = time.monotonic() - self._t0
         with store.write(self.workspace) as con:
@@ -328,14 +337,24 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
         config = load_run_config(config)
     t0 = time.monotonic()
     summary = RunSummary()
-    doc_ids, books = _load_scope(workspace, config)
-    if config.questions in ("generate",):
-        summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
-    questions = _questions(workspace, config, doc_ids)
-    if config.systems:
-        summary.stages.append(answer_questions(workspace, config, questions, books, progress, show_bar))
-    if config.judges:
-        summary.stages.extend(judge_answers(workspace, config, questions, books, progress, show_bar))
+    try:
+        doc_ids, books = _load_scope(workspace, config)
+        if config.questions in ("generate",):
+            summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
+        questions = _questions(workspace, config, doc_ids)
+        if config.systems:
+            summary.stages.append(answer_questions(workspace, config, questions, books, progress, show_bar))
+        if config.judges:
+            summary.stages.extend(judge_answers(workspace, config, questions, books, progress, show_bar))
+    except BaseException as exc:
+        # The runs table must not claim a stage is still running: say how it ended, then re-raise.
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        for stage in list(getattr(_open_stages, "stack", [])):
+            try:
+                stage.close(status=status, error=f"{type(exc).__name__}: {exc}"[:2000])
+            except Exception:  # the workspace itself may be what failed; the original error matters
+                pass
+        raise
     summary.seconds = time.monotonic() - t0
     return summary
 

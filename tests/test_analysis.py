@@ -50,22 +50,45 @@ def test_flag_removes_question_from_ranking_until_retracted(demo_workspace):
     assert len(analysis.comparison_rows(demo_workspace, "lexical-sxs-rag4k", exclude_flagged=True)) == n_all
 
 
+def _alpha_two_coders(a, b):
+    """Krippendorff's α, nominal, two coders, no missing values, written out from the definition."""
+    values = a + b
+    n = len(values)
+    d_o = sum(x != y for x, y in zip(a, b)) * 2 / n
+    d_e = sum(x != y for i, x in enumerate(values) for j, y in enumerate(values) if i != j) / (n * (n - 1))
+    return 1 - d_o / d_e
+
+
 def test_human_raters_agreement_and_annotator_agreement(demo_workspace):
     with store.connect(demo_workspace) as con:
-        ids = [r[0] for r in con.execute("SELECT id FROM judgments WHERE judge = 'lexical-gt' AND status = 'ok'"
+        ids = [r[0] for r in con.execute("SELECT id FROM judgments WHERE judge = 'lexical-gt' AND status = 'ok' AND reference = '1'"
                                          " ORDER BY id LIMIT 10").fetchall()]
+    alice = ["yes", "yes", "no", "no", "yes", "no", "yes", "yes", "no", "yes"]
+    bob = ["yes", "no", "no", "no", "yes", "no", "yes", "no", "no", "yes"]
     with store.write(demo_workspace) as con:
-        for i, jid in enumerate(ids):
-            reviews.add_review(con, annotator="alice", judgment_id=jid, action="confirm")
-            if i < 8:
-                reviews.add_review(con, annotator="bob", judgment_id=jid, action="confirm")
-            else:
-                reviews.add_review(con, annotator="bob", judgment_id=jid, action="override", label="no")
-    vs_judge = analysis.agreement(demo_workspace, "lexical-gt", "human:alice", bootstrap=0)
-    assert vs_judge["n"] > 0 and vs_judge["agreement"] == 1.0
+        for jid, la, lb in zip(ids, alice, bob):
+            reviews.add_review(con, annotator="alice", judgment_id=jid, action="override", label=la)
+            reviews.add_review(con, annotator="bob", judgment_id=jid, action="override", label=lb)
     between = analysis.annotator_agreement(demo_workspace)
-    assert between["annotators"] == ["alice", "bob"] and between["n_items"] == 10
-    assert between["krippendorff_alpha"] is not None and between["krippendorff_alpha"] < 1
+    assert between["annotators"] == ["alice", "bob"] and between["n_items"] == between["n_complete"] == 10
+    assert between["krippendorff_alpha"] == pytest.approx(_alpha_two_coders(alice, bob), abs=1e-12)
+    pair = analysis.agreement(demo_workspace, "human:alice", "human:bob", bootstrap=0)
+    assert pair["n"] == 10 and pair["agreement"] == pytest.approx(0.8)
+    # Reviews of one judge's verdicts are that judge's human reference; other judges' are not mixed in.
+    assert analysis.agreement(demo_workspace, "lexical-gt", "human:alice@lexical-gt", bootstrap=0)["n"] == 10
+    with pytest.raises(ValueError, match="not found"):
+        analysis.agreement(demo_workspace, "lexical-autoais-fc", "human@lexical-autoais-fc", bootstrap=0)
+
+
+def test_a_human_label_rescues_a_verdict_the_judge_failed_to_give(demo_workspace):
+    with store.write(demo_workspace) as con:
+        jid = con.execute("SELECT id FROM judgments WHERE judge = 'lexical-sxs-rag4k' ORDER BY id LIMIT 1").fetchone()[0]
+        con.execute("UPDATE judgments SET status = 'parse_error', label = NULL WHERE id = ?", [jid])  # crafted
+    n = len(analysis.comparison_rows(demo_workspace, "lexical-sxs-rag4k", use_overrides=True))
+    with store.write(demo_workspace) as con:
+        reviews.add_review(con, annotator="ann", judgment_id=jid, action="override", label="tie")
+    rows = analysis.comparison_rows(demo_workspace, "lexical-sxs-rag4k", use_overrides=True)
+    assert len(rows) == n + 1 and len(analysis.comparison_rows(demo_workspace, "lexical-sxs-rag4k")) == n
 
 
 def test_position_bias_and_self_preference(demo_workspace):

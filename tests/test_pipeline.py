@@ -124,3 +124,23 @@ def test_cli_run_json_rank_and_export(demo_workspace, tmp_path):
         r = runner.invoke(app, ["export", "--workspace", str(demo_workspace), "--out", str(out), "--format", fmt])
         assert r.exit_code == 0, r.output
         assert (out / f"verdicts.{fmt}").stat().st_size > 0 and (out / "ranking_lexical-sxs-fc.json").exists()
+
+
+def test_a_failing_stage_is_recorded_as_failed(workspace, monkeypatch):
+    from lsqa import systems as systems_mod
+
+    ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    config = run_config_from_dict({
+        "documents": ["The Tale of Tom Kitten"], "questions": "narrativeqa", "max_questions": 2,
+        "systems": [{"name": "s", "model": "lsqa/extractive", "context": "none"}]})
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(systems_mod, "answer_task", broken)
+    with pytest.raises(RuntimeError):
+        pipeline.run(workspace, config)
+    with store.connect(workspace) as con:
+        rows = runs.list_runs(con)
+    assert [(r["stage"], r["status"]) for r in rows] == [("answers", "failed")]
+    assert "disk on fire" in rows[0]["error"] and rows[0]["finished_at"] is not None

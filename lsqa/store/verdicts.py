@@ -58,7 +58,8 @@ def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] 
                        use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
     """Decided verdicts (status ok) with the label the statistics should use.
 
-    With ``use_overrides`` the latest human label (any annotator) replaces the judge's; with
+    With ``use_overrides`` the latest human label (any annotator) replaces the judge's, and a
+    verdict the judge failed to give (parse error, call error) counts once a human labelled it; with
     ``exclude_flagged`` questions with a flagged reference are left out.
     """
     latest_human = f"""
@@ -72,7 +73,7 @@ def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] 
         FROM judgments j
         LEFT JOIN ({latest_human}) h ON h.judgment_id = j.id
         LEFT JOIN questions q ON q.id = j.question_id
-        WHERE j.status = 'ok'"""
+        WHERE {"(j.status = 'ok' OR h.human_label IS NOT NULL)" if use_overrides else "j.status = 'ok'"}"""
     params: list = []
     if judge:
         sql += " AND j.judge = ?"
