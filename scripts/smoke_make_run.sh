@@ -4,9 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
-make run >"$log" 2>&1 &
+# Its own process group, so that make, its shell and streamlit stop together.
+setsid make run >"$log" 2>&1 &
 pid=$!
-cleanup() { pkill -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+cleanup() {
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.5; done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+}
 trap cleanup EXIT
 for _ in $(seq 1 600); do
   if curl -sf http://127.0.0.1:8501/_stcore/health >/dev/null 2>&1; then
