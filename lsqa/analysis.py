@@ -126,11 +126,36 @@ def rater_labels(ws: Path, rater: str) -> dict[str, str]:
             rows = verdicts_store.human_labels(con, judge=judge)
             if annotator:
                 rows = [r for r in rows if r["annotator"] == annotator]
-            for r in rows:
-                r.setdefault("shown_order", "ab")
-            rows.sort(key=lambda r: r["review_id"])  # later reviews win in _collapse's dict
-            return {item_key(r): r["label"] for r in rows if r["label"] is not None}
+            return _human_items(rows)
         return _collapse(_verdicts(con, rater))
+
+
+def _human_items(rows: list[dict]) -> dict[str, str]:
+    """Item → label from human labels, read the way a judge's verdicts are read.
+
+    Per verdict the latest label counts (anyone's, or the one annotator's rows given); the
+    verdicts of one judge on an item are collapsed like the judge's own (``_collapse``: either
+    reference's yes; order ``ab`` represents both), so a person who confirmed every verdict of a
+    judge agrees with it fully; across judges of one item the most recent review wins.
+    """
+    latest: dict[str, dict] = {}
+    for r in sorted(rows, key=lambda r: r["review_id"]):
+        if r["label"] is not None:
+            latest[r["judgment_id"]] = r
+    by_judge: dict[str, list[dict]] = defaultdict(list)
+    for r in latest.values():
+        by_judge[r["judge"]].append(r)
+    out: dict[str, str] = {}
+    when: dict[str, int] = {}
+    for judge_rows in by_judge.values():
+        newest: dict[str, int] = {}
+        for r in judge_rows:
+            key = item_key(r)
+            newest[key] = max(newest.get(key, 0), r["review_id"])
+        for key, label in _collapse(judge_rows).items():
+            if key not in when or newest[key] > when[key]:
+                out[key], when[key] = label, newest[key]
+    return out
 
 
 def rating_rows(ws: Path, raters: list[str]) -> list[dict]:

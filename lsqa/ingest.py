@@ -114,6 +114,16 @@ def _nqa_files(directory: Path) -> tuple[Path, list[Path], list[Path]]:
     return docs, qaps, summaries
 
 
+def _whole_number(path: Path, line_no: int, value, column: str) -> int:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or not number.is_integer() or number < 0:
+        raise InputError(path, f"{column} must be a whole number, not {value!r}", line=line_no)
+    return int(number)
+
+
 def _question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) -> list[dict]:
     rows: list[dict] = []
     for path in qa_files:
@@ -128,7 +138,8 @@ def _question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) -
             if not str(rec["question"]).strip():
                 raise InputError(path, "empty question", line=line_no)
             q_index = rec.get("q_index")
-            q_index = int(q_index) if q_index not in (None, "") else per_doc.get(doc_id, 0)
+            q_index = (_whole_number(path, line_no, q_index, "q_index") if q_index not in (None, "")
+                       else per_doc.get(doc_id, 0))
             per_doc[doc_id] = q_index + 1
             rows.append({
                 "id": f"nqa:{doc_id}:{q_index}", "document_id": doc_id, "origin": "narrativeqa",
@@ -151,8 +162,13 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
         raise InputError(directory, f"unknown set {set_name!r}", hint="use test, valid or train")
     summary = IngestSummary(str(directory))
     docs_file, qa_files, summary_files = _nqa_files(directory)
-    docs = {rec["document_id"]: rec for _, rec in read_records(docs_file, required=NQA_DOC_COLUMNS)
-            if rec["set"] == set_name}
+    docs = {}
+    for line_no, rec in read_records(docs_file, required=NQA_DOC_COLUMNS):
+        if rec["set"] == set_name:
+            words = rec.get("story_word_count")
+            rec["story_word_count"] = _whole_number(docs_file, line_no, words, "story_word_count") \
+                if words not in (None, "") else 0
+            docs[rec["document_id"]] = rec
     questions = _question_rows(qa_files, set_name, docs)
     summaries: dict[str, str] = {}
     for path in summary_files:
@@ -184,6 +200,20 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
 
     with store.write(workspace) as con:
         existing = corpus_store.document_ids(con)
+        # A story whose text is already stored under another id (e.g. added by ingest-book) cannot be
+        # stored twice (content_sha1 is unique): its NarrativeQA document is kept without the text,
+        # rather than silently dropped with its passages and questions left pointing at nothing.
+        holders = corpus_store.documents_by_sha1(con, [d["content_sha1"] for d in doc_rows])
+        for i, d in enumerate(doc_rows):
+            if d.get("full_text") is None:
+                continue
+            other = holders.setdefault(d["content_sha1"], d["id"])
+            if other != d["id"]:
+                doc_rows[i] = {k: d[k] for k in ("id", "source", "title", "kind", "set_name", "summary")} | {
+                    "content_sha1": f"no-text:{d['id']}", "word_count": d["word_count"]}
+                passage_rows.pop(d["id"], None)
+                summary.notes.append(f"the story of {d['id']} ({d['title']}) is already in the workspace as "
+                                     f"{other}; {d['id']} and its questions are kept without the full text")
         new_docs = [d for d in doc_rows if d["id"] not in existing]
         summary.add("documents", corpus_store.insert_documents(con, new_docs))
         summary.skip("documents", len(doc_rows) - len(new_docs))
@@ -211,6 +241,19 @@ def _first_column(rec: dict, names: tuple[str, ...]) -> str | None:
         if name in rec and rec[name] not in (None, ""):
             return str(rec[name])
     return None
+
+
+def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str, what: str) -> None:
+    """A row that repeats an earlier row's key with another value is an error: one of the two would be
+    dropped unseen (the workspace keeps one row per key). An exact repeat is harmless."""
+    seen: dict = {}
+    for line_no, rec in records:
+        k = key(rec)
+        if k in seen and seen[k][1] != rec[value]:
+            raise InputError(path, f"{what} repeats line {seen[k][0]} with another {value} "
+                                   f"({seen[k][1]!r}, here {rec[value]!r})", line=line_no,
+                             hint="keep one row per item, or give the raters or systems different names")
+        seen.setdefault(k, (line_no, rec[value]))
 
 
 def _check_question_ids(path: Path, records: list[tuple[int, dict]], key: str, workspace) -> None:
@@ -247,6 +290,8 @@ def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
         core = _aliased(path, line_no, rec, ANSWER_ALIASES)
         extra = {k: v for k, v in rec.items() if k not in sum(ANSWER_ALIASES.values(), ())}
         records.append((line_no, {**core, "extra": extra}))
+    _check_repeats(path, records, lambda r: (r["question_id"], r["system"]), "answer",
+                   "the answer of this system to this question")
     _check_question_ids(path, records, "question_id", workspace)
     systems = sorted({r["system"] for _, r in records})
     with store.write(workspace) as con:
@@ -294,6 +339,14 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
             label = normalise_label(core["label"], kind)
         except ValueError as exc:
             raise InputError(path, str(exc), line=line_no) from None
+        score, threshold = None, None
+        if kind == "similarity" and label not in ("yes", "no"):
+            # A similarity score as the label: stored as the score, the label by the rater's default
+            # threshold (as the pipeline's similarity rows), never a label the statistics cannot read.
+            from lsqa.similarity import DEFAULT_THRESHOLD
+
+            score, threshold = float(label), DEFAULT_THRESHOLD
+            label = "yes" if score >= threshold else "no"
         shown = (_first_column(rec, ("shown_order",)) or "ab").strip().lower()
         if shown not in ("ab", "ba"):
             raise InputError(path, f"shown_order must be ab or ba, not {shown!r}", line=line_no)
@@ -306,9 +359,13 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
             "id": judgment_id(core["rater"], kind, core["question_id"], core["system_a"], system_b, shown, reference),
             "judge": core["rater"], "kind": kind, "question_id": core["question_id"], "system_a": core["system_a"],
             "system_b": system_b, "shown_order": shown, "reference": reference, "label": label,
-            "raw_label": core["label"], "evidence": json.dumps(evidence), "status": "ok",
-            "extra": json.dumps({"imported_from": str(path), **extra}, sort_keys=True, default=str),
+            "raw_label": core["label"], "score": score, "evidence": json.dumps(evidence), "status": "ok",
+            "extra": json.dumps({"imported_from": str(path), **extra,
+                                 **({"threshold": threshold} if threshold is not None else {})},
+                                sort_keys=True, default=str),
         }))
+    _check_repeats(path, records, lambda r: r["id"], "label",
+                   "the verdict of this rater on this item (question, systems, order, reference)")
     _check_question_ids(path, records, "question_id", workspace)
     with store.write(workspace) as con:
         n = results_store.insert_judgments(con, [r for _, r in records])

@@ -1,7 +1,8 @@
 """The paper's pipeline as resumable stages: entities → questions → answers → verdicts.
 
-Every stage skips work already stored (answers with status ok, verdicts that were decided or
-failed to parse), sends the rest through ``lsqa.llm`` (whose cache makes a re-run free), and
+Every stage skips work already stored (answers with status ok, decided verdicts), sends the rest
+through ``lsqa.llm`` (whose cache makes a re-run free: a verdict that failed to parse is parsed
+again from its cached completion, so a better parser takes effect at no cost), and
 writes its rows batch by batch, so a killed run loses at most one batch of row writes — and
 those come back from the call cache at no cost on the next run. Each stage leaves a ``runs`` row
 with calls made / cached / failed and cost.
@@ -44,16 +45,17 @@ class StageSummary:
     seconds: float = 0.0
 
     def add_results(self, results: list[llm.LLMResult]) -> None:
+        # The counting of ``lsqa.llm.totals`` (and of the runs row the runner keeps): made + cached +
+        # failed = requests, and only a call made without a known price makes the cost unknown.
         for r in results:
             if r.cached:
                 self.calls_cached += 1
-            else:
-                self.calls_made += 1
-            if r.status != "ok":
+            elif r.status != "ok":
                 self.calls_failed += 1
                 if len(self.errors) < 200:
                     self.errors.append(r.error_message or r.error_kind)
-            if not r.cached:
+            else:
+                self.calls_made += 1
                 self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
 
 
@@ -109,10 +111,10 @@ class _Stage:
         s = self.summary
         s.seconds = time.monotonic() - self._t0
         with store.write(self.workspace) as con:
+            # The call counters and the cost were added to the runs row by lsqa.llm in the same
+            # transactions that stored the calls: closing the stage must not overwrite them.
             runs_store.finish_run(con, self.run_id, status=status, error=error,
-                                  counts={"tasks": s.tasks, "written": s.written, "skipped": s.skipped},
-                                  calls_made=s.calls_made, calls_cached=s.calls_cached, calls_failed=s.calls_failed,
-                                  cost_usd=s.cost_usd)
+                                  counts={"tasks": s.tasks, "written": s.written, "skipped": s.skipped})
         return s
 
 
@@ -292,10 +294,16 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
     for judge in config.judges:
         stage = _Stage(workspace, f"judge:{judge.name}", config)
         if judge.kind == "similarity":
-            rows = judges_mod.similarity_rows(judge, questions, answers, config.systems)
+            # Like every other judge: verdicts already stored are kept (a re-run adds only new answers).
+            ids = {key: judges_mod.judgment_id(judge.name, "similarity", key[0], key[1]) for key in answers}
+            with store.connect(workspace) as con:
+                decided = results_store.judgment_ids(con, list(ids.values()))
+            todo = {key: text for key, text in answers.items() if ids[key] not in decided}
+            rows = judges_mod.similarity_rows(judge, questions, todo, config.systems) if todo else []
             with store.write(workspace) as con:
                 stage.summary.written = results_store.insert_judgments(con, rows, replace=True)
-            stage.summary.tasks = len(rows)
+            stage.summary.skipped = len(answers) - len(todo)
+            stage.summary.tasks = len(rows) + stage.summary.skipped
             summaries.append(stage.close())
             continue
         if judge.kind == "absolute":

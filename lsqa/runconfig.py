@@ -30,6 +30,9 @@ from lsqa.errors import InputError
 JUDGE_KINDS = ("absolute", "pairwise", "groundtruth", "groundtruth-pairwise", "similarity")
 _CONTEXT_RE = re.compile(r"^(none|full|retrieval:(\d+)|reference:([12]))$")
 _SECRET_KEYS = ("api_key", "key", "token", "secret", "password")
+# Names that hold a secret whatever they end with: HTTP auth headers ("Authorization", "x-api-key",
+# Azure's "api-key"), cloud credentials.
+_SECRET_NAME = re.compile(r"api_?key|secret|password|credential|authorization|cookie", re.I)
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,8 @@ class RunConfig:
 
 def _reject_secrets(path, table: dict, where: str) -> None:
     for key, value in table.items():
-        if any(s == key.lower() or key.lower().endswith("_" + s) for s in _SECRET_KEYS):
+        name = str(key).lower().replace("-", "_")
+        if any(s == name or name.endswith("_" + s) for s in _SECRET_KEYS) or _SECRET_NAME.search(name):
             raise InputError(path, f"{where} has '{key}': API keys come only from the environment "
                                    "(e.g. OPENAI_API_KEY), never from a config file")
         if isinstance(value, dict):

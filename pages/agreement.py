@@ -12,9 +12,10 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import charts, dashboard  # noqa: E402
+from lsqa import charts, dashboard, highlight  # noqa: E402
 
 ws = dashboard.workspace()
+md = highlight.md_escape  # names come from config and import files: never Markdown
 st.title("Agreement")
 rounds = st.sidebar.selectbox("Bootstrap rounds for κ CIs", [1000, 200, 0], key="ag_rounds")
 view = dashboard.agreement_overview(ws, bootstrap=rounds)
@@ -69,7 +70,7 @@ if len(pairwise) >= 2 and len(systems) >= 2:
     table = dashboard.self_preference(ws, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
     if table:
         st.plotly_chart(charts.preference(table), key="ag_pref")
-        st.caption(f"Comparisons of {s1} and {s2} per judge: {table['totals']} (the rest were equal or neither).")
+        st.caption(f"Comparisons of {md(s1)} and {md(s2)} per judge: {table['totals']} (the rest were equal or neither).")
     else:
         st.info("Pick two different judges that compared these two systems.")
 else:

@@ -8,9 +8,10 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import dashboard  # noqa: E402
+from lsqa import dashboard, highlight  # noqa: E402
 
 ws = dashboard.workspace()
+md = highlight.md_escape  # names come from config and import files: never Markdown
 st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}</style>",
             unsafe_allow_html=True)  # static CSS only
 st.title("Corpus")
@@ -33,7 +34,7 @@ with tab_q:
     if not qa["rows"]:
         st.info("No questions for this book.")
     else:
-        st.caption(f"{len(qa['rows'])} questions · systems: {', '.join(qa['systems']) or 'none yet'}")
+        st.caption(f"{len(qa['rows'])} questions · systems: {md(', '.join(qa['systems'])) or 'none yet'}")
         st.dataframe(qa["rows"], hide_index=True, width="stretch", key="co_qa",
                      column_order=["question", "reference 1", "reference 2", *qa["systems"], "origin", "question_id"])
 

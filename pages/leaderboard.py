@@ -11,9 +11,10 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import charts, dashboard  # noqa: E402
+from lsqa import charts, dashboard, highlight  # noqa: E402
 
 ws = dashboard.workspace()
+md = highlight.md_escape  # names come from config and import files: never Markdown
 st.title("Leaderboard")
 
 # Switches are mirrored in the URL so a stakeholder link shows the same view.
@@ -46,12 +47,12 @@ if not board["rankings"] and not board["accuracy"]:
 st.header("Side-by-side rankings")
 for entry in board["rankings"]:
     judge = entry["judge"]
-    st.subheader(judge)
+    st.subheader(md(judge))
     if entry["error"]:
         st.warning(entry["error"])
         continue
     result = entry["result"]
-    st.caption(f"{judge}: {result['n_comparisons']:,} comparisons ({result['n_excluded']:,} 'none' left out)")
+    st.caption(f"{md(judge)}: {result['n_comparisons']:,} comparisons ({result['n_excluded']:,} 'none' left out)")
     left, right = st.columns([3, 2])
     fig = charts.strength_bars(result)
     left.plotly_chart(fig, key=f"lb_bars_{judge}")
@@ -72,7 +73,7 @@ for entry in board["rankings"]:
 st.header("Accuracy (yes/no judges)")
 for entry in board["accuracy"]:
     judge = entry["judge"]
-    st.subheader(judge)
+    st.subheader(md(judge))
     if not entry["rows"]:
         st.info("No decided verdicts.")
         continue

@@ -2,7 +2,8 @@
 
 litellm reaches it as ``openai/<name>`` with ``api_base=<server.api_base>``. Each test scripts what
 the server does (answer text or a function of the request, latency, N×429 then success, a fixed
-HTTP status, a hang longer than the client timeout, garbage bodies) and reads back every request
+HTTP status, a hang longer than the client timeout, garbage bodies, holding requests until the
+test releases them) and reads back every request
 it received, headers included, plus the most requests it had in flight at once.
 
 Use the ``llm_server`` fixture (import it into a test module) or, for a separate process,
@@ -54,6 +55,7 @@ class Script:
     hang_first: int = 0               # with hang_s: only the first N requests hang
     garbage: str | None = None        # "non-json" | "no-choices"
     usage: bool = True                # include a usage block
+    hold_after: int = 0               # requests from this index on wait for ``release()`` (0: none wait)
     error_body: dict = field(default_factory=lambda: {"error": {"message": "scripted failure", "type": "server_error"}})
 
 
@@ -115,6 +117,7 @@ class FakeLLMServer:
         self._script = script or Script()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._released = threading.Event()
         self.requests: list[Recorded] = []
         self.completed: list[tuple[int, int, float]] = []  # (request index, status, time answered)
         self.in_flight = 0
@@ -152,10 +155,15 @@ class FakeLLMServer:
         """Replace the behaviour (unnamed fields take their defaults) and reset the counters."""
         with self._lock:
             self._script = Script(**fields)
+            self._released.clear()
             self.requests.clear()
             self.completed.clear()
             self.max_in_flight = 0
         return self
+
+    def release(self) -> None:
+        """Let the requests held by ``hold_after`` (and any later ones) through."""
+        self._released.set()
 
     def prompts(self) -> list[str]:
         with self._lock:
@@ -181,6 +189,9 @@ class FakeLLMServer:
         s = self._script
         if s.latency_s:
             self._stopping.wait(s.latency_s)
+        if s.hold_after and index >= s.hold_after:
+            while not (self._released.is_set() or self._stopping.is_set()):
+                self._released.wait(0.05)
         if s.hang_s and (not s.hang_first or index < s.hang_first):
             self._stopping.wait(s.hang_s)
         if s.status is not None:

@@ -1,5 +1,6 @@
 """Statistics read from a workspace: human overrides, undo, reference flags, several annotators."""
 
+import numpy as np
 import pytest
 
 from lsqa import analysis, store
@@ -92,11 +93,49 @@ def test_a_human_label_rescues_a_verdict_the_judge_failed_to_give(demo_workspace
 
 
 def test_position_bias_and_self_preference(demo_workspace):
-    bias = analysis.position_bias(demo_workspace, "lexical-sxs-fc")
-    assert bias["n_both_orders"] > 0 and 0 <= bias["consistency"] <= 1
-    table = analysis.self_preference(demo_workspace, ("lexical-sxs-fc", "lexical-gt-sxs"),
-                                     ("extractive-fullbook", "nqa-reference-2"))
-    assert table["judges"] == ["lexical-sxs-fc", "lexical-gt-sxs"] and len(table["rates"]) == 2
+    ws = demo_workspace
+    # Reference figures straight from the judgments table (labels are in system terms, raw_label
+    # in shown positions).
+    with store.connect(ws) as con:
+        rows = con.execute("SELECT question_id, system_a, system_b, shown_order, label, raw_label FROM judgments"
+                           " WHERE judge = 'lexical-sxs-fc' AND status = 'ok'").fetchall()
+    by_order = {"ab": {}, "ba": {}}
+    for q, a, b, order, label, _ in rows:
+        by_order[order][(q, a, b)] = label
+    both = set(by_order["ab"]) & set(by_order["ba"])
+    same = sum(by_order["ab"][k] == by_order["ba"][k] for k in both)
+    decisive = [r[5] for r in rows if r[5] in ("A", "B")]
+    bias = analysis.position_bias(ws, "lexical-sxs-fc")
+    assert len(both) > 0 and bias["n_both_orders"] == len(both) == len(by_order["ab"])  # both_orders = true
+    assert bias["consistency"] == pytest.approx(same / len(both), abs=1e-12)
+    assert bias["n_decisive"] == len(decisive) > 0
+    assert bias["first_position_rate"] == pytest.approx(decisive.count("A") / len(decisive), abs=1e-12)
+    # Crafted: one consistent decisive pair turned round in order 'ba'; consistency drops by one item.
+    key = next(k for k in sorted(both) if by_order["ab"][k] == by_order["ba"][k] in ("A", "B"))
+    with store.write(ws) as con:
+        con.execute("UPDATE judgments SET label = ? WHERE judge = 'lexical-sxs-fc' AND question_id = ? AND system_a = ?"
+                    " AND system_b = ? AND shown_order = 'ba'", [{"A": "B", "B": "A"}[by_order["ba"][key]], *key])
+    changed = analysis.position_bias(ws, "lexical-sxs-fc")
+    assert changed["consistency"] == pytest.approx((same - 1) / len(both), abs=1e-12)
+
+    systems = ("extractive-fullbook", "nqa-reference-2")
+    judges = ("lexical-sxs-fc", "lexical-gt-sxs")
+    expected = []
+    with store.connect(ws) as con:
+        for judge in judges:
+            verdicts = con.execute(
+                "SELECT question_id, system_a, system_b, shown_order, label FROM judgments"
+                " WHERE judge = ? AND status = 'ok' AND ((system_a = ? AND system_b = ?) OR (system_a = ? AND system_b = ?))"
+                " ORDER BY question_id, system_a, system_b, shown_order", [judge, *systems, *reversed(systems)]).fetchall()
+            first = {}
+            for q, a, b, _, label in verdicts:  # one verdict per pair: order 'ab' when the judge saw both
+                first.setdefault((q, a, b), {"A": a, "B": b}.get(label, label))
+            winners = list(first.values())
+            assert winners, judge
+            expected.append([winners.count(system) / len(winners) for system in systems])
+    table = analysis.self_preference(ws, judges, systems)
+    assert table["judges"] == list(judges) and table["systems"] == list(systems)
+    np.testing.assert_allclose(table["rates"], expected, atol=1e-12)
 
 
 def test_unknown_judge_is_a_clear_error(demo_workspace):

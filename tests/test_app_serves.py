@@ -31,15 +31,19 @@ def test_streamlit_serves_app(workspace):
     try:
         deadline = time.time() + 60
         health = None
-        while time.time() < deadline:
+        while time.time() < deadline and proc.poll() is None:  # a crashed server fails at once
             try:
                 health = urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read()
                 break
             except OSError:
                 time.sleep(0.3)
-        assert health == b"ok", "streamlit did not answer within 60 s"
+        assert health == b"ok", f"streamlit did not answer within 60 s (exit code {proc.poll()})"
         page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
         assert "<title>" in page.lower() or "streamlit" in page.lower()
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

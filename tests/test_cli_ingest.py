@@ -35,13 +35,17 @@ def test_workspace_from_environment_and_settings(tmp_path, monkeypatch):
     env_ws = tmp_path / "from_env.duckdb"
     r = lsqa("ingest-book", SLICE / "stories" / "2dd593d19e201c9cf4edb0703cad0f525c1038a2.txt",
              env={"LSQA_WORKSPACE": str(env_ws)})
-    assert r.exit_code == 0, r.output and env_ws.exists()
+    assert r.exit_code == 0, r.output
+    assert env_ws.exists() and not (tmp_path / "db").exists()
+    r = lsqa("status", "--json", env={"LSQA_WORKSPACE": str(env_ws)})
+    assert r.exit_code == 0 and json.loads(r.output)["documents"] == 1  # the book went to the env's workspace
     (tmp_path / "lsqa.toml").write_text('workspace = "from_settings.duckdb"\n')
     r = lsqa("status", "--json")
     assert r.exit_code == 0 and json.loads(r.output)["documents"] == 0
     assert (tmp_path / "from_settings.duckdb").exists()
     (tmp_path / "lsqa.toml").unlink()
-    lsqa("status")
+    r = lsqa("status")
+    assert r.exit_code == 0, r.output
     assert (tmp_path / "db" / "lsqa.duckdb").exists()
 
 
@@ -49,7 +53,10 @@ def test_settings_file_refuses_secrets(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "lsqa.toml").write_text('openai_api_key = "sk-123"\n')
     r = lsqa("status")
-    assert r.exit_code != 0
+    assert r.exit_code == 2, r.output
+    assert "lsqa.toml" in r.stderr and "'openai_api_key'" in r.stderr and "environment" in r.stderr
+    assert "sk-123" not in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "db").exists()  # refused before any workspace is opened
 
 
 def test_malformed_input_exits_nonzero_with_file_and_line(workspace, tmp_path):

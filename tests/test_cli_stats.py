@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -202,11 +203,13 @@ def test_agreement_json_reproduces_llmbar_kappa(shared_data, tmp_path):
 
 
 def test_agreement_text_output(shared_data, tmp_path):
-    path, _ = _llmbar_long(shared_data, tmp_path, "FairEval", "ChatGPT")
+    path, stats = _llmbar_long(shared_data, tmp_path, "FairEval", "ChatGPT")
     res = runner.invoke(app, ["agreement", "-i", str(path), "--rater-a", "gold", "--rater-b", "original_order",
                               "--labels", "2,1"])
     assert res.exit_code == 0, res.output
-    assert "66 items rated by both" in res.stdout and "agreement      66.7%" in res.stdout
+    # Agreement of gold and the original order is the authors' correct_False ("44 / 66 = 66.66…%").
+    k, n = map(int, re.fullmatch(r"(\d+) / (\d+) = .+%", stats["correct_False"]).groups())
+    assert f"{n} items rated by both" in res.stdout and f"agreement      {100 * k / n:.1f}%" in res.stdout
     assert "confusion (rows = gold, columns = original_order)" in res.stdout
 
 

@@ -123,6 +123,14 @@ def _wait_idle(page, timeout_ms: int = 30000) -> None:
         page.wait_for_timeout(100)
 
 
+def _wait_charts_drawn(page, timeout_ms: int = 30000) -> int:
+    """Until every Plotly chart on the page has drawn its SVG (instead of a fixed sleep); how many."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+        ".every(c => c.querySelector('.js-plotly-plot svg.main-svg'))", timeout=timeout_ms)
+    return page.locator('[data-testid="stPlotlyChart"]').count()
+
+
 def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
     from playwright.sync_api import expect, sync_playwright
 
@@ -166,12 +174,17 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
             # the Agreement screenshot has humans to compare with.
             for row in audit.queue(ws, audit.Filters(judges=(JUDGE,)), "bob")["rows"][:12]:
                 audit.confirm(ws, "bob", row["id"])
+            charts = {}
             for name, path in PAGES.items():
                 page.goto(f"{base}/{path}{'&' if '?' in path else '?'}annotator=alice")
                 expect(page.get_by_role("heading", name=TITLES[name]).first).to_be_visible(timeout=60000)
                 _wait_idle(page, 60000)
-                page.wait_for_timeout(1500)  # charts finish drawing
+                expect(page.locator('[data-testid="stException"]')).to_have_count(0)  # no traceback on the page
+                charts[name] = _wait_charts_drawn(page)
+                if os.environ.get("LSQA_SCREENSHOTS"):
+                    page.wait_for_timeout(1500)  # pictures for the README: let transitions settle too
                 page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
         finally:
             browser.close()
     assert sorted(p.name for p in shots.glob("*.png")) == sorted(f"{n}.png" for n in PAGES)
+    assert charts["leaderboard"] > 0, charts  # the Leaderboard draws its strengths with CIs

@@ -105,10 +105,12 @@ def test_triage_ranks_flagged_and_contested_references_first(demo_workspace):
 
 
 def test_jobs_refuse_a_bad_config_at_once(demo_workspace):
-    with pytest.raises(InputError):
+    before = jobs.list_jobs(demo_workspace)
+    with pytest.raises(InputError, match="'documents' is required"):
         jobs.start(demo_workspace, {"documents": []})
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match=r"systems\[0\]\.context: 'moon' is not none, full"):
         jobs.start(demo_workspace, {"documents": ["x"], "systems": [{"name": "s", "model": "m", "context": "moon"}]})
+    assert jobs.list_jobs(demo_workspace) == before  # refused before any job was started
 
 
 def test_a_job_that_cannot_run_is_failed_not_a_crash(demo_workspace):

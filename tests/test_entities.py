@@ -183,7 +183,7 @@ def test_entity_context_small_budget_and_whole_chain(tittlemouse):
 
 
 def test_annotated_rendering_of_a_chain(tittlemouse):
-    questions = pytest.importorskip("lsqa.questions")
+    from lsqa import questions  # project code: an import error must fail, not skip
     text, _, _, chains = tittlemouse
     lo = text.index("Mrs. Tittlemouse was a most terribly tidy")
     hi = text.index("[Illustration: Shooing a beetle]")

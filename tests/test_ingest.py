@@ -23,7 +23,11 @@ def counts(ws):
 
 def test_narrativeqa_slice(workspace):
     s = ingest.ingest_narrativeqa(workspace, SLICE)
-    assert s.added == {"documents": 3, "passages": s.added["passages"], "questions": 89}
+    n_questions = sum(1 for line in (SLICE / "nqa_test_slice_qaps.jsonl").read_text().splitlines() if line.strip())
+    with store.connect(workspace) as con:
+        n_passages = con.execute("SELECT count(*) FROM passages").fetchone()[0]
+    assert n_questions == 89 and n_passages > 0
+    assert s.added == {"documents": 3, "passages": n_passages, "questions": n_questions}
     with store.connect(workspace) as con:
         doc = con.execute("SELECT full_text, clean_start, clean_end, title, summary FROM documents WHERE id = ?",
                           [TOM_KITTEN]).fetchone()

@@ -321,28 +321,46 @@ def test_scrub_removes_key_looking_strings(monkeypatch):
         "temperature": 0, "max_tokens": 5}
 
 
-@pytest.mark.slow  # two reader processes during a 4 s run
 def test_workspace_is_free_for_other_processes_during_a_run(workspace, llm_server):
-    llm_server.script(latency_s=0.1)
-    requests = [req(llm_server, f"long run {i}") for i in range(160)]
-    runner = threading.Thread(target=llm.complete_many, args=(workspace, requests), kwargs={"max_concurrency": 4, "retry": FAST})
+    # The server answers the first 12 requests and holds the rest until released, so the run is
+    # certainly still going (4 calls in flight) while other processes open the workspace.
+    held_from, n = 12, 40
+    llm_server.script(latency_s=0.02, hold_after=held_from)
+    requests = [req(llm_server, f"long run {i}") for i in range(n)]
+    patient = RetryPolicy(max_attempts=2, initial_delay_s=0.01, timeout_s=120.0)  # held calls must not time out
+    results = []
+    runner = threading.Thread(target=lambda: results.extend(
+        llm.complete_many(workspace, requests, max_concurrency=4, retry=patient)))
     runner.start()
-    time.sleep(0.5)
-    # Another process opens the workspace while the run is going on (it fails if the file stays locked).
-    reader = (
-        "import sys; from lsqa.store import connect\n"
-        "with connect(sys.argv[1], timeout_s=3) as con:\n"
-        "    print(con.execute('SELECT count(*) FROM llm_calls').fetchone()[0])\n"
-    )
-    seen = []
-    for _ in range(2):
-        out = subprocess.run([sys.executable, "-c", reader, str(workspace)], cwd=PROJECT, capture_output=True, text=True, timeout=60)
-        assert out.returncode == 0, out.stderr
-        seen.append(int(out.stdout))
-    still_running = runner.is_alive()
-    runner.join()
-    assert still_running
-    assert 0 < seen[0] <= seen[1] < 160  # finished calls were already stored, while others were in flight
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # the finished calls reach the workspace (the writer commits every 0.2 s)
+            with connect(workspace) as con:
+                stored_now = con.execute("SELECT count(*) FROM llm_calls").fetchone()[0]
+            if stored_now == held_from:
+                break
+            assert time.monotonic() < deadline, f"only {stored_now} of {held_from} answered calls stored"
+            time.sleep(0.05)
+        # Another process opens the workspace while the run is going on (it fails if the file stays locked).
+        reader = (
+            "import sys; from lsqa.store import connect\n"
+            "with connect(sys.argv[1], timeout_s=3) as con:\n"
+            "    print(con.execute('SELECT count(*) FROM llm_calls').fetchone()[0])\n"
+        )
+        seen = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", reader, str(workspace)], cwd=PROJECT, capture_output=True,
+                                 text=True, timeout=60)
+            assert out.returncode == 0, out.stderr
+            seen.append(int(out.stdout))
+        assert runner.is_alive() and llm_server.in_flight == 4  # the run was going on throughout
+    finally:
+        llm_server.release()
+        runner.join(timeout=60)
+    assert seen == [held_from, held_from]  # finished calls were stored; held ones were not
+    assert len(results) == n and all(r.ok for r in results)
+    with connect(workspace) as con:
+        assert con.execute("SELECT count(*) FROM llm_calls WHERE status = 'ok'").fetchone()[0] == n
 
 
 def test_importing_lsqa_llm_does_not_import_litellm():

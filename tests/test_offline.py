@@ -78,9 +78,8 @@ def test_every_prompt_file_is_read_by_its_labels():
             assert parts.max_sentences == 1 and parts.answer is None, prompt.ref
         elif prompt.id.startswith("answer_"):
             assert parts.max_sentences == 5, prompt.ref
-    if "groundtruth_side_by_side" in {p.id for p in prompts.list_prompts()}:
-        gt = read_prompt(render("groundtruth_side_by_side", question="q?", answer="truth", system_answer_A="a", system_answer_B="b"))
-        assert gt.ground_truth == "truth" and gt.context is None
+    gt = read_prompt(render("groundtruth_side_by_side", question="q?", answer="truth", system_answer_A="a", system_answer_B="b"))
+    assert gt.ground_truth == "truth" and gt.context is None
     assert seen == set(expected_output)
 
 
@@ -217,6 +216,7 @@ def test_lexical_judge_agrees_with_narrativeqa_references(tom_kitten):
     _, qas = tom_kitten
     labels = [run("lsqa/lexical-judge", render("groundtruth_yes_no", question=q["question"], a1=q["answer1"], a2=q["answer2"]))
               for q in qas]
+    assert len(labels) >= 20 and set(labels) <= {"yes", "no"}
     assert labels.count("yes") >= len(labels) * 0.6  # the two references mostly agree
 
 
@@ -304,12 +304,22 @@ def test_golden_corpus_of_real_smollm2_outputs():
     rows = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(rows) >= 10
     assert {r["prompt_id"] for r in rows} == {"nqa_autoais", "nqa_side_by_side"}
+    valid = {"autoais-json": {"yes", "no"}, "side-by-side-equal-json": {"A", "B", "tie", "none"}}
     for row in rows:
         assert row["model"] == "local/smollm2-135m" and isinstance(row["raw"], str) and row["raw"]
-        parsers.parse(row["output"], row["raw"], prefill=row["prefill"])  # never raises
+        assert row["output"] == prompts.load_prompt(row["prompt_id"]).output
+        result = parsers.parse(row["output"], row["raw"], prefill=row["prefill"])
+        assert result.raw == row["raw"]
+        if result.status == parsers.OK:
+            assert result.label in valid[row["output"]] and not result.reason, row
+        else:  # never a made-up label: a parse error with a reason
+            assert result.status == parsers.PARSE_ERROR and result.label is None and result.reason, row
+        if "'A is better|B is better|None|Equal'" in row["raw"]:
+            # SmolLM2 echoing the Fig. 20 template picks no side: never read as a verdict.
+            assert result.status == parsers.PARSE_ERROR, row
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, database=None)  # no .hypothesis/ example store in the repo
 @given(st.lists(st.sampled_from(["# CONTEXT", "# CONTEXT END", 'Question: "', "Answer:", "Answer A: x", "Answer B:",
                                  "Entity: ", "Number of questions: ten", "Ground truth answer: ''", "Answer 1:",
                                  "Answer 2: y", "Respond with only yes or no", "'system is better'", "Equal",

@@ -337,8 +337,8 @@ REAL_OUTPUTS = TEST_DATA / "malformed_llm_outputs.jsonl"
 def test_real_small_llm_outputs_parse_without_exceptions():
     """Every collected real completion (fields model, prompt_id, raw) parses to a valid label or
     to a parse_error with a reason."""
-    if not REAL_OUTPUTS.is_file():
-        pytest.skip(f"{REAL_OUTPUTS.name} not collected yet")
+    # The corpus is committed (tests/data/make_malformed_llm_outputs.py regenerates it): missing is a failure.
+    assert REAL_OUTPUTS.is_file(), f"{REAL_OUTPUTS} is missing"
     rows = [json.loads(line) for line in REAL_OUTPUTS.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert rows, f"{REAL_OUTPUTS} is empty"
     for number, row in enumerate(rows, start=1):

@@ -110,15 +110,26 @@ def test_cli_run_json_rank_and_export(demo_workspace, tmp_path):
     assert r.exit_code == 0, r.output
     summary = json.loads(r.output)
     assert summary["calls_made"] == 0 and summary["calls_failed"] == 0
-    assert all(s["skipped"] == s["tasks"] > 0 for s in summary["stages"] if s["stage"] != "judge:minilm-similarity")
+    config = load_run_config(PROJECT_ROOT / "configs" / "demo_small.toml")
+    # One answers stage and one stage per judge, every task already done.
+    assert [s["stage"] for s in summary["stages"]] == ["answers"] + [f"judge:{j.name}" for j in config.judges]
+    assert all(s["skipped"] == s["tasks"] > 0 and s["written"] == 0 for s in summary["stages"])
     r = runner.invoke(app, ["rank", "--workspace", str(demo_workspace), "--judge", "lexical-sxs-fc", "--json",
                             "--bootstrap", "200"])
+    assert r.exit_code == 0, r.output
     ranking = json.loads(r.output)
-    assert {"systems", "win_probability", "n_comparisons", "n_excluded"} <= set(ranking)
+    direct = analysis.ranking(demo_workspace, "lexical-sxs-fc", bootstrap=200)
+    assert ranking["n_comparisons"] == direct["n_comparisons"] > 0
+    assert {s["system"]: s["beta"] for s in ranking["systems"]} == pytest.approx(
+        {s["system"]: s["beta"] for s in direct["systems"]}, abs=1e-12)
+    assert sorted(s["system"] for s in ranking["systems"]) == sorted(s.name for s in config.systems)
     r = runner.invoke(app, ["agreement", "--workspace", str(demo_workspace), "--rater-a", "lexical-gt",
                             "--rater-b", "minilm-similarity", "--json"])
+    assert r.exit_code == 0, r.output
     agreement = json.loads(r.output)
-    assert agreement["n"] == 96 and set(agreement["labels"]) <= {"yes", "no"}
+    # Both raters rate every answer: 2 books x 12 questions (max_questions) x 4 systems.
+    assert agreement["n"] == len(config.documents) * config.max_questions * len(config.systems) == 96
+    assert set(agreement["labels"]) <= {"yes", "no"}
     for fmt in ("csv", "jsonl", "parquet"):
         out = tmp_path / fmt
         r = runner.invoke(app, ["export", "--workspace", str(demo_workspace), "--out", str(out), "--format", fmt])

@@ -134,8 +134,9 @@ def test_prd_vicuna80_human_matches_textbook_mle(shared_data):
     assert fit.systems[int(np.argmin(fit.rank))] in ("gpt4", "claude")
 
 
-def test_prd_cross_check_with_choix_if_installed(shared_data):
-    choix = pytest.importorskip("choix")
+def test_prd_cross_check_with_choix(shared_data):
+    import choix  # in requirements.txt (tests): a missing choix is a broken install, not a skip
+
     rows = load_prd_human(shared_data)
     decisive = [r for r in rows if r["winner"] != "tie"]
     data = count_comparisons([r["system_a"] for r in decisive], [r["system_b"] for r in decisive],
@@ -441,7 +442,14 @@ def test_wilson_matches_scipy(k, n):
 def test_normal_ci_is_clipped_to_unit_interval():
     ci = accuracy_ci(10, 10)
     assert ci.high == 1.0 and ci.half_width == 0.0
-    assert accuracy_ci(1, 10).low == 0.0
+    # p ± z·sqrt(p(1-p)/n) leaves [0, 1] here: 0.1 - 0.186 < 0 and 0.9 + 0.186 > 1.
+    half = PAPER_Z * np.sqrt(0.1 * 0.9 / 10)
+    assert half > 0.1
+    low = accuracy_ci(1, 10, z=PAPER_Z)
+    assert low.low == 0.0 and low.high == pytest.approx(0.1 + half, abs=1e-12)
+    assert low.half_width == pytest.approx(half, abs=1e-12)  # the bounds are clipped, the half-width is not
+    high = accuracy_ci(9, 10, z=PAPER_Z)
+    assert high.high == 1.0 and high.low == pytest.approx(0.9 - half, abs=1e-12)
 
 
 def test_mcnemar_exact_and_chi2():

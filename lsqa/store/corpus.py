@@ -17,6 +17,13 @@ def document_by_sha1(con, content_sha1: str) -> dict | None:
     return rows[0] if rows else None
 
 
+def documents_by_sha1(con, content_sha1s: list[str]) -> dict[str, str]:
+    """content_sha1 → id of the stored documents among ``content_sha1s``."""
+    rows = con.execute("SELECT content_sha1, id FROM documents WHERE content_sha1 IN (SELECT unnest(?::VARCHAR[]))",
+                       [list(content_sha1s)]).fetchall()
+    return dict(rows)
+
+
 def insert_documents(con, rows: list[dict]) -> int:
     return insert_rows(con, "documents", rows)
 

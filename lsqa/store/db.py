@@ -76,13 +76,23 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
     con = _open(path, timeout_s)
     try:
         key = str(Path(path).resolve())
-        if key not in _migrated:
+        # The cache saves re-reading the migration files; a file deleted and created again under
+        # the same path (a reset workspace) has no schema and must be migrated all the same.
+        if key not in _migrated or not _has_schema(con):
             with _migrate_lock:
                 migrate(con)
                 _migrated.add(key)
         yield con
     finally:
         con.close()
+
+
+def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        con.execute("SELECT 1 FROM schema_migrations LIMIT 0").fetchall()
+    except duckdb.CatalogException:
+        return False
+    return True
 
 
 @contextlib.contextmanager

@@ -15,13 +15,14 @@ def start_run(con, stage: str, config: dict) -> int:
     return int(row[0])
 
 
-def finish_run(con, run_id: int, *, status: str, counts: dict | None = None, calls_made: int = 0,
-               calls_cached: int = 0, calls_failed: int = 0, cost_usd: float | None = None, error: str = "") -> None:
+def finish_run(con, run_id: int, *, status: str, counts: dict | None = None, error: str = "") -> None:
+    """Close run ``run_id``. Its call counters and cost are kept as ``llm_calls.add_to_run`` added
+    them; a run that made no call without a price has a known cost (0 when it made none)."""
     con.execute(
-        "UPDATE runs SET status = ?, counts = ?, calls_made = ?, calls_cached = ?, calls_failed = ?,"
-        " cost_usd = ?, error = ?, finished_at = current_timestamp WHERE id = ?",
-        [status, json.dumps(counts or {}, sort_keys=True), calls_made, calls_cached, calls_failed, cost_usd,
-         error, run_id],
+        "UPDATE runs SET status = ?, counts = ?, error = ?, finished_at = current_timestamp,"
+        " cost_usd = CASE WHEN cost_usd IS NULL AND calls_cost_unknown = 0 THEN 0.0 ELSE cost_usd END"
+        " WHERE id = ?",
+        [status, json.dumps(counts or {}, sort_keys=True), error, run_id],
     )
 
 

@@ -36,7 +36,8 @@ _CURRENT_FLAGS = """
 
 def human_labels(con, judge: str | None = None) -> list[dict]:
     """Each annotator's current label for each reviewed verdict (of ``judge``, if given)."""
-    sql = f"SELECT h.*, j.judge, j.kind, j.question_id, j.system_a, j.system_b FROM ({_HUMAN_LABELS}) h" \
+    sql = f"SELECT h.*, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference" \
+          f" FROM ({_HUMAN_LABELS}) h" \
           " JOIN judgments j ON j.id = h.judgment_id"
     params: list = []
     if judge:
