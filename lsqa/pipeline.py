@@ -27,7 +27,6 @@ from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 
 BATCH = 256
-TOP_ENTITIES_STORED = 200  # entities kept per book with their mention chains (ranked by mention count)
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -170,6 +169,7 @@ def _questions(workspace: Path, config: RunConfig, doc_ids: list[str]) -> list[d
 def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], books: BookContexts,
                        progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
     """Paper §2: entities by coreference (or the fallback), then A.1 questions per top entity."""
+    from lsqa import chains as chains_mod
     from lsqa import entities as entities_mod
     from lsqa import prompts, questions as questions_mod
     from lsqa.config import load_settings
@@ -177,26 +177,15 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
     gen = config.generation
     ent_stage = _Stage(workspace, "entities", config)
     settings = load_settings()
-    method = gen.entity_method
-    if method == "auto":
-        method = "fastcoref" if settings.coref_model_path else "fallback"
+    method = chains_mod.resolve_method(gen.entity_method, settings)
     chains: dict[str, list] = {}
-    with store.connect(workspace) as con:
-        known = {d: corpus_store.list_entities(con, d, method) for d in doc_ids}
     for doc_id in doc_ids:
         if not books.has_text(doc_id):
             continue
-        doc = books.document(doc_id)
-        if known[doc_id]:
-            ent_stage.summary.skipped += 1
-        else:
-            result = entities_mod.extract_entities(doc["full_text"], doc["clean_start"], doc["clean_end"],
-                                                   method=method, settings=settings, top_k=TOP_ENTITIES_STORED)
-            with store.write(workspace) as con:
-                ent_stage.summary.written += corpus_store.insert_entities(con, doc_id, method, result)
-        with store.connect(workspace) as con:
-            rows = corpus_store.list_entities(con, doc_id, method, limit=gen.entities)
-            chains[doc_id] = [(r, corpus_store.entity_mentions(con, r["id"])) for r in rows]
+        written = chains_mod.ensure_entities(workspace, books.document(doc_id), method, settings)
+        ent_stage.summary.written += written
+        ent_stage.summary.skipped += 0 if written else 1
+        chains[doc_id] = chains_mod.top_chains(workspace, doc_id, method, gen.entities)
     summaries = [ent_stage.close()]
 
     stage = _Stage(workspace, "questions", config)
