@@ -36,9 +36,6 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
     if scale == "full":
         yield from ingest.ingest_book(path, data / LES_MISERABLES).lines()
     if run_study:
-        try:
-            from lsqa import pipeline
-        except ImportError:  # the pipeline stages are not part of this build yet
-            yield "demo study skipped: lsqa.pipeline is not available"
-            return
+        from lsqa import pipeline
+
         yield from pipeline.run_demo_study(path, scale=scale)

@@ -79,13 +79,16 @@ def test_rank_json_on_prd_human_ratings(prd_csv, prd_rows):
     assert again.stdout == res.stdout
 
 
-def test_rank_table_output_is_aligned_text(prd_csv):
+def test_rank_table_output_is_aligned_text(prd_csv, prd_rows):
     res = runner.invoke(app, ["rank", "--input", str(prd_csv), "--bootstrap", "100", "--by-question"])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     assert lines[0].split()[:4] == ["rank", "system", "beta", "strength"]
     assert "7040 comparisons used, 0 excluded" in res.stdout
-    body = lines[1:10]
+    systems = {r["system_a"] for r in prd_rows} | {r["system_b"] for r in prd_rows}
+    body = lines[1:1 + len(systems)]
+    assert [line.split()[0] for line in body] == [str(k) for k in range(1, len(systems) + 1)]
+    assert {line.split()[1] for line in body} == systems
     assert len({len(line) for line in body}) == 1  # aligned columns: same width for all rows
 
 

@@ -293,13 +293,19 @@ def test_anchor_beta_is_exactly_zero(rows, anchor):
 def test_duplicating_comparisons_keeps_beta_and_narrows_ci(seed):
     rows = synthetic(m=4, per_pair=12, seed=seed, tie_rate=0.1)
     data = _counts(rows)
-    assume(is_strongly_connected(data.win_matrix()))
+    W = data.win_matrix()
+    # Away from separation: a system with almost no wins (or losses) makes many bootstrap samples
+    # fall back to the prior, and its interval need not shrink (seeds 875, 1421, 5292, 6559, 9849
+    # failed before). With this filter the property holds for every seed in 0..10000 (checked).
+    assume(is_strongly_connected(W) and min(W.sum(axis=0).min(), W.sum(axis=1).min()) >= 3)
     twice = _counts(rows + rows)
     a, b = fit_bradley_terry(data), fit_bradley_terry(twice)
     np.testing.assert_allclose(a.beta, b.beta, atol=EXACT_TOL)
     ca = bootstrap_bradley_terry(data, rounds=300, seed=seed)
     cb = bootstrap_bradley_terry(twice, rounds=300, seed=seed)
-    assert np.all(cb.beta_high - cb.beta_low < ca.beta_high - ca.beta_low)
+    wa, wb = ca.beta_high - ca.beta_low, cb.beta_high - cb.beta_low
+    assert np.all(wb < wa)
+    assert np.mean(wb) / np.mean(wa) < 0.85  # twice the data: about 1/sqrt(2) = 0.71 as wide (max 0.77 seen)
 
 
 def test_never_losing_system_gets_finite_top_rank():
