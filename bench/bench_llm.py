@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -44,6 +45,28 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
         proc.kill()
         raise SystemExit(f"benchmark server did not start: {line!r}")
     return proc, f"http://127.0.0.1:{int(line.split()[1])}/v1"
+
+
+def plain_litellm_seconds(api_base: str, calls: int, concurrency: int) -> float:
+    """The same calls through bare ``litellm.acompletion`` under a semaphore: what litellm alone costs
+    on this machine right now, so lsqa's own overhead is read as a ratio measured in the same run."""
+    import asyncio
+
+    module = llm.litellm()
+
+    async def run() -> float:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(i: int):
+            async with gate:
+                await module.acompletion(model="openai/gpt-4o-mini", api_base=api_base, temperature=0.0, max_tokens=32,
+                                         messages=[{"role": "user", "content": f"Baseline question {i}?"}])
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(calls)))
+        return time.perf_counter() - start
+
+    return asyncio.run(run())
 
 
 def server_stats(api_base: str) -> dict:
@@ -80,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             after = server_stats(api_base)["requests"]
             with connect(workspace) as con:
                 stored = con.execute("SELECT count(*) FROM llm_calls WHERE prompt_id = 'bench'").fetchone()[0]
+            baseline_s = plain_litellm_seconds(api_base, args.calls, args.concurrency)
     finally:
         proc.kill()
         proc.wait()
@@ -99,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
           f"({first.store_write_s / first.elapsed_s * 100:.0f}% of the run, {first.store_write_s / first.store_writes * 1000:.0f} ms "
           f"per commit, {args.calls / first.store_writes:.0f} calls each); a finished call was durable after at most "
           f"{first.store_max_delay_s * 1000:.0f} ms")
+    print(f"baseline  : plain litellm.acompletion, same calls and concurrency, no cache/retries/writes: "
+          f"{baseline_s:.2f} s ({baseline_s / ideal:.3f}x ideal); lsqa / plain litellm = "
+          f"{first.elapsed_s / baseline_s:.3f}")
     print(f"cached run: {second.elapsed_s:.3f} s -> {ratio2 * 100:.2f}% of the first run "
           f"(target < {CACHED_TARGET * 100:.0f}%) {'OK' if ok2 else 'MISSED'}; "
           f"cached {t2.calls_cached}, new server requests {after - stats['requests']}")
