@@ -14,11 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -26,7 +22,7 @@ import pytest
 from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
 
-from .conftest import PROJECT_ROOT
+from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 
@@ -53,12 +49,6 @@ def _need_browser():
         pytest.skip(missing)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def browser_ready():
     _need_browser()  # before the demo workspace is built: a skip should cost nothing
@@ -66,31 +56,8 @@ def browser_ready():
 
 @pytest.fixture
 def server(browser_ready, demo_workspace):
-    port = _free_port()
-    env = {**os.environ, "LSQA_WORKSPACE": str(demo_workspace)}
-    streamlit = Path(sys.executable).parent / "streamlit"
-    proc = subprocess.Popen(
-        [str(streamlit), "run", "app.py", "--server.address", "127.0.0.1", "--server.port", str(port),
-         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline or proc.poll() is not None:
-                pytest.fail("streamlit did not answer within 60 s")
-            time.sleep(0.3)
-        yield f"http://127.0.0.1:{port}", demo_workspace
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with serve(demo_workspace) as url:
+        yield url, demo_workspace
 
 
 @pytest.fixture

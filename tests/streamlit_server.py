@@ -1,0 +1,55 @@
+"""`streamlit run app.py` on a free 127.0.0.1 port, as `make run` starts it, for tests that need a live server."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(workspace: Path, *, timeout_s: float = 60) -> Iterator[str]:
+    """Yield the base URL once ``/_stcore/health`` answers; stop (or kill) the server afterwards.
+
+    A server that exits or stays silent for ``timeout_s`` raises AssertionError at once.
+    """
+    port = free_port()
+    env = {**os.environ, "LSQA_WORKSPACE": str(workspace)}
+    streamlit = Path(sys.executable).parent / "streamlit"
+    proc = subprocess.Popen(
+        [str(streamlit), "run", "app.py", "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + timeout_s
+        while True:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if time.time() > deadline or proc.poll() is not None:
+                raise AssertionError(f"streamlit did not answer within {timeout_s:.0f} s (exit code {proc.poll()})")
+            time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
