@@ -14,6 +14,7 @@ Exit status 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -33,6 +34,29 @@ from lsqa.store import connect  # noqa: E402
 
 THROUGHPUT_TARGET = 1.3   # × the ideal time
 CACHED_TARGET = 0.03      # cached rerun / first run
+
+
+class FullCollections:
+    """Counts the garbage collector's full (generation 2) collections and how long they paused."""
+
+    def __init__(self):
+        self.count, self.seconds, self._started = 0, 0.0, 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.count += 1
+            self.seconds += time.perf_counter() - self._started
+
+    def __enter__(self) -> "FullCollections":
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        gc.callbacks.remove(self)
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
@@ -69,6 +93,29 @@ def plain_litellm_seconds(api_base: str, calls: int, concurrency: int) -> float:
     return asyncio.run(run())
 
 
+def raw_http_seconds(api_base: str, calls: int, concurrency: int) -> float:
+    """The same number of requests posted with aiohttp alone (litellm's own HTTP library): the floor
+    that the server and the loopback network set on this machine right now, with no LLM library."""
+    import asyncio
+
+    import aiohttp
+
+    async def run() -> float:
+        gate = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession(headers={"Authorization": "Bearer sk-bench"}) as session:
+            async def one(i: int):
+                async with gate:
+                    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"Floor question {i}?"}]}
+                    async with session.post(api_base + "/chat/completions", json=body) as response:
+                        await response.json()
+
+            start = time.perf_counter()
+            await asyncio.gather(*(one(i) for i in range(calls)))
+            return time.perf_counter() - start
+
+    return asyncio.run(run())
+
+
 def server_stats(api_base: str) -> dict:
     with urllib.request.urlopen(api_base + "/stats", timeout=5) as response:
         return json.loads(response.read())
@@ -97,13 +144,15 @@ def main(argv: list[str] | None = None) -> int:
             before = server_stats(api_base)["requests"]
 
             requests = [request(i) for i in range(args.calls)]
-            first = llm.complete_many(workspace, requests, max_concurrency=args.concurrency)
+            with FullCollections() as collections:
+                first = llm.complete_many(workspace, requests, max_concurrency=args.concurrency)
             stats = server_stats(api_base)
             second = llm.complete_many(workspace, requests, max_concurrency=args.concurrency)
             after = server_stats(api_base)["requests"]
             with connect(workspace) as con:
                 stored = con.execute("SELECT count(*) FROM llm_calls WHERE prompt_id = 'bench'").fetchone()[0]
             baseline_s = plain_litellm_seconds(api_base, args.calls, args.concurrency)
+            floor_s = raw_http_seconds(api_base, args.calls, args.concurrency)
     finally:
         proc.kill()
         proc.wait()
@@ -123,9 +172,13 @@ def main(argv: list[str] | None = None) -> int:
           f"({first.store_write_s / first.elapsed_s * 100:.0f}% of the run, {first.store_write_s / first.store_writes * 1000:.0f} ms "
           f"per commit, {args.calls / first.store_writes:.0f} calls each); a finished call was durable after at most "
           f"{first.store_max_delay_s * 1000:.0f} ms")
+    print(f"            full garbage collections during the run: {collections.count}, "
+          f"{collections.seconds * 1000:.0f} ms in all (every call in flight waits for them)")
     print(f"baseline  : plain litellm.acompletion, same calls and concurrency, no cache/retries/writes: "
           f"{baseline_s:.2f} s ({baseline_s / ideal:.3f}x ideal); lsqa / plain litellm = "
           f"{first.elapsed_s / baseline_s:.3f}")
+    print(f"floor     : raw aiohttp posts, same server, no LLM library: {floor_s:.2f} s ({floor_s / ideal:.3f}x ideal); "
+          f"lsqa / floor = {first.elapsed_s / floor_s:.3f}")
     print(f"cached run: {second.elapsed_s:.3f} s -> {ratio2 * 100:.2f}% of the first run "
           f"(target < {CACHED_TARGET * 100:.0f}%) {'OK' if ok2 else 'MISSED'}; "
           f"cached {t2.calls_cached}, new server requests {after - stats['requests']}")

@@ -47,7 +47,7 @@ class Script:
     """What the server does. Fields combine: latency applies before any outcome."""
 
     reply: str | Callable[[dict], str] = "ok"
-    latency_s: float = 0.0
+    latency_s: float = 0.0            # the answer leaves this long after the request arrived
     fail_first: int = 0               # answer the first N requests with fail_status ...
     fail_status: int = 429            # ... then succeed
     status: int | None = None         # answer every request with this status (error body)
@@ -82,11 +82,16 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/").endswith("/stats"):  # for a server in another process (the benchmark)
             with owner._lock:
                 stats = {"requests": len(owner.requests), "max_in_flight": owner.max_in_flight}
+                answer_s = sorted(at - owner.requests[i].received_at for i, _, at in owner.completed)
+            if answer_s:  # how long requests spent in the server, arrival to answer sent
+                stats["answer_ms_median"] = 1000 * answer_s[len(answer_s) // 2]
+                stats["answer_ms_max"] = 1000 * answer_s[-1]
             self._send(200, json.dumps(stats).encode())
         else:
             self._send(200, b'{"object": "list", "data": []}')
 
     def do_POST(self):  # noqa: N802
+        arrived = time.monotonic()  # the latency counts from here: parsing and recording are part of it
         owner: FakeLLMServer = self.server.owner
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length).decode("utf-8", "replace")
@@ -94,9 +99,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except json.JSONDecodeError:
             body = raw
-        index = owner._record(Recorded(self.path, dict(self.headers.items()), body, time.monotonic()))
+        index = owner._record(Recorded(self.path, dict(self.headers.items()), body, arrived))
         try:
-            status, payload, ctype = owner._respond(index, body)
+            status, payload, ctype = owner._respond(index, body, arrived)
             self._send(status, payload, ctype)
             owner._completed(index, status)
         finally:
@@ -185,10 +190,10 @@ class FakeLLMServer:
         with self._lock:
             self.in_flight -= 1
 
-    def _respond(self, index: int, body: Any) -> tuple[int, bytes, str]:
+    def _respond(self, index: int, body: Any, arrived: float) -> tuple[int, bytes, str]:
         s = self._script
-        if s.latency_s:
-            self._stopping.wait(s.latency_s)
+        if s.latency_s:  # answer ``latency_s`` after the request arrived, as a remote API would
+            self._stopping.wait(max(0.0, arrived + s.latency_s - time.monotonic()))
         if s.hold_after and index >= s.hold_after:
             while not (self._released.is_set() or self._stopping.is_set()):
                 self._released.wait(0.05)
@@ -243,6 +248,10 @@ def main(argv: list[str] | None = None) -> None:
         prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
         return args.reply or "echo: " + " ".join(prompt.split()[-8:])
 
+    # Up to 16 handler threads wake from their latency wait at once and each needs the GIL; with the
+    # default 5 ms switch interval they would queue behind each other and the server would add its
+    # own milliseconds to the latency the benchmark asked for.
+    sys.setswitchinterval(0.0005)
     server = FakeLLMServer(Script(reply=echo, latency_s=args.latency)).start(args.port)
     print(f"PORT {server.port}", flush=True)
     try:

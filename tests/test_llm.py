@@ -363,6 +363,42 @@ def test_workspace_is_free_for_other_processes_during_a_run(workspace, llm_serve
         assert con.execute("SELECT count(*) FROM llm_calls WHERE status = 'ok'").fetchone()[0] == n
 
 
+def test_gil_switch_interval_is_lowered_only_while_batches_run(workspace, llm_server):
+    # The server reads the process-wide interval while it answers, i.e. while a batch runs. A
+    # "slow" batch is held in the server while a second batch runs start to end: when the second
+    # ends, the interval must stay low for the slow one, and come back only when that one ends.
+    default, low = sys.getswitchinterval(), llm.runner.GIL_SWITCH_INTERVAL_S
+    assert low < default
+    gate, seen = threading.Event(), []
+
+    def reply(request):
+        seen.append(sys.getswitchinterval())
+        if "slow" in str(request["messages"]):
+            gate.wait(30)
+        return "ok"
+
+    llm_server.script(reply=reply)
+    patient = RetryPolicy(max_attempts=1, timeout_s=60.0)
+    slow_results = []
+    slow = threading.Thread(target=lambda: slow_results.extend(
+        llm.complete_many(workspace, [req(llm_server, "slow one")], retry=patient)))
+    slow.start()
+    try:
+        deadline = time.monotonic() + 30
+        while llm_server.in_flight < 1:
+            assert time.monotonic() < deadline, "the slow call never reached the server"
+            time.sleep(0.01)
+        quick = llm.complete_many(workspace, [req(llm_server, f"quick {i}") for i in range(3)], retry=patient)
+        assert all(r.ok for r in quick)
+        assert sys.getswitchinterval() == pytest.approx(low)  # the slow batch is still running
+    finally:
+        gate.set()
+        slow.join(timeout=30)
+    assert slow_results and slow_results[0].ok
+    assert len(seen) == 4 and all(v == pytest.approx(low) for v in seen)
+    assert sys.getswitchinterval() == default  # restored after the last batch
+
+
 def test_importing_lsqa_llm_does_not_import_litellm():
     code = "import sys, time; t = time.time(); import lsqa.llm; print('litellm' in sys.modules, time.time() - t)"
     out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, timeout=60)

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import queue
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from lsqa.llm.types import RETRYABLE, LLMRequest, LLMResult, Results, RetryPolic
 FLUSH_INTERVAL_S = float(os.environ.get("LSQA_LLM_FLUSH_S", "0.2"))
 DEFAULT_MAX_CONCURRENCY = 8
 PROGRESS_INTERVAL_S = 0.05  # the calling thread collects finished calls (and reports progress) this often
+GIL_SWITCH_INTERVAL_S = float(os.environ.get("LSQA_LLM_SWITCH_INTERVAL_S", "0.0005"))
 
 log = logging.getLogger("lsqa.llm")
 
@@ -154,6 +156,42 @@ async def _run_jobs(jobs: list[_Job], max_concurrency, retry: RetryPolicy, on_do
         for task in tasks:
             task.cancel()
         raise
+
+
+class _FineGilSwitching:
+    """Lowers CPython's GIL switch interval while any batch of calls runs in this process.
+
+    litellm's ``acompletion`` prepares each request on a worker thread (``run_in_executor``) and
+    finishes it on the event loop, so every call hands the GIL between threads several times, and
+    the writer and calling threads want it too. With the default 5 ms interval a thread that
+    becomes ready can wait up to 5 ms for the GIL at each handoff; at 16 calls in flight against
+    a 100 ms server that was ~8 % of the wall time (docs/BENCHMARKS.md, "LLM layer"). The interval
+    is process-wide, so batches count themselves in and the last one out restores the old value.
+    """
+
+    def __init__(self, interval_s: float):
+        self.interval_s = interval_s
+        self._lock = threading.Lock()
+        self._active = 0
+        self._previous: float | None = None
+
+    def __enter__(self) -> "_FineGilSwitching":
+        with self._lock:
+            if self._active == 0 and self.interval_s > 0:
+                self._previous = sys.getswitchinterval()
+                sys.setswitchinterval(min(self.interval_s, self._previous))
+            self._active += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self._active -= 1
+            if self._active == 0 and self._previous is not None:
+                sys.setswitchinterval(self._previous)
+                self._previous = None
+
+
+_gil_switching = _FineGilSwitching(GIL_SWITCH_INTERVAL_S)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,7 +406,9 @@ def complete_many(
                 llm_calls.add_to_run(con, run_id, cached=n_hits)
         tracker.advance(n_hits)
         if jobs:
-            writer = _run_calls(workspace, list(jobs.values()), results, max_concurrency, retry, run_id, tracker)
+            with _gil_switching:
+                writer = _run_calls(workspace, list(jobs.values()), results, max_concurrency, retry, run_id,
+                                    tracker)
     finally:
         tracker.close()
     out = Results(results)  # type: ignore[arg-type]
