@@ -3,17 +3,25 @@
 DuckDB lets one process hold a database file read-write, and a second process cannot even open
 it read-only while that is so. The dashboard and the command line share one workspace file, so
 every unit of work here opens a short-lived connection, does its work in one transaction and
-closes it; a process that finds the file locked waits and retries (``connect``). Within one
-process DuckDB shares one database instance between connections to the same path.
+closes it; a process that finds the file locked waits and retries (``connect``).
+
+Within one process, every workspace is attached to one long-lived in-memory DuckDB instance (the
+*host*) while at least one connection uses it, and detached (checkpointed, file lock released)
+when the last one closes. Connections are cursors of the host, so threads of one process share
+the attached file as they would share one DuckDB instance. Starting a DuckDB instance costs
+~15 ms of CPU; attaching a file to the live host ~3 ms (docs/BENCHMARKS.md, "Workspace
+connections"), and lsqa opens many short connections.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import random
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -41,13 +49,90 @@ def _is_lock_error(exc: Exception) -> bool:
     return "Could not set lock" in text or "Conflicting lock" in text
 
 
-def _open(path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
+# ---------------------------------------------------------------------------------------------
+# The host instance and the files attached to it
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Attachment:
+    """One workspace file on the host: its catalog name and how many connections use it."""
+
+    alias: str
+    users: int = 0
+    attached: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)  # attach/detach of this file, one at a time
+
+
+_host_lock = threading.Lock()  # the host connection object and the table of attachments
+_host: duckdb.DuckDBPyConnection | None = None
+_attachments: dict[str, _Attachment] = {}
+_inherited_hosts: list[duckdb.DuckDBPyConnection] = []  # see _forget_host_in_child
+
+
+def _current_host() -> duckdb.DuckDBPyConnection:
+    """This process's host (created on first use). Call with ``_host_lock`` held."""
+    global _host
+    if _host is None:
+        _host = duckdb.connect(":memory:")
+    return _host
+
+
+def _host_cursor() -> duckdb.DuckDBPyConnection:
+    """A new connection to this process's host instance."""
+    with _host_lock:
+        return _current_host().cursor()
+
+
+def _attachment(path: str) -> _Attachment:
+    with _host_lock:
+        _current_host()
+        entry = _attachments.get(path)
+        if entry is None:
+            entry = _attachments[path] = _Attachment("ws_" + hashlib.sha1(path.encode()).hexdigest()[:16])
+        return entry
+
+
+# DuckDB is not fork-safe: a child that frees an instance copied by fork crashes, and one that
+# exits normally with such an instance alive hangs. Before a fork the host is closed if no
+# connection is using it (it comes back on the next connect); the child forgets whatever it
+# inherited without freeing it and starts a host of its own.
+def _close_idle_host_before_fork() -> None:
+    global _host
+    if not _host_lock.acquire(timeout=1.0):
+        return
+    try:
+        if _host is not None and not any(e.users or e.attached for e in _attachments.values()):
+            _host.close()
+            _host = None
+            _attachments.clear()
+    finally:
+        _host_lock.release()
+
+
+def _forget_host_in_child() -> None:
+    global _host, _attachments, _host_lock
+    if _host is not None:
+        _inherited_hosts.append(_host)  # kept referenced: never freed in this process
+    _host, _attachments = None, {}
+    _host_lock = threading.Lock()  # another thread of the parent may have held it at the fork
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_close_idle_host_before_fork, after_in_child=_forget_host_in_child)
+
+
+def _attach(path: str, alias: str, timeout_s: float) -> None:
+    """ATTACH ``path``, waiting (with jittered backoff) while another process holds its lock."""
     deadline = time.monotonic() + timeout_s
     delay = 0.02
+    quoted = path.replace("'", "''")
     while True:
+        cur = _host_cursor()
         try:
-            return duckdb.connect(path)
-        except duckdb.IOException as exc:
+            cur.execute(f"ATTACH '{quoted}' AS {alias}")
+            return
+        except duckdb.Error as exc:
             if not _is_lock_error(exc) or time.monotonic() > deadline:
                 if _is_lock_error(exc):
                     raise WorkspaceError(
@@ -56,9 +141,33 @@ def _open(path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
                         "LSQA_LOCK_TIMEOUT"
                     ) from exc
                 raise
-            # Jitter so two waiting processes do not retry in lock-step.
-            time.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, 0.5)
+        finally:
+            cur.close()
+        # Jitter so two waiting processes do not retry in lock-step.
+        time.sleep(delay * (0.5 + random.random()))
+        delay = min(delay * 2, 0.5)
+
+
+def _acquire(path: str, timeout_s: float) -> _Attachment:
+    entry = _attachment(path)
+    with entry.lock:
+        if not entry.attached:
+            _attach(path, entry.alias, timeout_s)
+            entry.attached = True
+        entry.users += 1
+    return entry
+
+
+def _release(entry: _Attachment) -> None:
+    with entry.lock:
+        entry.users -= 1
+        if entry.users == 0 and entry.attached:
+            cur = _host_cursor()
+            try:
+                cur.execute(f"DETACH {entry.alias}")  # checkpoints the WAL and frees the file lock
+                entry.attached = False
+            finally:
+                cur.close()
 
 
 @contextlib.contextmanager
@@ -67,24 +176,26 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
 
     Keep the block short: while it is open, no other process can use the workspace.
     """
-    import os
-
-    path = str(Path(path))
     if timeout_s is None:
         timeout_s = float(os.environ.get("LSQA_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    con = _open(path, timeout_s)
+    key = str(Path(path).resolve())
+    entry = _acquire(key, timeout_s)
     try:
-        key = str(Path(path).resolve())
-        # The cache saves re-reading the migration files; a file deleted and created again under
-        # the same path (a reset workspace) has no schema and must be migrated all the same.
-        if key not in _migrated or not _has_schema(con):
-            with _migrate_lock:
-                migrate(con)
-                _migrated.add(key)
-        yield con
+        con = _host_cursor()
+        try:
+            con.execute(f"USE {entry.alias}")
+            # The cache saves re-reading the migration files; a file deleted and created again under
+            # the same path (a reset workspace) has no schema and must be migrated all the same.
+            if key not in _migrated or not _has_schema(con):
+                with _migrate_lock:
+                    migrate(con)
+                    _migrated.add(key)
+            yield con
+        finally:
+            con.close()
     finally:
-        con.close()
+        _release(entry)
 
 
 def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
