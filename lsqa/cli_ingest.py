@@ -82,7 +82,8 @@ def register(app: typer.Typer) -> None:
         from lsqa.store import runs
 
         ws = workspace_path(workspace)
-        with store.connect(ws) as con:
+        with store.write(ws) as con:
+            runs.close_abandoned_runs(con)  # a killed run is reported as interrupted, not running
             counts = runs.table_counts(con)
             per_run = runs.run_counts(con)
         if as_json:

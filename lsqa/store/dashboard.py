@@ -12,6 +12,7 @@ database.
 from __future__ import annotations
 
 from lsqa.store.rows import fetch_dicts
+from lsqa.store.runs import show_abandoned
 from lsqa.store.verdicts import _CURRENT_FLAGS, _HUMAN_LABELS
 
 
@@ -63,10 +64,11 @@ def audit_work(con) -> list[dict]:
 
 
 def recent_runs(con, limit: int = 10) -> list[dict]:
-    return fetch_dicts(con, f"""
+    rows = show_abandoned(fetch_dicts(con, f"""
         SELECT id, stage, status, calls_made, calls_cached, calls_failed, cost_usd, started_at, finished_at,
-               error
-        FROM runs ORDER BY id DESC LIMIT {int(limit)}""")
+               error, host, pid
+        FROM runs ORDER BY id DESC LIMIT {int(limit)}"""))
+    return [{k: v for k, v in row.items() if k not in ("host", "pid")} for row in rows]
 
 
 def cost_since_run(con, after_run_id: int) -> dict:

@@ -3,14 +3,61 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 
 from lsqa.store.rows import fetch_dicts
 
+ABANDONED = "process {pid} on {host} ended without closing this run (killed or crashed); its finished work is kept"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by another user
+    return True
+
+
+def _abandoned(row: dict) -> bool:
+    """A 'running' run whose process, on this host, no longer exists. Runs of other hosts cannot be
+    checked from here and stay as they are; a reused process id keeps a run 'running' (never the
+    other way round)."""
+    return (row["status"] == "running" and row.get("pid") is not None
+            and row.get("host") == socket.gethostname() and not _process_alive(int(row["pid"])))
+
+
+def close_abandoned_runs(con) -> list[int]:
+    """Mark the runs of dead processes of this host 'interrupted'; return their ids."""
+    stale = [r for r in fetch_dicts(con, "SELECT id, status, host, pid FROM runs WHERE status = 'running'")
+             if _abandoned(r)]
+    for r in stale:
+        con.execute(
+            "UPDATE runs SET status = 'interrupted', error = ?, finished_at = current_timestamp WHERE id = ?",
+            [ABANDONED.format(pid=r["pid"], host=r["host"]), r["id"]],
+        )
+    return [r["id"] for r in stale]
+
+
+def show_abandoned(rows: list[dict]) -> list[dict]:
+    """Rows of ``runs`` as they should be shown: a dead process's run reads 'interrupted' (for
+    readers, which do not write; the next run started marks it so in the workspace)."""
+    out = []
+    for row in rows:
+        if "pid" in row and _abandoned(row):
+            row = {**row, "status": "interrupted", "error": ABANDONED.format(pid=row["pid"], host=row["host"])}
+        out.append(row)
+    return out
+
 
 def start_run(con, stage: str, config: dict) -> int:
+    """Open a run of ``stage`` owned by this process (runs left open by dead processes are closed first)."""
+    close_abandoned_runs(con)
     row = con.execute(
-        "INSERT INTO runs (stage, config, status) VALUES (?, ?, 'running') RETURNING id",
-        [stage, json.dumps(config, sort_keys=True, default=str)],
+        "INSERT INTO runs (stage, config, status, host, pid) VALUES (?, ?, 'running', ?, ?) RETURNING id",
+        [stage, json.dumps(config, sort_keys=True, default=str), socket.gethostname(), os.getpid()],
     ).fetchone()
     return int(row[0])
 
@@ -27,7 +74,7 @@ def finish_run(con, run_id: int, *, status: str, counts: dict | None = None, err
 
 
 def list_runs(con, limit: int = 50) -> list[dict]:
-    return fetch_dicts(con, f"SELECT * FROM runs ORDER BY id DESC LIMIT {int(limit)}")
+    return show_abandoned(fetch_dicts(con, f"SELECT * FROM runs ORDER BY id DESC LIMIT {int(limit)}"))
 
 
 TABLES = ("documents", "passages", "entities", "mentions", "questions", "systems", "answers", "llm_calls",
