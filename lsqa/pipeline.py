@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from lsqa import llm, store
+from lsqa import definitions, llm, store
 from lsqa.contexts import BookContexts
 from lsqa.errors import InputError
 from lsqa.runconfig import RunConfig, load_run_config
@@ -232,17 +232,24 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
 
 # ------------------------------------------------------------------------------ stage: answers
 
+def register_names(con, config: RunConfig) -> None:
+    """Add the config's systems to the workspace and check that no system or judge name is given
+    a definition other than the one its results were made with (``lsqa.definitions``)."""
+    results_store.upsert_systems(con, [
+        {"name": s.name, "model": s.model, "context": s.context.label,
+         "prompt_id": "" if s.context.kind == "reference" else s.context.kind,
+         "params": json.dumps({**s.params, "max_context_tokens": s.max_context_tokens}, sort_keys=True)}
+        for s in config.systems])
+    definitions.check_and_record(con, config)
+
+
 def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
                      progress: Progress | None = None, show_bar: bool = False) -> StageSummary:
     from lsqa import systems as systems_mod
 
     stage = _Stage(workspace, "answers", config)
     with store.write(workspace) as con:
-        results_store.upsert_systems(con, [
-            {"name": s.name, "model": s.model, "context": s.context.label,
-             "prompt_id": "" if s.context.kind == "reference" else s.context.kind,
-             "params": json.dumps({**s.params, "max_context_tokens": s.max_context_tokens}, sort_keys=True)}
-            for s in config.systems])
+        register_names(con, config)
         done_before = {s.name: results_store.answered(con, s.name) for s in config.systems}
     tasks = []
     for s in config.systems:
@@ -335,6 +342,8 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     t0 = time.monotonic()
     summary = RunSummary()
     try:
+        with store.write(workspace) as con:  # before any work: a redefined name stops the run here
+            register_names(con, config)
         doc_ids, books = _load_scope(workspace, config)
         if config.questions in ("generate",):
             summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))

@@ -9,6 +9,24 @@ def upsert_systems(con, rows: list[dict]) -> int:
     return insert_rows(con, "systems", rows)
 
 
+def system_definitions(con) -> dict[str, str]:
+    """System name → its recorded definition (JSON; '' for systems recorded before definitions were)."""
+    return dict(con.execute("SELECT name, definition FROM systems").fetchall())
+
+
+def judge_definitions(con) -> dict[str, str]:
+    return dict(con.execute("SELECT name, definition FROM judges").fetchall())
+
+
+def record_definitions(con, *, systems: dict[str, str], judges: dict[str, str]) -> None:
+    """Record definitions of names that have none yet; a recorded definition is never changed."""
+    for name, definition in systems.items():
+        con.execute("UPDATE systems SET definition = ? WHERE name = ? AND definition = ''", [definition, name])
+    for name, definition in judges.items():
+        con.execute("INSERT INTO judges (name, definition) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                    [name, definition])
+
+
 def list_systems(con) -> list[dict]:
     return fetch_dicts(con, "SELECT * FROM systems ORDER BY name")
 
