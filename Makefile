@@ -9,7 +9,7 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test demo bench browser clean-venv
+.PHONY: install run test lint demo bench browser clean-venv
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -37,12 +37,16 @@ demo: install
 run: install $(WORKSPACE)
 	LSQA_WORKSPACE=$(WORKSPACE) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
 
-test: install browser
+test: install browser lint
 	$(PY) -m pytest -q tests
+
+lint: install
+	$(VENV)/bin/ruff check .
 
 bench: install
 	$(PY) bench/bench_ranking.py
 	$(PY) bench/bench_llm.py
+	$(PY) bench/bench_store.py
 	$(PY) bench/bench_pipeline.py
 
 clean-venv:

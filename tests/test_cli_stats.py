@@ -217,7 +217,7 @@ def test_agreement_text_output(shared_data, tmp_path):
 
 
 def test_agreement_table_direct_and_partial_overlap():
-    rows = [dict(item_id=i, rater=r, label=l) for i, r, l in [
+    rows = [dict(item_id=i, rater=r, label=lab) for i, r, lab in [
         ("1", "x", "yes"), ("1", "y", "yes"), ("2", "x", "no"), ("2", "y", "yes"), ("3", "x", "no"),
         ("4", "y", "no"), ("5", "x", "no"), ("5", "y", "no")]]
     out = agreement_table(rows, "x", "y", bootstrap=200)

@@ -13,7 +13,6 @@ import pytest
 from lsqa import llm
 from lsqa.llm import LLMRequest, RetryPolicy
 from lsqa.store import connect, llm_calls
-from tests.llm_server import llm_server  # noqa: F401 - the fixture
 
 KEY = "sk-test-4f9d2c1b8a7e6d5c4b3a2f1e"
 FAST = RetryPolicy(max_attempts=4, initial_delay_s=0.01, max_delay_s=0.05, timeout_s=5.0)

@@ -14,7 +14,6 @@ import pytest
 from lsqa import llm
 from lsqa.llm import LLMRequest, RetryPolicy
 from lsqa.store import connect
-from tests.llm_server import llm_server  # noqa: F401 - the fixture
 
 KEY = "sk-test-resume-0123456789abcdef"
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
