@@ -31,10 +31,12 @@ def _family(kind: str) -> str:
     return "pairwise" if kind in PAIRWISE_KINDS else "binary"
 
 
-def item_key(row: dict) -> str:
+def item_key(row: dict) -> tuple[str, ...]:
+    """What a verdict is about: (question, system) or (question, system A, system B). A tuple, not a
+    joined string, so that any character may appear in question ids and system names."""
     if _family(row["kind"]) == "pairwise":
-        return f"{row['question_id']}|{row['system_a']}|{row['system_b']}"
-    return f"{row['question_id']}|{row['system_a']}"
+        return (row["question_id"], row["system_a"], row["system_b"])
+    return (row["question_id"], row["system_a"])
 
 
 def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
@@ -91,7 +93,7 @@ def accuracy(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagg
         contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
     per_system: dict[str, list[str]] = defaultdict(list)
     for key, label in _collapse(rows).items():
-        per_system[key.split("|")[1]].append(label)
+        per_system[key[1]].append(label)
     out = []
     for system, labels in sorted(per_system.items()):
         ci = accuracy_ci(sum(lab == "yes" for lab in labels), len(labels), method=method)
@@ -199,7 +201,7 @@ def self_preference(ws: Path, judges: tuple[str, str], systems: tuple[str, str])
     judge_col, choice_col = [], []
     for judge in judges:
         for key, label in rater_labels(ws, judge).items():
-            parts = key.split("|")
+            parts = key
             if len(parts) != 3 or set(parts[1:]) != set(systems):
                 continue
             winner = {"A": parts[1], "B": parts[2]}.get(label, label)

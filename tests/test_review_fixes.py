@@ -206,3 +206,27 @@ def test_an_imported_similarity_score_becomes_a_score_and_a_yes_no_label(demo_wo
     assert rows == [("yes", "0.83", 0.83), ("no", "0.12", 0.12), ("yes", "yes", None)]
     acc = analysis.accuracy(demo_workspace, "sim-import")
     assert acc[0]["n"] == 3 and acc[0]["correct"] == 2
+
+
+def test_a_system_name_with_a_bar_keeps_its_verdicts_apart(demo_workspace, tmp_path):
+    """Before: verdict items were 'question|system' strings split on '|', so a system named
+    'rag|4k' was counted as a system 'rag' and self-preference missed its comparisons."""
+    q = f"nqa:{TOM_KITTEN}"
+    path = tmp_path / "bars.csv"
+    path.write_text("question_id,rater,kind,system_a,system_b,label\n"
+                    f"{q}:1,bar-judge,absolute,rag|4k,,yes\n"
+                    f"{q}:2,bar-judge,absolute,rag|4k,,no\n"
+                    f"{q}:3,bar-judge,absolute,rag|4k,,yes\n"
+                    f"{q}:1,bar-judge,absolute,rag,,no\n"
+                    f"{q}:1,bar-sxs,pairwise,rag|4k,rag,A\n"
+                    f"{q}:2,bar-sxs,pairwise,rag|4k,rag,B\n"
+                    f"{q}:3,bar-sxs,pairwise,rag|4k,rag,A\n"
+                    f"{q}:1,bar-sxs-2,pairwise,rag|4k,rag,B\n"
+                    f"{q}:2,bar-sxs-2,pairwise,rag|4k,rag,B\n"
+                    f"{q}:3,bar-sxs-2,pairwise,rag|4k,rag,A\n")
+    import_judgments(demo_workspace, path)
+    acc = {r["system"]: (r["n"], r["correct"]) for r in analysis.accuracy(demo_workspace, "bar-judge")}
+    assert acc == {"rag|4k": (3, 2), "rag": (1, 0)}
+    pref = analysis.self_preference(demo_workspace, ("bar-sxs", "bar-sxs-2"), ("rag|4k", "rag"))
+    assert pref["judges"] == ["bar-sxs", "bar-sxs-2"] and pref["systems"] == ["rag|4k", "rag"]
+    assert pref["counts"] == [[2, 1], [1, 2]]  # each judge's preferences for rag|4k and rag
