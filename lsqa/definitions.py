@@ -68,10 +68,16 @@ def check_and_record(con, config: RunConfig) -> None:
         ("judge", config.judges, judge_definition, results_store.judge_definitions(con)),
     ):
         for spec in specs:
-            wanted = define(spec)
+            wanted = json.loads(encode(define(spec)))
             old = stored.get(spec.name)
-            if old and json.loads(old) != json.loads(encode(wanted)):
-                changed = "; ".join(differences(json.loads(old), json.loads(encode(wanted))))
+            if isinstance(old, str) and old:
+                old = json.loads(old)
+            elif isinstance(old, dict):
+                # A system recorded without a definition (imported answers, a workspace from before
+                # definitions were kept): its model and context columns still say what it was.
+                wanted = {k: wanted[k] for k in old}
+            if old and old != wanted:
+                changed = "; ".join(differences(old, wanted))
                 problems.append(f"{what} {spec.name!r} already has results made with a different definition ({changed})")
     if problems:
         raise DefinitionChanged(

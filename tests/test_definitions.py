@@ -95,3 +95,30 @@ def test_the_command_line_reports_the_refusal_without_a_traceback(studied, tmp_p
     assert result.exit_code != 0
     assert "system 'closed-book'" in result.output and 'context: "none" → "full"' in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_run_config_may_not_take_over_an_imported_system(workspace, tmp_path):
+    ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    from lsqa.ingest import import_answers
+
+    with store.connect(workspace) as con:
+        qid = con.execute("SELECT q.id FROM questions q JOIN documents d ON d.id = q.document_id"
+                          " WHERE d.title = 'The Tale of Tom Kitten' ORDER BY q.id LIMIT 1").fetchone()[0]
+    path = tmp_path / "answers.csv"
+    path.write_text(f"question_id,system,answer\n{qid},closed-book,Tom Kitten\n")
+    import_answers(workspace, path)
+    with pytest.raises(DefinitionChanged, match=r"system 'closed-book'.*model: \"imported\" → \"lsqa/extractive\""):
+        pipeline.run(workspace, config())
+    pipeline.run(workspace, config(systems=[BASE["systems"][0]]))  # the other name runs
+
+
+def test_a_system_recorded_before_definitions_keeps_its_model_and_context(studied):
+    with store.write(studied) as con:  # as a workspace from before migration 0004 would have it
+        con.execute("UPDATE systems SET definition = '' WHERE name = 'rag'")
+    pipeline.run(studied, config())  # same model and context: adopted, definition recorded
+    with store.connect(studied) as con:
+        assert con.execute("SELECT definition FROM systems WHERE name = 'rag'").fetchone()[0] != ""
+    with store.write(studied) as con:
+        con.execute("UPDATE systems SET definition = '' WHERE name = 'rag'")
+    with pytest.raises(DefinitionChanged, match=r"context: \"retrieval:1000\" → \"full\""):
+        pipeline.run(studied, with_system("rag", context="full"))

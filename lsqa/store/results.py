@@ -9,9 +9,12 @@ def upsert_systems(con, rows: list[dict]) -> int:
     return insert_rows(con, "systems", rows)
 
 
-def system_definitions(con) -> dict[str, str]:
-    """System name → its recorded definition (JSON; '' for systems recorded before definitions were)."""
-    return dict(con.execute("SELECT name, definition FROM systems").fetchall())
+def system_definitions(con) -> dict[str, str | dict]:
+    """System name → its recorded definition (JSON), or for a system recorded without one
+    (imported answers, a workspace from before definitions were kept) its model and context."""
+    return {name: definition or {"model": model, "context": context}
+            for name, definition, model, context in con.execute(
+                "SELECT name, definition, model, context FROM systems").fetchall()}
 
 
 def judge_definitions(con) -> dict[str, str]:
