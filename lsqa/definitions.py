@@ -3,8 +3,9 @@
 Answers are stored per (question, system name) and verdicts per judge name, and a rerun skips
 what a name already has (the resume behaviour of lsqa.pipeline). So if a run config changed a
 system's model, context, parameters or prompt version under the same name, the rerun would keep
-the old answers and add new ones for new questions only: one name, two systems, silently. The
-first run that uses a name records its definition; later runs must match it.
+the old answers and add new ones for new questions only: one name, two systems, silently. Each
+run records the definitions it uses; once a name has results (answers, verdicts), later runs must
+match its definition.
 
 Transport settings (``api_base``, timeouts, headers; ``lsqa.llm.TRANSPORT_PARAMS``) are not part
 of a definition, as they are not part of the LLM cache key: moving a server is not a new system.
@@ -63,18 +64,22 @@ def check_and_record(con, config: RunConfig) -> None:
     from lsqa.store import results as results_store
 
     problems: list[str] = []
-    for what, specs, define, stored in (
-        ("system", config.systems, system_definition, results_store.system_definitions(con)),
-        ("judge", config.judges, judge_definition, results_store.judge_definitions(con)),
+    systems_with_results, judges_with_results = results_store.names_with_results(con)
+    for what, specs, define, stored, with_results in (
+        ("system", config.systems, system_definition, results_store.system_definitions(con), systems_with_results),
+        ("judge", config.judges, judge_definition, results_store.judge_definitions(con), judges_with_results),
     ):
         for spec in specs:
+            if spec.name not in with_results:
+                continue  # nothing made under this name yet: its definition may still change
             wanted = json.loads(encode(define(spec)))
             old = stored.get(spec.name)
             if isinstance(old, str) and old:
                 old = json.loads(old)
             elif isinstance(old, dict):
-                # A system recorded without a definition (imported answers, a workspace from before
-                # definitions were kept): its model and context columns still say what it was.
+                # A name recorded without a definition (imported results, a workspace from before
+                # definitions were kept): compare what the workspace still says about it (a
+                # system's model and context, a judge's verdict kind).
                 wanted = {k: wanted[k] for k in old}
             if old and old != wanted:
                 changed = "; ".join(differences(old, wanted))

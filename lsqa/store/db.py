@@ -111,11 +111,12 @@ def _close_idle_host_before_fork() -> None:
 
 
 def _forget_host_in_child() -> None:
-    global _host, _attachments, _host_lock
+    global _host, _attachments, _host_lock, _migrate_lock
     if _host is not None:
         _inherited_hosts.append(_host)  # kept referenced: never freed in this process
     _host, _attachments = None, {}
-    _host_lock = threading.Lock()  # another thread of the parent may have held it at the fork
+    # Another thread of the parent may have held these at the fork; in the child it never lets go.
+    _host_lock, _migrate_lock = threading.Lock(), threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -151,10 +152,14 @@ def _attach(path: str, alias: str, timeout_s: float) -> None:
 def _acquire(path: str, timeout_s: float) -> _Attachment:
     entry = _attachment(path)
     with entry.lock:
-        if not entry.attached:
-            _attach(path, entry.alias, timeout_s)
-            entry.attached = True
-        entry.users += 1
+        entry.users += 1  # counted before attaching: a fork meanwhile must not see an idle host
+        try:
+            if not entry.attached:
+                _attach(path, entry.alias, timeout_s)
+                entry.attached = True
+        except BaseException:
+            entry.users -= 1
+            raise
     return entry
 
 

@@ -17,17 +17,32 @@ def system_definitions(con) -> dict[str, str | dict]:
                 "SELECT name, definition, model, context FROM systems").fetchall()}
 
 
-def judge_definitions(con) -> dict[str, str]:
-    return dict(con.execute("SELECT name, definition FROM judges").fetchall())
+def judge_definitions(con) -> dict[str, str | dict]:
+    """Judge name → its recorded definition (JSON), or for a judge with verdicts but no record
+    (imported verdicts, a workspace from before definitions were kept) the kind of its verdicts."""
+    out: dict[str, str | dict] = {}
+    for judge, kinds in con.execute("SELECT judge, list(DISTINCT kind) FROM judgments GROUP BY judge").fetchall():
+        if len(kinds) == 1:
+            out[judge] = {"kind": kinds[0]}
+    out.update(dict(con.execute("SELECT name, definition FROM judges").fetchall()))
+    return out
+
+
+def names_with_results(con) -> tuple[set[str], set[str]]:
+    """(systems that have answers, judges that have verdicts)."""
+    systems = {r[0] for r in con.execute("SELECT DISTINCT system_name FROM answers").fetchall()}
+    judges = {r[0] for r in con.execute("SELECT DISTINCT judge FROM judgments").fetchall()}
+    return systems, judges
 
 
 def record_definitions(con, *, systems: dict[str, str], judges: dict[str, str]) -> None:
-    """Record definitions of names that have none yet; a recorded definition is never changed."""
+    """Record these definitions. The caller has checked them against names with results; a name
+    without results (a run that failed before making any) takes the new definition."""
     for name, definition in systems.items():
-        con.execute("UPDATE systems SET definition = ? WHERE name = ? AND definition = ''", [definition, name])
+        con.execute("UPDATE systems SET definition = ? WHERE name = ?", [definition, name])
     for name, definition in judges.items():
-        con.execute("INSERT INTO judges (name, definition) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                    [name, definition])
+        con.execute("INSERT INTO judges (name, definition) VALUES (?, ?)"
+                    " ON CONFLICT (name) DO UPDATE SET definition = excluded.definition", [name, definition])
 
 
 def list_systems(con) -> list[dict]:
