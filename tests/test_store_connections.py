@@ -114,3 +114,15 @@ def test_a_forked_child_starts_its_own_host_and_exits_cleanly(workspace):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["child sees 1", "child status 0"], out.stdout + out.stderr
+
+
+def test_an_attachment_whose_bookkeeping_was_interrupted_is_taken_up_again(workspace):
+    # As if Ctrl-C arrived after ATTACH but before the entry was marked attached.
+    with store.connect(workspace):
+        pass
+    entry = db._attachment(str(workspace.resolve()))
+    db._attach(str(workspace.resolve()), entry.alias, timeout_s=1)
+    assert not entry.attached
+    with store.connect(workspace) as con:
+        assert con.execute("SELECT count(*) FROM systems").fetchone()[0] == 0
+    assert other_process(workspace) == "rows 0"  # detached again at the end

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import random
 import threading
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Iterator
 
 import duckdb
+
+log = logging.getLogger("lsqa.store")
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "db" / "migrations"
 
@@ -134,6 +137,8 @@ def _attach(path: str, alias: str, timeout_s: float) -> None:
             cur.execute(f"ATTACH '{quoted}' AS {alias}")
             return
         except duckdb.Error as exc:
+            if f'already attached by database "{alias}"' in str(exc):
+                return  # by us: an interrupt (Ctrl-C) came between an earlier ATTACH and its bookkeeping
             if not _is_lock_error(exc) or time.monotonic() > deadline:
                 if _is_lock_error(exc):
                     raise WorkspaceError(
@@ -171,6 +176,10 @@ def _release(entry: _Attachment) -> None:
             try:
                 cur.execute(f"DETACH {entry.alias}")  # checkpoints the WAL and frees the file lock
                 entry.attached = False
+            except duckdb.Error as exc:
+                # Still attached: the next connection uses it and tries again when it closes.
+                # Raising here would hide whatever the connection's own block raised.
+                log.warning("could not detach workspace (%s); retried when the next connection closes", exc)
             finally:
                 cur.close()
 
