@@ -14,6 +14,7 @@ Exit status 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import json
 import os
@@ -71,47 +72,44 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     return proc, f"http://127.0.0.1:{int(line.split()[1])}/v1"
 
 
+async def timed_gather(call, calls: int, concurrency: int) -> float:
+    """Seconds to await ``call(i)`` for every i < ``calls``, at most ``concurrency`` at once."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(i: int):
+        async with gate:
+            await call(i)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(calls)))
+    return time.perf_counter() - start
+
+
 def plain_litellm_seconds(api_base: str, calls: int, concurrency: int) -> float:
     """The same calls through bare ``litellm.acompletion`` under a semaphore: what litellm alone costs
     on this machine right now, so lsqa's own overhead is read as a ratio measured in the same run."""
-    import asyncio
-
     module = llm.litellm()
 
-    async def run() -> float:
-        gate = asyncio.Semaphore(concurrency)
+    def call(i: int):
+        return module.acompletion(model="openai/gpt-4o-mini", api_base=api_base, temperature=0.0, max_tokens=32,
+                                  messages=[{"role": "user", "content": f"Baseline question {i}?"}])
 
-        async def one(i: int):
-            async with gate:
-                await module.acompletion(model="openai/gpt-4o-mini", api_base=api_base, temperature=0.0, max_tokens=32,
-                                         messages=[{"role": "user", "content": f"Baseline question {i}?"}])
-
-        start = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(calls)))
-        return time.perf_counter() - start
-
-    return asyncio.run(run())
+    return asyncio.run(timed_gather(call, calls, concurrency))
 
 
 def raw_http_seconds(api_base: str, calls: int, concurrency: int) -> float:
     """The same number of requests posted with aiohttp alone (litellm's own HTTP library): the floor
     that the server and the loopback network set on this machine right now, with no LLM library."""
-    import asyncio
-
     import aiohttp
 
     async def run() -> float:
-        gate = asyncio.Semaphore(concurrency)
         async with aiohttp.ClientSession(headers={"Authorization": "Bearer sk-bench"}) as session:
-            async def one(i: int):
-                async with gate:
-                    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"Floor question {i}?"}]}
-                    async with session.post(api_base + "/chat/completions", json=body) as response:
-                        await response.json()
+            async def post(i: int):
+                body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"Floor question {i}?"}]}
+                async with session.post(api_base + "/chat/completions", json=body) as response:
+                    await response.json()
 
-            start = time.perf_counter()
-            await asyncio.gather(*(one(i) for i in range(calls)))
-            return time.perf_counter() - start
+            return await timed_gather(post, calls, concurrency)
 
     return asyncio.run(run())
 

@@ -248,8 +248,7 @@ def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], 
     from lsqa import systems as systems_mod
 
     stage = _Stage(workspace, "answers", config)
-    with store.write(workspace) as con:
-        register_names(con, config)
+    with store.connect(workspace) as con:  # run() has registered the systems (register_names)
         done_before = {s.name: results_store.answered(con, s.name) for s in config.systems}
     tasks = []
     for s in config.systems:

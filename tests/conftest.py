@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,13 @@ from tests.llm_server import llm_server  # noqa: E402, F401 - the scriptable Ope
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"
+
+
+def run_python(code: str, *args, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``code`` in a new Python process started in the project root (``sys.argv[1:]`` = ``args``),
+    its output captured as text: for what needs another process (file locks, forks, kill -9)."""
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def shared_data_dir() -> Path:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
-import subprocess
-import sys
 
 from typer.testing import CliRunner
 
@@ -15,7 +12,7 @@ from lsqa.cli import app
 from lsqa.store import dashboard as dashboard_store
 from lsqa.store import runs
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from .conftest import run_python
 
 # Opens a run of the 'answer' stage, prints its id and the process id, then is killed with SIGKILL
 # (nothing gets to close the run).
@@ -31,8 +28,7 @@ KILLED_STAGE = (
 
 
 def killed_run(workspace) -> tuple[int, int]:
-    out = subprocess.run([sys.executable, "-c", KILLED_STAGE, str(workspace)], cwd=PROJECT,
-                         capture_output=True, text=True, timeout=120)
+    out = run_python(KILLED_STAGE, workspace)
     assert out.returncode == -signal.SIGKILL, out.stderr
     run_id, pid = map(int, out.stdout.split())
     return run_id, pid

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -14,10 +13,10 @@ from lsqa import llm
 from lsqa.llm import LLMRequest, RetryPolicy
 from lsqa.store import connect, llm_calls
 
+from .conftest import run_python
+
 KEY = "sk-test-4f9d2c1b8a7e6d5c4b3a2f1e"
 FAST = RetryPolicy(max_attempts=4, initial_delay_s=0.01, max_delay_s=0.05, timeout_s=5.0)
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 
 @pytest.fixture(autouse=True)
 def _api_key(monkeypatch, request):
@@ -348,8 +347,7 @@ def test_workspace_is_free_for_other_processes_during_a_run(workspace, llm_serve
         )
         seen = []
         for _ in range(2):
-            out = subprocess.run([sys.executable, "-c", reader, str(workspace)], cwd=PROJECT, capture_output=True,
-                                 text=True, timeout=60)
+            out = run_python(reader, workspace, timeout=60)
             assert out.returncode == 0, out.stderr
             seen.append(int(out.stdout))
         assert runner.is_alive() and llm_server.in_flight == 4  # the run was going on throughout
@@ -400,7 +398,7 @@ def test_gil_switch_interval_is_lowered_only_while_batches_run(workspace, llm_se
 
 def test_importing_lsqa_llm_does_not_import_litellm():
     code = "import sys, time; t = time.time(); import lsqa.llm; print('litellm' in sys.modules, time.time() - t)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, timeout=60)
+    out = run_python(code, timeout=60)
     imported, seconds = out.stdout.split()
     assert imported == "False" and float(seconds) < 1.0
 

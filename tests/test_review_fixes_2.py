@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -14,9 +12,7 @@ from lsqa.errors import InputError
 from lsqa.ingest import ingest_narrativeqa
 from lsqa.runconfig import run_config_from_dict
 
-from .conftest import TEST_DATA
-
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from .conftest import TEST_DATA, run_python
 
 BASE = {
     "documents": ["The Tale of Tom Kitten"], "questions": "narrativeqa", "max_questions": 4,
@@ -105,7 +101,6 @@ FORK_DURING_LOCK_WAIT = (
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_fork_while_a_thread_waits_for_the_file_lock_does_not_break_later_connects(workspace):
-    out = subprocess.run([sys.executable, "-c", FORK_DURING_LOCK_WAIT, str(workspace)], cwd=PROJECT,
-                         capture_output=True, text=True, timeout=120)
+    out = run_python(FORK_DURING_LOCK_WAIT, workspace)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok 0", out.stdout + out.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from lsqa import store
 from lsqa.store import db
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from .conftest import run_python
 
 # Another process opens the workspace with a short patience and prints what it saw.
 OTHER_PROCESS = (
@@ -27,8 +25,7 @@ OTHER_PROCESS = (
 
 
 def other_process(workspace) -> str:
-    out = subprocess.run([sys.executable, "-c", OTHER_PROCESS, str(workspace)], cwd=PROJECT,
-                         capture_output=True, text=True, timeout=120)
+    out = run_python(OTHER_PROCESS, workspace)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -110,8 +107,7 @@ FORKING_PROCESS = (
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_child_starts_its_own_host_and_exits_cleanly(workspace):
-    out = subprocess.run([sys.executable, "-c", FORKING_PROCESS, str(workspace)], cwd=PROJECT,
-                         capture_output=True, text=True, timeout=120)
+    out = run_python(FORKING_PROCESS, workspace)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["child sees 1", "child status 0"], out.stdout + out.stderr
 

@@ -89,7 +89,6 @@ def _host_cursor() -> duckdb.DuckDBPyConnection:
 
 def _attachment(path: str) -> _Attachment:
     with _host_lock:
-        _current_host()
         entry = _attachments.get(path)
         if entry is None:
             entry = _attachments[path] = _Attachment("ws_" + hashlib.sha1(path.encode()).hexdigest()[:16])

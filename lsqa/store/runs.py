@@ -46,7 +46,7 @@ def show_abandoned(rows: list[dict]) -> list[dict]:
     readers, which do not write; the next run started marks it so in the workspace)."""
     out = []
     for row in rows:
-        if "pid" in row and _abandoned(row):
+        if _abandoned(row):
             row = {**row, "status": "interrupted", "error": ABANDONED.format(pid=row["pid"], host=row["host"])}
         out.append(row)
     return out
