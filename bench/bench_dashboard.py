@@ -45,7 +45,7 @@ from lsqa.ingest import judgment_id  # noqa: E402
 from lsqa.store import corpus as corpus_store  # noqa: E402
 from lsqa.store import results as results_store  # noqa: E402
 from lsqa.store import reviews as reviews_store  # noqa: E402
-from lsqa.store.rows import fetch_dicts  # noqa: E402
+from lsqa.store.bulk import fetch_dicts  # noqa: E402
 
 N_SYSTEMS = 7
 N_QUESTIONS = 1000       # synthetic question ids

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from lsqa.corpus import read_text, split_passages, story_span  # noqa: E402
+from lsqa.book_text import read_text, split_passages, story_span  # noqa: E402
 from lsqa.entities import entity_context, extract_entities  # noqa: E402
 from lsqa.retrieval import BookIndex, query_for, search  # noqa: E402
 

@@ -24,11 +24,13 @@ from numbers import Real
 
 import numpy as np
 
+from lsqa.vocabulary import ABSOLUTE_LABELS, PAIRWISE_LABELS
+
 # Label vocabularies with a natural order; labels drawn from one of them are shown in this order.
 KNOWN_LABEL_ORDERS: tuple[tuple[str, ...], ...] = (
-    ("A", "B", "tie", "none"),
-    ("a", "b", "tie", "none"),
-    ("yes", "no"),
+    PAIRWISE_LABELS,
+    tuple(label.lower() for label in PAIRWISE_LABELS),
+    ABSOLUTE_LABELS,
     ("Yes", "No"),
     ("True", "False"),
     ("correct", "incorrect"),

@@ -21,22 +21,8 @@ from lsqa import store
 from lsqa.reports import agreement_table, rank_table
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
+from lsqa.vocabulary import BINARY, BINARY_KINDS, HUMAN, PAIRWISE_KINDS, family, item_key
 
-BINARY_KINDS = ("absolute", "groundtruth", "similarity")
-PAIRWISE_KINDS = ("pairwise", "groundtruth-pairwise")
-HUMAN = "human"
-
-
-def _family(kind: str) -> str:
-    return "pairwise" if kind in PAIRWISE_KINDS else "binary"
-
-
-def item_key(row: dict) -> tuple[str, ...]:
-    """What a verdict is about: (question, system) or (question, system A, system B). A tuple, not a
-    joined string, so that any character may appear in question ids and system names."""
-    if _family(row["kind"]) == "pairwise":
-        return (row["question_id"], row["system_a"], row["system_b"])
-    return (row["question_id"], row["system_a"])
 
 
 def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
@@ -47,7 +33,7 @@ def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
             by_item[item_key(r)].append(r)
     out = {}
     for key, group in by_item.items():
-        if _family(group[0]["kind"]) == "binary":
+        if family(group[0]["kind"]) == BINARY:
             out[key] = "yes" if any(g[label_key] == "yes" for g in group) else group[0][label_key]
         else:
             group.sort(key=lambda g: g["shown_order"])
@@ -62,19 +48,19 @@ def _verdicts(con, judge: str, *, kinds=None, use_overrides=False, exclude_flagg
 
 # ------------------------------------------------------------------------------------ rankings
 
-def comparison_rows(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
+def comparison_rows(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
     """A side-by-side judge's verdicts as ``system_a, system_b, winner, question_id`` rows."""
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = _verdicts(con, judge, kinds=PAIRWISE_KINDS, use_overrides=use_overrides,
                          exclude_flagged=exclude_flagged)
     return [{"system_a": r["system_a"], "system_b": r["system_b"], "winner": r["label"],
              "question_id": r["question_id"]} for r in rows]
 
 
-def ranking(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
             bootstrap: int = 1000, seed: int = 0, by_question: bool = False, anchor: str | None = None) -> dict:
     """Bradley-Terry strengths e^β with bootstrap CIs from one judge's side-by-side verdicts (§3.2)."""
-    rows = comparison_rows(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    rows = comparison_rows(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
     if not rows:
         raise ValueError(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
     result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor)
@@ -82,12 +68,12 @@ def ranking(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagge
     return result
 
 
-def accuracy(ws: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+def accuracy(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
              method: str = "normal") -> list[dict]:
     """Share of answers a yes/no judge accepts, per system, with a 95% CI (paper Table 1)."""
     from lsqa.ranking import accuracy_ci
 
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = _verdicts(con, judge, kinds=BINARY_KINDS, use_overrides=use_overrides,
                          exclude_flagged=exclude_flagged)
         contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
@@ -114,7 +100,7 @@ def parse_human_rater(rater: str) -> tuple[str | None, str | None] | None:
     return annotator or None, judge or None
 
 
-def rater_labels(ws: Path, rater: str) -> dict[str, str]:
+def rater_labels(workspace: Path, rater: str) -> dict[str, str]:
     """Item → label for a judge name or a human rater.
 
     ``human`` is the latest review of anyone, ``human:<annotator>`` one person's; ``@<judge>``
@@ -122,7 +108,7 @@ def rater_labels(ws: Path, rater: str) -> dict[str, str]:
     same answer ask different questions, and differ exactly when a reference is wrong, §5.2).
     """
     human = parse_human_rater(rater)
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         if human is not None:
             annotator, judge = human
             rows = verdicts_store.human_labels(con, judge=judge)
@@ -160,17 +146,17 @@ def _human_items(rows: list[dict]) -> dict[str, str]:
     return out
 
 
-def rating_rows(ws: Path, raters: list[str]) -> list[dict]:
+def rating_rows(workspace: Path, raters: list[str]) -> list[dict]:
     """Long-format ``item_id, rater, label`` rows of workspace raters (the `lsqa agreement` file format)."""
-    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in rater_labels(ws, rater).items()]
+    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in rater_labels(workspace, rater).items()]
 
 
-def agreement(ws: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0) -> dict:
+def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0) -> dict:
     """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4)."""
-    return agreement_table(rating_rows(ws, [rater_a, rater_b]), rater_a, rater_b, bootstrap=bootstrap, seed=seed)
+    return agreement_table(rating_rows(workspace, [rater_a, rater_b]), rater_a, rater_b, bootstrap=bootstrap, seed=seed)
 
 
-def position_bias(ws: Path, judge: str) -> dict:
+def position_bias(workspace: Path, judge: str) -> dict:
     """How a side-by-side judge depends on the order it saw the answers (FastChat/LLMBar practice).
 
     ``first_position_rate``: share of decisive verdicts that picked the answer shown first.
@@ -178,7 +164,7 @@ def position_bias(ws: Path, judge: str) -> dict:
     """
     from lsqa.agreement import position_consistency
 
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = _verdicts(con, judge, kinds=PAIRWISE_KINDS)
         raw = {r["id"]: r["raw_label"] for r in results_store.list_judgments(con, judge=judge)}
     decisive = [raw[r["id"]] for r in rows if raw.get(r["id"]) in ("A", "B")]
@@ -194,13 +180,13 @@ def position_bias(ws: Path, judge: str) -> dict:
     return out
 
 
-def self_preference(ws: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict:
+def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict:
     """The §5.1 2×2: how often each of two judges prefers each of two systems' answers."""
     from lsqa.agreement import preference_table
 
     judge_col, choice_col = [], []
     for judge in judges:
-        for key, label in rater_labels(ws, judge).items():
+        for key, label in rater_labels(workspace, judge).items():
             parts = key
             if len(parts) != 3 or set(parts[1:]) != set(systems):
                 continue
@@ -214,14 +200,14 @@ def self_preference(ws: Path, judges: tuple[str, str], systems: tuple[str, str])
             "totals": table.totals.tolist(), "rates": table.rates.tolist()}
 
 
-def annotator_agreement(ws: Path) -> dict:
+def annotator_agreement(workspace: Path) -> dict:
     """Agreement among annotators over verdicts reviewed by two or more: Krippendorff's α (nominal,
     missing ratings allowed) and Fleiss' κ over the verdicts every annotator reviewed."""
     import math
 
     from lsqa.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
 
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = verdicts_store.human_labels(con)
     by_item: dict[str, dict[str, str]] = defaultdict(dict)
     for r in rows:
@@ -246,19 +232,19 @@ def annotator_agreement(ws: Path) -> dict:
 
 # -------------------------------------------------------------------------------------- export
 
-def export(ws: Path, out: Path, fmt: str) -> dict[str, int]:
+def export(workspace: Path, out: Path, fmt: str) -> dict[str, int]:
     """Tables as files plus one ranking file per side-by-side judge (JSON, or CSV rows)."""
     import json
 
     from lsqa.store import export as export_store
 
     out = Path(out)
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         written = export_store.export_tables(con, out, fmt)
         pairwise_judges = sorted({j["judge"] for j in results_store.judges(con) if j["kind"] in PAIRWISE_KINDS})
     for judge in pairwise_judges:
         try:
-            result = ranking(ws, judge)
+            result = ranking(workspace, judge)
         except ValueError:
             continue
         name = f"ranking_{judge}.json"

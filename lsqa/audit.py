@@ -33,12 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsqa import highlight, store
-from lsqa.labels import swap_pairwise
+from lsqa.vocabulary import is_pairwise, swap_pairwise
 from lsqa.store import dashboard as dash_store
 from lsqa.store import reviews as reviews_store
 
 PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0, "flagged": 0.5}
-PAIRWISE_KINDS = dash_store.PAIRWISE_KINDS
 REVIEWED_FILTERS = {"not_mine": "not reviewed by me", "unreviewed": "not reviewed by anyone",
                     "all": "all", "mine": "reviewed by me"}
 PAGE_SIZE = 100
@@ -64,16 +63,12 @@ class Filters:
     reviewed: str = "not_mine"
 
 
-def is_pairwise(kind: str) -> bool:
-    return kind in PAIRWISE_KINDS
-
-
 # ------------------------------------------------------------------------------------- queue
 
-def queue(ws: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
+def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
           page_size: int = PAGE_SIZE) -> dict:
     """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``."""
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows, total = dash_store.audit_queue(
             con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
             documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
@@ -99,8 +94,8 @@ def reasons(row: dict) -> str:
     return "; ".join(out) or "—"
 
 
-def choices(ws: Path) -> dict:
-    with store.connect(ws) as con:
+def choices(workspace: Path) -> dict:
+    with store.connect(workspace) as con:
         return dash_store.queue_choices(con)
 
 
@@ -143,14 +138,14 @@ def describe(kind: str, label: str | None, system_a: str, system_b: str) -> str:
     return label
 
 
-def item(ws: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
+def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
     """One verdict as the judge saw it, with what a human needs to decide.
 
     ``answers``: in the order shown to the judge (``position`` A / B); ``evidence``: each excerpt
     with where it was found in the story and the passage around it, as escaped HTML with the
     excerpt in ``<mark>``.
     """
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         j = dash_store.judgment(con, judgment_id)
         if j is None:
             return None
@@ -243,9 +238,9 @@ def _evidence(con, j: dict, book: dict | None, context_chars: int) -> list[dict]
 
 # ------------------------------------------------------------------------------------ actions
 
-def review(ws: Path, annotator: str, judgment_id: str, label: str, note: str = "") -> dict:
+def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: str = "") -> dict:
     """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``."""
-    with store.write(ws) as con:
+    with store.write(workspace) as con:
         j = dash_store.judgment(con, judgment_id)
         if j is None:
             raise KeyError(f"no verdict {judgment_id}")
@@ -255,9 +250,9 @@ def review(ws: Path, annotator: str, judgment_id: str, label: str, note: str = "
     return {"id": review_id, "action": action, "label": label}
 
 
-def confirm(ws: Path, annotator: str, judgment_id: str, note: str = "") -> dict:
+def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "") -> dict:
     """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
-    with store.write(ws) as con:
+    with store.write(workspace) as con:
         j = dash_store.judgment(con, judgment_id)
         if j is None:
             raise KeyError(f"no verdict {judgment_id}")
@@ -268,26 +263,26 @@ def confirm(ws: Path, annotator: str, judgment_id: str, note: str = "") -> dict:
     return {"id": review_id, "action": "confirm", "label": j["label"]}
 
 
-def flag(ws: Path, annotator: str, question_id: str, reference: str, reason: str, note: str = "") -> dict:
-    with store.write(ws) as con:
+def flag(workspace: Path, annotator: str, question_id: str, reference: str, reason: str, note: str = "") -> dict:
+    with store.write(workspace) as con:
         flag_id = reviews_store.add_flag(con, annotator=annotator, question_id=question_id, reference=reference,
                                          reason=reason, note=note)
     return {"id": flag_id, "reference": reference, "reason": reason}
 
 
-def last_action(ws: Path, annotator: str) -> dict | None:
+def last_action(workspace: Path, annotator: str) -> dict | None:
     if not annotator.strip():
         return None
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         return dash_store.last_action(con, annotator.strip())
 
 
-def undo_last(ws: Path, annotator: str) -> dict | None:
+def undo_last(workspace: Path, annotator: str) -> dict | None:
     """Withdraw the annotator's own latest standing action; None when there is nothing to undo."""
     annotator = annotator.strip()
     if not annotator:
         raise ValueError("an annotator name is required")
-    with store.write(ws) as con:
+    with store.write(workspace) as con:
         last = dash_store.last_action(con, annotator)
         if last is None:
             return None
@@ -303,8 +298,8 @@ def undo_last(ws: Path, annotator: str) -> dict | None:
     return last
 
 
-def progress(ws: Path) -> list[dict]:
-    with store.connect(ws) as con:
+def progress(workspace: Path) -> list[dict]:
+    with store.connect(workspace) as con:
         return dash_store.annotator_progress(con)
 
 

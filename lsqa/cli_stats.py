@@ -1,6 +1,6 @@
 """``lsqa rank`` and ``lsqa agreement``: the statistics core on the command line.
 
-Loading (``lsqa.tables``) is kept apart from computing (:func:`rank_table`, :func:`agreement_table`,
+Loading (``lsqa.input_tables``) is kept apart from computing (:func:`rank_table`, :func:`agreement_table`,
 which take plain rows and return JSON-ready dicts) and from printing (:func:`format_rank_table`,
 :func:`format_agreement_table`), so that rows can come from a file or from the workspace.
 An :class:`~lsqa.errors.InputError` (or a ValueError from the computation, reported as one) is
@@ -16,10 +16,10 @@ import typer
 
 from lsqa.errors import InputError
 from lsqa.reports import agreement_table, rank_table
+from lsqa.vocabulary import TIE_MODELS
 
 # numpy / scipy are imported inside the functions, so that other ``lsqa`` commands start fast.
 EXIT_INPUT_ERROR = 2
-TIE_MODELS = ("half", "davidson")
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ def _fail(exc: InputError) -> None:
 def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
     """Comparison rows from a file, or from a judge's verdicts in a workspace."""
     if input is not None:
-        from lsqa.tables import load_comparisons
+        from lsqa.input_tables import load_comparisons
 
         return input, load_comparisons(input).rows
     if judge is None:
@@ -117,7 +117,7 @@ def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
 def _rating_rows(input, workspace, rater_a, rater_b):
     """Long-format rating rows from a file, or the two raters' labels from a workspace."""
     if input is not None:
-        from lsqa.tables import load_ratings
+        from lsqa.input_tables import load_ratings
 
         return input, load_ratings(input).rows
     from lsqa import analysis

@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsqa import corpus, store
+from lsqa import book_text, store
 from lsqa.errors import InputError
-from lsqa.labels import normalise_label
+from lsqa.vocabulary import JUDGE_KINDS, is_pairwise, normalise_label
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
-from lsqa.tables import records as read_records
+from lsqa.input_tables import records as read_records
 
 
 @dataclass
@@ -61,13 +61,13 @@ def _gutenberg_meta(text: str, key: str) -> str:
 
 def _book_rows(text: str, *, doc_id: str, source: str, title: str, author: str, kind: str, set_name: str = "",
                summary: str = "", story_start: str = "", story_end: str = "", target_tokens: int = 200):
-    span = corpus.story_span(text, story_start, story_end)
+    span = book_text.story_span(text, story_start, story_end)
     story = text[span.start:span.end]
-    passages = corpus.split_passages(text, span.start, span.end, target_tokens)
+    passages = book_text.split_passages(text, span.start, span.end, target_tokens)
     doc = {
-        "id": doc_id, "source": source, "content_sha1": corpus.sha1(text), "title": title, "author": author,
+        "id": doc_id, "source": source, "content_sha1": book_text.sha1(text), "title": title, "author": author,
         "kind": kind, "set_name": set_name, "full_text": text, "clean_start": span.start, "clean_end": span.end,
-        "summary": summary, "word_count": corpus.word_count(story), "n_tokens": sum(p.n_tokens for p in passages),
+        "summary": summary, "word_count": book_text.word_count(story), "n_tokens": sum(p.n_tokens for p in passages),
     }
     return doc, passages, span
 
@@ -76,13 +76,13 @@ def ingest_book(workspace: str | Path, path: str | Path, *, title: str | None = 
                 kind: str = "book", target_tokens: int = 200) -> IngestSummary:
     """Add a plain-text book (Project Gutenberg header and footer removed) with its passages."""
     path = Path(path)
-    text = corpus.read_text(path)
+    text = book_text.read_text(path)
     summary = IngestSummary(str(path))
     title = title or _gutenberg_meta(text, "Title") or path.stem
     author = author if author is not None else _gutenberg_meta(text, "Author")
-    doc_id = "book-" + corpus.sha1(text)[:12]
+    doc_id = "book-" + book_text.sha1(text)[:12]
     with store.write(workspace) as con:
-        existing = corpus_store.document_by_sha1(con, corpus.sha1(text))
+        existing = corpus_store.document_by_sha1(con, book_text.sha1(text))
         if existing:
             summary.skip("documents")
             summary.notes.append(f"this text is already in the workspace as {existing['id']} ({existing['title']})")
@@ -186,7 +186,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
         kind = "book" if meta["kind"] == "gutenberg" else meta["kind"]
         story_file = stories_dir / f"{doc_id}.txt"
         if story_file.is_file():
-            text = corpus.read_text(story_file)
+            text = book_text.read_text(story_file)
             doc, passages, _ = _book_rows(
                 text, doc_id=doc_id, source=str(story_file), title=meta["wiki_title"], author="", kind=kind,
                 set_name=set_name, summary=summaries.get(doc_id, ""), story_start=meta.get("story_start") or "",
@@ -307,7 +307,6 @@ def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
 
 JUDGMENT_ALIASES = {"question_id": ("question_id", "item_id"), "rater": ("rater", "judge"), "kind": ("kind",),
                     "system_a": ("system_a",), "label": ("label",)}
-JUDGMENT_KINDS = ("absolute", "pairwise", "groundtruth", "groundtruth-pairwise", "similarity")
 
 
 def judgment_id(judge: str, kind: str, question_id: str, system_a: str, system_b: str = "", shown_order: str = "ab",
@@ -330,10 +329,10 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     for line_no, rec in read_records(path, required_any=JUDGMENT_ALIASES):
         core = _aliased(path, line_no, rec, JUDGMENT_ALIASES)
         kind = core["kind"].lower()
-        if kind not in JUDGMENT_KINDS:
-            raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no, hint=f"use one of {JUDGMENT_KINDS}")
+        if kind not in JUDGE_KINDS:
+            raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no, hint=f"use one of {JUDGE_KINDS}")
         system_b = (_first_column(rec, ("system_b",)) or "").strip()
-        if kind.endswith("pairwise") and not system_b:
+        if is_pairwise(kind) and not system_b:
             raise InputError(path, "a pairwise verdict needs system_b", line=line_no)
         try:
             label = normalise_label(core["label"], kind)

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from lsqa import parsers, prompts
-from lsqa.contexts import BookContexts, ContextTooLong
+from lsqa.prompt_context import BookContexts, ContextTooLong
 from lsqa.ingest import judgment_id
-from lsqa.labels import swap_pairwise
+from lsqa.vocabulary import is_pairwise, swap_pairwise
 from lsqa.llm import LLMRequest
 from lsqa.runconfig import JudgeSpec, SystemSpec
 
@@ -71,7 +71,7 @@ class JudgeTask:
         if not parsed.ok:
             return self.row(status="parse_error", raw=parsed.raw, call_key=call_key, extra={"reason": parsed.reason})
         label = parsed.label
-        if self.key["kind"].endswith("pairwise") and self.key["shown_order"] == "ba":
+        if is_pairwise(self.key["kind"]) and self.key["shown_order"] == "ba":
             label = swap_pairwise(label)  # the judge's "A" was system_b
         return self.row(status="ok", label=label, raw_label=parsed.label or "", evidence=parsed.evidence,
                         raw=parsed.raw, call_key=call_key)

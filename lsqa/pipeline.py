@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from lsqa import definitions, llm, store
-from lsqa.contexts import BookContexts
+from lsqa.prompt_context import BookContexts
 from lsqa.errors import InputError
 from lsqa.runconfig import RunConfig, load_run_config
 from lsqa.store import corpus as corpus_store

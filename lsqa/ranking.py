@@ -53,11 +53,8 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import binomtest, chi2, norm, rankdata
 
-# Canonical outcome names; parsing is case-insensitive.
-WINNERS = ("A", "B", "tie", "none")
-_WINNER_ALIASES = {"a": "A", "b": "B", "tie": "tie", "none": "none"}
+from lsqa.vocabulary import TIE_MODELS, WINNERS, normalize_winner
 
-TIE_MODELS = ("half", "davidson")
 FALLBACK_PRIOR = 0.1          # λ of the Gaussian prior on β when the MLE does not exist
 FALLBACK_TIE_PRIOR = 0.1      # same, on ln ν, for Davidson data made only of ties
 THETA_NO_TIES = -50.0         # ln ν held here (ν ≈ 2e-22, i.e. plain BT) for data without ties
@@ -72,18 +69,6 @@ _BOOT_CHUNK_CELLS = 4_000_000  # bootstrap rounds per chunk ≈ this / m² (boun
 # --------------------------------------------------------------------------------------------
 # Data: aggregated comparisons
 # --------------------------------------------------------------------------------------------
-
-
-def normalize_winner(value) -> str:
-    """Map a verdict to one of ``WINNERS`` ('A', 'B', 'tie', 'none'), case-insensitively.
-
-    Raises ValueError for anything else (the loader turns it into an error naming the line).
-    """
-    key = str(value).strip().lower() if value is not None else ""
-    try:
-        return _WINNER_ALIASES[key]
-    except KeyError:
-        raise ValueError(f"unknown winner {value!r}; expected one of A, B, tie, none") from None
 
 
 @dataclass(frozen=True)

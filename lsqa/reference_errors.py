@@ -19,7 +19,7 @@ accepts answers that ground-truth raters reject because of the bad reference. Ea
           + 3.0 · [flagged wrong or unanswerable]  + 1.5 · [flagged ambiguous]
 
 Support uses the same content words (stop words removed, crude stems) as the embedded lexical
-judge (``lsqa.offline.text``). Everything but the support depends on reviews and flags, so the
+judge (``lsqa.text_units``). Everything but the support depends on reviews and flags, so the
 list is recomputed on every call; the per-book passage word sets are cached per process.
 """
 
@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lsqa import store
-from lsqa.offline.text import content_words
+from lsqa.text_units import content_words
 from lsqa.store import dashboard as dash_store
 
 WEIGHTS = {"grounded_vs_reference": 2.0, "reference_specific": 1.0, "low_support": 1.0,
@@ -47,9 +47,9 @@ def _words(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def _passage_words(ws: str, document_id: str, n_passages: int) -> tuple[tuple[int, frozenset[str]], ...]:
+def _passage_words(workspace: str, document_id: str, n_passages: int) -> tuple[tuple[int, frozenset[str]], ...]:
     # n_passages is part of the key so a re-ingested book is read again.
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = dash_store.passages_of_documents(con, [document_id])
     return tuple((r["ordinal"], _words(r["text"])) for r in rows)
 
@@ -76,9 +76,9 @@ def jaccard(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb)
 
 
-def triage(ws: Path, *, limit: int | None = None) -> list[dict]:
+def triage(workspace: Path, *, limit: int | None = None) -> list[dict]:
     """Every (question, reference) with verdicts, most likely wrong first, with the evidence as columns."""
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         data = dash_store.reference_triage_rows(con)
         n_passages = {d["id"]: d["passages"] for d in dash_store.books(con)}
     grounded: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -104,7 +104,7 @@ def triage(ws: Path, *, limit: int | None = None) -> list[dict]:
         qid = q["question_id"]
         refs = {"1": q["reference_1"], "2": q["reference_2"]}
         agree = jaccard(refs["1"], refs["2"])
-        passages = _passage_words(str(ws), q["document_id"], n_passages.get(q["document_id"], 0)) \
+        passages = _passage_words(str(workspace), q["document_id"], n_passages.get(q["document_id"], 0)) \
             if n_passages.get(q["document_id"]) else ()
         for ref, other in (("1", "2"), ("2", "1")):
             if not refs[ref]:
@@ -150,11 +150,11 @@ def triage(ws: Path, *, limit: int | None = None) -> list[dict]:
     return out[:limit] if limit else out
 
 
-def errata(ws: Path) -> list[dict]:
+def errata(workspace: Path) -> list[dict]:
     """The flagged references, one row per (question, reference), with reasons, annotators and notes."""
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = dash_store.flagged_questions(con)
-    scores = {(r["question_id"], r["reference"]): r["score"] for r in triage(ws)} if rows else {}
+    scores = {(r["question_id"], r["reference"]): r["score"] for r in triage(workspace)} if rows else {}
     grouped: dict[tuple[str, str], dict] = {}
     for r in rows:
         key = (r["question_id"], r["reference"])

@@ -12,7 +12,7 @@ query passed to the retriever is the concatenated text of the question and the t
 - **Budget**: passages are taken by descending score (ties: earlier passage first); a passage that
   would overflow the remaining budget is *skipped* and smaller, lower-scored ones may still fill
   the gap; passages with score 0 (no query word at all) are never taken. Token counts are
-  ``Passage.n_tokens`` (lsqa.corpus.count_tokens), an approximation of the paper's sentence-piece
+  ``Passage.n_tokens`` (lsqa.book_text.count_tokens), an approximation of the paper's sentence-piece
   tokens.
 - **Order**: the chosen passages are returned in book order (``Passage.ordinal``), each keeping
   its ordinal and offsets so callers can record exactly which passages a system saw.
@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from lsqa.corpus import Passage, sha1, split_passages
+from lsqa.book_text import Passage, sha1, split_passages
 
 DEFAULT_BUDGET_TOKENS = 4000
 

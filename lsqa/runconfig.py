@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsqa.errors import InputError
+from lsqa.vocabulary import JUDGE_KINDS
 
-JUDGE_KINDS = ("absolute", "pairwise", "groundtruth", "groundtruth-pairwise", "similarity")
 _CONTEXT_RE = re.compile(r"^(none|full|retrieval:(\d+)|reference:([12]))$")
 _SECRET_KEYS = ("api_key", "key", "token", "secret", "password")
 # Names that hold a secret whatever they end with: HTTP auth headers ("Authorization", "x-api-key",

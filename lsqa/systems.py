@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 from lsqa import prompts
-from lsqa.contexts import BookContexts, ContextTooLong
+from lsqa.prompt_context import BookContexts, ContextTooLong
 from lsqa.llm import LLMRequest
 from lsqa.runconfig import SystemSpec
 

@@ -12,20 +12,20 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import charts, dashboard, highlight  # noqa: E402
+from lsqa import charts, page_data, highlight  # noqa: E402
 
-ws = dashboard.workspace()
+workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
 st.title("Agreement")
 rounds = st.sidebar.selectbox("Bootstrap rounds for κ CIs", [1000, 200, 0], key="ag_rounds")
-view = dashboard.agreement_overview(ws, bootstrap=rounds)
+view = page_data.agreement_overview(workspace, bootstrap=rounds)
 
 st.header("Judges against humans")
 st.caption("Only reviews of the judge's own verdicts count; the latest label per item and annotator.")
 if view["vs_human"]:
-    rows = dashboard.agreement_rows(view["vs_human"])
+    rows = page_data.agreement_rows(view["vs_human"])
     st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")
-    st.download_button("Table (CSV)", dashboard.to_csv(rows), "agreement_vs_human.csv", "text/csv",
+    st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_human.csv", "text/csv",
                        on_click="ignore", key="ag_dl_human")
     cols = st.columns(min(3, len(view["vs_human"])))
     for i, res in enumerate(view["vs_human"]):
@@ -36,9 +36,9 @@ else:
 
 st.header("Judges against each other")
 if view["pairs"]:
-    rows = dashboard.agreement_rows(view["pairs"])
+    rows = page_data.agreement_rows(view["pairs"])
     st.dataframe(rows, hide_index=True, width="stretch", key="ag_pairs_table")
-    st.download_button("Table (CSV)", dashboard.to_csv(rows), "agreement_judges.csv", "text/csv",
+    st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_judges.csv", "text/csv",
                        on_click="ignore", key="ag_dl_pairs")
     labels = [f"{p['rater_a']} vs {p['rater_b']}" for p in view["pairs"]]
     pick = st.selectbox("Confusion matrix", range(len(labels)), format_func=labels.__getitem__, key="ag_pick")
@@ -60,14 +60,14 @@ else:
 
 st.header("Self-preference (paper §5.1)")
 pairwise = view["families"]["pairwise"]
-systems = dashboard.pairwise_systems(ws)
+systems = page_data.pairwise_systems(workspace)
 if len(pairwise) >= 2 and len(systems) >= 2:
     c = st.columns(4)
     j1 = c[0].selectbox("Judge 1", pairwise, index=0, key="sp_j1")
     j2 = c[1].selectbox("Judge 2", pairwise, index=1, key="sp_j2")
     s1 = c[2].selectbox("System A", systems, index=0, key="sp_s1")
     s2 = c[3].selectbox("System B", systems, index=1, key="sp_s2")
-    table = dashboard.self_preference(ws, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
+    table = page_data.self_preference(workspace, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
     if table:
         st.plotly_chart(charts.preference(table), key="ag_pref")
         st.caption(f"Comparisons of {md(s1)} and {md(s2)} per judge: {table['totals']} (the rest were equal or neither).")
@@ -85,5 +85,5 @@ c[2].metric("Krippendorff's α", "—" if ann["krippendorff_alpha"] is None else
 if ann["fleiss_kappa"] is not None:
     st.caption(f"Fleiss' κ over the {ann['n_complete']} verdicts every annotator reviewed: {ann['fleiss_kappa']:.3f}")
 if view["annotator_pairs"]:
-    st.dataframe(dashboard.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
+    st.dataframe(page_data.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
                  key="ag_annotator_pairs")

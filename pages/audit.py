@@ -12,10 +12,10 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit, dashboard, highlight
-from lsqa.store.reviews import FLAG_REASONS
+from lsqa import audit, page_data, highlight
+from lsqa.vocabulary import FLAG_REASONS
 
-ws = dashboard.workspace()
+workspace = page_data.current_workspace()
 md = highlight.md_escape
 annotator = st.session_state.get("annotator", "").strip()
 K = audit.SHORTCUTS
@@ -25,7 +25,7 @@ st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe0
 st.title("Audit judge verdicts")
 
 # ------------------------------------------------------------------------------------ filters
-choices = audit.choices(ws)
+choices = audit.choices(workspace)
 titles = {d["id"]: d["title"] for d in choices["documents"]}
 ss = st.session_state
 if "audit_pos" not in ss:
@@ -68,7 +68,7 @@ filters = audit.Filters(judges=tuple(ss.audit_judges), systems=tuple(ss.audit_sy
                         documents=tuple(ss.get("audit_books", [])), labels=tuple(ss.get("audit_labels", [])),
                         statuses=tuple(ss.get("audit_statuses", [])), reviewed=ss.audit_reviewed)
 page_no = ss.audit_pos // audit.PAGE_SIZE
-q = audit.queue(ws, filters, annotator, page=page_no)
+q = audit.queue(workspace, filters, annotator, page=page_no)
 rows = q["rows"]
 if "audit_goto" in ss:  # after an action: go to the item that was next before it
     goto = ss.pop("audit_goto")
@@ -78,14 +78,14 @@ if "audit_goto" in ss:  # after an action: go to the item that was next before i
 if q["total"] and ss.audit_pos >= q["total"]:
     ss.audit_pos = q["total"] - 1
     page_no = ss.audit_pos // audit.PAGE_SIZE
-    q = audit.queue(ws, filters, annotator, page=page_no)
+    q = audit.queue(workspace, filters, annotator, page=page_no)
     rows = q["rows"]
 index = ss.audit_pos - page_no * audit.PAGE_SIZE
 current = rows[index] if 0 <= index < len(rows) else None
 
 with st.sidebar:
     st.subheader("Progress")
-    st.dataframe(audit.progress(ws), hide_index=True, width="stretch")
+    st.dataframe(audit.progress(workspace), hide_index=True, width="stretch")
 
 if "audit_msg" in ss:
     st.toast(ss.pop("audit_msg"))
@@ -111,26 +111,26 @@ def _after(message: str):
 
 
 def _label(judgment_id: str, label: str):
-    saved = audit.review(ws, annotator, judgment_id, label, ss.get("audit_note", ""))
+    saved = audit.review(workspace, annotator, judgment_id, label, ss.get("audit_note", ""))
     ss.audit_note = ""
     _after(f"Saved: {saved['action']} → {label}")
 
 
 def _confirm(judgment_id: str):
-    saved = audit.confirm(ws, annotator, judgment_id, ss.get("audit_note", ""))
+    saved = audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""))
     ss.audit_note = ""
     _after(f"Saved: confirm ({saved['label']})")
 
 
 def _flag(question_id: str, reference: str):
     reason = ss.get("audit_flag_reason", "wrong")
-    audit.flag(ws, annotator, question_id, reference, reason, ss.get("audit_note", ""))
+    audit.flag(workspace, annotator, question_id, reference, reason, ss.get("audit_note", ""))
     ss.audit_note = ""
     ss.audit_msg = f"Flagged reference {reference} as {reason}"
 
 
 def _undo():
-    undone = audit.undo_last(ws, annotator)
+    undone = audit.undo_last(workspace, annotator)
     ss.audit_msg = "Undone: " + audit.describe_action(undone) if undone else "Nothing of yours to undo"
 
 
@@ -147,7 +147,7 @@ if current is None:
 nav[3].markdown(f"**Item {ss.audit_pos + 1:,} of {q['total']:,}** · priority {current['priority']:.2f} — "
                 f"{md(current['why'])}")
 
-it = audit.item(ws, current["id"])
+it = audit.item(workspace, current["id"])
 blind = ss.get("audit_blind", False)
 
 
@@ -160,7 +160,7 @@ st.caption(f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['jud
 with st.container(border=True):
     st.markdown("**Question**")
     st.markdown(highlight.text_html(it["question"], css="font-size:1.15rem"), unsafe_allow_html=True)
-    flags_by_ref = dashboard.group_by(it["flags"], "reference")
+    flags_by_ref = page_data.group_by(it["flags"], "reference")
     for col, ref in zip(st.columns(2), it["references"]):
         used = " — used by this rater" if it["reference_used"] == ref["n"] else ""
         col.markdown(f"**NarrativeQA reference {ref['n']}**{used}")

@@ -8,14 +8,14 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import dashboard, highlight  # noqa: E402
+from lsqa import page_data, highlight  # noqa: E402
 
-ws = dashboard.workspace()
+workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
 st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}</style>",
             unsafe_allow_html=True)  # static CSS only
 st.title("Corpus")
-books = dashboard.books(ws)
+books = page_data.books(workspace)
 if not books:
     st.info("No books with full text yet: `lsqa ingest-book PATH` or `lsqa ingest-narrativeqa DIR`.")
     st.stop()
@@ -30,7 +30,7 @@ doc = st.selectbox("Book", list(titles), format_func=titles.get, key="co_book",
 tab_q, tab_p, tab_e = st.tabs(["Questions and answers", "Passages", "Entities"])
 
 with tab_q:
-    qa = dashboard.questions_and_answers(ws, doc)
+    qa = page_data.questions_and_answers(workspace, doc)
     if not qa["rows"]:
         st.info("No questions for this book.")
     else:
@@ -42,9 +42,9 @@ with tab_p:
     c = st.columns([3, 1])
     needle = c[0].text_input("Find in passages", key="co_find")
     size = 10
-    first = dashboard.passages(ws, doc, page=0, page_size=size, contains=needle)
+    first = page_data.passages(workspace, doc, page=0, page_size=size, contains=needle)
     page = c[1].number_input("Page", 1, first["pages"], 1, key="co_page") - 1
-    view = first if page == 0 else dashboard.passages(ws, doc, page=page, page_size=size, contains=needle)
+    view = first if page == 0 else page_data.passages(workspace, doc, page=page, page_size=size, contains=needle)
     st.caption(f"{view['total']:,} passages" + (f" containing “{needle}”" if needle else ""))
     for p in view["rows"]:
         st.caption(f"passage {p['ordinal']} · characters {p['char_start']:,}–{p['char_end']:,} · "
@@ -52,7 +52,7 @@ with tab_p:
         st.markdown(p["html"], unsafe_allow_html=True)
 
 with tab_e:
-    ents = dashboard.entities(ws, doc)
+    ents = page_data.entities(workspace, doc)
     if not ents:
         st.info("No entities for this book yet: they are extracted when questions are generated "
                 "(`questions = \"generate\"` in a study config).")
@@ -61,7 +61,7 @@ with tab_e:
                      column_order=["rank", "name", "n_mentions", "method"])
         names = {e["id"]: f"{e['rank']}. {e['name']} ({e['n_mentions']} mentions, {e['method']})" for e in ents}
         ent = st.selectbox("Entity", list(names), format_func=names.get, key="co_ent")
-        chain = dashboard.mention_chain(ws, doc, ent)
+        chain = page_data.mention_chain(workspace, doc, ent)
         st.caption(f"{chain['n_mentions']} mentions; the first {len(chain['windows'])} stretches of text shown")
         for w in chain["windows"]:
             st.caption(f"characters {w['start']:,}–{w['end']:,} · {w['n']} mentions")

@@ -11,9 +11,9 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import charts, dashboard, highlight  # noqa: E402
+from lsqa import charts, page_data, highlight  # noqa: E402
 
-ws = dashboard.workspace()
+workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
 st.title("Leaderboard")
 
@@ -35,7 +35,7 @@ ss._lb_overrides, ss._lb_exclude = ss.lb_overrides, ss.lb_exclude
 st.query_params["overrides"] = "1" if ss.lb_overrides else "0"
 st.query_params["exclude_flagged"] = "1" if ss.lb_exclude else "0"
 
-board = dashboard.leaderboard(ws, use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
+board = page_data.leaderboard(workspace, use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
                               by_question=by_question)
 st.caption(("Labels: human where reviewed, else judge. " if board["use_overrides"] else "Labels: the judges'. ")
            + (f"Left out: {board['n_flagged_questions']} questions with a flagged reference."
@@ -58,16 +58,16 @@ for entry in board["rankings"]:
     left.plotly_chart(fig, key=f"lb_bars_{judge}")
     heat = charts.win_matrix(result)
     right.plotly_chart(heat, key=f"lb_heat_{judge}")
-    rows = dashboard.ranking_rows(result)
+    rows = page_data.ranking_rows(result)
     st.dataframe(rows, hide_index=True, width="stretch", key=f"lb_table_{judge}")
     d = st.columns(4)
     d[0].download_button("Chart (HTML)", charts.to_html(fig), f"ranking_{judge}.html", "text/html",
                          key=f"lb_dl_fig_{judge}", on_click="ignore")
     d[1].download_button("Win matrix (HTML)", charts.to_html(heat), f"win_probability_{judge}.html", "text/html",
                          key=f"lb_dl_heat_{judge}", on_click="ignore")
-    d[2].download_button("Ranking (CSV)", dashboard.to_csv(rows), f"ranking_{judge}.csv", "text/csv",
+    d[2].download_button("Ranking (CSV)", page_data.to_csv(rows), f"ranking_{judge}.csv", "text/csv",
                          key=f"lb_dl_csv_{judge}", on_click="ignore")
-    d[3].download_button("Win matrix (CSV)", dashboard.to_csv(dashboard.win_rows(result)),
+    d[3].download_button("Win matrix (CSV)", page_data.to_csv(page_data.win_rows(result)),
                          f"win_probability_{judge}.csv", "text/csv", key=f"lb_dl_wcsv_{judge}", on_click="ignore")
 
 st.header("Accuracy (yes/no judges)")
@@ -77,7 +77,7 @@ for entry in board["accuracy"]:
     if not entry["rows"]:
         st.info("No decided verdicts.")
         continue
-    table = dashboard.accuracy_rows(judge, entry["rows"])
+    table = page_data.accuracy_rows(judge, entry["rows"])
     left, right = st.columns([3, 2])
     fig = charts.accuracy_bars(entry["rows"], title=f"Accuracy with 95% CI — {judge}")
     left.plotly_chart(fig, key=f"lb_acc_{judge}")
@@ -86,5 +86,5 @@ for entry in board["accuracy"]:
     d = st.columns(4)
     d[0].download_button("Chart (HTML)", charts.to_html(fig), f"accuracy_{judge}.html", "text/html",
                          key=f"lb_dl_acc_{judge}", on_click="ignore")
-    d[1].download_button("Table (CSV)", dashboard.to_csv(table), f"accuracy_{judge}.csv", "text/csv",
+    d[1].download_button("Table (CSV)", page_data.to_csv(table), f"accuracy_{judge}.csv", "text/csv",
                          key=f"lb_dl_acccsv_{judge}", on_click="ignore")

@@ -8,10 +8,10 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit, dashboard, highlight, reference_errors  # noqa: E402
-from lsqa.store.reviews import FLAG_REASONS  # noqa: E402
+from lsqa import audit, page_data, highlight, reference_errors  # noqa: E402
+from lsqa.vocabulary import FLAG_REASONS  # noqa: E402
 
-ws = dashboard.workspace()
+workspace = page_data.current_workspace()
 md = highlight.md_escape
 annotator = st.session_state.get("annotator", "").strip()
 st.title("Reference errors")
@@ -21,8 +21,8 @@ st.caption("Ranked by evidence that a reference is wrong: book-grounded judges a
 
 if "re_msg" in st.session_state:
     st.toast(st.session_state.pop("re_msg"))
-rows = reference_errors.triage(ws)
-flags = reference_errors.errata(ws)
+rows = reference_errors.triage(workspace)
+flags = reference_errors.errata(workspace)
 
 st.header(f"Flagged so far ({len(flags)})")
 if flags:
@@ -48,7 +48,7 @@ columns = ["score", "title", "question", "reference", "reference_text", "other_r
            "only_this_ref_rejects", "support", "references_agree", "human_accepts", "flags"]
 picked = st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table",
                       on_select="rerun", selection_mode="single-row")
-st.download_button("Triage list (CSV)", dashboard.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
+st.download_button("Triage list (CSV)", page_data.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
                    "text/csv", on_click="ignore", key="re_dl_triage")
 
 sel = picked.selection.rows if picked else []
@@ -68,7 +68,7 @@ st.caption(f"score {r['score']} · book-grounded yes but reference-based no: {r[
 
 def _flag(question_id: str, reference: str) -> None:
     reason = st.session_state.get("re_reason", "wrong")
-    audit.flag(ws, annotator, question_id, reference, reason, st.session_state.get("re_note", ""))
+    audit.flag(workspace, annotator, question_id, reference, reason, st.session_state.get("re_note", ""))
     st.session_state.re_msg = f"Flagged reference {reference} as {reason}"
 
 

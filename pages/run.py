@@ -12,20 +12,20 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import dashboard, jobs  # noqa: E402
+from lsqa import page_data, jobs  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 
-ws = dashboard.workspace()
+workspace = page_data.current_workspace()
 ss = st.session_state
 st.title("Run a study")
 st.caption("Embedded offline models need no key; any litellm model string (e.g. `openai/gpt-4o-mini`) works "
            "with its API key in the server's environment — keys are never typed here or stored.")
-choices = dashboard.run_choices(ws)
+choices = page_data.run_choices(workspace)
 
 
 def _start(config: dict, label: str) -> None:
     try:
-        job_id = jobs.start(ws, config, label=label)
+        job_id = jobs.start(workspace, config, label=label)
     except (LsqaError, ValueError) as exc:
         ss.run_error = str(exc)
         return
@@ -65,9 +65,9 @@ if mode == "Build one here":
     config, problem = None, "Choose at least one book." if not books else ""
     if books:
         try:
-            config = dashboard.study_config(books=books, questions=questions, max_questions=max_q, sample=sample,
-                                            seed=seed, systems=dashboard.records(systems),
-                                            judges=dashboard.records(judges))
+            config = page_data.study_config(books=books, questions=questions, max_questions=max_q, sample=sample,
+                                            seed=seed, systems=page_data.records(systems),
+                                            judges=page_data.records(judges))
         except (LsqaError, ValueError) as exc:
             problem = str(exc)
     st.button("Start run", type="primary", key="run_start", disabled=config is None, on_click=_start,
@@ -75,10 +75,10 @@ if mode == "Build one here":
     if problem:
         st.caption(problem)
 else:
-    files = dashboard.config_files()
+    files = page_data.config_files()
     path = st.selectbox("Config", files, format_func=lambda p: p.name, key="run_file")
     try:
-        text, data = dashboard.read_config_file(path)
+        text, data = page_data.read_config_file(path)
     except (LsqaError, ValueError) as exc:
         st.error(str(exc))
     else:
@@ -94,12 +94,12 @@ if "run_job" not in ss and st.query_params.get("job"):
 
 
 # Refresh every second only while a job runs; when the last one ends, one full rerun stops it.
-refreshing = any(j["status"] in ("queued", "running") for j in jobs.list_jobs(ws))
+refreshing = any(j["status"] in ("queued", "running") for j in jobs.list_jobs(workspace))
 
 
 @st.fragment(run_every=1.0 if refreshing else None)
 def show_jobs() -> None:
-    listed = jobs.list_jobs(ws)
+    listed = jobs.list_jobs(workspace)
     if refreshing and not any(j["status"] in ("queued", "running") for j in listed):
         st.rerun()
     if not listed:
@@ -124,7 +124,7 @@ def show_jobs() -> None:
                 s = job["summary"]
                 st.caption(f"{s['calls_made']} calls made, {s['calls_cached']} cached, {s['calls_failed']} failed, "
                            f"{s['seconds']} s")
-                st.dataframe(dashboard.stage_rows(s), hide_index=True, width="stretch", key=f"job_{job['id']}")
+                st.dataframe(page_data.stage_rows(s), hide_index=True, width="stretch", key=f"job_{job['id']}")
                 errors = [e for st_ in s["stages"] for e in st_["errors"]]
                 if errors:
                     with st.expander(f"{len(errors)} errors"):
@@ -135,5 +135,5 @@ def show_jobs() -> None:
 show_jobs()
 
 st.header("Past runs in this workspace")
-st.dataframe(dashboard.run_history(ws), hide_index=True, width="stretch", key="run_history",
+st.dataframe(page_data.run_history(workspace), hide_index=True, width="stretch", key="run_history",
              column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from lsqa.config import Settings
-from lsqa.corpus import read_text, story_span
+from lsqa.book_text import read_text, story_span
 from lsqa.entities import (Entity, EntityChains, Mention, entity_context, entity_context_text, extract_entities,
                            fallback)
 from lsqa.errors import LsqaError

@@ -113,7 +113,7 @@ def test_error_names_the_line(workspace, tmp_path):
 
 
 def test_huge_and_empty_books_are_refused(workspace, tmp_path, monkeypatch):
-    from lsqa import corpus
+    from lsqa import book_text
 
     empty = tmp_path / "empty.txt"
     empty.write_text("")
@@ -121,7 +121,7 @@ def test_huge_and_empty_books_are_refused(workspace, tmp_path, monkeypatch):
         ingest.ingest_book(workspace, empty)
     big = tmp_path / "big.txt"
     big.write_text("word " * 1000)
-    monkeypatch.setattr(corpus, "MAX_BOOK_BYTES", 100)  # a 2 GB file is refused the same way, by size
+    monkeypatch.setattr(book_text, "MAX_BOOK_BYTES", 100)  # a 2 GB file is refused the same way, by size
     with pytest.raises(InputError, match="limit"):
         ingest.ingest_book(workspace, big)
     assert counts(workspace)["documents"] == 0
@@ -186,7 +186,7 @@ def test_bad_label_names_line(workspace, tmp_path):
 
 
 def test_passages_keep_a_last_paragraph_followed_by_a_single_newline():
-    from lsqa.corpus import split_passages
+    from lsqa.book_text import split_passages
 
     assert [p.text for p in split_passages("A.\n\nB.\n", target_tokens=1)] == ["A.", "B."]
     assert [p.text for p in split_passages("A.  \n\nB. x \n  ", target_tokens=2)] == ["A.", "B. x"]

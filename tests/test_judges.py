@@ -3,7 +3,7 @@
 import json
 
 from lsqa import judges
-from lsqa.contexts import BookContexts
+from lsqa.prompt_context import BookContexts
 from lsqa.runconfig import Context, JudgeSpec, SystemSpec
 
 QUESTION = {"id": "q1", "document_id": "d1", "origin": "narrativeqa", "text": "Who lost his clothes?",

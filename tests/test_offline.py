@@ -16,7 +16,7 @@ from lsqa import llm, offline, parsers, prompts
 from lsqa.llm import LLMRequest
 from lsqa.offline import lexical_judge
 from lsqa.offline.prompt_reading import AUTOAIS, QUESTIONS, SIDE_BY_SIDE, YES_NO, read_prompt
-from lsqa.offline.text import sentence_spans
+from lsqa.text_units import sentence_spans
 from lsqa.questions import questions_from_generation
 
 TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"

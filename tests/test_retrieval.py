@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lsqa import retrieval as R
-from lsqa.corpus import Passage, split_passages
+from lsqa.book_text import Passage, split_passages
 from tests.nqa_books import book, questions
 
 TITLE = "The Adventure of the Dying Detective"

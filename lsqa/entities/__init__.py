@@ -14,7 +14,7 @@ else the fallback. It never reads a settings file by itself: callers pass the se
 
 from __future__ import annotations
 
-from lsqa.entities.context import entity_context, entity_context_text
+from lsqa.entities.chain_passages import entity_context, entity_context_text
 from lsqa.entities.types import Entity, EntityChains, Mention
 from lsqa.errors import LsqaError
 

@@ -26,7 +26,7 @@ from typing import Callable
 
 from lsqa.offline import extractive, lexical_judge, template_questions
 from lsqa.offline.prompt_reading import AUTOAIS, QUESTIONS, SIDE_BY_SIDE, YES_NO, read_prompt
-from lsqa.offline.text import approx_tokens
+from lsqa.text_units import approx_tokens
 
 PROVIDERS = ("lsqa", "local")
 EMBEDDED_MODELS = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from lsqa.offline.prompt_reading import PromptParts
 from lsqa.offline.sentence_index import index_for
-from lsqa.offline.text import content_words, one_line
+from lsqa.text_units import content_words, one_line
 
 NO_ANSWER = "I don't know."
 DEFAULT_SENTENCES = 1      # when the prompt does not say how long an answer may be

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from lsqa.offline.prompt_reading import AUTOAIS, SIDE_BY_SIDE, YES_NO, PromptParts
 from lsqa.offline.sentence_index import index_for
-from lsqa.offline.text import content_words, words
+from lsqa.text_units import content_words, words
 
 SUPPORT_THRESHOLD = 0.6   # share of the answer's content words found near each other in the context
 EQUAL_MARGIN = 0.1        # side by side: scores this close count as equally good (when Equal is offered)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lsqa.offline.text import NUMBER_WORDS
+from lsqa.text_units import NUMBER_WORDS
 
 # Output kinds, named after the prompt files' "# output:" values where one exists.
 ANSWER = "text"

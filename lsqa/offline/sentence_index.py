@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from lsqa.offline.text import content_words, sentence_spans
+from lsqa.text_units import content_words, sentence_spans
 
 CACHED_CONTEXTS = 8
 OVERLAP_BONUS = 1e-6

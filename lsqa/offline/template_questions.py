@@ -15,7 +15,7 @@ import re
 
 from lsqa.offline.prompt_reading import PromptParts
 from lsqa.offline.sentence_index import index_for
-from lsqa.offline.text import STOPWORDS, one_line
+from lsqa.text_units import STOPWORDS, one_line
 
 DEFAULT_QUESTIONS = 5
 MAX_QUESTIONS = 50

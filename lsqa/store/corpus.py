@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
-from lsqa.corpus import Passage
-from lsqa.store.rows import fetch_dicts, insert_rows
+from lsqa.book_text import Passage
+from lsqa.store.bulk import fetch_dicts, insert_rows
 
 
 def document_ids(con: duckdb.DuckDBPyConnection) -> set[str]:

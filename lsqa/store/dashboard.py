@@ -11,9 +11,10 @@ database.
 
 from __future__ import annotations
 
-from lsqa.store.rows import fetch_dicts
+from lsqa.store.bulk import fetch_dicts
 from lsqa.store.runs import show_abandoned
 from lsqa.store.verdicts import _CURRENT_FLAGS, _HUMAN_LABELS
+from lsqa.vocabulary import PAIRWISE_KINDS
 
 
 def _named(con, sql: str, params: dict) -> list[dict]:
@@ -22,8 +23,7 @@ def _named(con, sql: str, params: dict) -> list[dict]:
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
-PAIRWISE_KINDS = ("pairwise", "groundtruth-pairwise")
-_PAIRWISE_SQL = "('pairwise', 'groundtruth-pairwise')"
+_PAIRWISE_SQL = "(" + ", ".join(f"'{k}'" for k in PAIRWISE_KINDS) + ")"
 
 # Marker in the note of a flag row written by an undo (reference_flags has no `undoes` column).
 UNDO_FLAG_NOTE = "undo of flag #"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsqa.store.rows import fetch_dicts, insert_rows
+from lsqa.store.bulk import fetch_dicts, insert_rows
 
 
 def upsert_systems(con, rows: list[dict]) -> int:

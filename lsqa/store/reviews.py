@@ -6,10 +6,9 @@ one; a flag is withdrawn by a ``retract`` flag. The current state is derived by 
 
 from __future__ import annotations
 
-from lsqa.store.rows import fetch_dicts
+from lsqa.store.bulk import fetch_dicts
+from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS
 
-REVIEW_ACTIONS = ("confirm", "override", "undo")
-FLAG_REASONS = ("wrong", "ambiguous", "unanswerable", "retract")
 
 
 def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str | None = None,
@@ -35,7 +34,7 @@ def reviews(con, judgment_id: str | None = None) -> list[dict]:
 def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: str, note: str = "") -> int:
     if reason not in FLAG_REASONS:
         raise ValueError(f"flag reason must be one of {FLAG_REASONS}, not {reason!r}")
-    if reference not in ("1", "2"):
+    if reference not in REFERENCES:
         raise ValueError(f"reference must be '1' or '2', not {reference!r}")
     if not annotator.strip():
         raise ValueError("an annotator name is required")

@@ -6,7 +6,7 @@ import json
 import os
 import socket
 
-from lsqa.store.rows import fetch_dicts
+from lsqa.store.bulk import fetch_dicts
 
 ABANDONED = "process {pid} on {host} ended without closing this run (killed or crashed); its finished work is kept"
 

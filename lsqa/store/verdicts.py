@@ -8,7 +8,7 @@ flag on it is not a ``retract``.
 
 from __future__ import annotations
 
-from lsqa.store.rows import fetch_dicts
+from lsqa.store.bulk import fetch_dicts
 
 _LIVE_REVIEWS = """
     SELECT r.* FROM human_reviews r

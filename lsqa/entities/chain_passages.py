@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from lsqa.corpus import Passage, count_tokens
+from lsqa.book_text import Passage, count_tokens
 from lsqa.entities.types import Entity, Mention
 
 STRATA = 8

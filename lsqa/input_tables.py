@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lsqa.errors import InputError
+from lsqa.vocabulary import WINNER_HINT, normalize_winner
 
 COMPARISON_COLUMNS = ("system_a", "system_b", "winner")
 RATING_COLUMNS = ("item_id", "rater", "label")
-WINNER_HINT = "winner must be one of A, B, tie, none (any case)"
 
 # Anything larger is refused before reading: a 2 GB table of verdicts is a mistake, not a study.
 MAX_TABLE_BYTES = 512 * 1024 * 1024
@@ -238,7 +238,6 @@ def load_comparisons(path: str | Path) -> Table:
 
     ``winner`` is normalised to 'A', 'B', 'tie' or 'none'.
     """
-    from lsqa.ranking import normalize_winner
 
     table = read_table(path, COMPARISON_COLUMNS)
     for row, line in zip(table.rows, table.lines):

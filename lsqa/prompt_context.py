@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lsqa.corpus import Passage
+from lsqa.book_text import Passage
 from lsqa.runconfig import Context
 
 

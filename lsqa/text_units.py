@@ -1,4 +1,5 @@
-"""Word and sentence handling shared by the embedded offline models.
+"""Words, stems, content words and sentence spans: shared by the embedded offline models and the
+reference-error triage.
 
 Everything here is linear in the text and built from compiled regular expressions, so that a
 1.5 MB book splits and tokenises in a fraction of a second.

@@ -12,7 +12,7 @@ import io
 from collections import defaultdict
 from pathlib import Path
 
-from lsqa import analysis, store
+from lsqa import analysis, store, vocabulary
 from lsqa.config import PROJECT_ROOT, resolve_workspace
 from lsqa.store import corpus as corpus_store
 from lsqa.store import dashboard as dash_store
@@ -23,12 +23,12 @@ from lsqa.store import verdicts as verdicts_store
 CONFIG_DIR = PROJECT_ROOT / "configs"
 
 
-def workspace() -> Path:
+def current_workspace() -> Path:
     return resolve_workspace()
 
 
-def exists(ws: Path) -> bool:
-    return Path(ws).is_file()
+def exists(workspace: Path) -> bool:
+    return Path(workspace).is_file()
 
 
 def to_csv(rows: list[dict], columns: list[str] | None = None) -> bytes:
@@ -43,9 +43,9 @@ def to_csv(rows: list[dict], columns: list[str] | None = None) -> bytes:
 
 # ------------------------------------------------------------------------------------ overview
 
-def overview(ws: Path) -> dict:
+def overview(workspace: Path) -> dict:
     """Counts, recent runs with their cost and status, and where audit work is waiting."""
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         counts = dash_store.overview_counts(con)
         documents = corpus_store.list_documents(con)
         runs = dash_store.recent_runs(con, 10)
@@ -58,13 +58,13 @@ def overview(ws: Path) -> dict:
             "tables": table_counts}
 
 
-def judges_by_family(ws: Path) -> dict[str, list[str]]:
+def judges_by_family(workspace: Path) -> dict[str, list[str]]:
     """Judge names: ``pairwise`` (side by side, rankable) and ``binary`` (yes/no, accuracy)."""
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = results_store.judges(con)
-    out: dict[str, list[str]] = {"pairwise": [], "binary": []}
+    out: dict[str, list[str]] = {f: [] for f in vocabulary.FAMILIES}
     for r in rows:
-        family = "pairwise" if r["kind"] in analysis.PAIRWISE_KINDS else "binary"
+        family = vocabulary.family(r["kind"])
         if r["judge"] not in out[family]:
             out[family].append(r["judge"])
     return out
@@ -72,7 +72,7 @@ def judges_by_family(ws: Path) -> dict[str, list[str]]:
 
 # --------------------------------------------------------------------------------- leaderboard
 
-def leaderboard(ws: Path, *, judges: list[str] | None = None, use_overrides: bool = False,
+def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrides: bool = False,
                 exclude_flagged: bool = False, bootstrap: int = 1000, seed: int = 0,
                 by_question: bool = False) -> dict:
     """Bradley-Terry rankings per side-by-side judge and accuracy per yes/no judge (Fig. 2-3, 6-7; Table 1).
@@ -80,21 +80,21 @@ def leaderboard(ws: Path, *, judges: list[str] | None = None, use_overrides: boo
     A judge whose verdicts cannot be ranked (none decided, everything 'none') is reported with its
     error instead of breaking the page.
     """
-    families = judges_by_family(ws)
+    families = judges_by_family(workspace)
     pairwise = [j for j in families["pairwise"] if not judges or j in judges]
     binary = [j for j in families["binary"] if not judges or j in judges]
     rankings, accuracy = [], []
     for judge in pairwise:
         try:
-            result = analysis.ranking(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+            result = analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
                                       bootstrap=bootstrap, seed=seed, by_question=by_question)
             rankings.append({"judge": judge, "result": result, "error": ""})
         except ValueError as exc:
             rankings.append({"judge": judge, "result": None, "error": str(exc)})
     for judge in binary:
-        rows = analysis.accuracy(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+        rows = analysis.accuracy(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
         accuracy.append({"judge": judge, "rows": rows})
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         n_flagged = len(verdicts_store.flagged_question_ids(con))
     return {"rankings": rankings, "accuracy": accuracy, "use_overrides": use_overrides,
             "exclude_flagged": exclude_flagged, "n_flagged_questions": n_flagged, "bootstrap": bootstrap}
@@ -122,53 +122,53 @@ def accuracy_rows(judge: str, rows: list[dict]) -> list[dict]:
 
 # ----------------------------------------------------------------------------------- agreement
 
-def judge_vs_human(ws: Path, judge: str, *, annotator: str | None = None, bootstrap: int = 1000) -> dict | None:
+def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None, bootstrap: int = 1000) -> dict | None:
     """Agreement of a judge with the humans who reviewed *its* verdicts (``human@<judge>``), or None."""
-    rater = f"{analysis.HUMAN}:{annotator}@{judge}" if annotator else f"{analysis.HUMAN}@{judge}"
+    rater = f"{vocabulary.HUMAN}:{annotator}@{judge}" if annotator else f"{vocabulary.HUMAN}@{judge}"
     try:
-        result = analysis.agreement(ws, judge, rater, bootstrap=bootstrap)
+        result = analysis.agreement(workspace, judge, rater, bootstrap=bootstrap)
     except ValueError:  # no verdict of this judge reviewed yet
         return None
     # Shown as "human" beside the judge: the row already says whose verdicts were reviewed.
-    result.update(rater_a=judge, rater_b=f"{analysis.HUMAN}:{annotator}" if annotator else analysis.HUMAN)
+    result.update(rater_a=judge, rater_b=f"{vocabulary.HUMAN}:{annotator}" if annotator else vocabulary.HUMAN)
     return result
 
 
-def agreement_overview(ws: Path, *, bootstrap: int = 1000) -> dict:
+def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
     """Every judge against the humans and against the other judges of its family (Fig. 4, §5.1-5.2).
 
     Returns ``{"pairs": [...], "vs_human": [...], "position": [...], "annotators": {...}}`` with
     agreement %, Cohen's κ and its bootstrap CI and the confusion matrix for each pair.
     """
-    families = judges_by_family(ws)
+    families = judges_by_family(workspace)
     pairs, vs_human, position = [], [], []
     for family, judges in families.items():
         for i, a in enumerate(judges):
             for b in judges[i + 1:]:
                 try:
-                    res = analysis.agreement(ws, a, b, bootstrap=bootstrap)
+                    res = analysis.agreement(workspace, a, b, bootstrap=bootstrap)
                 except ValueError:
                     continue
                 pairs.append({"family": family, "rater_a": a, "rater_b": b, **res})
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         annotators = sorted({r["annotator"] for r in verdicts_store.human_labels(con)})
     for judges in families.values():
         for judge in judges:
-            res = judge_vs_human(ws, judge, bootstrap=bootstrap)
+            res = judge_vs_human(workspace, judge, bootstrap=bootstrap)
             if res:
                 vs_human.append(res)
     for judge in families["pairwise"]:
-        position.append(analysis.position_bias(ws, judge))
+        position.append(analysis.position_bias(workspace, judge))
     between = []
     for i, a in enumerate(annotators):
         for b in annotators[i + 1:]:
             try:
-                res = analysis.agreement(ws, f"{analysis.HUMAN}:{a}", f"{analysis.HUMAN}:{b}", bootstrap=bootstrap)
+                res = analysis.agreement(workspace, f"{vocabulary.HUMAN}:{a}", f"{vocabulary.HUMAN}:{b}", bootstrap=bootstrap)
             except ValueError:  # no verdict reviewed by both
                 continue
             between.append({"rater_a": a, "rater_b": b, **res})
     return {"pairs": pairs, "vs_human": vs_human, "position": position,
-            "annotators": analysis.annotator_agreement(ws), "annotator_pairs": between, "annotator_names": annotators,
+            "annotators": analysis.annotator_agreement(workspace), "annotator_pairs": between, "annotator_names": annotators,
             "families": families}
 
 
@@ -180,29 +180,29 @@ def agreement_rows(results: list[dict]) -> list[dict]:
             for r in results]
 
 
-def self_preference(ws: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict | None:
+def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict | None:
     try:
-        return analysis.self_preference(ws, judges, systems)
+        return analysis.self_preference(workspace, judges, systems)
     except ValueError:
         return None
 
 
-def pairwise_systems(ws: Path) -> list[str]:
-    with store.connect(ws) as con:
+def pairwise_systems(workspace: Path) -> list[str]:
+    with store.connect(workspace) as con:
         return [s["name"] for s in results_store.list_systems(con)]
 
 
 # -------------------------------------------------------------------------------------- corpus
 
-def books(ws: Path) -> list[dict]:
-    with store.connect(ws) as con:
+def books(workspace: Path) -> list[dict]:
+    with store.connect(workspace) as con:
         return dash_store.books(con)
 
 
-def passages(ws: Path, document_id: str, *, page: int = 0, page_size: int = 10, contains: str = "") -> dict:
+def passages(workspace: Path, document_id: str, *, page: int = 0, page_size: int = 10, contains: str = "") -> dict:
     from lsqa import highlight
 
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows, total = dash_store.passage_page(con, document_id, page * page_size, page_size, contains.strip())
     for r in rows:
         spans = []
@@ -216,12 +216,12 @@ def passages(ws: Path, document_id: str, *, page: int = 0, page_size: int = 10, 
     return {"rows": rows, "total": total, "pages": max(1, -(-total // page_size))}
 
 
-def entities(ws: Path, document_id: str) -> list[dict]:
-    with store.connect(ws) as con:
+def entities(workspace: Path, document_id: str) -> list[dict]:
+    with store.connect(workspace) as con:
         return corpus_store.list_entities(con, document_id)
 
 
-def mention_chain(ws: Path, document_id: str, entity_id: str, *, max_windows: int = 30, chars: int = 250) -> dict:
+def mention_chain(workspace: Path, document_id: str, entity_id: str, *, max_windows: int = 30, chars: int = 250) -> dict:
     """An entity's mentions (paper §2's coreference chain) shown in the book, mentions marked.
 
     Mentions close to each other share one window of text, so a paragraph with five mentions is
@@ -229,7 +229,7 @@ def mention_chain(ws: Path, document_id: str, entity_id: str, *, max_windows: in
     """
     from lsqa import highlight
 
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         mentions = corpus_store.entity_mentions(con, entity_id)
         if not mentions:
             return {"mentions": [], "windows": [], "n_mentions": 0}
@@ -251,9 +251,9 @@ def mention_chain(ws: Path, document_id: str, entity_id: str, *, max_windows: in
             "n_mentions": len(mentions)}
 
 
-def questions_and_answers(ws: Path, document_id: str) -> dict:
+def questions_and_answers(workspace: Path, document_id: str) -> dict:
     """The book's questions with both references and every system's answer (one column per system)."""
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         rows = dash_store.questions_with_answers(con, document_id)
     by_q: dict[str, dict] = {}
     systems: list[str] = []
@@ -293,14 +293,12 @@ def model_choices() -> dict[str, str]:
     return embedded_models()
 
 
-def run_choices(ws: Path) -> dict:
+def run_choices(workspace: Path) -> dict:
     """Books with text, the embedded models, context settings and judge kinds for the run form."""
-    from lsqa.runconfig import JUDGE_KINDS
-
-    with store.connect(ws) as con:
+    with store.connect(workspace) as con:
         docs = [{"id": d["id"], "title": d["title"], "questions": d["n_questions"]}
                 for d in corpus_store.list_documents(con) if d["has_text"]]
-    return {"books": docs, "models": model_choices(), "judge_kinds": list(JUDGE_KINDS),
+    return {"books": docs, "models": model_choices(), "judge_kinds": list(vocabulary.JUDGE_KINDS),
             "contexts": ["none", "retrieval:4000", "full"]}
 
 
@@ -349,8 +347,8 @@ def stage_rows(summary: dict) -> list[dict]:
             for s in summary["stages"]]
 
 
-def run_history(ws: Path, limit: int = 20) -> list[dict]:
-    with store.connect(ws) as con:
+def run_history(workspace: Path, limit: int = 20) -> list[dict]:
+    with store.connect(workspace) as con:
         return dash_store.recent_runs(con, limit)
 
 

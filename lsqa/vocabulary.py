@@ -1,0 +1,112 @@
+"""The words lsqa uses for verdicts, in one place: judge kinds and their families, labels,
+winners, tie models, review actions, flag reasons, and what a verdict is about (its item).
+
+Every other module imports these names from here; the database stores the same strings.
+Pairwise labels are in system terms: ``A`` means system_a won, whatever order the judge saw.
+"""
+
+from __future__ import annotations
+
+# --------------------------------------------------------------------------- judge kinds (§5)
+
+# absolute = AutoAIS yes/no against the book (§5.1); pairwise = side by side (§3.2);
+# groundtruth / groundtruth-pairwise = the same against the NarrativeQA references (§5.2);
+# similarity = embedding similarity to a reference, thresholded to yes/no.
+JUDGE_KINDS = ("absolute", "pairwise", "groundtruth", "groundtruth-pairwise", "similarity")
+PAIRWISE_KINDS = ("pairwise", "groundtruth-pairwise")
+BINARY_KINDS = ("absolute", "groundtruth", "similarity")
+
+# The two families: a verdict rates one answer (yes/no) or a pair of answers (side by side).
+PAIRWISE = "pairwise"
+BINARY = "binary"
+FAMILIES = (PAIRWISE, BINARY)
+
+
+def family(kind: str) -> str:
+    """``pairwise`` for side-by-side kinds, ``binary`` for yes/no kinds."""
+    return PAIRWISE if kind in PAIRWISE_KINDS else BINARY
+
+
+def is_pairwise(kind: str) -> bool:
+    return kind in PAIRWISE_KINDS
+
+
+# --------------------------------------------------------------------------------- labels
+
+PAIRWISE_LABELS = ("A", "B", "tie", "none")
+ABSOLUTE_LABELS = ("yes", "no")
+# What a side-by-side comparison row's ``winner`` may be (``lsqa rank`` input, Bradley-Terry).
+WINNERS = PAIRWISE_LABELS
+WINNER_HINT = f"winner must be one of {', '.join(WINNERS)} (any case)"
+# How Bradley-Terry counts a tie (lsqa.ranking): half a win each, or Davidson's (1970) model.
+TIE_MODELS = ("half", "davidson")
+
+_WINNER_ALIASES = {w.lower(): w for w in WINNERS}
+
+
+def normalize_winner(value) -> str:
+    """Map a comparison's winner to one of ``WINNERS`` ('A', 'B', 'tie', 'none'), case-insensitively.
+
+    Raises ValueError for anything else (the loader turns it into an error naming the line).
+    """
+    key = str(value).strip().lower() if value is not None else ""
+    try:
+        return _WINNER_ALIASES[key]
+    except KeyError:
+        raise ValueError(f"unknown winner {value!r}; expected one of {', '.join(WINNERS)}") from None
+
+
+_PAIRWISE_ALIASES = {
+    "a": "A", "a is better": "A", "1": "A", "system a": "A",
+    "b": "B", "b is better": "B", "2": "B", "system b": "B",
+    "tie": "tie", "equal": "tie", "3": "tie", "draw": "tie",
+    "none": "none", "neither": "none", "both wrong": "none",
+}
+_ABSOLUTE_ALIASES = {"yes": "yes", "y": "yes", "true": "yes", "1": "yes", "correct": "yes",
+                     "no": "no", "n": "no", "false": "no", "0": "no", "incorrect": "no"}
+
+
+def normalise_label(label: str, kind: str) -> str | None:
+    """Map a label as written in a file to the canonical one for ``kind``; ValueError if unknown."""
+    text = str(label).strip().strip("'\"").lower()
+    if kind in PAIRWISE_KINDS:
+        table, allowed = _PAIRWISE_ALIASES, PAIRWISE_LABELS
+    elif kind in ("absolute", "groundtruth"):
+        table, allowed = _ABSOLUTE_ALIASES, ABSOLUTE_LABELS
+    elif kind == "similarity":
+        try:
+            float(text)
+        except ValueError:
+            table, allowed = _ABSOLUTE_ALIASES, ABSOLUTE_LABELS
+        else:
+            return text
+    else:
+        raise ValueError(f"unknown verdict kind {kind!r}")
+    if text not in table:
+        raise ValueError(f"label {label!r} is not a {kind} label (expected one of {', '.join(allowed)})")
+    return table[text]
+
+
+def swap_pairwise(label: str | None) -> str | None:
+    """The same verdict seen from the other side: A↔B, tie and none unchanged."""
+    return {"A": "B", "B": "A"}.get(label, label) if label is not None else None
+
+
+# ---------------------------------------------------------------------- humans (the audit)
+
+REVIEW_ACTIONS = ("confirm", "override", "undo")
+# ``retract`` withdraws the annotator's earlier flag on that reference.
+FLAG_REASONS = ("wrong", "ambiguous", "unanswerable", "retract")
+REFERENCES = ("1", "2")
+# A rater name for the humans in agreement tables: ``human``, ``human:<annotator>``.
+HUMAN = "human"
+
+
+# --------------------------------------------------------------------------------- items
+
+def item_key(row: dict) -> tuple[str, ...]:
+    """What a verdict is about: (question, system) or (question, system A, system B). A tuple, not a
+    joined string, so that any character may appear in question ids and system names."""
+    if is_pairwise(row["kind"]):
+        return (row["question_id"], row["system_a"], row["system_b"])
+    return (row["question_id"], row["system_a"])
