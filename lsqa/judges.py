@@ -97,9 +97,9 @@ def _is_nqa(question: dict) -> bool:
     return question["origin"] == "narrativeqa"
 
 
-def _request(judge: JudgeSpec, prompt: prompts.Prompt, values: dict) -> LLMRequest:
+def _request(judge: JudgeSpec, prompt: prompts.Prompt, values: dict, contexts: tuple[str, ...] = ()) -> LLMRequest:
     return LLMRequest(model=judge.model, messages=prompts.messages(prompt, **values), params=dict(judge.params),
-                      prompt_id=prompt.id, prompt_version=str(prompt.version))
+                      prompt_id=prompt.id, prompt_version=str(prompt.version), contexts=contexts)
 
 
 def _context_task(judge: JudgeSpec, key: dict, question: dict, books: BookContexts, query: str,
@@ -111,7 +111,7 @@ def _context_task(judge: JudgeSpec, key: dict, question: dict, books: BookContex
         task = JudgeTask(key, None, prompt)
         task.ready_row = task.row(status="error", extra={"error": str(exc)})
         return task
-    return JudgeTask(key, _request(judge, prompt, build(ctx.text)), prompt)
+    return JudgeTask(key, _request(judge, prompt, build(ctx.text), ctx.pieces), prompt)
 
 
 def _references(judge: JudgeSpec, question: dict, system: SystemSpec | None) -> list[str]:

@@ -201,7 +201,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
                 # Paper footnote 1: the passages of the entity's mention chain stand in for the book.
                 context = entities_mod.entity_context_text(doc["full_text"], mentions, max_tokens=gen.context_tokens)
             request = llm.LLMRequest(model=gen.model, params=dict(gen.params), prompt_id=prompt.id,
-                                     prompt_version=str(prompt.version),
+                                     prompt_version=str(prompt.version), contexts=(context,),
                                      messages=prompts.messages(prompt, context_text=context,
                                                                num_questions=gen.questions_per_entity,
                                                                entity=entity["name"]))

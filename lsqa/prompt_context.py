@@ -21,6 +21,7 @@ class ContextText:
     text: str
     passages: tuple[int, ...] = ()   # ordinals of the passages used (retrieval); () otherwise
     n_tokens: int = 0
+    pieces: tuple[str, ...] = ()     # the long texts ``text`` is made of: stored once each (lsqa.prompt_parts)
 
 
 class BookContexts:
@@ -64,9 +65,10 @@ class BookContexts:
             if max_tokens is not None and n > max_tokens:
                 raise ContextTooLong(f"'{self.document(doc_id)['title']}' has {n:,} tokens, more than the model's "
                                      f"{max_tokens:,}-token window; use retrieval:<tokens> for this model")
-            return ContextText(self.story(doc_id), (), n)
+            story = self.story(doc_id)
+            return ContextText(story, (), n, (story,))
         if context.kind == "retrieval":
             found = self.retrieve(doc_id, query, context.budget_tokens)
             return ContextText("\n\n".join(p.text for p in found), tuple(p.ordinal for p in found),
-                               sum(p.n_tokens for p in found))
+                               sum(p.n_tokens for p in found), tuple(p.text for p in found))
         raise ValueError(f"context {context.label} does not give a text")

@@ -70,5 +70,5 @@ def answer_task(system: SystemSpec, question: dict, books: BookContexts) -> Answ
         values["context"] = ctx.text
     task.passages = ctx.passages
     task.request = LLMRequest(model=system.model, messages=prompts.messages(prompt, **values), params=dict(system.params),
-                              prompt_id=prompt.id, prompt_version=str(prompt.version))
+                              prompt_id=prompt.id, prompt_version=str(prompt.version), contexts=ctx.pieces)
     return task

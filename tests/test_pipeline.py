@@ -45,7 +45,8 @@ def test_rerun_makes_zero_new_calls(demo_workspace):
 
 def test_every_verdict_keeps_prompt_and_raw_completion(demo_workspace_template):
     with store.connect(demo_workspace_template) as con:
-        rows = con.execute("SELECT j.kind, j.status, j.raw, j.prompt_id, j.prompt_version, c.messages, c.response"
+        rows = con.execute("SELECT j.kind, j.status, j.raw, j.prompt_id, j.prompt_version,"
+                           " coalesce(c.messages, c.prompt_parts), c.response"
                            " FROM judgments j LEFT JOIN llm_calls c ON c.cache_key = j.llm_call_key"
                            " WHERE j.kind <> 'similarity'").fetchall()
         orders = con.execute("SELECT DISTINCT shown_order FROM judgments WHERE judge = 'lexical-sxs-rag4k'").fetchall()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from typing import Mapping, Sequence
 
 from lsqa.llm.types import LLMRequest
+from lsqa.prompt_parts import canonical_json
 
 OFFLINE_PROVIDERS = ("lsqa", "local")
 
@@ -41,10 +41,6 @@ _SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.I)
 def semantic_params(params: Mapping) -> dict:
     """The parameters that shape the completion (what the cache key covers)."""
     return {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS}
-
-
-def canonical_json(value) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def cache_key(request: LLMRequest) -> str:

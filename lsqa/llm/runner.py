@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
+from lsqa import prompt_parts
 from lsqa.errors import LsqaError
 from lsqa.llm.keys import (
     OFFLINE_PROVIDERS,
@@ -263,9 +264,13 @@ _save_lock = threading.Lock()  # writers of concurrent batches in one process ta
 
 
 def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
-    from lsqa.store import llm_calls, write
+    from lsqa.store import llm_calls, prompt_texts, write
 
     with write(workspace) as con:
+        texts: dict[str, str] = {}
+        for row in rows:
+            texts.update(row["texts"])
+        prompt_texts.save_texts(con, texts)
         llm_calls.save_calls(con, rows)
         if run_id is not None:
             made = [r for r in rows if r["status"] == "ok"]
@@ -278,14 +283,29 @@ def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
             )
 
 
+def _stored_prompt(request: LLMRequest, env_secrets: Sequence[str]) -> tuple[str | None, str | None, dict]:
+    """(messages, prompt_parts, texts) as stored: long contexts by reference when the request names
+    them (issue 15), the whole prompt otherwise or when a secret value would have to be removed."""
+    contents = [m.get("content") for m in request.messages]
+    has_secret = any(isinstance(c, str) and v in c for c in contents for v in env_secrets)
+    if request.contexts and not has_secret:
+        parts, texts = prompt_parts.split_messages(request.messages, request.contexts)
+        if parts is not None:
+            return None, canonical_json(parts), texts
+    return remove_env_secrets(canonical_json(request.messages), env_secrets), None, {}
+
+
 def _row(job: _Job, result: LLMResult, run_id: int | None, env_secrets: Sequence[str]) -> dict:
     req = job.request
+    messages, parts, texts = _stored_prompt(req, env_secrets)
     return {
         "cache_key": job.key,
         "model": req.model,
         "prompt_id": req.prompt_id or "",
         "prompt_version": str(req.prompt_version or ""),
-        "messages": remove_env_secrets(canonical_json(req.messages), env_secrets),
+        "messages": messages,
+        "prompt_parts": parts,
+        "texts": texts,
         "params": scrub(canonical_json(storable_params(req.params)), env_secrets),
         "response": remove_env_secrets(result.text, env_secrets),
         "status": result.status,

@@ -19,6 +19,9 @@ class LLMRequest:
 
     ``params`` may also carry transport settings (``api_base``, ``timeout``); they are sent but
     do not enter the cache key. ``prompt_id``/``prompt_version`` are stored with the call.
+    ``contexts`` are the long texts inside the messages (a book, retrieved passages in order):
+    the call log stores each once and refers to it (:mod:`lsqa.prompt_parts`); they change
+    neither what is sent nor the cache key.
     """
 
     model: str
@@ -26,6 +29,7 @@ class LLMRequest:
     params: dict = field(default_factory=dict)
     prompt_id: str = ""
     prompt_version: str = ""
+    contexts: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass

@@ -11,6 +11,7 @@ database.
 
 from __future__ import annotations
 
+from lsqa.store import prompt_texts
 from lsqa.store.bulk import fetch_dicts
 from lsqa.store.runs import show_abandoned
 from lsqa.store.verdicts import _CURRENT_FLAGS, _HUMAN_LABELS
@@ -269,9 +270,13 @@ def passages_covering(con, document_id: str, spans: list[tuple[int, int]]) -> li
 def llm_call(con, cache_key: str) -> dict | None:
     if not cache_key:
         return None
-    rows = fetch_dicts(con, "SELECT model, prompt_id, prompt_version, messages, response, status, error_message,"
-                            " cost_usd, latency_s FROM llm_calls WHERE cache_key = ?", [cache_key])
-    return rows[0] if rows else None
+    rows = fetch_dicts(con, "SELECT model, prompt_id, prompt_version, messages, prompt_parts, response, status,"
+                            " error_message, cost_usd, latency_s FROM llm_calls WHERE cache_key = ?", [cache_key])
+    if not rows:
+        return None
+    call = rows[0]
+    call["messages"] = prompt_texts.messages_json(con, call["messages"], call.pop("prompt_parts"))
+    return call
 
 
 def review_history(con, judgment_id: str) -> list[dict]:

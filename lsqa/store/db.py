@@ -272,9 +272,18 @@ def migrate(con: duckdb.DuckDBPyConnection, directory: Path = MIGRATIONS_DIR) ->
             continue
         with transaction(con):
             con.execute(path.read_text(encoding="utf-8"))
+            _data_step(path.name, con)
             con.execute("INSERT INTO schema_migrations (name, sha256) VALUES (?, ?)", [path.name, digest])
         done.append(path.name)
     return done
+
+
+def _data_step(name: str, con: duckdb.DuckDBPyConnection) -> None:
+    """Moves of stored data that SQL alone cannot do, run in the migration's transaction."""
+    if name.startswith("0006_"):
+        from lsqa.store.prompt_texts import compact_stored_calls
+
+        compact_stored_calls(con)
 
 
 def forget_migrated(path: str | Path | None = None) -> None:

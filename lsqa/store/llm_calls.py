@@ -15,10 +15,12 @@ from typing import Iterable, Sequence
 
 import duckdb
 
+from lsqa.store import prompt_texts
+
 COLUMNS = (
     "cache_key", "model", "prompt_id", "prompt_version", "messages", "params", "response", "status",
     "error_kind", "error_message", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
-    "run_id", "attempts",
+    "run_id", "attempts", "prompt_parts",
 )
 _ROW = "(" + ", ".join("?" for _ in COLUMNS) + ")"
 _CHUNK = 200
@@ -67,12 +69,15 @@ def save_calls(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> None:
 
 
 def get_call(con: duckdb.DuckDBPyConnection, cache_key: str) -> dict | None:
-    """One stored call, every column, or None."""
+    """One stored call, every column, or None; ``messages`` is the prompt as sent even when it is
+    stored as parts."""
     cur = con.execute("SELECT * FROM llm_calls WHERE cache_key = ?", [cache_key])
     row = cur.fetchone()
     if row is None:
         return None
-    return dict(zip([d[0] for d in cur.description], row))
+    call = dict(zip([d[0] for d in cur.description], row))
+    call["messages"] = prompt_texts.messages_json(con, call["messages"], call["prompt_parts"])
+    return call
 
 
 def add_to_run(
