@@ -22,8 +22,8 @@ reviewed ones; ties keep a stable order (question, judge, pair).
 Actions are append-only rows (``lsqa.store.reviews``), saved at once with the annotator's name and
 the time: choosing the judge's own label is a ``confirm``, any other label an ``override``. Undo
 withdraws the annotator's own latest action: a review gets an ``undo`` row; a flag gets a row that
-restores the annotator's previous flag on that reference (or a ``retract``), with
-``store.dashboard.UNDO_FLAG_NOTE`` in its note so it is never itself taken for the last action.
+restores the annotator's previous flag on that reference (or a ``retract``) and names the flag it
+withdraws in ``undoes``, so it is never itself taken for the last action.
 """
 
 from __future__ import annotations
@@ -33,9 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsqa import highlight, store
-from lsqa.vocabulary import is_pairwise, swap_pairwise
-from lsqa.store import dashboard as dash_store
+from lsqa.store import audit_queue as queue_store
+from lsqa.store import corpus as corpus_store
+from lsqa.store import llm_calls as llm_calls_store
+from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.vocabulary import is_pairwise, swap_pairwise
 
 PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0, "flagged": 0.5}
 REVIEWED_FILTERS = {"not_mine": "not reviewed by me", "unreviewed": "not reviewed by anyone",
@@ -69,7 +72,7 @@ def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *,
           page_size: int = PAGE_SIZE) -> dict:
     """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``."""
     with store.connect(workspace) as con:
-        rows, total = dash_store.audit_queue(
+        rows, total = queue_store.audit_queue(
             con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
             documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
             reviewed=filters.reviewed, limit=page_size, offset=page * page_size)
@@ -96,7 +99,7 @@ def reasons(row: dict) -> str:
 
 def choices(workspace: Path) -> dict:
     with store.connect(workspace) as con:
-        return dash_store.queue_choices(con)
+        return queue_store.queue_choices(con)
 
 
 # --------------------------------------------------------------------------------- one item
@@ -146,17 +149,17 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
     excerpt in ``<mark>``.
     """
     with store.connect(workspace) as con:
-        j = dash_store.judgment(con, judgment_id)
+        j = results_store.judgment_in_context(con, judgment_id)
         if j is None:
             return None
         systems = [s for s in (j["system_a"], j["system_b"]) if s]
-        answers = dash_store.answers_of(con, j["question_id"], systems)
-        others = dash_store.other_verdicts(con, j["question_id"], systems)
-        flags = dash_store.flags_of(con, j["question_id"])
-        labels_now = dash_store.current_labels(con, judgment_id)
-        history = dash_store.review_history(con, judgment_id)
-        call = dash_store.llm_call(con, j["llm_call_key"])
-        book = dash_store.story(con, j["document_id"]) if j.get("has_text") else None
+        answers = {a["system_name"]: a for a in results_store.answers_for(con, [j["question_id"]], systems)}
+        others = results_store.other_verdicts(con, j["question_id"], systems)
+        flags = reviews_store.flags_of(con, j["question_id"])
+        labels_now = reviews_store.human_labels_of(con, judgment_id)
+        history = reviews_store.review_history(con, judgment_id)
+        call = llm_calls_store.get_call(con, j["llm_call_key"]) if j["llm_call_key"] else None
+        book = corpus_store.get_document(con, j["document_id"]) if j.get("has_text") else None
         evidence = _evidence(con, j, book, context_chars)
     pairwise = is_pairwise(j["kind"])
     if pairwise:
@@ -220,7 +223,7 @@ def _evidence(con, j: dict, book: dict | None, context_chars: int) -> list[dict]
             matches = highlight.find_evidence(full, text, lo, hi)
             if matches:
                 spans = [(m.start, m.end) for m in matches]
-                passages = dash_store.passages_covering(con, j["document_id"], spans)
+                passages = corpus_store.passages_covering(con, j["document_id"], spans)
                 # The text around the excerpt, kept inside the passage(s) that hold it.
                 if passages:
                     lo_p, hi_p = passages[0]["char_start"], passages[-1]["char_end"]
@@ -241,7 +244,7 @@ def _evidence(con, j: dict, book: dict | None, context_chars: int) -> list[dict]
 def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: str = "") -> dict:
     """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``."""
     with store.write(workspace) as con:
-        j = dash_store.judgment(con, judgment_id)
+        j = results_store.judgment_in_context(con, judgment_id)
         if j is None:
             raise KeyError(f"no verdict {judgment_id}")
         action = "confirm" if j["status"] == "ok" and label == j["label"] else "override"
@@ -253,7 +256,7 @@ def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: 
 def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "") -> dict:
     """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
     with store.write(workspace) as con:
-        j = dash_store.judgment(con, judgment_id)
+        j = results_store.judgment_in_context(con, judgment_id)
         if j is None:
             raise KeyError(f"no verdict {judgment_id}")
         if j["status"] != "ok" or j["label"] is None:
@@ -274,7 +277,7 @@ def last_action(workspace: Path, annotator: str) -> dict | None:
     if not annotator.strip():
         return None
     with store.connect(workspace) as con:
-        return dash_store.last_action(con, annotator.strip())
+        return reviews_store.last_action(con, annotator.strip())
 
 
 def undo_last(workspace: Path, annotator: str) -> dict | None:
@@ -283,24 +286,23 @@ def undo_last(workspace: Path, annotator: str) -> dict | None:
     if not annotator:
         raise ValueError("an annotator name is required")
     with store.write(workspace) as con:
-        last = dash_store.last_action(con, annotator)
+        last = reviews_store.last_action(con, annotator)
         if last is None:
             return None
         if last["what"] == "review":
             reviews_store.add_review(con, annotator=annotator, judgment_id=last["target"], action="undo",
                                      undoes=int(last["id"]), note="undo")
         else:
-            before = dash_store.flag_before(con, annotator, last["target"], last["reference"], int(last["id"]))
+            before = reviews_store.flag_before(con, annotator, last["target"], last["reference"], int(last["id"]))
             reason = before["reason"] if before else "retract"
-            note = f"{dash_store.UNDO_FLAG_NOTE}{last['id']}" + (f": {before['note']}" if before and before["note"] else "")
             reviews_store.add_flag(con, annotator=annotator, question_id=last["target"], reference=last["reference"],
-                                   reason=reason, note=note)
+                                   reason=reason, note=before["note"] if before else "", undoes=int(last["id"]))
     return last
 
 
 def progress(workspace: Path) -> list[dict]:
     with store.connect(workspace) as con:
-        return dash_store.annotator_progress(con)
+        return reviews_store.annotator_progress(con)
 
 
 def describe_action(action: dict | None) -> str:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsqa import store
-from lsqa.store import dashboard as dash_store
+from lsqa.store import llm_calls as llm_calls_store
+from lsqa.store import runs as runs_store
 
 _lock = threading.Lock()
 _jobs: dict[str, "Job"] = {}
@@ -95,7 +96,7 @@ def start(workspace: str | Path, config: dict, *, label: str = "dashboard") -> s
 
     run_config_from_dict(config, source=label)  # refuse a bad config here, not in the thread
     with store.connect(workspace) as con:
-        first_run_id = dash_store.max_run_id(con)
+        first_run_id = runs_store.max_run_id(con)
     job = Job(id=f"job-{next(_ids)}-{int(time.time())}", workspace=str(workspace), config=dict(config), label=label,
               first_run_id=first_run_id)
     with _lock:
@@ -132,4 +133,4 @@ def wait(job_id: str, timeout_s: float = 300.0) -> dict | None:
 def cost_so_far(job: dict) -> dict:
     """Calls and cost stored so far by runs newer than the job's start."""
     with store.connect(job["workspace"]) as con:
-        return dash_store.cost_since_run(con, job["first_run_id"])
+        return llm_calls_store.cost_since_run(con, job["first_run_id"])

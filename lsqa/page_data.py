@@ -15,7 +15,8 @@ from pathlib import Path
 from lsqa import analysis, store, vocabulary
 from lsqa.config import PROJECT_ROOT, resolve_workspace
 from lsqa.store import corpus as corpus_store
-from lsqa.store import dashboard as dash_store
+from lsqa.store import audit_queue as queue_store
+from lsqa.store import reviews as reviews_store
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 from lsqa.store import verdicts as verdicts_store
@@ -46,11 +47,11 @@ def to_csv(rows: list[dict], columns: list[str] | None = None) -> bytes:
 def overview(workspace: Path) -> dict:
     """Counts, recent runs with their cost and status, and where audit work is waiting."""
     with store.connect(workspace) as con:
-        counts = dash_store.overview_counts(con)
+        counts = runs_store.overview_counts(con)
         documents = corpus_store.list_documents(con)
-        runs = dash_store.recent_runs(con, 10)
-        work = dash_store.audit_work(con)
-        people = dash_store.annotator_progress(con)
+        runs = runs_store.recent_runs(con, 10)
+        work = queue_store.audit_work(con)
+        people = reviews_store.annotator_progress(con)
         table_counts = runs_store.table_counts(con)
     for r in work:
         r["reviewed %"] = round(100 * r["reviewed"] / r["verdicts"], 1) if r["verdicts"] else 0.0
@@ -196,14 +197,14 @@ def pairwise_systems(workspace: Path) -> list[str]:
 
 def books(workspace: Path) -> list[dict]:
     with store.connect(workspace) as con:
-        return dash_store.books(con)
+        return corpus_store.books(con)
 
 
 def passages(workspace: Path, document_id: str, *, page: int = 0, page_size: int = 10, contains: str = "") -> dict:
     from lsqa import highlight
 
     with store.connect(workspace) as con:
-        rows, total = dash_store.passage_page(con, document_id, page * page_size, page_size, contains.strip())
+        rows, total = corpus_store.passage_page(con, document_id, page * page_size, page_size, contains.strip())
     for r in rows:
         spans = []
         if contains.strip():
@@ -244,7 +245,7 @@ def mention_chain(workspace: Path, document_id: str, entity_id: str, *, max_wind
                 break
         out = []
         for s, e, spans in windows:
-            text = dash_store.text_slice(con, document_id, s, e)
+            text = corpus_store.text_slice(con, document_id, s, e)
             out.append({"start": s, "end": s + len(text), "n": len(spans),
                         "html": highlight.marked_html(text, spans, offset=s)})
     return {"mentions": [{"start": m[0], "end": m[1], "text": m[2]} for m in mentions], "windows": out,
@@ -254,7 +255,7 @@ def mention_chain(workspace: Path, document_id: str, entity_id: str, *, max_wind
 def questions_and_answers(workspace: Path, document_id: str) -> dict:
     """The book's questions with both references and every system's answer (one column per system)."""
     with store.connect(workspace) as con:
-        rows = dash_store.questions_with_answers(con, document_id)
+        rows = corpus_store.questions_with_answers(con, document_id)
     by_q: dict[str, dict] = {}
     systems: list[str] = []
     for r in rows:
@@ -349,7 +350,7 @@ def stage_rows(summary: dict) -> list[dict]:
 
 def run_history(workspace: Path, limit: int = 20) -> list[dict]:
     with store.connect(workspace) as con:
-        return dash_store.recent_runs(con, limit)
+        return runs_store.recent_runs(con, limit)
 
 
 def group_by(rows: list[dict], key: str) -> dict[str, list[dict]]:

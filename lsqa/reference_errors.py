@@ -34,7 +34,9 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.text_units import content_words
-from lsqa.store import dashboard as dash_store
+from lsqa.store import corpus as corpus_store
+from lsqa.store import reviews as reviews_store
+from lsqa.store import verdicts as verdicts_store
 
 WEIGHTS = {"grounded_vs_reference": 2.0, "reference_specific": 1.0, "low_support": 1.0,
            "references_disagree": 0.5, "human_accepts": 1.5, "flag_wrong": 3.0, "flag_ambiguous": 1.5}
@@ -50,7 +52,7 @@ def _words(text: str) -> frozenset[str]:
 def _passage_words(workspace: str, document_id: str, n_passages: int) -> tuple[tuple[int, frozenset[str]], ...]:
     # n_passages is part of the key so a re-ingested book is read again.
     with store.connect(workspace) as con:
-        rows = dash_store.passages_of_documents(con, [document_id])
+        rows = corpus_store.passages_of_documents(con, [document_id])
     return tuple((r["ordinal"], _words(r["text"])) for r in rows)
 
 
@@ -79,8 +81,8 @@ def jaccard(a: str, b: str) -> float:
 def triage(workspace: Path, *, limit: int | None = None) -> list[dict]:
     """Every (question, reference) with verdicts, most likely wrong first, with the evidence as columns."""
     with store.connect(workspace) as con:
-        data = dash_store.reference_triage_rows(con)
-        n_passages = {d["id"]: d["passages"] for d in dash_store.books(con)}
+        data = verdicts_store.reference_triage_rows(con)
+        n_passages = {d["id"]: d["passages"] for d in corpus_store.books(con)}
     grounded: dict[tuple[str, str], list[str]] = defaultdict(list)
     for r in data["grounded"]:
         grounded[(r["question_id"], r["system"])].append(r["label"])
@@ -153,7 +155,7 @@ def triage(workspace: Path, *, limit: int | None = None) -> list[dict]:
 def errata(workspace: Path) -> list[dict]:
     """The flagged references, one row per (question, reference), with reasons, annotators and notes."""
     with store.connect(workspace) as con:
-        rows = dash_store.flagged_questions(con)
+        rows = reviews_store.flagged_questions(con)
     scores = {(r["question_id"], r["reference"]): r["score"] for r in triage(workspace)} if rows else {}
     grouped: dict[tuple[str, str], dict] = {}
     for r in rows:

@@ -9,7 +9,6 @@ from typer.testing import CliRunner
 
 from lsqa import store
 from lsqa.cli import app
-from lsqa.store import dashboard as dashboard_store
 from lsqa.store import runs
 
 from .conftest import run_python
@@ -43,7 +42,7 @@ def test_readers_show_a_killed_run_as_interrupted_without_writing(workspace):
     run_id, pid = killed_run(workspace)
     assert stored_status(workspace, run_id)[0] == "running"  # nothing closed it
     with store.connect(workspace) as con:
-        shown = {r["id"]: r for r in dashboard_store.recent_runs(con)}
+        shown = {r["id"]: r for r in runs.recent_runs(con)}
         listed = {r["id"]: r for r in runs.list_runs(con)}
     for rows in (shown, listed):
         assert rows[run_id]["status"] == "interrupted"

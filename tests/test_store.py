@@ -61,3 +61,28 @@ def test_write_rolls_back_on_error(workspace):
             raise RuntimeError("boom")
     with store.connect(workspace) as con:
         assert con.execute("SELECT count(*) FROM systems").fetchone()[0] == 0
+
+
+def test_undo_flags_written_before_the_undoes_column_are_recognised(tmp_path):
+    """Migration 0005: a flag row that an undo wrote as 'undo of flag #N' (the old marker) gets
+    ``undoes = N``, but only when flag N is the same annotator's earlier flag on that reference;
+    the notes stay as written."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    for path in db.migration_files():
+        if path.name < "0005":
+            shutil.copy(path, old / path.name)
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    store.migrate(con, old)
+    con.execute("""INSERT INTO reference_flags (id, annotator, question_id, reference, reason, note) VALUES
+        (1, 'ann', 'q1', '1', 'wrong', ''),
+        (2, 'ann', 'q1', '1', 'retract', 'undo of flag #1'),
+        (3, 'bob', 'q1', '2', 'ambiguous', 'undo of flag #1 is what ann did'),
+        (4, 'ann', 'q2', '1', 'wrong', 'undo of flag #99')""")
+    shutil.copytree(db.MIGRATIONS_DIR, new)
+    assert "0005_derived_views.sql" in store.migrate(con, new)
+    rows = con.execute("SELECT id, undoes, note FROM reference_flags ORDER BY id").fetchall()
+    assert rows == [(1, None, ""), (2, 1, "undo of flag #1"), (3, None, "undo of flag #1 is what ann did"),
+                    (4, None, "undo of flag #99")]
+    assert con.execute("SELECT id FROM live_flags ORDER BY id").fetchall() == [(3,), (4,)]
+    assert con.execute("SELECT id FROM current_flags ORDER BY id").fetchall() == [(3,), (4,)]

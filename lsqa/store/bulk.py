@@ -1,4 +1,4 @@
-"""Bulk inserts shared by every area of the store.
+"""Bulk inserts and row reads shared by every area of the store.
 
 Rows go in as one Arrow table per call (``INSERT … BY NAME``): thousands of rows cost one
 statement, not thousands, and a column missing from the rows takes the table's default.
@@ -56,7 +56,8 @@ def insert_rows(
     return inserted
 
 
-def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list | tuple = ()) -> list[dict]:
-    cur = con.execute(sql, list(params))
+def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list | tuple | dict = ()) -> list[dict]:
+    """Rows as dicts; ``params`` positional (``?``) or named (``$name``, a dict)."""
+    cur = con.execute(sql, params if isinstance(params, dict) else list(params))
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]

@@ -144,3 +144,66 @@ def list_questions(con, document_ids: list[str] | None = None, origin: str | Non
         params.append(origin)
     sql += " ORDER BY document_id, origin, source_index, id"
     return fetch_dicts(con, sql, params)
+
+
+def passages_covering(con, document_id: str, spans: list[tuple[int, int]]) -> list[dict]:
+    """The passages (in book order) that hold any of ``spans`` (char offsets into the full text)."""
+    if not spans:
+        return []
+    starts = [int(s) for s, _ in spans]
+    ends = [int(e) for _, e in spans]
+    return fetch_dicts(con, """
+        SELECT DISTINCT p.ordinal, p.char_start, p.char_end FROM passages p,
+             (SELECT unnest(?) AS s, unnest(?) AS e) x
+        WHERE p.document_id = ? AND p.char_start < x.e AND p.char_end > x.s
+        ORDER BY p.ordinal""", [starts, ends, document_id])
+
+
+def books(con) -> list[dict]:
+    return fetch_dicts(con, """
+        SELECT d.id, d.title, d.author, d.kind, d.word_count, d.n_tokens,
+               (SELECT count(*) FROM passages p WHERE p.document_id = d.id) AS passages,
+               (SELECT count(*) FROM entities e WHERE e.document_id = d.id) AS entities,
+               (SELECT count(*) FROM questions q WHERE q.document_id = d.id) AS questions,
+               (SELECT count(DISTINCT a.question_id) FROM answers a JOIN questions q ON q.id = a.question_id
+                WHERE q.document_id = d.id) AS answered
+        FROM documents d WHERE d.full_text IS NOT NULL ORDER BY d.title""")
+
+
+def passage_page(con, document_id: str, offset: int = 0, limit: int = 20, contains: str = "") -> tuple[list[dict], int]:
+    sql = "SELECT ordinal, char_start, char_end, n_tokens, text, count(*) OVER () AS n_total FROM passages" \
+          " WHERE document_id = ?"
+    params: list = [document_id]
+    if contains:
+        sql += " AND text ILIKE ?"
+        params.append("%" + contains.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        sql = sql.replace("text ILIKE ?", "text ILIKE ? ESCAPE '\\'")
+    sql += f" ORDER BY ordinal LIMIT {int(limit)} OFFSET {int(offset)}"
+    rows = fetch_dicts(con, sql, params)
+    total = int(rows[0]["n_total"]) if rows else 0
+    for r in rows:
+        r.pop("n_total")
+    return rows, total
+
+
+def text_slice(con, document_id: str, start: int, end: int) -> str:
+    row = con.execute("SELECT substr(full_text, ? + 1, ?) FROM documents WHERE id = ?",
+                      [int(start), int(max(0, end - start)), document_id]).fetchone()
+    return row[0] if row and row[0] is not None else ""
+
+
+def questions_with_answers(con, document_id: str) -> list[dict]:
+    """Questions of a book (those with answers first) with every system's answer."""
+    return fetch_dicts(con, """
+        SELECT q.id AS question_id, q.origin, q.text AS question, q.reference_1, q.reference_2,
+               a.system_name, a.text AS answer, a.status
+        FROM questions q LEFT JOIN answers a ON a.question_id = q.id
+        WHERE q.document_id = ?
+        ORDER BY (SELECT count(*) FROM answers x WHERE x.question_id = q.id) = 0, q.source_index, q.id,
+                 a.system_name""", [document_id])
+
+
+def passages_of_documents(con, document_ids: list[str]) -> list[dict]:
+    return fetch_dicts(con, "SELECT document_id, ordinal, text FROM passages"
+                            " WHERE document_id IN (SELECT unnest(?)) ORDER BY document_id, ordinal",
+                       [list(document_ids)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts, insert_rows
+from lsqa.vocabulary import PAIRWISE_KINDS
 
 
 def upsert_systems(con, rows: list[dict]) -> int:
@@ -100,3 +101,25 @@ def judges(con) -> list[dict]:
         "SELECT judge, kind, count(*) AS n, count(*) FILTER (WHERE status = 'ok') AS n_ok"
         " FROM judgments GROUP BY judge, kind ORDER BY judge, kind",
     )
+
+
+def judgment_in_context(con, judgment_id: str) -> dict | None:
+    """A verdict with its question, references and book (span, whether it has text)."""
+    rows = fetch_dicts(con, """
+        SELECT j.*, q.text AS question, q.reference_1, q.reference_2, q.origin, q.document_id,
+               d.title, d.clean_start, d.clean_end, (d.full_text IS NOT NULL) AS has_text
+        FROM judgments j LEFT JOIN questions q ON q.id = j.question_id
+        LEFT JOIN documents d ON d.id = q.document_id
+        WHERE j.id = ?""", [judgment_id])
+    return rows[0] if rows else None
+
+
+def other_verdicts(con, question_id: str, systems: list[str]) -> list[dict]:
+    """Every judge's verdicts on the same answers (for the audit view's comparison table)."""
+    return fetch_dicts(con, """
+        SELECT id, judge, kind, system_a, system_b, shown_order, reference, label, status, score
+        FROM judgments WHERE question_id = ?
+          AND system_a IN (SELECT unnest(?))
+          AND (system_b = '' OR system_b IN (SELECT unnest(?)))
+        ORDER BY kind IN (SELECT unnest(?)), judge, shown_order, reference""",
+                       [question_id, list(systems), list(systems), list(PAIRWISE_KINDS)])

@@ -1,7 +1,10 @@
 """Human reviews of verdicts and flags on reference answers: append-only.
 
-Nothing here updates or deletes a row. An undo is a new review row that withdraws an earlier
-one; a flag is withdrawn by a ``retract`` flag. The current state is derived by reading.
+Nothing here updates or deletes a row. An undo is a new row that names the row it withdraws
+(``undoes``): an ``undo`` review, or a flag row restoring the annotator's previous flag on that
+reference (``retract`` when there was none). The current state is derived by the views of
+``db/migrations/0005_derived_views.sql`` (``live_reviews``, ``human_labels``, ``current_flags``,
+``live_flags``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ def reviews(con, judgment_id: str | None = None) -> list[dict]:
     return fetch_dicts(con, "SELECT * FROM human_reviews WHERE judgment_id = ? ORDER BY id", [judgment_id])
 
 
-def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: str, note: str = "") -> int:
+def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: str, note: str = "",
+             undoes: int | None = None) -> int:
     if reason not in FLAG_REASONS:
         raise ValueError(f"flag reason must be one of {FLAG_REASONS}, not {reason!r}")
     if reference not in REFERENCES:
@@ -39,12 +43,85 @@ def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: s
     if not annotator.strip():
         raise ValueError("an annotator name is required")
     row = con.execute(
-        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note)"
-        " VALUES (?, ?, ?, ?, ?) RETURNING id",
-        [annotator.strip(), question_id, reference, reason, note],
+        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note, undoes)"
+        " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        [annotator.strip(), question_id, reference, reason, note, undoes],
     ).fetchone()
     return int(row[0])
 
 
 def flags(con) -> list[dict]:
     return fetch_dicts(con, "SELECT * FROM reference_flags ORDER BY id")
+
+
+def review_history(con, judgment_id: str) -> list[dict]:
+    """Every review row of a verdict (append-only history), with whether it is still live."""
+    return fetch_dicts(con, """
+        SELECT r.id, r.annotator, r.action, r.label, r.note, r.undoes, r.created_at,
+               r.action <> 'undo' AND r.id NOT IN (SELECT undoes FROM human_reviews
+                                                    WHERE action = 'undo' AND undoes IS NOT NULL) AS live
+        FROM human_reviews r WHERE r.judgment_id = ? ORDER BY r.id""", [judgment_id])
+
+
+def human_labels_of(con, judgment_id: str) -> list[dict]:
+    return fetch_dicts(con, "SELECT annotator, action, label, note, created_at FROM human_labels"
+                            " WHERE judgment_id = ? ORDER BY annotator", [judgment_id])
+
+
+def flags_of(con, question_id: str) -> list[dict]:
+    """Current flags on a question's references (one per annotator and reference)."""
+    return fetch_dicts(con, "SELECT annotator, reference, reason, note, created_at FROM current_flags"
+                            " WHERE question_id = ? ORDER BY reference, annotator", [question_id])
+
+
+def last_action(con, annotator: str) -> dict | None:
+    """The annotator's latest action that still stands: a review or a flag not undone (``live_*`` views)."""
+    rows = fetch_dicts(con, """
+        SELECT * FROM (
+            SELECT 'review' AS what, id, judgment_id AS target, action, label, '' AS reference, note, created_at
+            FROM live_reviews WHERE annotator = $a
+            UNION ALL
+            SELECT 'flag', id, question_id, reason, NULL, reference, note, created_at
+            FROM live_flags WHERE annotator = $a)
+        ORDER BY created_at DESC, what DESC, id DESC LIMIT 1""", {"a": annotator})
+    return rows[0] if rows else None
+
+
+def flag_before(con, annotator: str, question_id: str, reference: str, before_id: int) -> dict | None:
+    """The annotator's flag row on this reference just before ``before_id`` (what an undo restores)."""
+    rows = fetch_dicts(con, """
+        SELECT id, reason, note FROM reference_flags
+        WHERE annotator = ? AND question_id = ? AND reference = ? AND id < ?
+        ORDER BY id DESC LIMIT 1""", [annotator, question_id, reference, int(before_id)])
+    return rows[0] if rows else None
+
+
+def annotator_progress(con) -> list[dict]:
+    """Per annotator: verdicts with a current label (confirmed / overridden), current flags, last activity."""
+    return fetch_dicts(con, """
+        WITH r AS (SELECT annotator, count(*) AS reviewed,
+                          count(*) FILTER (WHERE action = 'confirm') AS confirmed,
+                          count(*) FILTER (WHERE action = 'override') AS overridden,
+                          max(created_at) AS last_review
+                   FROM human_labels GROUP BY annotator),
+             f AS (SELECT annotator, count(*) AS flags FROM current_flags GROUP BY annotator),
+             a AS (SELECT annotator, max(created_at) AS last_action FROM
+                     (SELECT annotator, created_at FROM human_reviews
+                      UNION ALL SELECT annotator, created_at FROM reference_flags) GROUP BY annotator)
+        SELECT a.annotator, coalesce(r.reviewed, 0) AS reviewed, coalesce(r.confirmed, 0) AS confirmed,
+               coalesce(r.overridden, 0) AS overridden, coalesce(f.flags, 0) AS flags, a.last_action
+        FROM a LEFT JOIN r USING (annotator) LEFT JOIN f USING (annotator)
+        ORDER BY reviewed DESC, a.annotator""")
+
+
+def flagged_questions(con) -> list[dict]:
+    """Every current flag with its question and reference text (the errata)."""
+    return fetch_dicts(con, """
+        SELECT f.question_id, d.title, q.text AS question, f.reference,
+               CASE f.reference WHEN '1' THEN q.reference_1 ELSE q.reference_2 END AS reference_text,
+               CASE f.reference WHEN '1' THEN q.reference_2 ELSE q.reference_1 END AS other_reference,
+               f.reason, f.annotator, f.note, f.created_at
+        FROM current_flags f
+        LEFT JOIN questions q ON q.id = f.question_id
+        LEFT JOIN documents d ON d.id = q.document_id
+        ORDER BY d.title, f.question_id, f.reference, f.annotator""")

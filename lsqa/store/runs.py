@@ -92,3 +92,34 @@ def run_counts(con) -> list[dict]:
         " sum(calls_failed) AS calls_failed, sum(cost_usd) AS cost_usd, max(started_at) AS last_started"
         " FROM runs GROUP BY stage, status ORDER BY stage, status",
     )
+
+
+def overview_counts(con) -> dict:
+    """What the workspace holds, in the units a user thinks in (books, not documents rows)."""
+    one = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
+    return {
+        "books": one("SELECT count(*) FROM documents WHERE full_text IS NOT NULL"),
+        "documents": one("SELECT count(*) FROM documents"),
+        "questions": one("SELECT count(*) FROM questions"),
+        "questions answered": one("SELECT count(DISTINCT question_id) FROM answers"),
+        "systems": one("SELECT count(*) FROM systems"),
+        "answers": one("SELECT count(*) FROM answers"),
+        "judges": one("SELECT count(DISTINCT judge) FROM judgments"),
+        "verdicts": one("SELECT count(*) FROM judgments"),
+        "verdicts not decided": one("SELECT count(*) FROM judgments WHERE status <> 'ok'"),
+        "human reviews": one("SELECT count(*) FROM human_labels"),
+        "annotators": one("SELECT count(DISTINCT annotator) FROM human_reviews"),
+        "flagged references": one("SELECT count(*) FROM (SELECT DISTINCT question_id, reference FROM current_flags)"),
+    }
+
+
+def recent_runs(con, limit: int = 10) -> list[dict]:
+    rows = show_abandoned(fetch_dicts(con, f"""
+        SELECT id, stage, status, calls_made, calls_cached, calls_failed, cost_usd, started_at, finished_at,
+               error, host, pid
+        FROM runs ORDER BY id DESC LIMIT {int(limit)}"""))
+    return [{k: v for k, v in row.items() if k not in ("host", "pid")} for row in rows]
+
+
+def max_run_id(con) -> int:
+    return int(con.execute("SELECT coalesce(max(id), 0) FROM runs").fetchone()[0])

@@ -1,43 +1,21 @@
 """Verdicts as the statistics see them: judge labels, human reviews, reference flags.
 
-Reviews and flags are append-only; the current state is derived here. A review withdrawn by an
-``undo`` row no longer counts; an annotator's latest remaining review of a verdict is their
-label (``confirm`` = the judge's label). A reference is flagged while some annotator's latest
-flag on it is not a ``retract``.
+Reviews and flags are append-only; the current state is derived by the views of
+``db/migrations/0005_derived_views.sql``, which every reader shares: ``human_labels`` (a review
+withdrawn by an ``undo`` row no longer counts; an annotator's latest remaining review of a
+verdict is their label, ``confirm`` = the judge's label), ``latest_human_labels`` (the latest of
+anyone), ``current_flags`` (a reference is flagged while some annotator's latest flag on it is
+not a ``retract``).
 """
 
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts
 
-_LIVE_REVIEWS = """
-    SELECT r.* FROM human_reviews r
-    WHERE r.action <> 'undo'
-      AND r.id NOT IN (SELECT undoes FROM human_reviews WHERE action = 'undo' AND undoes IS NOT NULL)
-"""
-
-# Each annotator's current label per verdict.
-_HUMAN_LABELS = f"""
-    SELECT l.judgment_id, l.annotator, l.id AS review_id, l.action, l.note, l.created_at,
-           CASE WHEN l.action = 'confirm' THEN j.label ELSE l.label END AS label
-    FROM (SELECT *, row_number() OVER (PARTITION BY judgment_id, annotator ORDER BY id DESC) AS rn
-          FROM ({_LIVE_REVIEWS})) l
-    JOIN judgments j ON j.id = l.judgment_id
-    WHERE l.rn = 1
-"""
-
-_CURRENT_FLAGS = """
-    SELECT * FROM (
-        SELECT *, row_number() OVER (PARTITION BY question_id, reference, annotator ORDER BY id DESC) AS rn
-        FROM reference_flags)
-    WHERE rn = 1 AND reason <> 'retract'
-"""
-
-
 def human_labels(con, judge: str | None = None) -> list[dict]:
     """Each annotator's current label for each reviewed verdict (of ``judge``, if given)."""
-    sql = f"SELECT h.*, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference" \
-          f" FROM ({_HUMAN_LABELS}) h" \
+    sql = "SELECT h.*, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference" \
+          " FROM human_labels h" \
           " JOIN judgments j ON j.id = h.judgment_id"
     params: list = []
     if judge:
@@ -47,12 +25,12 @@ def human_labels(con, judge: str | None = None) -> list[dict]:
 
 
 def current_flags(con) -> list[dict]:
-    return fetch_dicts(con, f"SELECT id, annotator, question_id, reference, reason, note, created_at"
-                            f" FROM ({_CURRENT_FLAGS}) ORDER BY question_id, reference, id")
+    return fetch_dicts(con, "SELECT id, annotator, question_id, reference, reason, note, created_at"
+                            " FROM current_flags ORDER BY question_id, reference, id")
 
 
 def flagged_question_ids(con) -> set[str]:
-    return {r[0] for r in con.execute(f"SELECT DISTINCT question_id FROM ({_CURRENT_FLAGS})").fetchall()}
+    return {r[0] for r in con.execute("SELECT DISTINCT question_id FROM current_flags").fetchall()}
 
 
 def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] | None = None,
@@ -63,16 +41,12 @@ def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] 
     verdict the judge failed to give (parse error, call error) counts once a human labelled it; with
     ``exclude_flagged`` questions with a flagged reference are left out.
     """
-    latest_human = f"""
-        SELECT judgment_id, label AS human_label FROM (
-            SELECT *, row_number() OVER (PARTITION BY judgment_id ORDER BY review_id DESC) AS rn
-            FROM ({_HUMAN_LABELS})) WHERE rn = 1"""
     sql = f"""
         SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
                j.label AS judge_label, h.human_label, j.score, q.document_id,
                {"coalesce(h.human_label, j.label)" if use_overrides else "j.label"} AS label
         FROM judgments j
-        LEFT JOIN ({latest_human}) h ON h.judgment_id = j.id
+        LEFT JOIN (SELECT judgment_id, label AS human_label FROM latest_human_labels) h ON h.judgment_id = j.id
         LEFT JOIN questions q ON q.id = j.question_id
         WHERE {"(j.status = 'ok' OR h.human_label IS NOT NULL)" if use_overrides else "j.status = 'ok'"}"""
     params: list = []
@@ -83,5 +57,33 @@ def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] 
         sql += " AND j.kind IN (SELECT unnest(?))"
         params.append(list(kinds))
     if exclude_flagged:
-        sql += f" AND j.question_id NOT IN (SELECT question_id FROM ({_CURRENT_FLAGS}))"
+        sql += " AND j.question_id NOT IN (SELECT question_id FROM current_flags)"
     return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order", params)
+
+
+def reference_triage_rows(con) -> dict:
+    """Raw material for ``lsqa.reference_errors``: per question and reference, what raters and humans said.
+
+    - ``questions``: questions with two references that have at least one verdict;
+    - ``gt``: ground-truth verdicts per (question, system, reference) — label, status;
+    - ``grounded``: book-grounded yes/no verdicts (absolute kind) per (question, system);
+    - ``human_gt``: current human labels on ground-truth verdicts;
+    - ``flags``: current flags.
+    """
+    questions = fetch_dicts(con, """
+        SELECT q.id AS question_id, q.document_id, d.title, q.text AS question, q.reference_1, q.reference_2
+        FROM questions q JOIN documents d ON d.id = q.document_id
+        WHERE q.reference_1 <> '' AND q.id IN (SELECT DISTINCT question_id FROM judgments)
+        ORDER BY d.title, q.source_index, q.id""")
+    gt = fetch_dicts(con, """
+        SELECT id, judge, question_id, system_a AS system, reference, label FROM judgments
+        WHERE kind = 'groundtruth' AND status = 'ok' AND reference IN ('1', '2')""")
+    grounded = fetch_dicts(con, """
+        SELECT judge, question_id, system_a AS system, label FROM judgments
+        WHERE kind = 'absolute' AND status = 'ok'""")
+    human_gt = fetch_dicts(con, """
+        SELECT h.annotator, h.label AS human_label, j.label AS judge_label, j.question_id, j.reference
+        FROM human_labels h JOIN judgments j ON j.id = h.judgment_id
+        WHERE j.kind = 'groundtruth' AND j.reference IN ('1', '2')""")
+    flags = current_flags(con)
+    return {"questions": questions, "gt": gt, "grounded": grounded, "human_gt": human_gt, "flags": flags}

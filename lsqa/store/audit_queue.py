@@ -1,0 +1,139 @@
+"""The audit queue: every verdict with its priority signals, one page at a time, most in need first.
+
+The queue is one query with window functions over the ``verdict_items`` view (structured item
+keys, ``db/migrations/0005_derived_views.sql``): at 50,000 verdicts it takes tens of milliseconds
+(``bench/bench_dashboard.py``), and only one page of rows leaves the database. Human labels and
+flags come from the shared views (``human_labels``, ``current_flags``), so the queue and the
+statistics never disagree about what a human said.
+"""
+
+from __future__ import annotations
+
+from lsqa.store.bulk import fetch_dicts
+
+# Per decided verdict: the share of other judges' verdicts on the same item with another outcome,
+# and whether the judge itself gave the item different outcomes (both orders, or both references).
+_SIGNALS = """
+    SELECT id,
+           (n_item - n_judge) AS n_others,
+           CASE WHEN n_item > n_judge
+                THEN ((n_item - n_judge) - (n_item_same - n_judge_same))::DOUBLE / (n_item - n_judge)
+                ELSE 0.0 END AS disagreement,
+           self_inconsistent
+    FROM (
+        SELECT id,
+               count(*) OVER (PARTITION BY item) AS n_item,
+               count(*) OVER (PARTITION BY item, outcome) AS n_item_same,
+               count(*) OVER (PARTITION BY item, judge) AS n_judge,
+               count(*) OVER (PARTITION BY item, judge, outcome) AS n_judge_same,
+               min(outcome) OVER (PARTITION BY item, judge) <> max(outcome) OVER (PARTITION BY item, judge)
+                   AS self_inconsistent
+        FROM verdict_items WHERE status = 'ok' AND outcome IS NOT NULL)
+"""
+
+
+def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems=None, documents=None,
+                labels=None, statuses=None, reviewed: str = "all", limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
+    """One page of verdicts, most in need of a human first, and the number matching the filters.
+
+    ``weights``: ``failed``, ``disagreement``, ``self_inconsistent``, ``flagged`` (see
+    ``lsqa.audit.PRIORITY_WEIGHTS``). ``reviewed``: ``all`` | ``unreviewed`` (by nobody) |
+    ``not_mine`` (not by ``annotator``) | ``mine``. Order: verdicts nobody reviewed yet first,
+    then by priority, then by a stable key.
+    """
+    where, named = ["1=1"], {}
+
+    def param(value) -> str:
+        name = f"p{len(named)}"
+        named[name] = value
+        return "$" + name
+
+    for column, values in (("j.judge", judges), ("q.document_id", documents), ("j.label", labels),
+                           ("j.status", statuses)):
+        if values:
+            where.append(f"{column} IN (SELECT unnest({param(list(values))}))")
+    if systems:
+        p = param(list(systems))
+        where.append(f"(j.system_a IN (SELECT unnest({p})) OR j.system_b IN (SELECT unnest({p})))")
+    if reviewed == "unreviewed":
+        where.append("coalesce(h.n_reviewers, 0) = 0")
+    elif reviewed == "not_mine":
+        where.append("h.my_label IS NULL AND h.my_action IS NULL")
+    elif reviewed == "mine":
+        where.append("h.my_action IS NOT NULL")
+    elif reviewed != "all":
+        raise ValueError(f"reviewed must be all, unreviewed, not_mine or mine, not {reviewed!r}")
+    sql = f"""
+        WITH s AS ({_SIGNALS}),
+             h AS (SELECT judgment_id, count(*) AS n_reviewers,
+                          any_value(label) FILTER (WHERE annotator = $annotator) AS my_label,
+                          any_value(action) FILTER (WHERE annotator = $annotator) AS my_action
+                   FROM human_labels GROUP BY judgment_id),
+             f AS (SELECT DISTINCT question_id FROM current_flags)
+        SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
+               j.label, j.raw_label, j.status, q.document_id, d.title,
+               coalesce(s.disagreement, 0.0) AS disagreement, coalesce(s.n_others, 0) AS n_others,
+               coalesce(s.self_inconsistent, false) AS self_inconsistent,
+               f.question_id IS NOT NULL AS flagged,
+               coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_label, h.my_action,
+               ( $w_failed * (j.status <> 'ok')::INTEGER
+               + $w_disagreement * coalesce(s.disagreement, 0.0)
+               + $w_self * coalesce(s.self_inconsistent, false)::INTEGER
+               + $w_flagged * (f.question_id IS NOT NULL)::INTEGER) AS priority,
+               count(*) OVER () AS n_total
+        FROM verdict_items j
+        LEFT JOIN s ON s.id = j.id
+        LEFT JOIN h ON h.judgment_id = j.id
+        LEFT JOIN f ON f.question_id = j.question_id
+        LEFT JOIN questions q ON q.id = j.question_id
+        LEFT JOIN documents d ON d.id = q.document_id
+        WHERE {" AND ".join(where)}
+        ORDER BY (coalesce(h.n_reviewers, 0) > 0), priority DESC, j.question_id, j.judge, j.system_a, j.system_b,
+                 j.shown_order, j.reference
+        LIMIT {int(limit)} OFFSET {int(offset)}"""
+    named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
+                  "w_disagreement": float(weights["disagreement"]),
+                  "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
+    rows = fetch_dicts(con, sql, named)
+    total = int(rows[0]["n_total"]) if rows else _count_only(con, sql, named, offset)
+    for r in rows:
+        r.pop("n_total", None)
+    return rows, total
+
+
+def _count_only(con, sql: str, named: dict, offset: int) -> int:
+    # An empty page past the end still reports how many rows match.
+    if offset == 0:
+        return 0
+    inner = sql.rsplit("LIMIT", 1)[0]
+    return int(con.execute(f"SELECT count(*) FROM ({inner})", named).fetchone()[0])
+
+
+def queue_choices(con) -> dict:
+    """Values for the queue's filters: judges, systems, books with verdicts, labels, statuses."""
+    return {
+        "judges": [r[0] for r in con.execute("SELECT DISTINCT judge FROM judgments ORDER BY 1").fetchall()],
+        "systems": [r[0] for r in con.execute(
+            "SELECT DISTINCT s FROM (SELECT system_a AS s FROM judgments UNION SELECT system_b FROM judgments)"
+            " WHERE s <> '' ORDER BY 1").fetchall()],
+        "documents": fetch_dicts(con, """
+            SELECT d.id, d.title FROM documents d
+            WHERE d.id IN (SELECT DISTINCT q.document_id FROM judgments j JOIN questions q ON q.id = j.question_id)
+            ORDER BY d.title"""),
+        "labels": [r[0] for r in con.execute(
+            "SELECT DISTINCT label FROM judgments WHERE label IS NOT NULL ORDER BY 1").fetchall()],
+        "statuses": [r[0] for r in con.execute("SELECT DISTINCT status FROM judgments ORDER BY 1").fetchall()],
+    }
+
+
+def audit_work(con) -> list[dict]:
+    """Per judge: verdicts, how many failed to parse, how many a human has reviewed."""
+    return fetch_dicts(con, """
+        SELECT j.judge, j.kind, count(*) AS verdicts,
+               count(*) FILTER (WHERE j.status = 'parse_error') AS parse_errors,
+               count(*) FILTER (WHERE j.status = 'error') AS errors,
+               count(h.judgment_id) AS reviewed,
+               count(*) - count(h.judgment_id) AS waiting
+        FROM judgments j
+        LEFT JOIN (SELECT DISTINCT judgment_id FROM human_labels) h ON h.judgment_id = j.id
+        GROUP BY j.judge, j.kind ORDER BY j.judge""")
