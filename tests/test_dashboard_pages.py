@@ -15,7 +15,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -385,11 +384,3 @@ def test_corpus_shows_entity_mention_chains(ws):
     assert marked, "the first entity's mentions are marked in the text"
     names = table(at, "name", entities.entities[0].name)["name"]
     assert list(names[:5]) == [e.name for e in entities.entities[:5]]  # the stored chains, in rank order
-
-
-def test_time_budget_pages_render_quickly(ws):
-    at = open_app()
-    for page in ("audit", "leaderboard"):
-        t0 = time.perf_counter()
-        goto(at, page)
-        assert time.perf_counter() - t0 < 10, page  # generous: shared CI machine; see bench_dashboard.py

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import pytest
 
@@ -134,13 +133,11 @@ def test_dispatch_without_model_is_the_fallback(tittlemouse, tmp_path):
         extract_entities(text, 10, 5)
 
 
-def test_les_miserables_main_characters_fast(shared_data):
+def test_les_miserables_main_characters(shared_data):
+    # Speed (~1 s on the 2-core dev machine) is measured by bench/bench_pipeline.py, not asserted here.
     text = read_text(shared_data / "books" / "pg135_les_miserables.txt")
     span = story_span(text)
-    t0 = time.perf_counter()
     chains = extract_entities(text, span.start, span.end)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 15, elapsed  # ~1 s on the 2-core dev machine
     assert {"Marius", "Jean Valjean", "Cosette", "Javert"} <= set(names(chains, 5))
     valjean = next(e for e in chains.entities if e.name == "Jean Valjean")
     surfaces = {" ".join(m.text.split()) for m in valjean.mentions}
