@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -141,18 +140,13 @@ def test_context_settings_really_differ(tom_kitten):
     assert none == "I don't know." and "garden" in full
 
 
-def test_extractive_handles_a_whole_long_book_quickly(shared_data):
+def test_extractive_answers_from_a_whole_long_book(shared_data):
+    # Speed (first question < 2 s, the next one on the same book < 0.5 s) is bench/bench_offline.py's.
     book = (shared_data / "narrativeqa" / "stories" / f"{HUMAN_BONDAGE}.txt").read_text(encoding="utf-8")
     assert len(book) > 1_400_000
-    started = time.perf_counter()
     answer = run("lsqa/extractive", render("nqa_answer_full_context", context=book,
                                            question="Where is Philip encouraged to move to?"))
-    first = time.perf_counter() - started
     assert answer != "I don't know." and answer in " ".join(book.split())
-    started = time.perf_counter()
-    run("lsqa/extractive", render("nqa_answer_full_context", context=book, question="How old is Philip when his mother dies?"))
-    again = time.perf_counter() - started
-    assert first < 2.0 and again < 0.5  # the book's index is kept for the next question
 
 
 # -- lsqa/lexical-judge ------------------------------------------------------------------------
