@@ -13,11 +13,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from lsqa.config_schema import SettingsFile, first_refusal
 from lsqa.errors import LsqaError
+from lsqa.llm.keys import secret_in_setting
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_WORKSPACE = Path("db") / "lsqa.duckdb"
-SECRET_MARKERS = ("key", "token", "secret", "password")
 
 
 class SettingsError(LsqaError):
@@ -54,13 +57,16 @@ def load_settings() -> Settings:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise SettingsError(f"settings file {path} is not valid TOML: {exc}") from exc
-        for key in data:
-            if any(marker in key.lower() for marker in SECRET_MARKERS):
-                raise SettingsError(
-                    f"settings file {path} has '{key}': API keys belong in the environment "
-                    "(e.g. OPENAI_API_KEY), never in a file lsqa reads"
-                )
+            raise SettingsError(f"settings file {path}: not valid TOML: {exc} (fix it or unset LSQA_SETTINGS)") from None
+        except OSError as exc:
+            raise SettingsError(f"settings file {path}: cannot be read ({exc.strerror})") from None
+        problem = secret_in_setting("", data)
+        if problem:
+            raise SettingsError(f"settings file {path}: {problem}")
+        try:
+            SettingsFile.model_validate(data)
+        except ValidationError as exc:
+            raise SettingsError(f"settings file {path}: {first_refusal(exc, SettingsFile)}") from None
     known = {f for f in Settings.__dataclass_fields__ if f not in ("source", "extra")}
     values = {k: v for k, v in data.items() if k in known}
     env_data_dir = os.environ.get("LSQA_DATA_DIR")

@@ -329,6 +329,8 @@ def _clean(row: dict) -> dict:
             v = v.item()
         if v is None or v == "" or (isinstance(v, float) and v != v):
             continue
+        if isinstance(v, float) and v.is_integer() and k != "threshold":
+            v = int(v)  # a table-editor column with an empty cell turns whole numbers into floats
         out[k] = v.strip() if isinstance(v, str) else v
     return out
 

@@ -341,9 +341,10 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     t0 = time.monotonic()
     summary = RunSummary()
     try:
-        with store.write(workspace) as con:  # before any work: a redefined name stops the run here
-            register_names(con, config)
+        # Before any write: an unknown document or a redefined name stops the run here.
         doc_ids, books = _load_scope(workspace, config)
+        with store.write(workspace) as con:
+            register_names(con, config)
         if config.questions in ("generate",):
             summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
         questions = _questions(workspace, config, doc_ids)

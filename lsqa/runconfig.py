@@ -20,19 +20,21 @@ Example (see README, "Running a study", for every key)::
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from lsqa.config_schema import CONTEXT_RE, StudyConfig, first_refusal
 from lsqa.errors import InputError
+from lsqa.llm.keys import secret_in_setting
 from lsqa.vocabulary import JUDGE_KINDS
 
-_CONTEXT_RE = re.compile(r"^(none|full|retrieval:(\d+)|reference:([12]))$")
-_SECRET_KEYS = ("api_key", "key", "token", "secret", "password")
-# Names that hold a secret whatever they end with: HTTP auth headers ("Authorization", "x-api-key",
-# Azure's "api-key"), cloud credentials.
-_SECRET_NAME = re.compile(r"api_?key|secret|password|credential|authorization|cookie", re.I)
+__all__ = ["JUDGE_KINDS", "Context", "GenerationSpec", "JudgeSpec", "RunConfig", "SystemSpec", "load_run_config",
+           "parse_context", "run_config_from_dict"]
+
+MAX_CONFIG_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class Context:
 
 
 def parse_context(text: str, *, where: str = "context") -> Context:
-    m = _CONTEXT_RE.match(str(text).strip())
+    m = CONTEXT_RE.match(str(text).strip())
     if not m:
         raise ValueError(f"{where}: {text!r} is not none, full, retrieval:<tokens> or reference:1|2")
     if m.group(2):
@@ -124,76 +126,68 @@ class RunConfig:
         return dataclasses.asdict(self)
 
 
-def _reject_secrets(path, table: dict, where: str) -> None:
-    for key, value in table.items():
-        name = str(key).lower().replace("-", "_")
-        if any(s == name or name.endswith("_" + s) for s in _SECRET_KEYS) or _SECRET_NAME.search(name):
-            raise InputError(path, f"{where} has '{key}': API keys come only from the environment "
-                                   "(e.g. OPENAI_API_KEY), never from a config file")
-        if isinstance(value, dict):
-            _reject_secrets(path, value, f"{where}.{key}")
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, dict):
-                    _reject_secrets(path, item, f"{where}.{key}[{i}]")
+def _refuse_secrets(source, data: dict) -> None:
+    problem = secret_in_setting("", data)
+    if problem:
+        raise InputError(source, problem)
 
 
-def _spec(path, cls, table: dict, where: str, **conv):
-    known = set(cls.__dataclass_fields__)
-    unknown = set(table) - known
-    if unknown:
-        raise InputError(path, f"{where}: unknown key(s) {', '.join(sorted(unknown))}",
-                         hint=f"known: {', '.join(sorted(known))}")
-    values = dict(table)
-    try:
-        for key, fn in conv.items():
-            if key in values:
-                values[key] = fn(values[key], where=f"{where}.{key}")
-        return cls(**values)
-    except (TypeError, ValueError) as exc:
-        raise InputError(path, f"{where}: {exc}") from None
+def _refuse_misplaced_tables(source, data: dict) -> None:
+    """``[systems]`` (one table) where ``[[systems]]`` (a list of tables) is meant."""
+    for key in ("systems", "judges"):
+        if isinstance(data.get(key), dict):
+            raise InputError(source, f"{key}: written as a table [{key}]; write each one as [[{key}]] "
+                                     f"(double brackets: a list of {key})")
+    if isinstance(data.get("generation"), list):
+        raise InputError(source, "generation: written as [[generation]]; write it once as [generation]")
 
 
 def load_run_config(path: str | Path) -> RunConfig:
     path = Path(path)
     if not path.is_file():
-        raise InputError(path, "no such config file")
+        raise InputError(path, "no such config file", hint="give the path of a study config (TOML), e.g. "
+                                                            "configs/demo_small.toml")
+    if path.stat().st_size > MAX_CONFIG_BYTES:
+        raise InputError(path, f"larger than {MAX_CONFIG_BYTES // 1024} KB; a study config is a short TOML file: check the path")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, f"not valid TOML: {exc}") from None
+        raise InputError(path, f"not valid TOML: {exc}", hint="see configs/*.toml for working examples") from None
     except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text") from None
+        raise InputError(path, "not UTF-8 text", hint="save the config as UTF-8") from None
     return run_config_from_dict(data, source=str(path))
 
 
 def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:
-    _reject_secrets(source, data, "config")
-    data = dict(data)
-    docs = data.pop("documents", None)
-    if not docs:
-        raise InputError(source, "'documents' is required: a list of document ids or titles, or \"all\"")
-    if isinstance(docs, str):
-        docs = [docs]
-    systems = [_spec(source, SystemSpec, t, f"systems[{i}]", context=parse_context)
-               for i, t in enumerate(data.pop("systems", []))]
-    judges = [_spec(source, JudgeSpec, t, f"judges[{i}]", context=parse_context)
-              for i, t in enumerate(data.pop("judges", []))]
-    generation = _spec(source, GenerationSpec, data.pop("generation", {}), "generation")
-    for i, j in enumerate(judges):
-        if j.kind not in JUDGE_KINDS:
-            raise InputError(source, f"judges[{i}] ({j.name}): kind {j.kind!r} is not one of {', '.join(JUDGE_KINDS)}")
-        if j.reference not in ("1", "2", "both"):
-            raise InputError(source, f"judges[{i}] ({j.name}): reference must be 1, 2 or both")
+    """The study config in ``data`` checked whole (``lsqa.config_schema``): InputError naming the
+    first problem's place and what to write instead; nothing is written by checking."""
+    if not isinstance(data, dict):
+        raise InputError(source, "a study config is a table of keys (documents, systems, judges, ...)")
+    _refuse_secrets(source, data)
+    _refuse_misplaced_tables(source, data)
+    try:
+        checked = StudyConfig.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(source, first_refusal(exc, StudyConfig)) from None
+    systems = [SystemSpec(name=t.name, model=t.model, context=parse_context(t.context), params=dict(t.params),
+                          max_context_tokens=t.max_context_tokens, prompt_version=t.prompt_version)
+               for t in checked.systems]
+    judges = [JudgeSpec(name=t.name, model=t.model, kind=t.kind, context=parse_context(t.context),
+                        both_orders=t.both_orders, reference=str(t.reference), threshold=t.threshold,
+                        params=dict(t.params), max_context_tokens=t.max_context_tokens,
+                        prompt_version=t.prompt_version)
+              for t in checked.judges]
     for what, items in (("systems", systems), ("judges", judges)):
         names = [x.name for x in items]
-        dupes = {n for n in names if names.count(n) > 1}
+        dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise InputError(source, f"{what}: duplicate name(s) {', '.join(sorted(dupes))}")
-    config = _spec(source, RunConfig, {**data, "documents": list(docs), "systems": systems, "judges": judges,
-                                       "generation": generation, "source": source}, "config")
-    if config.questions not in ("narrativeqa", "generate", "all"):
-        raise InputError(source, f"questions = {config.questions!r}: use \"narrativeqa\", \"generate\" or \"all\"")
-    if config.sample < 1:
-        raise InputError(source, "sample must be at least 1")
-    return config
+            raise InputError(source, f"{what}: duplicate name(s) {', '.join(dupes)}",
+                             hint="give each one its own name")
+    g = checked.generation
+    generation = GenerationSpec(model=g.model, entities=g.entities, questions_per_entity=g.questions_per_entity,
+                                context_tokens=g.context_tokens, entity_method=g.entity_method,
+                                params=dict(g.params))
+    return RunConfig(documents=list(checked.documents), questions=checked.questions, sample=checked.sample,
+                     seed=checked.seed, max_questions=checked.max_questions, systems=systems, judges=judges,
+                     generation=generation, max_concurrency=checked.max_concurrency, use_cache=checked.use_cache,
+                     source=source)

@@ -106,7 +106,7 @@ def test_triage_ranks_flagged_and_contested_references_first(demo_workspace):
 
 def test_jobs_refuse_a_bad_config_at_once(demo_workspace):
     before = jobs.list_jobs(demo_workspace)
-    with pytest.raises(InputError, match="'documents' is required"):
+    with pytest.raises(InputError, match="documents is empty"):
         jobs.start(demo_workspace, {"documents": []})
     with pytest.raises(InputError, match=r"systems\[0\]\.context: 'moon' is not none, full"):
         jobs.start(demo_workspace, {"documents": ["x"], "systems": [{"name": "s", "model": "m", "context": "moon"}]})

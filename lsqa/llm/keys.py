@@ -90,3 +90,73 @@ def provider_of(model: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------------------
+# Secrets written into files (run configs, settings): refused, so they are never stored
+# ---------------------------------------------------------------------------------------------
+
+# Words that make a setting's or a header's name a credential ("X-Auth", "api-key", "Authorization"):
+# anywhere in the name, or (for words that also name harmless things, "stop_token_ids") at its end.
+_SECRET_WORDS = frozenset({"auth", "authorization", "apikey", "secret", "password", "passwd", "cookie",
+                           "credential", "credentials", "bearer"})
+_SECRET_LAST_WORDS = frozenset({"token", "key", "pwd", "signature", "sig", "session"})
+_URL_KEYS = frozenset({"api_base", "base_url", "api_bases", "base_urls", "url", "endpoint"})
+_HEADER_KEYS = frozenset({"headers", "extra_headers", "default_headers"})
+USE_ENVIRONMENT = ("remove it from the file: API keys and other credentials come only from the environment "
+                   "(e.g. OPENAI_API_KEY, HOSTED_VLLM_API_KEY), where litellm reads them")
+
+
+def is_secret_name(name: str) -> bool:
+    """``api_key``, ``X-Auth-Token``, ``Authorization``, ``client_secret``: names of credentials."""
+    words = [w for w in re.split(r"[-_.\s]+", str(name).lower()) if w]
+    return bool(set(words) & _SECRET_WORDS) or bool(words and words[-1] in _SECRET_LAST_WORDS) or bool(_SECRET_PARAM.search(str(name)) and str(name).lower()
+                                                not in ("headers", "extra_headers"))
+
+
+def _url_secret(url: str) -> str | None:
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    if parts.username or parts.password:
+        return "holds a user name or password"
+    if any(is_secret_name(name) for name, _ in parse_qsl(parts.query, keep_blank_values=True)):
+        return "holds a credential in its query string"
+    return None
+
+
+def secret_in_setting(name: str, value, *, scan_values: bool = False) -> str | None:
+    """Why ``name = value`` (from a file) holds a credential, or None. Never quotes the value.
+
+    Checks names (``api_key``, a header ``X-Auth``), URLs (``http://user:sk-…@host``,
+    ``?api_key=…``) and, with ``scan_values``, any text that looks like a key (``sk-…``, ``Bearer …``).
+    """
+    leaf = str(name).rsplit(".", 1)[-1].split("[", 1)[0]
+    if leaf.lower() in _HEADER_KEYS and isinstance(value, dict):
+        for header in value:
+            if is_secret_name(header):
+                return f"{name}: the header '{header}' is a credential; {USE_ENVIRONMENT}"
+    elif is_secret_name(leaf) and leaf.lower() not in _HEADER_KEYS:
+        return f"{name}: a credential; {USE_ENVIRONMENT}"
+    if leaf.lower() in _URL_KEYS:
+        for url in value if isinstance(value, list) else [value]:
+            problem = _url_secret(url) if isinstance(url, str) else None
+            if problem:
+                return f"{name}: the URL {problem}; {USE_ENVIRONMENT}"
+    if isinstance(value, dict):
+        scan_below = scan_values or leaf.lower() in ("params", *_HEADER_KEYS)
+        for key, item in value.items():
+            problem = secret_in_setting(f"{name}.{key}" if name else str(key), item, scan_values=scan_below)
+            if problem:
+                return problem
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            problem = secret_in_setting(f"{name}[{i}]", item, scan_values=scan_values)
+            if problem:
+                return problem
+    elif scan_values and isinstance(value, str) and scrub(value, ()) != value:
+        return f"{name}: looks like a key or token; {USE_ENVIRONMENT}"
+    return None

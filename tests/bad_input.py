@@ -1,0 +1,116 @@
+"""What every bad-input probe asserts (issue 14): the command refuses with exit code 2 and exactly
+one line naming the input, the place in it and what to do, no traceback, and every table of the
+workspace exactly as it was (contents, not counts).
+
+Set ``LSQA_PROBE_LOG=FILE`` to append each probe's outcome (``refused``, ``traceback``,
+``accepted``, ``unclear``, ``changed``) as a JSON line: how the before/after figures of issue 14
+were counted (``scripts/count_probes.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from lsqa.cli import app
+
+runner = CliRunner()
+
+# A refusal says what to do: one of these words (or a "did you mean").
+WHAT_TO_DO = re.compile(
+    r"\b(use|write|add|remove|give|must|did you mean|known keys|rename|see|run|choose|fix|save|keep|list|"
+    r"put|check|create|pass|drop|split|make|unset|wait|ask|leave|set|start|point|free|try|correct|"
+    r"cut|shorten|compare|rank|import)\b", re.I)
+
+
+def snapshot(workspace: Path | None) -> dict | None:
+    """Every table's rows, sorted, as text: the whole content of a workspace (None if no file)."""
+    if workspace is None or not Path(workspace).exists():
+        return None
+    path = Path(workspace)
+    if not path.is_file() or path.stat().st_size < 12 or path.read_bytes()[8:12] != b"DUCK":
+        # Not a DuckDB file (a probe's garbage, a folder, a FIFO): what it is must not change either.
+        import hashlib
+        import stat
+
+        info = path.lstat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if stat.S_ISREG(info.st_mode) else ""
+        return {"<not a workspace>": [stat.filemode(info.st_mode), digest]}
+    import duckdb
+
+    con = duckdb.connect(str(workspace), read_only=True, config={"autoinstall_known_extensions": False,
+                                                                 "autoload_known_extensions": False})
+    try:
+        tables = [t for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
+            "ORDER BY table_name").fetchall()]
+        return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
+    finally:
+        con.close()
+
+
+def invoke(*args, env: dict | None = None, stdin: str | None = None):
+    return runner.invoke(app, [str(a) for a in args], env=env, input=stdin)
+
+
+def outcome(result, before: dict | None, after: dict | None, must_name: tuple[str, ...]) -> str:
+    err = (result.stderr or "").strip()
+    text = err + (result.stdout or "")
+    if result.exception is not None and not isinstance(result.exception, SystemExit) or "Traceback" in text:
+        return "traceback"
+    if before != after:
+        return "changed"
+    if result.exit_code == 0:
+        return "accepted"
+    lines = err.splitlines()
+    if result.exit_code != 2 or len(lines) != 1 or not WHAT_TO_DO.search(lines[0]) or \
+            not all(s.lower() in lines[0].lower() for s in must_name):
+        return "unclear"
+    return "refused"
+
+
+def log_outcome(probe: str, kind: str, detail: str = "") -> None:
+    path = os.environ.get("LSQA_PROBE_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"probe": probe, "outcome": kind, "detail": detail[:300]}) + "\n")
+
+
+def assert_refused(probe: str, args: list, *, workspace: Path | None, must_name: tuple[str, ...] = (),
+                   env: dict | None = None, stdin: str | None = None) -> str:
+    """Run the CLI with ``args``; assert one clear refusal and an untouched workspace. Returns the line."""
+    before = snapshot(workspace)
+    result = invoke(*args, env=env, stdin=stdin)
+    after = snapshot(workspace)
+    kind = outcome(result, before, after, must_name)
+    detail = (result.stderr or "") + (result.stdout or "")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        detail += f"{type(result.exception).__name__}: {result.exception}"
+    log_outcome(probe, kind, detail)
+    assert kind == "refused", f"{probe}: {kind} (exit {result.exit_code}): {detail[:2000]}"
+    return result.stderr.strip()
+
+
+def assert_library_refuses(probe: str, call, error_type, *, workspace: Path | None, must_name=()) -> str:
+    """The library form: ``call()`` raises ``error_type`` with a one-line message; tables unchanged."""
+    before = snapshot(workspace)
+    message, kind = "", "accepted"
+    try:
+        call()
+    except error_type as exc:
+        message = str(exc)
+        ok = "\n" not in message and all(s.lower() in message.lower() for s in must_name) and \
+            WHAT_TO_DO.search(message)
+        kind = "refused" if ok else "unclear"
+    except Exception as exc:  # noqa: BLE001 - any other exception is what the probe is looking for
+        kind, message = "traceback", f"{type(exc).__name__}: {exc}"
+    after = snapshot(workspace)
+    if kind == "refused" and before != after:
+        kind = "changed"
+    log_outcome(probe, kind, message)
+    assert kind == "refused", f"{probe}: {kind}: {message}"
+    return message
