@@ -40,8 +40,8 @@ Model = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=_MODEL_RE)
 def _check_context(value: str) -> str:
     m = CONTEXT_RE.match(value.strip())
     if not m or (m.group(2) and not 1 <= int(m.group(2)) <= MAX_TOKENS_SETTING):
-        raise ValueError(f"{value!r} is not a context: use none, full, retrieval:<tokens> "
-                         f"(1 to {MAX_TOKENS_SETTING:,} tokens) or reference:1|2")
+        raise ValueError(f"{value!r} is not none, full, retrieval:<tokens> (1 to {MAX_TOKENS_SETTING:,} tokens) "
+                         "or reference:1|2; use one of them")
     return value.strip()
 
 

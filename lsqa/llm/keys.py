@@ -138,14 +138,14 @@ def secret_in_setting(name: str, value, *, scan_values: bool = False) -> str | N
     if leaf.lower() in _HEADER_KEYS and isinstance(value, dict):
         for header in value:
             if is_secret_name(header):
-                return f"{name}: the header '{header}' is a credential; {USE_ENVIRONMENT}"
+                return f"'{name}': the header '{header}' is a credential; {USE_ENVIRONMENT}"
     elif is_secret_name(leaf) and leaf.lower() not in _HEADER_KEYS:
-        return f"{name}: a credential; {USE_ENVIRONMENT}"
+        return f"'{name}': a credential; {USE_ENVIRONMENT}"
     if leaf.lower() in _URL_KEYS:
         for url in value if isinstance(value, list) else [value]:
             problem = _url_secret(url) if isinstance(url, str) else None
             if problem:
-                return f"{name}: the URL {problem}; {USE_ENVIRONMENT}"
+                return f"'{name}': the URL {problem}; {USE_ENVIRONMENT}"
     if isinstance(value, dict):
         scan_below = scan_values or leaf.lower() in ("params", *_HEADER_KEYS)
         for key, item in value.items():
@@ -158,5 +158,5 @@ def secret_in_setting(name: str, value, *, scan_values: bool = False) -> str | N
             if problem:
                 return problem
     elif scan_values and isinstance(value, str) and scrub(value, ()) != value:
-        return f"{name}: looks like a key or token; {USE_ENVIRONMENT}"
+        return f"'{name}': looks like a key or token; {USE_ENVIRONMENT}"
     return None
