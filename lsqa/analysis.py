@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from lsqa import store
+from lsqa.errors import NoVerdicts
 from lsqa.reports import agreement_table, rank_table
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
@@ -62,7 +63,7 @@ def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude
     """Bradley-Terry strengths e^β with bootstrap CIs from one judge's side-by-side verdicts (§3.2)."""
     rows = comparison_rows(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
     if not rows:
-        raise ValueError(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
+        raise NoVerdicts(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
     result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor)
     result["judge"] = judge
     return result
@@ -194,7 +195,7 @@ def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str
             judge_col.append(judge)
             choice_col.append(winner)
     if not judge_col:
-        raise ValueError(f"no side-by-side verdicts of {judges} on {systems}")
+        raise NoVerdicts(f"no side-by-side verdicts of {judges} on {systems}")
     table = preference_table(judge_col, choice_col, list(systems))
     return {"judges": list(table.judges), "systems": list(table.sources), "counts": table.counts.tolist(),
             "totals": table.totals.tolist(), "rates": table.rates.tolist()}
@@ -245,7 +246,7 @@ def export(workspace: Path, out: Path, fmt: str) -> dict[str, int]:
     for judge in pairwise_judges:
         try:
             result = ranking(workspace, judge)
-        except ValueError:
+        except NoVerdicts:
             continue
         name = f"ranking_{judge}.json"
         (out / name).write_text(json.dumps(result, indent=2))

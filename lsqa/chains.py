@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
+from lsqa.errors import LsqaError
 from lsqa.store import corpus as corpus_store
 
 TOP_ENTITIES_STORED = 200  # entities kept per book with their mention chains (ranked by mention count)
@@ -30,11 +31,28 @@ def ensure_entities(workspace: Path, document: dict, method: str, settings) -> i
         if corpus_store.list_entities(con, document["id"], method, limit=1):
             return 0
     if document.get("full_text") is None:
-        raise ValueError(f"document {document['id']} has no full text (summary only)")
+        raise LsqaError(f"document {document['id']} has no full text (summary only)")
     result = entities_mod.extract_entities(document["full_text"], document["clean_start"], document["clean_end"],
                                            method=method, settings=settings, top_k=TOP_ENTITIES_STORED)
     with store.write(workspace) as con:
         return corpus_store.insert_entities(con, document["id"], method, result)
+
+
+def book_entities(workspace: Path, document: str, method: str, top: int, settings) -> dict:
+    """The ``top`` most mentioned entities of a stored book (id or title), extracted and stored on
+    first use (paper §2): ``{"document": row, "method": resolved method, "chains": top_chains(...)}``."""
+    method = resolve_method(method, settings)
+    with store.connect(workspace) as con:
+        try:
+            doc = corpus_store.get_document(con, corpus_store.resolve_documents(con, [document])[0])
+        except (KeyError, IndexError):
+            raise LsqaError(f"unknown document {document!r}: give a document id or title from the workspace "
+                            "(the Corpus page lists them)") from None
+    try:
+        ensure_entities(workspace, doc, method, settings)
+    except ValueError as exc:  # an unknown method, a coreference model that cannot be used
+        raise LsqaError(str(exc)) from None
+    return {"document": doc, "method": method, "chains": top_chains(workspace, doc["id"], method, top)}
 
 
 def top_chains(workspace: Path, document_id: str, method: str, k: int) -> list[tuple[dict, list[tuple]]]:

@@ -1,13 +1,15 @@
 """The ``lsqa`` command line.
 
-Each area registers its own subcommands (``register(app)`` in ``lsqa/cli_*.py``) so that this
-file stays a table of contents. Heavy imports (litellm, torch) happen inside the commands that
+Each area registers its own subcommands (``register(app)`` in ``lsqa/cli_*.py``), listed here
+explicitly, so that this file stays a table of contents. Heavy imports (litellm, torch) happen inside the commands that
 need them, so that ``lsqa status`` answers at once.
 """
 
 from __future__ import annotations
 
 import typer
+
+from lsqa import cli_ingest, cli_pipeline, cli_stats
 
 app = typer.Typer(
     name="lsqa",
@@ -19,20 +21,9 @@ app = typer.Typer(
 )
 
 
-def _register_all() -> None:
-    import importlib
-
-    for module in ("lsqa.cli_ingest", "lsqa.cli_stats", "lsqa.cli_pipeline"):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name == module:  # that area is not built yet
-                continue
-            raise
-        mod.register(app)
-
-
-_register_all()
+cli_ingest.register(app)     # ingest-book, ingest-narrativeqa, import-answers, import-judgments, status, demo
+cli_pipeline.register(app)   # run, entities, export
+cli_stats.register(app)      # rank, agreement
 
 
 def main() -> None:

@@ -12,7 +12,6 @@ import typer
 
 from lsqa.config import resolve_workspace
 from lsqa.errors import LsqaError
-from lsqa.store import WorkspaceError
 
 WorkspaceOption = typer.Option(
     None, "--workspace", "-w",
@@ -31,7 +30,7 @@ def friendly_errors(func: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except (LsqaError, WorkspaceError) as exc:
+        except LsqaError as exc:  # input errors, workspace errors, no verdicts, ...
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:

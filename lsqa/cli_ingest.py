@@ -78,18 +78,15 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print {table: row count}."),
     ):
         """Row counts per table and per run."""
-        from lsqa import store
-        from lsqa.store import runs
+        from lsqa.status import workspace_status
 
-        ws = workspace_path(workspace)
-        with store.write(ws) as con:
-            runs.close_abandoned_runs(con)  # a killed run is reported as interrupted, not running
-            counts = runs.table_counts(con)
-            per_run = runs.run_counts(con)
+        path = workspace_path(workspace)
+        status = workspace_status(path)
+        counts, per_run = status["tables"], status["runs"]
         if as_json:
             emit_json(counts)
             return
-        typer.echo(f"workspace {ws}")
+        typer.echo(f"workspace {path}")
         width = max(map(len, counts))
         for table, n in counts.items():
             typer.echo(f"  {table:<{width}}  {n:>9,}")

@@ -45,26 +45,11 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json"),
     ):
         """Entities of a book ranked by mentions (paper §2), extracted and stored on first use."""
-        from lsqa import chains, store
+        from lsqa import chains
         from lsqa.config import load_settings
-        from lsqa.errors import LsqaError
-        from lsqa.store import corpus as corpus_store
 
-        ws = workspace_path(workspace)
-        settings = load_settings()
-        method = chains.resolve_method(method, settings)
-        with store.connect(ws) as con:
-            try:
-                (doc_id,) = corpus_store.resolve_documents(con, [document])[:1]
-            except (KeyError, ValueError):
-                raise LsqaError(f"unknown document {document!r}; `lsqa status` counts documents, the Corpus page "
-                                "lists them") from None
-            doc = corpus_store.get_document(con, doc_id)
-        try:
-            chains.ensure_entities(ws, doc, method, settings)
-        except ValueError as exc:
-            raise LsqaError(str(exc)) from None
-        top_chains = chains.top_chains(ws, doc_id, method, top)
+        found = chains.book_entities(workspace_path(workspace), document, method, top, load_settings())
+        doc, method, top_chains = found["document"], found["method"], found["chains"]
         if as_json:
             emit_json([{"rank": e["rank"], "name": e["name"], "n_mentions": e["n_mentions"],
                         "mentions": [[a, b] for a, b, _ in m]} for e, m in top_chains])

@@ -3,8 +3,9 @@
 Loading (``lsqa.input_tables``) is kept apart from computing (:func:`rank_table`, :func:`agreement_table`,
 which take plain rows and return JSON-ready dicts) and from printing (:func:`format_rank_table`,
 :func:`format_agreement_table`), so that rows can come from a file or from the workspace.
-An :class:`~lsqa.errors.InputError` (or a ValueError from the computation, reported as one) is
-printed to stderr and exits with code 2, without traceback.
+An :class:`~lsqa.errors.InputError` (or a ValueError from the computation, reported as one naming
+the input) is printed by ``friendly_errors`` like every other command's errors: one line on
+stderr, exit code 2.
 """
 
 import json
@@ -14,12 +15,12 @@ from typing import Optional
 
 import typer
 
+from lsqa.cli_common import WorkspaceOption, friendly_errors, workspace_path
 from lsqa.errors import InputError
 from lsqa.reports import agreement_table, rank_table
 from lsqa.vocabulary import TIE_MODELS
 
 # numpy / scipy are imported inside the functions, so that other ``lsqa`` commands start fast.
-EXIT_INPUT_ERROR = 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -94,11 +95,6 @@ def _align(grid: list[list[str]], right: set[int]) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _fail(exc: InputError) -> None:
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(code=EXIT_INPUT_ERROR)
-
-
 def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
     """Comparison rows from a file, or from a judge's verdicts in a workspace."""
     if input is not None:
@@ -108,10 +104,9 @@ def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
     if judge is None:
         raise InputError("lsqa rank", "give --input FILE, or --judge NAME (with --workspace or the default workspace)")
     from lsqa import analysis
-    from lsqa.config import resolve_workspace
 
-    ws = resolve_workspace(workspace)
-    return ws, analysis.comparison_rows(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    path = workspace_path(workspace)
+    return path, analysis.comparison_rows(path, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
 
 
 def _rating_rows(input, workspace, rater_a, rater_b):
@@ -121,17 +116,16 @@ def _rating_rows(input, workspace, rater_a, rater_b):
 
         return input, load_ratings(input).rows
     from lsqa import analysis
-    from lsqa.config import resolve_workspace
 
-    ws = resolve_workspace(workspace)
-    return ws, analysis.rating_rows(ws, [rater_a, rater_b])
+    path = workspace_path(workspace)
+    return path, analysis.rating_rows(path, [rater_a, rater_b])
 
 
 def rank_command(
     input: Optional[Path] = typer.Option(
         None, "--input", "-i", help="CSV or JSONL with system_a, system_b, winner (A/B/tie/none), optional question_id."
     ),
-    workspace: Optional[Path] = typer.Option(None, "--workspace", "-w", help="Rank from a workspace (with --judge)."),
+    workspace: Optional[Path] = WorkspaceOption,
     judge: Optional[str] = typer.Option(None, "--judge", help="Side-by-side judge whose verdicts to rank."),
     use_overrides: bool = typer.Option(False, "--human-overrides", help="Use human overrides instead of the judge."),
     exclude_flagged: bool = typer.Option(False, "--exclude-flagged", help="Leave out questions with flagged references."),
@@ -148,17 +142,14 @@ def rank_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Rank systems from pairwise verdicts with Bradley-Terry (paper §3.2) and bootstrap CIs."""
+    if tie_model not in TIE_MODELS:
+        raise InputError("--tie-model", f"unknown tie model {tie_model!r}", hint=f"use {' or '.join(TIE_MODELS)}")
+    source, rows = _rank_rows(input, workspace, judge, use_overrides, exclude_flagged)
     try:
-        if tie_model not in TIE_MODELS:
-            raise InputError(input, f"unknown tie model {tie_model!r}", hint="use half or davidson")
-        source, rows = _rank_rows(input, workspace, judge, use_overrides, exclude_flagged)
-        try:
-            result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question,
-                                anchor=anchor, tie_model=tie_model, level=level)
-        except ValueError as exc:
-            raise InputError(source, str(exc)) from None
-    except InputError as exc:
-        _fail(exc)
+        result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question,
+                            anchor=anchor, tie_model=tie_model, level=level)
+    except ValueError as exc:
+        raise InputError(source, str(exc)) from None
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
@@ -169,8 +160,7 @@ def rank_command(
 
 def agreement_command(
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="CSV or JSONL in long format: item_id, rater, label."),
-    workspace: Optional[Path] = typer.Option(
-        None, "--workspace", "-w", help="Compare raters of a workspace: judge names, 'human' or 'human:<annotator>'."),
+    workspace: Optional[Path] = WorkspaceOption,
     rater_a: str = typer.Option(..., "--rater-a", help="First rater (rows of the confusion matrix)."),
     rater_b: str = typer.Option(..., "--rater-b", help="Second rater (columns)."),
     labels: Optional[str] = typer.Option(None, "--labels", help="Comma-separated label order (default: inferred)."),
@@ -178,20 +168,19 @@ def agreement_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
-    """Agreement of two raters: percent agreement, Cohen's kappa with CI, confusion matrix (paper Fig. 4)."""
+    """Agreement of two raters: percent agreement, Cohen's kappa with CI, confusion matrix (paper Fig. 4).
+
+    Workspace raters: judge names, ``human`` or ``human:<annotator>``."""
+    source, rows = _rating_rows(input, workspace, rater_a, rater_b)
+    order = [x.strip() for x in labels.split(",")] if labels else None
     try:
-        source, rows = _rating_rows(input, workspace, rater_a, rater_b)
-        order = [x.strip() for x in labels.split(",")] if labels else None
-        try:
-            result = agreement_table(rows, rater_a, rater_b, labels=order, bootstrap=bootstrap, seed=seed)
-        except ValueError as exc:
-            raise InputError(source, str(exc)) from None
-    except InputError as exc:
-        _fail(exc)
+        result = agreement_table(rows, rater_a, rater_b, labels=order, bootstrap=bootstrap, seed=seed)
+    except ValueError as exc:
+        raise InputError(source, str(exc)) from None
     typer.echo(json.dumps(result, indent=2) if as_json else format_agreement_table(result, rater_a, rater_b))
 
 
 def register(app: typer.Typer) -> None:
     """Add ``rank`` and ``agreement`` to the ``lsqa`` app (called by lsqa/cli.py)."""
-    app.command("rank")(rank_command)
-    app.command("agreement")(agreement_command)
+    app.command("rank")(friendly_errors(rank_command))
+    app.command("agreement")(friendly_errors(agreement_command))

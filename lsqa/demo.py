@@ -31,7 +31,7 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
     data = Path(data_dir) if data_dir else default_data_dir()
     if not (data / "narrativeqa" / "documents.csv").is_file():
         raise InputError(data, "not a shared data folder (no narrativeqa/documents.csv)",
-                         hint="set LSQA_DATA_DIR or pass --data-dir")
+                         hint="set LSQA_DATA_DIR or name the shared data folder")
     yield from ingest.ingest_narrativeqa(path, data / "narrativeqa").lines()
     if scale == "full":
         yield from ingest.ingest_book(path, data / LES_MISERABLES).lines()

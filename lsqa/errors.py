@@ -7,6 +7,15 @@ class LsqaError(Exception):
     """Base class: the command line prints the message and exits non-zero, without a traceback."""
 
 
+class WorkspaceError(LsqaError, RuntimeError):
+    """A problem with the workspace file itself (locked too long, edited migration, ...)."""
+
+
+class NoVerdicts(LsqaError, ValueError):
+    """Nothing to compute a statistic from: no decided verdicts, every comparison 'none', or no item
+    that two raters both labelled. The dashboard shows this as "no data"; any other error is a bug."""
+
+
 class InputError(LsqaError):
     """A malformed input file: names the file, the line (when known) and the problem."""
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lsqa import analysis, store, vocabulary
 from lsqa.config import PROJECT_ROOT, resolve_workspace
+from lsqa.errors import NoVerdicts
 from lsqa.store import corpus as corpus_store
 from lsqa.store import audit_queue as queue_store
 from lsqa.store import reviews as reviews_store
@@ -90,7 +91,7 @@ def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrid
             result = analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
                                       bootstrap=bootstrap, seed=seed, by_question=by_question)
             rankings.append({"judge": judge, "result": result, "error": ""})
-        except ValueError as exc:
+        except NoVerdicts as exc:
             rankings.append({"judge": judge, "result": None, "error": str(exc)})
     for judge in binary:
         rows = analysis.accuracy(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
@@ -128,7 +129,7 @@ def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None,
     rater = f"{vocabulary.HUMAN}:{annotator}@{judge}" if annotator else f"{vocabulary.HUMAN}@{judge}"
     try:
         result = analysis.agreement(workspace, judge, rater, bootstrap=bootstrap)
-    except ValueError:  # no verdict of this judge reviewed yet
+    except NoVerdicts:  # no verdict of this judge reviewed yet
         return None
     # Shown as "human" beside the judge: the row already says whose verdicts were reviewed.
     result.update(rater_a=judge, rater_b=f"{vocabulary.HUMAN}:{annotator}" if annotator else vocabulary.HUMAN)
@@ -148,7 +149,7 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
             for b in judges[i + 1:]:
                 try:
                     res = analysis.agreement(workspace, a, b, bootstrap=bootstrap)
-                except ValueError:
+                except NoVerdicts:
                     continue
                 pairs.append({"family": family, "rater_a": a, "rater_b": b, **res})
     with store.connect(workspace) as con:
@@ -165,7 +166,7 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
         for b in annotators[i + 1:]:
             try:
                 res = analysis.agreement(workspace, f"{vocabulary.HUMAN}:{a}", f"{vocabulary.HUMAN}:{b}", bootstrap=bootstrap)
-            except ValueError:  # no verdict reviewed by both
+            except NoVerdicts:  # no verdict reviewed by both
                 continue
             between.append({"rater_a": a, "rater_b": b, **res})
     return {"pairs": pairs, "vs_human": vs_human, "position": position,
@@ -184,7 +185,7 @@ def agreement_rows(results: list[dict]) -> list[dict]:
 def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict | None:
     try:
         return analysis.self_preference(workspace, judges, systems)
-    except ValueError:
+    except NoVerdicts:
         return None
 
 

@@ -10,6 +10,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Optional
 
+from lsqa.errors import NoVerdicts
+
 
 def _finite(x) -> Optional[float]:
     """JSON has no NaN / inf: undefined numbers become null."""
@@ -32,24 +34,24 @@ def rank_table(
     Returns ``{"systems": [{"system", "beta", "strength", "ci_low", "ci_high", "rank"}, ...]
     (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}}, "n_comparisons",
     "n_excluded"}``; ``ci_low`` / ``ci_high`` bound the strength e^β (null when ``bootstrap=0``).
-    Raises ValueError for unusable rows.
+    Raises NoVerdicts when nothing is left to rank, ValueError for unusable rows.
     """
     from lsqa.ranking import bootstrap_bradley_terry, count_comparisons, fit_bradley_terry
 
     rows = list(rows)
     if not rows:
-        raise ValueError("no comparisons")
+        raise NoVerdicts("no comparisons")
     qids = None
     if by_question:
         qids = [r.get("question_id") for r in rows]
         if any(q is None or str(q).strip() == "" for q in qids):
-            raise ValueError("--by-question needs a question_id in every row")
+            raise ValueError("resampling by question needs a question_id in every row")
         qids = [str(q) for q in qids]
     data = count_comparisons(
         [r["system_a"] for r in rows], [r["system_b"] for r in rows], [r["winner"] for r in rows], qids
     )
     if data.n_comparisons == 0:
-        raise ValueError("every comparison is 'none' (both answers wrong): nothing to rank")
+        raise NoVerdicts("every comparison is 'none' (both answers wrong): nothing to rank")
     fit = fit_bradley_terry(data, tie_model=tie_model, anchor=anchor)
     ci = None
     if bootstrap > 0:
@@ -98,12 +100,12 @@ def agreement_table(
 
     rows = list(rows)
     if rater_a == rater_b:
-        raise ValueError("--rater-a and --rater-b are the same rater")
+        raise ValueError(f"the two raters are both {rater_a!r}: name two different raters")
     _, la, lb = paired_labels(
         [r["item_id"] for r in rows], [r["rater"] for r in rows], [r["label"] for r in rows], rater_a, rater_b
     )
     if not la:
-        raise ValueError(f"raters {rater_a!r} and {rater_b!r} have no item in common")
+        raise NoVerdicts(f"raters {rater_a!r} and {rater_b!r} have no item in common")
     res = compare_raters(la, lb, labels=labels, rounds=bootstrap, level=level, seed=seed)
     ci = [_finite(res.kappa_ci[0]), _finite(res.kappa_ci[1])]
     return {

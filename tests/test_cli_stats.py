@@ -290,3 +290,37 @@ def test_read_table_structural_errors(tmp_path):
     not_obj.write_text('{"a": 1}\n[1, 2]\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"n.jsonl:2: expected a JSON object"):
         read_table(not_obj)
+
+
+def test_every_command_reports_errors_the_same_way(tmp_path):
+    """One friendly_errors for every command: 'error: ' + one line on stderr, exit 2, no traceback."""
+    ok = _write_csv(tmp_path / "ok.csv", ["item_id", "rater", "label"], [["1", "x", "A"], ["1", "y", "B"]])
+    results = [
+        runner.invoke(app, ["agreement", "--input", str(ok), "--rater-a", "x", "--rater-b", "x"]),
+        runner.invoke(app, ["rank", "--workspace", str(tmp_path / "w.duckdb")]),
+        runner.invoke(app, ["rank", "--input", str(ok), "--tie-model", "elo"]),
+        runner.invoke(app, ["entities", "No Such Book", "--workspace", str(tmp_path / "w.duckdb")]),
+        runner.invoke(app, ["import-answers", str(tmp_path / "missing.csv"), "--workspace", str(tmp_path / "w.duckdb")]),
+    ]
+    for res in results:
+        assert res.exit_code == 2, res.output
+        assert res.stderr.startswith("error: ") and res.stderr.count("\n") == 1, res.stderr
+        assert "Traceback" not in res.output
+    assert "the two raters are both 'x'" in results[0].stderr
+    assert "--tie-model: unknown tie model 'elo' (use half or davidson)" in results[2].stderr
+
+
+def test_library_messages_do_not_name_command_line_flags():
+    from lsqa.errors import NoVerdicts
+
+    with pytest.raises(ValueError, match="resampling by question needs a question_id") as info:
+        rank_table([{"system_a": "x", "system_b": "y", "winner": "A"}], by_question=True)
+    assert "--" not in str(info.value)
+    with pytest.raises(ValueError, match="two raters are both") as info:
+        agreement_table([{"item_id": "1", "rater": "x", "label": "A"}], "x", "x")
+    assert "--" not in str(info.value)
+    with pytest.raises(NoVerdicts, match="no item in common"):
+        agreement_table([{"item_id": "1", "rater": "x", "label": "A"}, {"item_id": "2", "rater": "y", "label": "A"}],
+                        "x", "y")
+    with pytest.raises(NoVerdicts, match="nothing to rank"):
+        rank_table([{"system_a": "x", "system_b": "y", "winner": "none"}])

@@ -28,6 +28,8 @@ from typing import Iterator
 
 import duckdb
 
+from lsqa.errors import WorkspaceError
+
 log = logging.getLogger("lsqa.store")
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "db" / "migrations"
@@ -37,10 +39,6 @@ DEFAULT_LOCK_TIMEOUT_S = 60.0
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
-
-
-class WorkspaceError(RuntimeError):
-    """A problem with the workspace file itself (locked too long, edited migration, ...)."""
 
 
 class MigrationChanged(WorkspaceError):
