@@ -101,6 +101,10 @@ def agreement_table(
     rows = list(rows)
     if rater_a == rater_b:
         raise ValueError(f"the two raters are both {rater_a!r}: name two different raters")
+    raters = sorted({str(r["rater"]) for r in rows})
+    for rater in (rater_a, rater_b):
+        if rater not in raters:  # e.g. a judge nobody has reviewed yet: nothing to compare
+            raise NoVerdicts(f"rater {rater!r} not found; raters are {raters}")
     _, la, lb = paired_labels(
         [r["item_id"] for r in rows], [r["rater"] for r in rows], [r["label"] for r in rows], rater_a, rater_b
     )
