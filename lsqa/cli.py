@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from lsqa import cli_ingest, cli_pipeline, cli_stats
+from lsqa import cli_ingest, cli_pipeline, cli_stats, cli_suspects
 
 app = typer.Typer(
     name="lsqa",
@@ -24,6 +24,7 @@ app = typer.Typer(
 cli_ingest.register(app)     # ingest-book, ingest-narrativeqa, import-answers, import-judgments, status, demo
 cli_pipeline.register(app)   # run, entities, export
 cli_stats.register(app)      # rank, agreement
+cli_suspects.register(app)   # suspects
 
 
 def main() -> None:

@@ -14,9 +14,9 @@ import difflib
 import re
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from lsqa.vocabulary import JUDGE_KINDS
+from lsqa.vocabulary import IMPORTED, JUDGE_KINDS
 
 QUESTION_SOURCES = ("narrativeqa", "generate", "all")
 ENTITY_METHODS = ("auto", "fastcoref", "fallback")
@@ -58,13 +58,27 @@ class _Strict(BaseModel):
 class SystemTable(_Strict):
     name: str = Name
     model: str = Model
-    context: str
+    context: Optional[str] = None               # required, except for model = "imported"
     params: dict[str, Any] = {}
     max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
     prompt_version: Optional[Union[int, str]] = None
 
     _context = field_validator("context")(_check_context)
     _prompt_version = field_validator("prompt_version")(_check_prompt_version)
+
+    @model_validator(mode="after")
+    def _imported_or_context(self):
+        # An imported system's answers come from `lsqa import-answers`: nothing about making them applies.
+        if self.model == IMPORTED:
+            extra = [k for k in ("context", "max_context_tokens", "prompt_version") if getattr(self, k) is not None]
+            if extra or self.params:
+                raise ValueError(f"an imported system has only a name and model = \"imported\", not "
+                                 f"{', '.join(extra + (['params'] if self.params else []))} (its answers come "
+                                 "from `lsqa import-answers`; a run only judges them)")
+        elif self.context is None:
+            raise ValueError("context is missing: add context = \"none\", \"full\", \"retrieval:<tokens>\" "
+                             "or \"reference:1|2\" (or model = \"imported\" for answers made elsewhere)")
+        return self
 
 
 class JudgeTable(_Strict):

@@ -18,6 +18,7 @@ import json
 from lsqa.errors import LsqaError
 from lsqa.llm import semantic_params
 from lsqa.runconfig import JudgeSpec, RunConfig, SystemSpec
+from lsqa.vocabulary import IMPORTED
 
 
 class DefinitionChanged(LsqaError):
@@ -94,3 +95,63 @@ def check_and_record(con, config: RunConfig) -> None:
         systems={s.name: encode(system_definition(s)) for s in config.systems},
         judges={j.name: encode(judge_definition(j)) for j in config.judges},
     )
+
+
+class NameClash(LsqaError):
+    """A name is used both for results made elsewhere (imported) and for results a run makes."""
+
+
+def check_run_names(con, config: RunConfig) -> None:
+    """Refuse a run config that declares as model-made a system whose answers were imported (or as
+    imported one whose answers a run made), or a judge of one kind that has verdicts of another."""
+    from lsqa.store import names as names_store
+
+    problems: list[str] = []
+    stored = names_store.system_models(con, [s.name for s in config.systems])
+    with_answers = names_store.systems_with_answers(con, list(stored))
+    for spec in config.systems:
+        if spec.name not in with_answers:
+            continue
+        model, context = stored[spec.name]
+        if spec.imported and model != IMPORTED:
+            problems.append(f"system {spec.name!r} is declared imported, but its answers were made by a run "
+                            f"(model {model}, context {context}); imported answers need a name of their own")
+        elif not spec.imported and model == IMPORTED:
+            problems.append(f"system {spec.name!r} has answers imported with `lsqa import-answers`, so a run "
+                            f"cannot answer under that name: declare it with model = \"imported\" to judge "
+                            f"those answers, or give the {spec.model} system another name")
+    kinds = names_store.verdict_kinds(con, [j.name for j in config.judges])
+    for judge in config.judges:
+        other = kinds.get(judge.name, set()) - {judge.kind}
+        if other:
+            problems.append(f"judge {judge.name!r} is declared {judge.kind}, but has {', '.join(sorted(other))} "
+                            f"verdicts under that name; give this judge another name")
+    if problems:
+        raise NameClash("; ".join(problems) + ". Nothing was run.")
+
+
+def check_imported_systems(con, path, names: list[str]) -> None:
+    """Refuse answers imported under a system name a run config gave a model: they would stand in
+    for the answers that model makes (a rerun skips questions that already have an answer)."""
+    from lsqa.errors import InputError
+    from lsqa.store import names as names_store
+
+    for name, (model, context) in sorted(names_store.system_models(con, names).items()):
+        if model != IMPORTED:
+            raise InputError(path, f"system {name!r} belongs to a run (model {model}, context {context}): "
+                                   "imported answers under its name would stand in for its own",
+                             hint="import them under another system name; nothing was imported")
+
+
+def check_imported_verdicts(con, path, verdicts: list[tuple[int, str, str]]) -> None:
+    """Refuse verdicts imported under a judge a run config declared with another kind.
+    ``verdicts``: (line, rater, kind) of each verdict in the file."""
+    from lsqa.errors import InputError
+    from lsqa.store import names as names_store
+
+    declared = names_store.judge_kinds(con, sorted({rater for _, rater, _ in verdicts}))
+    for line, rater, kind in verdicts:
+        if rater in declared and declared[rater] != kind:
+            raise InputError(path, f"rater {rater!r} is a {declared[rater]} judge of a run config; "
+                                   f"a {kind} verdict cannot be imported under its name",
+                             line=line, hint="import it under another rater name; nothing was imported")

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsqa import book_text, store
+from lsqa import book_text, definitions, store
 from lsqa.errors import InputError
-from lsqa.vocabulary import JUDGE_KINDS, is_pairwise, normalise_label
+from lsqa.vocabulary import IMPORTED, JUDGE_KINDS, is_pairwise, normalise_label
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.input_tables import records as read_records
@@ -295,8 +295,9 @@ def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
     _check_question_ids(path, records, "question_id", workspace)
     systems = sorted({r["system"] for _, r in records})
     with store.write(workspace) as con:
+        definitions.check_imported_systems(con, path, systems)
         summary.add("systems", results_store.upsert_systems(
-            con, [{"name": s, "model": "imported", "context": "imported"} for s in systems]))
+            con, [{"name": s, "model": IMPORTED, "context": IMPORTED} for s in systems]))
         rows = [{"question_id": r["question_id"], "system_name": r["system"], "text": r["answer"],
                  "extra": json.dumps(r["extra"], sort_keys=True, default=str)} for _, r in records]
         n = results_store.insert_answers(con, rows)
@@ -367,6 +368,7 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
                    "the verdict of this rater on this item (question, systems, order, reference)")
     _check_question_ids(path, records, "question_id", workspace)
     with store.write(workspace) as con:
+        definitions.check_imported_verdicts(con, path, [(line_no, r["judge"], r["kind"]) for line_no, r in records])
         n = results_store.insert_judgments(con, [r for _, r in records])
     summary.add("judgments", n)
     summary.skip("judgments", len(records) - n)

@@ -42,6 +42,7 @@ class StageSummary:
     calls_failed: int = 0
     cost_usd: float | None = 0.0
     seconds: float = 0.0
+    missing: dict[str, int] = field(default_factory=dict)  # imported system → questions it has no answer to
 
     def add_results(self, results: list[llm.LLMResult]) -> None:
         # The counting of ``lsqa.llm.totals`` (and of the runs row the runner keeps): made + cached +
@@ -82,6 +83,8 @@ class RunSummary:
         out.append(f"total: {d['calls_made']} calls made, {d['calls_cached']} cached, {d['calls_failed']} failed, "
                    f"cost {cost}, {d['seconds']:.1f} s")
         for s in self.stages:
+            out.extend(f"  {s.stage}: {system} has no imported answer to {n} question(s), left out for it"
+                       for system, n in s.missing.items() if n)
             counts: dict[str, int] = {}
             for e in s.errors:
                 counts[e] = counts.get(e, 0) + 1
@@ -235,11 +238,15 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
 def register_names(con, config: RunConfig) -> None:
     """Add the config's systems to the workspace and check that no system or judge name is given
     a definition other than the one its results were made with (``lsqa.definitions``)."""
-    results_store.upsert_systems(con, [
-        {"name": s.name, "model": s.model, "context": s.context.label,
-         "prompt_id": "" if s.context.kind == "reference" else s.context.kind,
-         "params": json.dumps({**s.params, "max_context_tokens": s.max_context_tokens}, sort_keys=True)}
-        for s in config.systems])
+    definitions.check_run_names(con, config)
+    with_answers, _ = results_store.names_with_results(con)
+    rows = [{"name": s.name, "model": s.model, "context": s.context.label,
+             "prompt_id": "" if s.context.kind in ("reference", "imported") else s.context.kind,
+             "params": json.dumps({**s.params, "max_context_tokens": s.max_context_tokens}, sort_keys=True)}
+            for s in config.systems]
+    # A name without answers yet takes the config's definition (e.g. a run that failed before answering).
+    results_store.upsert_systems(con, [r for r in rows if r["name"] in with_answers])
+    results_store.upsert_systems(con, [r for r in rows if r["name"] not in with_answers], replace=True)
     definitions.check_and_record(con, config)
 
 
@@ -252,6 +259,10 @@ def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], 
         done_before = {s.name: results_store.answered(con, s.name) for s in config.systems}
     tasks = []
     for s in config.systems:
+        if s.imported:  # answered elsewhere: judged, never answered; a question it lacks is left out
+            stage.summary.missing[s.name] = sum(q["id"] not in done_before[s.name] for q in questions)
+            stage.summary.skipped += len(questions) - stage.summary.missing[s.name]
+            continue
         for q in questions:
             if q["id"] in done_before[s.name]:
                 stage.summary.skipped += 1

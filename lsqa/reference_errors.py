@@ -1,26 +1,35 @@
-"""Which NarrativeQA references are most likely wrong: a triage list, and the errata file.
+"""Which NarrativeQA references are most likely wrong: the triage list (``lsqa suspects``) and the errata.
 
-The paper (§5.2, Appendix E) found that many NarrativeQA references are wrong — written from
-Wikipedia summaries, not the books — and that a book-grounded rater (AutoAIS with the full book)
-accepts answers that ground-truth raters reject because of the bad reference. Each reference
-``r`` ∈ {1, 2} of a question is scored from that evidence::
+The paper found many NarrativeQA references wrong or partial (§5.2, Appendix E: written from
+Wikipedia summaries, not the books). Dataset-cleaning work locates such labels by the agreement of
+independent predictors against the given label (confident learning, Northcutt et al. 2021;
+"platinum" benchmarks, Vendrow et al. 2025). Here a reference ``r`` of a question counts as
+*confirmed* by each independent source that agrees with it, and is suspect to the degree that none
+does — a product of the unconfirmed shares (a noisy-OR over confirmations, no fitted weights)::
 
-    score = 2.0 · grounded_vs_reference   share of answers a book-grounded judge (AutoAIS, kind
-                                          ``absolute``) accepts while a ground-truth rater using
-                                          reference r rejects them
-          + 1.0 · reference_specific      share of answers a ground-truth rater accepts against the
-                                          other reference but rejects against r
-          + 1.0 · (1 − support)           support = largest share of r's content words found together
-                                          in one passage of the book (0 when the book is unknown)
-          + 0.5 · (1 − references_agree)  word overlap (Jaccard) of the two references: low when the
-                                          two annotators wrote different things
-          + 1.5 · human_accepts           share of humans' labels on ground-truth verdicts against r
-                                          that turned a "no" into "yes"
-          + 3.0 · [flagged wrong or unanswerable]  + 1.5 · [flagged ambiguous]
+    machine = (1 − systems_confirm) · (1 − references_agree)
+    score   = 1 − (1 − machine) · (1 − humans_overturned) · (1 − flag)
 
-Support uses the same content words (stop words removed, crude stems) as the embedded lexical
-judge (``lsqa.text_units``). Everything but the support depends on reviews and flags, so the
-list is recomputed on every call; the per-book passage word sets are cached per process.
+- ``answers_match``: mean over the independent systems (every system except those that *are* a
+  reference, ``context = reference:N``) of the share of r's content words found in the system's
+  answer. Needs answers only.
+- ``judges_accept``: share of "yes" among the ground-truth (yes/no) verdicts against r, any judge
+  (embedded or LLM). Needs a ``groundtruth`` judge.
+- ``systems_confirm``: the mean of the two above that exist; when a question has neither, the mean
+  over the references that have it (a neutral prior, so a reference is never suspect merely for
+  being unanswered).
+- ``references_agree``: cosine of the two references' sentence embeddings (all-MiniLM-L6-v2, as
+  the similarity rater, ``lsqa.similarity``), clipped to [0, 1]: two annotators who read the
+  book independently confirm each other.
+- ``humans_overturned``: share of the human labels on ground-truth verdicts against r that say
+  "yes" where the judge said "no" (the answer was right, the reference made it look wrong).
+- ``flag``: 1 for a current "wrong" or "unanswerable" flag, ½ for "ambiguous".
+- ``book_support`` (shown, not scored): the largest share of r's content words found together in
+  one passage of the book. Measured on LiteraryQA's edits it separates wrong references barely
+  better than chance (AUROC 0.56), so it explains but does not rank.
+
+How well it ranks LiteraryQA's substantive edits: ``bench/bench_reference_errors.py``,
+docs/BENCHMARKS.md. Content words and stems are those of the embedded lexical judge.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import json
 from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
+from statistics import fmean
 
 from lsqa import store
 from lsqa.text_units import content_words
@@ -38,8 +48,8 @@ from lsqa.store import corpus as corpus_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 
-WEIGHTS = {"grounded_vs_reference": 2.0, "reference_specific": 1.0, "low_support": 1.0,
-           "references_disagree": 0.5, "human_accepts": 1.5, "flag_wrong": 3.0, "flag_ambiguous": 1.5}
+PARTS = ("answers_match", "judges_accept", "references_agree", "book_support")
+FLAG_WEIGHT = {"wrong": 1.0, "unanswerable": 1.0, "ambiguous": 0.5}
 ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "other_reference", "reasons",
                   "annotators", "notes", "score")
 
@@ -71,92 +81,100 @@ def support(reference: str, passages: tuple[tuple[int, frozenset[str]], ...]) ->
     return best, where
 
 
-def jaccard(a: str, b: str) -> float:
-    wa, wb = _words(a), _words(b)
-    if not wa and not wb:
-        return 1.0
-    return len(wa & wb) / len(wa | wb)
+def answer_match(reference: str, answer: str) -> float:
+    """Share of the reference's content words that the answer contains (1.0 for a reference without any)."""
+    ref = _words(reference)
+    return len(ref & _words(answer)) / len(ref) if ref else 1.0
 
 
-def triage(workspace: Path, *, limit: int | None = None) -> list[dict]:
-    """Every (question, reference) with verdicts, most likely wrong first, with the evidence as columns."""
+def references_agree(pairs: list[tuple[str, str]]) -> list[float]:
+    """Cosine of each pair's sentence embeddings, clipped to [0, 1]."""
+    from lsqa.similarity import embed
+
+    texts = sorted({t for pair in pairs for t in pair})
+    vectors = dict(zip(texts, embed(texts))) if texts else {}
+    return [min(1.0, max(0.0, float(vectors[a] @ vectors[b]))) for a, b in pairs]
+
+
+def machine_suspicion(systems_confirm: float, refs_agree: float) -> float:
+    """Suspect to the degree that neither the systems nor the other annotator confirm the reference."""
+    return (1.0 - systems_confirm) * (1.0 - refs_agree)
+
+
+def _grouped(rows: list[dict], *key: str) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[tuple(r[k] for k in key)].append(r)
+    return out
+
+
+def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
+    """Every reference of the books that have answers, verdicts or flags, most likely wrong first.
+
+    Each row: ``question_id``, ``reference`` ("1"|"2"), ``score`` in [0, 1], the evidence
+    columns the score is computed from (see the module docstring) and ``evidence`` naming the
+    sources that were available for this reference.
+    """
     with store.connect(workspace) as con:
-        data = verdicts_store.reference_triage_rows(con)
+        data = verdicts_store.reference_evidence(con)
         n_passages = {d["id"]: d["passages"] for d in corpus_store.books(con)}
-    grounded: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for r in data["grounded"]:
-        grounded[(r["question_id"], r["system"])].append(r["label"])
-    gt: dict[tuple[str, str, str], list[str]] = defaultdict(list)  # (question, system, reference) → labels
-    for r in data["gt"]:
-        gt[(r["question_id"], r["system"], r["reference"])].append(r["label"])
-    human: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for r in data["human_gt"]:
-        human[(r["question_id"], r["reference"])].append(r)
-    flags: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for f in data["flags"]:
-        flags[(f["question_id"], f["reference"])].append(f)
-    systems_of: dict[str, set[str]] = defaultdict(set)
-    for (qid, system, _ref) in gt:
-        systems_of[qid].add(system)
-    for (qid, system) in grounded:
-        systems_of[qid].add(system)
+    answers = _grouped(data["answers"], "question_id")
+    gt = _grouped(data["gt"], "question_id", "reference")
+    human = _grouped(data["human_gt"], "question_id", "reference")
+    flags = _grouped(data["flags"], "question_id", "reference")
+    questions = data["questions"]
+    refs_agree_of = references_agree([(q["reference_1"], q["reference_2"]) for q in questions])
 
-    out = []
-    for q in data["questions"]:
+    rows = []
+    for q, refs_agree in zip(questions, refs_agree_of):
         qid = q["question_id"]
         refs = {"1": q["reference_1"], "2": q["reference_2"]}
-        agree = jaccard(refs["1"], refs["2"])
-        passages = _passage_words(str(workspace), q["document_id"], n_passages.get(q["document_id"], 0)) \
-            if n_passages.get(q["document_id"]) else ()
+        doc = q["document_id"]
+        passages = _passage_words(str(workspace), doc, n_passages[doc]) if n_passages.get(doc) else ()
         for ref, other in (("1", "2"), ("2", "1")):
-            if not refs[ref]:
-                continue
-            conflict = n_conflict = specific = n_specific = 0
-            for system in systems_of[qid]:
-                mine = gt.get((qid, system, ref))
-                if not mine:
-                    continue
-                rejected = all(label == "no" for label in mine)
-                book = grounded.get((qid, system))
-                if book:
-                    n_conflict += 1
-                    conflict += rejected and (sum(b == "yes" for b in book) * 2 > len(book))
-                theirs = gt.get((qid, system, other))
-                if theirs:
-                    n_specific += 1
-                    specific += rejected and any(label == "yes" for label in theirs)
+            matches = [answer_match(refs[ref], a["text"]) for a in answers.get((qid,), [])]
+            verdicts = [v["label"] == "yes" for v in gt.get((qid, ref), [])]
             sup, where = support(refs[ref], passages)
             hum = human.get((qid, ref), [])
-            accepts = sum(h["judge_label"] == "no" and h["human_label"] == "yes" for h in hum)
+            overturned = sum(h["judge_label"] == "no" and h["human_label"] == "yes" for h in hum)
             fl = flags.get((qid, ref), [])
-            reasons = sorted({f["reason"] for f in fl})
-            parts = {
-                "grounded_vs_reference": conflict / n_conflict if n_conflict else 0.0,
-                "reference_specific": specific / n_specific if n_specific else 0.0,
-                "low_support": 1.0 - sup,
-                "references_disagree": 1.0 - agree,
-                "human_accepts": accepts / len(hum) if hum else 0.0,
-                "flag_wrong": float(bool({"wrong", "unanswerable"} & set(reasons))),
-                "flag_ambiguous": float("ambiguous" in reasons),
-            }
-            score = sum(WEIGHTS[k] * v for k, v in parts.items())
-            out.append({
-                "question_id": qid, "title": q["title"], "question": q["question"], "reference": ref,
-                "reference_text": refs[ref], "other_reference": refs[other], "score": round(score, 3),
-                "book_accepts_ref_rejects": f"{conflict}/{n_conflict}", "only_this_ref_rejects": f"{specific}/{n_specific}",
-                "support": round(sup, 2), "support_passage": where, "references_agree": round(agree, 2),
-                "human_accepts": f"{accepts}/{len(hum)}", "flags": ", ".join(f"{f['reason']} ({f['annotator']})" for f in fl),
-                **{f"part_{k}": round(v, 3) for k, v in parts.items()},
+            evidence = [f"answers ({len(matches)})" if matches else "", f"judges ({len(verdicts)})" if verdicts else "",
+                        "other reference", f"humans ({len(hum)})" if hum else "", "flags" if fl else ""]
+            rows.append({
+                "question_id": qid, "reference": ref, "title": q["title"], "question": q["question"],
+                "reference_text": refs[ref], "other_reference": refs[other],
+                "answers_match": round(fmean(matches), 3) if matches else None,
+                "judges_accept": round(fmean(verdicts), 3) if verdicts else None,
+                "references_agree": round(refs_agree, 3),
+                "humans_overturned": f"{overturned}/{len(hum)}", "_overturned": overturned / len(hum) if hum else 0.0,
+                "flags": ", ".join(f"{f['reason']} ({f['annotator']})" for f in fl),
+                "_flag": max((FLAG_WEIGHT.get(f["reason"], 0.0) for f in fl), default=0.0),
+                "book_support": round(sup, 2), "support_passage": where,
+                "evidence": ", ".join(e for e in evidence if e),
             })
-    out.sort(key=lambda r: (-r["score"], r["title"], r["question_id"], r["reference"]))
-    return out[:limit] if limit else out
+    _score(rows)
+    rows.sort(key=lambda r: (-r["score"], r["title"], r["question_id"], r["reference"]))
+    return rows[:limit] if limit else rows
+
+
+def _score(rows: list[dict]) -> None:
+    for r in rows:
+        parts = [r[k] for k in ("answers_match", "judges_accept") if r[k] is not None]
+        r["systems_confirm"] = fmean(parts) if parts else None
+    known = [r["systems_confirm"] for r in rows if r["systems_confirm"] is not None]
+    prior = fmean(known) if known else 0.5
+    for r in rows:
+        confirm = prior if r["systems_confirm"] is None else r["systems_confirm"]
+        machine = machine_suspicion(confirm, r["references_agree"])
+        r["score"] = round(1.0 - (1.0 - machine) * (1.0 - r.pop("_overturned")) * (1.0 - r.pop("_flag")), 4)
+        r["systems_confirm"] = None if r["systems_confirm"] is None else round(r["systems_confirm"], 3)
 
 
 def errata(workspace: Path) -> list[dict]:
     """The flagged references, one row per (question, reference), with reasons, annotators and notes."""
     with store.connect(workspace) as con:
         rows = reviews_store.flagged_questions(con)
-    scores = {(r["question_id"], r["reference"]): r["score"] for r in triage(workspace)} if rows else {}
+    scores = {(r["question_id"], r["reference"]): r["score"] for r in suspects(workspace)} if rows else {}
     grouped: dict[tuple[str, str], dict] = {}
     for r in rows:
         key = (r["question_id"], r["reference"])

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from lsqa.config_schema import CONTEXT_RE, StudyConfig, first_refusal
 from lsqa.errors import InputError
 from lsqa.llm.keys import secret_in_setting
-from lsqa.vocabulary import JUDGE_KINDS
+from lsqa.vocabulary import IMPORTED, JUDGE_KINDS
 
 __all__ = ["JUDGE_KINDS", "Context", "GenerationSpec", "JudgeSpec", "RunConfig", "SystemSpec", "load_run_config",
            "parse_context", "run_config_from_dict"]
@@ -41,7 +41,7 @@ MAX_CONFIG_BYTES = 1024 * 1024
 class Context:
     """Where a system's or a judge's context comes from (paper §4: none, BM25 top passages, full book)."""
 
-    kind: str                   # none | retrieval | full | reference
+    kind: str                   # none | retrieval | full | reference | imported (answers made elsewhere)
     budget_tokens: int = 0      # for retrieval
     reference: str = ""         # for reference: which NarrativeQA answer plays the system
 
@@ -67,7 +67,8 @@ def parse_context(text: str, *, where: str = "context") -> Context:
 
 @dataclass(frozen=True)
 class SystemSpec:
-    """A QA system = model × context setting × prompt (paper §4, Table 1)."""
+    """A QA system = model × context setting × prompt (paper §4, Table 1); ``model = "imported"``:
+    answers made elsewhere (``lsqa import-answers``), judged but never answered by a run."""
 
     name: str
     model: str
@@ -75,6 +76,10 @@ class SystemSpec:
     params: dict = field(default_factory=dict)
     max_context_tokens: int | None = None   # the model's window; a longer full book is an error
     prompt_version: str | None = None
+
+    @property
+    def imported(self) -> bool:
+        return self.model == IMPORTED
 
 
 @dataclass(frozen=True)
@@ -169,7 +174,8 @@ def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:
         checked = StudyConfig.model_validate(data)
     except ValidationError as exc:
         raise InputError(source, first_refusal(exc, StudyConfig)) from None
-    systems = [SystemSpec(name=t.name, model=t.model, context=parse_context(t.context), params=dict(t.params),
+    systems = [SystemSpec(name=t.name, model=t.model, params=dict(t.params),
+                          context=Context(IMPORTED) if t.model == IMPORTED else parse_context(t.context),
                           max_context_tokens=t.max_context_tokens, prompt_version=t.prompt_version)
                for t in checked.systems]
     judges = [JudgeSpec(name=t.name, model=t.model, kind=t.kind, context=parse_context(t.context),

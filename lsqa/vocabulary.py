@@ -100,6 +100,9 @@ FLAG_REASONS = ("wrong", "ambiguous", "unanswerable", "retract")
 REFERENCES = ("1", "2")
 # A rater name for the humans in agreement tables: ``human``, ``human:<annotator>``.
 HUMAN = "human"
+# The model (and context) of a system whose answers were made elsewhere (`lsqa import-answers`):
+# a run judges them and never answers for it.
+IMPORTED = "imported"
 
 
 # --------------------------------------------------------------------------------- items

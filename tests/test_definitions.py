@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from lsqa import pipeline, store
 from lsqa.cli import app
-from lsqa.definitions import DefinitionChanged
+from lsqa.definitions import DefinitionChanged, NameClash
 from lsqa.ingest import ingest_narrativeqa
 from lsqa.runconfig import run_config_from_dict
 
@@ -107,7 +107,7 @@ def test_a_run_config_may_not_take_over_an_imported_system(workspace, tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text(f"question_id,system,answer\n{qid},closed-book,Tom Kitten\n")
     import_answers(workspace, path)
-    with pytest.raises(DefinitionChanged, match=r"system 'closed-book'.*model: \"imported\" → \"lsqa/extractive\""):
+    with pytest.raises(NameClash, match=r"system 'closed-book' has answers imported with `lsqa import-answers`"):
         pipeline.run(workspace, config())
     pipeline.run(workspace, config(systems=[BASE["systems"][0]]))  # the other name runs
 

@@ -6,8 +6,9 @@ from lsqa.store.bulk import fetch_dicts, insert_rows
 from lsqa.vocabulary import PAIRWISE_KINDS
 
 
-def upsert_systems(con, rows: list[dict]) -> int:
-    return insert_rows(con, "systems", rows)
+def upsert_systems(con, rows: list[dict], *, replace: bool = False) -> int:
+    """Add systems; ``replace``: overwrite a row of the same name (only for names without answers)."""
+    return insert_rows(con, "systems", rows, on_conflict="replace" if replace else "nothing", key=("name",))
 
 
 def system_definitions(con) -> dict[str, str | dict]:

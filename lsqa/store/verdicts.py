@@ -61,29 +61,37 @@ def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] 
     return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order", params)
 
 
-def reference_triage_rows(con) -> dict:
-    """Raw material for ``lsqa.reference_errors``: per question and reference, what raters and humans said.
+# A system that answers with a NarrativeQA reference is one of the references, not a witness for it.
+_INDEPENDENT = "SELECT name FROM systems WHERE context NOT LIKE 'reference:%'"
 
-    - ``questions``: questions with two references that have at least one verdict;
-    - ``gt``: ground-truth verdicts per (question, system, reference) — label, status;
-    - ``grounded``: book-grounded yes/no verdicts (absolute kind) per (question, system);
-    - ``human_gt``: current human labels on ground-truth verdicts;
-    - ``flags``: current flags.
+
+def reference_evidence(con) -> dict:
+    """Raw material for ``lsqa.reference_errors``.
+
+    - ``questions``: those with two references about a document where at least one question has an
+      answer, verdict or flag (a book is triaged whole, unanswered questions included);
+    - ``answers`` of independent systems (not those that answer with a reference);
+    - ``gt``: ground-truth yes/no verdicts against one reference, on independent systems' answers;
+    - ``human_gt``: current human labels on ground-truth verdicts; ``flags``: current flags.
     """
-    questions = fetch_dicts(con, """
+    questions = fetch_dicts(con, f"""
         SELECT q.id AS question_id, q.document_id, d.title, q.text AS question, q.reference_1, q.reference_2
         FROM questions q JOIN documents d ON d.id = q.document_id
-        WHERE q.reference_1 <> '' AND q.id IN (SELECT DISTINCT question_id FROM judgments)
+        WHERE q.reference_1 <> '' AND q.reference_2 <> '' AND q.document_id IN (
+            SELECT document_id FROM questions WHERE id IN (
+                SELECT question_id FROM answers WHERE status = 'ok' AND system_name IN ({_INDEPENDENT})
+                UNION SELECT question_id FROM judgments
+                UNION SELECT question_id FROM current_flags))
         ORDER BY d.title, q.source_index, q.id""")
-    gt = fetch_dicts(con, """
-        SELECT id, judge, question_id, system_a AS system, reference, label FROM judgments
-        WHERE kind = 'groundtruth' AND status = 'ok' AND reference IN ('1', '2')""")
-    grounded = fetch_dicts(con, """
-        SELECT judge, question_id, system_a AS system, label FROM judgments
-        WHERE kind = 'absolute' AND status = 'ok'""")
+    answers = fetch_dicts(con, f"""
+        SELECT question_id, system_name AS system, text FROM answers
+        WHERE status = 'ok' AND system_name IN ({_INDEPENDENT})""")
+    gt = fetch_dicts(con, f"""
+        SELECT judge, question_id, system_a AS system, reference, label FROM judgments
+        WHERE kind = 'groundtruth' AND status = 'ok' AND reference IN ('1', '2') AND label IN ('yes', 'no')
+          AND system_a IN ({_INDEPENDENT})""")
     human_gt = fetch_dicts(con, """
         SELECT h.annotator, h.label AS human_label, j.label AS judge_label, j.question_id, j.reference
         FROM human_labels h JOIN judgments j ON j.id = h.judgment_id
         WHERE j.kind = 'groundtruth' AND j.reference IN ('1', '2')""")
-    flags = current_flags(con)
-    return {"questions": questions, "gt": gt, "grounded": grounded, "human_gt": human_gt, "flags": flags}
+    return {"questions": questions, "answers": answers, "gt": gt, "human_gt": human_gt, "flags": current_flags(con)}
