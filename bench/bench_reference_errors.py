@@ -89,10 +89,10 @@ def similar(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, _norm(a), _norm(b)).ratio()
 
 
-def wrong_references() -> dict[tuple[str, str], bool]:
+def wrong_references(labels: Path = LQA / "labels.jsonl") -> dict[tuple[str, str], bool]:
     """(question id, "1"|"2") → LiteraryQA made a substantive edit (README of literaryqa_dev)."""
     truth = {}
-    for line in (LQA / "labels.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in labels.read_text(encoding="utf-8").splitlines():
         q = json.loads(line)
         qid, refs, new = f"nqa:{q['document_id']}:{q['q_index']}", [q["answer1"], q["answer2"]], q["literaryqa_answers"]
         if q["literaryqa_status"] == "dropped" or not new:

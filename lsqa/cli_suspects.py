@@ -9,11 +9,6 @@ import typer
 
 from lsqa.cli_common import WorkspaceOption, emit_json, friendly_errors, workspace_path
 
-# Evidence columns of lsqa.reference_errors.suspects, in the order the table shows them.
-COLUMNS = ("score", "systems_confirm", "answers_match", "judges_accept", "references_agree", "book_support",
-           "humans_overturned", "flags", "evidence")
-
-
 def _cell(value) -> str:
     if value is None:
         return "—"
@@ -30,7 +25,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """References most likely wrong first: the systems' answers, ground-truth verdicts, the other
         reference, human reviews and flags behind each score (README, "Reference errors")."""
-        from lsqa.reference_errors import suspects
+        from lsqa.reference_errors import COLUMNS, suspects
 
         rows = suspects(workspace_path(workspace))
         shown = rows[:limit] if limit else rows
@@ -39,5 +34,5 @@ def register(app: typer.Typer) -> None:
             return
         for r in shown:
             typer.echo(f"{r['question_id']}  ref {r['reference']}  {r['reference_text'][:60]!r}")
-            typer.echo("    " + "  ".join(f"{c}={_cell(r[c])}" for c in COLUMNS if r[c] not in ("", None)))
+            typer.echo("    " + "  ".join(f"{c}={_cell(r[c])}" for c in ("score", *COLUMNS) if r[c] not in ("", None)))
         typer.echo(f"{len(shown)} of {len(rows)} references shown, most likely wrong first")

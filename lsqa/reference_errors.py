@@ -48,7 +48,9 @@ from lsqa.store import corpus as corpus_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 
-PARTS = ("answers_match", "judges_accept", "references_agree", "book_support")
+# The columns behind a score, in the order the CLI and the Reference errors page show them.
+COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "references_agree", "humans_overturned", "flags",
+           "book_support", "evidence")
 FLAG_WEIGHT = {"wrong": 1.0, "unanswerable": 1.0, "ambiguous": 0.5}
 ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "other_reference", "reasons",
                   "annotators", "notes", "score")
@@ -168,6 +170,22 @@ def _score(rows: list[dict]) -> None:
         machine = machine_suspicion(confirm, r["references_agree"])
         r["score"] = round(1.0 - (1.0 - machine) * (1.0 - r.pop("_overturned")) * (1.0 - r.pop("_flag")), 4)
         r["systems_confirm"] = None if r["systems_confirm"] is None else round(r["systems_confirm"], 3)
+
+
+def explain(row: dict) -> str:
+    """One line saying how a row's score was made from its columns."""
+    def share(value) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    confirm = "the workspace mean (no answers or verdicts)" if row["systems_confirm"] is None \
+        else f"{share(row['systems_confirm'])} (answers contain it {share(row['answers_match'])}, " \
+             f"ground-truth judges accept {share(row['judges_accept'])})"
+    return (f"score {row['score']}: systems confirm {confirm}; the other reference agrees "
+            f"{share(row['references_agree'])}; humans overturned {row['humans_overturned']}"
+            + (f"; flags: {row['flags']}" if row["flags"] else "")
+            + f" · support in the book {row['book_support']}"
+            + (f" (passage {row['support_passage']}), not scored" if row["support_passage"] is not None else ", not scored")
+            + f" · evidence used: {row['evidence']}")
 
 
 def errata(workspace: Path) -> list[dict]:

@@ -15,13 +15,13 @@ workspace = page_data.current_workspace()
 md = highlight.md_escape
 annotator = st.session_state.get("annotator", "").strip()
 st.title("Reference errors")
-st.caption("Ranked by evidence that a reference is wrong: book-grounded judges accept answers that ground-truth "
-           "raters reject against this reference, the reference has little support in the book, the two "
-           "references disagree, humans overrode ground-truth verdicts, and flags.")
+st.caption("Ranked by how little confirms a reference: the systems' answers do not contain it and ground-truth "
+           "judges reject answers against it, the other reference says something else, humans overturned "
+           "ground-truth rejections against it, and flags. The same list as `lsqa suspects`.")
 
 if "re_msg" in st.session_state:
     st.toast(st.session_state.pop("re_msg"))
-rows = reference_errors.triage(workspace)
+rows = reference_errors.suspects(workspace)
 flags = reference_errors.errata(workspace)
 
 st.header(f"Flagged so far ({len(flags)})")
@@ -40,12 +40,11 @@ else:
 
 st.header("Most likely wrong")
 if not rows:
-    st.info("No questions with references and verdicts yet.")
+    st.info("No questions with references and answers, verdicts or flags yet.")
     st.stop()
 top = st.slider("Show the top", 5, max(5, len(rows)), min(25, len(rows)), key="re_top") if len(rows) > 5 else len(rows)
 shown = rows[:top]
-columns = ["score", "title", "question", "reference", "reference_text", "other_reference", "book_accepts_ref_rejects",
-           "only_this_ref_rejects", "support", "references_agree", "human_accepts", "flags"]
+columns = ["score", "title", "question", "reference", "reference_text", "other_reference", *reference_errors.COLUMNS]
 picked = st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table",
                       on_select="rerun", selection_mode="single-row")
 st.download_button("Triage list (CSV)", page_data.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
@@ -61,9 +60,7 @@ c[0].markdown(f"**Reference {r['reference']}** (this row)")
 c[0].markdown(highlight.text_html(r["reference_text"]), unsafe_allow_html=True)
 c[1].markdown("**The other reference**")
 c[1].markdown(highlight.text_html(r["other_reference"]), unsafe_allow_html=True)
-st.caption(f"score {r['score']} · book-grounded yes but reference-based no: {r['book_accepts_ref_rejects']} · "
-           f"rejected only against this reference: {r['only_this_ref_rejects']} · support in the book {r['support']}"
-           + (f" (passage {r['support_passage']})" if r["support_passage"] is not None else ""))
+st.caption(reference_errors.explain(r))
 
 
 def _flag(question_id: str, reference: str) -> None:

@@ -79,29 +79,19 @@ def test_review_is_confirm_when_the_label_is_the_judges(demo_workspace):
         audit.review(ws, "  ", row["id"], other)
 
 
-def test_reference_support_and_agreement():
-    passages = ((0, reference_errors._words("Mr. Jeremy Fisher ate a butterfly sandwich on the lily leaf")),
-                (1, reference_errors._words("The trout came up")))
-    assert reference_errors.support("a butterfly sandwich", passages) == (1.0, 0)
-    share, where = reference_errors.support("A b utterfly sandwich.", passages)
-    assert share == 0.5 and where == 0  # "utterfly": the NarrativeQA typo has half the support
-    assert reference_errors.jaccard("Five or more.", "5 minnows") == 0.0
-    assert reference_errors.jaccard("Tom", "Tom.") == 1.0
-
-
-def test_triage_ranks_flagged_and_contested_references_first(demo_workspace):
+def test_suspects_put_a_flagged_reference_first_and_the_errata_keep_it(demo_workspace):
     ws = demo_workspace
-    rows = reference_errors.triage(ws)
+    rows = reference_errors.suspects(ws)
     assert rows and rows == sorted(rows, key=lambda r: -r["score"])
     low = rows[-1]
     audit.flag(ws, "alice", low["question_id"], low["reference"], "wrong", "the book says otherwise")
-    again = reference_errors.triage(ws)
+    again = reference_errors.suspects(ws)
     top = again[0]
     assert (top["question_id"], top["reference"]) == (low["question_id"], low["reference"])
-    assert top["part_flag_wrong"] == 1.0 and "wrong (alice)" in top["flags"]
+    assert top["score"] == 1.0 and "wrong (alice)" in top["flags"] and "flags" in top["evidence"]
     errata = reference_errors.errata(ws)
-    assert [(e["question_id"], e["reasons"], e["notes"]) for e in errata] == [
-        (low["question_id"], ["wrong"], ["alice: the book says otherwise"])]
+    assert [(e["question_id"], e["reasons"], e["notes"], e["score"]) for e in errata] == [
+        (low["question_id"], ["wrong"], ["alice: the book says otherwise"], 1.0)]
 
 
 def test_jobs_refuse_a_bad_config_at_once(demo_workspace):

@@ -215,7 +215,7 @@ def test_reference_errors_page_flags_the_selected_reference(ws):
     from lsqa import reference_errors
     from lsqa.store import verdicts
 
-    top = reference_errors.triage(ws)[0]
+    top = reference_errors.suspects(ws)[0]
     at = open_app(page="reference_errors")
     at.radio(key="re_reason").set_value("unanswerable")
     at.text_input(key="re_note").set_value("not in the book")

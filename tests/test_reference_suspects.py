@@ -1,0 +1,147 @@
+"""The reference-error detector (lsqa.reference_errors, `lsqa suspects`) on real slices: NarrativeQA's
+two Beatrix Potter books, answers of LiteraryQA's long-context models (tests/data/literaryqa_slice),
+and LiteraryQA's own verdicts on those references. Each part of the score: the systems' answers
+alone, embedded judges, an LLM judge over HTTP, the other reference, human overturns, flags."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from statistics import fmean
+
+import pytest
+from typer.testing import CliRunner
+
+from lsqa import audit, pipeline, reference_errors, store
+from lsqa.cli import app
+from lsqa.runconfig import run_config_from_dict
+from lsqa.similarity import auc
+
+from .conftest import TEST_DATA
+from .test_imported_systems import IMPORTED, NQA, TOM_KITTEN, answers_file
+
+MODELS = IMPORTED + ("Qwen2.5-7B-Instruct-1M",)
+JEREMY = "2dd593d19e201c9cf4edb0703cad0f525c1038a2"
+DUCKS = f"nqa:{TOM_KITTEN}:16"      # "Who put on the clothing that fell off the kittens?" the ducks | Jemima and Rebeccah.
+SIBLINGS = f"nqa:{TOM_KITTEN}:0"    # "How many feline siblings are there?" Three | three
+DROPPED = f"nqa:{TOM_KITTEN}:11"    # dropped by LiteraryQA: no model answered it
+IMPORTED_SYSTEMS = [{"name": m, "model": "imported"} for m in MODELS]
+LEXICAL_GT = {"name": "lexical-gt", "model": "lsqa/lexical-judge", "kind": "groundtruth", "reference": "both"}
+
+
+def literaryqa_wrong() -> dict[tuple[str, str], bool]:
+    """LiteraryQA's verdict per reference of the slice (the rule of bench/bench_reference_errors.py)."""
+    from bench.bench_reference_errors import wrong_references
+
+    return wrong_references(TEST_DATA / "literaryqa_slice" / "labels.jsonl")
+
+
+@pytest.fixture(scope="module")
+def answered_template(tmp_path_factory):
+    """Both Potter books with the answers of 3 long-context models imported, nothing judged."""
+    tmp = tmp_path_factory.mktemp("suspects")
+    workspace = tmp / "answered.duckdb"
+    from lsqa.ingest import import_answers, ingest_narrativeqa
+
+    ingest_narrativeqa(workspace, NQA)
+    import_answers(workspace, answers_file(tmp, MODELS, (TOM_KITTEN, JEREMY)))
+    return workspace
+
+
+@pytest.fixture
+def answered(answered_template, tmp_path):
+    copy = tmp_path / "answered.duckdb"
+    shutil.copy(answered_template, copy)
+    return copy
+
+
+def by_key(rows):
+    return {(r["question_id"], r["reference"]): r for r in rows}
+
+
+def test_answers_alone_rank_literaryqas_edits_and_say_what_they_used(answered):
+    rows = by_key(reference_errors.suspects(answered))
+    assert len(rows) == 2 * 2 * 30  # every reference of both books, answered or not
+    ducks_right, ducks_wrong = rows[(DUCKS, "1")], rows[(DUCKS, "2")]
+    assert ducks_wrong["score"] > 0.5 > ducks_right["score"]  # "Jemima and Rebeccah.": LiteraryQA dropped it
+    assert ducks_wrong["evidence"] == "answers (3), other reference" and ducks_wrong["judges_accept"] is None
+    siblings = rows[(SIBLINGS, "1")]
+    assert siblings["answers_match"] == 1.0 and siblings["references_agree"] > 0.95 and siblings["score"] < 0.01
+    # A question no system answered is scored on the other reference with the workspace's mean confirmation:
+    # neither suspect nor cleared for lack of answers.
+    dropped = rows[(DROPPED, "1")]
+    prior = fmean(r["systems_confirm"] for r in rows.values() if r["systems_confirm"] is not None)
+    assert dropped["systems_confirm"] is None and dropped["evidence"] == "other reference"
+    assert dropped["score"] == pytest.approx((1 - prior) * (1 - dropped["references_agree"]), abs=1e-3)
+    truth = literaryqa_wrong()
+    wrong = [r["score"] for k, r in rows.items() if truth[k]]
+    right = [r["score"] for k, r in rows.items() if not truth[k]]
+    assert auc(wrong, right) > 0.7  # measured 0.80 on these two books
+
+
+def test_embedded_ground_truth_judge_adds_its_verdicts(answered):
+    pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
+                                                 "systems": IMPORTED_SYSTEMS, "judges": [LEXICAL_GT]}))
+    rows = by_key(reference_errors.suspects(answered))
+    with store.connect(answered) as con:
+        labels = [r[0] for r in con.execute(
+            "SELECT label FROM judgments WHERE judge = 'lexical-gt' AND question_id = ? AND reference = '2'",
+            [DUCKS]).fetchall()]
+    ducks = rows[(DUCKS, "2")]
+    assert len(labels) == 3 and ducks["judges_accept"] == pytest.approx(labels.count("yes") / 3, abs=1e-3)
+    assert ducks["systems_confirm"] == pytest.approx((ducks["answers_match"] + ducks["judges_accept"]) / 2, abs=1e-3)
+    assert ducks["evidence"] == "answers (3), judges (3), other reference"
+    assert rows[(f"nqa:{TOM_KITTEN}:20", "1")]["judges_accept"] is None  # beyond max_questions: not judged
+
+
+def test_an_llm_judge_over_http_counts_like_any_other(answered, llm_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    llm_server.script(reply="no")
+    judge = {"name": "served-gt", "model": "openai/gt-rater", "kind": "groundtruth", "reference": "both",
+             "params": {"api_base": llm_server.api_base, "temperature": 0}}
+    summary = pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"],
+                                                           "max_questions": 1, "systems": IMPORTED_SYSTEMS,
+                                                           "judges": [judge]}))
+    assert summary.to_dict()["calls_made"] == 3 * 2, summary.lines()  # 3 systems × 2 references of question 0
+    siblings = by_key(reference_errors.suspects(answered))[(SIBLINGS, "1")]
+    assert siblings["judges_accept"] == 0.0 and siblings["systems_confirm"] == pytest.approx(0.5)
+    assert "judges (3)" in siblings["evidence"]
+
+
+def test_a_human_overturning_a_rejection_and_flags_raise_the_score(answered):
+    pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
+                                                 "systems": IMPORTED_SYSTEMS, "judges": [LEXICAL_GT]}))
+    with store.connect(answered) as con:
+        rejected = con.execute("SELECT id FROM judgments WHERE judge = 'lexical-gt' AND question_id = ?"
+                               " AND reference = '1' AND label = 'no' ORDER BY id LIMIT 1",
+                               [f"nqa:{TOM_KITTEN}:14"]).fetchone()[0]
+    before = by_key(reference_errors.suspects(answered))
+    audit.review(answered, "alice", rejected, "yes")
+    after = by_key(reference_errors.suspects(answered))
+    row = after[(f"nqa:{TOM_KITTEN}:14", "1")]
+    assert row["humans_overturned"] == "1/1" and row["score"] == 1.0 and "humans (1)" in row["evidence"]
+    audit.flag(answered, "bob", SIBLINGS, "2", "ambiguous")
+    flagged = by_key(reference_errors.suspects(answered))[(SIBLINGS, "2")]
+    machine = before[(SIBLINGS, "2")]["score"]
+    assert flagged["score"] == pytest.approx(1 - (1 - machine) * 0.5, abs=1e-3) and flagged["flags"] == "ambiguous (bob)"
+    assert "score" in reference_errors.explain(flagged) and "flags: ambiguous (bob)" in reference_errors.explain(flagged)
+
+
+def test_a_system_that_is_a_reference_is_no_witness(answered):
+    reference_system = {"name": "nqa-reference-2", "model": "human:narrativeqa", "context": "reference:2"}
+    pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
+                                                 "systems": [reference_system]}))
+    assert by_key(reference_errors.suspects(answered))[(DUCKS, "2")]["evidence"] == "answers (3), other reference"
+
+
+def test_cli_suspects_json_and_table(answered):
+    runner = CliRunner()
+    r = runner.invoke(app, ["suspects", "--workspace", str(answered), "--json", "--limit", "5"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["n_references"] == 120 and len(out["references"]) == 5
+    first = out["references"][0]
+    assert {"question_id", "reference", "score", *reference_errors.COLUMNS} <= set(first)
+    assert first["reference"] in ("1", "2") and first == reference_errors.suspects(answered)[0]
+    table = runner.invoke(app, ["suspects", "--workspace", str(answered), "-n", "2"])
+    assert table.exit_code == 0 and "2 of 120 references shown" in table.output and "evidence=" in table.output
