@@ -10,8 +10,9 @@ goes through the command line, as a user would run it. ``--no-judges`` skips the
 
 Truth (``literaryqa_dev/README.md``): a reference is *wrong* when LiteraryQA dropped its question,
 dropped the reference, or rewrote it beyond spelling and case (normalised text similarity < 0.85).
-Printed: AUROC, precision@10 and @25 of the score and of each evidence column alone, on all
-books and per book, beside a random ranking (AUROC 0.5, precision = the base rate). The score has
+Printed: AUROC, precision@10 and @25 of the score and of each evidence column alone (on the
+references where it exists), on all books and per book, beside a random ranking (AUROC 0.5,
+precision = the base rate). The score has
 no parameter fitted to these labels, so leave-one-book-out figures are the per-book figures.
 
 LiteraryQA's data is CC BY-NC-SA 4.0: read from ``$LSQA_DATA_DIR`` (or ``../shared/data``), never copied.
@@ -153,6 +154,9 @@ def figures(rows: list[dict], truth: dict, key) -> dict:
 
 def report(rows: list[dict], truth: dict) -> dict:
     rankings = {"score": lambda r: r["score"],
+                # The score on the references some system answered (LiteraryQA's models left its dropped
+                # questions unanswered, so those are scored without the systems' evidence).
+                "score (answered)": lambda r: None if r["answers_match"] is None else r["score"],
                 **{p: (lambda r, p=p: None if r[p] is None else -r[p]) for p in PARTS}}
     books = sorted({r["title"] for r in rows})
     out = {"all books": {name: figures(rows, truth, key) for name, key in rankings.items()}}

@@ -15,9 +15,11 @@ does — a product of the unconfirmed shares (a noisy-OR over confirmations, no 
   answer. Needs answers only.
 - ``judges_accept``: share of "yes" among the ground-truth (yes/no) verdicts against r, any judge
   (embedded or LLM). Needs a ``groundtruth`` judge.
-- ``systems_confirm``: the mean of the two above that exist; when a question has neither, the mean
-  over the references that have it (a neutral prior, so a reference is never suspect merely for
-  being unanswered).
+- ``systems_confirm``: the larger of the two above that exist (an answer that matches by either
+  reading confirms the reference; on LiteraryQA's edits the mean let the embedded lexical judge's
+  strict token-F1 verdicts drown the word match, AUROC 0.638 against 0.660 for the larger); when
+  a question has neither, the mean over the references that have it (a neutral prior, so a
+  reference is never suspect merely for being unanswered).
 - ``references_agree``: cosine of the two references' sentence embeddings (all-MiniLM-L6-v2, as
   the similarity rater, ``lsqa.similarity``), clipped to [0, 1]: two annotators who read the
   book independently confirm each other.
@@ -26,7 +28,7 @@ does — a product of the unconfirmed shares (a noisy-OR over confirmations, no 
 - ``flag``: 1 for a current "wrong" or "unanswerable" flag, ½ for "ambiguous".
 - ``book_support`` (shown, not scored): the largest share of r's content words found together in
   one passage of the book. Measured on LiteraryQA's edits it separates wrong references barely
-  better than chance (AUROC 0.56), so it explains but does not rank.
+  better than chance (AUROC 0.57), so it explains but does not rank.
 
 How well it ranks LiteraryQA's substantive edits: ``bench/bench_reference_errors.py``,
 docs/BENCHMARKS.md. Content words and stems are those of the embedded lexical judge.
@@ -162,7 +164,7 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
 def _score(rows: list[dict]) -> None:
     for r in rows:
         parts = [r[k] for k in ("answers_match", "judges_accept") if r[k] is not None]
-        r["systems_confirm"] = fmean(parts) if parts else None
+        r["systems_confirm"] = max(parts) if parts else None
     known = [r["systems_confirm"] for r in rows if r["systems_confirm"] is not None]
     prior = fmean(known) if known else 0.5
     for r in rows:
@@ -178,7 +180,7 @@ def explain(row: dict) -> str:
         return "—" if value is None else f"{value:.2f}"
 
     confirm = "the workspace mean (no answers or verdicts)" if row["systems_confirm"] is None \
-        else f"{share(row['systems_confirm'])} (answers contain it {share(row['answers_match'])}, " \
+        else f"{share(row['systems_confirm'])} (the larger of: answers contain it {share(row['answers_match'])}, " \
              f"ground-truth judges accept {share(row['judges_accept'])})"
     return (f"score {row['score']}: systems confirm {confirm}; the other reference agrees "
             f"{share(row['references_agree'])}; humans overturned {row['humans_overturned']}"
