@@ -97,8 +97,9 @@ def check_and_record(con, config: RunConfig) -> None:
     )
 
 
-class NameClash(LsqaError):
-    """A name is used both for results made elsewhere (imported) and for results a run makes."""
+class NameClash(DefinitionChanged):
+    """A name is used both for results made elsewhere (imported) and for results a run makes, or a
+    judge is declared with another kind than its verdicts: a definition clash named as such."""
 
 
 def check_run_names(con, config: RunConfig) -> None:
