@@ -56,12 +56,9 @@ def differences(stored: dict, wanted: dict, prefix: str = "") -> list[str]:
     return lines
 
 
-def check_and_record(con, config: RunConfig) -> None:
-    """Refuse ``config`` if it redefines a system or judge name this workspace has results for;
-    otherwise record the definitions of names seen for the first time (in ``con``'s transaction).
-
-    Raises :class:`DefinitionChanged` naming every changed name and field, before any work starts.
-    """
+def conflicts(con, config: RunConfig) -> list[str]:
+    """One line per system or judge name of ``config`` that this workspace has results for under a
+    different definition (empty: the config may run). Reads only: the Run page asks before Start."""
     from lsqa.store import results as results_store
 
     problems: list[str] = []
@@ -85,6 +82,18 @@ def check_and_record(con, config: RunConfig) -> None:
             if old and old != wanted:
                 changed = "; ".join(differences(old, wanted))
                 problems.append(f"{what} {spec.name!r} already has results made with a different definition ({changed})")
+    return problems
+
+
+def check_and_record(con, config: RunConfig) -> None:
+    """Refuse ``config`` if it redefines a system or judge name this workspace has results for;
+    otherwise record the definitions of names seen for the first time (in ``con``'s transaction).
+
+    Raises :class:`DefinitionChanged` naming every changed name and field, before any work starts.
+    """
+    from lsqa.store import results as results_store
+
+    problems = conflicts(con, config)
     if problems:
         raise DefinitionChanged(
             "; ".join(problems) + ". Results are kept per name, so a changed system or judge needs a new "

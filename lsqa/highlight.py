@@ -75,8 +75,18 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
 
 def md_escape(text: str) -> str:
     """Text for a Markdown string (``st.markdown`` / ``st.caption`` without HTML): every Markdown
-    character backslash-escaped, so data never becomes a link, an image, a heading or LaTeX."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text or "")).replace("\n", " ")
+    character backslash-escaped, so data never becomes a link, an image, a heading or LaTeX.
+
+    GitHub-flavoured Markdown also links bare URLs, ``www.`` names and e-mail addresses, and
+    Streamlit's renderer finds them after escapes and entities are decoded: an invisible word
+    joiner (U+2060) after ``:`` of ``://``, after ``www`` and after ``@`` keeps its link finder
+    from seeing them, while the text reads the same.
+    """
+    text = _AUTOLINK_STARTS.sub("\\1\u2060", str(text or ""))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
+
+
+_AUTOLINK_STARTS = re.compile(r"(:(?=//)|\bwww(?=\.)|@)", re.IGNORECASE)
 
 
 def text_html(text: str, *, css: str = "") -> str:

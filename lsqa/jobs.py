@@ -6,9 +6,9 @@ can leave the Run page and come back, or open it in another tab, and find the jo
 progress. The pipeline opens short-lived workspace connections, so the rest of the dashboard (and
 the command line) keeps working while a job runs (``lsqa.store.db``).
 
-Progress comes from the pipeline's ``progress(stage, done, total)`` callback; the cost so far is
-read from the LLM calls stored by runs that started after the job began (calls of a command-line
-run started at the same time in the same workspace are counted too). A failed call is data: it
+Progress comes from the pipeline's ``progress(stage, done, total)`` callback; the calls and cost
+so far are read from the LLM calls stored by the job's own runs (the pipeline hands each stage's
+run id to the job as it opens), never those of another job or a command-line run beside it. A failed call is data: it
 appears in the job's summary as a count and a list of messages; only an exception that stops the
 pipeline (a bad config, an unknown book) marks the job ``failed``.
 """
@@ -24,7 +24,6 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.store import llm_calls as llm_calls_store
-from lsqa.store import runs as runs_store
 
 _lock = threading.Lock()
 _jobs: dict[str, "Job"] = {}
@@ -44,7 +43,7 @@ class Job:
     stages_seen: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.time)
     finished: float | None = None
-    first_run_id: int = 0              # runs with a larger id belong to this job (or run beside it)
+    run_ids: list[int] = field(default_factory=list)  # this job's runs rows, one per stage opened
     summary: dict | None = None
     lines: list[str] = field(default_factory=list)
     error: str = ""
@@ -72,7 +71,7 @@ def _run(job: Job) -> None:
         config = run_config_from_dict(job.config, source=job.label)
         with _lock:
             job.status = "running"
-        summary = pipeline.run(job.workspace, config, progress=_progress(job))
+        summary = pipeline.run(job.workspace, config, progress=_progress(job), run_ids=job.run_ids)
         with _lock:
             job.summary = summary.to_dict()
             job.lines = summary.lines()
@@ -95,10 +94,7 @@ def start(workspace: str | Path, config: dict, *, label: str = "dashboard") -> s
     from lsqa.runconfig import run_config_from_dict
 
     run_config_from_dict(config, source=label)  # refuse a bad config here, not in the thread
-    with store.connect(workspace) as con:
-        first_run_id = runs_store.max_run_id(con)
-    job = Job(id=f"job-{next(_ids)}-{int(time.time())}", workspace=str(workspace), config=dict(config), label=label,
-              first_run_id=first_run_id)
+    job = Job(id=f"job-{next(_ids)}-{int(time.time())}", workspace=str(workspace), config=dict(config), label=label)
     with _lock:
         _jobs[job.id] = job
     threading.Thread(target=_run, args=(job,), name=f"lsqa-{job.id}", daemon=True).start()
@@ -131,6 +127,6 @@ def wait(job_id: str, timeout_s: float = 300.0) -> dict | None:
 
 
 def cost_so_far(job: dict) -> dict:
-    """Calls and cost stored so far by runs newer than the job's start."""
+    """Calls and cost stored so far by the job's own runs."""
     with store.connect(job["workspace"]) as con:
-        return llm_calls_store.cost_since_run(con, job["first_run_id"])
+        return llm_calls_store.cost_of_runs(con, job["run_ids"])

@@ -103,6 +103,9 @@ class _Stage:
         self._t0 = time.monotonic()
         with store.write(workspace) as con:
             self.run_id = runs_store.start_run(con, name, config.to_dict())
+        sink = getattr(_open_stages, "run_ids", None)
+        if sink is not None:  # the caller (a dashboard job) follows its own runs' calls
+            sink.append(self.run_id)
         if not hasattr(_open_stages, "stack"):
             _open_stages.stack = []
         _open_stages.stack.append(self)
@@ -344,9 +347,14 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
 # --------------------------------------------------------------------------------- whole runs
 
 def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Progress | None = None,
-        show_bar: bool = False) -> RunSummary:
-    """Run every stage the config names, skipping finished work."""
+        show_bar: bool = False, run_ids: list[int] | None = None) -> RunSummary:
+    """Run every stage the config names, skipping finished work.
+
+    ``run_ids``, when given, receives the id of each stage's ``runs`` row as the stage opens, so a
+    caller can count the calls of this run alone while it goes on.
+    """
     workspace = Path(workspace)
+    _open_stages.run_ids = run_ids
     if not isinstance(config, RunConfig):
         config = load_run_config(config)
     t0 = time.monotonic()
@@ -372,6 +380,8 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
             except Exception:  # the workspace itself may be what failed; the original error matters
                 pass
         raise
+    finally:
+        _open_stages.run_ids = None
     summary.seconds = time.monotonic() - t0
     return summary
 

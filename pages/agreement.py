@@ -45,7 +45,7 @@ if view["pairs"]:
     pair = view["pairs"][pick]
     fig = charts.confusion(pair, pair["rater_a"], pair["rater_b"])
     st.plotly_chart(fig, key="ag_pair_fig")
-    st.download_button("Heatmap (HTML)", charts.to_html(fig), "confusion.html", "text/html", on_click="ignore",
+    st.download_button("Heatmap (HTML)", lambda f=fig: charts.to_html(f), "confusion.html", "text/html", on_click="ignore",
                        key="ag_dl_fig")
 else:
     st.info("Fewer than two judges of one kind (yes/no or side by side) share items.")

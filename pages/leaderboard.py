@@ -11,7 +11,8 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import charts, page_data, highlight  # noqa: E402
+from lsqa import chart_export, charts, highlight, page_data  # noqa: E402
+from lsqa import leaderboard_view as lv  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
@@ -23,7 +24,10 @@ ss = st.session_state
 for _k, _param in (("lb_overrides", "overrides"), ("lb_exclude", "exclude_flagged")):
     if _k not in ss:  # first look in this session (a link), or back from another page
         ss[_k] = st.query_params[_param] == "1" if _param in st.query_params else ss.get(f"_{_k}", False)
-controls = st.columns([1.3, 1.6, 1, 1])
+SCALES = {"log": "e^β, log axis", "beta": "β", "linear": "e^β, linear axis"}
+if "lb_scale" not in ss:
+    ss.lb_scale = st.query_params.get("scale") if st.query_params.get("scale") in SCALES else ss.get("_lb_scale", "log")
+controls = st.columns([1.3, 1.6, 1, 1, 1.4])
 controls[0].toggle("Use human overrides", key="lb_overrides",
                    help="Where an annotator reviewed a verdict, their latest label replaces the judge's.")
 controls[1].toggle("Leave out questions with a flagged reference", key="lb_exclude")
@@ -31,9 +35,12 @@ rounds = controls[2].selectbox("Bootstrap rounds", [1000, 200, 0], key="lb_round
                                help="Percentile bootstrap over comparisons (paper §3.2); 0 = no CI.")
 by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
                                  help="Bootstrap over questions instead of single comparisons.")
-ss._lb_overrides, ss._lb_exclude = ss.lb_overrides, ss.lb_exclude
+scale = controls[4].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
+                          help="A log axis (or β) keeps weak systems readable when one system dominates.")
+ss._lb_overrides, ss._lb_exclude, ss._lb_scale = ss.lb_overrides, ss.lb_exclude, ss.lb_scale
 st.query_params["overrides"] = "1" if ss.lb_overrides else "0"
 st.query_params["exclude_flagged"] = "1" if ss.lb_exclude else "0"
+st.query_params["scale"] = scale
 
 board = page_data.leaderboard(workspace, use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
                               by_question=by_question)
@@ -44,7 +51,41 @@ st.caption(("Labels: human where reviewed, else judge. " if board["use_overrides
 if not board["rankings"] and not board["accuracy"]:
     st.info("No verdicts yet: run judges on the Run page.")
 
+view = lv.View(use_overrides=board["use_overrides"], exclude_flagged=board["exclude_flagged"], bootstrap=rounds,
+               by_question=by_question, n_flagged_questions=board["n_flagged_questions"])
+when = lv.now_utc()
+subtitle = lv.subtitle(view, when)
+
+
+def show_changes(judge: str, result: dict) -> None:
+    """What the switches changed for this judge: ranks moved and CI widths, against the plain view."""
+    base = lv.baseline(workspace, judge, view)
+    if base is None:
+        return
+    changes = lv.switch_changes(base, result)
+    with st.container(border=True):
+        st.markdown(f"**What the switches changed** — {md(changes['summary'])}")
+        st.dataframe(changes["rows"], hide_index=True, width="stretch", key=f"lb_changes_{judge}")
+
+
+def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
+    """HTML (plotly.js inside, opens offline), PNG and CSV; file names and contents carry the view.
+
+    The files are made only when a button is pressed (a callable), not on every render."""
+    buttons = [(f"{label} (HTML)", lambda f=fig, n=name: charts.to_html(f, title=n), "html", "text/html", key)
+               for key, (label, fig) in figures.items() for name in [lv.file_name(key, judge, view, when, "html")]]
+    buttons += [(f"{label} (PNG)", lambda f=fig: chart_export.to_png(f), "png", "image/png", key)
+                for key, (label, fig) in figures.items()]
+    buttons += [(f"{label} (CSV)", lambda r=rows: page_data.to_csv(lv.with_view(r, judge, view, when)), "csv",
+                 "text/csv", key) for key, (label, rows) in tables.items()]
+    cols = st.columns(len(buttons))
+    for col, (label, data, ext, mime, key) in zip(cols, buttons):
+        col.download_button(label, data, lv.file_name(key, judge, view, when, ext), mime,
+                            key=f"lb_dl_{what}_{key}_{ext}_{judge}", on_click="ignore")
+
+
 st.header("Side-by-side rankings")
+st.caption(md(subtitle))
 for entry in board["rankings"]:
     judge = entry["judge"]
     st.subheader(md(judge))
@@ -53,22 +94,17 @@ for entry in board["rankings"]:
         continue
     result = entry["result"]
     st.caption(f"{md(judge)}: {result['n_comparisons']:,} comparisons ({result['n_excluded']:,} 'none' left out)")
+    if view.switched:
+        show_changes(judge, result)
     left, right = st.columns([3, 2])
-    fig = charts.strength_bars(result)
+    fig = charts.strength_bars(result, scale=scale, subtitle=subtitle)
     left.plotly_chart(fig, key=f"lb_bars_{judge}")
-    heat = charts.win_matrix(result)
+    heat = charts.win_matrix(result, subtitle=subtitle)
     right.plotly_chart(heat, key=f"lb_heat_{judge}")
     rows = page_data.ranking_rows(result)
     st.dataframe(rows, hide_index=True, width="stretch", key=f"lb_table_{judge}")
-    d = st.columns(4)
-    d[0].download_button("Chart (HTML)", charts.to_html(fig), f"ranking_{judge}.html", "text/html",
-                         key=f"lb_dl_fig_{judge}", on_click="ignore")
-    d[1].download_button("Win matrix (HTML)", charts.to_html(heat), f"win_probability_{judge}.html", "text/html",
-                         key=f"lb_dl_heat_{judge}", on_click="ignore")
-    d[2].download_button("Ranking (CSV)", page_data.to_csv(rows), f"ranking_{judge}.csv", "text/csv",
-                         key=f"lb_dl_csv_{judge}", on_click="ignore")
-    d[3].download_button("Win matrix (CSV)", page_data.to_csv(page_data.win_rows(result)),
-                         f"win_probability_{judge}.csv", "text/csv", key=f"lb_dl_wcsv_{judge}", on_click="ignore")
+    downloads(judge, {"ranking": ("Chart", fig), "win_probability": ("Win matrix", heat)},
+              {"ranking": ("Ranking", rows), "win_probability": ("Win matrix", page_data.win_rows(result))}, "rank")
 
 st.header("Accuracy (yes/no judges)")
 for entry in board["accuracy"]:
@@ -79,12 +115,8 @@ for entry in board["accuracy"]:
         continue
     table = page_data.accuracy_rows(judge, entry["rows"])
     left, right = st.columns([3, 2])
-    fig = charts.accuracy_bars(entry["rows"], title=f"Accuracy with 95% CI — {judge}")
+    fig = charts.accuracy_bars(entry["rows"], title=f"Accuracy with 95% CI — {charts.plain(judge)}", subtitle=subtitle)
     left.plotly_chart(fig, key=f"lb_acc_{judge}")
     right.dataframe(table, hide_index=True, width="stretch", key=f"lb_acc_table_{judge}",
                     column_order=["context", "system", "n", "accuracy %", "± (95% CI)"])
-    d = st.columns(4)
-    d[0].download_button("Chart (HTML)", charts.to_html(fig), f"accuracy_{judge}.html", "text/html",
-                         key=f"lb_dl_acc_{judge}", on_click="ignore")
-    d[1].download_button("Table (CSV)", page_data.to_csv(table), f"accuracy_{judge}.csv", "text/csv",
-                         key=f"lb_dl_acccsv_{judge}", on_click="ignore")
+    downloads(judge, {"accuracy": ("Chart", fig)}, {"accuracy": ("Table", table)}, "acc")

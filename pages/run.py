@@ -12,7 +12,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import page_data, jobs  # noqa: E402
+from lsqa import jobs, page_data, run_form  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 
 workspace = page_data.current_workspace()
@@ -33,47 +33,80 @@ def _start(config: dict, label: str) -> None:
     st.query_params["job"] = job_id
 
 
+FORM_KEYS = ("run_mode", "run_books", "run_questions", "run_max_q", "run_sample", "run_seed", "run_file")
+
+
+def keep_form_state() -> dict:
+    """Streamlit drops a widget's value when its page is left: the form's values are copied to plain
+    keys (``_run_*``) after each render and given back to the widgets when the page is shown again.
+
+    Returns the form's starting rows (as the workspace defined those names) for the table editors."""
+    start = ss.get("_run_defaults") or run_form.defaults(workspace)
+    ss._run_defaults = start
+    initial = {"run_mode": "Build one here", "run_books": [start["book"]] if start["book"] else [],
+               "run_questions": "narrativeqa", "run_max_q": start["max_questions"], "run_sample": 200, "run_seed": 0}
+    for key in FORM_KEYS:
+        if key not in ss and (f"_{key}" in ss or key in initial):
+            ss[key] = ss.get(f"_{key}", initial.get(key))
+    for table in ("systems", "judges"):
+        # The editor's own state holds edits relative to its data; when it was dropped (page left),
+        # the edited rows of the last render become the new data.
+        if f"run_{table}" not in ss:
+            ss[f"_run_{table}_base"] = ss.get(f"_run_{table}_rows", start[table])
+    return start
+
+
+def remember_form_state(systems, judges) -> None:
+    for key in FORM_KEYS:
+        if key in ss:
+            ss[f"_{key}"] = ss[key]
+    if systems is not None:
+        ss._run_systems_rows, ss._run_judges_rows = page_data.records(systems), page_data.records(judges)
+
+
+keep_form_state()
+systems = judges = None
 mode = st.radio("Study", ["Build one here", "From a config file"], horizontal=True, key="run_mode")
 if mode == "Build one here":
     titles = {b["id"]: f"{b['title']} ({b['questions']} questions)" for b in choices["books"]}
     books = st.multiselect("Books", list(titles), format_func=titles.get, key="run_books")
     c = st.columns(4)
     questions = c[0].selectbox("Questions", ["narrativeqa", "generate", "all"], key="run_questions")
-    max_q = c[1].number_input("Questions per book (0 = all)", 0, 100_000, 12, key="run_max_q")
-    sample = c[2].number_input("Sample c per system pair", 1, 100_000, 200, key="run_sample")
-    seed = c[3].number_input("Seed", 0, 2**31 - 1, 0, key="run_seed")
+    max_q = c[1].number_input("Questions per book (0 = all)", 0, 100_000, key="run_max_q")
+    sample = c[2].number_input("Sample c per system pair", 1, 100_000, key="run_sample")
+    seed = c[3].number_input("Seed", 0, 2**31 - 1, key="run_seed")
     models = choices["models"]
     st.caption("Embedded models: " + " · ".join(f"`{m}` {d}" for m, d in models.items()))
     st.markdown("**Systems** (model × context: none, retrieval:<tokens>, full, reference:1|2)")
+    tokens = st.column_config.NumberColumn("max context tokens", min_value=1, step=1,
+                                           help="A full book longer than this is an error, never truncated.")
     systems = st.data_editor(
-        [{"name": "extractive-nocontext", "model": "lsqa/extractive", "context": "none"},
-         {"name": "extractive-rag4k", "model": "lsqa/extractive", "context": "retrieval:4000"},
-         {"name": "extractive-fullbook", "model": "lsqa/extractive", "context": "full"}],
-        num_rows="dynamic", width="stretch", key="run_systems")
+        ss._run_systems_base, num_rows="dynamic", width="stretch", key="run_systems",
+        column_order=["name", "model", "context", "max_context_tokens"],
+        column_config={"max_context_tokens": tokens})
     st.markdown("**Judges**")
     judges = st.data_editor(
-        [{"name": "lexical-autoais-fc", "model": "lsqa/lexical-judge", "kind": "absolute", "context": "full",
-          "both_orders": False, "reference": "both"},
-         {"name": "lexical-sxs-fc", "model": "lsqa/lexical-judge", "kind": "pairwise", "context": "full",
-          "both_orders": True, "reference": "both"}],
-        num_rows="dynamic", width="stretch", key="run_judges",
+        ss._run_judges_base, num_rows="dynamic", width="stretch", key="run_judges",
+        column_order=["name", "model", "kind", "context", "both_orders", "reference", "max_context_tokens"],
         column_config={"kind": st.column_config.SelectboxColumn("kind", options=choices["judge_kinds"]),
                        "reference": st.column_config.SelectboxColumn("reference", options=["1", "2", "both"]),
-                       "both_orders": st.column_config.CheckboxColumn("both orders")})
-    # The config is built on every render (edits rerun the page), so the button's callback gets the
-    # current one and a problem shows before anyone clicks.
+                       "both_orders": st.column_config.CheckboxColumn("both orders"),
+                       "max_context_tokens": tokens})
+    # The config is built and checked against the workspace's definitions on every render (edits
+    # rerun the page), so the button's callback gets the current one and a problem shows before Start.
     config, problem = None, "Choose at least one book." if not books else ""
     if books:
         try:
             config = page_data.study_config(books=books, questions=questions, max_questions=max_q, sample=sample,
-                                            seed=seed, systems=page_data.records(systems),
-                                            judges=page_data.records(judges))
+                                            seed=seed, systems=run_form.clean_numbers(page_data.records(systems)),
+                                            judges=run_form.clean_numbers(page_data.records(judges)))
+            run_form.check(workspace, config)
         except (LsqaError, ValueError) as exc:
-            problem = str(exc)
+            config, problem = None, str(exc)
     st.button("Start run", type="primary", key="run_start", disabled=config is None, on_click=_start,
               args=(config, "run form"))
     if problem:
-        st.caption(problem)
+        st.warning(problem)
 else:
     files = page_data.config_files()
     path = st.selectbox("Config", files, format_func=lambda p: p.name, key="run_file")
@@ -84,6 +117,7 @@ else:
     else:
         st.code(text, language="toml")
         st.button("Start run", type="primary", key="run_start_file", on_click=_start, args=(data, str(path)))
+remember_form_state(systems, judges)
 
 if "run_error" in ss:
     st.error(ss.pop("run_error"))

@@ -35,7 +35,7 @@ def test_marked_html_escapes_everything_but_its_own_tags():
     assert "&lt;script&gt;" in out and "&amp;" in out and "&quot;b&quot;" in out
     assert highlight.text_html("line 1\nline 2") == '<div class="lsqa-text">line 1<br>line 2</div>'
     assert "\n" not in highlight.text_html("a\n\nb")  # one line: a raw HTML block, never Markdown
-    assert highlight.md_escape("![x](http://e) _a_ $b$") == r"\!\[x\]\(http\://e\) \_a\_ \$b\$"
+    assert highlight.md_escape("![x](http://e) _a_ $b$") == "\\!\\[x\\]\\(http\\:\u2060//e\\) \\_a\\_ \\$b\\$"
 
 
 def test_labels_are_given_in_shown_positions_and_stored_in_system_terms():

@@ -124,11 +124,11 @@ def call_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
-def cost_since_run(con, after_run_id: int) -> dict:
-    """LLM calls and cost recorded by runs newer than ``after_run_id`` (a running job's cost so far)."""
+def cost_of_runs(con, run_ids: list[int]) -> dict:
+    """LLM calls and cost recorded by these runs (a running job's own, so far)."""
     row = con.execute("""
         SELECT count(*), count(*) FILTER (WHERE status <> 'ok'), sum(cost_usd),
                count(*) FILTER (WHERE cost_usd IS NULL AND status = 'ok')
-        FROM llm_calls WHERE run_id > ?""", [int(after_run_id)]).fetchone()
+        FROM llm_calls WHERE list_contains(?, run_id)""", [[int(i) for i in run_ids]]).fetchone()
     return {"calls": int(row[0]), "failed": int(row[1]), "cost_usd": float(row[2] or 0.0),
             "calls_unpriced": int(row[3])}

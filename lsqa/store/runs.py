@@ -119,7 +119,3 @@ def recent_runs(con, limit: int = 10) -> list[dict]:
                error, host, pid
         FROM runs ORDER BY id DESC LIMIT {int(limit)}"""))
     return [{k: v for k, v in row.items() if k not in ("host", "pid")} for row in rows]
-
-
-def max_run_id(con) -> int:
-    return int(con.execute("SELECT coalesce(max(id), 0) FROM runs").fetchone()[0])
