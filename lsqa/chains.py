@@ -8,6 +8,7 @@ Used by question generation (paper §2: go down the entities ranked by mention c
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 from lsqa import store
 from lsqa.errors import LsqaError
@@ -53,6 +54,21 @@ def book_entities(workspace: Path, document: str, method: str, top: int, setting
     except ValueError as exc:  # an unknown method, a coreference model that cannot be used
         raise LsqaError(str(exc)) from None
     return {"document": doc, "method": method, "chains": top_chains(workspace, doc["id"], method, top)}
+
+
+def ensure_all_entities(workspace: Path, settings=None, method: str = "auto") -> Iterator[str]:
+    """Entity chains for every book with full text (the Corpus page shows them), as progress lines."""
+    from lsqa.config import load_settings
+
+    settings = settings if settings is not None else load_settings()
+    method = resolve_method(method, settings)
+    with store.connect(workspace) as con:
+        ids = [d["id"] for d in corpus_store.list_documents(con) if d["has_text"]]
+    for doc_id in ids:
+        with store.connect(workspace) as con:
+            doc = corpus_store.get_document(con, doc_id)
+        n = ensure_entities(workspace, doc, method, settings)
+        yield f"entities  {doc['title']}: {n} written ({method})" if n else f"entities  {doc['title']}: already stored"
 
 
 def top_chains(workspace: Path, document_id: str, method: str, k: int) -> list[tuple[dict, list[tuple]]]:

@@ -18,23 +18,47 @@ from lsqa.errors import InputError
 LES_MISERABLES = Path("books") / "pg135_les_miserables.txt"
 
 
+BUNDLED = Path(__file__).resolve().parent / "demo_data" / "narrativeqa_potter"
+
+
+def has_shared_data(data: Path) -> bool:
+    return (data / "narrativeqa" / "documents.csv").is_file()
+
+
 def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_study: bool = True,
                scale: str = "full") -> Iterator[str]:
     """Build (or complete) the demo workspace at ``path``, yielding progress lines.
 
     ``scale="small"`` (tests, quick looks): no *Les Misérables*, and the study of
     ``configs/demo_small.toml`` (two short books). Idempotent: an existing demo workspace is
-    completed, never duplicated.
+    completed, never duplicated. Every book with text gets its entity chains (the Corpus page).
+
+    Without the shared data folder (a fresh machine), the demo is built from the copy bundled in
+    the package (``lsqa/demo_data``: two public-domain Beatrix Potter tales with their NarrativeQA
+    questions, Apache-2.0) and the small study; an explicit ``data_dir`` must exist.
     """
+    from lsqa import chains
+
     if scale not in ("full", "small"):
         raise ValueError(f"scale must be full or small, not {scale!r}")
     data = Path(data_dir) if data_dir else default_data_dir()
-    if not (data / "narrativeqa" / "documents.csv").is_file():
-        raise InputError(data, "not a shared data folder (no narrativeqa/documents.csv)",
-                         hint="set LSQA_DATA_DIR or name the shared data folder")
+    if not has_shared_data(data):
+        if data_dir:
+            raise InputError(data, "not a shared data folder (no narrativeqa/documents.csv)",
+                             hint="set LSQA_DATA_DIR or name the shared data folder")
+        yield (f"no shared data at {data}: building the small demo bundled with lsqa "
+               "(two Beatrix Potter tales and their NarrativeQA questions)")
+        yield from ingest.ingest_narrativeqa(path, BUNDLED).lines()
+        yield from chains.ensure_all_entities(path)
+        if run_study:
+            from lsqa import pipeline
+
+            yield from pipeline.run_demo_study(path, scale="small")
+        return
     yield from ingest.ingest_narrativeqa(path, data / "narrativeqa").lines()
     if scale == "full":
         yield from ingest.ingest_book(path, data / LES_MISERABLES).lines()
+    yield from chains.ensure_all_entities(path)
     if run_study:
         from lsqa import pipeline
 

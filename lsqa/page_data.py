@@ -223,36 +223,6 @@ def entities(workspace: Path, document_id: str) -> list[dict]:
         return corpus_store.list_entities(con, document_id)
 
 
-def mention_chain(workspace: Path, document_id: str, entity_id: str, *, max_windows: int = 30, chars: int = 250) -> dict:
-    """An entity's mentions (paper §2's coreference chain) shown in the book, mentions marked.
-
-    Mentions close to each other share one window of text, so a paragraph with five mentions is
-    shown once with five marks.
-    """
-    from lsqa import highlight
-
-    with store.connect(workspace) as con:
-        mentions = corpus_store.entity_mentions(con, entity_id)
-        if not mentions:
-            return {"mentions": [], "windows": [], "n_mentions": 0}
-        windows: list[list] = []
-        for start, end, _text in mentions:
-            if windows and start - windows[-1][1] <= chars:
-                windows[-1][1] = end + chars
-                windows[-1][2].append((start, end))
-            elif len(windows) < max_windows:
-                windows.append([max(0, start - chars), end + chars, [(start, end)]])
-            else:
-                break
-        out = []
-        for s, e, spans in windows:
-            text = corpus_store.text_slice(con, document_id, s, e)
-            out.append({"start": s, "end": s + len(text), "n": len(spans),
-                        "html": highlight.marked_html(text, spans, offset=s)})
-    return {"mentions": [{"start": m[0], "end": m[1], "text": m[2]} for m in mentions], "windows": out,
-            "n_mentions": len(mentions)}
-
-
 def questions_and_answers(workspace: Path, document_id: str) -> dict:
     """The book's questions with both references and every system's answer (one column per system)."""
     with store.connect(workspace) as con:

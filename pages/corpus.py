@@ -8,7 +8,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import page_data, highlight  # noqa: E402
+from lsqa import chain_view, highlight, page_data  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
@@ -26,6 +26,23 @@ titles = {b["id"]: b["title"] for b in books}
 with_questions = [b["id"] for b in books if b["answered"]] or [b["id"] for b in books if b["questions"]] or list(titles)
 doc = st.selectbox("Book", list(titles), format_func=titles.get, key="co_book",
                    index=list(titles).index(with_questions[0]))
+
+
+
+def show_chain(doc: str, ent: str) -> None:
+    """The entity's stretches of text, mentions marked, ten to a page."""
+    c = st.columns([1, 3])
+    page = c[0].number_input("Stretches page", 1, chain_view.page_count(workspace, ent), 1,
+                             key=f"co_chain_page_{ent}") - 1
+    chain = chain_view.mention_chain(workspace, doc, ent, page=page)
+    c[1].caption(f"{chain['n_mentions']:,} mentions in {chain['n_windows']:,} stretches of text · "
+                 f"page {chain['page'] + 1} of {chain['pages']}")
+    for w in chain["windows"]:
+        st.caption(f"characters {w['start']:,}–{w['end']:,} · {w['n']} mentions")
+        st.markdown(w["html"], unsafe_allow_html=True)
+    with st.expander("All mentions"):
+        st.dataframe(chain["mentions"], hide_index=True, width="stretch", key="co_mentions")
+
 
 tab_q, tab_p, tab_e = st.tabs(["Questions and answers", "Passages", "Entities"])
 
@@ -54,17 +71,11 @@ with tab_p:
 with tab_e:
     ents = page_data.entities(workspace, doc)
     if not ents:
-        st.info("No entities for this book yet: they are extracted when questions are generated "
-                "(`questions = \"generate\"` in a study config).")
+        st.info("No entities for this book yet: `lsqa entities BOOK` extracts them (the demo does it for every "
+                "book), and so does question generation (`questions = \"generate\"` in a study config).")
     else:
         st.dataframe(ents, hide_index=True, width="stretch", key="co_ents",
                      column_order=["rank", "name", "n_mentions", "method"])
         names = {e["id"]: f"{e['rank']}. {e['name']} ({e['n_mentions']} mentions, {e['method']})" for e in ents}
         ent = st.selectbox("Entity", list(names), format_func=names.get, key="co_ent")
-        chain = page_data.mention_chain(workspace, doc, ent)
-        st.caption(f"{chain['n_mentions']} mentions; the first {len(chain['windows'])} stretches of text shown")
-        for w in chain["windows"]:
-            st.caption(f"characters {w['start']:,}–{w['end']:,} · {w['n']} mentions")
-            st.markdown(w["html"], unsafe_allow_html=True)
-        with st.expander("All mentions"):
-            st.dataframe(chain["mentions"], hide_index=True, width="stretch", key="co_mentions")
+        show_chain(doc, ent)
