@@ -37,7 +37,7 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
     the package (``lsqa/demo_data``: two public-domain Beatrix Potter tales with their NarrativeQA
     questions, Apache-2.0) and the small study; an explicit ``data_dir`` must exist.
     """
-    from lsqa import chains
+    from lsqa import chains, llmbar
 
     if scale not in ("full", "small"):
         raise ValueError(f"scale must be full or small, not {scale!r}")
@@ -59,6 +59,8 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
     if scale == "full":
         yield from ingest.ingest_book(path, data / LES_MISERABLES).lines()
     yield from chains.ensure_all_entities(path)
+    if scale == "full" and (data / llmbar.LLMBAR_DIR).is_dir():  # judge-vs-human figures at first look
+        yield from llmbar.import_llmbar(path, data)
     if run_study:
         from lsqa import pipeline
 

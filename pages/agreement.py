@@ -87,3 +87,23 @@ if ann["fleiss_kappa"] is not None:
 if view["annotator_pairs"]:
     st.dataframe(page_data.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
                  key="ag_annotator_pairs")
+
+
+def show_llmbar() -> None:
+    """LLMBar's published agreement figures next to the same figures computed here (lsqa.llmbar)."""
+    from lsqa import llmbar
+    from lsqa.config import data_dir
+
+    rows = llmbar.figures(workspace, data_dir()) if (data_dir() / llmbar.LLMBAR_DIR).is_dir() else []
+    if not rows:
+        return
+    st.header("LLMBar: published figures reproduced")
+    same = sum(r["same"] for r in rows)
+    st.caption(f"{same} of {len(rows)} figures of the authors' statistics.json equal lsqa's own, computed from the "
+               "imported verdicts and gold labels: correct_False = judge vs human:llmbar-gold (first order), "
+               "equal and kappa_agreement = the position panel's consistency and κ.")
+    st.dataframe([{**r, "published": str(r["published"]), "lsqa": str(r["lsqa"])} for r in rows],
+                 hide_index=True, width="stretch", key="ag_llmbar")
+
+
+show_llmbar()
