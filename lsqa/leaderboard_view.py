@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from lsqa import analysis
+from lsqa.errors import NoVerdicts
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def baseline(ws: Path, judge: str, view: View, *, seed: int = 0) -> dict | None:
     """The same judge's ranking with every switch off (the judges' labels, all questions), or None."""
     try:
         return analysis.ranking(ws, judge, bootstrap=view.bootstrap, seed=seed, by_question=view.by_question)
-    except ValueError:
+    except NoVerdicts:  # nothing decided without the switches: no "before" to compare with
         return None
 
 

@@ -65,6 +65,10 @@ def check(ws: str | Path, config: dict) -> None:
     parsed = run_config_from_dict(config, source="run form")
     with store.connect(ws) as con:
         problems = definitions.conflicts(con, parsed)
+        try:
+            definitions.check_run_names(con, parsed)
+        except definitions.NameClash as exc:
+            problems.append(str(exc))
     if problems:
         raise InputError("run form", "; ".join(problems),
                          hint="give the changed system or judge a new name (e.g. add '-v2')")
