@@ -1,0 +1,460 @@
+"""Corrected estimates: many judge verdicts plus a few audited human labels, with valid intervals.
+
+Prediction-powered inference with power tuning (PPI++, Angelopoulos, Duchi & Zrnic 2023) for
+two estimands of the paper:
+
+* the accuracy of each system under a yes/no judge (§4.1, Table 1): a mean (:func:`ppi_mean`);
+* Bradley-Terry strengths under a side-by-side judge (§3.2, eq. 1-2), fitted as the logistic
+  loss of PPI++ as in Boyeau et al. (2024, "AutoEval done right") (:func:`ppi_bradley_terry`).
+
+Setting. There are ``N`` items (answers, or question × pair), each with the judge's prediction
+``f_i`` in [0, 1]. An audited subset carries the human label ``Y_i``; item ``i`` was audited with
+a known inclusion probability ``π_i`` (uniform or stratified random audits, or "active" audits
+that favour items where the judge is least sure; Zrnic & Candès 2024, "Active statistical
+inference"). With ``ξ_i`` = 1 for audited items and the weights ``w_i = 1/π_i`` normalised within
+each stratum ``h`` so that they sum to the stratum size ``N_h`` (Hájek), the estimating equation
+of an M-estimator with per-item gradient ``g(θ; y)`` is
+
+    0 = (1/N) Σ_i [ λ g(θ; f_i) + ξ_i w_i (g(θ; Y_i) − λ g(θ; f_i)) ].
+
+``λ = 0`` is the humans-only estimate, ``λ = 1`` classical PPI; PPI++ picks the ``λ`` in [0, 1]
+that minimises the estimated variance. The audits are a subsample of the same items, so the
+variance is that of the influence terms (the Bernoulli/Poisson-sampling form of active
+inference, with the rectifier centred on its stratum mean, which the Hájek normalisation makes
+exact): ``ψ_i = λ g_f,i + ḡ_r,h + ξ_i w_i (g_r,i − ḡ_r,h)``, ``g_r = g_Y − λ g_f``, and
+``Cov(θ̂) = H⁻¹ Cov(ψ) H⁻¹ / N``. For uniform audits and ``λ`` fixed this is ppi-python's
+``ppi_mean_ci`` / ``ppi_logistic_ci`` with the whole verdict set as the "unlabeled" data (the
+tests check both on the same inputs). Since ``ψ`` is linear in ``λ`` the optimal ``λ`` is closed
+form: ``λ* = −tr(M Cov(A, B) M')/tr(M Cov(B) M')`` for ``ψ = A + λB``.
+
+Edge cases: no usable audit → the judge-only estimate with a warning (its interval reflects only
+sampling noise, not the judge's errors); every item audited → the humans-only estimate (``ψ`` no
+longer depends on ``λ``). Side-by-side outcomes are coded 1 (system_a better), 0 (system_b) and
+0.5 (tie, or "none": both answers wrong), so that the estimand is defined on every compared item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.stats import norm
+from scipy.stats import t as student_t
+
+RIDGE = 1e-8            # numerical floor on the Bradley-Terry Hessian (β is identified by mean 0)
+FALLBACK_RIDGE = 0.1    # Gaussian prior on β when the pseudo-data leave some strength unbounded
+MAX_ABS_BETA = 15.0
+NEWTON_MAX_ITER = 100
+POWER = 0.8             # power of the "audits to separate" estimate
+
+
+@dataclass(frozen=True)
+class Design:
+    """How the audited items were chosen: one entry per item (``nan`` probability = not audited)."""
+
+    human: np.ndarray          # (N,) human label in [0, 1], nan where not audited
+    inclusion: np.ndarray      # (N,) inclusion probability π_i of audited items, nan elsewhere
+    strata: np.ndarray         # (N,) stratum id per item (post-strata for the Hájek weights)
+
+    @property
+    def audited(self) -> np.ndarray:
+        return ~np.isnan(self.human)
+
+
+def design(human: Sequence[float | None], inclusion: Sequence[float | None] | float | None = None,
+           strata: Sequence | None = None) -> Design:
+    """Build a :class:`Design`; ``inclusion`` None = equal probabilities (uniform random audits)."""
+    y = np.array([np.nan if v is None else float(v) for v in human], dtype=float)
+    n = len(y)
+    if inclusion is None or np.isscalar(inclusion):
+        p = np.full(n, 1.0 if inclusion is None else float(inclusion))
+    else:
+        p = np.array([np.nan if v is None else float(v) for v in inclusion], dtype=float)
+        if len(p) != n:
+            raise ValueError("inclusion must have one entry per item")
+    audited = ~np.isnan(y)
+    bad = audited & ~((p > 0) & (p <= 1))
+    if bad.any():
+        raise ValueError(f"item {int(np.flatnonzero(bad)[0])}: an audited item needs an inclusion probability in (0, 1]")
+    if np.any(audited & ((y < 0) | (y > 1))):
+        raise ValueError("human labels must lie in [0, 1]")
+    p = np.where(audited, p, np.nan)
+    s = np.zeros(n, dtype=np.int64) if strata is None else np.unique(np.asarray(strata, dtype=object).astype(str),
+                                                                     return_inverse=True)[1]
+    return Design(y, p, s)
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """Hájek weights and the strata actually used (a stratum without audits is pooled)."""
+
+    w: np.ndarray              # (N,) normalised 1/π on audited items, 0 elsewhere
+    strata: np.ndarray         # (N,) stratum index used
+    warnings: tuple[str, ...]
+    small_sample: np.ndarray   # (N,) sqrt(n_h / (n_h − 1)): unbiased variance within each stratum
+    df: int                    # degrees of freedom of the audit part: audits − strata
+
+
+def _hajek_weights(d: Design) -> _Weights:
+    audited = d.audited
+    strata = d.strata
+    warnings: list[str] = []
+    counts = np.bincount(strata[audited], minlength=strata.max() + 1)
+    if np.any(counts[np.unique(strata)] < 2):
+        warnings.append("some strata have fewer than 2 usable audits: the audits are pooled into one stratum")
+        strata = np.zeros_like(strata)
+        counts = np.array([audited.sum()])
+    raw = np.where(audited, 1.0 / np.where(audited, d.inclusion, 1.0), 0.0)
+    size = np.bincount(strata).astype(float)
+    total = np.bincount(strata, weights=raw, minlength=len(size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(audited, raw * size[strata] / total[strata], 0.0)
+        # No audit sampling where every item of the stratum was audited: no correction there.
+        full = counts >= np.bincount(strata, minlength=len(counts))
+        small = np.sqrt(np.where((counts > 1) & ~full, counts / np.maximum(counts - 1, 1), 1.0))[strata]
+    n_strata = int(np.count_nonzero(counts))
+    return _Weights(w, strata, tuple(warnings), small, int(audited.sum()) - n_strata)
+
+
+def _stratum_means(values: np.ndarray, wts: _Weights) -> np.ndarray:
+    """Hájek mean of ``values`` (N, d) over the audits of each item's stratum, broadcast to items."""
+    k = wts.strata.max() + 1
+    sums = np.zeros((k, values.shape[1]))
+    np.add.at(sums, wts.strata, wts.w[:, None] * np.nan_to_num(values))
+    size = np.bincount(wts.strata, minlength=k).astype(float)
+    return (sums / size[:, None])[wts.strata]
+
+
+def _influence_parts(g_y: np.ndarray, g_f: np.ndarray, wts: _Weights) -> tuple[np.ndarray, np.ndarray]:
+    """``ψ = A + λB`` (both (N, d)): the influence terms of the estimating equation, centred per stratum."""
+    xi_w = (wts.w * wts.small_sample)[:, None]
+    mean_y = _stratum_means(g_y, wts)
+    mean_f = _stratum_means(g_f, wts)
+    a = mean_y + xi_w * (np.nan_to_num(g_y) - mean_y)
+    b = g_f - mean_f - xi_w * (g_f - mean_f)
+    return a, b
+
+
+def _cov(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    xc, yc = x - x.mean(0), y - y.mean(0)
+    return xc.T @ yc / max(1, len(x) - 1)
+
+
+def _optimal_lambda(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> float:
+    """λ in [0, 1] minimising tr(M Cov(A + λB) M'), the summed variances of the reported estimates."""
+    den = np.trace(m @ _cov(b, b) @ m.T)
+    if den <= 1e-15:
+        return 1.0
+    num = np.trace(m @ (_cov(a, b) + _cov(b, a)) @ m.T) / 2
+    return float(np.clip(-num / den, 0.0, 1.0))
+
+
+def _z(level: float, df: int = 0) -> float:
+    """Two-sided critical value: Student-t with ``df`` degrees of freedom when the variance rests on
+    few audits (``df`` = audits − strata), the normal quantile otherwise (``df`` = 0)."""
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    q = 0.5 + level / 2
+    return float(student_t.ppf(q, df) if df > 0 else norm.ppf(q))
+
+
+# --------------------------------------------------------------------------------------------
+# Means (accuracy of one system under a yes/no judge)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    """A PPI++ mean with its interval, and the judge-only and humans-only estimates beside it."""
+
+    estimate: float
+    se: float
+    ci_low: float
+    ci_high: float
+    lam: float
+    n: int                      # items (verdicts) of the judge
+    n_audited: int              # audited items used
+    judge_only: float
+    judge_only_ci: tuple[float, float]
+    human_only: float | None
+    human_only_ci: tuple[float, float] | None
+    method: str                 # ppi++ | judge-only | human-only
+    warnings: tuple[str, ...] = ()
+    se_judge_part: float = 0.0  # the part of the variance that more audits would not shrink
+
+
+def _mean_ci(est: float, se: float, z: float) -> tuple[float, float]:
+    return float(est - z * se), float(est + z * se)
+
+
+def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, level: float = 0.95) -> MeanEstimate:
+    """PPI++ estimate of E[Y] from predictions ``pred`` (N,) and the audits in ``d``.
+
+    Closed forms (tested): λ = 0 → the weighted mean of the audited labels with variance
+    Σ w²(Y − Ȳ)²/N² (for uniform audits: the sample variance / n); all audited → the mean of Y.
+    """
+    f = np.asarray(pred, dtype=float)
+    n_items = len(f)
+    if n_items == 0:
+        raise ValueError("no items")
+    if len(d.human) != n_items:
+        raise ValueError("the design must have one entry per prediction")
+    z = _z(level)
+    judge = float(f.mean())
+    judge_se = float(f.std(ddof=1) / np.sqrt(n_items)) if n_items > 1 else 0.0
+    judge_ci = _mean_ci(judge, judge_se, z)
+    audited = d.audited
+    n_aud = int(audited.sum())
+    if n_aud == 0:
+        return MeanEstimate(judge, judge_se, *judge_ci, 1.0, n_items, 0, judge, judge_ci, None, None, "judge-only",
+                            ("no usable audits: this is the judge's estimate, its interval ignores the judge's errors",),
+                            judge_se)
+    wts = _hajek_weights(d)
+    y = np.where(audited, d.human, 0.0)
+    # g(θ; y) = y − θ up to sign; the sign does not change variances, so use the labels directly.
+    a, b = _influence_parts(y[:, None], f[:, None], wts)
+    if lam is None:
+        lam = 1.0 if n_aud == n_items else _optimal_lambda(a, b, np.eye(1))
+    psi = a + lam * b
+    est = float(lam * f.mean() + (wts.w * (y - lam * f)).sum() / n_items)
+    se = float(np.sqrt(_cov(psi, psi)[0, 0] / n_items))
+    # Humans only (λ = 0) on the same audits.
+    h_est = float((wts.w * y).sum() / n_items)
+    h_se = float(np.sqrt(_cov(a, a)[0, 0] / n_items))
+    judge_part = float(np.sqrt(max(0.0, lam ** 2 * f.var(ddof=1) / n_items))) if n_items > 1 else 0.0
+    method = "human-only" if n_aud == n_items else "ppi++"
+    crit = _z(level, wts.df if n_aud < n_items else 0)
+    warnings = list(wts.warnings)
+    if n_aud < 10:
+        warnings.append(f"only {n_aud} usable audits: the interval is rough")
+    return MeanEstimate(est, se, *_mean_ci(est, se, crit), float(lam), n_items, n_aud, judge, judge_ci,
+                        h_est, _mean_ci(h_est, h_se, crit), method, tuple(warnings), judge_part)
+
+
+# --------------------------------------------------------------------------------------------
+# Bradley-Terry (side-by-side judges)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BTEstimate:
+    """PPI++ Bradley-Terry log-strengths β (mean 0), their covariance, and what went into them."""
+
+    systems: tuple[str, ...]
+    beta: np.ndarray
+    cov: np.ndarray
+    level: float
+    lam: float
+    n: int
+    n_audited: int
+    method: str                        # ppi++ | judge-only | human-only
+    n_per_system: np.ndarray
+    n_audited_per_system: np.ndarray
+    warnings: tuple[str, ...] = ()
+    cov_judge_part: np.ndarray | None = None   # the covariance more audits would not shrink
+    audit_effects: np.ndarray | None = None    # (N, m): each audited item's pull on β (0 elsewhere)
+    ridge: float = 0.0
+    df: int = 0                                # Student-t degrees of freedom of the intervals (0 = normal)
+
+    @property
+    def se(self) -> np.ndarray:
+        return np.sqrt(np.clip(np.diag(self.cov), 0, None))
+
+    @property
+    def ci(self) -> tuple[np.ndarray, np.ndarray]:
+        z = _z(self.level, self.df)
+        return self.beta - z * self.se, self.beta + z * self.se
+
+    def diff_se(self, i: int, j: int) -> float:
+        v = self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j]
+        return float(np.sqrt(max(v, 0.0)))
+
+
+@dataclass
+class _Pairs:
+    """Items as indices into systems: item k compares ``a[k]`` with ``b[k]`` (a ≠ b)."""
+
+    m: int
+    a: np.ndarray
+    b: np.ndarray
+    x: np.ndarray = field(init=False)   # (N, m) design rows e_a − e_b
+
+    def __post_init__(self):
+        self.x = np.zeros((len(self.a), self.m))
+        rows = np.arange(len(self.a))
+        self.x[rows, self.a] = 1.0
+        self.x[rows, self.b] = -1.0
+
+
+def _sigmoid(s):
+    e = np.exp(-np.abs(s))
+    return np.where(s >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _fit_weighted_bt(p: _Pairs, target: np.ndarray, count: np.ndarray, ridge: float) -> tuple[np.ndarray, bool]:
+    """Minimise Σ_k [−target_k s_k + count_k log(1 + e^{s_k})] + ridge/2 |β|², s = β_a − β_b, mean β = 0.
+
+    Newton's method with a halving line search; the loss is convex when every count is ≥ 0.
+    """
+    m = p.m
+    beta = np.zeros(m)
+    center = np.eye(m) - 1.0 / m
+
+    def loss(bt):
+        s = p.x @ bt
+        return float(np.sum(-target * s + count * (np.maximum(s, 0) + np.log1p(np.exp(-np.abs(s)))))
+                     + ridge / 2 * bt @ bt)
+
+    current = loss(beta)
+    for _ in range(NEWTON_MAX_ITER):
+        s = p.x @ beta
+        mu = _sigmoid(s)
+        grad = p.x.T @ (count * mu - target) + ridge * beta
+        hess = (p.x * (count * mu * (1 - mu))[:, None]).T @ p.x + (ridge + RIDGE) * np.eye(m) + 1.0 / m
+        step = np.linalg.solve(hess, grad)
+        step = center @ step
+        t = 1.0
+        while t > 1e-10:
+            cand = beta - t * step
+            new = loss(cand)
+            if new <= current + 1e-12:
+                break
+            t /= 2
+        beta, moved = cand, np.max(np.abs(t * step))
+        current = new
+        if moved < 1e-10:
+            return beta - beta.mean(), True
+    return beta - beta.mean(), False
+
+
+def _bt_gradients(p: _Pairs, beta: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per-item gradient of the logistic loss, (σ(β_a − β_b) − y)·x, shape (N, m)."""
+    mu = _sigmoid(p.x @ beta)
+    return (mu - labels)[:, None] * p.x
+
+
+def _bt_fit(p: _Pairs, f: np.ndarray, y: np.ndarray, wts: _Weights, lam: float, ridge: float):
+    target = lam * f + wts.w * (y - lam * f)
+    count = lam + wts.w * (1 - lam)
+    return _fit_weighted_bt(p, target, count, ridge)
+
+
+def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str],
+                      pred: Sequence[float], d: Design, *, lam: float | None = None,
+                      level: float = 0.95) -> BTEstimate:
+    """PPI++ Bradley-Terry strengths from per-item judge outcomes ``pred`` (1 = system_a better,
+    0 = system_b, 0.5 = tie) and the human outcomes in ``d`` on the audited items.
+
+    The fit is the paper's eq. 2 with ties as half wins, solved for the rectified pseudo-data
+    (``target = λf + ξw(Y − λf)`` wins out of ``count = λ + ξw(1 − λ)`` comparisons per item).
+    """
+    names = tuple(dict.fromkeys(systems))
+    index = {s: k for k, s in enumerate(names)}
+    try:
+        a = np.array([index[s] for s in system_a], dtype=np.int64)
+        b = np.array([index[s] for s in system_b], dtype=np.int64)
+    except KeyError as exc:
+        raise ValueError(f"system {exc.args[0]!r} is not in the systems list") from None
+    f = np.asarray(pred, dtype=float)
+    n_items = len(f)
+    if not (len(a) == len(b) == n_items == len(d.human)):
+        raise ValueError("system_a, system_b, pred and the design need one entry per item")
+    if n_items == 0:
+        raise ValueError("no comparisons")
+    if np.any(a == b):
+        raise ValueError("an item compares a system with itself")
+    m = len(names)
+    p = _Pairs(m, a, b)
+    audited = d.audited
+    n_aud = int(audited.sum())
+    y = np.where(audited, d.human, 0.0)
+    warnings: list[str] = []
+    per_system = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
+    aud_per_system = np.bincount(a[audited], minlength=m) + np.bincount(b[audited], minlength=m)
+
+    if n_aud == 0:
+        wts = _Weights(np.zeros(n_items), np.zeros(n_items, dtype=np.int64), (), np.ones(n_items), 0)
+        lam_used, method = 1.0, "judge-only"
+        warnings.append("no usable audits: this is the judge's ranking, its intervals ignore the judge's errors")
+    else:
+        wts = _hajek_weights(d)
+        warnings.extend(wts.warnings)
+        method = "human-only" if n_aud == n_items else "ppi++"
+        lam_used = 1.0 if lam is None else float(lam)
+
+    ridge = 0.0
+    beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge)
+    if not ok or np.max(np.abs(beta)) > MAX_ABS_BETA:
+        ridge = FALLBACK_RIDGE
+        warnings.append("some strengths are unbounded on these data: a weak prior on β keeps them finite")
+        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge)
+
+    def hessian(bt):
+        mu = _sigmoid(p.x @ bt)
+        h = (p.x * (mu * (1 - mu))[:, None]).T @ p.x / n_items + ridge / n_items * np.eye(m)
+        return h + 1.0 / m  # fixes the mean-0 direction; the inverse is then the constrained one
+
+    center = np.eye(m) - 1.0 / m
+
+    def parts(bt):
+        g_f = _bt_gradients(p, bt, f)
+        if n_aud == 0:
+            return g_f, np.zeros_like(g_f)  # ψ = g_f ("A" with λ = 1 is folded below)
+        g_y = _bt_gradients(p, bt, y)
+        return _influence_parts(g_y, g_f, wts)
+
+    h_inv = center @ np.linalg.inv(hessian(beta)) @ center
+    if n_aud and lam is None and n_aud < n_items:
+        a_part, b_part = parts(beta)
+        lam_used = _optimal_lambda(a_part, b_part, h_inv)
+        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge)
+        h_inv = center @ np.linalg.inv(hessian(beta)) @ center
+    a_part, b_part = parts(beta)
+    psi = a_part + (lam_used * b_part if n_aud else 0.0)
+    cov = h_inv @ _cov(psi, psi) @ h_inv / n_items
+    g_f = _bt_gradients(p, beta, f)
+    judge_part = h_inv @ _cov(lam_used * g_f, lam_used * g_f) @ h_inv / n_items
+    effects = None
+    if n_aud:
+        g_y = _bt_gradients(p, beta, y)
+        # An audited item's pull on β: −H⁻¹ ξw (g_Y − λ g_f) / N (the one-step influence of its label).
+        effects = -(wts.w[:, None] * (g_y - lam_used * g_f)) @ h_inv / n_items
+        effects[~audited] = 0.0
+    if not ok:
+        warnings.append("the Bradley-Terry fit did not converge")
+    if 0 < n_aud < 10:
+        warnings.append(f"only {n_aud} usable audits: the intervals are rough")
+    # Each β rests mostly on the audits of its own system: the fewest of those set the t quantile.
+    df = max(1, int(aud_per_system.min()) - 1) if 0 < n_aud < n_items else 0
+    return BTEstimate(names, beta, cov, level, float(lam_used), n_items, n_aud, method, per_system,
+                      aud_per_system, tuple(warnings), judge_part, effects, ridge, df)
+
+
+# --------------------------------------------------------------------------------------------
+# Power analysis: audits needed to separate two estimates
+# --------------------------------------------------------------------------------------------
+
+
+def audits_to_separate(diff: float, var_now: float, var_judge: float, n_audited: int, n_total: int,
+                       *, level: float = 0.95, power: float = POWER) -> int | None:
+    """About how many more random audits make ``|diff|`` significant at ``level`` with ``power``.
+
+    PPI variance ≈ (judge part, which does not shrink with audits) + (rectifier part) ∝ 1/n; at
+    the current rates the rectifier part after ``k`` more audits is ``(var_now − var_judge)·n/(n+k)``.
+    Returns 0 when already separated, None when even auditing every item would not do it.
+    """
+    z = _z(level) + float(norm.ppf(power))
+    if n_audited <= 0:
+        return None
+    if abs(diff) >= _z(level) * np.sqrt(max(var_now, 0.0)):
+        return 0
+    target = (diff / z) ** 2
+    rect = max(var_now - var_judge, 1e-18)
+    if target <= var_judge:
+        return None
+    n_needed = n_audited * rect / (target - var_judge)
+    k = int(np.ceil(n_needed - n_audited))
+    if n_audited + k > n_total:
+        return None
+    return max(k, 1)
