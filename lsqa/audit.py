@@ -241,19 +241,24 @@ def _evidence(con, j: dict, book: dict | None, context_chars: int) -> list[dict]
 
 # ------------------------------------------------------------------------------------ actions
 
-def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: str = "") -> dict:
-    """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``."""
+def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: str = "",
+           sampling: dict | None = None) -> dict:
+    """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``.
+
+    ``sampling``: how the verdict was drawn (``{queue, inclusion_prob, stratum}`` from
+    ``lsqa.sampling.queue``); without it the review is a priority-queue review."""
     with store.write(workspace) as con:
         j = results_store.judgment_in_context(con, judgment_id)
         if j is None:
             raise KeyError(f"no verdict {judgment_id}")
         action = "confirm" if j["status"] == "ok" and label == j["label"] else "override"
         review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action=action,
-                                             label=label, note=note)
+                                             label=label, note=note, **(sampling or {}))
     return {"id": review_id, "action": action, "label": label}
 
 
-def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "") -> dict:
+def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "",
+            sampling: dict | None = None) -> dict:
     """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
     with store.write(workspace) as con:
         j = results_store.judgment_in_context(con, judgment_id)
@@ -262,7 +267,7 @@ def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "") -
         if j["status"] != "ok" or j["label"] is None:
             raise ValueError("this verdict has no label to confirm: choose a label instead")
         review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action="confirm",
-                                             label=j["label"], note=note)
+                                             label=j["label"], note=note, **(sampling or {}))
     return {"id": review_id, "action": "confirm", "label": j["label"]}
 
 

@@ -71,6 +71,19 @@ def register(app: typer.Typer) -> None:
 
         _print_summary(ingest.import_judgments(workspace_path(workspace), path), as_json)
 
+    @app.command("import-reviews")
+    @friendly_errors
+    def import_reviews(
+        path: Path = typer.Argument(..., help="CSV or JSONL with judge, question_id, system_a, system_b or system, "
+                                              "reference, label, annotator; optional inclusion_probability, stratum."),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json"),
+    ):
+        """Add human reviews of verdicts made elsewhere, as if made in the Audit page."""
+        from lsqa import import_reviews as importer
+
+        _print_summary(importer.import_reviews(workspace_path(workspace), path), as_json)
+
     @app.command("status")
     @friendly_errors
     def status(

@@ -140,8 +140,17 @@ def rank_command(
     ),
     level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    corrected: bool = typer.Option(
+        False, "--corrected", help="PPI++ strengths corrected by the audits (random/active/imported reviews), "
+                                   "with the judge-only strengths beside them (needs --judge)."),
+    audit_queue: Optional[str] = typer.Option(
+        None, "--audit-queue", help="With --corrected: which audits to use (random, active, import; "
+                                    "default: the one with most usable audits)."),
 ) -> None:
     """Rank systems from pairwise verdicts with Bradley-Terry (paper §3.2) and bootstrap CIs."""
+    if corrected:
+        _corrected_command("rank", workspace, judge, audit_queue, level, as_json)
+        return
     if tie_model not in TIE_MODELS:
         raise InputError("--tie-model", f"unknown tie model {tie_model!r}", hint=f"use {' or '.join(TIE_MODELS)}")
     source, rows = _rank_rows(input, workspace, judge, use_overrides, exclude_flagged)
@@ -180,7 +189,71 @@ def agreement_command(
     typer.echo(json.dumps(result, indent=2) if as_json else format_agreement_table(result, rater_a, rater_b))
 
 
+def format_corrected(result: Mapping) -> str:
+    """A corrected report (``lsqa.corrected_report``) as an aligned table, judge-only beside it."""
+    ranking = result["estimand"] == "bradley-terry"
+    value, judge_value = ("strength", "judge_only_strength") if ranking else ("estimate", "judge_only")
+    low, high = ("judge_only_ci_low", "judge_only_ci_high")
+    header = ["system", "corrected", f"{result['level']:.0%} CI", "judge only", "CI", "n", "n_audited"]
+    body = [[s["system"], f"{s[value]:.4f}", f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]", f"{s[judge_value]:.4f}",
+             f"[{s[low]:.4f}, {s[high]:.4f}]", str(s["n"]), str(s["n_audited"])] for s in result["systems"]]
+    lines = _align([header, *body], right={1, 3, 5, 6})
+    lines.append("")
+    lines.append(f"{result['n_usable_audits']} usable audits ({result['design'] or 'none'}); "
+                 f"{result['n_reviews_not_used']} other reviews not used (priority queue or another design)")
+    lines.extend(f"warning: {w}" for w in result["warnings"])
+    return "\n".join(lines)
+
+
+def _corrected_command(what: str, workspace, judge, audit_queue, level, as_json) -> None:
+    from lsqa import corrected_report
+
+    if not judge:
+        raise InputError(f"lsqa {what}", "--corrected needs --judge NAME (and --workspace or the default one)")
+    if audit_queue not in (None, "random", "active", "import"):
+        raise InputError(f"lsqa {what}", f"unknown audit queue {audit_queue!r}", hint="use random, active or import")
+    ws = workspace_path(workspace)
+    try:
+        if what == "rank":
+            result = corrected_report.corrected_ranking(ws, judge, queue=audit_queue, level=level)
+        else:
+            result = corrected_report.corrected_accuracy(ws, judge, queue=audit_queue, level=level)
+    except ValueError as exc:
+        raise InputError(ws, str(exc)) from None
+    typer.echo(json.dumps(result, indent=2) if as_json else format_corrected(result))
+
+
+def accuracy_command(
+    workspace: Optional[Path] = WorkspaceOption,
+    judge: str = typer.Option(..., "--judge", help="Yes/no judge (AutoAIS, ground truth, similarity)."),
+    corrected: bool = typer.Option(False, "--corrected", help="PPI++ accuracy corrected by the audits, "
+                                                              "with the judge-only accuracy beside it."),
+    audit_queue: Optional[str] = typer.Option(None, "--audit-queue", help="With --corrected: random, active or import."),
+    level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Accuracy per system under a yes/no judge (paper Table 1), judge-only or corrected by audits."""
+    if corrected:
+        _corrected_command("accuracy", workspace, judge, audit_queue, level, as_json)
+        return
+    from lsqa import analysis
+
+    ws = workspace_path(workspace)
+    rows = analysis.accuracy(ws, judge)
+    if not rows:
+        raise InputError(ws, f"judge {judge!r} has no decided yes/no verdicts in this workspace")
+    out = [{"system": r["system"], "estimate": r["accuracy"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
+            "n": r["n"], "n_audited": 0} for r in rows]
+    if as_json:
+        typer.echo(json.dumps({"judge": judge, "estimand": "accuracy", "systems": out}, indent=2))
+        return
+    grid = [["system", "accuracy", "95% CI", "n"]] + [
+        [r["system"], f"{r['estimate']:.4f}", f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]", str(r["n"])] for r in out]
+    typer.echo("\n".join(_align(grid, right={1, 3})))
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``rank`` and ``agreement`` to the ``lsqa`` app (called by lsqa/cli.py)."""
+    """Add ``rank``, ``accuracy`` and ``agreement`` to the ``lsqa`` app (called by lsqa/cli.py)."""
     app.command("rank")(friendly_errors(rank_command))
+    app.command("accuracy")(friendly_errors(accuracy_command))
     app.command("agreement")(friendly_errors(agreement_command))

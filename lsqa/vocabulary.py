@@ -95,6 +95,9 @@ def swap_pairwise(label: str | None) -> str | None:
 # ---------------------------------------------------------------------- humans (the audit)
 
 REVIEW_ACTIONS = ("confirm", "override", "undo")
+# How a reviewed verdict was chosen (migration 0007): priority reviews count for agreement and
+# overrides; random, active and import (with an inclusion probability) also for corrected estimates.
+REVIEW_QUEUES = ("priority", "random", "active", "import")
 # ``retract`` withdraws the annotator's earlier flag on that reference.
 FLAG_REASONS = ("wrong", "ambiguous", "unanswerable", "retract")
 REFERENCES = ("1", "2")

@@ -10,20 +10,25 @@ reference (``retract`` when there was none). The current state is derived by the
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts
-from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS
+from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES
 
 
 
 def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str | None = None,
-               note: str = "", undoes: int | None = None) -> int:
+               note: str = "", undoes: int | None = None, queue: str = "priority",
+               inclusion_prob: float | None = None, stratum: str = "") -> int:
     if action not in REVIEW_ACTIONS:
         raise ValueError(f"review action must be one of {REVIEW_ACTIONS}, not {action!r}")
     if not annotator.strip():
         raise ValueError("an annotator name is required")
+    if queue not in REVIEW_QUEUES:
+        raise ValueError(f"review queue must be one of {REVIEW_QUEUES}, not {queue!r}")
+    if inclusion_prob is not None and not 0 < inclusion_prob <= 1:
+        raise ValueError(f"inclusion probability must be in (0, 1], not {inclusion_prob!r}")
     row = con.execute(
-        "INSERT INTO human_reviews (annotator, judgment_id, action, label, note, undoes)"
-        " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        [annotator.strip(), judgment_id, action, label, note, undoes],
+        "INSERT INTO human_reviews (annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,"
+        " stratum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [annotator.strip(), judgment_id, action, label, note, undoes, queue, inclusion_prob, stratum],
     ).fetchone()
     return int(row[0])
 

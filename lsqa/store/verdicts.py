@@ -95,3 +95,18 @@ def reference_evidence(con) -> dict:
         FROM human_labels h JOIN judgments j ON j.id = h.judgment_id
         WHERE j.kind = 'groundtruth' AND j.reference IN ('1', '2')""")
     return {"questions": questions, "answers": answers, "gt": gt, "human_gt": human_gt, "flags": current_flags(con)}
+
+
+def sampled_human_labels(con, judge: str) -> list[dict]:
+    """The latest live review (anyone's) of each verdict of ``judge``, with how it was sampled
+    (queue, inclusion probability, stratum; migration 0007), for corrected estimates."""
+    # human_reviews itself (not the live_reviews view of 0005, which predates these columns).
+    sql = """
+        SELECT judgment_id, review_id, label, queue, inclusion_prob, stratum, annotator FROM (
+            SELECT l.judgment_id, l.id AS review_id, l.annotator, l.queue, l.inclusion_prob, l.stratum,
+                   CASE WHEN l.action = 'confirm' THEN j.label ELSE l.label END AS label,
+                   row_number() OVER (PARTITION BY l.judgment_id ORDER BY l.id DESC) AS rn
+            FROM human_reviews l JOIN judgments j ON j.id = l.judgment_id
+            WHERE j.judge = ? AND l.id IN (SELECT id FROM live_reviews))
+        WHERE rn = 1 ORDER BY review_id"""
+    return fetch_dicts(con, sql, [judge])

@@ -1,0 +1,203 @@
+"""Workspace → corrected estimates: accuracy per system and Bradley-Terry strengths that account
+for the judge's errors, with the judge-only figures beside them (issue 13; math in ``lsqa.corrected``).
+
+Usable audits are reviews whose inclusion probability is known: made through the random or the
+active queue, or imported with a probability. One design is used per judge (the one with the most
+usable audits unless named), because reviews drawn under different designs do not combine into
+one set of inclusion probabilities; the report says how many audits it used and how many reviews
+it could not use (priority-queue reviews count for agreement and overrides only).
+
+Also here: for each adjacent pair of the corrected ranking, whether it is separated and about how
+many more random audits would separate it (``lsqa.corrected.audits_to_separate``), and the rank
+flips between the judge-only, corrected and "overrides" rankings with the audited verdicts that
+moved each flip.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from lsqa import store
+from lsqa.corrected import _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
+from lsqa.sampling import USABLE_QUEUES, Item, judge_items, outcome
+from lsqa.store import verdicts as verdicts_store
+from lsqa.vocabulary import BINARY, PAIRWISE
+
+MOVERS_SHOWN = 3
+
+
+def _audits(con, judge: str, items: list[Item], queue: str | None):
+    """Human outcome, π and stratum per item from the chosen design; counts for the report."""
+    by_judgment = {jid: k for k, it in enumerate(items) for jid in it.judgment_ids}
+    latest: dict[int, dict] = {}
+    other = 0
+    usable_by_queue: Counter = Counter()
+    rows = verdicts_store.sampled_human_labels(con, judge)
+    for r in rows:
+        if r["queue"] in USABLE_QUEUES and r["inclusion_prob"] is not None and r["judgment_id"] in by_judgment:
+            usable_by_queue[r["queue"]] += 1
+    chosen = queue or (usable_by_queue.most_common(1)[0][0] if usable_by_queue else None)
+    for r in rows:
+        k = by_judgment.get(r["judgment_id"])
+        usable = (r["queue"] == chosen and r["inclusion_prob"] is not None and k is not None
+                  and outcome(r["label"]) is not None)
+        if not usable:
+            other += 1
+            continue
+        latest[k] = r          # rows come ordered by review id: the latest review of an item wins
+    human = np.full(len(items), np.nan)
+    pi = np.full(len(items), np.nan)
+    strata = ["all"] * len(items)
+    kinds = {str(r["stratum"]).split(":", 1)[0] for r in latest.values()}
+    stratify = "pair" if "pair" in kinds else "system" if "system" in kinds else "none"
+    for k, it in enumerate(items):
+        strata[k] = it.stratum(stratify)
+    for k, r in latest.items():
+        human[k] = outcome(r["label"])
+        pi[k] = float(r["inclusion_prob"])
+    info = {"design": chosen or "", "n_usable_audits": len(latest), "n_reviews_not_used": other,
+            "usable_by_queue": dict(usable_by_queue)}
+    return human, pi, strata, info
+
+
+def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None, level: float = 0.95) -> dict:
+    """Accuracy per system of a yes/no judge: PPI++ estimate and CI beside the judge-only one."""
+    with store.connect(workspace) as con:
+        items = [it for it in judge_items(con, judge) if it.family == BINARY]
+        if not items:
+            raise ValueError(f"judge {judge!r} has no decided yes/no verdicts in this workspace")
+        human, pi, strata, info = _audits(con, judge, items, queue)
+    f = np.array([it.f for it in items])
+    systems = sorted({it.system_a for it in items})
+    out = []
+    warnings: set[str] = set()
+    for system in systems:
+        idx = np.array([k for k, it in enumerate(items) if it.system_a == system])
+        est = ppi_mean(f[idx], design(human[idx], pi[idx], [strata[k] for k in idx]), level=level)
+        warnings.update(f"{system}: {w}" for w in est.warnings)
+        # An accuracy lies in [0, 1]: the interval is clipped there (the estimate itself is not).
+        out.append({"system": system, "estimate": est.estimate, "ci_low": max(0.0, est.ci_low),
+                    "ci_high": min(1.0, est.ci_high),
+                    "n": est.n, "n_audited": est.n_audited, "judge_only": est.judge_only,
+                    "judge_only_ci_low": max(0.0, est.judge_only_ci[0]),
+                    "judge_only_ci_high": min(1.0, est.judge_only_ci[1]),
+                    "human_only": est.human_only, "lam": est.lam, "method": est.method})
+    out.sort(key=lambda r: -r["estimate"])
+    return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
+            "warnings": sorted(warnings)}
+
+
+def _bt_inputs(con, judge: str, queue: str | None):
+    items = [it for it in judge_items(con, judge) if it.family == PAIRWISE]
+    if not items:
+        raise ValueError(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
+    human, pi, strata, info = _audits(con, judge, items, queue)
+    return items, human, pi, strata, info
+
+
+def _fit(items: list[Item], human, pi, strata, level: float):
+    systems = sorted({it.system_a for it in items} | {it.system_b for it in items})
+    f = np.array([it.f for it in items])
+    sa, sb = [it.system_a for it in items], [it.system_b for it in items]
+    est = ppi_bradley_terry(systems, sa, sb, f, design(human, pi, strata), level=level)
+    judge = ppi_bradley_terry(systems, sa, sb, f, design(np.full(len(items), np.nan)), level=level)
+    return est, judge
+
+
+def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, level: float = 0.95,
+                      with_overrides: bool = True) -> dict:
+    """Bradley-Terry strengths e^β of a side-by-side judge, corrected by its audits (PPI++), the
+    judge-only strengths beside them, adjacent-pair separation with audits needed, and rank flips."""
+    with store.connect(workspace) as con:
+        items, human, pi, strata, info = _bt_inputs(con, judge, queue)
+    est, judge_fit = _fit(items, human, pi, strata, level)
+    order = np.argsort(-est.beta, kind="stable")
+    low, high = est.ci
+    jlow, jhigh = judge_fit.ci
+    rows = []
+    for rank, k in enumerate(order, start=1):
+        rows.append({"rank": rank, "system": est.systems[k], "beta": float(est.beta[k]),
+                     "strength": float(np.exp(est.beta[k])), "ci_low": float(np.exp(low[k])),
+                     "ci_high": float(np.exp(high[k])), "n": int(est.n_per_system[k]),
+                     "n_audited": int(est.n_audited_per_system[k]),
+                     "judge_only_strength": float(np.exp(judge_fit.beta[k])),
+                     "judge_only_ci_low": float(np.exp(jlow[k])), "judge_only_ci_high": float(np.exp(jhigh[k])),
+                     "judge_only_rank": int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12))})
+    result = {"judge": judge, "estimand": "bradley-terry", "level": level, "lam": est.lam, "method": est.method,
+              "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
+              "adjacent": adjacent_pairs(est), "warnings": list(est.warnings)}
+    overrides = None
+    if with_overrides:
+        from lsqa import analysis
+
+        try:
+            overrides = analysis.ranking(workspace, judge, use_overrides=True, bootstrap=0)
+        except ValueError:
+            overrides = None
+    result["flips"] = rank_flips(est, judge_fit, items, human, overrides)
+    return result
+
+
+def adjacent_pairs(est) -> list[dict]:
+    """For each pair of neighbours in the corrected ranking: separated at the interval level, and
+    about how many more random audits would separate them at the current rates (80% power)."""
+    order = np.argsort(-est.beta, kind="stable")
+    out = []
+    z_crit = _z(est.level, est.df)
+    for upper, lower in zip(order[:-1], order[1:]):
+        diff = float(est.beta[upper] - est.beta[lower])
+        var_now = est.diff_se(upper, lower) ** 2
+        e = np.zeros(len(est.beta))
+        e[upper], e[lower] = 1.0, -1.0
+        var_judge = float(e @ est.cov_judge_part @ e) if est.cov_judge_part is not None else 0.0
+        separated = diff > z_crit * np.sqrt(var_now)
+        needed = None
+        if est.n_audited and not separated:
+            needed = audits_to_separate(diff, var_now, var_judge, est.n_audited, est.n, level=est.level)
+        out.append({"upper": est.systems[upper], "lower": est.systems[lower], "difference": diff,
+                    "se": float(np.sqrt(var_now)), "separated": bool(separated),
+                    "more_audits_needed": 0 if separated else needed})
+    return out
+
+
+def rank_flips(est, judge_fit, items: list[Item], human: np.ndarray, overrides: dict | None) -> list[dict]:
+    """Pairs of systems whose order differs between the judge-only, corrected and overrides rankings.
+
+    For a judge-only ↔ corrected flip, ``moved_by`` lists the audited verdicts with the largest pull
+    on the pair's difference in the direction of the flip (their one-step influence, PPI++).
+    """
+    names = est.systems
+    rank_of = {
+        "judge-only": {s: int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12)) for k, s in enumerate(names)},
+        "corrected": {s: int(1 + np.sum(est.beta > est.beta[k] + 1e-12)) for k, s in enumerate(names)},
+    }
+    if overrides:
+        rank_of["overrides"] = {r["system"]: int(r["rank"]) for r in overrides["systems"]}
+    out = []
+    for i, s in enumerate(names):
+        for t in names[i + 1:]:
+            orders = {view: np.sign(ranks.get(t, 0) - ranks.get(s, 0)) for view, ranks in rank_of.items()
+                      if s in ranks and t in ranks}
+            if len(set(orders.values()) - {0}) < 2:
+                continue
+            above_judge = s if orders["judge-only"] > 0 else t
+            other = t if above_judge == s else s
+            entry = {"systems": [s, t], "ranks": {v: {s: r[s], t: r[t]} for v, r in rank_of.items()
+                                                  if s in r and t in r},
+                     "judge_only_above": above_judge, "moved_by": []}
+            if est.audit_effects is not None and orders.get("corrected", 0) != orders["judge-only"]:
+                k_up, k_down = names.index(other), names.index(above_judge)
+                pull = est.audit_effects[:, k_up] - est.audit_effects[:, k_down]   # pushes `other` up
+                for k in np.argsort(-pull)[:MOVERS_SHOWN]:
+                    if pull[k] <= 0:
+                        break
+                    it = items[k]
+                    entry["moved_by"].append({"judgment_id": it.judgment_ids[0], "question_id": it.question_id,
+                                              "system_a": it.system_a, "system_b": it.system_b,
+                                              "judge_outcome": it.f, "human_outcome": float(human[k]),
+                                              "pull": float(pull[k])})
+            out.append(entry)
+    return out
