@@ -201,3 +201,73 @@ def rank_flips(est, judge_fit, items: list[Item], human: np.ndarray, overrides: 
                                               "pull": float(pull[k])})
             out.append(entry)
     return out
+
+
+# ------------------------------------------------------------------------------ for the pages
+
+def _fmt_interval(low: float, high: float, digits: int = 3) -> str:
+    return f"{low:.{digits}f} – {high:.{digits}f}"
+
+
+def _summary(result: dict) -> str:
+    used = result["n_usable_audits"]
+    text = (f"{used} usable audits ({result['design']} queue)" if used else "no usable audits yet") + \
+        f"; {result['n_reviews_not_used']} other reviews not used (priority queue or another design)."
+    if "lam" in result and used:
+        text += f" Weight on the judge λ = {result['lam']:.2f} (0 = humans only, 1 = plain PPI)."
+    return text
+
+
+def ranking_section(result: dict) -> dict:
+    """Display rows of a corrected ranking: side by side, adjacent pairs, rank flips."""
+    table = [{"rank": r["rank"], "system": r["system"], "corrected strength": round(r["strength"], 3),
+              "corrected 95% CI": _fmt_interval(r["ci_low"], r["ci_high"]),
+              "judge-only rank": r["judge_only_rank"], "judge-only strength": round(r["judge_only_strength"], 3),
+              "judge-only 95% CI": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"]),
+              "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
+    adjacent = [{"pair": f"{a['upper']} > {a['lower']}", "separated": "yes" if a["separated"] else "no",
+                 "more random audits to separate": (
+                     "—" if a["separated"] else "not within these verdicts" if a["more_audits_needed"] is None
+                     else f"about {a['more_audits_needed']}")} for a in result["adjacent"]]
+    flips = []
+    for f in result["flips"]:
+        s, t = f["systems"]
+        moved = "; ".join(f"{m['question_id']} ({m['system_a']} vs {m['system_b']}: judge {m['judge_outcome']:.1f}, "
+                          f"human {m['human_outcome']:.1f})" for m in f["moved_by"])
+        flips.append({"systems": f"{s} / {t}",
+                      **{f"{view} order": " > ".join(sorted((s, t), key=ranks.get)) for view, ranks in
+                         f["ranks"].items()},
+                      "audited verdicts that moved it": moved or "—"})
+    return {"table": table, "adjacent": adjacent, "flips": flips}
+
+
+def accuracy_section(result: dict) -> dict:
+    table = [{"system": r["system"], "corrected accuracy %": round(100 * r["estimate"], 1),
+              "corrected 95% CI %": _fmt_interval(100 * r["ci_low"], 100 * r["ci_high"], 1),
+              "judge-only accuracy %": round(100 * r["judge_only"], 1),
+              "judge-only 95% CI %": _fmt_interval(100 * r["judge_only_ci_low"], 100 * r["judge_only_ci_high"], 1),
+              "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
+    return {"table": table, "adjacent": [], "flips": []}
+
+
+def board(workspace: Path, judges: dict[str, list[str]]) -> list[dict]:
+    """The Leaderboard's "corrected by audits" section: one entry per judge (``judges`` by family)."""
+    out = []
+    for fam, names in judges.items():
+        for judge in names:
+            entry = {"judge": judge, "estimand": "bradley-terry" if fam == PAIRWISE else "accuracy",
+                     "error": "", "warnings": [], "summary": "", "table": [], "adjacent": [], "flips": []}
+            try:
+                if fam == PAIRWISE:
+                    result = corrected_ranking(workspace, judge)
+                    entry.update(ranking_section(result))
+                else:
+                    result = corrected_accuracy(workspace, judge)
+                    entry.update(accuracy_section(result))
+            except ValueError as exc:
+                entry["error"] = str(exc)
+                out.append(entry)
+                continue
+            entry.update(summary=_summary(result), warnings=result["warnings"])
+            out.append(entry)
+    return out

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsqa import store
+from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, PAIRWISE, family, item_key
 
@@ -45,6 +46,7 @@ class Item:
     question_id: str
     system_a: str
     system_b: str
+    document_id: str = ""
     judgment_ids: list[str] = field(default_factory=list)
     judge_outcomes: list[float] = field(default_factory=list)
     judge_labels: list[str] = field(default_factory=list)
@@ -79,7 +81,8 @@ def judge_items(con, judge: str) -> list[Item]:
         key = item_key(r)
         it = items.get(key)
         if it is None:
-            it = items[key] = Item(key, fam, r["question_id"], r["system_a"], r["system_b"] if fam == PAIRWISE else "")
+            it = items[key] = Item(key, fam, r["question_id"], r["system_a"], r["system_b"] if fam == PAIRWISE else "",
+                                   r["document_id"] or "")
         it.judgment_ids.append(r["id"])
         it.judge_outcomes.append(value)
         it.judge_labels.append(r["judge_label"])
@@ -142,6 +145,7 @@ def queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT
         probs = inclusion_probabilities(con, judge, items, queue_name, rate, stratify)
         reviewed = {r["judgment_id"] for r in verdicts_store.sampled_human_labels(con, judge)
                     if r["queue"] == queue_name}
+        titles = {d["id"]: d["title"] for d in corpus_store.list_documents(con)}
     drawn = []
     for it, pi in zip(items, probs):
         u = _uniform(judge, it.key, seed)
@@ -150,9 +154,23 @@ def queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT
     drawn.sort(key=lambda t: t[0])
     todo = [(it, pi) for _, it, pi in drawn if not reviewed.intersection(it.judgment_ids)]
     stratum_of = "all" if queue_name == "active" else None
-    rows = [{"id": it.judgment_ids[0], "judge": judge, "question_id": it.question_id, "system_a": it.system_a,
+    rows = [{"id": it.judgment_ids[0], "judge": judge, "question_id": it.question_id,
+             "title": titles.get(it.document_id, ""), "system_a": it.system_a,
              "system_b": it.system_b, "label": it.judge_labels[0], "status": "ok",
              "inclusion_prob": round(pi, 6), "stratum": stratum_of or it.stratum(stratify),
              "sampling": {"queue": queue_name, "inclusion_prob": pi, "stratum": stratum_of or it.stratum(stratify)}}
             for it, pi in todo[:limit]]
     return {"rows": rows, "total": len(todo), "drawn": len(drawn), "done": len(drawn) - len(todo), "items": len(items)}
+
+
+def page_queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT_RATE,
+               stratify: str = "none", page: int = 0, page_size: int = 100) -> dict:
+    """:func:`queue` shaped like the Audit page's priority queue (``lsqa.audit.queue``): rows with
+    ``priority`` (here the inclusion probability) and ``why``, ``total``, ``page``, ``pages``."""
+    q = queue(workspace, judge, queue_name, rate=rate, stratify=stratify, limit=(page + 1) * page_size)
+    rows = q["rows"][page * page_size:]
+    for r in rows:
+        r.update(priority=r["inclusion_prob"], n_reviewers=0, my_label=None, disagreement=0.0,
+                 why=f"{queue_name} audit, drawn with probability {r['inclusion_prob']:.3f} ({r['stratum']})")
+    return {"rows": rows, "total": q["total"], "page": page, "pages": max(1, -(-q["total"] // page_size)),
+            "drawn": q["drawn"], "done": q["done"]}

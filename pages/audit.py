@@ -12,7 +12,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit, page_data, highlight
+from lsqa import audit, highlight, page_data, sampling
 from lsqa.vocabulary import FLAG_REASONS
 
 workspace = page_data.current_workspace()
@@ -68,7 +68,38 @@ filters = audit.Filters(judges=tuple(ss.audit_judges), systems=tuple(ss.audit_sy
                         documents=tuple(ss.get("audit_books", [])), labels=tuple(ss.get("audit_labels", [])),
                         statuses=tuple(ss.get("audit_statuses", [])), reviewed=ss.audit_reviewed)
 page_no = ss.audit_pos // audit.PAGE_SIZE
-q = audit.queue(workspace, filters, annotator, page=page_no)
+
+
+def _sampled_queue_choice():
+    """Priority queue, or a random / active audit queue for one judge (issue 13): their reviews
+    carry the inclusion probability, so they also correct the Leaderboard's estimates."""
+    with st.sidebar:
+        st.selectbox("Audit queue", ["priority", "random", "active"], key="audit_queue", on_change=_reset_position,
+                     help="priority: most in need of a human first. random / active: a sample with known "
+                          "probabilities, for corrected estimates; review in order, without skipping.")
+        if ss.audit_queue == "priority":
+            return None
+        judge = (ss.audit_judges or choices["judges"] or [""])[0]
+        st.caption(f"Sampling the verdicts of **{md(judge)}** (the first judge chosen above).")
+        st.select_slider("Audit rate", [0.05, 0.1, 0.2, 0.3, 0.5], value=0.1, key="audit_rate",
+                         on_change=_reset_position)
+        if ss.audit_queue == "random":
+            st.radio("Stratify by", ["none", "system", "pair"], key="audit_stratify", horizontal=True,
+                     on_change=_reset_position)
+    return judge
+
+
+sampled_judge = _sampled_queue_choice()
+
+
+def _load_queue(page: int):
+    if sampled_judge is None:
+        return audit.queue(workspace, filters, annotator, page=page)
+    return sampling.page_queue(workspace, sampled_judge, ss.audit_queue, rate=ss.audit_rate,
+                               stratify=ss.get("audit_stratify", "none"), page=page)
+
+
+q = _load_queue(page_no)
 rows = q["rows"]
 if "audit_goto" in ss:  # after an action: go to the item that was next before it
     goto = ss.pop("audit_goto")
@@ -78,7 +109,7 @@ if "audit_goto" in ss:  # after an action: go to the item that was next before i
 if q["total"] and ss.audit_pos >= q["total"]:
     ss.audit_pos = q["total"] - 1
     page_no = ss.audit_pos // audit.PAGE_SIZE
-    q = audit.queue(workspace, filters, annotator, page=page_no)
+    q = _load_queue(page_no)
     rows = q["rows"]
 index = ss.audit_pos - page_no * audit.PAGE_SIZE
 current = rows[index] if 0 <= index < len(rows) else None
@@ -111,13 +142,15 @@ def _after(message: str):
 
 
 def _label(judgment_id: str, label: str):
-    saved = audit.review(workspace, annotator, judgment_id, label, ss.get("audit_note", ""))
+    saved = audit.review(workspace, annotator, judgment_id, label, ss.get("audit_note", ""),
+                         sampling=current.get("sampling"))
     ss.audit_note = ""
     _after(f"Saved: {saved['action']} → {label}")
 
 
 def _confirm(judgment_id: str):
-    saved = audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""))
+    saved = audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""),
+                          sampling=current.get("sampling"))
     ss.audit_note = ""
     _after(f"Saved: confirm ({saved['label']})")
 

@@ -120,3 +120,30 @@ for entry in board["accuracy"]:
     right.dataframe(table, hide_index=True, width="stretch", key=f"lb_acc_table_{judge}",
                     column_order=["context", "system", "n", "accuracy %", "± (95% CI)"])
     downloads(judge, {"accuracy": ("Chart", fig)}, {"accuracy": ("Table", table)}, "acc")
+
+
+def _corrected_section():
+    """Judge-only and corrected (PPI++) side by side; adjacent pairs; rank flips (issue 13)."""
+    from lsqa import corrected_report
+
+    st.header("Corrected by audits")
+    st.caption("Random or active audits (Audit page, or `lsqa import-reviews` with inclusion probabilities) "
+               "correct the judge's errors: the corrected intervals include them, the judge-only ones do not.")
+    for entry in corrected_report.board(workspace, page_data.judges_by_family(workspace)):
+        judge = entry["judge"]
+        st.subheader(md(judge))
+        if entry["error"]:
+            st.info(entry["error"])
+            continue
+        st.caption(entry["summary"])  # numbers and queue names only
+        for warning in entry["warnings"]:
+            st.warning(md(warning))
+        st.dataframe(entry["table"], hide_index=True, width="stretch", key=f"lb_corr_{judge}")
+        if entry["adjacent"]:
+            st.dataframe(entry["adjacent"], hide_index=True, width="stretch", key=f"lb_corr_adj_{judge}")
+        if entry["flips"]:
+            st.markdown("**Rank flips** between the judge-only, corrected and overrides rankings")
+            st.dataframe(entry["flips"], hide_index=True, width="stretch", key=f"lb_corr_flips_{judge}")
+
+
+_corrected_section()

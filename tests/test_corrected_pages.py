@@ -1,0 +1,44 @@
+"""The corrected-estimate parts of the dashboard (issue 13), through Streamlit's AppTest on the
+small demo workspace: the Audit page's random queue records how a review was sampled, and the
+Leaderboard shows judge-only and corrected estimates side by side with the audits they use."""
+
+from __future__ import annotations
+
+from lsqa import audit, sampling, store
+from lsqa.store import verdicts as verdicts_store
+
+from .test_dashboard_pages import SXS, _fresh_streamlit_caches, goto, open_app, ws  # noqa: F401
+
+
+def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
+    at = open_app(page="audit")
+    at.multiselect(key="audit_judges").set_value([SXS]).run()
+    at.selectbox(key="audit_queue").set_value("random").run()
+    assert not at.exception, [e.value for e in at.exception]
+    expected = sampling.queue(ws, SXS, "random", rate=0.1)["rows"][0]
+    item = audit.item(ws, expected["id"])
+    at.button(key=f"audit_opt_shown:{item['shown_label'] or 'A'}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    with store.connect(ws) as con:
+        saved = verdicts_store.sampled_human_labels(con, SXS)
+    assert [(r["judgment_id"], r["queue"], r["stratum"]) for r in saved] == [(expected["id"], "random", "all")]
+    assert saved[0]["inclusion_prob"] == 0.1
+
+
+def test_leaderboard_shows_corrected_beside_judge_only(ws):  # noqa: F811
+    q = sampling.queue(ws, SXS, "random", rate=0.3)
+    for row in q["rows"]:
+        audit.review(ws, "bob", row["id"], row["label"], sampling=row["sampling"])
+    at = open_app(page="leaderboard")
+    assert not at.error, [e.value for e in at.error]
+    frames = [df.value for df in at.dataframe if "corrected strength" in df.value.columns]
+    assert len(frames) == 3    # the demo's three side-by-side judges; only SXS has audits
+    audited = [f for f in frames if f["audited"].sum() > 0]
+    assert len(audited) == 1
+    frame = audited[0]
+    assert {"judge-only strength", "corrected 95% CI", "audited"} <= set(frame.columns)
+    assert frame["audited"].sum() == 2 * len(q["rows"])    # each audited pair counts for both systems
+    assert any(f"{len(q['rows'])} usable audits (random queue)" in c.value for c in at.caption)
+    assert any("more random audits to separate" in df.value.columns for df in at.dataframe)
+    # A yes/no judge without audits: its judge-only figures with the warning.
+    assert any("no usable audits" in w.value for w in at.warning)
