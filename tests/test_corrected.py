@@ -9,7 +9,13 @@ from scipy.stats import t as student_t
 
 from lsqa import corrected as C
 
-ppi_py = pytest.importorskip("ppi_py")  # test-only oracle, pinned in requirements.txt
+
+
+@pytest.fixture(scope="module")
+def ppi_py():
+    """ppi-python, the test-only oracle pinned in requirements.txt (imported only by the slow tests:
+    numba makes the import itself take a while)."""
+    return pytest.importorskip("ppi_py")
 
 
 def _binary_world(seed=0, n_items=2000, n_audit=200, agree=0.8):
@@ -67,7 +73,7 @@ def test_mean_without_audits_is_the_judge_with_a_warning():
 
 @pytest.mark.slow  # ppi-python compiles with numba on first use (~1 min)
 @pytest.mark.parametrize("lam", [0.5, 1.0])
-def test_mean_matches_ppi_python_for_a_fixed_lambda(lam):
+def test_mean_matches_ppi_python_for_a_fixed_lambda(lam, ppi_py):
     y, f, idx, human = _binary_world()
     est = C.ppi_mean(f, C.design(human), lam=lam)
     point = ppi_py.ppi_mean_pointestimate(y[idx], f[idx], f, lam=lam)
@@ -90,7 +96,7 @@ def test_mean_power_tuning_is_the_regression_coefficient_and_narrows_the_interva
 
 
 @pytest.mark.slow  # ppi-python compiles with numba on first use (~1 min)
-def test_mean_with_unequal_inclusion_probabilities_is_the_hajek_estimate():
+def test_mean_with_unequal_inclusion_probabilities_is_the_hajek_estimate(ppi_py):
     rng = np.random.default_rng(3)
     n_items = 3000
     y = rng.binomial(1, 0.5, n_items).astype(float)
@@ -124,7 +130,7 @@ def _logistic_design(a, b, m):
 
 @pytest.mark.slow  # ppi-python compiles with numba on first use (~1 min)
 @pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
-def test_bradley_terry_point_estimate_matches_ppi_python_logistic(lam):
+def test_bradley_terry_point_estimate_matches_ppi_python_logistic(lam, ppi_py):
     names, a, b, y, f, idx, human = _bt_world()
     est = C.ppi_bradley_terry(names, [names[k] for k in a], [names[k] for k in b], f, C.design(human), lam=lam)
     x = _logistic_design(a, b, len(names))
@@ -134,7 +140,7 @@ def test_bradley_terry_point_estimate_matches_ppi_python_logistic(lam):
 
 
 @pytest.mark.slow  # ppi-python compiles with numba on first use (~1 min)
-def test_bradley_terry_intervals_agree_with_ppi_python():
+def test_bradley_terry_intervals_agree_with_ppi_python(ppi_py):
     names, a, b, y, f, idx, human = _bt_world()
     est = C.ppi_bradley_terry(names, [names[k] for k in a], [names[k] for k in b], f, C.design(human), lam=1.0)
     x = _logistic_design(a, b, len(names))
@@ -195,3 +201,35 @@ def test_audits_to_separate_closed_form():
     assert C.audits_to_separate(0.4, 0.05, 0.01, 100, 10_000) == expected
     assert C.audits_to_separate(2.0, 0.05, 0.01, 100, 10_000) == 0          # already separated
     assert C.audits_to_separate(0.1, 0.05, 0.01, 100, 10_000) is None       # judge part alone too wide
+
+
+def test_rank_flip_names_the_audits_that_moved_it():
+    from lsqa.corrected_report import rank_flips
+    from lsqa.sampling import Item
+
+    rng = np.random.default_rng(11)
+    m, n_items = 4, 2400
+    a = rng.integers(0, m, n_items)
+    b = (a + rng.integers(1, m, n_items)) % m
+    beta = np.array([0.0, 0.6, 0.0, -0.6])
+    y = rng.binomial(1, 1 / (1 + np.exp(-(beta[a] - beta[b])))).astype(float)
+    # The judge always picks s0: judge-only puts s0 above s1, the humans do not.
+    f = np.where(a == 0, 1.0, np.where(b == 0, 0.0, y))
+    idx = rng.choice(n_items, 600, replace=False)
+    human = np.full(n_items, np.nan)
+    human[idx] = y[idx]
+    names = [f"s{k}" for k in range(m)]
+    sa, sb = [names[k] for k in a], [names[k] for k in b]
+    est = C.ppi_bradley_terry(names, sa, sb, f, C.design(human))
+    judge = C.ppi_bradley_terry(names, sa, sb, f, C.design(np.full(n_items, np.nan)))
+    items = [Item((str(k), sa[k], sb[k]), "pairwise", str(k), sa[k], sb[k], judgment_ids=[f"j{k}"],
+                  judge_outcomes=[f[k]]) for k in range(n_items)]
+    flips = rank_flips(est, judge, items, human, None)
+    flip = next(x for x in flips if set(x["systems"]) == {"s0", "s1"})
+    assert flip["judge_only_above"] == "s0"
+    assert flip["ranks"]["corrected"]["s1"] < flip["ranks"]["corrected"]["s0"]
+    movers = flip["moved_by"]
+    assert movers and all(int(mv["question_id"]) in set(idx.tolist()) for mv in movers)
+    # The audits that pull s1 above s0 hardest are ones where the human overruled a pick of s0.
+    assert all({mv["system_a"], mv["system_b"]} & {"s0", "s1"} for mv in movers)
+    assert all(mv["human_outcome"] != mv["judge_outcome"] for mv in movers)
