@@ -25,10 +25,17 @@ class DefinitionChanged(LsqaError):
     """A run config gives an existing system or judge name a different definition."""
 
 
+def _prompt_layout(spec: SystemSpec | JudgeSpec) -> dict:
+    # prompt_caching picks the context-first prompt versions (other text order, other completions).
+    # Named only when on, so definitions recorded before the setting existed still match.
+    return {"prompt_caching": True} if spec.prompt_caching else {}
+
+
 def system_definition(spec: SystemSpec) -> dict:
     return {
         "model": spec.model, "context": spec.context.label, "params": semantic_params(spec.params),
         "max_context_tokens": spec.max_context_tokens, "prompt_version": spec.prompt_version,
+        **_prompt_layout(spec),
     }
 
 
@@ -37,6 +44,7 @@ def judge_definition(spec: JudgeSpec) -> dict:
         "model": spec.model, "kind": spec.kind, "context": spec.context.label, "both_orders": spec.both_orders,
         "reference": spec.reference, "threshold": spec.threshold, "params": semantic_params(spec.params),
         "max_context_tokens": spec.max_context_tokens, "prompt_version": spec.prompt_version,
+        **_prompt_layout(spec),
     }
 
 

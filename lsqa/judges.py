@@ -98,13 +98,14 @@ def _is_nqa(question: dict) -> bool:
 
 
 def _request(judge: JudgeSpec, prompt: prompts.Prompt, values: dict, contexts: tuple[str, ...] = ()) -> LLMRequest:
-    return LLMRequest(model=judge.model, messages=prompts.messages(prompt, **values), params=dict(judge.params),
-                      prompt_id=prompt.id, prompt_version=str(prompt.version), contexts=contexts)
+    return prompts.request(prompt, judge.model, judge.params, prompt_caching=judge.prompt_caching, contexts=contexts,
+                           **values)
 
 
 def _context_task(judge: JudgeSpec, key: dict, question: dict, books: BookContexts, query: str,
                   build: Callable[[str], dict]) -> JudgeTask:
-    prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(question))], judge.prompt_version)
+    prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(question))], judge.prompt_version,
+                                    layout=prompts.layout_for(judge.prompt_caching))
     try:
         ctx = books.context_for(question["document_id"], judge.context, query, max_tokens=judge.max_context_tokens)
     except ContextTooLong as exc:
@@ -178,7 +179,8 @@ def groundtruth_pairwise_tasks(judge: JudgeSpec, questions: list[dict], answers:
         if not usable:
             continue
         ref = usable[0]
-        prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(q))], judge.prompt_version)
+        prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(q))], judge.prompt_version,
+                                    layout=prompts.layout_for(judge.prompt_caching))
         for order in shown_orders(judge, seed, q["id"], a, b):
             first, second = answers[(q["id"], a)], answers[(q["id"], b)]
             if order == "ba":
@@ -198,7 +200,8 @@ def groundtruth_tasks(judge: JudgeSpec, questions: list[dict], answers: dict,
         for ref in _references(judge, q, s):
             key = dict(judge=judge.name, kind="groundtruth", question_id=q["id"], system_a=s.name, system_b="",
                        shown_order="ab", reference=ref)
-            prompt = prompts.load_prompt(PROMPTS[("groundtruth", _is_nqa(q))], judge.prompt_version)
+            prompt = prompts.load_prompt(PROMPTS[("groundtruth", _is_nqa(q))], judge.prompt_version,
+                                    layout=prompts.layout_for(judge.prompt_caching))
             values = {"question": q["text"], "a1": q[f"reference_{ref}"], "a2": answer}
             tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt))
     return tasks

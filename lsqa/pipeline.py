@@ -40,6 +40,7 @@ class StageSummary:
     calls_made: int = 0
     calls_cached: int = 0
     calls_failed: int = 0
+    cached_prompt_tokens: int = 0   # prompt tokens the providers served from their prompt caches
     cost_usd: float | None = 0.0
     seconds: float = 0.0
     missing: dict[str, int] = field(default_factory=dict)  # imported system → questions it has no answer to
@@ -56,6 +57,7 @@ class StageSummary:
                     self.errors.append(r.error_message or r.error_kind)
             else:
                 self.calls_made += 1
+                self.cached_prompt_tokens += r.cached_prompt_tokens or 0
                 self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
 
 
@@ -69,7 +71,7 @@ class RunSummary:
         costs = [s.cost_usd for s in self.stages]
         return {
             "calls_made": total("calls_made"), "calls_cached": total("calls_cached"),
-            "calls_failed": total("calls_failed"),
+            "calls_failed": total("calls_failed"), "cached_prompt_tokens": total("cached_prompt_tokens"),
             "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
             "seconds": round(self.seconds, 2),
             "stages": [{k: v for k, v in s.__dict__.items()} for s in self.stages],
@@ -80,8 +82,10 @@ class RunSummary:
         cost = "unknown" if d["cost_usd"] is None else f"${d['cost_usd']:.4f}"
         out = [f"{s.stage:<12} {s.written:>6} written  {s.skipped:>6} already done  calls: {s.calls_made} made, "
                f"{s.calls_cached} cached, {s.calls_failed} failed  ({s.seconds:.1f} s)" for s in self.stages]
+        prompt_cache = f", {d['cached_prompt_tokens']} prompt tokens from the providers' caches" \
+            if d["cached_prompt_tokens"] else ""
         out.append(f"total: {d['calls_made']} calls made, {d['calls_cached']} cached, {d['calls_failed']} failed, "
-                   f"cost {cost}, {d['seconds']:.1f} s")
+                   f"cost {cost}{prompt_cache}, {d['seconds']:.1f} s")
         for s in self.stages:
             out.extend(f"  {s.stage}: {system} has no imported answer to {n} question(s), left out for it"
                        for system, n in s.missing.items() if n)
@@ -195,7 +199,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
     summaries = [ent_stage.close()]
 
     stage = _Stage(workspace, "questions", config)
-    prompt = prompts.load_prompt("question_generation")
+    prompt = prompts.load_prompt("question_generation", layout=prompts.layout_for(gen.prompt_caching))
     tasks = []
     for doc_id, ents in chains.items():
         doc = books.document(doc_id)
@@ -206,11 +210,9 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
             else:
                 # Paper footnote 1: the passages of the entity's mention chain stand in for the book.
                 context = entities_mod.entity_context_text(doc["full_text"], mentions, max_tokens=gen.context_tokens)
-            request = llm.LLMRequest(model=gen.model, params=dict(gen.params), prompt_id=prompt.id,
-                                     prompt_version=str(prompt.version), contexts=(context,),
-                                     messages=prompts.messages(prompt, context_text=context,
-                                                               num_questions=gen.questions_per_entity,
-                                                               entity=entity["name"]))
+            request = prompts.request(prompt, gen.model, gen.params, prompt_caching=gen.prompt_caching,
+                                      contexts=(context,), context_text=context,
+                                      num_questions=gen.questions_per_entity, entity=entity["name"])
             tasks.append((doc_id, entity, request))
     stage.summary.tasks = len(tasks)
     done = 0

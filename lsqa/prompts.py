@@ -10,6 +10,12 @@ Folders searched, in order: the project's ``prompts/``, every folder in ``LSQA_P
 folders is only allowed when the files are identical (a version is immutable); a user who wants
 to change a prompt adds a higher version, which then overrides ours.
 
+A prompt has a *layout*: ``paper`` (the order of the paper's figures, the default) or
+``context-first`` (optional header ``# layout: context-first``): the same wording and
+placeholders, with the book or passages moved to the very start so that every call on one book
+shares a long identical prefix that providers cache (issue 15). A study picks the layout per
+system and judge (``prompt_caching``); versions of the other layout are never chosen by default.
+
 Rendering is strict: a missing value, an unused value or a ``None`` is an error naming the
 placeholder and the prompt, so that a half-rendered prompt never reaches a model.
 """
@@ -30,6 +36,9 @@ from lsqa.parsers import OUTPUT_FORMATS
 PROJECT_PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 ENV_VAR = "LSQA_PROMPTS_DIR"
 HEADER_KEYS = ("id", "version", "implements", "placeholders", "output")
+OPTIONAL_HEADER_KEYS = ("layout",)
+LAYOUTS = ("paper", "context-first")
+CONTEXT_END = "# CONTEXT END"
 _FILE_NAME = re.compile(r"^(?P<id>[A-Za-z0-9_\-]+)\.v(?P<version>\d+)\.txt$")
 _HEADER_LINE = re.compile(r"^#\s*(?P<key>[A-Za-z_]+)\s*:\s*(?P<value>.*?)\s*$")
 
@@ -48,6 +57,7 @@ class Prompt:
     body: str
     sha256: str  # of the file's bytes
     path: Path
+    layout: str = "paper"  # or "context-first"
 
     @property
     def ref(self) -> str:
@@ -108,8 +118,9 @@ def parse_prompt_file(path: str | Path) -> Prompt:
         if not hm:
             raise PromptError(f"{path}:{number}: header lines look like '# key: value', got {line!r}")
         key = hm.group("key").lower()
-        if key not in HEADER_KEYS:
-            raise PromptError(f"{path}:{number}: unknown header {key!r}; known: {', '.join(HEADER_KEYS)}")
+        if key not in HEADER_KEYS + OPTIONAL_HEADER_KEYS:
+            raise PromptError(f"{path}:{number}: unknown header {key!r}; "
+                              f"known: {', '.join(HEADER_KEYS + OPTIONAL_HEADER_KEYS)}")
         if key in header:
             raise PromptError(f"{path}:{number}: header {key!r} given twice")
         header[key] = hm.group("value")
@@ -138,6 +149,11 @@ def parse_prompt_file(path: str | Path) -> Prompt:
         raise PromptError(f"{path}: placeholders do not match: {'; '.join(problems)}")
     if not body.strip():
         raise PromptError(f"{path}: the body is empty")
+    layout = header.get("layout", "paper")
+    if layout not in LAYOUTS:
+        raise PromptError(f"{path}: layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+    if layout == "context-first" and not body.startswith("# CONTEXT\n{"):
+        raise PromptError(f"{path}: a context-first prompt begins with the lines '# CONTEXT' and its context placeholder")
     return Prompt(
         id=header["id"],
         version=int(header["version"]),
@@ -147,6 +163,7 @@ def parse_prompt_file(path: str | Path) -> Prompt:
         body=body,
         sha256=hashlib.sha256(data).hexdigest(),
         path=path,
+        layout=layout,
     )
 
 
@@ -186,15 +203,19 @@ def _next_version(by_key: dict, prompt_id: str) -> int:
     return max(v for (i, v) in by_key if i == prompt_id) + 1
 
 
-def load_prompt(prompt_id: str, version: int | str | None = None, *, dirs: Iterable[str | Path] | None = None) -> Prompt:
-    """The prompt ``prompt_id`` at ``version`` (an int, ``"2"`` or ``"v2"``), else its highest version."""
+def load_prompt(prompt_id: str, version: int | str | None = None, *, dirs: Iterable[str | Path] | None = None,
+                layout: str = "paper") -> Prompt:
+    """The prompt ``prompt_id`` at ``version`` (an int, ``"2"`` or ``"v2"``), else its highest
+    version of ``layout`` (``"context-first"`` falls back to ``"paper"`` for a prompt that has no
+    such version, e.g. one without a context)."""
     prompts = list_prompts(dirs)
     versions = [p for p in prompts if p.id == prompt_id]
     if not versions:
         known = ", ".join(sorted({p.id for p in prompts})) or "none"
         raise PromptError(f"no prompt with id {prompt_id!r}; known ids: {known}")
     if version is None:
-        return versions[-1]
+        of_layout = [p for p in versions if p.layout == layout] or [p for p in versions if p.layout == "paper"]
+        return (of_layout or versions)[-1]
     try:
         wanted = int(str(version).lower().removeprefix("v"))
     except ValueError:
@@ -237,3 +258,37 @@ def messages(prompt: Prompt, /, **values) -> list[dict]:
     """The chat messages for a prompt: one user turn holding the rendered body (the paper's
     prompts are single user turns; a prefill stays at the end of that turn, as in the paper)."""
     return [{"role": "user", "content": render(prompt, **values)}]
+
+
+def layout_for(prompt_caching: bool) -> str:
+    """The layout a system or judge asks for: context-first when it uses prompt caching."""
+    return "context-first" if prompt_caching else "paper"
+
+
+def stable_prefix_chars(prompt: Prompt, /, **values) -> int:
+    """How many leading characters of the rendered prompt are the same for every call that
+    shares the context: the body up to its ``# CONTEXT END`` line, when that part holds no
+    placeholder but the context (0 otherwise). Providers that cache only what the request marks
+    (Anthropic, Bedrock, Gemini) get a ``cache_control`` mark at that point."""
+    end = prompt.body.find("\n" + CONTEXT_END)
+    if end < 0:
+        return 0
+    head = prompt.body[: end + 1 + len(CONTEXT_END)]
+    names = _fields(head, prompt.path)
+    if not names or names - {"context", "context_text"}:
+        return 0  # no context in it, or a per-question value before the context ends
+    head_prompt = Prompt(prompt.id, prompt.version, prompt.implements, tuple(sorted(names)), prompt.output,
+                         head, prompt.sha256, prompt.path, prompt.layout)
+    return len(render(head_prompt, **{n: values[n] for n in names}))
+
+
+def request(prompt: Prompt, model: str, params: dict, *, prompt_caching: bool = False, contexts: tuple[str, ...] = (),
+            **values):
+    """The :class:`lsqa.llm.LLMRequest` for ``prompt`` rendered with ``values`` (``contexts``: the
+    long texts in it, stored once by the call log); with ``prompt_caching`` it carries the length
+    of the prompt's stable prefix (see :func:`stable_prefix_chars`)."""
+    from lsqa.llm.types import LLMRequest
+
+    return LLMRequest(model=model, messages=messages(prompt, **values), params=dict(params),
+                      prompt_id=prompt.id, prompt_version=str(prompt.version), contexts=tuple(contexts),
+                      cache_prefix_chars=stable_prefix_chars(prompt, **values) if prompt_caching else 0)

@@ -76,6 +76,7 @@ class SystemSpec:
     params: dict = field(default_factory=dict)
     max_context_tokens: int | None = None   # the model's window; a longer full book is an error
     prompt_version: str | None = None
+    prompt_caching: bool = False            # context-first prompts, prefix marked for the provider's cache
 
     @property
     def imported(self) -> bool:
@@ -96,6 +97,7 @@ class JudgeSpec:
     params: dict = field(default_factory=dict)
     max_context_tokens: int | None = None
     prompt_version: str | None = None
+    prompt_caching: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,7 @@ class GenerationSpec:
     context_tokens: int = 100_000           # whole book if it fits, else the entity's mention chain
     entity_method: str = "auto"             # auto (fastcoref when a model is configured) | fastcoref | fallback
     params: dict = field(default_factory=dict)
+    prompt_caching: bool = False
 
 
 @dataclass(frozen=True)

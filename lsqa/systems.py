@@ -28,7 +28,8 @@ ANSWER_PROMPTS = {
 
 def answer_prompt(system: SystemSpec, question: dict) -> prompts.Prompt:
     family = "narrativeqa" if question["origin"] == "narrativeqa" else "other"
-    return prompts.load_prompt(ANSWER_PROMPTS[(family, system.context.kind)], system.prompt_version)
+    return prompts.load_prompt(ANSWER_PROMPTS[(family, system.context.kind)], system.prompt_version,
+                               layout=prompts.layout_for(system.prompt_caching))
 
 
 @dataclass
@@ -69,6 +70,6 @@ def answer_task(system: SystemSpec, question: dict, books: BookContexts) -> Answ
     else:
         values["context"] = ctx.text
     task.passages = ctx.passages
-    task.request = LLMRequest(model=system.model, messages=prompts.messages(prompt, **values), params=dict(system.params),
-                              prompt_id=prompt.id, prompt_version=str(prompt.version), contexts=ctx.pieces)
+    task.request = prompts.request(prompt, system.model, system.params, prompt_caching=system.prompt_caching,
+                                   contexts=ctx.pieces, **values)
     return task

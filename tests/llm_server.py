@@ -6,6 +6,16 @@ HTTP status, a hang longer than the client timeout, garbage bodies, holding requ
 test releases them) and reads back every request
 it received, headers included, plus the most requests it had in flight at once.
 
+Beyond chat completions it speaks what the prompt-caching and batch paths of lsqa need:
+
+* **Prefix caching** (``Script(prefix_cache=True)``): like OpenAI's and vLLM's automatic prefix
+  caching, a prompt that begins with words an earlier prompt began with reports them as
+  ``usage.prompt_tokens_details.cached_tokens`` (in whole blocks of ``cache_block`` words).
+* **Anthropic's Messages API** (``POST .../v1/messages``): caches only up to a content block
+  marked ``cache_control``, as Anthropic does; the first such prompt reports
+  ``cache_creation_input_tokens``, a repeat ``cache_read_input_tokens``.
+* **Files and batches** (``/v1/files``, ``/v1/batches``; see :mod:`tests.batch_api`).
+
 Use the ``llm_server`` fixture (import it into a test module) or, for a separate process,
 ``python -m tests.llm_server --latency 0.1`` which prints ``PORT <n>`` and serves until killed.
 """
@@ -57,6 +67,9 @@ class Script:
     usage: bool = True                # include a usage block
     hold_after: int = 0               # requests from this index on wait for ``release()`` (0: none wait)
     error_body: dict = field(default_factory=lambda: {"error": {"message": "scripted failure", "type": "server_error"}})
+    prefix_cache: bool = False        # report a prompt's start seen before as cached tokens (OpenAI/vLLM style)
+    cache_block: int = 16             # ... counted in whole blocks of this many words
+    batch_hold: bool = False          # batches stay in_progress until ``release()`` (see tests.batch_api)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -79,7 +92,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):  # noqa: N802 - http.server naming
         owner: FakeLLMServer = self.server.owner
-        if self.path.rstrip("/").endswith("/stats"):  # for a server in another process (the benchmark)
+        if "/batches" in self.path or "/files" in self.path:
+            owner._record(Recorded(self.path, dict(self.headers.items()), None, time.monotonic()))
+            try:
+                self._send(*owner.batches.get(self.path))
+            finally:
+                owner._leave()
+        elif self.path.rstrip("/").endswith("/stats"):  # for a server in another process (the benchmark)
             with owner._lock:
                 stats = {"requests": len(owner.requests), "max_in_flight": owner.max_in_flight}
                 answer_s = sorted(at - owner.requests[i].received_at for i, _, at in owner.completed)
@@ -94,14 +113,28 @@ class _Handler(BaseHTTPRequestHandler):
         arrived = time.monotonic()  # the latency counts from here: parsing and recording are part of it
         owner: FakeLLMServer = self.server.owner
         length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length).decode("utf-8", "replace")
+        data = self.rfile.read(length)
+        if self.path.split("?")[0].endswith("/files"):  # a multipart upload: kept as bytes
+            index = owner._record(Recorded(self.path, dict(self.headers.items()), None, arrived))
+            try:
+                self._send(*owner.batches.upload(self.headers.get("Content-Type", ""), data))
+            finally:
+                owner._leave()
+            return
+        raw = data.decode("utf-8", "replace")
         try:
             body = json.loads(raw)
         except json.JSONDecodeError:
             body = raw
         index = owner._record(Recorded(self.path, dict(self.headers.items()), body, arrived))
+        if "/batches" in self.path:
+            try:
+                self._send(*owner.batches.post(self.path, body if isinstance(body, dict) else {}))
+            finally:
+                owner._leave()
+            return
         try:
-            status, payload, ctype = owner._respond(index, body, arrived)
+            status, payload, ctype = owner._respond(index, body, arrived, anthropic=self.path.split("?")[0].endswith("/messages"))
             self._send(status, payload, ctype)
             owner._completed(index, status)
         finally:
@@ -129,6 +162,11 @@ class FakeLLMServer:
         self.max_in_flight = 0
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._seen_prompts: list[list[str]] = []   # word lists of earlier prompts (prefix caching)
+        self._anthropic_cached: set[tuple[str, ...]] = set()  # prefixes written to the Anthropic-style cache
+        from tests.batch_api import BatchAPI
+
+        self.batches = BatchAPI(self)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self, port: int = 0) -> "FakeLLMServer":
@@ -164,6 +202,8 @@ class FakeLLMServer:
             self.requests.clear()
             self.completed.clear()
             self.max_in_flight = 0
+            self._seen_prompts.clear()
+            self._anthropic_cached.clear()
         return self
 
     def release(self) -> None:
@@ -190,7 +230,7 @@ class FakeLLMServer:
         with self._lock:
             self.in_flight -= 1
 
-    def _respond(self, index: int, body: Any, arrived: float) -> tuple[int, bytes, str]:
+    def _respond(self, index: int, body: Any, arrived: float, anthropic: bool = False) -> tuple[int, bytes, str]:
         s = self._script
         if s.latency_s:  # answer ``latency_s`` after the request arrived, as a remote API would
             self._stopping.wait(max(0.0, arrived + s.latency_s - time.monotonic()))
@@ -208,8 +248,14 @@ class FakeLLMServer:
         request = body if isinstance(body, dict) else {}
         if s.garbage == "no-choices":
             return 200, json.dumps({"id": "x", "object": "chat.completion", "model": request.get("model", "")}).encode(), "application/json"
+        payload = self._anthropic_message(index, request) if anthropic else self.chat_completion(index, request)
+        return 200, json.dumps(payload).encode(), "application/json"
+
+    def chat_completion(self, index: int | str, request: dict) -> dict:
+        """The OpenAI chat-completion body answering ``request`` (also used for batch lines)."""
+        s = self._script
         text = s.reply(request) if callable(s.reply) else s.reply
-        prompt_words = sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
+        words = _words(request.get("messages", []))
         payload = {
             "id": f"chatcmpl-{index}",
             "object": "chat.completion",
@@ -220,11 +266,67 @@ class FakeLLMServer:
         if s.usage:
             completion_words = len(text.split())
             payload["usage"] = {
-                "prompt_tokens": prompt_words,
+                "prompt_tokens": len(words),
                 "completion_tokens": completion_words,
-                "total_tokens": prompt_words + completion_words,
+                "total_tokens": len(words) + completion_words,
             }
-        return 200, json.dumps(payload).encode(), "application/json"
+            if s.prefix_cache:
+                payload["usage"]["prompt_tokens_details"] = {"cached_tokens": self._cached_prefix(words)}
+        return payload
+
+    def _cached_prefix(self, words: list[str]) -> int:
+        """Words at the start of ``words`` that an earlier prompt began with, in whole blocks."""
+        block = max(1, self._script.cache_block)
+        with self._lock:
+            best = 0
+            for seen in self._seen_prompts:
+                n = 0
+                for a, b in zip(seen, words):
+                    if a != b:
+                        break
+                    n += 1
+                best = max(best, n)
+            self._seen_prompts.append(words)
+        return best // block * block
+
+    def _anthropic_message(self, index: int, request: dict) -> dict:
+        """An Anthropic Messages API answer: the prompt up to the last block marked
+        ``cache_control`` is written to the cache the first time and read from it after."""
+        s = self._script
+        text = s.reply(request) if callable(s.reply) else s.reply
+        blocks = [{"type": "text", "text": request["system"]}] if isinstance(request.get("system"), str) else list(request.get("system") or [])
+        for message in request.get("messages", []):
+            content = message.get("content", "")
+            blocks.extend([{"type": "text", "text": content}] if isinstance(content, str) else content)
+        marked = max((i for i, b in enumerate(blocks) if b.get("cache_control")), default=-1)
+        prefix = tuple(" ".join(str(b.get("text", "")) for b in blocks[:marked + 1]).split())
+        total = len(" ".join(str(b.get("text", "")) for b in blocks).split())
+        read = written = 0
+        if prefix:
+            with self._lock:
+                if prefix in self._anthropic_cached:
+                    read = len(prefix)
+                else:
+                    written = len(prefix)
+                    self._anthropic_cached.add(prefix)
+        return {
+            "id": f"msg_{index}", "type": "message", "role": "assistant", "model": request.get("model", "fake"),
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": total - read - written, "output_tokens": len(text.split()),
+                      "cache_creation_input_tokens": written, "cache_read_input_tokens": read},
+        }
+
+
+def _words(messages: list) -> list[str]:
+    """A prompt's words (the server's tokens): every text of every message, in order."""
+    texts = []
+    for m in messages:
+        content = m.get("content", "") if isinstance(m, dict) else ""
+        if isinstance(content, list):
+            texts.extend(str(block.get("text", "")) for block in content if isinstance(block, dict))
+        else:
+            texts.append(str(content))
+    return " ".join(texts).split()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import os
 import re
 import threading
 
-from lsqa.llm.keys import scrub
+from lsqa.llm.keys import provider_of, scrub
 
 # ---------------------------------------------------------------------------------------------
 # litellm, imported lazily and configured once
@@ -130,3 +130,54 @@ def error_text(model: str, kind: str, status: int | None, exc: BaseException, at
 
 
 # ---------------------------------------------------------------------------------------------
+# Prompt caching
+# ---------------------------------------------------------------------------------------------
+
+# Providers that cache a prompt prefix only where the request marks it with ``cache_control``
+# (litellm passes the mark on: Anthropic's cache breakpoints, Bedrock's cache points, Gemini's
+# and Vertex AI's context caching). OpenAI, Azure OpenAI, DeepSeek and vLLM cache repeated
+# prefixes on their own; they are sent the plain prompt.
+MARKED_CACHE_PROVIDERS = frozenset({"anthropic", "bedrock", "vertex_ai", "gemini"})
+_CACHE_MARK = {"type": "ephemeral"}
+
+
+def cache_marked(model: str, messages: list[dict], prefix_chars: int) -> list[dict]:
+    """``messages`` as sent to ``model``: for a provider in :data:`MARKED_CACHE_PROVIDERS`, the
+    first user message split after ``prefix_chars`` characters, the prefix marked for caching.
+    Gemini caches whole messages, so there the prefix becomes a message of its own; Claude
+    (Anthropic, Bedrock, Vertex AI) takes two blocks of one message. The text is unchanged."""
+    provider = provider_of(model)
+    if prefix_chars <= 0 or provider not in MARKED_CACHE_PROVIDERS:
+        return messages
+    out = list(messages)
+    for i, message in enumerate(out):
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, str) or len(content) <= prefix_chars:
+            continue
+        head = {"type": "text", "text": content[:prefix_chars], "cache_control": dict(_CACHE_MARK)}
+        tail = {"type": "text", "text": content[prefix_chars:]}
+        if provider == "gemini" or (provider == "vertex_ai" and "claude" not in model):
+            out[i:i + 1] = [{**message, "content": [head]}, {**message, "content": [tail]}]
+        else:
+            out[i] = {**message, "content": [head, tail]}
+        break
+    return out
+
+
+def usage_of(response) -> tuple[int | None, int | None, int | None]:
+    """(prompt, completion, cached prompt) tokens a response reports; None when not reported.
+    litellm puts every provider's cache reads (OpenAI's and vLLM's ``cached_tokens``,
+    Anthropic's ``cache_read_input_tokens``, Gemini's ``cachedContentTokenCount``) in
+    ``usage.prompt_tokens_details.cached_tokens``."""
+    usage = getattr(response, "usage", None)
+    if isinstance(usage, dict):  # a batch output line, not parsed by litellm
+        details = usage.get("prompt_tokens_details") or {}
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    else:
+        prompt = getattr(usage, "prompt_tokens", None)
+        completion = getattr(usage, "completion_tokens", None)
+        cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
+    if not prompt and not completion:
+        return None, None, None  # litellm reports 0/0 when the provider sent no usage: unknown, not free
+    return prompt, completion, cached if isinstance(cached, int) else None

@@ -25,7 +25,7 @@ from lsqa.llm.keys import (
     secret_env_values,
     storable_params,
 )
-from lsqa.llm.provider import KIND_TEXT, classify, error_text, litellm
+from lsqa.llm.provider import KIND_TEXT, cache_marked, classify, error_text, litellm, usage_of
 from lsqa.llm.types import RETRYABLE, LLMRequest, LLMResult, Results, RetryPolicy
 
 FLUSH_INTERVAL_S = float(os.environ.get("LSQA_LLM_FLUSH_S", "0.2"))
@@ -48,15 +48,6 @@ class _Job:
     indices: list[int]
 
 
-def _usage(response) -> tuple[int | None, int | None]:
-    usage = getattr(response, "usage", None)
-    prompt = getattr(usage, "prompt_tokens", None)
-    completion = getattr(usage, "completion_tokens", None)
-    if not prompt and not completion:
-        return None, None  # litellm reports 0/0 when the provider sent no usage: unknown, not free
-    return prompt, completion
-
-
 async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> LLMResult:
     ll = litellm()
     req = job.request
@@ -65,6 +56,7 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
     kwargs["num_retries"] = 0  # the retry policy is ours; litellm and the OpenAI SDK must not add theirs
     kwargs["max_retries"] = 0
     offline = provider_of(req.model) in OFFLINE_PROVIDERS
+    messages = cache_marked(req.model, req.messages, req.cache_prefix_chars)
     started = time.monotonic()
     attempts = 0
     while True:
@@ -72,7 +64,7 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
         try:
             async with semaphore:
                 started = time.monotonic()  # latency: this attempt, not the wait for a free slot
-                response = await ll.acompletion(model=req.model, messages=req.messages, **kwargs)
+                response = await ll.acompletion(model=req.model, messages=messages, **kwargs)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a result
@@ -95,7 +87,7 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
                 error_message=f"{req.model}: {KIND_TEXT['content_policy']} (finish_reason content_filter)",
                 latency_s=time.monotonic() - started, cache_key=job.key, model=req.model, attempts=attempts,
             )
-        prompt_tokens, completion_tokens = _usage(response)
+        prompt_tokens, completion_tokens, cached_prompt_tokens = usage_of(response)
         if offline:
             cost = 0.0  # embedded models are free and local
         elif prompt_tokens is None:
@@ -106,8 +98,8 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
             cost = float(cost) if cost is not None else None
         return LLMResult(
             text=text or "", status="ok", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-            cost_usd=cost, latency_s=time.monotonic() - started, cache_key=job.key, model=req.model,
-            attempts=attempts,
+            cached_prompt_tokens=cached_prompt_tokens, cost_usd=cost, latency_s=time.monotonic() - started,
+            cache_key=job.key, model=req.model, attempts=attempts,
         )
 
 
@@ -279,6 +271,7 @@ def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
                 con, run_id, made=len(made), failed=len(rows) - len(made),
                 prompt_tokens=sum(r["prompt_tokens"] or 0 for r in made),
                 completion_tokens=sum(r["completion_tokens"] or 0 for r in made),
+                cached_prompt_tokens=sum(r["cached_prompt_tokens"] or 0 for r in made),
                 cost_usd=sum(known) if known else None, cost_unknown=len(made) - len(known),
             )
 
@@ -313,6 +306,7 @@ def _row(job: _Job, result: LLMResult, run_id: int | None, env_secrets: Sequence
         "error_message": scrub(result.error_message, env_secrets),
         "prompt_tokens": result.prompt_tokens,
         "completion_tokens": result.completion_tokens,
+        "cached_prompt_tokens": result.cached_prompt_tokens,
         "cost_usd": result.cost_usd,
         "latency_s": result.latency_s,
         "run_id": run_id,
@@ -323,7 +317,7 @@ def _row(job: _Job, result: LLMResult, run_id: int | None, env_secrets: Sequence
 def _from_cache(row: dict, key: str) -> LLMResult:
     return LLMResult(
         text=row["response"], status="ok", prompt_tokens=row["prompt_tokens"],
-        completion_tokens=row["completion_tokens"], cost_usd=0.0, latency_s=0.0, cached=True,
+        completion_tokens=row["completion_tokens"], cached_prompt_tokens=row["cached_prompt_tokens"], cost_usd=0.0, latency_s=0.0, cached=True,
         cache_key=key, model=row["model"], attempts=0,
     )
 

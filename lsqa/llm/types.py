@@ -22,6 +22,11 @@ class LLMRequest:
     ``contexts`` are the long texts inside the messages (a book, retrieved passages in order):
     the call log stores each once and refers to it (:mod:`lsqa.prompt_parts`); they change
     neither what is sent nor the cache key.
+
+    ``cache_prefix_chars`` > 0 says the first user message's first that-many characters are a
+    prefix shared by many calls (a book): providers that cache only marked prefixes (Anthropic,
+    Bedrock, Gemini/Vertex AI) get a ``cache_control`` mark there; it changes neither the
+    completion nor the cache key.
     """
 
     model: str
@@ -30,6 +35,7 @@ class LLMRequest:
     prompt_id: str = ""
     prompt_version: str = ""
     contexts: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    cache_prefix_chars: int = 0
 
 
 @dataclass
@@ -39,7 +45,9 @@ class LLMResult:
     ``auth``, ``bad_request``, ``not_found``, ``context_window``, ``content_policy``, ``provider``,
     and ``error_message`` names the model and the cause.
 
-    Tokens and cost are None when unknown, never a made-up 0. ``latency_s`` is the duration of
+    Tokens and cost are None when unknown, never a made-up 0. ``cached_prompt_tokens`` are the
+    prompt tokens the provider served from its prompt cache (part of ``prompt_tokens``, priced
+    at the provider's cached rate in ``cost_usd``). ``latency_s`` is the duration of
     the last attempt. A cached result carries the token counts of the original call, ``cost_usd``
     0.0 and ``latency_s`` 0.0 (nothing was paid or waited for); ``attempts`` counts the tries
     this call took (0 when cached).
@@ -54,6 +62,7 @@ class LLMResult:
     cost_usd: float | None = None
     latency_s: float = 0.0
     cached: bool = False
+    cached_prompt_tokens: int | None = None
     cache_key: str = ""
     model: str = ""
     attempts: int = 0
@@ -103,7 +112,8 @@ class RunTotals:
 
     ``calls_made`` were sent and answered, ``calls_failed`` were sent and failed for good,
     ``calls_cached`` came from the workspace (made + cached + failed = requests). Tokens and cost
-    count calls made now only. ``cost_usd`` is None when any call made had no known price (an
+    count calls made now only (``cached_prompt_tokens``: the part of ``prompt_tokens`` the
+    providers served from their prompt caches). ``cost_usd`` is None when any call made had no known price (an
     unknown model or no usage reported); ``cost_usd_known`` is the sum of the known prices and
     ``calls_cost_unknown`` says how many are missing from it. ``elapsed_s`` is the wall time of
     the batch (None if unknown).
@@ -114,6 +124,7 @@ class RunTotals:
     calls_failed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
     cost_usd: float | None = 0.0
     cost_usd_known: float = 0.0
     calls_cost_unknown: int = 0
@@ -147,6 +158,7 @@ def totals(results: Iterable[LLMResult], elapsed_s: float | None = None) -> RunT
         t.calls_made += 1
         t.prompt_tokens += r.prompt_tokens or 0
         t.completion_tokens += r.completion_tokens or 0
+        t.cached_prompt_tokens += r.cached_prompt_tokens or 0
         if r.cost_usd is None:
             t.calls_cost_unknown += 1
         else:

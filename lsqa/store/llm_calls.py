@@ -20,7 +20,7 @@ from lsqa.store import prompt_texts
 COLUMNS = (
     "cache_key", "model", "prompt_id", "prompt_version", "messages", "params", "response", "status",
     "error_kind", "error_message", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
-    "run_id", "attempts", "prompt_parts",
+    "run_id", "attempts", "prompt_parts", "cached_prompt_tokens",
 )
 _ROW = "(" + ", ".join("?" for _ in COLUMNS) + ")"
 _CHUNK = 200
@@ -35,7 +35,8 @@ _ON_CONFLICT = (
 def _upsert(n_rows: int) -> str:
     return f"INSERT INTO llm_calls ({', '.join(COLUMNS)}) VALUES " + ", ".join([_ROW] * n_rows) + _ON_CONFLICT
 
-_CACHED = ("cache_key", "model", "response", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "attempts")
+_CACHED = ("cache_key", "model", "response", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "attempts",
+           "cached_prompt_tokens")
 
 
 def cached_ok(con: duckdb.DuckDBPyConnection, keys: Iterable[str]) -> dict[str, dict]:
@@ -89,25 +90,29 @@ def add_to_run(
     failed: int = 0,
     prompt_tokens: int = 0,
     completion_tokens: int = 0,
+    cached_prompt_tokens: int = 0,
     cost_usd: float | None = None,
     cost_unknown: int = 0,
 ) -> None:
     """Add call counts and costs to run ``run_id``. ``runs.cost_usd`` is the sum of the known
-    prices (NULL until one is known); ``calls_cost_unknown`` counts the calls without a price."""
+    prices (NULL until one is known); ``calls_cost_unknown`` counts the calls without a price;
+    ``cached_prompt_tokens`` the prompt tokens served from the providers' prompt caches."""
     con.execute(
         "UPDATE runs SET calls_made = calls_made + ?, calls_cached = calls_cached + ?, "
         "calls_failed = calls_failed + ?, prompt_tokens = prompt_tokens + ?, "
-        "completion_tokens = completion_tokens + ?, calls_cost_unknown = calls_cost_unknown + ?, "
+        "completion_tokens = completion_tokens + ?, cached_prompt_tokens = cached_prompt_tokens + ?, "
+        "calls_cost_unknown = calls_cost_unknown + ?, "
         "cost_usd = CASE WHEN ?::DOUBLE IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?::DOUBLE END "
         "WHERE id = ?",
-        [made, cached, failed, prompt_tokens, completion_tokens, cost_unknown, cost_usd, cost_usd, run_id],
+        [made, cached, failed, prompt_tokens, completion_tokens, cached_prompt_tokens, cost_unknown, cost_usd,
+         cost_usd, run_id],
     )
 
 
 def run_call_totals(con: duckdb.DuckDBPyConnection, run_id: int) -> dict | None:
     """The call counters of run ``run_id`` as :func:`add_to_run` keeps them."""
     fields = ("calls_made", "calls_cached", "calls_failed", "prompt_tokens", "completion_tokens",
-              "cost_usd", "calls_cost_unknown")
+              "cached_prompt_tokens", "cost_usd", "calls_cost_unknown")
     row = con.execute(f"SELECT {', '.join(fields)} FROM runs WHERE id = ?", [run_id]).fetchone()
     return None if row is None else dict(zip(fields, row))
 
@@ -116,7 +121,8 @@ def call_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per model and status: calls, tokens, known cost and calls without a price (for the dashboard)."""
     cur = con.execute(
         "SELECT model, status, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, "
-        "sum(completion_tokens) AS completion_tokens, sum(cost_usd) AS cost_usd, "
+        "sum(completion_tokens) AS completion_tokens, sum(cached_prompt_tokens) AS cached_prompt_tokens, "
+        "sum(cost_usd) AS cost_usd, "
         "count(*) FILTER (WHERE cost_usd IS NULL) AS calls_cost_unknown "
         "FROM llm_calls GROUP BY model, status ORDER BY model, status"
     )
