@@ -169,8 +169,12 @@ def usage_of(response) -> tuple[int | None, int | None, int | None]:
     litellm puts every provider's cache reads (OpenAI's and vLLM's ``cached_tokens``,
     Anthropic's ``cache_read_input_tokens``, Gemini's ``cachedContentTokenCount``) in
     ``usage.prompt_tokens_details.cached_tokens``."""
-    usage = getattr(response, "usage", None)
-    if isinstance(usage, dict):  # a batch output line, not parsed by litellm
+    return usage_numbers(getattr(response, "usage", None))
+
+
+def usage_numbers(usage) -> tuple[int | None, int | None, int | None]:
+    """:func:`usage_of` for a usage object, or the plain dict of a batch output line."""
+    if isinstance(usage, dict):
         details = usage.get("prompt_tokens_details") or {}
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         cached = details.get("cached_tokens") if isinstance(details, dict) else None
@@ -181,3 +185,37 @@ def usage_of(response) -> tuple[int | None, int | None, int | None]:
     if not prompt and not completion:
         return None, None, None  # litellm reports 0/0 when the provider sent no usage: unknown, not free
     return prompt, completion, cached if isinstance(cached, int) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Prices
+# ---------------------------------------------------------------------------------------------
+
+BATCH_DISCOUNT = 0.5  # what batch APIs charge when litellm's table has no batch price (OpenAI, Anthropic, Gemini: 50 %)
+
+
+def model_price(model: str) -> dict | None:
+    """litellm's price-table entry for ``model`` (input/output/cached/batch rates), or None."""
+    ll = litellm()
+    try:
+        info = ll.get_model_info(model=model)
+    except Exception:  # noqa: BLE001 - litellm raises for models it has no entry for
+        return None
+    return dict(info) if info and info.get("input_cost_per_token") is not None else None
+
+
+def batch_cost(model: str, prompt_tokens: int | None, completion_tokens: int | None,
+               cached_prompt_tokens: int | None = None) -> float | None:
+    """The price of one call answered in a batch: litellm's ``batch_cost_calculator`` (its
+    ``*_batches`` rates where the table has them, else half the normal rates, cached tokens at
+    half the cached rate); None for a model without a price or a call without usage."""
+    if prompt_tokens is None or model_price(model) is None:
+        return None
+    ll = litellm()
+    from litellm.cost_calculator import batch_cost_calculator
+
+    usage = ll.Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens or 0,
+                     total_tokens=prompt_tokens + (completion_tokens or 0),
+                     prompt_tokens_details={"cached_tokens": cached_prompt_tokens or 0})
+    prompt_cost, completion_cost = batch_cost_calculator(usage=usage, model=model)
+    return float(prompt_cost + completion_cost)
