@@ -20,6 +20,7 @@ from lsqa.vocabulary import IMPORTED, JUDGE_KINDS
 
 QUESTION_SOURCES = ("narrativeqa", "generate", "all")
 ENTITY_METHODS = ("auto", "fastcoref", "fallback")
+CALL_MODES = ("online", "batch")
 
 # Sane ceilings: far above any real study (Les Misérables is ~695k tokens), low enough that a
 # mistyped number is caught instead of allocating or looping on it.
@@ -62,6 +63,8 @@ class SystemTable(_Strict):
     params: dict[str, Any] = {}
     max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
     prompt_version: Optional[Union[int, str]] = None
+    prompt_caching: bool = False            # context-first prompts, the book marked for the provider's cache
+    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]  # "batch": the provider's batch API
 
     _context = field_validator("context")(_check_context)
     _prompt_version = field_validator("prompt_version")(_check_prompt_version)
@@ -99,6 +102,8 @@ class JudgeTable(_Strict):
     params: dict[str, Any] = {}
     max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
     prompt_version: Optional[Union[int, str]] = None
+    prompt_caching: bool = False            # context-first prompts, the book marked for the provider's cache
+    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]  # "batch": the provider's batch API
 
     _context = field_validator("context")(_check_context)
     _prompt_version = field_validator("prompt_version")(_check_prompt_version)
@@ -111,6 +116,8 @@ class GenerationTable(_Strict):
     context_tokens: int = Field(100_000, ge=1, le=MAX_TOKENS_SETTING)
     entity_method: Literal[ENTITY_METHODS] = "auto"  # type: ignore[valid-type]
     params: dict[str, Any] = {}
+    prompt_caching: bool = False
+    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]
 
 
 
@@ -205,7 +212,10 @@ def refusal(error: dict, model: type[BaseModel]) -> str:
     where = place(loc)
     if kind == "extra_forbidden":
         known = _known_keys(model, loc)
-        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        typed = str(loc[-1])
+        close = difflib.get_close_matches(typed, known, n=3)
+        # Swapped letters first: "modle" is "model", though "mode" is as close by difflib's ratio.
+        close.sort(key=lambda k: sorted(k) != sorted(typed))
         hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"
         return f"{where}: unknown key ({hint})"
     if kind in ("value_error", "assertion_error"):

@@ -98,8 +98,8 @@ def _is_nqa(question: dict) -> bool:
 
 
 def _request(judge: JudgeSpec, prompt: prompts.Prompt, values: dict, contexts: tuple[str, ...] = ()) -> LLMRequest:
-    return prompts.request(prompt, judge.model, judge.params, prompt_caching=judge.prompt_caching, contexts=contexts,
-                           **values)
+    return prompts.request(prompt, judge.model, judge.params, prompt_caching=judge.prompt_caching, mode=judge.mode,
+                           contexts=contexts, **values)
 
 
 def _context_task(judge: JudgeSpec, key: dict, question: dict, books: BookContexts, query: str,

@@ -127,7 +127,12 @@ class _Stage:
         return s
 
 
-def _batches(items: list, size: int = BATCH) -> Iterator[list]:
+def _batches(items: list, request_of: Callable = lambda task: task.request, size: int = BATCH) -> Iterator[list]:
+    if any(request_of(item).mode == "batch" for item in items):
+        # A stage with batch-mode calls sends them all at once: chunks of 256 would wait for one
+        # provider batch (hours) after another.
+        yield items
+        return
     for i in range(0, len(items), size):
         yield items[i:i + size]
 
@@ -211,12 +216,12 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
                 # Paper footnote 1: the passages of the entity's mention chain stand in for the book.
                 context = entities_mod.entity_context_text(doc["full_text"], mentions, max_tokens=gen.context_tokens)
             request = prompts.request(prompt, gen.model, gen.params, prompt_caching=gen.prompt_caching,
-                                      contexts=(context,), context_text=context,
+                                      mode=gen.mode, contexts=(context,), context_text=context,
                                       num_questions=gen.questions_per_entity, entity=entity["name"])
             tasks.append((doc_id, entity, request))
     stage.summary.tasks = len(tasks)
     done = 0
-    for batch in _batches(tasks):
+    for batch in _batches(tasks, lambda task: task[2]):
         results = _send(workspace, stage, [t[2] for t in batch], config, progress, done, len(tasks), show_bar)
         done += len(batch)
         rows = []

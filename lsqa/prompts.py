@@ -283,12 +283,13 @@ def stable_prefix_chars(prompt: Prompt, /, **values) -> int:
 
 
 def request(prompt: Prompt, model: str, params: dict, *, prompt_caching: bool = False, contexts: tuple[str, ...] = (),
-            **values):
+            mode: str = "online", **values):
     """The :class:`lsqa.llm.LLMRequest` for ``prompt`` rendered with ``values`` (``contexts``: the
     long texts in it, stored once by the call log); with ``prompt_caching`` it carries the length
-    of the prompt's stable prefix (see :func:`stable_prefix_chars`)."""
+    of the prompt's stable prefix (see :func:`stable_prefix_chars`); ``mode`` is ``online`` or
+    ``batch`` (the provider's batch API)."""
     from lsqa.llm.types import LLMRequest
 
     return LLMRequest(model=model, messages=messages(prompt, **values), params=dict(params),
-                      prompt_id=prompt.id, prompt_version=str(prompt.version), contexts=tuple(contexts),
+                      prompt_id=prompt.id, prompt_version=str(prompt.version), contexts=tuple(contexts), mode=mode,
                       cache_prefix_chars=stable_prefix_chars(prompt, **values) if prompt_caching else 0)

@@ -77,6 +77,7 @@ class SystemSpec:
     max_context_tokens: int | None = None   # the model's window; a longer full book is an error
     prompt_version: str | None = None
     prompt_caching: bool = False            # context-first prompts, prefix marked for the provider's cache
+    mode: str = "online"                    # or "batch": the provider's batch API (lsqa.llm.batch)
 
     @property
     def imported(self) -> bool:
@@ -98,6 +99,7 @@ class JudgeSpec:
     max_context_tokens: int | None = None
     prompt_version: str | None = None
     prompt_caching: bool = False
+    mode: str = "online"
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ class GenerationSpec:
     entity_method: str = "auto"             # auto (fastcoref when a model is configured) | fastcoref | fallback
     params: dict = field(default_factory=dict)
     prompt_caching: bool = False
+    mode: str = "online"
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,14 @@ def _refuse_misplaced_tables(source, data: dict) -> None:
         raise InputError(source, "generation: written as [[generation]]; write it once as [generation]")
 
 
+def _check_batch_mode(source, where: str, spec) -> None:
+    from lsqa.llm.batch import check_batch_model
+
+    problem = check_batch_model(spec.model, spec.params) if spec.mode == "batch" else ""
+    if problem:
+        raise InputError(source, f"{where}: {problem}")
+
+
 def load_run_config(path: str | Path) -> RunConfig:
     path = Path(path)
     if not path.is_file():
@@ -179,12 +190,13 @@ def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:
         raise InputError(source, first_refusal(exc, StudyConfig)) from None
     systems = [SystemSpec(name=t.name, model=t.model, params=dict(t.params),
                           context=Context(IMPORTED) if t.model == IMPORTED else parse_context(t.context),
-                          max_context_tokens=t.max_context_tokens, prompt_version=t.prompt_version)
+                          max_context_tokens=t.max_context_tokens, prompt_version=t.prompt_version,
+                          prompt_caching=t.prompt_caching, mode=t.mode)
                for t in checked.systems]
     judges = [JudgeSpec(name=t.name, model=t.model, kind=t.kind, context=parse_context(t.context),
                         both_orders=t.both_orders, reference=str(t.reference), threshold=t.threshold,
                         params=dict(t.params), max_context_tokens=t.max_context_tokens,
-                        prompt_version=t.prompt_version)
+                        prompt_version=t.prompt_version, prompt_caching=t.prompt_caching, mode=t.mode)
               for t in checked.judges]
     for what, items in (("systems", systems), ("judges", judges)):
         names = [x.name for x in items]
@@ -195,7 +207,10 @@ def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:
     g = checked.generation
     generation = GenerationSpec(model=g.model, entities=g.entities, questions_per_entity=g.questions_per_entity,
                                 context_tokens=g.context_tokens, entity_method=g.entity_method,
-                                params=dict(g.params))
+                                params=dict(g.params), prompt_caching=g.prompt_caching, mode=g.mode)
+    for where, spec in [*((f"systems[{i}] ({s.name})", s) for i, s in enumerate(systems)),
+                        *((f"judges[{i}] ({j.name})", j) for i, j in enumerate(judges)), ("generation", generation)]:
+        _check_batch_mode(source, where, spec)
     return RunConfig(documents=list(checked.documents), questions=checked.questions, sample=checked.sample,
                      seed=checked.seed, max_questions=checked.max_questions, systems=systems, judges=judges,
                      generation=generation, max_concurrency=checked.max_concurrency, use_cache=checked.use_cache,

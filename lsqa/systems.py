@@ -71,5 +71,5 @@ def answer_task(system: SystemSpec, question: dict, books: BookContexts) -> Answ
         values["context"] = ctx.text
     task.passages = ctx.passages
     task.request = prompts.request(prompt, system.model, system.params, prompt_caching=system.prompt_caching,
-                                   contexts=ctx.pieces, **values)
+                                   mode=system.mode, contexts=ctx.pieces, **values)
     return task

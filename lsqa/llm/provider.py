@@ -188,6 +188,47 @@ def usage_numbers(usage) -> tuple[int | None, int | None, int | None]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Several servers for one model
+# ---------------------------------------------------------------------------------------------
+
+ROUTER_COOLDOWN_S = float(os.environ.get("LSQA_ROUTER_COOLDOWN_S", "30"))
+# Settings that belong to one server (a deployment of litellm's Router), not to the call.
+_DEPLOYMENT_PARAMS = frozenset({"api_base", "api_key", "api_version", "organization", "extra_headers", "headers",
+                                "aws_region_name", "vertex_project", "vertex_location"})
+_routers: dict[tuple, object] = {}
+_routers_lock = threading.Lock()
+
+
+def router_for(model: str, params: dict):
+    """litellm's Router over the servers in ``params["api_base"]`` (a list), one per process
+    and set of servers: calls are spread over them at random, a server that fails is left alone
+    for ``LSQA_ROUTER_COOLDOWN_S`` seconds (30) and the call is retried at once on another."""
+    bases = [str(b) for b in params["api_base"]]
+    deployment = {k: v for k, v in params.items() if k in _DEPLOYMENT_PARAMS and k != "api_base"}
+    key = (model, tuple(bases), repr(sorted(deployment.items())))
+    with _routers_lock:
+        router = _routers.get(key)
+        if router is None:
+            router = litellm().Router(
+                model_list=[{"model_name": model, "litellm_params": {"model": model, "api_base": base, **deployment}}
+                            for base in bases],
+                routing_strategy="simple-shuffle", num_retries=len(bases) - 1, retry_after=0,
+                allowed_fails=0, cooldown_time=ROUTER_COOLDOWN_S,
+            )
+            _routers[key] = router
+    return router
+
+
+async def router_call(model: str, messages: list[dict], kwargs: dict):
+    """One completion through :func:`router_for`: up to one try per server within the call
+    (lsqa's own retry policy comes on top when every server failed)."""
+    router = router_for(model, kwargs)
+    call = {k: v for k, v in kwargs.items() if k not in _DEPLOYMENT_PARAMS}
+    call["num_retries"] = len(kwargs["api_base"]) - 1  # the Router's failover to the next server
+    return await router.acompletion(model=model, messages=messages, **call)
+
+
+# ---------------------------------------------------------------------------------------------
 # Prices
 # ---------------------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from lsqa.llm.keys import (
     secret_env_values,
     storable_params,
 )
-from lsqa.llm.provider import KIND_TEXT, cache_marked, classify, error_text, litellm, usage_of
+from lsqa.llm.provider import KIND_TEXT, cache_marked, classify, error_text, litellm, router_call, usage_of
 from lsqa.llm.types import RETRYABLE, LLMRequest, LLMResult, Results, RetryPolicy
 
 FLUSH_INTERVAL_S = float(os.environ.get("LSQA_LLM_FLUSH_S", "0.2"))
@@ -64,7 +64,10 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
         try:
             async with semaphore:
                 started = time.monotonic()  # latency: this attempt, not the wait for a free slot
-                response = await ll.acompletion(model=req.model, messages=messages, **kwargs)
+                if isinstance(kwargs.get("api_base"), (list, tuple)):  # several servers: litellm's Router
+                    response = await router_call(req.model, messages, kwargs)
+                else:
+                    response = await ll.acompletion(model=req.model, messages=messages, **kwargs)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a result
@@ -381,7 +384,9 @@ def complete_many(
     ``max_concurrency`` in flight per model (an int, or a mapping model → limit with an optional
     ``"*"`` default). Identical requests in one batch are sent once (the copies count as cached).
     ``progress(done, total)`` is called in the calling thread as calls finish (cache hits first);
-    ``show_bar`` draws a tqdm bar on stderr. With ``run_id``, the run's counters in ``runs`` are
+    ``show_bar`` draws a tqdm bar on stderr. Requests with ``mode="batch"`` go through the
+    providers' batch APIs after the others (:mod:`lsqa.llm.batch`; this call then waits until
+    their batches are done, and a rerun after a kill picks the batches up). With ``run_id``, the run's counters in ``runs`` are
     updated in the same transactions that store the calls. Failures are results with
     ``status="error"``, never exceptions; an exception means the workspace could not be written.
     """
@@ -419,10 +424,13 @@ def complete_many(
             with write(workspace) as con:
                 llm_calls.add_to_run(con, run_id, cached=n_hits)
         tracker.advance(n_hits)
-        if jobs:
+        online = [job for job in jobs.values() if job.request.mode != "batch"]
+        if online:
             with _gil_switching:
-                writer = _run_calls(workspace, list(jobs.values()), results, max_concurrency, retry, run_id,
-                                    tracker)
+                writer = _run_calls(workspace, online, results, max_concurrency, retry, run_id, tracker)
+        batched = [job for job in jobs.values() if job.request.mode == "batch"]
+        if batched:
+            _run_batch_jobs(workspace, batched, results, run_id, tracker)
     finally:
         tracker.close()
     out = Results(results)  # type: ignore[arg-type]
@@ -430,6 +438,42 @@ def complete_many(
     if writer is not None:
         out.store_writes, out.store_write_s, out.store_max_delay_s = writer.writes, writer.write_seconds, writer.max_delay_s
     return out
+
+
+def _place(job: _Job, result: LLMResult, results: list) -> int:
+    """Put ``result`` at every index of ``job``; the copies of a request sent once count as
+    cached. Returns how many copies got an answer."""
+    first, *copies = job.indices
+    results[first] = result
+    for i in copies:  # the same request twice in one batch: sent once
+        results[i] = LLMResult(**{**result.__dict__, "cached": result.ok,
+                                  "cost_usd": 0.0 if result.ok else None, "latency_s": 0.0})
+    return len(copies) if result.ok else 0
+
+
+def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: int | None, tracker: "_Progress") -> None:
+    """The calls of ``mode = "batch"`` requests, through the providers' batch APIs
+    (:mod:`lsqa.llm.batch`), stored in ``llm_calls`` and counted in the run like any other."""
+    from lsqa.llm import batch
+
+    by_key = {job.key: job for job in jobs}
+    env_secrets = secret_env_values()
+
+    def store(finished: list[tuple[str, LLMResult]]) -> None:
+        rows = [_row(by_key[key], result, run_id, env_secrets) for key, result in finished]
+        with _save_lock:
+            _save(workspace, rows, run_id)
+        copies = sum(_place(by_key[key], result, results) for key, result in finished)
+        if run_id is not None and copies:
+            from lsqa.store import llm_calls, write
+
+            with write(workspace) as con:
+                llm_calls.add_to_run(con, run_id, cached=copies)
+        tracker.advance(sum(len(by_key[key].indices) for key, _ in finished))
+
+    batch.run_batches(workspace, [batch.BatchJob(job.key, job.request.model, job.request.messages,
+                                                 dict(job.request.params)) for job in jobs],
+                      store, run_id=run_id)
 
 
 def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker) -> "_Writer":
@@ -463,12 +507,7 @@ def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker
                     break
             for job, result in batch:
                 remaining -= 1
-                first, *copies = job.indices
-                results[first] = result
-                for i in copies:  # the same request twice in one batch: sent once
-                    results[i] = LLMResult(**{**result.__dict__, "cached": result.ok,
-                                              "cost_usd": 0.0 if result.ok else None, "latency_s": 0.0})
-                    extra_copies += result.ok
+                extra_copies += _place(job, result, results)
             tracker.advance(sum(len(job.indices) for job, _ in batch))
             if remaining:
                 time.sleep(PROGRESS_INTERVAL_S)  # wake up a few times a second, not once per call

@@ -26,7 +26,8 @@ class LLMRequest:
     ``cache_prefix_chars`` > 0 says the first user message's first that-many characters are a
     prefix shared by many calls (a book): providers that cache only marked prefixes (Anthropic,
     Bedrock, Gemini/Vertex AI) get a ``cache_control`` mark there; it changes neither the
-    completion nor the cache key.
+    completion nor the cache key. ``mode="batch"`` sends the call through the provider's batch
+    API (:mod:`lsqa.llm.batch`): the same completion, at the batch price, within hours.
     """
 
     model: str
@@ -36,6 +37,7 @@ class LLMRequest:
     prompt_version: str = ""
     contexts: tuple[str, ...] = field(default=(), compare=False, repr=False)
     cache_prefix_chars: int = 0
+    mode: str = "online"
 
 
 @dataclass

@@ -1,0 +1,257 @@
+"""Calls sent through a provider's batch API (litellm's files + batches), for ``mode = "batch"``.
+
+Batch APIs (OpenAI, Azure OpenAI, Vertex AI, Bedrock, vLLM's OpenAI-compatible server) answer a
+file of requests within a completion window (24 h) at about half the price. The requests of one
+model and transport become one JSONL file (``custom_id`` = the call's cache key), uploaded with
+``litellm.create_file`` and submitted with ``litellm.create_batch``; ``litellm.retrieve_batch``
+is polled every ``LSQA_BATCH_POLL_S`` seconds (30 by default) until the batch is final, then
+``litellm.file_content`` brings the output (and error) lines, which are stored in ``llm_calls``
+like any other call — the same cache, so a rerun answers them at no cost.
+
+Surviving restarts: a row of ``llm_batches`` is written *before* the upload and keeps the file
+id and the provider's batch id as soon as they exist. A rerun finds the unfinished batch that
+covers its calls and polls it instead of submitting again; a run killed between the upload and
+the batch's creation finds the batch by its ``lsqa_batch`` metadata (``litellm.list_batches``)
+or creates it from the uploaded file. So each call is paid for once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from lsqa.llm.keys import TRANSPORT_PARAMS, canonical_json, provider_of, semantic_params, storable_params
+from lsqa.llm.provider import batch_cost, classify, error_text, litellm, usage_numbers
+from lsqa.llm.types import LLMResult
+
+# litellm's create_batch providers that take OpenAI-format JSONL files (litellm translates for
+# Vertex AI and Bedrock); ``openai/<name>`` with an ``api_base`` is any OpenAI-compatible server.
+BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm")
+FINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+POLL_INTERVAL_S = float(os.environ.get("LSQA_BATCH_POLL_S", "30"))
+ENDPOINT = "/v1/chat/completions"
+
+log = logging.getLogger("lsqa.llm")
+
+
+def check_batch_model(model: str, params: dict) -> str:
+    """'' when ``model`` can run in batch mode, else why not (for config validation)."""
+    provider = provider_of(model)
+    if provider not in BATCH_PROVIDERS:
+        return (f"mode = \"batch\" needs a provider with a batch API ({', '.join(BATCH_PROVIDERS)}); "
+                f"{model!r} is {provider or 'not a litellm provider/model string'}")
+    if isinstance(params.get("api_base"), (list, tuple)):
+        return "mode = \"batch\" sends a batch to one server: give one api_base, not a list"
+    return ""
+
+
+@dataclass
+class BatchJob:
+    """One call to put in a batch: the request and its cache key (``custom_id``)."""
+
+    key: str
+    model: str
+    messages: list
+    params: dict
+
+
+def _transport(params: dict) -> dict:
+    """The settings that say where and how a batch travels (sent; stored without secrets)."""
+    return {k: v for k, v in params.items() if k in TRANSPORT_PARAMS and k not in ("num_retries", "max_retries")}
+
+
+def _api_kwargs(model: str, params: dict) -> dict:
+    kwargs = _transport(params)
+    kwargs["custom_llm_provider"] = provider_of(model)
+    return kwargs
+
+
+def transport_key(params: dict) -> str:
+    """How a batch's transport is recorded (and matched on a rerun): JSON without secrets."""
+    return canonical_json(storable_params(_transport(params)))
+
+
+def input_file(jobs: Sequence[BatchJob]) -> bytes:
+    """The JSONL batch input file: one chat-completion request per line, ``custom_id`` = cache key."""
+    lines = []
+    for job in jobs:
+        body = {"model": job.model.split("/", 1)[1], "messages": job.messages, **semantic_params(job.params)}
+        lines.append(json.dumps({"custom_id": job.key, "method": "POST", "url": ENDPOINT, "body": body},
+                                ensure_ascii=False))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def run_batches(
+    workspace: Path,
+    jobs: Sequence[BatchJob],
+    store_results: Callable[[list[tuple[str, LLMResult]]], None],
+    *,
+    run_id: int | None = None,
+    poll_s: float | None = None,
+) -> None:
+    """Answer ``jobs`` through batch APIs; ``store_results([(key, result), ...])`` is called as
+    each batch finishes (the caller writes them to ``llm_calls`` and counts them). Blocks until
+    every batch is final; safe to kill at any point (see the module docstring)."""
+    groups: dict[tuple[str, str], list[BatchJob]] = {}
+    for job in jobs:
+        groups.setdefault((job.model, transport_key(job.params)), []).append(job)
+    for (model, transport), group in groups.items():
+        _run_group(workspace, model, transport, group, store_results, run_id,
+                   POLL_INTERVAL_S if poll_s is None else poll_s)
+
+
+def _run_group(workspace, model, transport, group, store_results, run_id, poll_s) -> None:
+    from lsqa.store import connect, llm_batches, write
+
+    params = group[0].params  # one transport per group; the secrets in it are sent, never stored
+    wanted = {job.key: job for job in group}
+    with connect(workspace) as con:
+        open_rows = [row for row in llm_batches.open_batches(con, model, transport)
+                     if set(row["cache_keys"]) & wanted.keys()]
+    covered = {key for row in open_rows for key in row["cache_keys"]}
+    new = [job for job in group if job.key not in covered]
+    if new:
+        row_id = uuid.uuid4().hex
+        with write(workspace) as con:
+            llm_batches.add_batch(con, row_id, model, transport, [job.key for job in new], run_id)
+        open_rows.append({"id": row_id, "cache_keys": [job.key for job in new], "status": "uploading",
+                          "input_file_id": None, "batch_id": None})
+        log.info("batch %s: %d calls of %s", row_id, len(new), model)
+    pending = {row["id"]: row for row in open_rows}
+    while pending:
+        for row_id, row in list(pending.items()):
+            try:
+                done = _advance(workspace, model, params, row, wanted, store_results)
+            except Exception as exc:  # noqa: BLE001 - a provider failure ends this batch with an error per call
+                kind, status, _ = classify(exc)
+                message = error_text(model, kind, status, exc, 1)
+                if kind in ("rate_limit", "timeout", "connection", "server", "bad_response"):
+                    log.warning("batch %s: %s (will poll again)", row_id, message)
+                    continue  # a blip while polling: the batch itself is fine, ask again later
+                _fail(workspace, row, wanted, store_results, kind, message)
+                done = True
+            if done:
+                del pending[row_id]
+        if pending:
+            time.sleep(poll_s)
+
+
+def _advance(workspace, model, params, row, wanted, store_results) -> bool:
+    """Take ``row`` one step further (upload, create, poll, collect); True once it is finished."""
+    from lsqa.store import llm_batches, write
+
+    ll = litellm()
+    api = _api_kwargs(model, params)
+    if not row["batch_id"]:
+        found = _find_created(ll, api, row) if row["input_file_id"] else None
+        if found is None:
+            if not row["input_file_id"]:
+                jobs = [wanted[k] for k in row["cache_keys"] if k in wanted]
+                if len(jobs) < len(row["cache_keys"]):  # killed before the upload, asked for fewer calls now
+                    row["cache_keys"] = [job.key for job in jobs]
+                uploaded = ll.create_file(file=(f"lsqa-{row['id']}.jsonl", input_file(jobs)), purpose="batch", **api)
+                row["input_file_id"] = uploaded.id
+                with write(workspace) as con:
+                    llm_batches.update_batch(con, row["id"], input_file_id=uploaded.id)
+            found = ll.create_batch(completion_window="24h", endpoint=ENDPOINT, input_file_id=row["input_file_id"],
+                                    metadata={"lsqa_batch": row["id"]}, **api)
+        row["batch_id"] = found.id
+        with write(workspace) as con:
+            llm_batches.update_batch(con, row["id"], batch_id=found.id, status="submitted",
+                                     provider_status=str(found.status))
+        log.info("batch %s submitted as %s", row["id"], found.id)
+    batch = ll.retrieve_batch(batch_id=row["batch_id"], **api)
+    status = str(batch.status)
+    if status not in FINAL:
+        if status != row.get("provider_status"):
+            row["provider_status"] = status
+            with write(workspace) as con:
+                llm_batches.update_batch(con, row["id"], provider_status=status)
+        return False
+    results: dict[str, LLMResult] = {}
+    for file_id in (batch.output_file_id, getattr(batch, "error_file_id", None)):
+        if file_id:
+            content = ll.file_content(file_id=file_id, **api).content
+            results.update(_parse_output(model, content, row))
+    for key in row["cache_keys"]:
+        if key not in results:
+            why = f"batch {row['batch_id']} ended {status} without an answer for this call"
+            results[key] = LLMResult(text=None, status="error", error_kind="provider", error_message=f"{model}: {why}",
+                                     cache_key=key, model=model, attempts=1)
+    store_results([(key, result) for key, result in results.items() if key in wanted])
+    with write(workspace) as con:
+        llm_batches.update_batch(con, row["id"], status="done" if status == "completed" else "failed",
+                                 provider_status=status, output_file_id=batch.output_file_id,
+                                 error_file_id=getattr(batch, "error_file_id", None))
+    return True
+
+
+def _find_created(ll, api: dict, row: dict):
+    """The provider's batch made from this row's file before a restart, if any."""
+    try:
+        listing = ll.list_batches(limit=100, **api)
+    except Exception:  # noqa: BLE001 - a provider that cannot list: create the batch from the file
+        return None
+    for batch in getattr(listing, "data", None) or []:
+        metadata = getattr(batch, "metadata", None) or {}
+        if metadata.get("lsqa_batch") == row["id"] or getattr(batch, "input_file_id", None) == row["input_file_id"]:
+            return batch
+    return None
+
+
+def _parse_output(model: str, content: bytes, row: dict) -> dict[str, LLMResult]:
+    """Results by cache key from a batch output or error file (OpenAI's JSONL format)."""
+    out: dict[str, LLMResult] = {}
+    elapsed = 0.0
+    for line in content.decode("utf-8", "replace").splitlines():
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        key = item.get("custom_id", "")
+        response = item.get("response") or {}
+        body = response.get("body") or {}
+        code = response.get("status_code")
+        if code == 200 and body.get("choices"):
+            text = (body["choices"][0].get("message") or {}).get("content") or ""
+            prompt, completion, cached = usage_numbers(body.get("usage") or {})
+            out[key] = LLMResult(text=text, status="ok", prompt_tokens=prompt, completion_tokens=completion,
+                                 cached_prompt_tokens=cached, cost_usd=batch_cost(model, prompt, completion, cached),
+                                 latency_s=elapsed, cache_key=key, model=model, attempts=1)
+        else:
+            error = item.get("error") or body.get("error") or {}
+            detail = error.get("message", "") if isinstance(error, dict) else str(error)
+            kind = _kind_of_status(code)
+            out[key] = LLMResult(text=None, status="error", error_kind=kind, cache_key=key, model=model, attempts=1,
+                                 error_message=f"{model}: batch {row['batch_id']} line failed"
+                                               + (f" (HTTP {code})" if code else "") + f": {detail}"[:1000])
+    return out
+
+
+def _kind_of_status(code) -> str:
+    if code == 429:
+        return "rate_limit"
+    if code in (401, 403):
+        return "auth"
+    if code == 404:
+        return "not_found"
+    if isinstance(code, int) and 400 <= code < 500:
+        return "bad_request"
+    if isinstance(code, int) and code >= 500:
+        return "server"
+    return "provider"
+
+
+def _fail(workspace, row, wanted, store_results, kind: str, message: str) -> None:
+    from lsqa.store import llm_batches, write
+
+    store_results([(key, LLMResult(text=None, status="error", error_kind=kind, error_message=message, cache_key=key,
+                                   model=wanted[key].model, attempts=1))
+                   for key in row["cache_keys"] if key in wanted])
+    with write(workspace) as con:
+        llm_batches.update_batch(con, row["id"], status="failed", error=message[:2000])
