@@ -196,3 +196,32 @@ def test_gemini_gets_the_prefix_as_a_message_of_its_own():
     assert cache_marked("openai/gpt-4o", messages, n) == messages  # automatic prefix caching: sent as is
     assert cache_marked("hosted_vllm/llama", messages, n) == messages
     assert re.search("cache_control", str(cache_marked("bedrock/anthropic.claude-3-5-sonnet", messages, n)))
+
+
+def test_embedded_models_read_context_first_prompts_the_same_way(workspace):
+    """The label contract (prompts/README.md) holds in both layouts: the offline models give the
+    same answers and verdicts whichever order the blocks come in."""
+    ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+
+    def study(caching: bool, suffix: str) -> dict:
+        return {
+            "documents": [BOOK], "questions": "narrativeqa", "max_questions": 5, "sample": 5,
+            "systems": [{"name": f"full{suffix}", "model": "lsqa/extractive", "context": "full", "prompt_caching": caching},
+                        {"name": f"rag{suffix}", "model": "lsqa/extractive", "context": "retrieval:500",
+                         "prompt_caching": caching}],
+            "judges": [{"name": f"ais{suffix}", "model": "lsqa/lexical-judge", "kind": "absolute", "context": "full",
+                        "prompt_caching": caching}],
+        }
+
+    pipeline.run(workspace, run_config_from_dict(study(False, "")))
+    pipeline.run(workspace, run_config_from_dict(study(True, "-cf")))
+    with store.connect(workspace) as con:
+        answers = con.execute("SELECT system_name, question_id, text FROM answers").fetchall()
+        verdicts = con.execute("SELECT judge, question_id, system_a, label FROM judgments").fetchall()
+        versions = con.execute("SELECT DISTINCT prompt_id, prompt_version FROM llm_calls").fetchall()
+    paper_answers = {(r[0], r[1], r[2]) for r in answers if not r[0].endswith("-cf")}
+    assert {(n.removesuffix("-cf"), q, t) for n, q, t in answers if n.endswith("-cf")} == paper_answers
+    paper_verdicts = {(q, a.removesuffix("-cf"), label) for j, q, a, label in verdicts if not j.endswith("-cf")}
+    assert {(q, a.removesuffix("-cf"), label) for j, q, a, label in verdicts if j.endswith("-cf")} == paper_verdicts
+    assert len(paper_answers) == 10 and len(paper_verdicts) == 10
+    assert {v for _, v in versions} == {"1", "2"}
