@@ -110,7 +110,7 @@ def _start_client(workspace, server) -> subprocess.Popen:
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for(condition, timeout: float = 60.0) -> None:
+def _wait_for(condition, timeout: float = 300.0) -> None:  # a loaded machine starts Python slowly
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
