@@ -13,8 +13,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from lsqa import analysis, store, vocabulary
-from lsqa.config import PROJECT_ROOT, resolve_workspace
+from lsqa.config import resolve_workspace
 from lsqa.errors import NoVerdicts
+from lsqa.package_files import CONFIGS, shipped_folder
 from lsqa.store import corpus as corpus_store
 from lsqa.store import audit_queue as queue_store
 from lsqa.store import reviews as reviews_store
@@ -22,7 +23,7 @@ from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 from lsqa.store import verdicts as verdicts_store
 
-CONFIG_DIR = PROJECT_ROOT / "configs"
+CONFIG_DIR = shipped_folder(CONFIGS)  # configs/ of the repository
 
 
 def current_workspace() -> Path:

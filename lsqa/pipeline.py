@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 from lsqa import definitions, llm, store
 from lsqa.prompt_context import BookContexts
 from lsqa.errors import InputError
+from lsqa.package_files import CONFIGS, shipped_folder
 from lsqa.runconfig import RunConfig, load_run_config
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
@@ -393,7 +394,7 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     return summary
 
 
-DEMO_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+DEMO_CONFIGS = shipped_folder(CONFIGS)  # configs/ of the repository
 
 
 def run_demo_study(workspace: str | Path, scale: str = "full") -> Iterator[str]:

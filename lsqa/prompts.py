@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Iterable
 
 from lsqa.errors import LsqaError
+from lsqa.package_files import PROMPTS, shipped_folder
 from lsqa.parsers import OUTPUT_FORMATS
 
-PROJECT_PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
+PROJECT_PROMPTS = shipped_folder(PROMPTS)
 ENV_VAR = "LSQA_PROMPTS_DIR"
 HEADER_KEYS = ("id", "version", "implements", "placeholders", "output")
 OPTIONAL_HEADER_KEYS = ("layout",)

@@ -250,7 +250,7 @@ def test_user_folder_v3_overrides_v1_by_argument(tmp_path):
     write_prompt(tmp_path, "autoais", 3, V2_BODY, "context, question, answer", "autoais-json")
     prompt = P.load_prompt("autoais", dirs=[tmp_path])
     assert (prompt.version, prompt.path.parent) == (3, tmp_path)
-    assert P.load_prompt("autoais", 1, dirs=[tmp_path]).path.parent == PROJECT_ROOT / "prompts"
+    assert P.load_prompt("autoais", 1, dirs=[tmp_path]).path.parent.resolve() == (PROJECT_ROOT / "prompts").resolve()
     assert P.load_prompt("autoais", "v1", dirs=[tmp_path]).version == 1
     assert P.load_prompt("autoais").version == 1  # without the folder
 

@@ -29,10 +29,11 @@ from typing import Iterator
 import duckdb
 
 from lsqa.errors import WorkspaceError
+from lsqa.package_files import MIGRATIONS, shipped_folder
 
 log = logging.getLogger("lsqa.store")
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "db" / "migrations"
+MIGRATIONS_DIR = shipped_folder(MIGRATIONS)  # db/migrations/ of the repository
 
 # How long a caller waits for another process to release the workspace before giving up.
 DEFAULT_LOCK_TIMEOUT_S = 60.0
