@@ -9,7 +9,7 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test lint demo bench browser clean-venv
+.PHONY: install run test check lint demo bench browser clean-venv
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -40,6 +40,10 @@ run: install $(WORKSPACE)
 test: install browser lint
 	$(PY) -m pytest -q tests
 
+# The fast lane (under a minute): lint, then the tests not marked slow or browser.
+check: lint
+	$(PY) -m pytest -q -m "not slow and not browser" tests
+
 lint: install
 	$(VENV)/bin/ruff check .
 
@@ -48,6 +52,7 @@ bench: install
 	$(PY) bench/bench_llm.py
 	$(PY) bench/bench_store.py
 	$(PY) bench/bench_pipeline.py
+	$(PY) bench/bench_offline.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -17,7 +17,7 @@ markdown fences, drop the closing brace, put apostrophes inside single-quoted st
 trailing commas, or give evidence as one string. We therefore read the key/value pairs with a
 tolerant scanner instead of ``json.loads``. When the output does not decide the label (both
 labels, the template copied back, empty or unrelated text) the result is ``status="parse_error"``
-with a reason and the raw text: never a made-up label (DESIGN.md, "bad LLM output is data").
+with a reason and the raw text: never a made-up label (README.md: "an output the parser cannot read is stored as `parse_error` with its text").
 """
 
 from __future__ import annotations

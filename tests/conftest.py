@@ -74,3 +74,16 @@ def demo_workspace(demo_workspace_template, tmp_path) -> Path:
     copy = tmp_path / "demo.duckdb"
     shutil.copy(demo_workspace_template, copy)
     return copy
+
+
+# `make check` (lint + tests not marked slow or browser) is the fast lane, under a minute: a test
+# that builds the demo workspace (a study run with the embedded models) or renders the Streamlit
+# app counts as slow without each one saying so. `make test` runs everything.
+_SLOW_FIXTURES = {"demo_workspace", "demo_workspace_template"}
+_SLOW_MODULES = {"test_dashboard_pages.py", "test_app_serves.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in _SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

@@ -6,6 +6,9 @@ import pytest
 from lsqa import analysis, store
 from lsqa.store import reviews, verdicts
 
+from lsqa import audit
+from lsqa.ingest import import_judgments
+
 
 def _pairwise_verdict(ws, judge="lexical-sxs-rag4k", label="A"):
     with store.connect(ws) as con:
@@ -141,3 +144,49 @@ def test_position_bias_and_self_preference(demo_workspace):
 def test_unknown_judge_is_a_clear_error(demo_workspace):
     with pytest.raises(ValueError, match="no decided side-by-side verdicts"):
         analysis.ranking(demo_workspace, "nobody")
+
+
+TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"
+
+
+def test_a_person_who_confirms_every_verdict_of_a_judge_agrees_with_it_fully(demo_workspace):
+    """A ground-truth rater with both references says yes if either does; the human rater must be read
+    the same way. Before, the latest of the two reviews stood for the answer, so confirming a 'yes'
+    (reference 1) and then a 'no' (reference 2) counted as disagreeing with the judge's 'yes'."""
+    with store.connect(demo_workspace) as con:
+        rows = con.execute("SELECT id, label FROM judgments WHERE judge = 'lexical-gt' AND status = 'ok'"
+                           " ORDER BY question_id, system_a, reference").fetchall()
+        mixed = con.execute("""SELECT count(*) FROM (SELECT question_id, system_a FROM judgments
+                               WHERE judge = 'lexical-gt' GROUP BY ALL HAVING count(DISTINCT label) = 2)""").fetchone()[0]
+    assert mixed > 0  # the demo has answers one reference accepts and the other rejects
+    for jid, _ in sorted(rows, key=lambda r: r[1] == "no"):  # every 'no' confirmed after the 'yes'
+        audit.confirm(demo_workspace, "alice", jid)
+    for rater in ("human@lexical-gt", "human:alice@lexical-gt"):
+        result = analysis.agreement(demo_workspace, "lexical-gt", rater, bootstrap=0)
+        assert result["agreement"] == 1.0, rater
+    assert analysis.rater_labels(demo_workspace, "human:alice@lexical-gt") == analysis.rater_labels(
+        demo_workspace, "lexical-gt")
+
+
+def test_a_system_name_with_a_bar_keeps_its_verdicts_apart(demo_workspace, tmp_path):
+    """Before: verdict items were 'question|system' strings split on '|', so a system named
+    'rag|4k' was counted as a system 'rag' and self-preference missed its comparisons."""
+    q = f"nqa:{TOM_KITTEN}"
+    path = tmp_path / "bars.csv"
+    path.write_text("question_id,rater,kind,system_a,system_b,label\n"
+                    f"{q}:1,bar-judge,absolute,rag|4k,,yes\n"
+                    f"{q}:2,bar-judge,absolute,rag|4k,,no\n"
+                    f"{q}:3,bar-judge,absolute,rag|4k,,yes\n"
+                    f"{q}:1,bar-judge,absolute,rag,,no\n"
+                    f"{q}:1,bar-sxs,pairwise,rag|4k,rag,A\n"
+                    f"{q}:2,bar-sxs,pairwise,rag|4k,rag,B\n"
+                    f"{q}:3,bar-sxs,pairwise,rag|4k,rag,A\n"
+                    f"{q}:1,bar-sxs-2,pairwise,rag|4k,rag,B\n"
+                    f"{q}:2,bar-sxs-2,pairwise,rag|4k,rag,B\n"
+                    f"{q}:3,bar-sxs-2,pairwise,rag|4k,rag,A\n")
+    import_judgments(demo_workspace, path)
+    acc = {r["system"]: (r["n"], r["correct"]) for r in analysis.accuracy(demo_workspace, "bar-judge")}
+    assert acc == {"rag|4k": (3, 2), "rag": (1, 0)}
+    pref = analysis.self_preference(demo_workspace, ("bar-sxs", "bar-sxs-2"), ("rag|4k", "rag"))
+    assert pref["judges"] == ["bar-sxs", "bar-sxs-2"] and pref["systems"] == ["rag|4k", "rag"]
+    assert pref["counts"] == [[2, 1], [1, 2]]  # each judge's preferences for rag|4k and rag

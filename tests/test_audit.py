@@ -6,6 +6,9 @@ from lsqa import audit, store
 from lsqa.ingest import import_judgments
 from lsqa.store import verdicts as verdicts_store
 
+import pytest
+from lsqa.store import reviews as reviews_store
+
 def _first_question(workspace) -> str:
     with store.connect(workspace) as con:
         return con.execute("SELECT question_id FROM judgments ORDER BY question_id LIMIT 1").fetchone()[0]
@@ -44,3 +47,44 @@ def test_a_note_that_begins_like_an_undo_is_only_a_note(demo_workspace):
     with store.connect(demo_workspace) as con:
         assert verdicts_store.current_flags(con) == []
     assert audit.last_action(demo_workspace, "ann") is None
+
+
+def test_labels_are_given_in_shown_positions_and_stored_in_system_terms():
+    assert audit.to_system_label("pairwise", "A", "ab") == "A"
+    assert audit.to_system_label("pairwise", "A", "ba") == "B"
+    assert audit.to_system_label("groundtruth-pairwise", "tie", "ba") == "tie"
+    assert audit.to_system_label("absolute", "yes", "ba") == "yes"
+    assert [o["shortcut"] for o in audit.label_options("pairwise")] == ["A", "B", "T", "X"]
+    assert [o["shortcut"] for o in audit.label_options("groundtruth")] == ["Y", "N"]
+    assert not {"C", "R"} & set(audit.SHORTCUTS.values())  # reserved by Streamlit
+
+
+def test_queue_puts_disagreement_first_and_reviewed_items_last(demo_workspace):
+    ws = demo_workspace
+    q = audit.queue(ws, audit.Filters(reviewed="all"), "alice", page_size=2000)
+    rows = q["rows"]
+    assert q["total"] == len(rows) > 0
+    priorities = [r["priority"] for r in rows]
+    assert priorities == sorted(priorities, reverse=True)
+    top = rows[0]
+    assert top["disagreement"] > 0 and "other verdicts differ" in top["why"]
+    audit.confirm(ws, "bob", top["id"])
+    again = audit.queue(ws, audit.Filters(reviewed="all"), "alice", page_size=2000)["rows"]
+    assert again[-1]["id"] == top["id"] and again[-1]["n_reviewers"] == 1
+    assert top["id"] not in {r["id"] for r in audit.queue(ws, audit.Filters(reviewed="unreviewed"), "alice",
+                                                         page_size=2000)["rows"]}
+    mine = audit.queue(ws, audit.Filters(reviewed="mine"), "bob")
+    assert [r["id"] for r in mine["rows"]] == [top["id"]] and mine["rows"][0]["my_action"] == "confirm"
+    assert audit.queue(ws, audit.Filters(judges=("no-such-judge",)), "bob")["total"] == 0
+
+
+def test_review_is_confirm_when_the_label_is_the_judges(demo_workspace):
+    ws = demo_workspace
+    row = audit.queue(ws, audit.Filters(judges=("lexical-autoais-fc",)), "")["rows"][0]
+    other = "no" if row["label"] == "yes" else "yes"
+    assert audit.review(ws, "alice", row["id"], row["label"])["action"] == "confirm"
+    assert audit.review(ws, "alice", row["id"], other)["action"] == "override"
+    with store.connect(ws) as con:
+        assert [r["action"] for r in reviews_store.reviews(con, row["id"])] == ["confirm", "override"]
+    with pytest.raises(ValueError):
+        audit.review(ws, "  ", row["id"], other)

@@ -20,6 +20,7 @@ from lsqa.runconfig import run_config_from_dict
 from .bad_input import assert_refused, invoke, snapshot
 from .conftest import TEST_DATA
 
+
 BASE = {
     "documents": ["The Tale of Tom Kitten"], "questions": "narrativeqa", "max_questions": 2, "sample": 5,
     "seed": 0, "max_concurrency": 2, "use_cache": True,
@@ -300,3 +301,26 @@ def test_any_value_anywhere_is_either_valid_or_refused_in_one_line(loc, value):
     elif kind == "table":
         assert isinstance(value, dict)
     assert config.sample >= 1 and config.max_concurrency >= 1
+
+
+@pytest.mark.parametrize("params", [
+    {"extra_headers": {"Authorization": "Bearer sk-live-0123456789abcdef"}},
+    {"extra_headers": {"x-api-key": "sk-ant-0123456789abcdef"}},
+    {"headers": {"api-key": "0123456789abcdef0123"}},
+    {"apikey": "0123456789abcdef0123"},
+    {"vertex_credentials": "{\"private_key\": \"...\"}"},
+])
+def test_secrets_in_request_headers_are_refused_at_load(params):
+    """Before, only names equal to or ending in _key/_token/... were refused, so an Authorization
+    header went into runs.config and systems.params (and from there into exports)."""
+    with pytest.raises(InputError, match="API keys"):
+        run_config_from_dict({"documents": ["x"], "systems": [
+            {"name": "s", "model": "openai/gpt-4o-mini", "context": "none", "params": params}]})
+
+
+def test_ordinary_parameters_are_still_accepted():
+    config = run_config_from_dict({"documents": ["x"], "systems": [
+        {"name": "s", "model": "openai/m", "context": "none",
+         "params": {"api_base": "http://127.0.0.1:8080/v1", "max_tokens": 300, "stop_token_ids": [2],
+                    "extra_headers": {"OpenAI-Organization": "org-1"}, "temperature": 0}}]})
+    assert config.systems[0].params["api_base"] == "http://127.0.0.1:8080/v1"

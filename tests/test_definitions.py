@@ -13,6 +13,8 @@ from lsqa.runconfig import run_config_from_dict
 
 from .conftest import TEST_DATA
 
+from lsqa.errors import InputError
+
 BASE = {
     "documents": ["The Tale of Tom Kitten"], "questions": "narrativeqa", "max_questions": 4,
     "systems": [
@@ -122,3 +124,42 @@ def test_a_system_recorded_before_definitions_keeps_its_model_and_context(studie
         con.execute("UPDATE systems SET definition = '' WHERE name = 'rag'")
     with pytest.raises(DefinitionChanged, match=r"context: \"retrieval:1000\" → \"full\""):
         pipeline.run(studied, with_system("rag", context="full"))
+
+
+def _counts(ws):
+    with store.connect(ws) as con:
+        return (con.execute("SELECT count(*) FROM answers").fetchone()[0],
+                con.execute("SELECT count(*) FROM judgments").fetchone()[0])
+
+
+def test_a_run_that_failed_before_any_result_does_not_pin_the_names(workspace):
+    """A config with a typo (here: the document) fails before any answer or verdict exists; the
+    user fixes it and also adjusts a system and a judge. Nothing has results under those names, so
+    the fixed run must go ahead (before: refused as 'already has results made with a different
+    definition')."""
+    ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    with pytest.raises(InputError):
+        pipeline.run(workspace, run_config_from_dict({**BASE, "documents": ["The Tale of Tom Kiten"]}))
+    assert _counts(workspace) == (0, 0)  # no results under any name
+    fixed = run_config_from_dict({
+        **BASE,
+        "systems": [{"name": "rag", "model": "lsqa/extractive", "context": "retrieval:2000"}],
+        "judges": [{"name": "gt", "model": "lsqa/lexical-judge", "kind": "groundtruth", "context": "none",
+                    "reference": "1"}],
+    })
+    pipeline.run(workspace, fixed)
+    assert _counts(workspace)[0] == 4
+
+
+def test_a_judge_with_verdicts_from_before_definitions_is_not_silently_redefined(workspace):
+    """Judges with verdicts from before migration 0004 have no row in `judges`; before, any
+    redefinition was accepted and new verdicts mixed with the old ones under one name. Now the
+    kind of the stored verdicts is compared."""
+    ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    pipeline.run(workspace, run_config_from_dict(BASE))
+    with store.write(workspace) as con:  # as a workspace from before migration 0004 would have it
+        con.execute("DELETE FROM judges")
+    changed = run_config_from_dict({**BASE, "judges": [
+        {"name": "gt", "model": "lsqa/lexical-judge", "kind": "absolute", "context": "none"}]})
+    with pytest.raises(DefinitionChanged):
+        pipeline.run(workspace, changed)

@@ -12,6 +12,9 @@ from lsqa.store import runs
 
 from .conftest import TEST_DATA
 
+from lsqa import analysis
+from lsqa.ingest import import_answers, import_judgments, ingest_book, ingest_narrativeqa
+
 SLICE = TEST_DATA / "narrativeqa_slice"
 TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"
 
@@ -223,3 +226,95 @@ def test_published_csv_layout(workspace, tmp_path):
     assert q == (first["question"].strip(), first["answer1"].strip(), first["answer2"].strip())
     assert n_summaries == 3
     assert ingest.ingest_narrativeqa(workspace, folder, set_name="valid").added.get("questions", 0) == 0
+
+
+TOM_KITTEN_STORY = TEST_DATA / "narrativeqa_slice" / "stories" / f"{TOM_KITTEN}.txt"
+
+
+def _orphans(ws) -> tuple[int, int]:
+    with store.connect(ws) as con:
+        return con.execute("""SELECT (SELECT count(*) FROM passages WHERE document_id NOT IN (SELECT id FROM documents)),
+                                     (SELECT count(*) FROM questions WHERE document_id NOT IN (SELECT id FROM documents))
+                           """).fetchone()
+
+
+def test_conflicting_rows_in_one_import_file_are_an_error(demo_workspace, tmp_path):
+    qid = f"nqa:{TOM_KITTEN}:9"
+    answers = tmp_path / "answers.csv"
+    answers.write_text(f"question_id,system,answer\n{qid},imp,first\n{qid},imp,second\n")
+    with pytest.raises(InputError, match="repeats line 2") as err:
+        import_answers(demo_workspace, answers)
+    assert err.value.line == 3
+    verdicts = tmp_path / "verdicts.csv"
+    verdicts.write_text("question_id,rater,kind,system_a,system_b,label\n"
+                        f"{qid},p,pairwise,x,y,A\n{qid},p,pairwise,x,y,A is better\n{qid},p,pairwise,x,y,B\n")
+    with pytest.raises(InputError, match="repeats line 2") as err:
+        import_judgments(demo_workspace, verdicts)
+    assert err.value.line == 4
+    with store.connect(demo_workspace) as con:
+        assert con.execute("SELECT count(*) FROM answers WHERE system_name = 'imp'").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM judgments WHERE judge = 'p'").fetchone()[0] == 0
+    # The same row twice is harmless.
+    answers.write_text(f"question_id,system,answer\n{qid},imp,first\n{qid},imp,first\n")
+    assert import_answers(demo_workspace, answers).added["answers"] == 1
+
+
+def test_narrativeqa_story_already_stored_as_a_book_leaves_no_orphans(workspace):
+    ingest_book(workspace, TOM_KITTEN_STORY)
+    summary = ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    assert _orphans(workspace) == (0, 0)  # before: 6 passages and 30 questions of a document never stored
+    assert any("already in the workspace as book-" in n for n in summary.notes)
+    with store.connect(workspace) as con:
+        doc = con.execute("SELECT full_text IS NULL FROM documents WHERE id = ?", [TOM_KITTEN]).fetchone()
+    assert doc == (True,)
+    again = ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    assert again.added["questions"] == 0 and _orphans(workspace) == (0, 0)
+
+
+def test_story_filled_in_later_when_its_text_is_already_a_book(workspace, tmp_path):
+    """NarrativeQA without stories, then the story as a plain book, then NarrativeQA with stories:
+    before, the fill-in hit the unique content_sha1 and the import died with a ConstraintException."""
+    bare = tmp_path / "nqa"
+    bare.mkdir()
+    for f in (TEST_DATA / "narrativeqa_slice").iterdir():
+        if f.is_file():
+            shutil.copy(f, bare / f.name)
+    ingest_narrativeqa(workspace, bare)
+    ingest_book(workspace, TOM_KITTEN_STORY)
+    summary = ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    assert summary.added.get("story texts filled in") == 1  # Jeremy Fisher's; Tom Kitten's is the book's
+    assert _orphans(workspace) == (0, 0)
+
+
+def test_a_bad_q_index_names_the_file_and_line(workspace, tmp_path):
+    """Before: a raw ValueError traceback from int()."""
+    import json
+
+    folder = tmp_path / "nqa"
+    folder.mkdir()
+    shutil.copy(TEST_DATA / "narrativeqa_slice" / "documents.csv", folder / "documents.csv")
+    lines = (TEST_DATA / "narrativeqa_slice" / "nqa_test_slice_qaps.jsonl").read_text().splitlines()[:3]
+    recs = [json.loads(line) for line in lines]
+    recs[2]["q_index"] = "third"
+    (folder / "test_qaps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    with pytest.raises(InputError, match="q_index must be a whole number") as err:
+        ingest_narrativeqa(workspace, folder)
+    assert err.value.line == 3 and err.value.path.endswith("test_qaps.jsonl")
+
+
+def test_an_imported_similarity_score_becomes_a_score_and_a_yes_no_label(demo_workspace, tmp_path):
+    """Before: the label was the number itself ('0.83'), which accuracy counted as not correct and
+    agreement as a third category; the score column stayed empty."""
+    q = f"nqa:{TOM_KITTEN}"
+    path = tmp_path / "similarity.csv"
+    path.write_text("question_id,rater,kind,system_a,label\n"
+                    f"{q}:9,sim-import,similarity,extractive-fullbook,0.83\n"
+                    f"{q}:8,sim-import,similarity,extractive-fullbook,0.12\n"
+                    f"{q}:7,sim-import,similarity,extractive-fullbook,yes\n")
+    import_judgments(demo_workspace, path)
+    with store.connect(demo_workspace) as con:
+        rows = con.execute("SELECT label, raw_label, score FROM judgments WHERE judge = 'sim-import'"
+                           " ORDER BY question_id DESC").fetchall()
+    assert rows == [("yes", "0.83", 0.83), ("no", "0.12", 0.12), ("yes", "yes", None)]
+    acc = analysis.accuracy(demo_workspace, "sim-import")
+    assert acc[0]["n"] == 3 and acc[0]["correct"] == 2

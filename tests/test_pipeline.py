@@ -14,6 +14,7 @@ from lsqa.store import runs
 
 from .conftest import PROJECT_ROOT, TEST_DATA
 
+
 runner = CliRunner()
 
 
@@ -156,3 +157,33 @@ def test_a_failing_stage_is_recorded_as_failed(workspace, monkeypatch):
         rows = runs.list_runs(con)
     assert [(r["stage"], r["status"]) for r in rows] == [("answers", "failed")]
     assert "disk on fire" in rows[0]["error"] and rows[0]["finished_at"] is not None
+
+
+def test_failed_calls_are_not_counted_as_made_and_leave_the_cost_known(workspace):
+    """Two calls made (free, embedded model) and two failed: the summary and the runs row say so;
+    before, the stage counted 4 made, called the cost unknown and overwrote the runs row with that."""
+    ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    config = run_config_from_dict({
+        "documents": ["The Tale of Tom Kitten"], "max_questions": 2,
+        "systems": [{"name": "ok", "model": "lsqa/extractive", "context": "none"},
+                    {"name": "bad", "model": "nosuchprovider/model-x", "context": "none"}]})
+    summary = pipeline.run(workspace, config).to_dict()
+    assert (summary["calls_made"], summary["calls_cached"], summary["calls_failed"]) == (2, 0, 2)
+    assert summary["cost_usd"] == 0.0
+    with store.connect(workspace) as con:
+        row = con.execute("SELECT calls_made, calls_cached, calls_failed, cost_usd, calls_cost_unknown, status"
+                          " FROM runs WHERE stage = 'answers'").fetchone()
+    assert row == (2, 0, 2, 0.0, 0, "ok")
+
+
+def test_rerun_keeps_similarity_verdicts_and_skips_them(demo_workspace):
+    with store.connect(demo_workspace) as con:
+        before = con.execute("SELECT id, label, created_at FROM judgments WHERE kind = 'similarity'"
+                             " ORDER BY id").fetchall()
+    summary = pipeline.run(demo_workspace, load_run_config(PROJECT_ROOT / "configs" / "demo_small.toml")).to_dict()
+    stage = next(s for s in summary["stages"] if s["stage"] == "judge:minilm-similarity")
+    assert stage["written"] == 0 and stage["skipped"] == stage["tasks"] == len(before) > 0
+    with store.connect(demo_workspace) as con:
+        after = con.execute("SELECT id, label, created_at FROM judgments WHERE kind = 'similarity'"
+                            " ORDER BY id").fetchall()
+    assert after == before  # not deleted and written again

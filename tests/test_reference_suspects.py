@@ -20,6 +20,7 @@ from lsqa.similarity import auc
 from .conftest import TEST_DATA
 from .test_imported_systems import IMPORTED, NQA, TOM_KITTEN, answers_file
 
+
 MODELS = IMPORTED + ("Qwen2.5-7B-Instruct-1M",)
 JEREMY = "2dd593d19e201c9cf4edb0703cad0f525c1038a2"
 DUCKS = f"nqa:{TOM_KITTEN}:16"      # "Who put on the clothing that fell off the kittens?" the ducks | Jemima and Rebeccah.
@@ -145,3 +146,18 @@ def test_cli_suspects_json_and_table(answered):
     assert first["reference"] in ("1", "2") and first == reference_errors.suspects(answered)[0]
     table = runner.invoke(app, ["suspects", "--workspace", str(answered), "-n", "2"])
     assert table.exit_code == 0 and "2 of 120 references shown" in table.output and "evidence=" in table.output
+
+
+def test_suspects_put_a_flagged_reference_first_and_the_errata_keep_it(demo_workspace):
+    ws = demo_workspace
+    rows = reference_errors.suspects(ws)
+    assert rows and rows == sorted(rows, key=lambda r: -r["score"])
+    low = rows[-1]
+    audit.flag(ws, "alice", low["question_id"], low["reference"], "wrong", "the book says otherwise")
+    again = reference_errors.suspects(ws)
+    top = again[0]
+    assert (top["question_id"], top["reference"]) == (low["question_id"], low["reference"])
+    assert top["score"] == 1.0 and "wrong (alice)" in top["flags"] and "flags" in top["evidence"]
+    errata = reference_errors.errata(ws)
+    assert [(e["question_id"], e["reasons"], e["notes"], e["score"]) for e in errata] == [
+        (low["question_id"], ["wrong"], ["alice: the book says otherwise"], 1.0)]

@@ -8,6 +8,8 @@ import pytest
 from lsqa import store
 from lsqa.store import db
 
+import os
+
 
 def test_fresh_workspace_has_every_table(workspace):
     with store.connect(workspace) as con:
@@ -86,3 +88,11 @@ def test_undo_flags_written_before_the_undoes_column_are_recognised(tmp_path):
                     (4, None, "undo of flag #99")]
     assert con.execute("SELECT id FROM live_flags ORDER BY id").fetchall() == [(3,), (4,)]
     assert con.execute("SELECT id FROM current_flags ORDER BY id").fetchall() == [(3,), (4,)]
+
+
+def test_a_workspace_created_again_under_the_same_path_is_migrated(workspace):
+    with store.connect(workspace) as con:
+        con.execute("SELECT count(*) FROM runs").fetchone()
+    os.remove(workspace)
+    with store.connect(workspace) as con:  # before: Catalog Error, table runs does not exist
+        assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 0

@@ -12,6 +12,7 @@ from lsqa.store import db
 
 from .conftest import run_python
 
+
 # Another process opens the workspace with a short patience and prints what it saw.
 OTHER_PROCESS = (
     "import sys\n"
@@ -122,3 +123,39 @@ def test_an_attachment_whose_bookkeeping_was_interrupted_is_taken_up_again(works
     with store.connect(workspace) as con:
         assert con.execute("SELECT count(*) FROM systems").fetchone()[0] == 0
     assert other_process(workspace) == "rows 0"  # detached again at the end
+
+
+FORK_DURING_LOCK_WAIT = (
+    "import os, sys, time, threading, subprocess\n"
+    "from lsqa import store\n"
+    "ws = sys.argv[1]\n"
+    "with store.connect(ws): pass\n"
+    "holder = subprocess.Popen([sys.executable, '-c', 'import duckdb,sys,time\\n"
+    "c = duckdb.connect(sys.argv[1]); print(1, flush=True); time.sleep(1.5)', ws],"
+    " stdout=subprocess.PIPE, text=True)\n"
+    "holder.stdout.readline()\n"
+    "entered, release = threading.Event(), threading.Event()\n"
+    "def a():\n"
+    "    with store.connect(ws):\n"
+    "        entered.set(); release.wait(30)\n"
+    "t = threading.Thread(target=a); t.start()\n"
+    "time.sleep(0.5)\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os._exit(0)\n"
+    "os.waitpid(pid, 0)\n"
+    "entered.wait(30)\n"
+    "try:\n"
+    "    with store.connect(ws) as con:\n"
+    "        print('ok', con.execute('SELECT count(*) FROM systems').fetchone()[0], flush=True)\n"
+    "except Exception as exc:\n"
+    "    print('failed', type(exc).__name__, exc, flush=True)\n"
+    "release.set(); t.join(); holder.wait()\n"
+)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_fork_while_a_thread_waits_for_the_file_lock_does_not_break_later_connects(workspace):
+    out = run_python(FORK_DURING_LOCK_WAIT, workspace)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok 0", out.stdout + out.stderr

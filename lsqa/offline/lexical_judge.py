@@ -1,7 +1,7 @@
 """``lsqa/lexical-judge``: a deterministic judge that answers every judge prompt of Appendix A
 in the output format that prompt asks for, so that the real parsers are exercised.
 
-What it decides (the thresholds are module constants, documented in docs/llm.md):
+What it decides (the thresholds are module constants, documented in README.md, "The embedded offline models"):
 
 * **AutoAIS** (Figs. 12, 19; ``autoais-json``): an answer is *supported* when at least
   ``SUPPORT_THRESHOLD`` of its distinct content words (stop words removed, crude stemming) occur
