@@ -33,18 +33,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsqa import highlight, store
+from lsqa.text_units import content_words
+from lsqa.vocabulary import is_pairwise, swap_pairwise
+from lsqa.store import annotation as annotation_store
 from lsqa.store import audit_queue as queue_store
 from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls as llm_calls_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
-from lsqa.vocabulary import is_pairwise, swap_pairwise
 
 PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0, "flagged": 0.5}
 REVIEWED_FILTERS = {"not_mine": "not reviewed by me", "unreviewed": "not reviewed by anyone",
+                    "second": "needs a second review (reviewed by exactly one other person)",
                     "all": "all", "mine": "reviewed by me"}
+OVERLAP_KEY = "audit.overlap"  # workspace setting: share of verdicts every annotator reviews
 PAGE_SIZE = 100
 CONTEXT_CHARS = 350  # book text shown either side of an evidence excerpt when no passage holds it
+FOLD_SENTENCES = 2  # sentences kept either side of the marked evidence until the passage is unfolded
 
 # Keyboard shortcuts of the audit screen (Streamlit ≥ 1.52 `st.button(shortcut=...)`; C and R are
 # reserved by Streamlit). Labels are given in the positions shown: "A" is the answer shown first.
@@ -54,6 +59,8 @@ SHORTCUTS = {
     "yes": "Y", "no": "N",
     "flag:1": "F", "flag:2": "G",
 }
+# A key per flag reason: it chooses the reason for the next F / G (retracting is Undo's job).
+FLAG_REASON_KEYS = {"wrong": "W", "ambiguous": "M", "unanswerable": "Q"}
 
 
 @dataclass(frozen=True)
@@ -69,13 +76,20 @@ class Filters:
 # ------------------------------------------------------------------------------------- queue
 
 def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
-          page_size: int = PAGE_SIZE) -> dict:
-    """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``."""
+          page_size: int = PAGE_SIZE, exclude: tuple[str, ...] | list[str] = ()) -> dict:
+    """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``.
+
+    ``exclude``: verdicts left out (those opened already this session, see ``lsqa.audit_trail``).
+    The workspace's overlap setting (``overlap``) decides which verdicts others' reviews take out
+    of the "not reviewed by me" queue.
+    """
     with store.connect(workspace) as con:
+        share = _overlap(con)
         rows, total = queue_store.audit_queue(
             con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
             documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
-            reviewed=filters.reviewed, limit=page_size, offset=page * page_size)
+            reviewed=filters.reviewed, exclude=list(exclude), overlap=share, limit=page_size,
+            offset=page * page_size)
     for r in rows:
         r["priority"] = round(float(r["priority"]), 3)
         r["disagreement"] = round(float(r["disagreement"]), 3)
@@ -160,15 +174,15 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
         history = reviews_store.review_history(con, judgment_id)
         call = llm_calls_store.get_call(con, j["llm_call_key"]) if j["llm_call_key"] else None
         book = corpus_store.get_document(con, j["document_id"]) if j.get("has_text") else None
-        evidence = _evidence(con, j, book, context_chars)
-    pairwise = is_pairwise(j["kind"])
-    if pairwise:
-        shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
-    else:
-        shown = [j["system_a"]]
-    shown_answers = [{"position": "AB"[i] if pairwise else "", "system": s,
-                      "text": (answers.get(s) or {}).get("text", ""),
-                      "status": (answers.get(s) or {}).get("status", "missing")} for i, s in enumerate(shown)]
+        pairwise = is_pairwise(j["kind"])
+        if pairwise:
+            shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
+        else:
+            shown = [j["system_a"]]
+        shown_answers = [{"position": "AB"[i] if pairwise else "", "system": s,
+                          "text": (answers.get(s) or {}).get("text", ""),
+                          "status": (answers.get(s) or {}).get("status", "missing")} for i, s in enumerate(shown)]
+        evidence = _evidence(con, j, book, shown_answers, context_chars)
     other_rows = [{"judge": o["judge"], "kind": o["kind"], "order": o["shown_order"], "reference": o["reference"],
                    "verdict": describe(o["kind"], o["label"], o["system_a"], o["system_b"]) if o["status"] == "ok"
                    else o["status"], "this": o["id"] == judgment_id} for o in others]
@@ -208,35 +222,63 @@ def _prompt_text(call: dict | None) -> str:
     return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages if isinstance(m, dict))
 
 
-def _evidence(con, j: dict, book: dict | None, context_chars: int) -> list[dict]:
+def _evidence(con, j: dict, book: dict | None, answers: list[dict], context_chars: int) -> list[dict]:
+    """The judge's evidence: quotes found in the book, one block per passage (several quotes in one
+    passage share it), folded to a few sentences around the marks with the whole passage kept for
+    unfolding; on side-by-side items each block says which shown answer its quotes share words with.
+    Text not found in the book (an explanation, a paraphrase) is kept as a note, its ``A:``/``B:``
+    prefix read as the answer it is about."""
     try:
         excerpts = [str(e) for e in json.loads(j["evidence"] or "[]")]
     except json.JSONDecodeError:
         excerpts = [j["evidence"]]
-    out = []
+    pairwise = is_pairwise(j["kind"])
+    words = {a["position"]: set(content_words(a["text"] or "")) for a in answers} if pairwise else {}
+    notes, blocks = [], {}
+    full = (book or {}).get("full_text") or ""
+    lo, hi = ((book or {}).get("clean_start") or 0), ((book or {}).get("clean_end") or len(full))
     for text in excerpts:
-        entry = {"text": text, "found": False, "how": "", "html": highlight.text_html(text), "where": ""}
-        if book and book.get("full_text"):
-            full = book["full_text"]
-            lo = book["clean_start"] or 0
-            hi = book["clean_end"] or len(full)
-            matches = highlight.find_evidence(full, text, lo, hi)
-            if matches:
-                spans = [(m.start, m.end) for m in matches]
-                passages = corpus_store.passages_covering(con, j["document_id"], spans)
-                # The text around the excerpt, kept inside the passage(s) that hold it.
-                if passages:
-                    lo_p, hi_p = passages[0]["char_start"], passages[-1]["char_end"]
-                    where = f"passage {passages[0]['ordinal']}" + (
-                        f"–{passages[-1]['ordinal']}" if len(passages) > 1 else "")
-                else:
-                    lo_p, hi_p = lo, hi
-                    where = f"characters {spans[0][0]:,}–{spans[-1][1]:,}"
-                s, e = highlight.window(len(full), spans[0][0], spans[-1][1], context_chars, lo_p, hi_p)
-                entry.update(found=True, how=matches[0].how, where=where,
-                             html=highlight.marked_html(full[s:e], spans, offset=s))
-        out.append(entry)
-    return out
+        matches = highlight.find_evidence(full, text, lo, hi) if full else []
+        if not matches:
+            about = text[:1] if pairwise and text[:2] in ("A:", "B:") else ""
+            notes.append({"found": False, "how": "", "where": "", "about": about, "text": text,
+                          "html": highlight.text_html(text), "html_full": "", "folded": False})
+            continue
+        spans = [(m.start, m.end) for m in matches]
+        passages = corpus_store.passages_covering(con, j["document_id"], spans)
+        if passages:
+            lo_p, hi_p = passages[0]["char_start"], passages[-1]["char_end"]
+            where = f"passage {passages[0]['ordinal']}" + (f"–{passages[-1]['ordinal']}" if len(passages) > 1 else "")
+        else:
+            lo_p, hi_p = highlight.word_bounds(full, *highlight.window(len(full), spans[0][0], spans[-1][1],
+                                                                       context_chars, lo, hi))
+            where = f"characters {spans[0][0]:,}–{spans[-1][1]:,}"
+        block = blocks.setdefault((lo_p, hi_p), {"found": True, "how": matches[0].how, "where": where,
+                                                 "lo": lo_p, "hi": hi_p, "spans": [], "about": set()})
+        block["spans"] += spans
+        if pairwise:
+            quoted = set(content_words(text))
+            block["about"] |= {pos for pos, w in words.items() if quoted & w}
+    out = []
+    for b in sorted(blocks.values(), key=lambda b: b["lo"]):
+        spans = sorted(b.pop("spans"))
+        s, e = highlight.sentence_window(full, spans[0][0], spans[-1][1], FOLD_SENTENCES, b["lo"], b["hi"])
+        lo_p, hi_p = b.pop("lo"), b.pop("hi")
+        b["folded"] = (s, e) != (lo_p, hi_p)
+        b["html"] = highlight.marked_html(full[s:e], spans, offset=s)
+        b["html_full"] = highlight.marked_html(full[lo_p:hi_p], spans, offset=lo_p)
+        b["about"] = " and ".join(sorted(b["about"]))
+        out.append(b)
+    return out + notes
+
+
+def evidence_label(ev: dict, pairwise: bool) -> str:
+    """Which shown answer a block of evidence is about, in words (side-by-side items only)."""
+    if not pairwise:
+        return ""
+    if ev["about"]:
+        return f"answer{'s' if ' and ' in ev['about'] else ''} {ev['about']}"
+    return "neither answer's words"
 
 
 # ------------------------------------------------------------------------------------ actions
@@ -295,6 +337,11 @@ def undo_last(workspace: Path, annotator: str) -> dict | None:
         if last is None:
             return None
         if last["what"] == "review":
+            last.update({k: v for k, v in (annotation_store.question_of(con, last["target"]) or {}).items()
+                         if k in ("question", "judge", "kind", "shown_order")})
+        else:
+            last["question"] = annotation_store.question_text(con, last["target"])
+        if last["what"] == "review":
             reviews_store.add_review(con, annotator=annotator, judgment_id=last["target"], action="undo",
                                      undoes=int(last["id"]), note="undo")
         else:
@@ -311,8 +358,79 @@ def progress(workspace: Path) -> list[dict]:
 
 
 def describe_action(action: dict | None) -> str:
+    """An action in the words of the screen: the label as it was shown, the question by its text."""
     if not action:
         return "nothing to undo"
+    question = action.get("question") or action["target"]
     if action["what"] == "review":
-        return f"{action['action']} ({action['label']}) of verdict {action['target'][:10]}…"
-    return f"flag '{action['action']}' on reference {action['reference']} of {action['target']}"
+        said = shown_text(action["kind"], to_shown_label(action["kind"], action["label"], action["shown_order"])) \
+            if action.get("kind") else action["label"]
+        return f"your {action['action']} ({said}) on “{question}” ({action.get('judge', '')})"
+    return f"your flag '{action['action']}' on reference {action['reference']} of “{question}”"
+
+
+def shown_text(kind: str, shown_label: str | None) -> str:
+    """A label in shown positions, as its button says it ("B is better", "Yes, correct")."""
+    for opt in label_options(kind):
+        if opt["shown"] == shown_label:
+            return opt["text"]
+    return shown_label or "no label"
+
+
+def saved_message(kind: str, shown_label: str, action: str) -> str:
+    """What the screen says after a decision: the label as shown, whether it agrees with the judge."""
+    agrees = "agrees with the judge" if action == "confirm" else "overrides the judge"
+    return f"Saved: {shown_text(kind, shown_label)} ({agrees})"
+
+
+def reveal(it: dict, annotator: str, blind: bool) -> bool:
+    """Whether the judge's label, other annotators' labels and system names may be shown: always,
+    unless blind and this annotator has not decided the item yet."""
+    if not blind:
+        return True
+    return any(lab["annotator"] == annotator.strip() for lab in it["human_labels"])
+
+
+# --------------------------------------------------------------------------- double annotation
+
+def _overlap(con) -> float:
+    row = annotation_store.setting(con, OVERLAP_KEY)
+    return float(row["value"]) if row else 1.0
+
+
+def overlap(workspace: Path) -> float:
+    """The share of verdicts every annotator reviews (1.0 unless set): the rest are reviewed once."""
+    with store.connect(workspace) as con:
+        return _overlap(con)
+
+
+def set_overlap(workspace: Path, share: float, author: str) -> float:
+    if not 0.0 <= float(share) <= 1.0:
+        raise ValueError(f"overlap must be a share between 0 and 1, not {share!r}")
+    with store.write(workspace) as con:
+        annotation_store.add_setting(con, OVERLAP_KEY, repr(float(share)), author)
+    return float(share)
+
+
+def opened_marker(workspace: Path) -> int:
+    """Remember this when an item is opened: ``reviewed_since`` lists reviews by others after it."""
+    with store.connect(workspace) as con:
+        return annotation_store.last_review_id(con)
+
+
+def reviewed_since(workspace: Path, judgment_id: str, annotator: str, marker: int) -> list[dict]:
+    """Reviews of the verdict by other annotators after ``marker`` (``opened_marker``), oldest first."""
+    with store.connect(workspace) as con:
+        rows = annotation_store.reviews_by_others_since(con, judgment_id, annotator.strip(), marker)
+    return rows
+
+
+def recent(workspace: Path, annotator: str, limit: int = 20) -> list[dict]:
+    """My current labels, latest first, in the terms I gave them (positions shown, button words)."""
+    if not annotator.strip():
+        return []
+    with store.connect(workspace) as con:
+        rows = annotation_store.recent_reviews(con, annotator.strip(), limit)
+    return [{"id": r["judgment_id"], "question": r["question"] or r["question_id"], "judge": r["judge"],
+             "my label": shown_text(r["kind"], to_shown_label(r["kind"], r["label"], r["shown_order"])),
+             "action": r["action"], "note": r["note"], "when": r["created_at"]} for r in rows]

@@ -124,3 +124,42 @@ def window(text_len: int, start: int, end: int, chars: int = 400, lo: int = 0, h
     """A window of about ``chars`` characters either side of [start, end), inside [lo, hi)."""
     hi = text_len if hi is None else hi
     return max(lo, start - chars), min(hi, end + chars)
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+")
+
+
+def word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) narrowed so that it neither starts nor ends inside a word."""
+    n = len(text)
+    start, end = max(0, start), min(n, end)
+    if 0 < start < n and not text[start - 1].isspace() and not text[start].isspace():
+        nxt = re.search(r"\s", text[start:end])
+        start = start + nxt.start() if nxt else start
+    if 0 < end < n and not text[end - 1].isspace() and not text[end].isspace():
+        prev = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+        end = prev if prev > start else end
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def sentence_window(text: str, start: int, end: int, sentences: int = 2, lo: int = 0, hi: int | None = None,
+                    max_chars: int = 600) -> tuple[int, int]:
+    """About ``sentences`` whole sentences either side of [start, end), inside [lo, hi), on word boundaries.
+
+    A side is cut at ``max_chars`` (on a word boundary) when its sentences run longer (verse, dialogue
+    without full stops), so a folded passage stays a few lines long.
+    """
+    hi = len(text) if hi is None else hi
+    a, b = max(lo, start - max_chars), min(hi, end + max_chars)
+    before = [m.end() for m in _SENTENCE_END.finditer(text, a, start)]
+    s = before[-sentences - 1] if len(before) > sentences else (before[0] if before and a > lo else a)
+    if len(before) <= sentences and a == lo:
+        s = lo
+    after = [m.end() for m in _SENTENCE_END.finditer(text, max(start, end - 1), b)]
+    e = after[sentences] if len(after) > sentences else b
+    s, e = word_bounds(text, s, e) if (s > lo or e < hi) else (s, e)
+    return min(s, start), max(e, end)

@@ -1,7 +1,8 @@
 """Audit: go through judge verdicts by hand, most in need of a human first, from the keyboard.
 
 Keys: J next · K previous · V confirm · A/B/T/X (side by side, in the positions shown) or Y/N
-(yes/no) to give a label · F / G flag reference 1 / 2 · U undo my last action.
+(yes/no) to give a label · W/M/Q flag reason (wrong / ambiguous / unanswerable) · F / G flag
+reference 1 / 2 · U undo my last action. Enter or Esc leaves a field and gives the keys back.
 Every action is saved at once (append-only, with the annotator's name and the time).
 """
 
@@ -12,30 +13,35 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit, highlight, page_data, sampling
-from lsqa.vocabulary import FLAG_REASONS
+from lsqa import audit, guidelines, highlight, page_data, sampling, ui  # noqa: E402
+from lsqa.audit_trail import Trail  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape
 annotator = st.session_state.get("annotator", "").strip()
 K = audit.SHORTCUTS
+ss = st.session_state
 
-st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}</style>",
-            unsafe_allow_html=True)  # static CSS only
+st.html(ui.keys_script(), unsafe_allow_javascript=True)
+# Static CSS only: the decision bar stays in view while the item scrolls under it.
+st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}"
+            ".st-key-lsqa_keys{position:sticky;top:3.75rem;z-index:990;background:var(--background-color,#fff);"
+            "background-color:rgb(255,255,255);border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}</style>",
+            unsafe_allow_html=True)
 st.title("Audit judge verdicts")
 
 # ------------------------------------------------------------------------------------ filters
 choices = audit.choices(workspace)
 titles = {d["id"]: d["title"] for d in choices["documents"]}
-ss = st.session_state
-if "audit_pos" not in ss:
-    ss.audit_pos = 0
+if "audit_trail" not in ss:
+    ss.audit_trail, ss.audit_at = [], 0
     # A link can open the queue pre-filtered: ?judge=<name>&system=<name>&reviewed=all
     ss.audit_judges = [j for j in st.query_params.get_all("judge") if j in choices["judges"]]
     ss.audit_systems = [s for s in st.query_params.get_all("system") if s in choices["systems"]]
     ss.audit_reviewed = st.query_params.get("reviewed", "not_mine")
     if ss.audit_reviewed not in audit.REVIEWED_FILTERS:
         ss.audit_reviewed = "not_mine"
+    ss.audit_blind = st.query_params.get("blind") == "1"
 
 
 # Streamlit forgets a widget's value when its page is left; keep the filters in plain keys too.
@@ -46,35 +52,45 @@ for _k in FILTER_KEYS:
         ss[_k] = ss[f"_{_k}"]
 
 
-def _reset_position():
-    ss.audit_pos = 0
-    ss.pop("audit_goto", None)
+def _reset_trail():
+    ss.audit_trail, ss.audit_at = [], 0
 
 
-with st.sidebar:
-    st.subheader("Queue")
-    st.multiselect("Judge", choices["judges"], key="audit_judges", on_change=_reset_position)
-    st.multiselect("System", choices["systems"], key="audit_systems", on_change=_reset_position)
-    st.multiselect("Book", list(titles), format_func=titles.get, key="audit_books", on_change=_reset_position)
-    st.multiselect("Judge's label", choices["labels"], key="audit_labels", on_change=_reset_position)
-    st.multiselect("Status", choices["statuses"], key="audit_statuses", on_change=_reset_position)
-    st.radio("Show", list(audit.REVIEWED_FILTERS), format_func=audit.REVIEWED_FILTERS.get, key="audit_reviewed",
-             on_change=_reset_position)
-    st.toggle("Blind (hide system names)", key="audit_blind")
+def queue_filters_sidebar():
+    with st.sidebar:
+        st.subheader("Queue")
+        st.multiselect("Judge", choices["judges"], key="audit_judges", on_change=_reset_trail)
+        st.multiselect("System", choices["systems"], key="audit_systems", on_change=_reset_trail)
+        st.multiselect("Book", list(titles), format_func=titles.get, key="audit_books", on_change=_reset_trail)
+        st.multiselect("Judge's label", choices["labels"], key="audit_labels", on_change=_reset_trail)
+        st.multiselect("Status", choices["statuses"], key="audit_statuses", on_change=_reset_trail)
+        st.radio("Show", list(audit.REVIEWED_FILTERS), format_func=audit.REVIEWED_FILTERS.get, key="audit_reviewed",
+                 on_change=_reset_trail)
+        st.toggle("Blind (no judge label, no other annotator's label, no system names until I decide)",
+                  key="audit_blind")
 
-for _k in FILTER_KEYS:
-    ss[f"_{_k}"] = ss[_k]
-filters = audit.Filters(judges=tuple(ss.audit_judges), systems=tuple(ss.audit_systems),
-                        documents=tuple(ss.get("audit_books", [])), labels=tuple(ss.get("audit_labels", [])),
-                        statuses=tuple(ss.get("audit_statuses", [])), reviewed=ss.audit_reviewed)
-page_no = ss.audit_pos // audit.PAGE_SIZE
+
+def overlap_sidebar():
+    """The workspace's double-annotation setting: the share of verdicts every annotator reviews."""
+    with st.sidebar:
+        st.subheader("Double annotation")
+        share = audit.overlap(workspace)
+        with st.form("audit_overlap_form", border=False):
+            new = st.slider("Overlap: share of verdicts every annotator reviews", 0, 100, int(round(share * 100)),
+                            step=5, format="%d%%", key="audit_overlap_pct",
+                            help="The rest is reviewed once: it leaves everybody's 'not reviewed by me' queue "
+                                 "as soon as someone reviewed it. Saved in the workspace.")
+            if st.form_submit_button("Save overlap", disabled=not annotator):
+                audit.set_overlap(workspace, new / 100, annotator)
+                ss.audit_msg = f"Overlap set to {new}% for this workspace"
+                st.rerun()
 
 
 def _sampled_queue_choice():
     """Priority queue, or a random / active audit queue for one judge (issue 13): their reviews
     carry the inclusion probability, so they also correct the Leaderboard's estimates."""
     with st.sidebar:
-        st.selectbox("Audit queue", ["priority", "random", "active"], key="audit_queue", on_change=_reset_position,
+        st.selectbox("Audit queue", ["priority", "random", "active"], key="audit_queue", on_change=_reset_trail,
                      help="priority: most in need of a human first. random / active: a sample with known "
                           "probabilities, for corrected estimates; review in order, without skipping.")
         if ss.audit_queue == "priority":
@@ -82,37 +98,44 @@ def _sampled_queue_choice():
         judge = (ss.audit_judges or choices["judges"] or [""])[0]
         st.caption(f"Sampling the verdicts of **{md(judge)}** (the first judge chosen above).")
         st.select_slider("Audit rate", [0.05, 0.1, 0.2, 0.3, 0.5], value=0.1, key="audit_rate",
-                         on_change=_reset_position)
+                         on_change=_reset_trail)
         if ss.audit_queue == "random":
             st.radio("Stratify by", ["none", "system", "pair"], key="audit_stratify", horizontal=True,
-                     on_change=_reset_position)
+                     on_change=_reset_trail)
     return judge
 
 
+queue_filters_sidebar()
 sampled_judge = _sampled_queue_choice()
+overlap_sidebar()
+for _k in FILTER_KEYS:
+    ss[f"_{_k}"] = ss[_k]
+filters = audit.Filters(judges=tuple(ss.audit_judges), systems=tuple(ss.audit_systems),
+                        documents=tuple(ss.get("audit_books", [])), labels=tuple(ss.get("audit_labels", [])),
+                        statuses=tuple(ss.get("audit_statuses", [])), reviewed=ss.audit_reviewed)
+blind = bool(ss.get("audit_blind", False))
 
-
-def _load_queue(page: int):
-    if sampled_judge is None:
-        return audit.queue(workspace, filters, annotator, page=page)
-    return sampling.page_queue(workspace, sampled_judge, ss.audit_queue, rate=ss.audit_rate,
-                               stratify=ss.get("audit_stratify", "none"), page=page)
-
-
-q = _load_queue(page_no)
-rows = q["rows"]
-if "audit_goto" in ss:  # after an action: go to the item that was next before it
-    goto = ss.pop("audit_goto")
-    ids = [r["id"] for r in rows]
-    if goto in ids:
-        ss.audit_pos = page_no * audit.PAGE_SIZE + ids.index(goto)
-if q["total"] and ss.audit_pos >= q["total"]:
-    ss.audit_pos = q["total"] - 1
-    page_no = ss.audit_pos // audit.PAGE_SIZE
-    q = _load_queue(page_no)
-    rows = q["rows"]
-index = ss.audit_pos - page_no * audit.PAGE_SIZE
-current = rows[index] if 0 <= index < len(rows) else None
+# ----------------------------------------------------------------------- where I am (the trail)
+trail = Trail(ss.audit_trail, ss.audit_at)
+if sampled_judge is None:
+    q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
+else:  # the sample in its order; the items opened this session left out here
+    q = sampling.page_queue(workspace, sampled_judge, ss.audit_queue, rate=ss.audit_rate,
+                            stratify=ss.get("audit_stratify", "none"), page=0)
+    q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
+         "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
+sampled = ss.setdefault("audit_sampling", {})  # inclusion probability of sampled items, saved with the review
+sampled.update({r["id"]: r.get("sampling") for r in q["rows"][:1] if r.get("sampling")})
+opened_before = len(trail.ids)
+current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
+remaining = q["total"] - (len(trail.ids) - opened_before)
+upcoming = [r for r in q["rows"] if r["id"] != current_id]
+ss.audit_at = trail.at
+why = ss.setdefault("audit_why", {})
+why.update({r["id"]: f"priority {r['priority']:.2f} — {r['why']}" for r in q["rows"][:1] if "priority" in r})
+opened = ss.setdefault("audit_opened", {})
+if current_id and current_id not in opened:
+    opened[current_id] = audit.opened_marker(workspace)  # reviews by others after this are worth a warning
 
 with st.sidebar:
     st.subheader("Progress")
@@ -121,38 +144,48 @@ with st.sidebar:
 if "audit_msg" in ss:
     st.toast(ss.pop("audit_msg"))
 if not annotator:
-    st.warning("Enter your name under **Annotator** in the sidebar to review and flag (it is saved with every action).")
+    st.warning("Enter your name under **Annotator** in the sidebar to review and flag (it is saved with every "
+               "action). Until then the decision keys (V, A/B/T/X, Y/N, F/G, U) do nothing.")
 
 
 # ------------------------------------------------------------------------------------ actions
-def _next_id():
-    nxt = index + 1
-    return rows[nxt]["id"] if nxt < len(rows) else None
+def _forward():
+    t = Trail(ss.audit_trail, ss.audit_at)
+    t.forward()
+    ss.audit_at = t.at
 
 
-def _move(step: int):
-    ss.audit_pos = max(0, min(q["total"] - 1, ss.audit_pos + step))
+def _back():
+    t = Trail(ss.audit_trail, ss.audit_at)
+    t.back()
+    ss.audit_at = t.at
 
 
-def _after(message: str):
-    ss.audit_msg = message
-    goto = _next_id()
-    if goto:
-        ss.audit_goto = goto
+def _open(judgment_id: str):
+    t = Trail(ss.audit_trail, ss.audit_at)
+    t.open(judgment_id)
+    ss.audit_at = t.at
 
 
-def _label(judgment_id: str, label: str):
+def _late_warning(judgment_id: str) -> str:
+    late = audit.reviewed_since(workspace, judgment_id, annotator, opened.get(judgment_id, 0))
+    names = sorted({r["annotator"] for r in late})
+    return f" — note: {', '.join(names)} reviewed this item after you opened it" if names else ""
+
+
+def _label(judgment_id: str, label: str, kind: str, shown: str):
     saved = audit.review(workspace, annotator, judgment_id, label, ss.get("audit_note", ""),
-                         sampling=current.get("sampling"))
+                         sampling=sampled.get(judgment_id))
     ss.audit_note = ""
-    _after(f"Saved: {saved['action']} → {label}")
+    ss.audit_msg = audit.saved_message(kind, shown, saved["action"]) + _late_warning(judgment_id)
+    _forward()
 
 
-def _confirm(judgment_id: str):
-    saved = audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""),
-                          sampling=current.get("sampling"))
+def _confirm(judgment_id: str, kind: str, shown: str):
+    audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""), sampling=sampled.get(judgment_id))
     ss.audit_note = ""
-    _after(f"Saved: confirm ({saved['label']})")
+    ss.audit_msg = audit.saved_message(kind, shown, "confirm") + _late_warning(judgment_id)
+    _forward()
 
 
 def _flag(question_id: str, reference: str):
@@ -162,121 +195,192 @@ def _flag(question_id: str, reference: str):
     ss.audit_msg = f"Flagged reference {reference} as {reason}"
 
 
+def _reason(reason: str):
+    ss.audit_flag_reason = reason
+
+
 def _undo():
     undone = audit.undo_last(workspace, annotator)
     ss.audit_msg = "Undone: " + audit.describe_action(undone) if undone else "Nothing of yours to undo"
 
 
 # ------------------------------------------------------------------------------------- the item
-nav = st.columns([1, 1, 1.4, 5])
-nav[0].button("Previous", shortcut=K["previous"], on_click=_move, args=(-1,), disabled=ss.audit_pos <= 0,
-              key="audit_prev")
-nav[1].button("Next", shortcut=K["next"], on_click=_move, args=(1,), disabled=ss.audit_pos >= q["total"] - 1,
-              key="audit_next")
-nav[2].button("Undo my last", shortcut=K["undo"], on_click=_undo, disabled=not annotator, key="audit_undo")
-if current is None:
-    nav[3].info("No verdict matches these filters." if not q["total"] else "Nothing here.")
-    st.stop()
-nav[3].markdown(f"**Item {ss.audit_pos + 1:,} of {q['total']:,}** · priority {current['priority']:.2f} — "
-                f"{md(current['why'])}")
+def decision_bar(it: dict | None, revealed: bool):
+    """Navigation, the labels, the flags and the note, in one bar that stays at the top of the view."""
+    with st.container(key="lsqa_keys"):
+        nav = st.columns([1, 1, 1.4, 5])
+        nav[0].button("Previous", shortcut=K["previous"], on_click=_back, disabled=not trail.can_go_back(),
+                      key="audit_prev")
+        nav[1].button("Next", shortcut=K["next"], on_click=_forward, disabled=not trail.can_go_forward(remaining),
+                      key="audit_next")
+        nav[2].button("Undo my last", shortcut=K["undo"], on_click=_undo, disabled=not annotator, key="audit_undo")
+        if it is None:
+            nav[3].info("No verdict matches these filters.")
+            return
+        i, n = trail.position(remaining)
+        nav[3].markdown(f"**Item {i:,} of {n:,}** · {md(why.get(it['id'], 'opened before'))}")
+        buttons = st.columns(len(it["options"]) + 1)
+        shown_label = it["shown_label"] if it["status"] == "ok" else None
+        buttons[0].button("Confirm", type="primary", shortcut=K["confirm"], on_click=_confirm,
+                          args=(it["id"], it["kind"], shown_label),
+                          disabled=not annotator or it["status"] != "ok" or not revealed, key="audit_confirm",
+                          help="Hidden while blind: give your own label" if not revealed else None)
+        for col, opt in zip(buttons[1:], it["options"]):
+            label = audit.to_system_label(it["kind"], opt["shown"], it["shown_order"])
+            col.button(opt["text"], shortcut=opt["shortcut"], on_click=_label,
+                       args=(it["id"], label, it["kind"], opt["shown"]), disabled=not annotator,
+                       key=f"audit_opt_{opt['key']}")
+        flags = st.columns([1, 1, 1, 1.2, 1.2, 3])
+        reason_now = ss.get("audit_flag_reason", "wrong")
+        for col, (reason, key) in zip(flags[:3], audit.FLAG_REASON_KEYS.items()):
+            col.button(reason, shortcut=key, on_click=_reason, args=(reason,), key=f"audit_reason_{reason}",
+                       type="primary" if reason == reason_now else "secondary", help="Reason for the next flag")
+        flags[3].button("Flag reference 1", shortcut=K["flag:1"], on_click=_flag, args=(it["question_id"], "1"),
+                        disabled=not annotator, key="audit_flag1")
+        flags[4].button("Flag reference 2", shortcut=K["flag:2"], on_click=_flag, args=(it["question_id"], "2"),
+                        disabled=not annotator, key="audit_flag2")
+        flags[5].text_input("Note (optional, saved with the next action)", key="audit_note",
+                            label_visibility="collapsed", placeholder="note (optional; Enter or Esc gives the keys back)")
+        if not revealed:
+            st.caption("Blind: the judge's label, other annotators' labels and system names appear once you decide; "
+                       "Confirm (V) is off until then.")
 
-it = audit.item(workspace, current["id"])
-blind = ss.get("audit_blind", False)
+
+def show_item(it: dict, revealed: bool):
+    def sys_name(name: str, position: str = "") -> str:
+        return name if revealed else f"answer {position}".strip()
+
+    late = audit.reviewed_since(workspace, it["id"], annotator, opened.get(it["id"], 0)) if annotator else []
+    if late:
+        st.warning(f"{md(', '.join(sorted({r['annotator'] for r in late})))} reviewed this item after you opened it.")
+    st.caption(f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['judge'])}** ({md(it['kind'])})"
+               + (f" · prompt {md(it['prompt_version'])}" if it["prompt_version"] else ""))
+    with st.container(border=True):
+        st.markdown("**Question**")
+        st.markdown(highlight.text_html(it["question"], css="font-size:1.15rem"), unsafe_allow_html=True)
+        flags_by_ref = page_data.group_by(it["flags"], "reference")
+        for col, ref in zip(st.columns(2), it["references"]):
+            used = " — used by this rater" if it["reference_used"] == ref["n"] else ""
+            col.markdown(f"**NarrativeQA reference {ref['n']}**{used}")
+            col.markdown(highlight.text_html(ref["text"] or "—"), unsafe_allow_html=True)
+            for f in flags_by_ref.get(ref["n"], []):
+                col.caption(f"⚑ {md(f['reason'])} — {md(f['annotator'])}" + (f": {md(f['note'])}" if f["note"] else ""))
+
+    st.markdown("**Answers, in the order the judge saw them**" if it["pairwise"] else "**Answer**")
+    for col, a in zip(st.columns(len(it["answers"])), it["answers"]):
+        with col.container(border=True):
+            head = f"Answer {a['position']}: " if a["position"] and revealed else ""
+            st.markdown(f"**{head}{md(sys_name(a['system'], a['position']))}**")
+            st.markdown(highlight.text_html(a["text"] or f"[{a['status']}]"), unsafe_allow_html=True)
+
+    if revealed:
+        if it["status"] == "ok":
+            if it["pairwise"]:  # what the judge said about the positions shown, then what it means for the systems
+                verdict = f"“{md(it['raw_label'] or it['shown_label'])}” (positions as shown) → {md(it['label_text'])}"
+            else:
+                verdict = f"**{md(it['label'])}**"
+            score = f" (score {it['score']:.3f})" if it["score"] is not None else ""
+            st.markdown(f"**Verdict of {md(it['judge'])}:** {verdict}{score}")
+        for lab in it["human_labels"]:
+            said = audit.shown_text(it["kind"], lab["shown_label"])
+            st.caption(f"{md(lab['annotator'])}: {lab['action']} → {md(said)}"
+                       + (f" — {md(lab['note'])}" if lab["note"] else ""))
+    if it["status"] != "ok":
+        st.error(f"The judge's output could not be used ({it['status']}); give the label yourself.")
+    show_evidence(it)
 
 
-def sys_name(name: str, position: str = "") -> str:
-    return f"answer {position}" if blind else name
-
-
-st.caption(f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['judge'])}** ({md(it['kind'])})"
-           + (f" · prompt {md(it['prompt_version'])}" if it["prompt_version"] else ""))
-with st.container(border=True):
-    st.markdown("**Question**")
-    st.markdown(highlight.text_html(it["question"], css="font-size:1.15rem"), unsafe_allow_html=True)
-    flags_by_ref = page_data.group_by(it["flags"], "reference")
-    for col, ref in zip(st.columns(2), it["references"]):
-        used = " — used by this rater" if it["reference_used"] == ref["n"] else ""
-        col.markdown(f"**NarrativeQA reference {ref['n']}**{used}")
-        col.markdown(highlight.text_html(ref["text"] or "—"), unsafe_allow_html=True)
-        for f in flags_by_ref.get(ref["n"], []):
-            col.caption(f"⚑ {md(f['reason'])} — {md(f['annotator'])}" + (f": {md(f['note'])}" if f["note"] else ""))
-
-st.markdown("**Answers, in the order the judge saw them**" if it["pairwise"] else "**Answer**")
-for col, a in zip(st.columns(len(it["answers"])), it["answers"]):
-    with col.container(border=True):
-        head = f"Answer {a['position']}: " if a["position"] else ""
-        st.markdown(f"**{head}{md(sys_name(a['system'], a['position']))}**")
-        st.markdown(highlight.text_html(a["text"] or f"[{a['status']}]"), unsafe_allow_html=True)
-
-st.divider()
-if it["status"] == "ok":
-    if it["pairwise"]:  # what the judge said about the positions shown, then what it means for the systems
-        meaning = f"answer {it['shown_label']}" if blind else it["label_text"]
-        verdict = f"“{md(it['raw_label'] or it['shown_label'])}” (positions as shown) → {md(meaning)}"
-    else:
-        verdict = f"**{md(it['label'])}**"
-    score = f" (score {it['score']:.3f})" if it["score"] is not None else ""
-    st.markdown(f"**Verdict of {md(it['judge'])}:** {verdict}{score}")
-else:
-    st.error(f"The judge's output could not be used ({it['status']}); give the label yourself.")
-for lab in it["human_labels"]:
-    said = f"answer {lab['shown_label']}" if blind and it["pairwise"] else lab["text"]
-    st.caption(f"{md(lab['annotator'])}: {lab['action']} → {md(said)}"
-               + (f" — {md(lab['note'])}" if lab["note"] else ""))
-
-if it["evidence"]:
+def show_evidence(it: dict):
+    """Quotes in their passage, folded to a few sentences (unfold for the whole passage)."""
+    if not it["evidence"]:
+        return
     st.markdown("**Evidence**")
-    for ev in it["evidence"]:
+    for n, ev in enumerate(it["evidence"]):
+        about = audit.evidence_label(ev, it["pairwise"])
         if ev["found"]:
-            st.caption(f"Found in the book ({md(ev['where'])}"
-                       + (", spacing/case differ" if ev["how"] == "whitespace" else "") + ")")
+            st.caption(f"Found in the book ({md(ev['where'])}" + (", spacing/case differ" if ev["how"] == "whitespace"
+                                                                  else "") + ")" + (f" — for {md(about)}" if about else ""))
             with st.container(border=True):
-                st.markdown(ev["html"], unsafe_allow_html=True)
+                unfold = ev["folded"] and st.toggle("Whole passage", key=f"audit_unfold_{it['id']}_{n}")
+                st.markdown(ev["html_full"] if unfold else ev["html"], unsafe_allow_html=True)
         else:
-            st.caption("Not found in the book (an explanation or a paraphrase):")
+            st.caption("The judge's note" + (f" on answer {ev['about']}" if ev["about"] else "")
+                       + " (not found in the book: an explanation or a paraphrase):")
             st.markdown(ev["html"], unsafe_allow_html=True)
 
-st.markdown("**Your decision**")
-st.text_input("Note (optional, saved with the next action)", key="audit_note")
-buttons = st.columns(len(it["options"]) + 1)
-buttons[0].button("Confirm", type="primary", shortcut=K["confirm"], on_click=_confirm, args=(it["id"],),
-                  disabled=not annotator or it["status"] != "ok", key="audit_confirm")
-for col, opt in zip(buttons[1:], it["options"]):
-    label = audit.to_system_label(it["kind"], opt["shown"], it["shown_order"])
-    col.button(opt["text"], shortcut=opt["shortcut"], on_click=_label, args=(it["id"], label),
-               disabled=not annotator, key=f"audit_opt_{opt['key']}")
 
-flag_cols = st.columns([2, 1, 1])
-flag_cols[0].radio("Flag reason", [r for r in FLAG_REASONS], horizontal=True, key="audit_flag_reason")
-flag_cols[1].button("Flag reference 1", shortcut=K["flag:1"], on_click=_flag, args=(it["question_id"], "1"),
-                    disabled=not annotator, key="audit_flag1")
-flag_cols[2].button("Flag reference 2", shortcut=K["flag:2"], on_click=_flag, args=(it["question_id"], "2"),
-                    disabled=not annotator, key="audit_flag2")
+def show_guidelines(kind: str):
+    """The workspace's guidelines for this judge kind; anybody named can edit them (a new version)."""
+    g = guidelines.for_kind(workspace, kind)
+    with st.expander(f"Guidelines for {kind} verdicts" + ("" if g["is_default"] else f" (edited by {g['edited_by']})")):
+        st.markdown(g["text"])
+        with st.form(f"audit_guidelines_{kind}", border=False):
+            text = st.text_area("Edit the guidelines for this workspace", g["text"], height=220,
+                                key=f"audit_guidelines_text_{kind}")
+            if st.form_submit_button("Save guidelines", disabled=not annotator):
+                guidelines.save(workspace, kind, text, annotator)
+                ss.audit_msg = f"Guidelines for {kind} verdicts saved in this workspace"
+                st.rerun()
 
-with st.expander("Other verdicts on these answers"):
-    if blind:
-        st.caption("Hidden while blind: the other verdicts name the systems.")
-    else:
-        st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")
-with st.expander("Review history of this verdict"):
-    st.dataframe(it["history"], hide_index=True, width="stretch")
-with st.expander("Raw completion and prompt"):
-    st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
-    if it["prompt"]:
-        st.code(it["prompt"][:20000], language=None, wrap_lines=True)
 
-st.subheader(f"Queue (page {q['page'] + 1} of {q['pages']})")
-table = [{"#": q["page"] * audit.PAGE_SIZE + i + 1, "priority": r["priority"], "why": r["why"], "judge": r["judge"],
-          "book": r["title"], "question": r["question_id"],
-          **({} if blind else {"system_a": r["system_a"], "system_b": r["system_b"]}),
-          "label": r["label"], "reviewers": r["n_reviewers"], "mine": r["my_label"] or ""} for i, r in enumerate(rows)]
-picked = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                      key="audit_table", height=300)
-sel = picked.selection.rows if picked else []
-if sel and ss.get("audit_last_pick") != (q["page"], sel[0]):
-    ss.audit_last_pick = (q["page"], sel[0])
-    ss.audit_pos = q["page"] * audit.PAGE_SIZE + sel[0]
-    st.rerun()
-pager = st.columns(2)
-pager[0].button("Previous page", on_click=_move, args=(-audit.PAGE_SIZE,), disabled=q["page"] == 0)
-pager[1].button("Next page", on_click=_move, args=(audit.PAGE_SIZE,), disabled=q["page"] >= q["pages"] - 1)
+def show_details(it: dict, revealed: bool):
+    with st.expander("Other verdicts on these answers"):
+        if revealed:
+            st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")
+        else:
+            st.caption("Hidden while blind, until you decide.")
+    with st.expander("Review history of this verdict"):
+        if revealed:
+            st.dataframe(it["history"], hide_index=True, width="stretch")
+        else:
+            st.caption("Hidden while blind, until you decide.")
+    with st.expander("Raw completion and prompt"):
+        if revealed:
+            st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
+            if it["prompt"]:
+                st.code(it["prompt"][:20000], language=None, wrap_lines=True)
+        else:
+            st.caption("Hidden while blind, until you decide.")
+
+
+def my_recent_reviews():
+    """My latest decisions: pick one to open it again and change it (a new review row)."""
+    st.subheader("My recent reviews")
+    mine = audit.recent(workspace, annotator)
+    if not mine:
+        st.caption("Nothing reviewed yet." if annotator else "Enter your name to see your reviews.")
+        return
+    picked = st.dataframe([{k: r[k] for k in ("question", "judge", "my label", "action", "when")} for r in mine],
+                          hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                          key=f"audit_recent_{len(ss.audit_trail)}_{ss.audit_at}")
+    sel = picked.selection.rows if picked else []
+    if sel:
+        _open(mine[sel[0]]["id"])
+        st.rerun()
+
+
+def up_next():
+    st.subheader(f"Up next ({remaining:,} not opened yet)")
+    table = [{"priority": r.get("priority"), "why": r.get("why"), "judge": r.get("judge"), "book": r.get("title"),
+              "question": r.get("question_id"),
+              **({} if blind else {"system_a": r.get("system_a"), "system_b": r.get("system_b"),
+                                   "label": r.get("label")}),
+              "reviewers": r.get("n_reviewers")} for r in upcoming]
+    picked = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                          key=f"audit_table_{len(ss.audit_trail)}_{ss.audit_at}", height=300)
+    sel = picked.selection.rows if picked else []
+    if sel:
+        why[upcoming[sel[0]]["id"]] = f"priority {upcoming[sel[0]]['priority']:.2f} — {upcoming[sel[0]]['why']}"
+        _open(upcoming[sel[0]]["id"])
+        st.rerun()
+
+
+it = audit.item(workspace, current_id) if current_id else None
+revealed = audit.reveal(it, annotator, blind) if it else True
+decision_bar(it, revealed)
+if it is not None:
+    show_guidelines(it["kind"])
+    show_item(it, revealed)
+    show_details(it, revealed)
+my_recent_reviews()
+up_next()

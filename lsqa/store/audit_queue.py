@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts
 
+# Which verdicts are shared by every annotator under an overlap setting: a fixed hash of the id in
+# OVERLAP_BUCKETS buckets, the lowest `overlap` share of them.
+OVERLAP_BUCKETS = 10000
+SHARED_SQL = f"(hash(j.id) % {OVERLAP_BUCKETS})"
+
 # Per decided verdict: the share of other judges' verdicts on the same item with another outcome,
 # and whether the judge itself gave the item different outcomes (both orders, or both references).
 _SIGNALS = """
@@ -33,13 +38,17 @@ _SIGNALS = """
 
 
 def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems=None, documents=None,
-                labels=None, statuses=None, reviewed: str = "all", limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
+                labels=None, statuses=None, reviewed: str = "all", exclude=None, overlap: float = 1.0,
+                limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
     """One page of verdicts, most in need of a human first, and the number matching the filters.
 
     ``weights``: ``failed``, ``disagreement``, ``self_inconsistent``, ``flagged`` (see
     ``lsqa.audit.PRIORITY_WEIGHTS``). ``reviewed``: ``all`` | ``unreviewed`` (by nobody) |
-    ``not_mine`` (not by ``annotator``) | ``mine``. Order: verdicts nobody reviewed yet first,
-    then by priority, then by a stable key.
+    ``not_mine`` (not by ``annotator``) | ``mine`` | ``second`` (by exactly one other annotator,
+    not by ``annotator``). ``exclude``: verdict ids left out (those already opened this session).
+    ``overlap``: the share of verdicts every annotator reviews (a fixed hash of the verdict id
+    decides which); in ``not_mine`` the others drop out once anybody reviewed them. Order:
+    verdicts nobody reviewed yet first, then by priority, then by a stable key.
     """
     where, named = ["1=1"], {}
 
@@ -59,10 +68,16 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         where.append("coalesce(h.n_reviewers, 0) = 0")
     elif reviewed == "not_mine":
         where.append("h.my_label IS NULL AND h.my_action IS NULL")
+        if overlap < 1.0:
+            where.append(f"(coalesce(h.n_reviewers, 0) = 0 OR {SHARED_SQL} < {param(_overlap_buckets(overlap))})")
     elif reviewed == "mine":
         where.append("h.my_action IS NOT NULL")
+    elif reviewed == "second":
+        where.append("h.n_reviewers = 1 AND h.my_action IS NULL")
     elif reviewed != "all":
-        raise ValueError(f"reviewed must be all, unreviewed, not_mine or mine, not {reviewed!r}")
+        raise ValueError(f"reviewed must be all, unreviewed, not_mine, mine or second, not {reviewed!r}")
+    if exclude:
+        where.append(f"j.id NOT IN (SELECT unnest({param(list(exclude))}))")
     sql = f"""
         WITH s AS ({_SIGNALS}),
              h AS (SELECT judgment_id, count(*) AS n_reviewers,
@@ -99,6 +114,10 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     for r in rows:
         r.pop("n_total", None)
     return rows, total
+
+
+def _overlap_buckets(overlap: float) -> int:
+    return round(max(0.0, min(1.0, float(overlap))) * OVERLAP_BUCKETS)
 
 
 def _count_only(con, sql: str, named: dict, offset: int) -> int:
