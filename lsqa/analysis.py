@@ -202,18 +202,23 @@ def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str
 
 
 def annotator_agreement(workspace: Path) -> dict:
-    """Agreement among annotators over verdicts reviewed by two or more: Krippendorff's α (nominal,
-    missing ratings allowed) and Fleiss' κ over the verdicts every annotator reviewed."""
+    """Agreement among annotators over items reviewed by two or more: Krippendorff's α (nominal,
+    missing ratings allowed) and Fleiss' κ over the items every annotator reviewed."""
     import math
 
     from lsqa.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
 
     with store.connect(workspace) as con:
         rows = verdicts_store.human_labels(con)
+    # Items as the annotator-pair tables count them (``rater_labels('human:<name>')``): so "reviewed
+    # by ≥ 2" is the number of items the pairs share, not of verdict rows.
     by_item: dict[str, dict[str, str]] = defaultdict(dict)
+    per_annotator: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
-        if r["label"] is not None:
-            by_item[r["judgment_id"]][r["annotator"]] = r["label"]
+        per_annotator[r["annotator"]].append(r)
+    for annotator, own in per_annotator.items():
+        for key, label in _human_items(own).items():
+            by_item[key][annotator] = label
     annotators = sorted({a for labels in by_item.values() for a in labels})
     shared = sorted(i for i, labels in by_item.items() if len(labels) >= 2)
     out = {"annotators": annotators, "n_items": len(shared), "n_complete": 0, "fleiss_kappa": None,

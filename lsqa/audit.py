@@ -327,13 +327,14 @@ def last_action(workspace: Path, annotator: str) -> dict | None:
         return reviews_store.last_action(con, annotator.strip())
 
 
-def undo_last(workspace: Path, annotator: str) -> dict | None:
-    """Withdraw the annotator's own latest standing action; None when there is nothing to undo."""
+def undo_last(workspace: Path, annotator: str, what: str | None = None) -> dict | None:
+    """Withdraw the annotator's own latest standing action (only a ``review`` or only a ``flag``
+    when ``what`` says so); None when there is nothing to undo. The result carries the question's text."""
     annotator = annotator.strip()
     if not annotator:
         raise ValueError("an annotator name is required")
     with store.write(workspace) as con:
-        last = reviews_store.last_action(con, annotator)
+        last = reviews_store.last_action(con, annotator, what)
         if last is None:
             return None
         if last["what"] == "review":

@@ -155,11 +155,15 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
                 pairs.append({"family": family, "rater_a": a, "rater_b": b, **res})
     with store.connect(workspace) as con:
         annotators = sorted({r["annotator"] for r in verdicts_store.human_labels(con)})
+    vs_annotator = []
     for judges in families.values():
         for judge in judges:
             res = judge_vs_human(workspace, judge, bootstrap=bootstrap)
             if res:
                 vs_human.append(res)
+                # The same judge against each person who reviewed it: who agrees with it, who does not.
+                vs_annotator += [r for a in annotators
+                                 if (r := judge_vs_human(workspace, judge, annotator=a, bootstrap=bootstrap))]
     for judge in families["pairwise"]:
         position.append(analysis.position_bias(workspace, judge))
     between = []
@@ -170,7 +174,7 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
             except NoVerdicts:  # no verdict reviewed by both
                 continue
             between.append({"rater_a": a, "rater_b": b, **res})
-    return {"pairs": pairs, "vs_human": vs_human, "position": position,
+    return {"pairs": pairs, "vs_human": vs_human, "vs_annotator": vs_annotator, "position": position,
             "annotators": analysis.annotator_agreement(workspace), "annotator_pairs": between, "annotator_names": annotators,
             "families": families}
 

@@ -190,6 +190,19 @@ def explain(row: dict) -> str:
             + f" · evidence used: {row['evidence']}")
 
 
+def row_key(row: dict) -> tuple[str, str]:
+    """What a triage row is about: (question id, reference). Selections keep this, never a row number."""
+    return row["question_id"], row["reference"]
+
+
+def find(rows: list[dict], key: tuple[str, str] | None) -> int | None:
+    """Where the row about ``key`` is in ``rows`` now (the list re-sorts after every flag), or None."""
+    if key is None:
+        return None
+    key = tuple(key)
+    return next((i for i, r in enumerate(rows) if row_key(r) == key), None)
+
+
 def errata(workspace: Path) -> list[dict]:
     """The flagged references, one row per (question, reference), with reasons, annotators and notes."""
     with store.connect(workspace) as con:

@@ -31,6 +31,13 @@ if view["vs_human"]:
     for i, res in enumerate(view["vs_human"]):
         cols[i % len(cols)].plotly_chart(charts.confusion(res, res["rater_a"], res["rater_b"]),
                                          key=f"ag_h_{res['rater_a']}")
+    if view["vs_annotator"]:
+        st.subheader("Per annotator")
+        st.caption("Each judge against each person who reviewed its verdicts.")
+        rows = page_data.agreement_rows(view["vs_annotator"])
+        st.dataframe(rows, hide_index=True, width="stretch", key="ag_annotator_table")
+        st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_annotator.csv", "text/csv",
+                           on_click="ignore", key="ag_dl_annotator")
 else:
     st.info("No human reviews yet: audit some verdicts first.")
 
@@ -80,10 +87,11 @@ st.header("Among annotators")
 ann = view["annotators"]
 c = st.columns(3)
 c[0].metric("annotators", len(ann["annotators"]))
-c[1].metric("verdicts reviewed by ≥ 2", ann["n_items"])
+c[1].metric("items reviewed by ≥ 2", ann["n_items"],
+            help="Counted as in the pair table below: an item is an answer (yes/no) or a pair of answers")
 c[2].metric("Krippendorff's α", "—" if ann["krippendorff_alpha"] is None else f"{ann['krippendorff_alpha']:.3f}")
 if ann["fleiss_kappa"] is not None:
-    st.caption(f"Fleiss' κ over the {ann['n_complete']} verdicts every annotator reviewed: {ann['fleiss_kappa']:.3f}")
+    st.caption(f"Fleiss' κ over the {ann['n_complete']} items every annotator reviewed: {ann['fleiss_kappa']:.3f}")
 if view["annotator_pairs"]:
     st.dataframe(page_data.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
                  key="ag_annotator_pairs")

@@ -25,8 +25,8 @@ ss = st.session_state
 st.html(ui.keys_script(), unsafe_allow_javascript=True)
 # Static CSS only: the decision bar stays in view while the item scrolls under it.
 st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}"
-            ".st-key-lsqa_keys{position:sticky;top:3.75rem;z-index:990;background:var(--background-color,#fff);"
-            "background-color:rgb(255,255,255);border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}</style>",
+            "[data-testid=stLayoutWrapper]:has(> .st-key-lsqa_keys){position:sticky;top:3.75rem;z-index:990;"
+            "background-color:#fff;border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}</style>",
             unsafe_allow_html=True)
 st.title("Audit judge verdicts")
 
@@ -35,13 +35,15 @@ choices = audit.choices(workspace)
 titles = {d["id"]: d["title"] for d in choices["documents"]}
 if "audit_trail" not in ss:
     ss.audit_trail, ss.audit_at = [], 0
-    # A link can open the queue pre-filtered: ?judge=<name>&system=<name>&reviewed=all
+    # A link can open the queue pre-filtered: ?judge=<name>&system=<name>&reviewed=all&blind=1
     ss.audit_judges = [j for j in st.query_params.get_all("judge") if j in choices["judges"]]
     ss.audit_systems = [s for s in st.query_params.get_all("system") if s in choices["systems"]]
     ss.audit_reviewed = st.query_params.get("reviewed", "not_mine")
     if ss.audit_reviewed not in audit.REVIEWED_FILTERS:
         ss.audit_reviewed = "not_mine"
     ss.audit_blind = st.query_params.get("blind") == "1"
+    if st.query_params.get("item"):  # a link to one verdict: ?item=<judgment id>
+        ss.audit_trail.append(st.query_params["item"])
 
 
 # Streamlit forgets a widget's value when its page is left; keep the filters in plain keys too.
@@ -300,7 +302,7 @@ def show_evidence(it: dict):
         if ev["found"]:
             st.caption(f"Found in the book ({md(ev['where'])}" + (", spacing/case differ" if ev["how"] == "whitespace"
                                                                   else "") + ")" + (f" — for {md(about)}" if about else ""))
-            with st.container(border=True):
+            with st.container(border=True, key=f"audit_evidence_{n}"):
                 unfold = ev["folded"] and st.toggle("Whole passage", key=f"audit_unfold_{it['id']}_{n}")
                 st.markdown(ev["html_full"] if unfold else ev["html"], unsafe_allow_html=True)
         else:

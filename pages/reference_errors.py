@@ -42,19 +42,33 @@ st.header("Most likely wrong")
 if not rows:
     st.info("No questions with references and answers, verdicts or flags yet.")
     st.stop()
+ss = st.session_state
 top = st.slider("Show the top", 5, max(5, len(rows)), min(25, len(rows)), key="re_top") if len(rows) > 5 else len(rows)
 shown = rows[:top]
+# The selection is a (question, reference), never a row number: the list re-sorts after each flag.
+selected = tuple(ss.get("re_selected") or reference_errors.row_key(shown[0]))
+where = reference_errors.find(rows, selected)
+if where is None:  # gone from the list: back to the top row
+    selected, where = reference_errors.row_key(shown[0]), 0
+ss.re_table = {"selection": {"rows": [where] if where < top else []}}  # the tick on the selected question's row
+ss.re_shown_keys = [reference_errors.row_key(r) for r in shown]
+
+
+def _picked():
+    sel = ss.re_table["selection"]["rows"]
+    if sel and sel[0] < len(ss.re_shown_keys):  # the row as it was shown when clicked
+        ss.re_selected = ss.re_shown_keys[sel[0]]
+
+
 columns = ["score", "title", "question", "reference", "reference_text", "other_reference", *reference_errors.COLUMNS]
-picked = st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table",
-                      on_select="rerun", selection_mode="single-row")
+st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table", on_select=_picked,
+             selection_mode="single-row")
 st.download_button("Triage list (CSV)", page_data.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
                    "text/csv", on_click="ignore", key="re_dl_triage")
 
-sel = picked.selection.rows if picked else []
-choice = sel[0] if sel else 0
-r = shown[choice]
+r = rows[where]
 st.subheader("Flag a reference")
-st.markdown(f"**{md(r['title'])}** — {md(r['question'])}")
+st.markdown(f"**{md(r['title'])}** — {md(r['question'])} (row {where + 1} of the list)")
 c = st.columns(2)
 c[0].markdown(f"**Reference {r['reference']}** (this row)")
 c[0].markdown(highlight.text_html(r["reference_text"]), unsafe_allow_html=True)
@@ -64,9 +78,15 @@ st.caption(reference_errors.explain(r))
 
 
 def _flag(question_id: str, reference: str) -> None:
-    reason = st.session_state.get("re_reason", "wrong")
-    audit.flag(workspace, annotator, question_id, reference, reason, st.session_state.get("re_note", ""))
-    st.session_state.re_msg = f"Flagged reference {reference} as {reason}"
+    reason = ss.get("re_reason", "wrong")
+    audit.flag(workspace, annotator, question_id, reference, reason, ss.get("re_note", ""))
+    ss.re_selected = (question_id, reference)
+    ss.re_msg = f"Flagged reference {reference} of “{r['question']}” as {reason}"
+
+
+def _undo() -> None:
+    undone = audit.undo_last(workspace, annotator, "flag")
+    ss.re_msg = "Undone: " + audit.describe_action(undone) if undone else "No flag of yours to undo"
 
 
 with st.form("re_flag_form", clear_on_submit=True):
@@ -74,5 +94,6 @@ with st.form("re_flag_form", clear_on_submit=True):
     st.text_input("Note", key="re_note")
     st.form_submit_button(f"Flag reference {r['reference']}", disabled=not annotator, type="primary",
                           on_click=_flag, args=(r["question_id"], r["reference"]))
+st.button("Undo my last flag", on_click=_undo, disabled=not annotator, key="re_undo")
 if not annotator:
     st.caption("Enter your name under **Annotator** in the sidebar to flag.")

@@ -79,8 +79,9 @@ def flags_of(con, question_id: str) -> list[dict]:
                             " WHERE question_id = ? ORDER BY reference, annotator", [question_id])
 
 
-def last_action(con, annotator: str) -> dict | None:
-    """The annotator's latest action that still stands: a review or a flag not undone (``live_*`` views)."""
+def last_action(con, annotator: str, what: str | None = None) -> dict | None:
+    """The annotator's latest action that still stands: a review or a flag not undone (``live_*`` views);
+    only a ``review`` or only a ``flag`` when ``what`` says so."""
     rows = fetch_dicts(con, """
         SELECT * FROM (
             SELECT 'review' AS what, id, judgment_id AS target, action, label, '' AS reference, note, created_at
@@ -88,7 +89,8 @@ def last_action(con, annotator: str) -> dict | None:
             UNION ALL
             SELECT 'flag', id, question_id, reason, NULL, reference, note, created_at
             FROM live_flags WHERE annotator = $a)
-        ORDER BY created_at DESC, what DESC, id DESC LIMIT 1""", {"a": annotator})
+        WHERE $what IS NULL OR what = $what
+        ORDER BY created_at DESC, what DESC, id DESC LIMIT 1""", {"a": annotator, "what": what})
     return rows[0] if rows else None
 
 

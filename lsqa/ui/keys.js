@@ -11,21 +11,28 @@
   const isChoice = (el) => el && el.tagName === "INPUT" && CHOICE_TYPES.includes(el.type);
   const isField = (el) => el && !isChoice(el) && (el.tagName === "INPUT" || el.tagName === "TEXTAREA"
     || el.tagName === "SELECT" || el.isContentEditable);
-  const inMultiselect = (el) => !!(el.closest && el.closest('[data-testid="stMultiSelect"]'));
+
   const leave = (el, ms) => setTimeout(() => { if (doc.activeElement === el) el.blur(); banner(); }, ms);
 
   doc.addEventListener("keydown", (e) => {
     const el = e.target;
     if (e.key === "Escape" && (isField(el) || isChoice(el))) leave(el, 0);
     // Enter: Streamlit reads it first (it saves the text, or picks the highlighted option).
-    else if (e.key === "Enter" && el.tagName === "INPUT" && !inMultiselect(el)) leave(el, 60);
+    else if (e.key === "Enter" && el.tagName === "INPUT") leave(el, 60);
   }, true);
-  doc.addEventListener("change", (e) => { if (isChoice(e.target)) leave(e.target, 0); }, true);
+  // A choice made with the mouse (radio, checkbox, toggle, slider): the control keeps no focus.
+  let pointerAt = 0;
+  doc.addEventListener("pointerdown", () => { pointerAt = Date.now(); }, true);
+  const dropChoiceFocus = () => { const a = doc.activeElement; if (isChoice(a)) a.blur(); banner(); };
+  doc.addEventListener("focusin", (e) => {
+    if (isChoice(e.target) && Date.now() - pointerAt < 1000) [0, 120, 400].forEach((ms) => setTimeout(dropChoiceFocus, ms));
+  }, true);
+  doc.addEventListener("change", (e) => { if (isChoice(e.target)) [0, 120, 400].forEach((ms) => setTimeout(dropChoiceFocus, ms)); }, true);
   doc.addEventListener("click", (e) => {
     const el = e.target;
     if (el.closest && el.closest('[role="option"]')) {
       const field = doc.activeElement;
-      if (field && !inMultiselect(field)) leave(field, 60);
+      if (field) leave(field, 60);
     } else if (isChoice(el) || (el.closest && el.closest('[data-baseweb="radio"], [data-baseweb="checkbox"]'))) {
       setTimeout(() => { const a = doc.activeElement; if (isChoice(a)) a.blur(); }, 0);
     }

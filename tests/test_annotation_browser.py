@@ -1,0 +1,397 @@
+"""Annotating in a real browser (issue 12, defects 1-8): Debian's chromium driven by Playwright against
+`streamlit run app.py` on a private copy of the small demo workspace.
+
+Each test does what an annotator does, in order, with the keyboard and the mouse, and checks both
+the screen and what the workspace saved. One server and one browser serve the whole module (each
+test uses its own annotator names, so their reviews do not meet); a test takes 10-40 s.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from lsqa import audit, reference_errors, store
+from lsqa.store import reviews as reviews_store
+from lsqa.store import verdicts as verdicts_store
+
+from .streamlit_server import serve
+from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+
+pytestmark = pytest.mark.browser
+
+SXS, AIS, GT = "lexical-sxs-fc", "lexical-autoais-fc", "lexical-gt"
+WAIT = 30000
+
+
+@pytest.fixture(scope="module")
+def server(demo_workspace_template, tmp_path_factory):
+    _need_browser()
+    ws = tmp_path_factory.mktemp("annotation") / "demo.duckdb"
+    shutil.copy(demo_workspace_template, ws)
+    with serve(ws) as url:
+        yield url, ws
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+def _open(page, url: str, wait_for=re.compile(r"Item \d+ of")):
+    from playwright.sync_api import expect
+
+    page.goto(url)
+    expect(page.get_by_text(wait_for).first).to_be_visible(timeout=60000)
+    _wait_idle(page)
+
+
+def _press(page, key: str):
+    _wait_idle(page)
+    page.keyboard.press(key)
+
+
+def _toast(page, pattern) -> str:
+    from playwright.sync_api import expect
+
+    toast = page.locator('[data-testid="stToast"]').filter(has_text=pattern).last
+    expect(toast).to_be_visible(timeout=WAIT)
+    return toast.inner_text()
+
+
+def _reviews(ws, annotator: str) -> list[dict]:
+    with store.connect(ws) as con:
+        return [r for r in reviews_store.reviews(con) if r["annotator"] == annotator]
+
+
+def _flags(ws, annotator: str) -> list[dict]:
+    with store.connect(ws) as con:
+        return [f for f in reviews_store.flags(con) if f["annotator"] == annotator]
+
+
+def _position(page) -> tuple[int, int]:
+    text = page.get_by_text(re.compile(r"Item [\d,]+ of [\d,]+")).first.inner_text()
+    i, n = re.search(r"Item ([\d,]+) of ([\d,]+)", text).groups()
+    return int(i.replace(",", "")), int(n.replace(",", ""))
+
+
+def _click_row(page, table, row: int):
+    """Tick a row of a Streamlit dataframe (glide grid on a canvas): its row marker, left of the first column."""
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 35 * (row + 1) + 17)
+
+
+# ------------------------------------------------------------------------------------- defect 1
+
+def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
+    from playwright.sync_api import expect
+
+    base, ws = server
+    _open(page, f"{base}/audit?judge={AIS}")
+    expect(page.get_by_text(re.compile("decision keys .* do nothing"))).to_be_visible()  # says why keys are dead
+
+    name = page.get_by_label("Annotator", exact=True)
+    name.click()
+    name.press_sequentially("ana")
+    name.press("Enter")  # as the page asks: type the name, press Enter …
+    _press(page, "v")  # … and the keys are live: V confirms
+    _toast(page, "Saved")
+    expect(name).to_have_value("ana")
+    assert [r["action"] for r in _reviews(ws, "ana")] == ["confirm"]
+
+    note = page.get_by_label(re.compile(r"^Note"))
+    note.click()
+    expect(page.locator("#lsqa-keys-paused")).to_be_visible()  # the page says the keys wait for the field
+    note.press_sequentially("ref seems off")
+    note.press("Enter")
+    expect(page.locator("#lsqa-keys-paused")).to_be_hidden()
+    _press(page, "n")
+    _toast(page, "Saved")
+    assert [(r["label"], r["note"]) for r in _reviews(ws, "ana")][-1] == ("no", "ref seems off")
+
+    note.click()
+    note.press_sequentially("second look")
+    note.press("Escape")
+    _press(page, "y")
+    _toast(page, "Saved")
+    assert [(r["label"], r["note"]) for r in _reviews(ws, "ana")][-1] == ("yes", "second look")
+
+    question = audit.item(ws, _reviews(ws, "ana")[-1]["judgment_id"])  # noqa: F841 (kept for the message)
+    page.get_by_text("ambiguous", exact=True).first.click()  # a flag reason with the mouse, then F
+    _press(page, "f")
+    _toast(page, "Flagged reference 1 as ambiguous")
+    _press(page, "q")  # a reason by its key, then G
+    _press(page, "g")
+    _toast(page, "Flagged reference 2 as unanswerable")
+    assert [(f["reference"], f["reason"]) for f in _flags(ws, "ana")] == [("1", "ambiguous"), ("2", "unanswerable")]
+
+    # A radio choice in the sidebar, then J: the key moves, it is not swallowed by the radio.
+    page.locator('[data-testid="stSidebar"]').get_by_text("all", exact=True).click()
+    _wait_idle(page)
+    before = _position(page)
+    _press(page, "j")
+    expect(page.get_by_text(re.compile(rf"Item {before[0] + 1} of"))).to_be_visible(timeout=WAIT)
+
+
+# ------------------------------------------------------------------------------------- defect 2
+
+def test_reference_errors_selection_follows_the_question(server, page):
+    from playwright.sync_api import expect
+
+    base, ws = server
+    rows = reference_errors.triage(ws)
+    target = rows[3]  # below the top: a 'wrong' flag (+3.0) sends it to the top of the list
+    page.goto(f"{base}/reference_errors?annotator=rex")
+    expect(page.get_by_role("heading", name="Most likely wrong")).to_be_visible(timeout=60000)
+    _wait_idle(page)
+    table = page.locator(".st-key-re_table")
+    _click_row(page, table, 3)
+    form = page.locator('[data-testid="stForm"]')
+    chosen = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=target["question"])
+    expect(chosen.first).to_be_visible(timeout=WAIT)
+    _wait_idle(page)
+    form.get_by_role("button", name=re.compile("Flag reference")).click()
+    _toast(page, "Flagged reference")
+    _wait_idle(page)
+    assert reference_errors.find(reference_errors.triage(ws), reference_errors.row_key(target)) == 0  # re-sorted
+    # The form still targets the question just flagged, wherever its row went: flag it again.
+    expect(chosen.first).to_be_visible(timeout=WAIT)
+    form.get_by_text("ambiguous", exact=True).click()
+    form.get_by_role("button", name=re.compile("Flag reference")).click()
+    _toast(page, "as ambiguous")
+    assert [(f["question_id"], f["reference"], f["reason"]) for f in _flags(ws, "rex")] == \
+        [(target["question_id"], target["reference"], "wrong"), (target["question_id"], target["reference"], "ambiguous")]
+    _wait_idle(page)
+    page.get_by_role("button", name="Undo my last flag").click()
+    text = _toast(page, "Undone")
+    assert target["question"] in text and not re.search(r"[0-9a-f]{10}", text)
+    with store.connect(ws) as con:
+        current = [f for f in verdicts_store.current_flags(con) if f["annotator"] == "rex"]
+    assert [f["reason"] for f in current] == ["wrong"]
+
+
+# ------------------------------------------------------------------------------------- defect 3
+
+def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):
+    from playwright.sync_api import expect
+
+    base, ws = server
+    first = audit.item(ws, audit.queue(ws, audit.Filters(judges=(GT,)), "hal")["rows"][0]["id"])
+    _open(page, f"{base}/audit?annotator=hal&judge={GT}")
+    i, n = _position(page)
+    assert i == 1
+    _press(page, "y")
+    _toast(page, "Saved")
+    expect(page.get_by_text(f"Item 2 of {n}")).to_be_visible(timeout=WAIT)  # the position moves on
+    _press(page, "k")  # and back
+    expect(page.get_by_text(f"Item 1 of {n}")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_text(first["question"]).first).to_be_visible()
+    _press(page, "n")  # change my decision: a new row
+    _toast(page, "Saved")
+    _press(page, "j")
+    expect(page.get_by_text(f"Item 3 of {n}")).to_be_visible(timeout=WAIT)
+    mine = _reviews(ws, "hal")
+    assert [(r["judgment_id"], r["label"]) for r in mine] == [(first["id"], "yes"), (first["id"], "no")]
+
+    recent = page.locator('[class*="st-key-audit_recent"]')
+    expect(recent).to_be_visible()
+    _click_row(page, recent, 0)  # my latest review: the first item again
+    expect(page.get_by_text(first["question"]).first).to_be_visible(timeout=WAIT)
+    _press(page, "y")
+    _toast(page, "Saved")
+    assert [r["label"] for r in _reviews(ws, "hal")] == ["yes", "no", "yes"]
+
+
+# ------------------------------------------------------------------------------------- defect 4
+
+def test_decision_bar_in_view_and_evidence_folded_and_labelled(server, page):
+    from playwright.sync_api import expect
+
+    base, ws = server
+    first = audit.item(ws, audit.queue(ws, audit.Filters(judges=(SXS,)), "lou")["rows"][0]["id"])
+    found = [e for e in first["evidence"] if e["found"]]
+    assert found and first["pairwise"]
+    _open(page, f"{base}/audit?annotator=lou&judge={SXS}")
+    confirm = page.get_by_role("button", name="Confirm")
+
+    def in_view():
+        box = confirm.bounding_box()
+        return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800
+
+    assert in_view(), confirm.bounding_box()
+    page.mouse.move(640, 500)
+    for _ in range(8):
+        page.mouse.wheel(0, 1500)
+    page.wait_for_timeout(400)
+    assert in_view(), confirm.bounding_box()  # still there at the bottom of the page
+
+    book = _book_text(ws, first["document_id"])
+    blocks = page.locator('[class*="st-key-audit_evidence_"]')
+    expect(blocks.first).to_be_visible()
+    assert blocks.count() == len(found)
+    captions = page.get_by_text(re.compile(r"^Found in the book")).all_inner_texts()
+    wheres = [c.split("(")[1].split(")")[0] for c in captions]
+    assert len(wheres) == len(set(wheres))  # never the same passage twice
+    assert all(re.search(r"for answers? [AB]|for neither", c) for c in captions), captions
+    shown = blocks.first.locator(".lsqa-text").inner_text()
+    _assert_word_bounds(book, shown)
+    blocks.first.get_by_text("Whole passage").click()
+    _wait_idle(page)
+    whole = blocks.first.locator(".lsqa-text").inner_text()
+    assert len(whole) > len(shown) and " ".join(shown.split()) in " ".join(whole.split())
+
+
+def _book_text(ws, document_id: str) -> str:
+    with store.connect(ws) as con:
+        return con.execute("SELECT full_text FROM documents WHERE id = ?", [document_id]).fetchone()[0]
+
+
+def _assert_word_bounds(book: str, shown: str):
+    words = shown.split()
+    head = r"\s+".join(map(re.escape, words[:6]))
+    tail = r"\s+".join(map(re.escape, words[-6:]))
+    assert re.search(r"(?<!\S)" + head, book), f"starts inside a word: {shown[:60]!r}"
+    assert re.search(tail + r"(?!\S)", book), f"ends inside a word: {shown[-60:]!r}"
+
+
+# ------------------------------------------------------------------------------------- defect 5
+
+def test_blind_mode_hides_labels_and_names_until_i_decide(server, page):
+    from playwright.sync_api import expect
+
+    base, ws = server
+    row = audit.queue(ws, audit.Filters(judges=(SXS,), reviewed="all"), "bea")["rows"][5]
+    audit.review(ws, "otto", row["id"], "tie", "otto's view")  # another annotator's label on the item
+    item = audit.item(ws, row["id"])
+    _open(page, f"{base}/audit?annotator=bea&judge={SXS}&item={row['id']}")  # a link to the item otto reviewed
+    page.locator('[data-testid="stSidebar"]').get_by_text(re.compile("^Blind")).click()
+    _wait_idle(page)
+    expect(page.get_by_text(item["question"]).first).to_be_visible(timeout=WAIT)
+    main = page.locator('[data-testid="stMain"]')
+    text = main.inner_text()
+    assert "Verdict of" not in text and "otto" not in text
+    for system in (item["system_a"], item["system_b"]):
+        assert system not in text, system
+    _press(page, "t")
+    _toast(page, "Saved")
+    _press(page, "k")
+    expect(page.get_by_text(re.compile("Verdict of")).first).to_be_visible(timeout=WAIT)  # decided: all shown
+    text = main.inner_text()
+    assert "otto" in text and item["system_a"] in text
+
+
+# ------------------------------------------------------------------------------------- defect 6
+
+def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
+    from playwright.sync_api import expect
+
+    base, ws = server
+    rows = audit.queue(ws, audit.Filters(judges=(AIS,)), "rita")["rows"]
+    for r in rows[:3]:
+        audit.confirm(ws, "rita", r["id"])
+    _open(page, f"{base}/audit?annotator=sam&judge={AIS}&reviewed=second")
+    # The three rita reviewed (and those ana reviewed in another test) need a second review.
+    i, n = _position(page)
+    assert n == len(audit.queue(ws, audit.Filters(judges=(AIS,), reviewed="second"), "sam")["rows"]) >= 3
+    # Overlap 0 %: an item someone reviewed is not for anybody else in "not reviewed by me".
+    page.goto(f"{base}/audit?annotator=sam&judge={AIS}")
+    expect(page.get_by_text(re.compile(r"Item \d+ of")).first).to_be_visible(timeout=60000)
+    _wait_idle(page)
+    _, before = _position(page)
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider")
+    slider.focus()
+    slider.press("Home")
+    page.get_by_role("button", name="Save overlap").click()
+    _toast(page, "Overlap set to 0%")
+    _wait_idle(page)
+    _, after = _position(page)
+    reviewed_by_others = {r["judgment_id"] for r in _reviews(ws, "rita") + _reviews(ws, "ana")}
+    assert audit.overlap(ws) == 0.0 and after == before - len(reviewed_by_others)
+    # Someone else reviews the item I have open: my decision is saved, and I am told.
+    current = audit.queue(ws, audit.Filters(judges=(AIS,)), "sam")["rows"][0]
+    audit.confirm(ws, "rita", current["id"])
+    _press(page, "y")
+    assert "rita reviewed this item after you opened it" in _toast(page, "Saved")
+    audit.set_overlap(ws, 1.0, "test")
+    # Agreement: the judge against each annotator; the "≥ 2" count is the pair table's item count.
+    audit.confirm(ws, "sam", rows[0]["id"])
+    page.goto(f"{base}/agreement?annotator=sam")
+    expect(page.get_by_role("heading", name="Per annotator")).to_be_visible(timeout=60000)
+    _wait_idle(page)
+    tables = page.locator('[data-testid="stDataFrame"]').all_text_contents()
+    assert any("human:sam" in t and "human:rita" in t and AIS in t for t in tables)
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="reviewed by ≥ 2")
+    shown = int(metric.locator('[data-testid="stMetricValue"]').inner_text())
+    from lsqa import analysis, page_data
+
+    pairs = page_data.agreement_overview(ws, bootstrap=0)["annotator_pairs"]
+    shared = set()
+    for p in pairs:
+        a = analysis.rater_labels(ws, f"human:{p['rater_a']}")
+        b = analysis.rater_labels(ws, f"human:{p['rater_b']}")
+        shared |= set(a) & set(b)
+    assert shown == len(shared) > 0
+
+
+# ------------------------------------------------------------------------------------- defect 7
+
+def test_feedback_speaks_in_the_terms_shown(server, page):
+    base, ws = server
+    rows = audit.queue(ws, audit.Filters(judges=(SXS,)), "fay")["rows"]
+    first = next(r for r in rows if r["shown_order"] == "ba")  # shown B is system_a: stored as "A"
+    item = audit.item(ws, first["id"])
+    _open(page, f"{base}/audit?annotator=fay&judge={SXS}&item={first['id']}")
+    page.get_by_text(item["question"]).first.wait_for(timeout=WAIT)
+    _press(page, "b")
+    said = _toast(page, "Saved")
+    assert "B is better" in said and "→ A" not in said
+    assert [r["label"] for r in _reviews(ws, "fay")] == ["A"]  # stored in system terms all the same
+    _press(page, "u")
+    undone = _toast(page, "Undone")
+    assert item["question"] in undone and "B is better" in undone and not re.search(r"[0-9a-f]{10}", undone)
+
+
+# ------------------------------------------------------------------------------------- defect 8
+
+def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
+    from playwright.sync_api import expect
+
+    from lsqa import guidelines
+
+    base, ws = server
+    _open(page, f"{base}/audit?annotator=gus&judge={AIS}")
+    panel = page.get_by_text(re.compile("^Guidelines for absolute verdicts"))
+    panel.click()
+    expect(page.get_by_text("Correct means: supported by the book.", exact=True)).to_be_visible(timeout=WAIT)
+    expect(page.get_by_text(re.compile("what to flag|Flag a reference", re.I)).first).to_be_visible()
+    box = page.get_by_label("Edit the guidelines for this workspace")
+    box.fill("**Correct means: the book says so.** Team rule: flag every reference copied from a summary.")
+    page.get_by_role("button", name="Save guidelines").click()
+    _toast(page, "Guidelines for absolute verdicts saved")
+    assert guidelines.for_kind(ws, "absolute")["text"].startswith("**Correct means: the book says so.**")
+    _open(page, f"{base}/audit?annotator=gus&judge={GT}")
+    page.get_by_text(re.compile("^Guidelines for groundtruth verdicts")).click()
+    expect(page.get_by_text("Correct means: agrees with the reference.", exact=True)).to_be_visible(timeout=WAIT)
+    _open(page, f"{base}/audit?annotator=gus&judge={AIS}")
+    page.get_by_text(re.compile("^Guidelines for absolute verdicts")).click()
+    expect(page.get_by_text("Correct means: the book says so.", exact=True)).to_be_visible(timeout=WAIT)
