@@ -173,7 +173,8 @@ def test_reference_errors_selection_follows_the_question(server, page):
     form.get_by_role("button", name=re.compile("Flag reference")).click()
     _toast(page, "Flagged reference")
     _wait_idle(page)
-    assert reference_errors.find(reference_errors.triage(ws), reference_errors.row_key(target)) == 0  # re-sorted
+    order = [(r["question_id"], r["reference"]) for r in reference_errors.triage(ws)]
+    assert order.index((target["question_id"], target["reference"])) == 0  # the list re-sorted
     # The form still targets the question just flagged, wherever its row went: flag it again.
     expect(chosen.first).to_be_visible(timeout=WAIT)
     form.get_by_text("ambiguous", exact=True).click()
@@ -311,8 +312,14 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
         audit.confirm(ws, "rita", r["id"])
     _open(page, f"{base}/audit?annotator=sam&judge={AIS}&reviewed=second")
     # The three rita reviewed (and those ana reviewed in another test) need a second review.
+    with store.connect(ws) as con:
+        labels = [h for h in verdicts_store.human_labels(con, judge=AIS)]
+    by_verdict = {}
+    for h in labels:
+        by_verdict.setdefault(h["judgment_id"], set()).add(h["annotator"])
+    once = [v for v, who in by_verdict.items() if len(who) == 1 and "sam" not in who]
     i, n = _position(page)
-    assert n == len(audit.queue(ws, audit.Filters(judges=(AIS,), reviewed="second"), "sam")["rows"]) >= 3
+    assert n == len(once) >= 3
     # Overlap 0 %: an item someone reviewed is not for anybody else in "not reviewed by me".
     page.goto(f"{base}/audit?annotator=sam&judge={AIS}")
     expect(page.get_by_text(re.compile(r"Item \d+ of")).first).to_be_visible(timeout=60000)
@@ -376,8 +383,6 @@ def test_feedback_speaks_in_the_terms_shown(server, page):
 def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
     from playwright.sync_api import expect
 
-    from lsqa import guidelines
-
     base, ws = server
     _open(page, f"{base}/audit?annotator=gus&judge={AIS}")
     panel = page.get_by_text(re.compile("^Guidelines for absolute verdicts"))
@@ -388,6 +393,8 @@ def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
     box.fill("**Correct means: the book says so.** Team rule: flag every reference copied from a summary.")
     page.get_by_role("button", name="Save guidelines").click()
     _toast(page, "Guidelines for absolute verdicts saved")
+    from lsqa import guidelines
+
     assert guidelines.for_kind(ws, "absolute")["text"].startswith("**Correct means: the book says so.**")
     _open(page, f"{base}/audit?annotator=gus&judge={GT}")
     page.get_by_text(re.compile("^Guidelines for groundtruth verdicts")).click()

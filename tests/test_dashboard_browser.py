@@ -126,7 +126,7 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
             expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=30000)
             _wait_idle(page)
             page.keyboard.press(key)
-            expect(page.get_by_text(re.compile(r"Saved: override"))).to_be_visible(timeout=30000)
+            expect(page.get_by_text(re.compile(r"Saved: .* \(overrides the judge\)"))).to_be_visible(timeout=30000)
             with store.connect(ws) as con:
                 saved = reviews_store.reviews(con, item["id"])
             assert [(r["annotator"], r["action"]) for r in saved] == [("alice", "override")]
