@@ -108,8 +108,6 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
 
     base, ws = server
     _open(page, f"{base}/audit?judge={AIS}")
-    expect(page.get_by_text(re.compile("decision keys .* do nothing"))).to_be_visible()  # says why keys are dead
-
     name = page.get_by_label("Annotator", exact=True)
     name.click()
     name.press_sequentially("ana")
@@ -151,6 +149,14 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
     before = _position(page)
     _press(page, "j")
     expect(page.get_by_text(re.compile(rf"Item {before[0] + 1} of"))).to_be_visible(timeout=WAIT)
+
+    # Without a name the decision keys cannot act: the page says so (a new visitor, nobody named).
+    newcomer = page.context.browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    try:
+        _open(newcomer, f"{base}/audit?judge={AIS}")
+        expect(newcomer.get_by_text(re.compile("decision keys .* do nothing"))).to_be_visible()
+    finally:
+        newcomer.context.close()
 
 
 # ------------------------------------------------------------------------------------- defect 2
