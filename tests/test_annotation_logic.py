@@ -30,7 +30,7 @@ def test_folded_evidence_is_whole_sentences_on_word_boundaries():
     i = text.index("quoted")
     s, e = highlight.sentence_window(text, i, i + 12, sentences=1)
     assert text[s:e] == "Second sentence is here. The quoted words sit here. Fourth one."
-    s, e = highlight.word_bounds(text, 3, 40)
+    s, e = highlight.word_bounds(text, 3, 37)  # both ends inside a word ("First", "here")
     assert text[s:e] == "one here. Second sentence is"
     long = "word " * 400
     s, e = highlight.sentence_window(long, 1000, 1010, max_chars=100)
