@@ -105,13 +105,13 @@ def test_guidelines_default_per_kind_and_edited_per_workspace(demo_workspace):
 
 def test_reference_selection_is_by_question(demo_workspace):
     ws = demo_workspace
-    rows = reference_errors.triage(ws)
+    rows = reference_errors.suspects(ws)
     key = reference_errors.row_key(rows[3])
     audit.flag(ws, "rex", key[0], key[1], "wrong")
-    assert reference_errors.find(reference_errors.triage(ws), key) == 0
+    assert reference_errors.find(reference_errors.suspects(ws), key) < 3
     undone = audit.undo_last(ws, "rex", "flag")
     assert undone["question"] == rows[3]["question"]
-    assert reference_errors.find(reference_errors.triage(ws), key) == 3
+    assert reference_errors.find(reference_errors.suspects(ws), key) == 3
 
 
 def test_reviewed_by_two_counts_the_items_of_the_pair_table(demo_workspace):
