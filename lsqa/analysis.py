@@ -22,6 +22,7 @@ from lsqa.errors import NoVerdicts
 from lsqa.reports import agreement_table, rank_table
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
+from lsqa import vocabulary
 from lsqa.vocabulary import BINARY, BINARY_KINDS, HUMAN, PAIRWISE_KINDS, family, item_key
 
 
@@ -48,6 +49,18 @@ def _verdicts(con, judge: str, *, kinds=None, use_overrides=False, exclude_flagg
 
 
 # ------------------------------------------------------------------------------------ rankings
+
+def judges_by_family(workspace: Path) -> dict[str, list[str]]:
+    """Judge names: ``pairwise`` (side by side, rankable) and ``binary`` (yes/no, accuracy)."""
+    with store.connect(workspace) as con:
+        rows = results_store.judges(con)
+    out: dict[str, list[str]] = {f: [] for f in vocabulary.FAMILIES}
+    for r in rows:
+        family = vocabulary.family(r["kind"])
+        if r["judge"] not in out[family]:
+            out[family].append(r["judge"])
+    return out
+
 
 def comparison_rows(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
     """A side-by-side judge's verdicts as ``system_a, system_b, winner, question_id`` rows."""

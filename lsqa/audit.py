@@ -34,13 +34,14 @@ from pathlib import Path
 
 from lsqa import highlight, store
 from lsqa.text_units import content_words
-from lsqa.vocabulary import is_pairwise, swap_pairwise
 from lsqa.store import annotation as annotation_store
 from lsqa.store import audit_queue as queue_store
 from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls as llm_calls_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.errors import AuditRefused
+from lsqa.vocabulary import ABSOLUTE_LABELS, FLAG_REASONS, PAIRWISE_LABELS, REFERENCES, is_pairwise, swap_pairwise
 
 PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0, "flagged": 0.5}
 REVIEWED_FILTERS = {"not_mine": "not reviewed by me", "unreviewed": "not reviewed by anyone",
@@ -283,16 +284,55 @@ def evidence_label(ev: dict, pairwise: bool) -> str:
 
 # ------------------------------------------------------------------------------------ actions
 
+MAX_NOTE_CHARS = 2_000
+MAX_ANNOTATOR_CHARS = 100
+
+
+def _annotator(value) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ANNOTATOR_CHARS or \
+            any(ord(c) < 32 for c in value):
+        raise AuditRefused(f"annotator {str(value)[:40]!r} cannot sign a review or flag: give a name "
+                           f"(one line, 1 to {MAX_ANNOTATOR_CHARS} characters)")
+    return value.strip()
+
+
+def _note(value) -> str:
+    if not isinstance(value, str) or len(value) > MAX_NOTE_CHARS or "\x00" in value:
+        raise AuditRefused(f"note of {len(str(value)):,} characters ({type(value).__name__}) cannot be kept: "
+                           f"write text of at most {MAX_NOTE_CHARS:,} characters")
+    return value
+
+
+def _verdict(con, judgment_id, action: str) -> dict:
+    j = results_store.judgment_in_context(con, judgment_id) if isinstance(judgment_id, str) else None
+    if j is None:
+        raise AuditRefused(f"{action}: no verdict {judgment_id!r} in this workspace; choose one from the audit queue")
+    return j
+
+
+def check_label(kind: str, label, judgment_id: str) -> str:
+    """``label`` if a human may give it to a verdict of ``kind`` (system terms), else AuditRefused."""
+    allowed = PAIRWISE_LABELS if is_pairwise(kind) else ABSOLUTE_LABELS
+    if not isinstance(label, str) or label not in allowed:
+        family = "side-by-side" if is_pairwise(kind) else "yes/no"
+        raise AuditRefused(f"review of verdict {judgment_id}: label {label!r} is not a {family} label; "
+                           f"use one of {', '.join(allowed)}")
+    return label
+
+
 def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: str = "",
            sampling: dict | None = None) -> dict:
     """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``.
 
     ``sampling``: how the verdict was drawn (``{queue, inclusion_prob, stratum}`` from
-    ``lsqa.sampling.queue``); without it the review is a priority-queue review."""
+    ``lsqa.sampling.queue``); without it the review is a priority-queue review.
+
+    Raises AuditRefused (nothing written) for a label not of the verdict's kind, an unknown verdict,
+    an empty annotator or a note that is not short text."""
+    annotator, note = _annotator(annotator), _note(note)
     with store.write(workspace) as con:
-        j = results_store.judgment_in_context(con, judgment_id)
-        if j is None:
-            raise KeyError(f"no verdict {judgment_id}")
+        j = _verdict(con, judgment_id, "review")
+        label = check_label(j["kind"], label, judgment_id)
         action = "confirm" if j["status"] == "ok" and label == j["label"] else "override"
         review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action=action,
                                              label=label, note=note, **(sampling or {}))
@@ -302,19 +342,29 @@ def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: 
 def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "",
             sampling: dict | None = None) -> dict:
     """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
+    annotator, note = _annotator(annotator), _note(note)
     with store.write(workspace) as con:
-        j = results_store.judgment_in_context(con, judgment_id)
-        if j is None:
-            raise KeyError(f"no verdict {judgment_id}")
+        j = _verdict(con, judgment_id, "confirm")
         if j["status"] != "ok" or j["label"] is None:
-            raise ValueError("this verdict has no label to confirm: choose a label instead")
+            raise AuditRefused(f"confirm of verdict {judgment_id}: it has no label to confirm; choose a label instead")
         review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action="confirm",
                                              label=j["label"], note=note, **(sampling or {}))
     return {"id": review_id, "action": "confirm", "label": j["label"]}
 
 
 def flag(workspace: Path, annotator: str, question_id: str, reference: str, reason: str, note: str = "") -> dict:
+    """Flag NarrativeQA reference ``reference`` (``'1'`` or ``'2'``) of a stored question as wrong,
+    ambiguous or unanswerable (``retract`` withdraws). AuditRefused for anything else."""
+    annotator, note = _annotator(annotator), _note(note)
+    if not isinstance(reference, str) or reference not in REFERENCES:
+        raise AuditRefused(f"flag on {question_id!r}: reference {reference!r} is not one of the question's "
+                           f"references; use '1' or '2'")
+    if not isinstance(reason, str) or reason not in FLAG_REASONS:
+        raise AuditRefused(f"flag on {question_id!r}: reason {reason!r} is unknown; use one of {', '.join(FLAG_REASONS)}")
     with store.write(workspace) as con:
+        if not isinstance(question_id, str) or not corpus_store.question_ids(con, [question_id]):
+            raise AuditRefused(f"flag: no question {question_id!r} in this workspace; flag a question shown in the "
+                               "audit queue or the Reference errors page")
         flag_id = reviews_store.add_flag(con, annotator=annotator, question_id=question_id, reference=reference,
                                          reason=reason, note=note)
     return {"id": flag_id, "reference": reference, "reason": reason}

@@ -12,6 +12,7 @@ import typer
 
 from lsqa.config import resolve_workspace
 from lsqa.errors import LsqaError
+from lsqa.store.db import check_workspace_path
 
 WorkspaceOption = typer.Option(
     None, "--workspace", "-w",
@@ -20,7 +21,23 @@ WorkspaceOption = typer.Option(
 
 
 def workspace_path(value: Optional[Path]) -> Path:
-    return resolve_workspace(value)
+    """The workspace of a command that may start one (ingest): says so on stderr when it does."""
+    path = resolve_workspace(value)
+    if not path.exists():
+        check_workspace_path(path)
+        typer.echo(f"creating a new workspace at {path}", err=True)
+    return path
+
+
+def existing_workspace(value: Optional[Path]) -> Path:
+    """The workspace of a command that works on stored data: a missing file is a mistyped path,
+    refused before any folder or file is made."""
+    path = resolve_workspace(value)
+    if not path.exists():
+        raise WorkspaceError(f"workspace {path} does not exist; check the path (--workspace, LSQA_WORKSPACE or "
+                             "lsqa.toml), or start one with lsqa ingest-narrativeqa, lsqa ingest-book or lsqa demo")
+    check_workspace_path(path)
+    return path
 
 
 def friendly_errors(func: Callable) -> Callable:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli_common import WorkspaceOption, emit_json, friendly_errors, workspace_path
+from lsqa.cli_common import WorkspaceOption, emit_json, existing_workspace, friendly_errors, workspace_path
 
 
 def _print_summary(summary, as_json: bool) -> None:
@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
         """Add answers produced elsewhere."""
         from lsqa import ingest
 
-        _print_summary(ingest.import_answers(workspace_path(workspace), path), as_json)
+        _print_summary(ingest.import_answers(existing_workspace(workspace), path), as_json)
 
     @app.command("import-judgments")
     @friendly_errors
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
         """Add verdicts produced elsewhere, by a model or a person."""
         from lsqa import ingest
 
-        _print_summary(ingest.import_judgments(workspace_path(workspace), path), as_json)
+        _print_summary(ingest.import_judgments(existing_workspace(workspace), path), as_json)
 
     @app.command("import-reviews")
     @friendly_errors
@@ -93,13 +93,13 @@ def register(app: typer.Typer) -> None:
         """Row counts per table and per run."""
         from lsqa.status import workspace_status
 
-        path = workspace_path(workspace)
+        path = existing_workspace(workspace)
         status = workspace_status(path)
         counts, per_run = status["tables"], status["runs"]
         if as_json:
             emit_json(counts)
             return
-        typer.echo(f"workspace {path}")
+        typer.echo(f"workspace {path}" + (" (read-only)" if status["read_only"] else ""))
         width = max(map(len, counts))
         for table, n in counts.items():
             typer.echo(f"  {table:<{width}}  {n:>9,}")

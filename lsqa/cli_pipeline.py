@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli_common import WorkspaceOption, emit_json, friendly_errors, workspace_path
+from lsqa.cli_common import WorkspaceOption, emit_json, existing_workspace, friendly_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
         cfg = load_run_config(config)
         if no_cache:
             cfg = dataclasses.replace(cfg, use_cache=False)
-        summary = pipeline.run(workspace_path(workspace), cfg, show_bar=sys.stderr.isatty() and not as_json)
+        summary = pipeline.run(existing_workspace(workspace), cfg, show_bar=sys.stderr.isatty() and not as_json)
         if as_json:
             emit_json(summary.to_dict())
         else:
@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         from lsqa import chains
         from lsqa.config import load_settings
 
-        found = chains.book_entities(workspace_path(workspace), document, method, top, load_settings())
+        found = chains.book_entities(existing_workspace(workspace), document, method, top, load_settings())
         doc, method, top_chains = found["document"], found["method"], found["chains"]
         if as_json:
             emit_json([{"rank": e["rank"], "name": e["name"], "n_mentions": e["n_mentions"],
@@ -73,6 +73,6 @@ def register(app: typer.Typer) -> None:
 
         if fmt not in ("csv", "jsonl", "parquet"):
             raise LsqaError(f"--format {fmt!r}: use csv, jsonl or parquet")
-        written = analysis.export(workspace_path(workspace), out, fmt)
+        written = analysis.export(existing_workspace(workspace), out, fmt)
         for name, n in written.items():
             typer.echo(f"  {n:>8,} rows  {out / name}")

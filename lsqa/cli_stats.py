@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli_common import WorkspaceOption, friendly_errors, workspace_path
+from lsqa.cli_common import WorkspaceOption, existing_workspace, friendly_errors
 from lsqa.errors import InputError
 from lsqa.reports import agreement_table, rank_table
 from lsqa.vocabulary import TIE_MODELS
@@ -32,13 +32,19 @@ def _num(x, fmt="{:.4f}") -> str:
     return "—" if x is None else fmt.format(x)
 
 
+def _interval(s: Mapping) -> str:
+    if not s.get("estimable", True):
+        return "not estimable"
+    return "—" if s["ci_low"] is None else f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
+
+
 def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -> str:
     """A readable, aligned table of :func:`rank_table`'s result (``note``: a line on how the CIs
     were made)."""
     header = ["rank", "system", "beta", "strength", f"{level:.0%} CI of strength"]
     body = [
         [str(s["rank"]), s["system"], _num(s["beta"], "{:+.4f}"), _num(s["strength"]),
-         "—" if s["ci_low"] is None else f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]"]
+         _interval(s)]
         for s in result["systems"]
     ]
     lines = _align([header, *body], right={0, 2, 3})
@@ -95,18 +101,34 @@ def _align(grid: list[list[str]], right: set[int]) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
+def _refuse_workspace_options(input, **options) -> None:
+    """--input reads a file: options that choose what to read from a workspace would be ignored."""
+    given = [f"--{name.replace('_', '-')}" for name, value in options.items() if value]
+    if given:
+        raise InputError(input, f"--input reads this file, so {' and '.join(given)} would be ignored",
+                         hint=f"give either --input FILE or {given[0]} (with the workspace), not both")
+
+
 def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
     """Comparison rows from a file, or from a judge's verdicts in a workspace."""
     if input is not None:
         from lsqa.input_tables import load_comparisons
 
+        _refuse_workspace_options(input, workspace=workspace, judge=judge, human_overrides=use_overrides,
+                                  exclude_flagged=exclude_flagged)
         return input, load_comparisons(input).rows
     if judge is None:
         raise InputError("lsqa rank", "give --input FILE, or --judge NAME (with --workspace or the default workspace)")
     from lsqa import analysis
-
-    path = workspace_path(workspace)
-    return path, analysis.comparison_rows(path, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    ws = existing_workspace(workspace)
+    rows = analysis.comparison_rows(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    if not rows:
+        judges = analysis.judges_by_family(ws)
+        what = ("a yes/no judge: it has no side-by-side verdicts to rank" if judge in judges["binary"]
+                else "has no decided side-by-side verdicts here")
+        raise InputError(ws, f"judge {judge!r} {what}",
+                         hint=f"use one of the side-by-side judges: {', '.join(judges['pairwise']) or 'none yet'}")
+    return ws, rows
 
 
 def _rating_rows(input, workspace, rater_a, rater_b):
@@ -114,11 +136,11 @@ def _rating_rows(input, workspace, rater_a, rater_b):
     if input is not None:
         from lsqa.input_tables import load_ratings
 
+        _refuse_workspace_options(input, workspace=workspace)
         return input, load_ratings(input).rows
     from lsqa import analysis
-
-    path = workspace_path(workspace)
-    return path, analysis.rating_rows(path, [rater_a, rater_b])
+    ws = existing_workspace(workspace)
+    return ws, analysis.rating_rows(ws, [rater_a, rater_b])
 
 
 def rank_command(
@@ -159,6 +181,8 @@ def rank_command(
                             anchor=anchor, tie_model=tie_model, level=level)
     except ValueError as exc:
         raise InputError(source, str(exc)) from None
+    for warning in result.get("warnings", []):
+        typer.echo(f"warning: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return

@@ -26,3 +26,8 @@ class InputError(LsqaError):
         if hint:
             message += f" ({hint})"
         super().__init__(message)
+
+
+class AuditRefused(LsqaError, ValueError):
+    """A review or flag that cannot be stored as given: a label not of the verdict's kind, an
+    unknown verdict or question, an empty annotator. Nothing is written."""

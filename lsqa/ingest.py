@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsqa import book_text, definitions, store
 from lsqa.errors import InputError
-from lsqa.vocabulary import IMPORTED, JUDGE_KINDS, is_pairwise, normalise_label
+from lsqa.vocabulary import ABSOLUTE_LABELS, IMPORTED, JUDGE_KINDS, PAIRWISE_LABELS, REFERENCES, is_pairwise, normalise_label
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
+from lsqa.input_tables import plain_value
 from lsqa.input_tables import records as read_records
 
 
@@ -120,12 +122,32 @@ def _whole_number(path: Path, line_no: int, value, column: str) -> int:
     except (TypeError, ValueError):
         number = None
     if number is None or not number.is_integer() or number < 0:
-        raise InputError(path, f"{column} must be a whole number, not {value!r}", line=line_no)
+        raise InputError(path, f"{column} must be a whole number, not {value!r}", line=line_no,
+                         hint="write a number such as 0, 1, 2")
     return int(number)
+
+
+QUESTION_TEXT = ("text", "reference_1", "reference_2")
+
+
+def _refuse_changed_questions(con, questions: list[dict]) -> None:
+    """A question already stored under the same (document, q_index) with another text or other
+    references: one of the two would be dropped unseen, so neither is kept."""
+    stored = corpus_store.question_texts(con, [q["id"] for q in questions])
+    for q in questions:
+        old = stored.get(q["id"])
+        if old is not None and tuple(old) != tuple(q[k] for k in QUESTION_TEXT):
+            path, line = q["_source"]
+            raise InputError(path, f"question {q['source_index']} of document {q['document_id']} is already in the "
+                                   f"workspace with another text ({old[0][:60]!r})", line=line,
+                             hint="keep the published text, or import the changed set into a new workspace")
+    for q in questions:
+        q.pop("_source", None)
 
 
 def _question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) -> list[dict]:
     rows: list[dict] = []
+    seen: dict[str, dict] = {}
     for path in qa_files:
         per_doc: dict[str, int] = {}
         for line_no, rec in read_records(path, required=NQA_QA_COLUMNS):
@@ -134,18 +156,24 @@ def _question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) -
             doc_id = rec["document_id"]
             if doc_id not in docs:
                 raise InputError(path, f"question for unknown document_id {doc_id!r} (not in documents.csv)",
-                                 line=line_no)
-            if not str(rec["question"]).strip():
-                raise InputError(path, "empty question", line=line_no)
+                                 line=line_no, hint="add the document to documents.csv or fix the id")
             q_index = rec.get("q_index")
             q_index = (_whole_number(path, line_no, q_index, "q_index") if q_index not in (None, "")
                        else per_doc.get(doc_id, 0))
             per_doc[doc_id] = q_index + 1
-            rows.append({
+            row = {
                 "id": f"nqa:{doc_id}:{q_index}", "document_id": doc_id, "origin": "narrativeqa",
-                "text": str(rec["question"]).strip(), "reference_1": str(rec["answer1"]).strip(),
-                "reference_2": str(rec["answer2"]).strip(), "set_name": set_name, "source_index": q_index,
-            })
+                "text": rec["question"], "reference_1": rec["answer1"], "reference_2": rec["answer2"],
+                "set_name": set_name, "source_index": q_index, "_source": (path, line_no),
+            }
+            first = seen.setdefault(row["id"], row)
+            if first is not row:
+                if tuple(first[k] for k in QUESTION_TEXT) != tuple(row[k] for k in QUESTION_TEXT):
+                    where = f"{first['_source'][0]}:{first['_source'][1]}"
+                    raise InputError(path, f"question {q_index} of document {doc_id} repeats {where} with another "
+                                           "text", line=line_no, hint="keep one row per (document_id, q_index)")
+                continue
+            rows.append(row)
     return rows
 
 
@@ -163,7 +191,12 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
     summary = IngestSummary(str(directory))
     docs_file, qa_files, summary_files = _nqa_files(directory)
     docs = {}
+    doc_lines: dict[str, tuple[int, dict]] = {}
     for line_no, rec in read_records(docs_file, required=NQA_DOC_COLUMNS):
+        first = doc_lines.setdefault(rec["document_id"], (line_no, rec))
+        if first[1] is not rec and first[1] != rec:
+            raise InputError(docs_file, f"document_id {rec['document_id']!r} repeats line {first[0]} with other "
+                                        "values", line=line_no, hint="keep one row per document")
         if rec["set"] == set_name:
             words = rec.get("story_word_count")
             rec["story_word_count"] = _whole_number(docs_file, line_no, words, "story_word_count") \
@@ -174,7 +207,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
     for path in summary_files:
         for line_no, rec in read_records(path, required=("document_id", "summary")):
             if rec["document_id"] in docs:
-                summaries[rec["document_id"]] = str(rec["summary"]).strip()
+                summaries[rec["document_id"]] = rec["summary"]
     stories_dir = directory / "stories"
     wanted = {q["document_id"] for q in questions} | set(summaries)
     wanted |= {p.stem for p in stories_dir.glob("*.txt") if p.stem in docs} if stories_dir.is_dir() else set()
@@ -199,6 +232,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
         doc_rows.append(doc)
 
     with store.write(workspace) as con:
+        _refuse_changed_questions(con, questions)
         existing = corpus_store.document_ids(con)
         # A story whose text is already stored under another id (e.g. added by ingest-book) cannot be
         # stored twice (content_sha1 is unique): its NarrativeQA document is kept without the text,
@@ -270,14 +304,21 @@ ANSWER_ALIASES = {"question_id": ("question_id", "item_id"), "system": ("system"
                   "answer": ("answer", "answer_text", "text")}
 
 
-def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, ...]]) -> dict:
+def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, ...]],
+             texts: tuple[str, ...] = ("answer", "label")) -> dict:
+    """The canonical columns of a row as text (names and ids: text or whole numbers; answers and
+    labels: text or numbers), or InputError naming the line."""
     out = {}
     for canonical, names in aliases.items():
-        value = _first_column(rec, names)
-        if value is None:
+        column = next((n for n in names if n in rec and rec[n] not in (None, "")), None)
+        if column is None:
             raise InputError(path, f"missing value for '{canonical}' (columns tried: {', '.join(names)})",
-                             line=line_no)
-        out[canonical] = value.strip()
+                             line=line_no, hint="add one of these columns")
+        value = rec[column]
+        if isinstance(value, float) and canonical not in texts and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        out[canonical] = plain_value(path, line_no, column, value,
+                                     numbers=canonical in texts or not isinstance(value, float))
     return out
 
 
@@ -296,6 +337,14 @@ def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
     systems = sorted({r["system"] for _, r in records})
     with store.write(workspace) as con:
         definitions.check_imported_systems(con, path, systems)
+        stored = {(a["question_id"], a["system_name"]): a["text"]
+                  for a in results_store.answers_for(con, [r["question_id"] for _, r in records], systems)}
+        for line_no, r in records:
+            old = stored.get((r["question_id"], r["system"]))
+            if old is not None and old != r["answer"]:
+                raise InputError(path, f"system {r['system']!r} already has another answer to {r['question_id']} "
+                                       f"in the workspace ({old[:60]!r})", line=line_no,
+                                 hint="give the new answers another system name")
         summary.add("systems", results_store.upsert_systems(
             con, [{"name": s, "model": IMPORTED, "context": IMPORTED} for s in systems]))
         rows = [{"question_id": r["question_id"], "system_name": r["system"], "text": r["answer"],
@@ -317,6 +366,34 @@ def judgment_id(judge: str, kind: str, question_id: str, system_a: str, system_b
     return hashlib.sha1(key.encode("utf-8")).hexdigest()
 
 
+def _optional_text(path: Path, line_no: int, rec: dict, column: str) -> str:
+    value = rec.get(column)
+    if value is None or value == "":
+        return ""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    return plain_value(path, line_no, column, value, numbers=not isinstance(value, float))
+
+
+def _evidence(path: Path, line_no: int, value) -> list[str]:
+    """Evidence as a list of excerpts: a text, a list of texts, or nothing."""
+    if value is None or value == "":
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(e, str) for e in items):
+        raise InputError(path, f"evidence must be a text or a list of texts, not {json.dumps(value)[:60]}",
+                         line=line_no, hint="write the excerpts as strings")
+    return items
+
+
+def _label_hint(kind: str) -> str:
+    if is_pairwise(kind):
+        return f"use one of {', '.join(PAIRWISE_LABELS)} (in system terms)"
+    if kind == "similarity":
+        return "use yes, no or a similarity from -1 to 1"
+    return f"use one of {', '.join(ABSOLUTE_LABELS)}"
+
+
 def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     """Verdicts produced elsewhere, by a model or a person (CSV or JSONL).
 
@@ -331,14 +408,21 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
         core = _aliased(path, line_no, rec, JUDGMENT_ALIASES)
         kind = core["kind"].lower()
         if kind not in JUDGE_KINDS:
-            raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no, hint=f"use one of {JUDGE_KINDS}")
-        system_b = (_first_column(rec, ("system_b",)) or "").strip()
+            raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no,
+                             hint=f"use one of {', '.join(JUDGE_KINDS)}")
+        system_b = _optional_text(path, line_no, rec, "system_b")
         if is_pairwise(kind) and not system_b:
-            raise InputError(path, "a pairwise verdict needs system_b", line=line_no)
+            raise InputError(path, "a pairwise verdict needs system_b", line=line_no, hint="add the other system")
+        if is_pairwise(kind) and system_b == core["system_a"]:
+            raise InputError(path, f"system_a and system_b are both {system_b!r}", line=line_no,
+                             hint="a system cannot be compared with itself; fix the names")
+        if not is_pairwise(kind) and system_b:
+            raise InputError(path, f"a {kind} verdict rates one answer, but system_b is {system_b!r}", line=line_no,
+                             hint="leave system_b empty, or use a pairwise kind")
         try:
             label = normalise_label(core["label"], kind)
         except ValueError as exc:
-            raise InputError(path, str(exc), line=line_no) from None
+            raise InputError(path, str(exc), line=line_no, hint=_label_hint(kind)) from None
         score, threshold = None, None
         if kind == "similarity" and label not in ("yes", "no"):
             # A similarity score as the label: stored as the score, the label by the rater's default
@@ -346,14 +430,19 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
             from lsqa.similarity import DEFAULT_THRESHOLD
 
             score, threshold = float(label), DEFAULT_THRESHOLD
+            if not -1.0 <= score <= 1.0:  # also NaN and Infinity, which JSON exports cannot write
+                raise InputError(path, f"similarity {core['label']!r} is not a cosine similarity", line=line_no,
+                                 hint="give a number from -1 to 1, or yes / no")
             label = "yes" if score >= threshold else "no"
-        shown = (_first_column(rec, ("shown_order",)) or "ab").strip().lower()
+        shown = (_optional_text(path, line_no, rec, "shown_order") or "ab").lower()
         if shown not in ("ab", "ba"):
-            raise InputError(path, f"shown_order must be ab or ba, not {shown!r}", line=line_no)
-        reference = (_first_column(rec, ("reference",)) or "").strip()
-        evidence = rec.get("evidence") or []
-        if isinstance(evidence, str):
-            evidence = [evidence]
+            raise InputError(path, f"shown_order must be ab or ba, not {shown!r}", line=line_no,
+                             hint="write ab (system_a shown first) or ba")
+        reference = _optional_text(path, line_no, rec, "reference")
+        if reference not in REFERENCES + ("",):
+            raise InputError(path, f"reference must be 1 or 2, not {reference!r}", line=line_no,
+                             hint="write the NarrativeQA reference the verdict used, or leave it empty")
+        evidence = _evidence(path, line_no, rec.get("evidence"))
         extra = {k: v for k, v in rec.items() if k not in known_cols}
         records.append((line_no, {
             "id": judgment_id(core["rater"], kind, core["question_id"], core["system_a"], system_b, shown, reference),
@@ -369,6 +458,12 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     _check_question_ids(path, records, "question_id", workspace)
     with store.write(workspace) as con:
         definitions.check_imported_verdicts(con, path, [(line_no, r["judge"], r["kind"]) for line_no, r in records])
+        stored = results_store.judgment_labels(con, [r["id"] for _, r in records])
+        for line_no, r in records:
+            if r["id"] in stored and stored[r["id"]] != r["label"]:
+                raise InputError(path, f"rater {r['judge']!r} already has the verdict {stored[r['id']]!r} on this item "
+                                       "in the workspace", line=line_no,
+                                 hint="give the new verdicts another rater name")
         n = results_store.insert_judgments(con, [r for _, r in records])
     summary.add("judgments", n)
     summary.skip("judgments", len(records) - n)

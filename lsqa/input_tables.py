@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,7 +28,10 @@ COMPARISON_COLUMNS = ("system_a", "system_b", "winner")
 RATING_COLUMNS = ("item_id", "rater", "label")
 
 # Anything larger is refused before reading: a 2 GB table of verdicts is a mistake, not a study.
-MAX_TABLE_BYTES = 512 * 1024 * 1024
+# (NarrativeQA's qaps.csv, 47k questions, is ~11 MB.)
+MAX_TABLE_BYTES = 256 * 1024 * 1024
+# One value (an answer, a question, a name): a 50 MB "answer" is a broken export, not an answer.
+MAX_CELL_CHARS = 100_000
 
 
 @dataclass
@@ -61,21 +65,35 @@ class Table:
 
 
 def _decode(path: Path) -> str:
+    import stat
+
     try:
-        size = path.stat().st_size
-        if size > MAX_TABLE_BYTES:
-            raise InputError(path, f"the file is {size / 2**20:,.0f} MiB, above the {MAX_TABLE_BYTES // 2**20} MiB "
-                                   "limit for one table", hint="split it into smaller files")
-        data = path.read_bytes()
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(path, "is a folder, not a file", hint="give the path of a CSV or JSONL file")
+        if not stat.S_ISREG(info.st_mode):
+            # A device (/dev/zero), a FIFO or a socket: reading it may never end.
+            raise InputError(path, "not a regular file (a device, pipe or socket)",
+                             hint="give the path of a CSV or JSONL file")
+        if info.st_size > MAX_TABLE_BYTES:
+            raise InputError(path, f"the file is {info.st_size / 2**20:,.0f} MiB, above the "
+                                   f"{MAX_TABLE_BYTES // 2**20} MiB limit for one table", hint="split it into smaller files")
+        with open(path, "rb") as f:
+            data = f.read(MAX_TABLE_BYTES + 1)  # the file may have grown since stat
     except FileNotFoundError:
-        raise InputError(path, "file not found") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a file") from None
+        raise InputError(path, "file not found", hint="check the path") from None
     except OSError as exc:
-        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}", hint="check the path and its permissions") from None
+    if len(data) > MAX_TABLE_BYTES:
+        raise InputError(path, f"above the {MAX_TABLE_BYTES // 2**20} MiB limit for one table",
+                         hint="split it into smaller files")
     if not data.strip():
         raise InputError(path, "file is empty",
                          hint="expected a header line and data rows (CSV) or one JSON object per line (JSONL)")
+    if b"\x00" in data:
+        at = data.index(b"\x00")
+        raise InputError(path, "contains a NUL byte: binary data, not a text table", line=data.count(b"\n", 0, at) + 1,
+                         hint="export the table again as UTF-8 CSV or JSONL")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -85,6 +103,22 @@ def _decode(path: Path) -> str:
             path, f"not valid UTF-8 text (byte 0x{data[exc.start]:02x} at column {col})", line=line,
             hint="save the file as UTF-8",
         ) from None
+
+
+def _too_long(path: Path, line: int | None, column: str, value: str) -> InputError:
+    return InputError(path, f"column {column} holds {len(value):,} characters, above the {MAX_CELL_CHARS:,} limit "
+                            "for one value", line=line, hint="shorten it; see README, Limits")
+
+
+def _check_sizes(path: Path, line: int | None, row: dict) -> None:
+    """Every text value of a JSON row within the size limit and free of NUL (``\\u0000``)."""
+    for key, value in row.items():
+        for text in (value if isinstance(value, list) else [value]):
+            if isinstance(text, str) and len(text) > MAX_CELL_CHARS:
+                raise _too_long(path, line, key, text)
+            if isinstance(text, str) and "\x00" in text:
+                raise InputError(path, f"column {key} contains a NUL character (\\u0000)", line=line,
+                                 hint="remove it; text values are plain text")
 
 
 def _format_of(path: Path, text: str) -> str:
@@ -106,7 +140,9 @@ def _clean_key(key) -> str:
 
 
 def _read_csv(path: Path, text: str, delimiter: str) -> Table:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    # strict: an unterminated quote is an error, not the rest of the file swallowed into one value
+    csv.field_size_limit(MAX_CELL_CHARS)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     header: list[str] | None = None
     table = Table(str(path), [])
     try:
@@ -117,7 +153,8 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Table:
                 header = [_clean_key(c) for c in record]
                 dupes = sorted({c for c in header if header.count(c) > 1})
                 if dupes:
-                    raise InputError(path, f"duplicate column name(s) {', '.join(dupes)}", line=reader.line_num)
+                    raise InputError(path, f"duplicate column name(s) {', '.join(dupes)}", line=reader.line_num,
+                                     hint="give each column its own name")
                 table.columns = header
                 table.header_line = reader.line_num
                 continue
@@ -129,7 +166,11 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Table:
             table.rows.append({k: v.strip() for k, v in zip(header, record)})
             table.lines.append(reader.line_num)
     except csv.Error as exc:
-        raise InputError(path, f"malformed CSV: {exc}", line=reader.line_num) from None
+        if "field limit" in str(exc):
+            raise InputError(path, f"a value above the {MAX_CELL_CHARS:,}-character limit for one value (or an "
+                                   "unterminated quote)", line=reader.line_num, hint="shorten it, or close the quote") from None
+        raise InputError(path, f"malformed CSV: {exc}", line=reader.line_num,
+                         hint="check the quotes on this line: a quote opened must be closed") from None
     return table
 
 
@@ -142,10 +183,13 @@ def _read_jsonl(path: Path, text: str) -> Table:
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=number) from None
+            raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=number,
+                             hint="write one JSON object per line") from None
         if not isinstance(obj, dict):
-            raise InputError(path, f"expected a JSON object per line, got {type(obj).__name__}", line=number)
+            raise InputError(path, f"expected a JSON object per line, got {type(obj).__name__}", line=number,
+                             hint="write one JSON object per line")
         row = {_clean_key(k): v for k, v in obj.items()}
+        _check_sizes(path, number, row)
         columns.update(dict.fromkeys(row))
         table.rows.append(row)
         table.lines.append(number)
@@ -157,15 +201,19 @@ def _read_json_array(path: Path, text: str) -> Table:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+        raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno,
+                         hint="write a JSON array of objects, or one JSON object per line") from None
     if not isinstance(data, list):
-        raise InputError(path, "expected a JSON array of objects (or one JSON object per line)")
+        raise InputError(path, "expected a JSON array of objects (or one JSON object per line)",
+                         hint="write a JSON array of objects, or one JSON object per line")
     table = Table(str(path), [])
     columns: dict[str, None] = {}
     for k, obj in enumerate(data):
         if not isinstance(obj, dict):
-            raise InputError(path, f"element {k} of the JSON array is not an object")
+            raise InputError(path, f"element {k} of the JSON array is not an object",
+                             hint="write a JSON array of objects")
         row = {_clean_key(key): v for key, v in obj.items()}
+        _check_sizes(path, None, row)
         columns.update(dict.fromkeys(row))
         table.rows.append(row)
         table.lines.append(None)
@@ -188,7 +236,7 @@ def read_table(path: str | Path, required: Sequence[str] = ()) -> Table:
     else:
         table = _read_json_array(path, text)
     if not table.rows:
-        raise InputError(path, "no data rows", hint="the file has a header or blank lines only")
+        raise InputError(path, "no data rows", hint="the file has a header or blank lines only; add rows")
     _require(table, [_clean_key(c) for c in required], kind)
     return table
 
@@ -205,14 +253,27 @@ def _require(table: Table, required: Sequence[str], kind: str) -> None:
         for col in required:
             if col not in row:
                 raise InputError(table.path, f"missing column {col}", line=line,
-                                 hint=f"this row has: {', '.join(row) or '(nothing)'}")
-            value = row[col]
-            if value is None or (isinstance(value, str) and not value.strip()):
-                raise InputError(table.path, f"empty value in column {col}", line=line)
-            if isinstance(value, (dict, list)):
-                raise InputError(table.path, f"column {col} must be a plain value, not {type(value).__name__}",
-                                 line=line)
-            row[col] = str(value).strip()
+                                 hint=f"add it; this row has: {', '.join(row) or '(nothing)'}")
+            row[col] = plain_value(table.path, line, col, row[col])
+
+
+def plain_value(path, line: int | None, column: str, value, *, numbers: bool = True) -> str:
+    """``value`` of a required column as stripped text; refuses what would be stored as something
+    it is not: empty, a JSON object or list (Python's repr), null, NaN or Infinity ("nan" as a
+    system name), true/false."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(path, f"empty value in column {column}", line=line, hint="give a value")
+    if isinstance(value, (dict, list)):
+        raise InputError(path, f"column {column} must be a plain value, not a JSON "
+                               f"{'object' if isinstance(value, dict) else 'array'}", line=line,
+                         hint="write it as text")
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and not numbers):
+        raise InputError(path, f"column {column} must be text, not {json.dumps(value)}", line=line,
+                         hint="write it in quotes")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(path, f"column {column} is {value!r} (a JSON NaN or Infinity), not a value", line=line,
+                         hint="write the value it stands for")
+    return str(value).strip()
 
 
 def records(path: str | Path, *, required: Sequence[str] = (),
@@ -224,7 +285,7 @@ def records(path: str | Path, *, required: Sequence[str] = (),
         for row, line in zip(table.rows, table.lines):
             if not any(row.get(a) not in (None, "") for a in alternatives):
                 raise InputError(table.path, f"missing value for {name} (columns tried: {', '.join(alternatives)})",
-                                 line=line)
+                                 line=line, hint="add one of these columns")
     return list(zip(table.lines, table.rows))
 
 
@@ -264,6 +325,7 @@ def load_ratings(path: str | Path) -> Table:
         if key in seen:
             first = seen[key]
             where = f" (first on line {first})" if first else ""
-            raise InputError(table.path, f"rater {key[1]!r} labelled item {key[0]!r} twice{where}", line=line)
+            raise InputError(table.path, f"rater {key[1]!r} labelled item {key[0]!r} twice{where}", line=line,
+                             hint="keep one label per item and rater")
         seen[key] = line
     return table

@@ -63,14 +63,7 @@ def overview(workspace: Path) -> dict:
 
 def judges_by_family(workspace: Path) -> dict[str, list[str]]:
     """Judge names: ``pairwise`` (side by side, rankable) and ``binary`` (yes/no, accuracy)."""
-    with store.connect(workspace) as con:
-        rows = results_store.judges(con)
-    out: dict[str, list[str]] = {f: [] for f in vocabulary.FAMILIES}
-    for r in rows:
-        family = vocabulary.family(r["kind"])
-        if r["judge"] not in out[family]:
-            out[family].append(r["judge"])
-    return out
+    return analysis.judges_by_family(workspace)
 
 
 # --------------------------------------------------------------------------------- leaderboard

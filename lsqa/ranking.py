@@ -238,6 +238,42 @@ def is_strongly_connected(W: np.ndarray) -> bool:
     return n == 1
 
 
+def comparison_groups(data: ComparisonCounts) -> np.ndarray:
+    """Group number of each system: systems linked by any chain of comparisons (ties included)
+    share a group. Strengths of two groups never compared are on no common scale."""
+    m = len(data.systems)
+    used = data.counts.sum(axis=1) > 0
+    i, j = data.pairs[used, 0], data.pairs[used, 1]
+    graph = sparse.csr_matrix((np.ones(len(i)), (i, j)), shape=(m, m))
+    _, labels = connected_components(graph, directed=False)
+    return labels
+
+
+def unbounded_systems(data: ComparisonCounts) -> dict[int, str]:
+    """Systems whose strength the data do not bound (index → why): those in a set that no system
+    outside it ever beat (no upper bound: always won) or that never beat a system outside it (no
+    lower bound), within their group (Ford 1957: the MLE needs a strongly connected graph); and
+    systems with no decided comparison at all. A tie counts as half a win each way."""
+    W = data.win_matrix(0.5)
+    groups = comparison_groups(data)
+    _, scc = connected_components(sparse.csr_matrix(W > 0), directed=True, connection="strong")
+    out: dict[int, str] = {}
+    played = (W + W.T).sum(axis=1) > 0
+    for k in range(len(data.systems)):
+        if not played[k]:
+            out[k] = "no decided comparison (only 'none' verdicts)"
+            continue
+        inside = scc == scc[k]
+        others = (groups == groups[k]) & ~inside
+        if not others.any():
+            continue
+        if W[np.ix_(others, inside)].sum() == 0:
+            out[k] = "never lost to the systems it was compared with: the data give no upper bound"
+        elif W[np.ix_(inside, others)].sum() == 0:
+            out[k] = "never beat the systems it was compared with: the data give no lower bound"
+    return out
+
+
 def _sigmoid(x):
     # Stable logistic: exp of a non-positive number only.
     e = np.exp(-np.abs(x))

@@ -31,12 +31,20 @@ def rank_table(
 ) -> dict:
     """Bradley-Terry ranking (paper §3.2) of rows with ``system_a, system_b, winner`` (+ ``question_id``).
 
-    Returns ``{"systems": [{"system", "beta", "strength", "ci_low", "ci_high", "rank"}, ...]
-    (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}}, "n_comparisons",
-    "n_excluded"}``; ``ci_low`` / ``ci_high`` bound the strength e^β (null when ``bootstrap=0``).
+    Returns ``{"systems": [{"system", "beta", "strength", "ci_low", "ci_high", "rank", "group",
+    "estimable", "note"}, ...] (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}},
+    "n_comparisons", "n_excluded", "warnings"}``; ``ci_low`` / ``ci_high`` bound the strength e^β
+    (null when ``bootstrap=0`` or when the data cannot bound it).
+
+    Honest intervals: a system the data do not bound (it always won, or never won, against the
+    systems it met; ``ranking.unbounded_systems``) and a bootstrap interval of zero width (every
+    resample the same: too few comparisons) are reported as not estimable, with null bounds and a
+    note, never as a point. Systems in groups never compared with each other get a warning and a
+    ``group`` number: their strengths are comparable only within a group.
     Raises NoVerdicts when nothing is left to rank, ValueError for unusable rows.
     """
-    from lsqa.ranking import bootstrap_bradley_terry, count_comparisons, fit_bradley_terry
+    from lsqa.ranking import (bootstrap_bradley_terry, comparison_groups, count_comparisons, fit_bradley_terry,
+                              unbounded_systems)
 
     rows = list(rows)
     if not rows:
@@ -58,16 +66,34 @@ def rank_table(
         ci = bootstrap_bradley_terry(data, rounds=bootstrap, level=level, seed=seed, by_question=by_question,
                                      tie_model=tie_model, anchor=anchor)
     order = sorted(range(len(fit.systems)), key=lambda k: (fit.rank[k], fit.systems[k]))
+    groups = comparison_groups(data)
+    notes = unbounded_systems(data)
     systems = []
     for k in order:
+        low = _finite(ci.strength_low[k]) if ci else None
+        high = _finite(ci.strength_high[k]) if ci else None
+        if ci and k not in notes and fit.systems[k] != anchor and (low is None or high is None or high - low <= 1e-9 * high):
+            notes[k] = "every bootstrap round gave the same strength: too few comparisons to resample"
         systems.append({
             "system": fit.systems[k],
             "beta": _finite(fit.beta[k]),
             "strength": _finite(fit.strength[k]),
-            "ci_low": _finite(ci.strength_low[k]) if ci else None,
-            "ci_high": _finite(ci.strength_high[k]) if ci else None,
+            "ci_low": None if k in notes else low,
+            "ci_high": None if k in notes else high,
             "rank": int(fit.rank[k]),
+            "group": int(groups[k]),
+            "estimable": k not in notes,
+            "note": notes.get(k, ""),
         })
+    warnings = []
+    n_groups = len(set(groups.tolist()))
+    if n_groups > 1:
+        members = [", ".join(fit.systems[k] for k in order if groups[k] == g) for g in dict.fromkeys(groups[order])]
+        warnings.append(f"the systems fall into {n_groups} groups never compared with each other ({' | '.join(members)}): "
+                        "strengths are comparable only within a group; compare systems across groups to rank them together")
+    if notes:
+        warnings.append("not estimable: " + "; ".join(f"{fit.systems[k]} ({notes[k]})" for k in order if k in notes)
+                        + "; add comparisons where these systems lose and win")
     win_probability = {
         fit.systems[i]: {fit.systems[j]: _finite(fit.win_probability[i, j]) for j in order if j != i}
         for i in order
@@ -77,6 +103,7 @@ def rank_table(
         "win_probability": win_probability,
         "n_comparisons": data.n_comparisons,
         "n_excluded": data.n_excluded,
+        "warnings": warnings,
     }
 
 
@@ -104,7 +131,7 @@ def agreement_table(
     raters = sorted({str(r["rater"]) for r in rows})
     for rater in (rater_a, rater_b):
         if rater not in raters:  # e.g. a judge nobody has reviewed yet: nothing to compare
-            raise NoVerdicts(f"rater {rater!r} not found; raters are {raters}")
+            raise NoVerdicts(f"rater {rater!r} not found; use one of the raters {raters}")
     _, la, lb = paired_labels(
         [r["item_id"] for r in rows], [r["rater"] for r in rows], [r["label"] for r in rows], rater_a, rater_b
     )

@@ -24,26 +24,29 @@ runner = CliRunner()
 WHAT_TO_DO = re.compile(
     r"\b(use|write|add|remove|give|must|did you mean|known keys|rename|see|run|choose|fix|save|keep|list|"
     r"put|check|create|pass|drop|split|make|unset|wait|ask|leave|set|start|point|free|try|correct|"
-    r"cut|shorten|compare|rank|import)\b", re.I)
+    r"cut|shorten|compare|rank|import|export|quote|close|convert|delete|leave|choose|flag)\b", re.I)
 
 
 def snapshot(workspace: Path | None) -> dict | None:
     """Every table's rows, sorted, as text: the whole content of a workspace (None if no file)."""
     if workspace is None or not Path(workspace).exists():
         return None
+    import duckdb
+
     path = Path(workspace)
-    if not path.is_file() or path.stat().st_size < 12 or path.read_bytes()[8:12] != b"DUCK":
-        # Not a DuckDB file (a probe's garbage, a folder, a FIFO): what it is must not change either.
+    try:
+        if not path.is_file() or path.stat().st_size < 12 or path.read_bytes()[8:12] != b"DUCK":
+            raise duckdb.IOException("not a DuckDB file")
+        con = duckdb.connect(str(workspace), read_only=True, config={"autoinstall_known_extensions": False,
+                                                                     "autoload_known_extensions": False})
+    except duckdb.Error:
+        # Not a workspace (a probe's garbage, a folder, a FIFO): what it is must not change either.
         import hashlib
         import stat
 
         info = path.lstat()
         digest = hashlib.sha256(path.read_bytes()).hexdigest() if stat.S_ISREG(info.st_mode) else ""
         return {"<not a workspace>": [stat.filemode(info.st_mode), digest]}
-    import duckdb
-
-    con = duckdb.connect(str(workspace), read_only=True, config={"autoinstall_known_extensions": False,
-                                                                 "autoload_known_extensions": False})
     try:
         tables = [t for (t,) in con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "

@@ -120,6 +120,7 @@ def test_the_base_config_runs_and_a_rerun_changes_nothing(ws, tmp_path):
     assert set(before) == set(snapshot(ws)) and before["answers"] == snapshot(ws)["answers"]
 
 
+@pytest.mark.slow  # ~190 probes; the full suite runs them
 @pytest.mark.parametrize("loc, value", list(_probes()))
 def test_a_bad_value_is_refused_with_its_place(ws, tmp_path, loc, value):
     data = _with(BASE, loc, value)
@@ -223,7 +224,8 @@ SECRET_PARAMS = {
 }
 
 
-@pytest.mark.parametrize("where", [("systems", 1, "params"), ("judges", 0, "params"), ("generation", "params")],
+@pytest.mark.parametrize("where", [("systems", 1, "params"), pytest.param(("judges", 0, "params"), marks=pytest.mark.slow),
+                                   pytest.param(("generation", "params"), marks=pytest.mark.slow)],
                          ids=lambda w: _place(w))
 @pytest.mark.parametrize("name", list(SECRET_PARAMS))
 def test_a_credential_in_a_config_is_refused_and_never_stored(ws, tmp_path, where, name):

@@ -40,13 +40,16 @@ def test_workspace_from_environment_and_settings(tmp_path, monkeypatch):
     r = lsqa("status", "--json", env={"LSQA_WORKSPACE": str(env_ws)})
     assert r.exit_code == 0 and json.loads(r.output)["documents"] == 1  # the book went to the env's workspace
     (tmp_path / "lsqa.toml").write_text('workspace = "from_settings.duckdb"\n')
-    r = lsqa("status", "--json")
-    assert r.exit_code == 0 and json.loads(r.output)["documents"] == 0
+    r = lsqa("status", "--json")  # a command that reads refuses a workspace that is not there
+    assert r.exit_code == 2 and "from_settings.duckdb does not exist" in r.stderr
+    assert not (tmp_path / "from_settings.duckdb").exists()
+    r = lsqa("ingest-book", SLICE / "stories" / "2dd593d19e201c9cf4edb0703cad0f525c1038a2.txt")
+    assert r.exit_code == 0 and "creating a new workspace at from_settings.duckdb" in r.stderr
     assert (tmp_path / "from_settings.duckdb").exists()
     (tmp_path / "lsqa.toml").unlink()
     r = lsqa("status")
-    assert r.exit_code == 0, r.output
-    assert (tmp_path / "db" / "lsqa.duckdb").exists()
+    assert r.exit_code == 2 and "db/lsqa.duckdb does not exist" in r.stderr
+    assert not (tmp_path / "db").exists()
 
 
 def test_settings_file_refuses_secrets(tmp_path, monkeypatch):

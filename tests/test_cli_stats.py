@@ -18,7 +18,7 @@ from lsqa.input_tables import load_comparisons, load_ratings, read_table
 from tests.stats_helpers import load_llmbar, load_prd_human
 
 runner = CliRunner()
-SYSTEM_KEYS = ["system", "beta", "strength", "ci_low", "ci_high", "rank"]
+SYSTEM_KEYS = ["system", "beta", "strength", "ci_low", "ci_high", "rank", "group", "estimable", "note"]
 
 
 def _write_csv(path, header, rows):
@@ -54,7 +54,7 @@ def test_rank_json_on_prd_human_ratings(prd_csv, prd_rows):
     res = runner.invoke(app, ["rank", "--input", str(prd_csv), "--bootstrap", "300", "--seed", "0", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert list(out) == ["systems", "win_probability", "n_comparisons", "n_excluded"]
+    assert list(out) == ["systems", "win_probability", "n_comparisons", "n_excluded", "warnings"]
     assert out["n_comparisons"] == 7040 and out["n_excluded"] == 0
     fit = fit_bradley_terry(count_comparisons([r["system_a"] for r in prd_rows], [r["system_b"] for r in prd_rows],
                                               [r["winner"] for r in prd_rows]))

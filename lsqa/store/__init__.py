@@ -8,9 +8,10 @@ from lsqa.store.db import (
     WorkspaceError,
     connect,
     forget_migrated,
+    is_read_only,
     migrate,
     transaction,
     write,
 )
 
-__all__ = ["MigrationChanged", "WorkspaceError", "connect", "forget_migrated", "migrate", "transaction", "write"]
+__all__ = ["MigrationChanged", "WorkspaceError", "connect", "forget_migrated", "is_read_only", "migrate", "transaction", "write"]

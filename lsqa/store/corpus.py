@@ -133,6 +133,13 @@ def question_ids(con, ids: list[str] | None = None) -> set[str]:
     return {r[0] for r in found}
 
 
+def question_texts(con, ids: list[str]) -> dict[str, tuple[str, str, str]]:
+    """``{id: (text, reference_1, reference_2)}`` of the stored questions among ``ids``."""
+    rows = con.execute("SELECT id, text, coalesce(reference_1, ''), coalesce(reference_2, '') FROM questions "
+                       "WHERE id IN (SELECT unnest(?))", [list(ids)]).fetchall()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
 def list_questions(con, document_ids: list[str] | None = None, origin: str | None = None) -> list[dict]:
     sql = "SELECT * FROM questions WHERE 1=1"
     params: list = []

@@ -20,6 +20,7 @@ import hashlib
 import logging
 import os
 import random
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class _Attachment:
     alias: str
     users: int = 0
     attached: bool = False
+    read_only: bool = False     # attached READ_ONLY: the file or its folder cannot be written
     lock: threading.Lock = field(default_factory=threading.Lock)  # attach/detach of this file, one at a time
 
 
@@ -76,7 +78,10 @@ def _current_host() -> duckdb.DuckDBPyConnection:
     """This process's host (created on first use). Call with ``_host_lock`` held."""
     global _host
     if _host is None:
-        _host = duckdb.connect(":memory:")
+        # Nothing downloads at run time: a file DuckDB could read with an extension (SQLite, ...)
+        # must not make it fetch one.
+        _host = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                                   "autoload_known_extensions": False})
     return _host
 
 
@@ -124,7 +129,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_close_idle_host_before_fork, after_in_child=_forget_host_in_child)
 
 
-def _attach(path: str, alias: str, timeout_s: float) -> None:
+def _attach(path: str, alias: str, timeout_s: float, read_only: bool = False) -> None:
     """ATTACH ``path``, waiting (with jittered backoff) while another process holds its lock."""
     deadline = time.monotonic() + timeout_s
     delay = 0.02
@@ -132,7 +137,7 @@ def _attach(path: str, alias: str, timeout_s: float) -> None:
     while True:
         cur = _host_cursor()
         try:
-            cur.execute(f"ATTACH '{quoted}' AS {alias}")
+            cur.execute(f"ATTACH '{quoted}' AS {alias}" + (" (READ_ONLY)" if read_only else ""))
             return
         except duckdb.Error as exc:
             if f'already attached by database "{alias}"' in str(exc):
@@ -144,7 +149,8 @@ def _attach(path: str, alias: str, timeout_s: float) -> None:
                         "wait for that process (a pipeline run or the dashboard) or raise "
                         "LSQA_LOCK_TIMEOUT"
                     ) from exc
-                raise
+                raise WorkspaceError(f"workspace {path}: DuckDB cannot open it ({str(exc).splitlines()[0]}); "
+                                     "check the path, or give a new file name to start a workspace") from None
         finally:
             cur.close()
         # Jitter so two waiting processes do not retry in lock-step.
@@ -158,7 +164,9 @@ def _acquire(path: str, timeout_s: float) -> _Attachment:
         entry.users += 1  # counted before attaching: a fork meanwhile must not see an idle host
         try:
             if not entry.attached:
-                _attach(path, entry.alias, timeout_s)
+                _check_file_header(path)
+                entry.read_only = not _writable(Path(path))
+                _attach(path, entry.alias, timeout_s, entry.read_only)
                 entry.attached = True
         except BaseException:
             entry.users -= 1
@@ -182,15 +190,70 @@ def _release(entry: _Attachment) -> None:
                 cur.close()
 
 
+def _writable(path: Path) -> bool:
+    """Whether lsqa may write ``path``: the file and its folder (DuckDB keeps a WAL file next to it)."""
+    return os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+
+
+def check_workspace_path(path: str | Path) -> None:
+    """Refuse, with one line, a path that is not (and cannot become) a workspace file, from what
+    ``stat`` says (the file is not opened). Checked before DuckDB sees it: a FIFO would block the
+    open forever, a device or a folder gives a low-level error. The contents (text, SQLite, ...)
+    are checked when the file is attached (``_check_file_header``)."""
+    path = Path(path)
+    fix = "give the path of a workspace file (e.g. db/lsqa.duckdb), or a new file name to start one"
+    if not path.exists():
+        if path.is_symlink():
+            raise WorkspaceError(f"workspace {path}: a link to a missing file; {fix}")
+        parent = next((p for p in path.parents if p.exists()), None)
+        if parent is not None and not parent.is_dir():
+            raise WorkspaceError(f"workspace {path}: {parent} is a file, not a folder; {fix}")
+        return
+    info = path.stat()
+    if stat.S_ISDIR(info.st_mode):
+        raise WorkspaceError(f"workspace {path}: a folder, not a workspace file; {fix}")
+    if not stat.S_ISREG(info.st_mode):
+        raise WorkspaceError(f"workspace {path}: not a regular file (a device, pipe or socket); {fix}")
+    if not os.access(path, os.R_OK):
+        raise WorkspaceError(f"workspace {path}: cannot be read (permission denied); "
+                             "make it readable or give another path")
+    if info.st_size == 0:
+        raise WorkspaceError(f"workspace {path}: an empty file, not a workspace; remove it or {fix}")
+
+
+def _check_file_header(path: str) -> None:
+    """The file's first bytes are DuckDB's. Only while this process has not attached it: closing any
+    descriptor of a file drops every POSIX lock this process holds on it, DuckDB's included."""
+    fix = "give the path of a workspace file (e.g. db/lsqa.duckdb), or a new file name to start one"
+    if not os.path.exists(path):
+        return
+    with open(path, "rb") as f:
+        head = f.read(16)
+    if head.startswith(b"SQLite format 3"):
+        raise WorkspaceError(f"workspace {path}: a SQLite database, not an lsqa (DuckDB) workspace; {fix}")
+    if len(head) < 12 or head[8:12] != b"DUCK":
+        raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
+
+
+def is_read_only(path: str | Path) -> bool:
+    return Path(path).exists() and not _writable(Path(path))
+
+
 @contextlib.contextmanager
 def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """Open the workspace at ``path`` (migrated on first use), yield a connection, close it.
 
-    Keep the block short: while it is open, no other process can use the workspace.
+    Keep the block short: while it is open, no other process can use the workspace. A workspace
+    whose file or folder lsqa cannot write is opened read-only (``write`` then refuses).
     """
     if timeout_s is None:
         timeout_s = float(os.environ.get("LSQA_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S))
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    check_workspace_path(path)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkspaceError(f"workspace {path}: cannot create its folder ({exc.strerror}); "
+                             "give a path in a folder you can write") from None
     key = str(Path(path).resolve())
     entry = _acquire(key, timeout_s)
     try:
@@ -200,14 +263,39 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
             # The cache saves re-reading the migration files; a file deleted and created again under
             # the same path (a reset workspace) has no schema and must be migrated all the same.
             if key not in _migrated or not _has_schema(con):
+                _refuse_foreign_database(con, path)
                 with _migrate_lock:
-                    migrate(con)
+                    if entry.read_only:
+                        _check_migrated(con, path)
+                    else:
+                        migrate(con)
                     _migrated.add(key)
             yield con
         finally:
             con.close()
     finally:
         _release(entry)
+
+
+def _refuse_foreign_database(con: duckdb.DuckDBPyConnection, path) -> None:
+    """A DuckDB file with tables but without lsqa's bookkeeping belongs to someone else: migrating
+    it would add lsqa's tables to their database."""
+    if _has_schema(con):
+        return
+    (n,) = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()").fetchone()
+    if n:
+        raise WorkspaceError(f"workspace {path}: a DuckDB database with {n} table(s) of its own, not an lsqa "
+                             "workspace; give the path of a workspace file, or a new file name to start one")
+
+
+def _check_migrated(con: duckdb.DuckDBPyConnection, path) -> None:
+    """A read-only workspace is read as it is, if it has every migration; it cannot be migrated."""
+    applied = {n for (n,) in con.execute("SELECT name FROM schema_migrations").fetchall()} \
+        if _has_schema(con) else set()
+    missing = [p.name for p in migration_files() if p.name not in applied]
+    if missing:
+        raise WorkspaceError(f"workspace {path} is read-only and needs migration {missing[0]}; "
+                             "make it writable once (file and folder) so lsqa can update it")
 
 
 def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
@@ -233,6 +321,9 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 @contextlib.contextmanager
 def write(path: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection with an open transaction: the usual way to change a workspace."""
+    if is_read_only(path):
+        raise WorkspaceError(f"workspace {path} is read-only (file or folder permissions): it can be read "
+                             "but not changed; make it writable, or copy it to a folder you can write")
     with connect(path) as con, transaction(con):
         yield con
 

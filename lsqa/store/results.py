@@ -73,6 +73,11 @@ def answers_for(con, question_ids: list[str], systems: list[str] | None = None) 
     return fetch_dicts(con, sql + " ORDER BY question_id, system_name", params)
 
 
+def judgment_labels(con, ids: list[str]) -> dict[str, str | None]:
+    """``{id: label}`` of the stored verdicts among ``ids``."""
+    return dict(con.execute("SELECT id, label FROM judgments WHERE id IN (SELECT unnest(?))", [list(ids)]).fetchall())
+
+
 def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
     return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing", key=("id",))
 
