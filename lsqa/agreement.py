@@ -486,7 +486,7 @@ def paired_labels(items: Sequence, raters: Sequence, labels: Sequence, rater_a, 
     item_ids, rater_ids, matrix = pivot_ratings(items, raters, labels)
     for r in (rater_a, rater_b):
         if r not in rater_ids:
-            raise ValueError(f"rater {r!r} not found; raters are {rater_ids}")
+            raise ValueError(f"rater {r!r} not found; use one of the raters {rater_ids}")
     ra, rb = matrix[rater_ids.index(rater_a)], matrix[rater_ids.index(rater_b)]
     keep = [k for k in range(len(item_ids)) if ra[k] is not None and rb[k] is not None]
     return [item_ids[k] for k in keep], [ra[k] for k in keep], [rb[k] for k in keep]

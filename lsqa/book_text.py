@@ -48,8 +48,11 @@ def sha1(text: str) -> str:
 def read_text(path: str | Path) -> str:
     """Read a UTF-8 text file (BOM removed, line endings normalised), or raise InputError."""
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise InputError(path, "a folder, device, pipe or socket, not a regular file",
+                         hint="give the path of a plain-text book")
     if not path.is_file():
-        raise InputError(path, "no such file")
+        raise InputError(path, "no such file", hint="check the path")
     size = path.stat().st_size
     if size == 0:
         raise InputError(path, "the file is empty")

@@ -309,7 +309,7 @@ def load_comparisons(path: str | Path) -> Table:
                              hint=WINNER_HINT) from None
         if row["system_a"] == row["system_b"]:
             raise InputError(table.path, f"system_a and system_b are both {row['system_a']!r}", line=line,
-                             hint="a system cannot be compared with itself")
+                             hint="fix the names: a system cannot be compared with itself")
         qid = row.get("question_id")
         if qid is not None and not isinstance(qid, str):
             row["question_id"] = str(qid)

@@ -538,7 +538,7 @@ def _identify(beta: np.ndarray, systems: Sequence[str], anchor: str | None) -> n
     if anchor is None:
         return beta - beta.mean(axis=-1, keepdims=True)
     if anchor not in systems:
-        raise ValueError(f"anchor system {anchor!r} is not among the systems {list(systems)}")
+        raise ValueError(f"anchor system {anchor!r} is not among the systems {list(systems)}; use one of them")
     a = list(systems).index(anchor)
     return beta - beta[..., a : a + 1]
 
