@@ -11,7 +11,7 @@ from typing import Callable, Optional
 import typer
 
 from lsqa.config import resolve_workspace
-from lsqa.errors import LsqaError
+from lsqa.errors import LsqaError, WorkspaceError
 from lsqa.store.db import check_workspace_path
 
 WorkspaceOption = typer.Option(
