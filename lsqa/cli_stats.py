@@ -236,7 +236,7 @@ def _corrected_command(what: str, workspace, judge, audit_queue, level, as_json)
         raise InputError(f"lsqa {what}", "--corrected needs --judge NAME (and --workspace or the default one)")
     if audit_queue not in (None, "random", "active", "import"):
         raise InputError(f"lsqa {what}", f"unknown audit queue {audit_queue!r}", hint="use random, active or import")
-    ws = workspace_path(workspace)
+    ws = existing_workspace(workspace)
     try:
         if what == "rank":
             result = corrected_report.corrected_ranking(ws, judge, queue=audit_queue, level=level)
@@ -262,10 +262,10 @@ def accuracy_command(
         return
     from lsqa import analysis
 
-    ws = workspace_path(workspace)
+    ws = existing_workspace(workspace)
     rows = analysis.accuracy(ws, judge)
     if not rows:
-        raise InputError(ws, f"judge {judge!r} has no decided yes/no verdicts in this workspace")
+        raise InputError(ws, f"judge {judge!r} has no decided yes/no verdicts in this workspace", hint="use a yes/no judge")
     out = [{"system": r["system"], "estimate": r["accuracy"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
             "n": r["n"], "n_audited": 0} for r in rows]
     if as_json:
