@@ -220,7 +220,8 @@ def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):
     mine = _reviews(ws, "hal")
     assert [(r["judgment_id"], r["label"]) for r in mine] == [(first["id"], "yes"), (first["id"], "no")]
 
-    recent = page.locator('[class*="st-key-audit_recent"]')
+    _wait_idle(page)
+    recent = page.locator('[class*="st-key-audit_recent"][data-stale="false"]')  # not the one being replaced
     expect(recent).to_be_visible()
     _click_row(page, recent, 0)  # my latest review: the first item again
     expect(page.get_by_text(first["question"]).first).to_be_visible(timeout=WAIT)
