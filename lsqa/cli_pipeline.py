@@ -19,7 +19,10 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Call the models again even for cached prompts."),
         as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     ):
-        """Run the stages a config names, skipping finished work (a re-run makes no new calls)."""
+        """Run the stages a config names, skipping finished work (a re-run makes no new calls).
+
+        Exit code 1 when calls failed (their count and first errors go to stderr; a re-run tries
+        them again), 3 when max_cost_usd stopped the run (raise it and run again to go on)."""
         import dataclasses
         import sys
 
@@ -34,6 +37,30 @@ def register(app: typer.Typer) -> None:
             emit_json(summary.to_dict())
         else:
             typer.echo("\n".join(summary.lines()))
+        for line in summary.failure_lines():
+            typer.echo(line, err=True)
+        if summary.stopped:
+            typer.echo(f"stopped: {summary.stopped} — {summary.stop_reason}", err=True)
+            raise typer.Exit(3)
+        if summary.failure_lines():
+            raise typer.Exit(1)
+
+    @app.command("plan")
+    @friendly_errors
+    def plan(
+        config: Path = typer.Argument(..., help="Study config (TOML), as for `lsqa run`."),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
+    ):
+        """Calls (new vs cached), input tokens, max output tokens and cost a run would make, before any call."""
+        from lsqa import plan as plan_mod
+        from lsqa.runconfig import load_run_config
+
+        study = plan_mod.plan(workspace_path(workspace), load_run_config(config))
+        if as_json:
+            emit_json(study.to_dict())
+        else:
+            typer.echo("\n".join(study.lines()))
 
     @app.command("entities")
     @friendly_errors

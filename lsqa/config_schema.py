@@ -131,6 +131,7 @@ class StudyConfig(_Strict):
     judges: list[JudgeTable] = []
     generation: GenerationTable = GenerationTable()
     max_concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
+    max_cost_usd: Optional[float] = Field(None, ge=0)  # the study's budget in USD (lsqa.llm.budget)
     use_cache: bool = True
 
     @field_validator("documents")

@@ -50,6 +50,8 @@ class StageSummary:
         # The counting of ``lsqa.llm.totals`` (and of the runs row the runner keeps): made + cached +
         # failed = requests, and only a call made without a known price makes the cost unknown.
         for r in results:
+            if r.error_kind == "budget":
+                continue  # not sent (the run stops: ``stopped: budget``)
             if r.cached:
                 self.calls_cached += 1
             elif r.status != "ok":
@@ -66,6 +68,8 @@ class StageSummary:
 class RunSummary:
     stages: list[StageSummary] = field(default_factory=list)
     seconds: float = 0.0
+    stopped: str = ""          # "budget" when max_cost_usd stopped the run before a call
+    stop_reason: str = ""
 
     def to_dict(self) -> dict:
         total = lambda attr: sum(getattr(s, attr) for s in self.stages)  # noqa: E731
@@ -74,7 +78,7 @@ class RunSummary:
             "calls_made": total("calls_made"), "calls_cached": total("calls_cached"),
             "calls_failed": total("calls_failed"), "cached_prompt_tokens": total("cached_prompt_tokens"),
             "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
-            "seconds": round(self.seconds, 2),
+            "seconds": round(self.seconds, 2), "stopped": self.stopped or None, "stop_reason": self.stop_reason,
             "stages": [{k: v for k, v in s.__dict__.items()} for s in self.stages],
         }
 
@@ -94,10 +98,25 @@ class RunSummary:
             for e in s.errors:
                 counts[e] = counts.get(e, 0) + 1
             out.extend(f"  {s.stage} error ({n}×): {e}" for e, n in list(counts.items())[:5])
+        if self.stopped:
+            out.append(f"stopped: {self.stopped} — {self.stop_reason}")
         return out
+
+    def failure_lines(self, first: int = 5) -> list[str]:
+        """The count of failed calls and the first errors ([] when none failed)."""
+        failed = self.to_dict()["calls_failed"]
+        if not failed:
+            return []
+        errors = [f"  {s.stage}: {e}" for s in self.stages for e in s.errors][:first]
+        return [f"{failed} call(s) failed; the first errors:", *errors]
 
 
 _open_stages = threading.local()  # stages of the run going on in this thread, closed if it fails
+_budgets = threading.local()      # the budget of the run going on in this thread (max_cost_usd)
+
+
+class BudgetStop(Exception):
+    """A call did not fit in ``max_cost_usd``: the run stops (its finished calls are kept)."""
 
 
 class _Stage:
@@ -107,7 +126,7 @@ class _Stage:
         self.workspace, self.summary = workspace, StageSummary(name)
         self._t0 = time.monotonic()
         with store.write(workspace) as con:
-            self.run_id = runs_store.start_run(con, name, config.to_dict())
+            self.run_id = runs_store.start_run(con, name, {**config.to_dict(), "study_id": study_id(config)})
         sink = getattr(_open_stages, "run_ids", None)
         if sink is not None:  # the caller (a dashboard job) follows its own runs' calls
             sink.append(self.run_id)
@@ -120,6 +139,7 @@ class _Stage:
             _open_stages.stack.remove(self)
         s = self.summary
         s.seconds = time.monotonic() - self._t0
+        getattr(_open_stages, "closed", []).append(s)
         with store.write(self.workspace) as con:
             # The call counters and the cost were added to the runs row by lsqa.llm in the same
             # transactions that stored the calls: closing the stage must not overwrite them.
@@ -143,9 +163,27 @@ def _send(workspace: Path, stage: _Stage, requests: list[llm.LLMRequest], config
     callback = (lambda d, _t: progress(stage.summary.stage, done + d, total)) if progress else None
     results = llm.complete_many(workspace, requests, max_concurrency=config.max_concurrency,
                                 use_cache=config.use_cache, run_id=stage.run_id, progress=callback,
-                                show_bar=show_bar)
+                                show_bar=show_bar, budget=getattr(_budgets, "budget", None))
     stage.summary.add_results(results)
     return results
+
+
+def _sent(pairs):
+    """The (task, result) pairs whose call was made or cached (not those the budget held back)."""
+    return [(t, r) for t, r in pairs if r.error_kind != "budget"]
+
+
+def _stop_if_over_budget(results) -> None:
+    if any(r.error_kind == "budget" for r in results):
+        raise BudgetStop(_budgets.budget.describe())
+
+
+def study_id(config: RunConfig) -> str:
+    """What identifies a study across runs (for its budget): the config without how it is run."""
+    from lsqa.prompt_parts import canonical_json
+
+    d = {k: v for k, v in config.to_dict().items() if k not in ("max_cost_usd", "max_concurrency", "use_cache", "source")}
+    return hashlib.sha256(canonical_json(d).encode()).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- loading the scope
@@ -182,12 +220,35 @@ def _questions(workspace: Path, config: RunConfig, doc_ids: list[str]) -> list[d
 
 # ------------------------------------------------------------------- stage: entities, questions
 
+def generation_tasks(config: RunConfig, chains: dict[str, list], books: BookContexts) -> list[tuple]:
+    """(document id, entity, request) per top entity: the A.1 calls of the questions stage."""
+    from lsqa import entities as entities_mod
+    from lsqa import prompts
+
+    gen = config.generation
+    prompt = prompts.load_prompt("question_generation", layout=prompts.layout_for(gen.prompt_caching))
+    tasks = []
+    for doc_id, ents in chains.items():
+        doc = books.document(doc_id)
+        story_tokens = books.story_tokens(doc_id)
+        for entity, mentions in ents:
+            if story_tokens <= gen.context_tokens:
+                context = books.story(doc_id)
+            else:
+                # Paper footnote 1: the passages of the entity's mention chain stand in for the book.
+                context = entities_mod.entity_context_text(doc["full_text"], mentions, max_tokens=gen.context_tokens)
+            request = prompts.request(prompt, gen.model, gen.params, prompt_caching=gen.prompt_caching,
+                                      mode=gen.mode, contexts=(context,), context_text=context,
+                                      num_questions=gen.questions_per_entity, entity=entity["name"])
+            tasks.append((doc_id, entity, request))
+    return tasks
+
+
 def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], books: BookContexts,
                        progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
     """Paper §2: entities by coreference (or the fallback), then A.1 questions per top entity."""
     from lsqa import chains as chains_mod
-    from lsqa import entities as entities_mod
-    from lsqa import prompts, questions as questions_mod
+    from lsqa import questions as questions_mod
     from lsqa.config import load_settings
 
     gen = config.generation
@@ -205,28 +266,14 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
     summaries = [ent_stage.close()]
 
     stage = _Stage(workspace, "questions", config)
-    prompt = prompts.load_prompt("question_generation", layout=prompts.layout_for(gen.prompt_caching))
-    tasks = []
-    for doc_id, ents in chains.items():
-        doc = books.document(doc_id)
-        story_tokens = books.story_tokens(doc_id)
-        for entity, mentions in ents:
-            if story_tokens <= gen.context_tokens:
-                context = books.story(doc_id)
-            else:
-                # Paper footnote 1: the passages of the entity's mention chain stand in for the book.
-                context = entities_mod.entity_context_text(doc["full_text"], mentions, max_tokens=gen.context_tokens)
-            request = prompts.request(prompt, gen.model, gen.params, prompt_caching=gen.prompt_caching,
-                                      mode=gen.mode, contexts=(context,), context_text=context,
-                                      num_questions=gen.questions_per_entity, entity=entity["name"])
-            tasks.append((doc_id, entity, request))
+    tasks = generation_tasks(config, chains, books)
     stage.summary.tasks = len(tasks)
     done = 0
     for batch in _batches(tasks, lambda task: task[2]):
         results = _send(workspace, stage, [t[2] for t in batch], config, progress, done, len(tasks), show_bar)
         done += len(batch)
         rows = []
-        for (doc_id, entity, request), result in zip(batch, results):
+        for (doc_id, entity, request), result in _sent(zip(batch, results)):
             if result.status != "ok":
                 continue
             for n, gq in enumerate(questions_mod.questions_from_generation(result.text or "", entity=entity["name"])):
@@ -240,6 +287,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
             n_new = corpus_store.insert_questions(con, rows)
         stage.summary.written += n_new
         stage.summary.skipped += len(rows) - n_new
+        _stop_if_over_budget(results)
     summaries.append(stage.close())
     return summaries
 
@@ -261,24 +309,33 @@ def register_names(con, config: RunConfig) -> None:
     definitions.check_and_record(con, config)
 
 
-def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
-                     progress: Progress | None = None, show_bar: bool = False) -> StageSummary:
+def answer_tasks(workspace: Path, config: RunConfig, questions: list[dict],
+                 books: BookContexts) -> tuple[list, int, dict[str, int]]:
+    """(answers to produce, how many are stored already, questions each imported system lacks):
+    what the answers stage does (and ``lsqa plan`` counts)."""
     from lsqa import systems as systems_mod
 
-    stage = _Stage(workspace, "answers", config)
-    with store.connect(workspace) as con:  # run() has registered the systems (register_names)
+    with store.connect(workspace) as con:
         done_before = {s.name: results_store.answered(con, s.name) for s in config.systems}
-    tasks = []
+    tasks, skipped, missing = [], 0, {}
     for s in config.systems:
         if s.imported:  # answered elsewhere: judged, never answered; a question it lacks is left out
-            stage.summary.missing[s.name] = sum(q["id"] not in done_before[s.name] for q in questions)
-            stage.summary.skipped += len(questions) - stage.summary.missing[s.name]
+            missing[s.name] = sum(q["id"] not in done_before.get(s.name, ()) for q in questions)
+            skipped += len(questions) - missing[s.name]
             continue
         for q in questions:
-            if q["id"] in done_before[s.name]:
-                stage.summary.skipped += 1
+            if q["id"] in done_before.get(s.name, ()):
+                skipped += 1
                 continue
             tasks.append(systems_mod.answer_task(s, q, books))
+    return tasks, skipped, missing
+
+
+def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
+                     progress: Progress | None = None, show_bar: bool = False) -> StageSummary:
+    stage = _Stage(workspace, "answers", config)
+    tasks, stage.summary.skipped, missing = answer_tasks(workspace, config, questions, books)
+    stage.summary.missing.update(missing)
     stage.summary.tasks = len(tasks) + stage.summary.skipped
     ready = [t.ready_row for t in tasks if t.ready_row is not None]
     calls = [t for t in tasks if t.request is not None]
@@ -290,13 +347,32 @@ def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], 
         results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls), show_bar)
         done += len(batch)
         rows = [t.row(r.text if r.status == "ok" else "", "ok" if r.status == "ok" else "error", r.cache_key,
-                      error=r.error_message) for t, r in zip(batch, results)]
+                      error=r.error_message) for t, r in _sent(zip(batch, results))]
         with store.write(workspace) as con:
             stage.summary.written += results_store.insert_answers(con, rows, replace=True)
+        _stop_if_over_budget(results)
     return stage.close()
 
 
 # ---------------------------------------------------------------------------- stage: verdicts
+
+def judge_tasks(workspace: Path, config: RunConfig, judge, questions: list[dict], sampled: list[dict],
+                answers: dict, books: BookContexts) -> tuple[list, int]:
+    """(verdicts to obtain, how many the judge has in all) for a judge that calls a model."""
+    from lsqa import judges as judges_mod
+
+    if judge.kind == "absolute":
+        tasks = judges_mod.absolute_tasks(judge, questions, answers, config.systems, books)
+    elif judge.kind == "groundtruth":
+        tasks = judges_mod.groundtruth_tasks(judge, questions, answers, config.systems)
+    elif judge.kind == "groundtruth-pairwise":
+        tasks = judges_mod.groundtruth_pairwise_tasks(judge, sampled, answers, config.systems, config.seed)
+    else:
+        tasks = judges_mod.pairwise_tasks(judge, sampled, answers, config.systems, books, config.seed)
+    with store.connect(workspace) as con:
+        decided = results_store.judgment_ids(con, [t.id for t in tasks])
+    return [t for t in tasks if t.id not in decided], len(tasks)
+
 
 def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
                   progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
@@ -323,18 +399,8 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
             stage.summary.tasks = len(rows) + stage.summary.skipped
             summaries.append(stage.close())
             continue
-        if judge.kind == "absolute":
-            tasks = judges_mod.absolute_tasks(judge, questions, answers, config.systems, books)
-        elif judge.kind == "groundtruth":
-            tasks = judges_mod.groundtruth_tasks(judge, questions, answers, config.systems)
-        elif judge.kind == "groundtruth-pairwise":
-            tasks = judges_mod.groundtruth_pairwise_tasks(judge, sampled, answers, config.systems, config.seed)
-        else:
-            tasks = judges_mod.pairwise_tasks(judge, sampled, answers, config.systems, books, config.seed)
-        with store.connect(workspace) as con:
-            decided = results_store.judgment_ids(con, [t.id for t in tasks])
-        todo = [t for t in tasks if t.id not in decided]
-        stage.summary.tasks, stage.summary.skipped = len(tasks), len(tasks) - len(todo)
+        todo, n_tasks = judge_tasks(workspace, config, judge, questions, sampled, answers, books)
+        stage.summary.tasks, stage.summary.skipped = n_tasks, n_tasks - len(todo)
         ready = [t.ready_row for t in todo if t.ready_row is not None]
         calls = [t for t in todo if t.request is not None]
         with store.write(workspace) as con:
@@ -345,9 +411,10 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
                             show_bar)
             done += len(batch)
             rows = [t.from_completion(r.text, r.status == "ok", r.cache_key, r.error_message)
-                    for t, r in zip(batch, results)]
+                    for t, r in _sent(zip(batch, results))]
             with store.write(workspace) as con:
                 stage.summary.written += results_store.insert_judgments(con, rows, replace=True)
+            _stop_if_over_budget(results)
         summaries.append(stage.close())
     return summaries
 
@@ -367,11 +434,17 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
         config = load_run_config(config)
     t0 = time.monotonic()
     summary = RunSummary()
+    _budgets.budget = None
+    _open_stages.closed = []
     try:
         # Before any write: an unknown document or a redefined name stops the run here.
         doc_ids, books = _load_scope(workspace, config)
         with store.write(workspace) as con:
             register_names(con, config)
+            if config.max_cost_usd is not None:
+                # The budget is the study's: what its earlier runs spent counts (a stopped run goes on
+                # only with a higher max_cost_usd).
+                _budgets.budget = llm.Budget(config.max_cost_usd, runs_store.study_spent(con, study_id(config)))
         if config.questions in ("generate",):
             summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
         questions = _questions(workspace, config, doc_ids)
@@ -379,6 +452,11 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
             summary.stages.append(answer_questions(workspace, config, questions, books, progress, show_bar))
         if config.judges:
             summary.stages.extend(judge_answers(workspace, config, questions, books, progress, show_bar))
+    except BudgetStop as stop:
+        summary.stopped, summary.stop_reason = "budget", f"{stop}; raise max_cost_usd and run again to go on"
+        for stage in list(getattr(_open_stages, "stack", [])):
+            stage.close(status="stopped: budget", error=summary.stop_reason)
+        summary.stages = list(_open_stages.closed)
     except BaseException as exc:
         # The runs table must not claim a stage is still running: say how it ended, then re-raise.
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"

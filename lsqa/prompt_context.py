@@ -29,6 +29,7 @@ class BookContexts:
         self._documents = documents
         self._passages = passages
         self._indexes: dict = {}
+        self._stories: dict[str, str] = {}
 
     def document(self, doc_id: str) -> dict:
         return self._documents[doc_id]
@@ -37,8 +38,12 @@ class BookContexts:
         return self._documents[doc_id].get("full_text") is not None
 
     def story(self, doc_id: str) -> str:
-        d = self._documents[doc_id]
-        return d["full_text"][d["clean_start"]:d["clean_end"]]
+        # One string object per book: its hash is computed once, however many prompts hold it.
+        story = self._stories.get(doc_id)
+        if story is None:
+            d = self._documents[doc_id]
+            story = self._stories[doc_id] = d["full_text"][d["clean_start"]:d["clean_end"]]
+        return story
 
     def story_tokens(self, doc_id: str) -> int:
         return int(self._documents[doc_id]["n_tokens"])

@@ -127,6 +127,7 @@ class RunConfig:
     judges: list[JudgeSpec] = field(default_factory=list)
     generation: GenerationSpec = field(default_factory=GenerationSpec)
     max_concurrency: int = 8
+    max_cost_usd: float | None = None       # the study's spending limit (issue 15); None = no limit
     use_cache: bool = True
     source: str = ""
 
@@ -214,4 +215,4 @@ def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:
     return RunConfig(documents=list(checked.documents), questions=checked.questions, sample=checked.sample,
                      seed=checked.seed, max_questions=checked.max_questions, systems=systems, judges=judges,
                      generation=generation, max_concurrency=checked.max_concurrency, use_cache=checked.use_cache,
-                     source=source)
+                     max_cost_usd=checked.max_cost_usd, source=source)

@@ -24,13 +24,14 @@ judges (§3, Figs. 12-13, 17-20) all call :func:`complete_many` (or :func:`compl
   answers the finished ones from the cache.
 """
 
+from lsqa.llm.budget import Budget, UnpricedModel
 from lsqa.llm.keys import TRANSPORT_PARAMS, cache_key, provider_of, scrub, semantic_params, storable_params
 from lsqa.llm.provider import classify, litellm
 from lsqa.llm.runner import acomplete, acomplete_many, complete, complete_many, embedded_models
 from lsqa.llm.types import LLMError, LLMRequest, LLMResult, Results, RetryPolicy, RunTotals, totals
 
 __all__ = [
-    "TRANSPORT_PARAMS", "LLMError", "LLMRequest", "LLMResult", "Results", "RetryPolicy", "RunTotals", "acomplete",
+    "Budget", "UnpricedModel", "TRANSPORT_PARAMS", "LLMError", "LLMRequest", "LLMResult", "Results", "RetryPolicy", "RunTotals", "acomplete",
     "acomplete_many", "cache_key", "classify", "complete", "complete_many", "embedded_models", "litellm",
     "provider_of", "scrub", "semantic_params", "storable_params", "totals",
 ]

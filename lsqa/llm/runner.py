@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import queue
+import socket
 import sys
 import threading
 import time
@@ -26,6 +27,9 @@ from lsqa.llm.keys import (
     storable_params,
 )
 from lsqa.llm.provider import KIND_TEXT, cache_marked, classify, error_text, litellm, router_call, usage_of
+from lsqa.llm import claims as _claims
+from lsqa.llm.budget import Budget
+from lsqa.llm.claims import CLAIM_POLL_S, CLAIM_RENEW_S
 from lsqa.llm.types import RETRYABLE, LLMRequest, LLMResult, Results, RetryPolicy
 
 FLUSH_INTERVAL_S = float(os.environ.get("LSQA_LLM_FLUSH_S", "0.2"))
@@ -46,9 +50,17 @@ class _Job:
     request: LLMRequest
     key: str
     indices: list[int]
+    bound_usd: float = 0.0  # its worst-case cost, reserved from the budget while it runs
 
 
-async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> LLMResult:
+async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, budget: Budget | None = None) -> LLMResult:
+    result = await _attempts(job, semaphore, retry, budget)
+    if budget is not None and result.error_kind != "budget":
+        budget.settle(job.bound_usd, result.cost_usd if result.ok else 0.0)
+    return result
+
+
+async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, budget: Budget | None) -> LLMResult:
     ll = litellm()
     req = job.request
     kwargs = dict(req.params)
@@ -63,6 +75,11 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy) -> 
         attempts += 1
         try:
             async with semaphore:
+                # Reserved when the call is about to leave: the budget counts only the calls in flight.
+                if budget is not None and attempts == 1 and not budget.reserve(job.bound_usd):
+                    return LLMResult(text=None, status="error", error_kind="budget", cache_key=job.key, model=req.model,
+                                     error_message=f"{req.model}: not sent, it could pass the budget "
+                                                   f"({budget.describe()})")
                 started = time.monotonic()  # latency: this attempt, not the wait for a free slot
                 if isinstance(kwargs.get("api_base"), (list, tuple)):  # several servers: litellm's Router
                     response = await router_call(req.model, messages, kwargs)
@@ -135,14 +152,15 @@ def _limit_for(model: str, max_concurrency: int | Mapping[str, int]) -> int:
     return max(1, int(max_concurrency))
 
 
-async def _run_jobs(jobs: list[_Job], max_concurrency, retry: RetryPolicy, on_done: Callable[[_Job, LLMResult], None]) -> None:
+async def _run_jobs(jobs: list[_Job], max_concurrency, retry: RetryPolicy, on_done: Callable[[_Job, LLMResult], None],
+                   budget: Budget | None = None) -> None:
     semaphores: dict[str, asyncio.Semaphore] = {}
     for job in jobs:
         if job.request.model not in semaphores:
             semaphores[job.request.model] = asyncio.Semaphore(_limit_for(job.request.model, max_concurrency))
 
     async def one(job: _Job) -> None:
-        result = await _call(job, semaphores[job.request.model], retry)
+        result = await _call(job, semaphores[job.request.model], retry, budget)
         on_done(job, result)
 
     tasks = [asyncio.ensure_future(one(job)) for job in jobs]
@@ -204,6 +222,7 @@ class _Writer:
 
     def __init__(self, workspace: Path, run_id: int | None, interval_s: float = FLUSH_INTERVAL_S):
         self.workspace, self.run_id, self.interval_s = workspace, run_id, interval_s
+        self.renewed_at = time.monotonic()
         self.env_secrets = secret_env_values()
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self.error: BaseException | None = None
@@ -224,7 +243,7 @@ class _Writer:
         pending: list[tuple[_Job, LLMResult, float]] = []
         free_until = 0.0  # no write before this time: the file stays free for others meanwhile
         while True:
-            wait = None if not pending else max(0.0, free_until - time.monotonic())
+            wait = CLAIM_RENEW_S if not pending else max(0.0, free_until - time.monotonic())
             try:
                 item = self.queue.get(timeout=wait)
             except queue.Empty:
@@ -238,6 +257,18 @@ class _Writer:
                 free_until = time.monotonic() + self.interval_s
             if stop:
                 return
+            if time.monotonic() - self.renewed_at >= CLAIM_RENEW_S:
+                self._renew()
+
+    def _renew(self) -> None:
+        """Extend this process's claims on the calls it still has in flight (a long call must not
+        look abandoned to another run)."""
+        try:
+            with _save_lock:
+                _claims.renew(self.workspace)
+            self.renewed_at = time.monotonic()
+        except Exception as exc:  # noqa: BLE001 - reported to the caller at close
+            self.error = self.error or exc
 
     def _write(self, finished: list[tuple["_Job", LLMResult, float]]) -> None:
         try:
@@ -248,6 +279,7 @@ class _Writer:
                 started = time.monotonic()
                 _save(self.workspace, rows, self.run_id)
                 done = time.monotonic()
+            self.renewed_at = done  # _save renewed the claims too
             self.writes += 1
             self.write_seconds += done - started
             self.max_delay_s = max(self.max_delay_s, done - min(at for _, _, at in finished))
@@ -267,6 +299,8 @@ def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
             texts.update(row["texts"])
         prompt_texts.save_texts(con, texts)
         llm_calls.save_calls(con, rows)
+        _claims.release_in(con, [r["cache_key"] for r in rows])
+        _claims.renew_in(con)
         if run_id is not None:
             made = [r for r in rows if r["status"] == "ok"]
             known = [r["cost_usd"] for r in made if r["cost_usd"] is not None]
@@ -377,6 +411,7 @@ def complete_many(
     progress: Callable[[int, int], None] | None = None,
     show_bar: bool = False,
     retry: RetryPolicy = RetryPolicy(),
+    budget: Budget | None = None,
 ) -> Results:
     """Answer ``requests`` (results in the same order), each at most once per workspace.
 
@@ -389,6 +424,10 @@ def complete_many(
     their batches are done, and a rerun after a kill picks the batches up). With ``run_id``, the run's counters in ``runs`` are
     updated in the same transactions that store the calls. Failures are results with
     ``status="error"``, never exceptions; an exception means the workspace could not be written.
+
+    A call another process is making right now (claimed in the workspace, :mod:`lsqa.llm.claims`)
+    is not sent again: this call waits for its result (returned as cached). With ``budget``, a
+    call that could take the spending past it is not sent: its result has ``error_kind="budget"``.
     """
     workspace = Path(workspace)
     requests = list(requests)
@@ -411,7 +450,6 @@ def complete_many(
         with connect(workspace) as con:
             hits = llm_calls.cached_ok(con, list(jobs))
     tracker = _Progress(len(requests), progress, show_bar)
-    writer = None
     try:
         n_hits = 0
         for key, row in hits.items():
@@ -424,10 +462,27 @@ def complete_many(
             with write(workspace) as con:
                 llm_calls.add_to_run(con, run_id, cached=n_hits)
         tracker.advance(n_hits)
-        online = [job for job in jobs.values() if job.request.mode != "batch"]
-        if online:
-            with _gil_switching:
-                writer = _run_calls(workspace, online, results, max_concurrency, retry, run_id, tracker)
+        if budget is not None:
+            for job in jobs.values():
+                job.bound_usd = budget.bound(job.request)  # an unpriced model stops here, before any call
+        writers = []
+        pending = [job for job in jobs.values() if job.request.mode != "batch"]
+        with _gil_switching:
+            while pending:
+                mine = _claims.claim(workspace, [j.key for j in pending]) if use_cache else {j.key for j in pending}
+                try:
+                    ours = [j for j in pending if j.key in mine]
+                    if ours:
+                        writers.append(_run_calls(workspace, ours, results, max_concurrency, retry, run_id, tracker,
+                                                  budget))
+                finally:
+                    # Kept claims are those of calls not stored: refused by the budget, or interrupted.
+                    _claims.release(workspace, [k for k in mine if results[jobs[k].indices[0]] is None
+                                                or results[jobs[k].indices[0]].error_kind == "budget"])
+                pending = _wait_for_others(workspace, [j for j in pending if j.key not in mine], results, run_id,
+                                           tracker)
+        # Batch-mode calls go through the providers' batch APIs after the online ones; a rerun
+        # picks up their open batches (lsqa.llm.batch), so they need no claims of their own.
         batched = [job for job in jobs.values() if job.request.mode == "batch"]
         if batched:
             _run_batch_jobs(workspace, batched, results, run_id, tracker)
@@ -435,8 +490,10 @@ def complete_many(
         tracker.close()
     out = Results(results)  # type: ignore[arg-type]
     out.elapsed_s = time.monotonic() - started
-    if writer is not None:
-        out.store_writes, out.store_write_s, out.store_max_delay_s = writer.writes, writer.write_seconds, writer.max_delay_s
+    for writer in writers:
+        out.store_writes += writer.writes
+        out.store_write_s += writer.write_seconds
+        out.store_max_delay_s = max(out.store_max_delay_s, writer.max_delay_s)
     return out
 
 
@@ -476,7 +533,34 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
                       store, run_id=run_id)
 
 
-def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker) -> "_Writer":
+def _wait_for_others(workspace: Path, theirs: list[_Job], results, run_id, tracker) -> list[_Job]:
+    """Wait until another run's claimed calls are stored (taken from the cache, like hits) or their
+    claims go away; return the jobs to claim again (their maker failed or died)."""
+    from lsqa.store import connect, llm_calls, write
+
+    while theirs:
+        time.sleep(CLAIM_POLL_S)
+        with connect(workspace) as con:
+            hits = llm_calls.cached_ok(con, [j.key for j in theirs])
+            held = llm_calls.held_by_others(con, [j.key for j in theirs if j.key not in hits], _claims.owner(),
+                                            socket.gethostname(), _claims.now())
+        n_hits = 0
+        for job in theirs:
+            if job.key in hits:
+                for i in job.indices:
+                    results[i] = _from_cache(hits[job.key], job.key)
+                    n_hits += 1
+        if run_id is not None and n_hits:
+            with write(workspace) as con:
+                llm_calls.add_to_run(con, run_id, cached=n_hits)
+        tracker.advance(n_hits)
+        theirs = [j for j in theirs if j.key not in hits]
+        if any(j.key not in held for j in theirs):
+            return theirs  # some claim went away without a result: claim and make those calls here
+    return []
+
+
+def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker, budget=None) -> "_Writer":
     litellm()  # import and configure before the loop needs it (and before timing starts)
     loop = _event_loop()
     if threading.current_thread().name == _LOOP_THREAD:
@@ -485,10 +569,11 @@ def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker
     finished: queue.SimpleQueue = queue.SimpleQueue()
 
     def on_done(job: _Job, result: LLMResult) -> None:  # on the event loop thread
-        writer.put(job, result)
+        if result.error_kind != "budget":  # not sent: nothing to store
+            writer.put(job, result)
         finished.put((job, result))
 
-    future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done), loop)
+    future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done, budget), loop)
     remaining = len(jobs)
     extra_copies = 0
     try:

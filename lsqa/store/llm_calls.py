@@ -138,3 +138,57 @@ def cost_of_runs(con, run_ids: list[int]) -> dict:
         FROM llm_calls WHERE list_contains(?, run_id)""", [[int(i) for i in run_ids]]).fetchone()
     return {"calls": int(row[0]), "failed": int(row[1]), "cost_usd": float(row[2] or 0.0),
             "calls_unpriced": int(row[3])}
+
+# ---------------------------------------------------------------------------------------------
+# Claims on calls in flight (issue 15, part 6): two runs of one study never pay for a call twice
+# ---------------------------------------------------------------------------------------------
+
+
+def _claim_is_stale(row: tuple, now, host: str) -> bool:
+    """A claim past its expiry, or one whose process on this host no longer exists."""
+    from lsqa.store.runs import _process_alive
+
+    _, claim_host, pid, expires_at = row
+    return expires_at < now or (claim_host == host and not _process_alive(int(pid)))
+
+
+def claim_calls(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str, host: str, pid: int,
+                now, expires_at) -> set[str]:
+    """Claim ``keys`` for ``owner``; return those it holds now. A key claimed by another live
+    owner whose claim has not expired stays theirs (the caller waits for its result)."""
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return set()
+    held = {r[0]: r[1:] for r in con.execute(
+        "SELECT cache_key, owner, host, pid, expires_at FROM call_claims WHERE cache_key IN (SELECT unnest(?::VARCHAR[]))",
+        [keys]).fetchall()}
+    take = [k for k, row in held.items() if row[0] == owner or _claim_is_stale(row, now, host)]
+    free = [k for k in keys if k not in held]
+    if take:
+        con.execute("DELETE FROM call_claims WHERE cache_key IN (SELECT unnest(?::VARCHAR[]))", [take])
+    mine = take + free
+    for start in range(0, len(mine), _CHUNK):
+        chunk = mine[start:start + _CHUNK]
+        con.execute("INSERT INTO call_claims (cache_key, owner, host, pid, expires_at) VALUES "
+                    + ", ".join(["(?, ?, ?, ?, ?)"] * len(chunk)),
+                    [v for k in chunk for v in (k, owner, host, pid, expires_at)])
+    return set(mine)
+
+
+def renew_claims(con: duckdb.DuckDBPyConnection, owner: str, expires_at) -> None:
+    con.execute("UPDATE call_claims SET expires_at = ? WHERE owner = ?", [expires_at, owner])
+
+
+def release_claims(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str) -> None:
+    if keys:
+        con.execute("DELETE FROM call_claims WHERE owner = ? AND cache_key IN (SELECT unnest(?::VARCHAR[]))",
+                    [owner, list(keys)])
+
+
+def held_by_others(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str, host: str, now) -> set[str]:
+    """The keys among ``keys`` on which another owner holds a live claim (not expired, not of a dead process)."""
+    if not keys:
+        return set()
+    rows = con.execute("SELECT cache_key, owner, host, pid, expires_at FROM call_claims "
+                       "WHERE owner <> ? AND cache_key IN (SELECT unnest(?::VARCHAR[]))", [owner, list(keys)]).fetchall()
+    return {r[0] for r in rows if not _claim_is_stale(r[1:], now, host)}

@@ -1,0 +1,76 @@
+"""Claims on calls in flight, so that two runs of one study never pay for the same call twice.
+
+Before a call is sent, this process claims its cache key in the workspace (``call_claims``:
+owner, host, process id, expiry). A run that finds a key claimed by another live process does not
+send it: it waits until the other's result is stored (and takes it from the cache) or the claim
+goes away — released after a failure, expired because its process was killed (claims are renewed
+every ``CLAIM_RENEW_S`` while calls run and last ``CLAIM_LEASE_S``), or held by a process of this
+host that no longer exists — and then claims and sends it itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import uuid
+from pathlib import Path
+from typing import Sequence
+
+CLAIM_LEASE_S = float(os.environ.get("LSQA_CLAIM_LEASE_S", "60"))
+CLAIM_RENEW_S = CLAIM_LEASE_S / 3
+CLAIM_POLL_S = 0.25  # how often a waiting run looks for the other run's results
+
+_owner: tuple[int, str] | None = None
+
+
+def owner() -> str:
+    """This process's owner id (new after a fork)."""
+    global _owner
+    if _owner is None or _owner[0] != os.getpid():
+        _owner = (os.getpid(), f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}")
+    return _owner[1]
+
+
+def now() -> dt.datetime:
+    """UTC, naive: how claim times are stored."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def _expiry() -> dt.datetime:
+    return now() + dt.timedelta(seconds=CLAIM_LEASE_S)
+
+
+def claim(workspace: Path, keys: Sequence[str]) -> set[str]:
+    """Claim ``keys``; return the ones this process holds (the others are another run's)."""
+    from lsqa.store import llm_calls, write
+
+    with write(workspace) as con:
+        return llm_calls.claim_calls(con, keys, owner(), socket.gethostname(), os.getpid(), now(), _expiry())
+
+
+def renew_in(con) -> None:
+    from lsqa.store import llm_calls
+
+    llm_calls.renew_claims(con, owner(), _expiry())
+
+
+def renew(workspace: Path) -> None:
+    from lsqa.store import write
+
+    with write(workspace) as con:
+        renew_in(con)
+
+
+def release_in(con, keys: Sequence[str]) -> None:
+    from lsqa.store import llm_calls
+
+    llm_calls.release_claims(con, keys, owner())
+
+
+def release(workspace: Path, keys: Sequence[str]) -> None:
+    from lsqa.store import write
+
+    if keys:
+        with write(workspace) as con:
+            release_in(con, keys)
