@@ -35,7 +35,7 @@ class Budget:
         limit = pricing.max_output_tokens(request)
         cost = pricing.call_cost(request.model, self._counter.request_tokens(request), limit)
         if cost is None:
-            what = "a price" if pricing.price_of(request.model) is None else "an output limit (set max_tokens)"
+            what = "price" if pricing.price_of(request.model) is None else "output limit (set max_tokens)"
             raise UnpricedModel(f"max_cost_usd is set but litellm's table has no {what} for {request.model}; "
                                 "remove max_cost_usd or use a model litellm prices")
         return cost
