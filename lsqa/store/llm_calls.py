@@ -139,6 +139,7 @@ def cost_of_runs(con, run_ids: list[int]) -> dict:
     return {"calls": int(row[0]), "failed": int(row[1]), "cost_usd": float(row[2] or 0.0),
             "calls_unpriced": int(row[3])}
 
+
 # ---------------------------------------------------------------------------------------------
 # Claims on calls in flight (issue 15, part 6): two runs of one study never pay for a call twice
 # ---------------------------------------------------------------------------------------------
