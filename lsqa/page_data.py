@@ -329,3 +329,12 @@ def group_by(rows: list[dict], key: str) -> dict[str, list[dict]]:
     for r in rows:
         out[r[key]].append(r)
     return dict(out)
+
+
+def study_plan(workspace: Path, config: dict) -> dict:
+    """``lsqa plan`` for a study config built on the Run page: the JSON shape plus the notes on estimates."""
+    from lsqa.plan import plan
+    from lsqa.runconfig import run_config_from_dict
+
+    planned = plan(workspace, run_config_from_dict(config, source="Run page"))
+    return {**planned.to_dict(), "notes": [line for line in planned.lines() if line.startswith("~")]}

@@ -33,6 +33,24 @@ def _start(config: dict, label: str) -> None:
     st.query_params["job"] = job_id
 
 
+def _plan_section(config: dict | None, key: str) -> None:
+    """The study's plan (issue 15): calls new vs cached, tokens and cost, before any call is made."""
+    if config is None or not st.toggle("Show the plan (calls, tokens, cost) before starting", key=f"plan_{key}"):
+        return
+    try:
+        planned = page_data.study_plan(workspace, config)
+    except (LsqaError, ValueError) as exc:
+        st.warning(f"No plan: {exc}")
+        return
+    cost = "unknown" if planned["cost_usd"] is None else f"${planned['cost_usd']:.4f}"
+    st.caption(f"Plan: {planned['calls']:,} calls ({planned['cached']:,} cached), {planned['input_tokens']:,} input "
+               f"tokens, cost {cost}" + (f" + {planned['unpriced_calls']:,} calls without a price"
+                                         if planned["unpriced_calls"] else ""))
+    st.dataframe(planned["stages"], hide_index=True, width="stretch", key=f"plan_table_{key}")
+    for note in planned["notes"]:
+        st.caption(note)
+
+
 FORM_KEYS = ("run_mode", "run_books", "run_questions", "run_max_q", "run_sample", "run_seed", "run_file")
 
 
@@ -103,6 +121,7 @@ if mode == "Build one here":
             run_form.check(workspace, config)
         except (LsqaError, ValueError) as exc:
             config, problem = None, str(exc)
+    _plan_section(config, "form")
     st.button("Start run", type="primary", key="run_start", disabled=config is None, on_click=_start,
               args=(config, "run form"))
     if problem:
@@ -116,6 +135,7 @@ else:
         st.error(str(exc))
     else:
         st.code(text, language="toml")
+        _plan_section(data, "file")
         st.button("Start run", type="primary", key="run_start_file", on_click=_start, args=(data, str(path)))
 remember_form_state(systems, judges)
 
