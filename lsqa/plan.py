@@ -16,6 +16,7 @@ which a plan made before the answers exist cannot foresee.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -113,6 +114,7 @@ class _Planner:
         self.workspace, self.config = workspace, config
         self.counter = pricing.TokenCounter()
         self.rows: dict[tuple[str, str], StagePlan] = {}
+        self._prefixes_seen: set[tuple[str, str]] = set()  # (model, sha256 of a cached prefix)
 
     def row(self, stage: str, model: str) -> StagePlan:
         key = (stage, model)
@@ -133,6 +135,23 @@ class _Planner:
         row.calls_estimated = True
         stand_in = LLMRequest(model, [{"role": "user", "content": ""}], dict(request_params))
         row._keys.extend([(None, stand_in, input_tokens)] * calls)
+
+    def _cached_prefix_tokens(self, request: LLMRequest, tokens: int) -> int:
+        """Input tokens the provider will read from its prompt cache (issue 15, part 3): with
+        ``prompt_caching`` the book is a shared prefix, so every call on it after the first one of
+        its model pays the cached rate for it. The prefix's share of the tokens is estimated by its
+        share of the characters."""
+        chars = request.cache_prefix_chars
+        if chars <= 0 or not request.messages:
+            return 0
+        content = next((m.get("content") for m in request.messages if m.get("role") == "user"), None)
+        if not isinstance(content, str) or not content:
+            return 0
+        prefix = (request.model, hashlib.sha256(content[:chars].encode()).hexdigest())
+        if prefix not in self._prefixes_seen:
+            self._prefixes_seen.add(prefix)  # the first call writes the cache at the full rate
+            return 0
+        return int(tokens * min(1.0, chars / len(content)))
 
     def finish(self) -> StudyPlan:
         """Look the requests up in the cache (a repeated request is cached after its first), price the new ones."""
@@ -155,7 +174,9 @@ class _Planner:
                 limit = pricing.max_output_tokens(request)
                 row.input_tokens += tokens
                 outputs.append(limit)
-                costs.append(pricing.call_cost(request.model, tokens, limit))
+                costs.append(pricing.call_cost(request.model, tokens, limit,
+                                               cached_input_tokens=self._cached_prefix_tokens(request, tokens),
+                                               batch=request.mode == "batch"))
             row.max_output_tokens = None if any(o is None for o in outputs) else sum(outputs)
             row.cost_usd = None if any(c is None for c in costs) else sum(costs)
             row._keys = []

@@ -126,3 +126,29 @@ def _toml(study: dict) -> str:
         lines += ["[[systems]]", f"name = \"{s['name']}\"", f"model = \"{s['model']}\"",
                   f"context = \"{s['context']}\"", f"params = {{ {params} }}"]
     return "\n".join(lines) + "\n"
+
+
+def test_plan_prices_cached_prefixes_and_batch_calls(nqa_workspace):
+    """Issue 15, parts 3-4: with prompt caching every full-book call after the first reads the
+    book at the cache-read rate; batch calls cost the batch rate (half where the table has none)."""
+    params = {"max_tokens": 30}
+    base = {"documents": [BOOK], "questions": "narrativeqa", "max_questions": 4}
+
+    def cost(**system) -> float:
+        study = {**base, "systems": [{"name": "mini", "model": "openai/gpt-4o-mini", "context": "full",
+                                      "params": params, **system}]}
+        return plan(nqa_workspace, run_config_from_dict(study))
+
+    online, cached, batched = cost(), cost(prompt_caching=True), cost(mode="batch")
+    price = pricing.price_of("openai/gpt-4o-mini")
+    assert price.cached_input is not None and price.cached_input < price.input
+    assert online.calls == cached.calls == batched.calls == 4
+    # The context-first prompt has the same words in another order: about the same tokens.
+    assert cached.input_tokens == pytest.approx(online.input_tokens, rel=0.02)
+    # Three of four calls read most of their prompt (the book) from the cache: clearly cheaper,
+    # yet never below all four calls' input at the cached rate.
+    assert cached.cost_usd < 0.75 * online.cost_usd
+    assert cached.cost_usd > cached.input_tokens * price.cached_input
+    batch_in = price.batch_input if price.batch_input is not None else price.input / 2
+    batch_out = price.batch_output if price.batch_output is not None else price.output / 2
+    assert batched.cost_usd == pytest.approx(batched.input_tokens * batch_in + 4 * 30 * batch_out, rel=1e-6)

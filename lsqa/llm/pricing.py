@@ -132,7 +132,8 @@ def call_cost(model: str, input_tokens: int, output_tokens: int | None, *, cache
     """USD for one call, or None when the model has no price or the output bound is unknown.
 
     ``cached_input_tokens`` (part of ``input_tokens``) are priced at the provider's cache-read
-    rate, ``batch`` at its batch rates; where the table gives no such rate the full rate applies.
+    rate, ``batch`` at its batch rates (half the online rates where the table has none); without a
+    cache-read rate, cached tokens cost the full input rate.
     """
     price = price_of(model)
     if price is None:
@@ -141,8 +142,10 @@ def call_cost(model: str, input_tokens: int, output_tokens: int | None, *, cache
         return 0.0
     if output_tokens is None:
         return None
-    in_rate = price.batch_input if batch and price.batch_input is not None else price.input
-    out_rate = price.batch_output if batch and price.batch_output is not None else price.output
+    # Batch calls: the model's batch rates where litellm's table has them, else half the online
+    # rates (the providers' documented batch discount; litellm's batch_cost_calculator does the same).
+    in_rate = price.input if not batch else price.batch_input if price.batch_input is not None else price.input / 2
+    out_rate = price.output if not batch else price.batch_output if price.batch_output is not None else price.output / 2
     cached = min(max(0, cached_input_tokens), input_tokens)
     cached_rate = price.cached_input if price.cached_input is not None else in_rate
     return (input_tokens - cached) * in_rate + cached * float(cached_rate) + output_tokens * out_rate
