@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
         from lsqa import plan as plan_mod
         from lsqa.runconfig import load_run_config
 
-        study = plan_mod.plan(workspace_path(workspace), load_run_config(config))
+        study = plan_mod.plan(existing_workspace(workspace), load_run_config(config))
         if as_json:
             emit_json(study.to_dict())
         else:

@@ -250,23 +250,34 @@ def comparison_groups(data: ComparisonCounts) -> np.ndarray:
 
 
 def unbounded_systems(data: ComparisonCounts) -> dict[int, str]:
-    """Systems whose strength the data do not bound (index → why): those in a set that no system
-    outside it ever beat (no upper bound: always won) or that never beat a system outside it (no
-    lower bound), within their group (Ford 1957: the MLE needs a strongly connected graph); and
-    systems with no decided comparison at all. A tie counts as half a win each way."""
+    """Systems whose strength the data do not bound (index → why), and systems with no decided
+    comparison at all. A tie counts as half a win each way.
+
+    The MLE needs a strongly connected comparison graph (Ford 1957). When a group splits into
+    several strongly connected parts, the gaps *between* parts are unbounded while strengths
+    *within* a part are not; the largest part (most comparisons on a tie) is taken as the frame of
+    reference, and the systems of every other part are reported: those that never lost to the rest
+    of their group (no upper bound) or never beat it (no lower bound). So one system that lost
+    every comparison leaves the others' strengths and intervals intact."""
     W = data.win_matrix(0.5)
     groups = comparison_groups(data)
     _, scc = connected_components(sparse.csr_matrix(W > 0), directed=True, connection="strong")
-    out: dict[int, str] = {}
     played = (W + W.T).sum(axis=1) > 0
+    games = W + W.T
+    reference: dict[int, int] = {}  # group → its reference strongly connected part
+    for g in set(groups.tolist()):
+        parts = {int(c) for c in scc[(groups == g) & played]}
+        if parts:
+            reference[g] = max(parts, key=lambda c: ((scc == c).sum(), games[scc == c].sum(), -c))
+    out: dict[int, str] = {}
     for k in range(len(data.systems)):
         if not played[k]:
             out[k] = "no decided comparison (only 'none' verdicts)"
             continue
+        if scc[k] == reference[int(groups[k])]:
+            continue
         inside = scc == scc[k]
         others = (groups == groups[k]) & ~inside
-        if not others.any():
-            continue
         if W[np.ix_(others, inside)].sum() == 0:
             out[k] = "never lost to the systems it was compared with: the data give no upper bound"
         elif W[np.ix_(inside, others)].sum() == 0:

@@ -25,10 +25,13 @@ def test_demo_study_headline_result(demo_workspace_template):
         result = analysis.ranking(ws, judge)
         by_name = {s["system"]: s for s in result["systems"]}
         none = by_name["extractive-nocontext"]
+        # The no-context system won no comparison against the others: its gap to them has no
+        # upper bound, so it is reported below them without an interval, never as a point.
+        assert not none["estimable"] and "never beat" in none["note"] and none["ci_high"] is None
         for system in ("extractive-fullbook", "extractive-rag4k"):
             assert by_name[system]["strength"] > none["strength"]
-            assert by_name[system]["ci_low"] > none["ci_high"], (judge, system)
-        assert all(s["ci_low"] <= s["strength"] <= s["ci_high"] for s in result["systems"])
+            assert by_name[system]["estimable"], (judge, system, by_name[system]["note"])
+        assert all(s["ci_low"] <= s["strength"] <= s["ci_high"] for s in result["systems"] if s["estimable"])
     accuracy = {r["system"]: r for r in analysis.accuracy(ws, "lexical-autoais-fc")}
     assert accuracy["extractive-fullbook"]["accuracy"] > accuracy["extractive-nocontext"]["accuracy"]
 
@@ -110,7 +113,7 @@ def test_cli_run_json_rank_and_export(demo_workspace, tmp_path):
     r = runner.invoke(app, ["run", str(PROJECT_ROOT / "configs" / "demo_small.toml"), "--workspace",
                             str(demo_workspace), "--json"])
     assert r.exit_code == 0, r.output
-    summary = json.loads(r.output)
+    summary = json.loads(r.stdout)
     assert summary["calls_made"] == 0 and summary["calls_failed"] == 0
     config = load_run_config(PROJECT_ROOT / "configs" / "demo_small.toml")
     # One answers stage and one stage per judge, every task already done.
@@ -119,7 +122,7 @@ def test_cli_run_json_rank_and_export(demo_workspace, tmp_path):
     r = runner.invoke(app, ["rank", "--workspace", str(demo_workspace), "--judge", "lexical-sxs-fc", "--json",
                             "--bootstrap", "200"])
     assert r.exit_code == 0, r.output
-    ranking = json.loads(r.output)
+    ranking = json.loads(r.stdout)  # warnings (systems the data do not bound) go to stderr
     direct = analysis.ranking(demo_workspace, "lexical-sxs-fc", bootstrap=200)
     assert ranking["n_comparisons"] == direct["n_comparisons"] > 0
     assert {s["system"]: s["beta"] for s in ranking["systems"]} == pytest.approx(
