@@ -56,18 +56,23 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-class SystemTable(_Strict):
+class _CallerTable(_Strict):
+    """What systems and judges share: a named model, its parameters and how its prompts are sent."""
     name: str = Name
     model: str = Model
-    context: Optional[str] = None               # required, except for model = "imported"
     params: dict[str, Any] = {}
     max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
     prompt_version: Optional[Union[int, str]] = None
     prompt_caching: bool = False            # context-first prompts, the book marked for the provider's cache
     mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]  # "batch": the provider's batch API
 
-    _context = field_validator("context")(_check_context)
     _prompt_version = field_validator("prompt_version")(_check_prompt_version)
+
+
+class SystemTable(_CallerTable):
+    context: Optional[str] = None               # required, except for model = "imported"
+
+    _context = field_validator("context")(_check_context)
 
     @model_validator(mode="after")
     def _imported_or_context(self):
@@ -84,13 +89,14 @@ class SystemTable(_Strict):
         return self
 
 
-class JudgeTable(_Strict):
-    name: str = Name
-    model: str = Model
+class JudgeTable(_CallerTable):
     kind: Literal[JUDGE_KINDS]  # type: ignore[valid-type]
     context: str = "full"
     both_orders: bool = False
     reference: Union[Literal["1", "2", "both"], Literal[1, 2]] = "both"
+    threshold: Optional[float] = Field(None, ge=-1.0, le=1.0, allow_inf_nan=False)
+
+    _context = field_validator("context")(_check_context)
 
     @field_validator("reference", mode="before")
     @classmethod
@@ -98,15 +104,6 @@ class JudgeTable(_Strict):
         if isinstance(value, bool):  # True == 1 to Python; a boolean here is a mistake
             raise ValueError(f"{value!r} is not a reference: use 1, 2 or \"both\"")
         return value
-    threshold: Optional[float] = Field(None, ge=-1.0, le=1.0, allow_inf_nan=False)
-    params: dict[str, Any] = {}
-    max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
-    prompt_version: Optional[Union[int, str]] = None
-    prompt_caching: bool = False            # context-first prompts, the book marked for the provider's cache
-    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]  # "batch": the provider's batch API
-
-    _context = field_validator("context")(_check_context)
-    _prompt_version = field_validator("prompt_version")(_check_prompt_version)
 
 
 class GenerationTable(_Strict):

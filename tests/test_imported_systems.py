@@ -1,6 +1,6 @@
 """Answers made elsewhere, judged by a study's judges (issue 11): `lsqa import-answers` then `lsqa run`
 with ``model = "imported"`` systems, on real answers of LiteraryQA's long-context models
-(tests/data/literaryqa_slice), and the clash between imported and model-made names refused both ways."""
+(read from ../shared/data/literaryqa_dev at run time: CC BY-NC-SA, not copied into the project), and the clash between imported and model-made names refused both ways."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from lsqa import store
 from lsqa.cli import app
 
-from .conftest import TEST_DATA
+from .conftest import TEST_DATA, shared_data_dir
 
 runner = CliRunner()
 NQA = TEST_DATA / "narrativeqa_slice"
-LQA = TEST_DATA / "literaryqa_slice"
+LQA = shared_data_dir() / "literaryqa_dev"  # CC BY-NC-SA: read in place, never copied
 TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"
 IMPORTED = ("gemini", "claude-haiku")
 JUDGES = """

@@ -1,5 +1,5 @@
 """The reference-error detector (lsqa.reference_errors, `lsqa suspects`) on real slices: NarrativeQA's
-two Beatrix Potter books, answers of LiteraryQA's long-context models (tests/data/literaryqa_slice),
+two Beatrix Potter books, answers of LiteraryQA's long-context models (../shared/data/literaryqa_dev, read in place),
 and LiteraryQA's own verdicts on those references. Each part of the score: the systems' answers
 alone, embedded judges, an LLM judge over HTTP, the other reference, human overturns, flags."""
 
@@ -17,8 +17,7 @@ from lsqa.cli import app
 from lsqa.runconfig import run_config_from_dict
 from lsqa.similarity import auc
 
-from .conftest import TEST_DATA
-from .test_imported_systems import IMPORTED, NQA, TOM_KITTEN, answers_file
+from .test_imported_systems import IMPORTED, LQA, NQA, TOM_KITTEN, answers_file
 
 
 MODELS = IMPORTED + ("Qwen2.5-7B-Instruct-1M",)
@@ -34,7 +33,7 @@ def literaryqa_wrong() -> dict[tuple[str, str], bool]:
     """LiteraryQA's verdict per reference of the slice (the rule of bench/bench_reference_errors.py)."""
     from bench.bench_reference_errors import wrong_references
 
-    return wrong_references(TEST_DATA / "literaryqa_slice" / "labels.jsonl")
+    return wrong_references(LQA / "labels.jsonl")  # all 8 books; only the workspace's references are looked up
 
 
 @pytest.fixture(scope="module")
