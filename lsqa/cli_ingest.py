@@ -82,7 +82,7 @@ def register(app: typer.Typer) -> None:
         """Add human reviews of verdicts made elsewhere, as if made in the Audit page."""
         from lsqa import import_reviews as importer
 
-        _print_summary(importer.import_reviews(workspace_path(workspace), path), as_json)
+        _print_summary(importer.import_reviews(existing_workspace(workspace), path), as_json)
 
     @app.command("status")
     @friendly_errors

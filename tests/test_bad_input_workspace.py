@@ -37,7 +37,9 @@ WRITERS = {
     "import-answers": lambda ws, tmp: ["import-answers", tmp / "answers.csv", "--workspace", ws],
     "run": lambda ws, tmp: ["run", PROJECT_ROOT / "configs" / "demo_small.toml", "--workspace", ws],
 }
-COMMANDS = {**READERS, **WRITERS}
+COMMANDS = {**READERS, **WRITERS,
+            # Reviews belong to stored verdicts: a mistyped path is refused, never a new workspace.
+            "import-reviews": lambda ws, tmp: ["import-reviews", tmp / "reviews.csv", "--workspace", ws]}
 
 
 def _text(p: Path):
@@ -178,7 +180,7 @@ def test_a_sqlite_file_downloads_nothing(tmp_path):
 MISTYPED = ["nope/ws.duckdb", "nope/deeper/ws.duckdb", "ws-typo.duckdb"]
 
 
-@pytest.mark.parametrize("command", list(READERS) + ["import-answers", "run"])
+@pytest.mark.parametrize("command", list(READERS) + ["import-answers", "import-reviews", "run"])
 @pytest.mark.parametrize("mistyped", MISTYPED)
 def test_a_mistyped_path_is_refused_by_commands_that_need_data(tmp_path, monkeypatch, mistyped, command):
     monkeypatch.chdir(tmp_path)
