@@ -22,6 +22,7 @@ from .conftest import PROJECT_ROOT, TEST_DATA
 
 STORY = TEST_DATA / "narrativeqa_slice" / "stories" / "2dd593d19e201c9cf4edb0703cad0f525c1038a2.txt"
 ANSWERS = "question_id,system,answer\nq1,s,a\n"
+REVIEWS = "judge,question_id,system,label,annotator\nj,q1,s,yes,ann\n"
 
 # Commands that only read a workspace, and commands that write one (with their other arguments).
 READERS = {
@@ -132,6 +133,7 @@ def _listing(folder: Path) -> list:
 def test_a_path_that_is_not_a_workspace_is_refused(tmp_path, good_workspace, name, command):
     path = _make(name, tmp_path, good_workspace)
     (tmp_path / "answers.csv").write_text(ANSWERS)
+    (tmp_path / "reviews.csv").write_text(REVIEWS)
     listing = _listing(tmp_path)
     assert_refused(f"workspace {name} / {command}", COMMANDS[command](path, tmp_path), workspace=path,
                    must_name=(str(path),))
@@ -185,6 +187,7 @@ MISTYPED = ["nope/ws.duckdb", "nope/deeper/ws.duckdb", "ws-typo.duckdb"]
 def test_a_mistyped_path_is_refused_by_commands_that_need_data(tmp_path, monkeypatch, mistyped, command):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "answers.csv").write_text(ANSWERS)
+    (tmp_path / "reviews.csv").write_text(REVIEWS)
     listing = _listing(tmp_path)
     assert_refused(f"workspace mistyped {mistyped} / {command}", COMMANDS[command](Path(mistyped), tmp_path),
                    workspace=Path(mistyped), must_name=(mistyped, "does not exist"))

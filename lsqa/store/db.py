@@ -158,12 +158,24 @@ def _attach(path: str, alias: str, timeout_s: float, read_only: bool = False) ->
         delay = min(delay * 2, 0.5)
 
 
-def _acquire(path: str, timeout_s: float) -> _Attachment:
+def _prepare_path(path: str | Path) -> None:
+    """Check the path and create its folder, before the first attachment."""
+    check_workspace_path(path)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkspaceError(f"workspace {path}: cannot create its folder ({exc.strerror}); "
+                             "give a path in a folder you can write") from None
+
+
+def _acquire(path: str, timeout_s: float, prepare=lambda: None) -> _Attachment:
     entry = _attachment(path)
     with entry.lock:
         entry.users += 1  # counted before attaching: a fork meanwhile must not see an idle host
         try:
             if not entry.attached:
+                # Under the lock: a file another thread is creating looks empty from outside.
+                prepare()
                 _check_file_header(path)
                 entry.read_only = not _writable(Path(path))
                 _attach(path, entry.alias, timeout_s, entry.read_only)
@@ -248,14 +260,8 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
     """
     if timeout_s is None:
         timeout_s = float(os.environ.get("LSQA_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S))
-    check_workspace_path(path)
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WorkspaceError(f"workspace {path}: cannot create its folder ({exc.strerror}); "
-                             "give a path in a folder you can write") from None
     key = str(Path(path).resolve())
-    entry = _acquire(key, timeout_s)
+    entry = _acquire(key, timeout_s, prepare=lambda: _prepare_path(path))
     try:
         con = _host_cursor()
         try:
@@ -263,8 +269,10 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
             # The cache saves re-reading the migration files; a file deleted and created again under
             # the same path (a reset workspace) has no schema and must be migrated all the same.
             if key not in _migrated or not _has_schema(con):
-                _refuse_foreign_database(con, path)
+                # Under the lock: another thread migrating this file shows tables before its
+                # bookkeeping is committed, which would look like someone else's database.
                 with _migrate_lock:
+                    _refuse_foreign_database(con, path)
                     if entry.read_only:
                         _check_migrated(con, path)
                     else:
