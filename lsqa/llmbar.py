@@ -43,6 +43,15 @@ def judge_name(dataset: str, evaluator: str) -> str:
     return f"llmbar-{evaluator.lower()}-{dataset.lower()}"
 
 
+JUDGES = frozenset(judge_name(d, e) for d in SETS for e in EVALUATORS)
+
+
+def is_llmbar_judge(name: str) -> bool:
+    """LLMBar's judges compare two outputs of an instruction set, not QA systems: they belong on the
+    Agreement page (judge against human), not on a leaderboard of the study's systems."""
+    return name in JUDGES
+
+
 def _read(root: Path, dataset: str, evaluator: str) -> list[dict]:
     path = root / dataset / evaluator / "Vanilla_NoRules" / "result.json"
     try:

@@ -12,7 +12,7 @@ import io
 from collections import defaultdict
 from pathlib import Path
 
-from lsqa import analysis, store, vocabulary
+from lsqa import analysis, llmbar, store, vocabulary
 from lsqa.config import resolve_workspace
 from lsqa.errors import NoVerdicts
 from lsqa.package_files import CONFIGS, shipped_folder
@@ -74,11 +74,13 @@ def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrid
     """Bradley-Terry rankings per side-by-side judge and accuracy per yes/no judge (Fig. 2-3, 6-7; Table 1).
 
     A judge whose verdicts cannot be ranked (none decided, everything 'none') is reported with its
-    error instead of breaking the page.
+    error instead of breaking the page. LLMBar's judges are left out unless asked for by name
+    (listed in ``agreement_only_judges``): they rank LLMBar's two output slots, not QA systems.
     """
     families = judges_by_family(workspace)
-    pairwise = [j for j in families["pairwise"] if not judges or j in judges]
-    binary = [j for j in families["binary"] if not judges or j in judges]
+    hidden = [j for fam in families.values() for j in fam if llmbar.is_llmbar_judge(j) and not (judges and j in judges)]
+    pairwise = [j for j in families["pairwise"] if (not judges or j in judges) and j not in hidden]
+    binary = [j for j in families["binary"] if (not judges or j in judges) and j not in hidden]
     rankings, accuracy = [], []
     for judge in pairwise:
         try:
@@ -93,7 +95,8 @@ def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrid
     with store.connect(workspace) as con:
         n_flagged = len(verdicts_store.flagged_question_ids(con))
     return {"rankings": rankings, "accuracy": accuracy, "use_overrides": use_overrides,
-            "exclude_flagged": exclude_flagged, "n_flagged_questions": n_flagged, "bootstrap": bootstrap}
+            "exclude_flagged": exclude_flagged, "n_flagged_questions": n_flagged, "bootstrap": bootstrap,
+            "agreement_only_judges": hidden}
 
 
 def ranking_rows(result: dict) -> list[dict]:

@@ -48,6 +48,9 @@ st.caption(("Labels: human where reviewed, else judge. " if board["use_overrides
            + (f"Left out: {board['n_flagged_questions']} questions with a flagged reference."
               if board["exclude_flagged"] else f"{board['n_flagged_questions']} questions have a flagged reference."))
 
+if board["agreement_only_judges"]:
+    st.caption(f"Not ranked here: {len(board['agreement_only_judges'])} LLMBar judges, which compare two outputs "
+               "of an instruction set rather than QA systems; their agreement with humans is on the Agreement page.")
 if not board["rankings"] and not board["accuracy"]:
     st.info("No verdicts yet: run judges on the Run page.")
 

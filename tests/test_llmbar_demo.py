@@ -29,6 +29,11 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
     vs_human = {r["rater_a"]: r for r in overview["vs_human"]}
     assert {llmbar.judge_name(d, e) for d in llmbar.SETS for e in llmbar.EVALUATORS} <= set(vs_human)
     assert vs_human["llmbar-gpt-4-mt-bench"]["n"] == 200 and vs_human["llmbar-chatgpt-faireval"]["n"] == 66
+    # The Leaderboard ranks QA systems: LLMBar's judges are named as left out, ranked only on request.
+    board = page_data.leaderboard(workspace, bootstrap=0)
+    assert board["rankings"] == [] and sorted(board["agreement_only_judges"]) == sorted(llmbar.JUDGES)
+    asked = page_data.leaderboard(workspace, judges=["llmbar-gpt-4-mt-bench"], bootstrap=0)
+    assert [r["judge"] for r in asked["rankings"]] == ["llmbar-gpt-4-mt-bench"]
 
 
 @pytest.mark.browser
