@@ -36,15 +36,33 @@ def find_spans(content: str, contexts: Iterable[str]) -> list[tuple[int, int]]:
     Contexts are looked for left to right (a passage set is in book order); one that is not
     found after the previous match is skipped, and stays in the literal text.
     """
-    spans, pos = [], 0
+    return [(start, end) for start, end, _ in find_contexts(content, contexts)]
+
+
+def find_contexts(content: str, contexts: Iterable[str]) -> list[tuple[int, int, str]]:
+    """:func:`find_spans` with the context found at each span (the caller's string itself)."""
+    found, pos = [], 0
     for ctx in contexts:
         if len(ctx) < MIN_REF_CHARS:
             continue
-        at = content.find(ctx, pos)
+        at = _find(content, ctx, pos)
         if at >= 0:
-            spans.append((at, at + len(ctx)))
+            found.append((at, at + len(ctx), ctx))
             pos = at + len(ctx)
-    return spans
+    return found
+
+
+def _find(content: str, ctx: str, pos: int) -> int:
+    """``content.find(ctx, pos)``, quicker for a book: ``str.find`` prepares the whole 3.3 MB
+    needle each time (~7 ms), while the book's first characters usually find it at once and one
+    comparison confirms it."""
+    head = ctx[:MIN_REF_CHARS]
+    at = content.find(head, pos)
+    for _ in range(8):  # a head that recurs in the content: a few candidates, then the full search
+        if at < 0 or content.startswith(ctx, at):
+            return at
+        at = content.find(head, at + 1)
+    return at if at < 0 else content.find(ctx, at)
 
 
 def split_content(content: str, spans: Sequence[tuple[int, int]], texts: dict[str, str]) -> list:

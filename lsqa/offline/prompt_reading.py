@@ -77,16 +77,38 @@ def prompt_text(messages: list[dict] | str) -> str:
     return "\n".join(parts)
 
 
+def _line(text: str, label: str, pos: int = 0) -> tuple[int, int] | None:
+    """(start, end) of the first line at or after ``pos`` that is ``label`` with white space around."""
+    at = text.find(label, pos)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if start >= pos and text[start:end].strip() == label:
+            return start, end
+        at = text.find(label, at + 1)
+    return None
+
+
 def split_context(text: str) -> tuple[str | None, str]:
-    """(context, the prompt with the context cut out). Context is None when there is none."""
-    lines = text.split("\n")
-    start = next((i for i, line in enumerate(lines) if line.strip() == "# CONTEXT"), None)
+    """(context, the prompt with the context cut out). Context is None when there is none.
+
+    The context runs from the first line that is ``# CONTEXT`` (surrounding white space allowed)
+    to the next ``# CONTEXT END`` line, or to the end. Found by a search, not by splitting the
+    prompt into lines: a full-book prompt has ~70,000 lines, and splitting them took most of an
+    embedded judge's time per call."""
+    start = _line(text, "# CONTEXT")
     if start is None:
         return None, text
-    end = next((j for j in range(start + 1, len(lines)) if lines[j].strip() == "# CONTEXT END"), None)
+    before = text[: start[0] - 1] if start[0] else None   # the lines before, if any
+    if start[1] == len(text):
+        return "", before or ""
+    end = _line(text, "# CONTEXT END", start[1] + 1)
     if end is None:  # an unterminated context runs to the end of the prompt
-        return "\n".join(lines[start + 1 :]), "\n".join(lines[:start])
-    return "\n".join(lines[start + 1 : end]), "\n".join(lines[:start] + lines[end + 1 :])
+        return text[start[1] + 1 :], before or ""
+    after = text[end[1] + 1 :] if end[1] < len(text) else None  # the lines after, if any
+    context = text[start[1] + 1 : end[0] - 1] if end[0] > start[1] + 1 else ""
+    return context, "\n".join(part for part in (before, after) if part is not None)
 
 
 def _label_values(rest: str) -> dict[str, list[str]]:

@@ -2,6 +2,11 @@
 
 A full-book system sends the same book with every question, so the index of a context is kept
 (keyed by the context text) for the last few contexts seen in this process.
+
+Scores are rank_bm25's ``BM25Okapi`` scores, bit for bit, but computed from per-word postings
+(the sentences holding a word and its count there): ``BM25Okapi.get_scores`` walks every
+sentence of the context in Python for every query word, ~0.3 s per query on a 3.3 MB book,
+which made a full-book judge call cost about a second (docs/BENCHMARKS.md, "Paper-scale studies").
 """
 
 from __future__ import annotations
@@ -26,11 +31,17 @@ class SentenceIndex:
         self.tokens = [content_words(text[s:e]) for s, e in self.spans]
         self.token_sets = [frozenset(t) for t in self.tokens]
         self._bm25 = None
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         if any(self.tokens):
             from rank_bm25 import BM25Okapi  # imported here: only the embedded models need it
 
             # rank_bm25 divides by the mean document length: give empty sentences a dummy token.
             self._bm25 = BM25Okapi([t or ["\x00"] for t in self.tokens])
+            for i, freqs in enumerate(self._bm25.doc_freqs):
+                for word, count in freqs.items():
+                    self._postings.setdefault(word, []).append((i, count))
+            self._doc_len = np.array(self._bm25.doc_len)
 
     def __len__(self) -> int:
         return len(self.spans)
@@ -47,10 +58,33 @@ class SentenceIndex:
         if self._bm25 is None or not query:
             return np.zeros(len(self.spans))
         terms = list(dict.fromkeys(query))
-        wanted = frozenset(terms)
-        overlap = np.fromiter((len(t & wanted) for t in self.token_sets), dtype=float, count=len(self.token_sets))
+        bm25 = self._bm25
+        score = np.zeros(len(self.spans))
+        overlap = np.zeros(len(self.spans))
+        for term in terms:  # in query order, as BM25Okapi.get_scores sums them
+            found = self._word_postings(term)
+            if found is None:
+                continue  # a word in no sentence adds exactly 0.0 there
+            docs, freqs = found
+            # BM25Okapi.get_scores's expression, on the sentences that hold the word only
+            # (elsewhere its term frequency is 0 and the term adds 0.0).
+            score[docs] += (bm25.idf.get(term) or 0) * (freqs * (bm25.k1 + 1) / (
+                freqs + bm25.k1 * (1 - bm25.b + bm25.b * self._doc_len[docs] / bm25.avgdl)))
+            overlap[docs] += 1
         # rank_bm25's idf can go negative in a corpus of one or two sentences: clamp at zero.
-        return np.maximum(self._bm25.get_scores(terms), 0.0) + OVERLAP_BONUS * overlap
+        return np.maximum(score, 0.0) + OVERLAP_BONUS * overlap
+
+    def _word_postings(self, word: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """(sentence indices, counts) of ``word``, as arrays made on first use."""
+        found = self._arrays.get(word)
+        if found is None:
+            pairs = self._postings.get(word)
+            if not pairs:
+                return None
+            found = (np.fromiter((i for i, _ in pairs), dtype=np.int64, count=len(pairs)),
+                     np.fromiter((c for _, c in pairs), dtype=np.int64, count=len(pairs)))
+            self._arrays[word] = found  # racing threads build equal arrays: either may stay
+        return found
 
     def top(self, query: list[str], k: int) -> list[tuple[int, float]]:
         """(index, score) of the ``k`` best-scoring sentences with a positive score, best first
