@@ -44,12 +44,26 @@ PROMPTS = {
 
 @dataclass
 class JudgeTask:
-    """One verdict to obtain: the request, and how to turn its completion into a judgments row."""
+    """One verdict to obtain: the request, and how to turn its completion into a judgments row.
+
+    ``request`` may be given as a function that renders it: a full-book request is built when it
+    is read and not kept (a paper-scale study has 4,200 of them, 6.6 MB of prompt each in memory:
+    28 GB if all were held at once). ``needs_call`` and ``mode`` say what a task is without
+    rendering it."""
 
     key: dict                      # judge, kind, question_id, system_a, system_b, shown_order, reference
-    request: LLMRequest | None
+    _request: LLMRequest | Callable[[], LLMRequest] | None
     prompt: prompts.Prompt | None
     ready_row: dict | None = None  # set when no call is needed (e.g. the context does not fit)
+    mode: str = "online"
+
+    @property
+    def request(self) -> LLMRequest | None:
+        return self._request() if callable(self._request) else self._request
+
+    @property
+    def needs_call(self) -> bool:
+        return self._request is not None
 
     @property
     def id(self) -> str:
@@ -112,7 +126,7 @@ def _context_task(judge: JudgeSpec, key: dict, question: dict, books: BookContex
         task = JudgeTask(key, None, prompt)
         task.ready_row = task.row(status="error", extra={"error": str(exc)})
         return task
-    return JudgeTask(key, _request(judge, prompt, build(ctx.text), ctx.pieces), prompt)
+    return JudgeTask(key, lambda: _request(judge, prompt, build(ctx.text), ctx.pieces), prompt, mode=judge.mode)
 
 
 def _references(judge: JudgeSpec, question: dict, system: SystemSpec | None) -> list[str]:
@@ -189,7 +203,7 @@ def groundtruth_pairwise_tasks(judge: JudgeSpec, questions: list[dict], answers:
                        shown_order=order, reference=ref)
             values = {"question": q["text"], "answer": q[f"reference_{ref}"], "system_answer_A": first,
                       "system_answer_B": second}
-            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt))
+            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt, mode=judge.mode))
     return tasks
 
 
@@ -203,7 +217,7 @@ def groundtruth_tasks(judge: JudgeSpec, questions: list[dict], answers: dict,
             prompt = prompts.load_prompt(PROMPTS[("groundtruth", _is_nqa(q))], judge.prompt_version,
                                     layout=prompts.layout_for(judge.prompt_caching))
             values = {"question": q["text"], "a1": q[f"reference_{ref}"], "a2": answer}
-            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt))
+            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt, mode=judge.mode))
     return tasks
 
 

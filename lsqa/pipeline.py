@@ -148,8 +148,8 @@ class _Stage:
         return s
 
 
-def _batches(items: list, request_of: Callable = lambda task: task.request, size: int = BATCH) -> Iterator[list]:
-    if any(request_of(item).mode == "batch" for item in items):
+def _batches(items: list, mode_of: Callable = lambda task: task.request.mode, size: int = BATCH) -> Iterator[list]:
+    if any(mode_of(item) == "batch" for item in items):
         # A stage with batch-mode calls sends them all at once: chunks of 256 would wait for one
         # provider batch (hours) after another.
         yield items
@@ -269,7 +269,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
     tasks = generation_tasks(config, chains, books)
     stage.summary.tasks = len(tasks)
     done = 0
-    for batch in _batches(tasks, lambda task: task[2]):
+    for batch in _batches(tasks, lambda task: task[2].mode):
         results = _send(workspace, stage, [t[2] for t in batch], config, progress, done, len(tasks), show_bar)
         done += len(batch)
         rows = []
@@ -402,11 +402,11 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
         todo, n_tasks = judge_tasks(workspace, config, judge, questions, sampled, answers, books)
         stage.summary.tasks, stage.summary.skipped = n_tasks, n_tasks - len(todo)
         ready = [t.ready_row for t in todo if t.ready_row is not None]
-        calls = [t for t in todo if t.request is not None]
+        calls = [t for t in todo if t.needs_call]
         with store.write(workspace) as con:
             stage.summary.written += results_store.insert_judgments(con, ready, replace=True)
         done = 0
-        for batch in _batches(calls):
+        for batch in _batches(calls, lambda task: task.mode):  # requests rendered batch by batch
             results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls),
                             show_bar)
             done += len(batch)

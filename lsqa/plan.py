@@ -123,10 +123,14 @@ class _Planner:
         return self.rows[key]
 
     def add(self, stage: str, request: LLMRequest, *, stand_in: bool = False) -> None:
+        """Count ``request``. Only what the plan needs of it is kept (its key, tokens and prefix):
+        a paper-scale plan sees 4,200 full-book requests of 6.6 MB each in memory."""
         row = self.row(stage, request.model)
         row.calls += 1
         row.calls_estimated |= stand_in
-        row._keys.append((None if stand_in else cache_key(request), request))
+        row._keys.append(_Planned(None if stand_in else cache_key(request), request.model, request.mode,
+                                  self.counter.request_tokens(request), pricing.max_output_tokens(request),
+                                  *_cache_prefix(request)))
 
     def estimate(self, stage: str, model: str, calls: int, input_tokens: int, request_params: dict) -> None:
         """Calls whose requests cannot be built yet (entities not extracted)."""
@@ -134,28 +138,25 @@ class _Planner:
         row.calls += calls
         row.calls_estimated = True
         stand_in = LLMRequest(model, [{"role": "user", "content": ""}], dict(request_params))
-        row._keys.extend([(None, stand_in, input_tokens)] * calls)
+        row._keys.extend([_Planned(None, model, stand_in.mode, input_tokens,
+                                   pricing.max_output_tokens(stand_in), None, 0.0)] * calls)
 
-    def _cached_prefix_tokens(self, request: LLMRequest, tokens: int) -> int:
+    def _cached_prefix_tokens(self, planned: "_Planned") -> int:
         """Input tokens the provider will read from its prompt cache (issue 15, part 3): with
         ``prompt_caching`` the book is a shared prefix, so every call on it after the first one of
         its model pays the cached rate for it. The prefix's share of the tokens is estimated by its
         share of the characters."""
-        chars = request.cache_prefix_chars
-        if chars <= 0 or not request.messages:
+        if planned.prefix is None:
             return 0
-        content = next((m.get("content") for m in request.messages if m.get("role") == "user"), None)
-        if not isinstance(content, str) or not content:
-            return 0
-        prefix = (request.model, hashlib.sha256(content[:chars].encode()).hexdigest())
+        prefix = (planned.model, planned.prefix)
         if prefix not in self._prefixes_seen:
             self._prefixes_seen.add(prefix)  # the first call writes the cache at the full rate
             return 0
-        return int(tokens * min(1.0, chars / len(content)))
+        return int(planned.tokens * planned.prefix_share)
 
     def finish(self) -> StudyPlan:
         """Look the requests up in the cache (a repeated request is cached after its first), price the new ones."""
-        keys = [k[0] for row in self.rows.values() for k in row._keys if k[0] is not None]
+        keys = [k.key for row in self.rows.values() for k in row._keys if k.key is not None]
         hits: set[str] = set()
         if self.config.use_cache and keys:
             with store.connect(self.workspace) as con:
@@ -163,24 +164,46 @@ class _Planner:
         seen: set[str] = set()
         for row in self.rows.values():
             outputs, costs = [], []
-            for item in row._keys:
-                key, request = item[0], item[1]
+            for planned in row._keys:
+                key = planned.key
                 if key is not None and (key in hits or key in seen):
                     row.cached += 1
                     continue
                 if key is not None:
                     seen.add(key)
-                tokens = item[2] if len(item) > 2 else self.counter.request_tokens(request)
-                limit = pricing.max_output_tokens(request)
-                row.input_tokens += tokens
-                outputs.append(limit)
-                costs.append(pricing.call_cost(request.model, tokens, limit,
-                                               cached_input_tokens=self._cached_prefix_tokens(request, tokens),
-                                               batch=request.mode == "batch"))
+                row.input_tokens += planned.tokens
+                outputs.append(planned.max_output)
+                costs.append(pricing.call_cost(planned.model, planned.tokens, planned.max_output,
+                                               cached_input_tokens=self._cached_prefix_tokens(planned),
+                                               batch=planned.mode == "batch"))
             row.max_output_tokens = None if any(o is None for o in outputs) else sum(outputs)
             row.cost_usd = None if any(c is None for c in costs) else sum(costs)
             row._keys = []
         return StudyPlan(list(self.rows.values()))
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """What the plan keeps of one request."""
+
+    key: str | None            # None: a stand-in (its inputs do not exist yet), always a new call
+    model: str
+    mode: str
+    tokens: int
+    max_output: int | None
+    prefix: str | None         # sha256 of the shared prefix the provider caches, if any
+    prefix_share: float        # the prefix's share of the prompt's characters
+
+
+def _cache_prefix(request: LLMRequest) -> tuple[str | None, float]:
+    """(sha256 of the request's cacheable prefix, its share of the prompt), or (None, 0.0)."""
+    chars = request.cache_prefix_chars
+    if chars <= 0 or not request.messages:
+        return None, 0.0
+    content = next((m.get("content") for m in request.messages if m.get("role") == "user"), None)
+    if not isinstance(content, str) or not content:
+        return None, 0.0
+    return hashlib.sha256(content[:chars].encode()).hexdigest(), min(1.0, chars / len(content))
 
 
 def _planned_questions(planner: _Planner, doc_ids: list[str], books) -> list[dict]:
@@ -255,7 +278,7 @@ def plan(workspace: str | Path, config: RunConfig | str | Path) -> StudyPlan:
             continue  # an embedding model on this machine: no LLM call
         todo, _ = pipeline.judge_tasks(workspace, config, judge, questions, sampled, answers, books)
         for t in todo:
-            if t.request is None:
+            if not t.needs_call:
                 continue
             k = t.key
             stand_in = (k["question_id"] in planned_ids or (k["question_id"], k["system_a"]) in stand_in_answers
