@@ -130,3 +130,32 @@ def test_two_identical_runs_at_once_pay_for_each_call_once(nqa_workspace, llm_se
     # The server saw 12 distinct prompts, and no more requests than the one run's attempts (a
     # timeout retried under a heavy machine load is the same call's second attempt, not a second payer).
     assert len(set(prompts)) == 12 and len(prompts) == attempts
+
+
+def test_a_call_stored_after_the_cache_lookup_is_taken_from_the_cache_not_made_again(workspace, llm_server,
+                                                                                        monkeypatch):
+    """The race behind 24 requests for 12 prompts under load: run B looked in the cache, then
+    waited for the workspace while run A stored its results and released its claims; B then
+    claimed free keys and made every call again. Made deterministic by B's lookup finding nothing."""
+    from lsqa.llm import LLMRequest, complete_many
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    llm_server.script(reply="Tom Kitten, a kitten.")
+    request = LLMRequest("openai/gpt-4o-mini", [{"role": "user", "content": "Who is Tom Kitten?"}],
+                         {"api_base": llm_server.api_base, "max_tokens": 10, "timeout": 20})
+    made = complete_many(workspace, [request])      # run A makes the call and stores it
+    assert made[0].ok and len(llm_server.requests) == 1
+
+    real_lookup, lookups = llm_calls.cached_ok, []
+
+    def lookup_before_a_stored(con, keys):          # run B's first look: before A's results were there
+        lookups.append(list(keys))
+        return {} if len(lookups) == 1 else real_lookup(con, keys)
+
+    monkeypatch.setattr(llm_calls, "cached_ok", lookup_before_a_stored)
+    again = complete_many(workspace, [request])
+    assert len(llm_server.requests) == 1            # not sent a second time
+    assert again[0].ok and again[0].cached and again[0].text == made[0].text
+    assert len(lookups) >= 2                        # B found it in the cache after its claim was refused
+    with store.connect(workspace) as con:
+        assert con.execute("SELECT count(*) FROM call_claims").fetchone()[0] == 0

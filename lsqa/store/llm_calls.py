@@ -156,10 +156,18 @@ def _claim_is_stale(row: tuple, now, host: str) -> bool:
 def claim_calls(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str, host: str, pid: int,
                 now, expires_at) -> set[str]:
     """Claim ``keys`` for ``owner``; return those it holds now. A key claimed by another live
-    owner whose claim has not expired stays theirs (the caller waits for its result)."""
+    owner whose claim has not expired stays theirs (the caller waits for its result). A key
+    whose call is stored already is not claimed either (the caller takes it from the cache):
+    another run may have made and stored it, and released its claim, after the caller looked
+    in the cache — under load that window is the wait for the workspace while the other run
+    writes its results, and claiming then made every call twice."""
     keys = list(dict.fromkeys(keys))
     if not keys:
         return set()
+    stored = {r[0] for r in con.execute(
+        "SELECT cache_key FROM llm_calls WHERE status = 'ok' AND cache_key IN (SELECT unnest(?::VARCHAR[]))",
+        [keys]).fetchall()}
+    keys = [k for k in keys if k not in stored]
     held = {r[0]: r[1:] for r in con.execute(
         "SELECT cache_key, owner, host, pid, expires_at FROM call_claims WHERE cache_key IN (SELECT unnest(?::VARCHAR[]))",
         [keys]).fetchall()}
