@@ -45,6 +45,7 @@ from pathlib import Path
 from statistics import fmean
 
 from lsqa import store
+from lsqa.stored_embeddings import embed_in_workspace
 from lsqa.text_units import content_words
 from lsqa.store import corpus as corpus_store
 from lsqa.store import reviews as reviews_store
@@ -91,12 +92,9 @@ def answer_match(reference: str, answer: str) -> float:
     return len(ref & _words(answer)) / len(ref) if ref else 1.0
 
 
-def references_agree(pairs: list[tuple[str, str]]) -> list[float]:
-    """Cosine of each pair's sentence embeddings, clipped to [0, 1]."""
-    from lsqa.similarity import embed
-
-    texts = sorted({t for pair in pairs for t in pair})
-    vectors = dict(zip(texts, embed(texts))) if texts else {}
+def references_agree(workspace: Path, pairs: list[tuple[str, str]]) -> list[float]:
+    """Cosine of each pair's sentence embeddings (stored in the workspace once computed), clipped to [0, 1]."""
+    vectors = embed_in_workspace(workspace, [t for pair in pairs for t in pair])
     return [min(1.0, max(0.0, float(vectors[a] @ vectors[b]))) for a, b in pairs]
 
 
@@ -127,7 +125,7 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     human = _grouped(data["human_gt"], "question_id", "reference")
     flags = _grouped(data["flags"], "question_id", "reference")
     questions = data["questions"]
-    refs_agree_of = references_agree([(q["reference_1"], q["reference_2"]) for q in questions])
+    refs_agree_of = references_agree(workspace, [(q["reference_1"], q["reference_2"]) for q in questions])
 
     rows = []
     for q, refs_agree in zip(questions, refs_agree_of):
