@@ -12,8 +12,10 @@ Truth (``literaryqa_dev/README.md``): a reference is *wrong* when LiteraryQA dro
 dropped the reference, or rewrote it beyond spelling and case (normalised text similarity < 0.85).
 Printed: AUROC, precision@10 and @25 of the score and of each evidence column alone (on the
 references where it exists), on all books and per book, beside a random ranking (AUROC 0.5,
-precision = the base rate). The score has
-no parameter fitted to these labels, so leave-one-book-out figures are the per-book figures.
+precision = the base rate), the time of two ``lsqa suspects`` calls (the first stores the
+embeddings, the second reads them), and the limit the unanswered wrong references set on the
+AUROC. The score has no parameter fitted to these labels, so leave-one-book-out figures are the
+per-book figures.
 
 LiteraryQA's data is CC BY-NC-SA 4.0: read from ``$LSQA_DATA_DIR`` (or ``../shared/data``), never copied.
 """
@@ -163,11 +165,29 @@ def report(rows: list[dict], truth: dict) -> dict:
     for book in books:
         out[book] = {name: figures([r for r in rows if r["title"] == book], truth, key)
                      for name, key in rankings.items()}
+    out["limit"] = limit(rows, truth)
     return out
+
+
+def limit(rows: list[dict], truth: dict) -> dict:
+    """What caps the overall AUROC: the wrong references no system answered usably are scored without the
+    systems' evidence. Their AUROC against every right reference, and the overall AUROC the score would
+    reach if every answered wrong reference outranked every right one (AUROC = mean over wrong references
+    of the share of right ones ranked below it)."""
+    right = [r["score"] for r in rows if not truth[(r["question_id"], r["reference"])]]
+    wrong = [r for r in rows if truth[(r["question_id"], r["reference"])]]
+    unanswered = [r["score"] for r in wrong if r["answers_match"] is None]
+    if not unanswered or not right:
+        return {"unanswered_wrong": len(unanswered)}
+    part = auroc(unanswered + right, [True] * len(unanswered) + [False] * len(right))
+    return {"unanswered_wrong": len(unanswered), "wrong": len(wrong), "auroc_unanswered_wrong_vs_right": round(part, 3),
+            "auroc_ceiling": round((len(wrong) - len(unanswered) + len(unanswered) * part) / len(wrong), 3)}
 
 
 def print_report(result: dict) -> None:
     for scope, table in result.items():
+        if scope == "limit":
+            continue
         base = table["score"].get("base")
         print(f"\n{scope}  (references: {table['score']['n']}, wrong: {base:.1%}; random: AUROC 0.500, "
               f"precision@k {base:.2f})")
@@ -175,9 +195,15 @@ def print_report(result: dict) -> None:
         for name, f in table.items():
             cells = ["—" if f[k] is None else f"{f[k]:.3f}" if k == "auroc" else f"{f[k]:.2f}" for k in ("auroc", "p@10", "p@25")]
             print(f"  {name:<18}{f['n']:>5}{cells[0]:>8}{cells[1]:>7}{cells[2]:>7}")
-    per_book = [t["score"]["auroc"] for scope, t in result.items() if scope != "all books" and t["score"]["auroc"]]
+    per_book = [t["score"]["auroc"] for scope, t in result.items()
+                if scope not in ("all books", "limit") and t["score"]["auroc"]]
     print(f"\nleave-one-book-out = per book (no parameter is fitted to the labels): AUROC of the score "
           f"min {min(per_book):.3f}, mean {sum(per_book) / len(per_book):.3f}, max {max(per_book):.3f}")
+    cap = result["limit"]
+    if "auroc_ceiling" in cap:
+        print(f"limit: {cap['unanswered_wrong']} of {cap['wrong']} wrong references have no usable answer; they rank "
+              f"against the right ones at AUROC {cap['auroc_unanswered_wrong_vs_right']:.3f}, so with them scored as now "
+              f"a perfect ranking of the answered ones would give an overall AUROC of at most {cap['auroc_ceiling']:.3f}")
 
 
 def main() -> None:

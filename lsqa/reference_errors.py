@@ -12,9 +12,13 @@ does — a product of the unconfirmed shares (a noisy-OR over confirmations, no 
 
 - ``answers_match``: mean over the independent systems (every system except those that *are* a
   reference, ``context = reference:N``) of the share of r's content words found in the system's
-  answer. Needs answers only.
+  answer. Needs answers only. An answer that declines ("I am not going to answer the question",
+  "I don't know": ``DECLINED``) is no evidence either way and is left out (counted in ``evidence``);
+  an answer saying the book does not tell is kept: it is a reading of the book that does not
+  confirm r. On LiteraryQA's edits leaving the 64 declines out moved the answered references'
+  AUROC from 0.775 to 0.778 and precision@25 from 0.48 to 0.52 (answers only, analysis script).
 - ``judges_accept``: share of "yes" among the ground-truth (yes/no) verdicts against r, any judge
-  (embedded or LLM). Needs a ``groundtruth`` judge.
+  (embedded or LLM), on the answers not declined. Needs a ``groundtruth`` judge.
 - ``systems_confirm``: the larger of the two above that exist (an answer that matches by either
   reading confirms the reference; on LiteraryQA's edits the mean let the embedded lexical judge's
   strict token-F1 verdicts drown the word match, AUROC 0.638 against 0.660 for the larger); when
@@ -39,6 +43,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
@@ -57,6 +62,35 @@ COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "references_agre
 FLAG_WEIGHT = {"wrong": 1.0, "unanswerable": 1.0, "ambiguous": 0.5}
 ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "other_reference", "reasons",
                   "annotators", "notes", "score")
+
+
+# An answer that declines to answer says nothing about the reference (a model's refusal, lsqa/extractive's
+# "I don't know."); matched case-insensitively anywhere in the answer.
+DECLINED = re.compile(r"\b(not going to answer|won't answer|will not answer|cannot answer|can't answer"
+                      r"|i don't know|i do not know|not sure what to say)\b", re.IGNORECASE)
+FORMULA = "1 − (1 − (1 − systems_confirm) · (1 − references_agree)) · (1 − humans_overturned) · (1 − flag)"
+# What each column means, for the CLI's help, the Reference errors page's column headers and the README.
+COLUMN_HELP = {
+    "score": "0-1, higher = more likely wrong: how little the systems, the other reference, humans and flags "
+             "confirm this reference (see the caption's formula)",
+    "systems_confirm": "the larger of answers_match and judges_accept; empty when no system answered (the "
+                       "workspace mean is used: neither suspect nor cleared for lack of answers)",
+    "answers_match": "mean share of the reference's content words found in each independent system's answer "
+                     "(declined answers left out)",
+    "judges_accept": "share of 'yes' among ground-truth yes/no verdicts against this reference (embedded or LLM judges)",
+    "references_agree": "cosine of the two references' MiniLM embeddings, 0-1: the other annotator confirms",
+    "humans_overturned": "humans who turned a ground-truth 'no' against this reference into 'yes' / humans who reviewed one",
+    "flags": "current flags on this reference: 'wrong' or 'unanswerable' make the score 1, 'ambiguous' counts half",
+    "book_support": "largest share of the reference's content words found in one passage of the book; shown, not "
+                    "scored (it barely separates wrong references: AUROC 0.57)",
+    "evidence": "the sources this reference had: answers (how many, how many declined), judges, the other "
+                "reference, humans, flags",
+}
+
+
+def declined(answer: str) -> bool:
+    """Whether an answer declines to answer (no evidence about the reference either way)."""
+    return bool(DECLINED.search(answer or ""))
 
 
 def _words(text: str) -> frozenset[str]:
@@ -125,6 +159,8 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     human = _grouped(data["human_gt"], "question_id", "reference")
     flags = _grouped(data["flags"], "question_id", "reference")
     questions = data["questions"]
+    # Verdicts on a declined answer are left out with the answer (a judge rejects a refusal against any reference).
+    declining = {(a["question_id"], a["system"]) for a in data["answers"] if declined(a["text"])}
     refs_agree_of = references_agree(workspace, [(q["reference_1"], q["reference_2"]) for q in questions])
 
     rows = []
@@ -134,13 +170,17 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
         doc = q["document_id"]
         passages = _passage_words(str(workspace), doc, n_passages[doc]) if n_passages.get(doc) else ()
         for ref, other in (("1", "2"), ("2", "1")):
-            matches = [answer_match(refs[ref], a["text"]) for a in answers.get((qid,), [])]
-            verdicts = [v["label"] == "yes" for v in gt.get((qid, ref), [])]
+            given = answers.get((qid,), [])
+            matches = [answer_match(refs[ref], a["text"]) for a in given if not declined(a["text"])]
+            n_declined = len(given) - len(matches)
+            verdicts = [v["label"] == "yes" for v in gt.get((qid, ref), []) if (qid, v["system"]) not in declining]
             sup, where = support(refs[ref], passages)
             hum = human.get((qid, ref), [])
             overturned = sum(h["judge_label"] == "no" and h["human_label"] == "yes" for h in hum)
             fl = flags.get((qid, ref), [])
-            evidence = [f"answers ({len(matches)})" if matches else "", f"judges ({len(verdicts)})" if verdicts else "",
+            declines = f", {n_declined} declined" if n_declined else ""
+            evidence = [f"answers ({len(matches)}{declines})" if given else "",
+                        f"judges ({len(verdicts)})" if verdicts else "",
                         "other reference", f"humans ({len(hum)})" if hum else "", "flags" if fl else ""]
             rows.append({
                 "question_id": qid, "reference": ref, "title": q["title"], "question": q["question"],

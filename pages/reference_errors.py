@@ -17,7 +17,8 @@ annotator = st.session_state.get("annotator", "").strip()
 st.title("Reference errors")
 st.caption("Ranked by how little confirms a reference: the systems' answers do not contain it and ground-truth "
            "judges reject answers against it, the other reference says something else, humans overturned "
-           "ground-truth rejections against it, and flags. The same list as `lsqa suspects`.")
+           "ground-truth rejections against it, and flags. The same list as `lsqa suspects`. "
+           f"score = {reference_errors.FORMULA}; hover a column header for what the column means.")
 
 if "re_msg" in st.session_state:
     st.toast(st.session_state.pop("re_msg"))
@@ -62,7 +63,8 @@ def _picked():
 
 columns = ["score", "title", "question", "reference", "reference_text", "other_reference", *reference_errors.COLUMNS]
 st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table", on_select=_picked,
-             selection_mode="single-row")
+             selection_mode="single-row",
+             column_config={c: st.column_config.Column(help=h) for c, h in reference_errors.COLUMN_HELP.items()})
 st.download_button("Triage list (CSV)", page_data.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
                    "text/csv", on_click="ignore", key="re_dl_triage")
 

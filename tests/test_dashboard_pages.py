@@ -231,6 +231,22 @@ def test_reference_errors_page_flags_the_selected_reference(ws):
     assert json.loads(reference_errors.errata_jsonl(errata))["reference_text"] == top["reference_text"]
 
 
+def test_reference_errors_page_shows_the_suspects_list_with_its_columns_explained(ws):
+    from lsqa import reference_errors
+
+    rows = reference_errors.suspects(ws)
+    at = open_app(page="reference_errors")
+    frame = table(at, "question", rows[0]["question"])
+    shown = list(zip(frame["question_id"], frame["reference"], frame["score"]))
+    assert shown == [(r["question_id"], r["reference"], r["score"]) for r in rows[:len(shown)]]
+    assert len(shown) == min(25, len(rows))
+    main = next(df for df in at.dataframe if "score" in df.value.columns and "evidence" in df.value.columns)
+    config = json.loads(main.proto.columns)
+    assert {c: config[c]["help"] for c in reference_errors.COLUMNS} == {
+        c: reference_errors.COLUMN_HELP[c] for c in reference_errors.COLUMNS}
+    assert any(reference_errors.FORMULA in c.value for c in at.caption)
+
+
 def test_undo_withdraws_my_last_action_flag_or_review(ws):
     from lsqa.store import verdicts
 

@@ -134,6 +134,27 @@ def test_a_system_that_is_a_reference_is_no_witness(answered):
     assert by_key(reference_errors.suspects(answered))[(DUCKS, "2")]["evidence"] == "answers (3), other reference"
 
 
+def test_a_declined_answer_is_no_evidence_either_way(answered):
+    # lsqa/extractive without context answers "I don't know." to every question: a real decline.
+    before = by_key(reference_errors.suspects(answered))
+    closed_book = {"name": "extractive-nocontext", "model": "lsqa/extractive", "context": "none"}
+    pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
+                                                 "systems": [closed_book], "judges": [LEXICAL_GT]}))
+    with store.connect(answered) as con:
+        texts = {r[0] for r in con.execute("SELECT text FROM answers WHERE system_name = 'extractive-nocontext'").fetchall()}
+    assert texts == {"I don't know."} and reference_errors.declined("I don't know.")
+    after = by_key(reference_errors.suspects(answered))
+    ducks = after[(DUCKS, "2")]
+    # The ground-truth judge judged the decline (and only it: the imported systems are not in this run);
+    # that verdict goes with the answer.
+    with store.connect(answered) as con:
+        assert con.execute("SELECT label FROM judgments WHERE judge = 'lexical-gt' AND question_id = ? AND reference = '2'",
+                           [DUCKS]).fetchall() == [("no",)]
+    assert ducks["evidence"] == "answers (3, 1 declined), other reference" and ducks["judges_accept"] is None
+    assert ducks["answers_match"] == before[(DUCKS, "2")]["answers_match"]
+    assert not reference_errors.declined("The story does not say who Philip married.")  # a reading of the book
+
+
 def test_cli_suspects_json_and_table(answered):
     runner = CliRunner()
     r = runner.invoke(app, ["suspects", "--workspace", str(answered), "--json", "--limit", "5"])
