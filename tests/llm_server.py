@@ -70,6 +70,7 @@ class Script:
     prefix_cache: bool = False        # report a prompt's start seen before as cached tokens (OpenAI/vLLM style)
     cache_block: int = 16             # ... counted in whole blocks of this many words
     batch_hold: bool = False          # batches stay in_progress until ``release()`` (see tests.batch_api)
+    upload_hold: bool = False         # file uploads wait for ``release()`` (a slow upload of a big batch)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -117,6 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.split("?")[0].endswith("/files"):  # a multipart upload: kept as bytes
             index = owner._record(Recorded(self.path, dict(self.headers.items()), None, arrived))
             try:
+                owner._hold_upload()
                 self._send(*owner.batches.upload(self.headers.get("Content-Type", ""), data))
             finally:
                 owner._leave()
@@ -225,6 +227,11 @@ class FakeLLMServer:
     def _completed(self, index: int, status: int) -> None:
         with self._lock:
             self.completed.append((index, status, time.monotonic()))
+
+    def _hold_upload(self) -> None:
+        if self._script.upload_hold:
+            while not (self._released.is_set() or self._stopping.is_set()):
+                self._released.wait(0.05)
 
     def _leave(self) -> None:
         with self._lock:

@@ -1,6 +1,7 @@
 """Batch providers (issue 15, part 4): ``mode = "batch"`` through litellm's files + batches API
 against an OpenAI-compatible server on 127.0.0.1 (tests/batch_api.py), restarts included."""
 
+import datetime as dt
 import os
 import signal
 import subprocess
@@ -183,3 +184,61 @@ def test_a_batch_created_before_a_kill_is_found_not_created_again(workspace, llm
 def test_batch_mode_config_errors_name_the_place(spec, message):
     with pytest.raises(InputError, match=message):
         run_config_from_dict({"documents": ["x"], "judges": [{"name": "j", "kind": "pairwise", **spec}]})
+
+
+_STARTED_CLIENT = _CLIENT.replace("results = llm.complete_many", "print('STARTED', flush=True)\nresults = llm.complete_many")
+
+
+def test_two_runs_at_once_submit_one_batch(workspace, llm_server):
+    """Run A's upload is slow (held by the server); run B starts meanwhile, finds A's batch row
+    claimed by a live process and waits instead of uploading and submitting the calls again."""
+    llm_server.script(reply="one batch", upload_hold=True)
+    env = {**os.environ, "LSQA_BATCH_POLL_S": "0.05", "PYTHONPATH": str(PROJECT_ROOT)}
+
+    def start():
+        return subprocess.Popen([sys.executable, "-c", _STARTED_CLIENT, str(workspace), llm_server.api_base],
+                                cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    first = start()
+    _wait_for(lambda: any(r.path.startswith("/v1/files") for r in llm_server.requests))  # A is uploading
+    second = start()
+    try:
+        assert second.stdout.readline().strip() == "STARTED"
+        time.sleep(3.0)  # B looks in the cache and at the batch rows, then waits on A's claim
+        assert llm_server.batches.uploads == 0 and sum(r.path.startswith("/v1/files") for r in llm_server.requests) == 1
+        llm_server.release()
+        outputs = [p.communicate(timeout=300) for p in (first, second)]
+    finally:
+        for p in (first, second):
+            p.kill()
+    assert [p.returncode for p in (first, second)] == [0, 0], outputs
+    assert all("DONE 6" in out for out, _ in outputs), outputs
+    assert llm_server.batches.uploads == 1 and list(llm_server.batches.batches) == ["batch_1"]
+    assert not any(r.path.startswith("/v1/chat") for r in llm_server.requests)
+    with store.connect(workspace) as con:
+        (row,) = llm_batches.list_batches(con)
+        assert con.execute("SELECT count(*) FROM llm_calls WHERE status = 'ok'").fetchone()[0] == 6
+        assert con.execute("SELECT count(*) FROM call_claims").fetchone()[0] == 0
+    assert row["status"] == "done"
+
+
+def test_a_batch_row_claimed_by_a_live_run_is_not_submitted_by_another(workspace, llm_server, monkeypatch):
+    """The same, step by step in one process: the row another live run added (and claimed) is
+    found, not duplicated, and this run does not take its turn until that claim goes away."""
+    from lsqa.llm import batch as batch_mod
+    from lsqa.llm import claims
+
+    reqs = _requests(llm_server, 3)
+    jobs = [batch_mod.BatchJob(llm.cache_key(r), r.model, r.messages, dict(r.params)) for r in reqs]
+    transport = batch_mod.transport_key(jobs[0].params)
+    monkeypatch.setattr(claims, "owner", lambda: "otherhost:1:run-a")   # run A, on another host, alive
+    (row_a,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)
+    monkeypatch.undo()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    (row_b,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)   # run B: finds A's row
+    assert row_b["id"] == row_a["id"] and not batch_mod._take_turn(workspace, row_b)
+    with store.write(workspace) as con:   # A's process died on another host: its claim expires
+        con.execute("UPDATE call_claims SET expires_at = ?", [claims.now() - dt.timedelta(minutes=1)])
+    assert batch_mod._take_turn(workspace, row_b)
+    with store.connect(workspace) as con:
+        assert len(llm_batches.list_batches(con)) == 1

@@ -13,6 +13,13 @@ id and the provider's batch id as soon as they exist. A rerun finds the unfinish
 covers its calls and polls it instead of submitting again; a run killed between the upload and
 the batch's creation finds the batch by its ``lsqa_batch`` metadata (``litellm.list_batches``)
 or creates it from the uploaded file. So each call is paid for once.
+
+Two runs at once: finding the open batches and adding a new row happen in one transaction, and
+the run that adds a row claims its submission (:mod:`lsqa.llm.claims`, key ``batch:<row id>``)
+in that transaction; it alone uploads, creates and collects the batch. Another run of the same
+calls finds the row, waits while that claim is live (taking it over if its process died) and,
+once the batch is final and collected, takes the results from the cache. So one provider batch
+is submitted for the calls however many runs ask for them.
 """
 
 from __future__ import annotations
@@ -20,12 +27,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from lsqa.llm import claims
 from lsqa.llm.keys import TRANSPORT_PARAMS, canonical_json, provider_of, semantic_params, storable_params
 from lsqa.llm.provider import batch_cost, classify, error_text, litellm, usage_numbers
 from lsqa.llm.types import LLMResult
@@ -36,6 +45,7 @@ BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm")
 FINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 POLL_INTERVAL_S = float(os.environ.get("LSQA_BATCH_POLL_S", "30"))
 ENDPOINT = "/v1/chat/completions"
+_rows_lock = threading.Lock()  # threads of one process find-or-add batch rows one at a time
 
 log = logging.getLogger("lsqa.llm")
 
@@ -87,6 +97,11 @@ def input_file(jobs: Sequence[BatchJob]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+def submission_claim(row_id: str) -> str:
+    """The claim key of a batch row's submission and collection (in ``call_claims``)."""
+    return f"batch:{row_id}"
+
+
 def run_batches(
     workspace: Path,
     jobs: Sequence[BatchJob],
@@ -94,57 +109,92 @@ def run_batches(
     *,
     run_id: int | None = None,
     poll_s: float | None = None,
+    adopt_results: Callable[[list[str], str], None],
 ) -> None:
     """Answer ``jobs`` through batch APIs; ``store_results([(key, result), ...])`` is called as
-    each batch finishes (the caller writes them to ``llm_calls`` and counts them). Blocks until
-    every batch is final; safe to kill at any point (see the module docstring)."""
+    each batch finishes (the caller writes them to ``llm_calls`` and counts them), and
+    ``adopt_results(keys, batch_id)`` for a batch another run collected (the caller takes its
+    results from the cache). Blocks until every batch is final; safe to kill at any point, and
+    to run twice at once (see the module docstring)."""
     groups: dict[tuple[str, str], list[BatchJob]] = {}
     for job in jobs:
         groups.setdefault((job.model, transport_key(job.params)), []).append(job)
     for (model, transport), group in groups.items():
-        _run_group(workspace, model, transport, group, store_results, run_id,
+        _run_group(workspace, model, transport, group, store_results, adopt_results, run_id,
                    POLL_INTERVAL_S if poll_s is None else poll_s)
 
 
-def _run_group(workspace, model, transport, group, store_results, run_id, poll_s) -> None:
-    from lsqa.store import connect, llm_batches, write
+def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[BatchJob], run_id) -> list[dict]:
+    """The open batch rows covering ``group``, a new row (claimed by this process) for the calls
+    none covers: found and added in one transaction, so two runs never both add one."""
+    from lsqa.store import llm_batches, write
+
+    wanted = {job.key for job in group}
+    with _rows_lock, write(workspace) as con:
+        rows = [row for row in llm_batches.open_batches(con, model, transport) if set(row["cache_keys"]) & wanted]
+        covered = {key for row in rows for key in row["cache_keys"]}
+        new = [job.key for job in group if job.key not in covered]
+        if new:
+            row_id = uuid.uuid4().hex
+            llm_batches.add_batch(con, row_id, model, transport, new, run_id)
+            claims.claim_in(con, [submission_claim(row_id)])
+            rows.append({"id": row_id, "cache_keys": new, "status": "uploading", "input_file_id": None,
+                         "batch_id": None})
+            log.info("batch %s: %d calls of %s", row_id, len(new), model)
+    return rows
+
+
+def _take_turn(workspace: Path, row: dict) -> bool:
+    """Whether this process may submit or collect ``row`` now: it holds (or takes over) the row's
+    claim. ``row`` is refreshed from the workspace in the same transaction (another run may have
+    submitted or collected it meanwhile)."""
+    from lsqa.store import llm_batches, write
+
+    with write(workspace) as con:
+        fresh = llm_batches.get_batch(con, row["id"])
+        if fresh is not None:
+            row.update({k: fresh[k] for k in ("status", "input_file_id", "batch_id", "provider_status")})
+        if row["status"] not in llm_batches.OPEN:
+            return False
+        return bool(claims.claim_in(con, [submission_claim(row["id"])]))
+
+
+def _run_group(workspace, model, transport, group, store_results, adopt_results, run_id, poll_s) -> None:
+    from lsqa.store import llm_batches
 
     params = group[0].params  # one transport per group; the secrets in it are sent, never stored
     wanted = {job.key: job for job in group}
-    with connect(workspace) as con:
-        open_rows = [row for row in llm_batches.open_batches(con, model, transport)
-                     if set(row["cache_keys"]) & wanted.keys()]
-    covered = {key for row in open_rows for key in row["cache_keys"]}
-    new = [job for job in group if job.key not in covered]
-    if new:
-        row_id = uuid.uuid4().hex
-        with write(workspace) as con:
-            llm_batches.add_batch(con, row_id, model, transport, [job.key for job in new], run_id)
-        open_rows.append({"id": row_id, "cache_keys": [job.key for job in new], "status": "uploading",
-                          "input_file_id": None, "batch_id": None})
-        log.info("batch %s: %d calls of %s", row_id, len(new), model)
-    pending = {row["id"]: row for row in open_rows}
+    pending = {row["id"]: row for row in _rows_for(workspace, model, transport, group, run_id)}
     while pending:
         for row_id, row in list(pending.items()):
+            if not _take_turn(workspace, row):
+                if row["status"] in llm_batches.OPEN:
+                    continue  # another live run submits, polls or collects it now: ask again later
+                adopt_results([k for k in row["cache_keys"] if k in wanted], row["batch_id"] or row_id)
+                del pending[row_id]  # collected by another run: its results are in the cache
+                continue
             try:
-                done = _advance(workspace, model, params, row, wanted, store_results)
+                with claims.renewing(workspace):
+                    done = _advance(workspace, model, params, row, wanted, store_results, adopt_results)
             except Exception as exc:  # noqa: BLE001 - a provider failure ends this batch with an error per call
                 kind, status, _ = classify(exc)
                 message = error_text(model, kind, status, exc, 1)
-                if kind in ("rate_limit", "timeout", "connection", "server", "bad_response"):
+                done = kind not in ("rate_limit", "timeout", "connection", "server", "bad_response")
+                if done:
+                    _fail(workspace, row, wanted, store_results, kind, message)
+                else:  # a blip while polling: the batch itself is fine, ask again later
                     log.warning("batch %s: %s (will poll again)", row_id, message)
-                    continue  # a blip while polling: the batch itself is fine, ask again later
-                _fail(workspace, row, wanted, store_results, kind, message)
-                done = True
             if done:
-                del pending[row_id]
+                del pending[row_id]  # its claim went with the row's final status
+            else:
+                claims.release(workspace, [submission_claim(row_id)])  # another run may take the next turn
         if pending:
             time.sleep(poll_s)
 
 
-def _advance(workspace, model, params, row, wanted, store_results) -> bool:
+def _advance(workspace, model, params, row, wanted, store_results, adopt_results) -> bool:
     """Take ``row`` one step further (upload, create, poll, collect); True once it is finished."""
-    from lsqa.store import llm_batches, write
+    from lsqa.store import connect, llm_batches, llm_calls, write
 
     ll = litellm()
     api = _api_kwargs(model, params)
@@ -165,6 +215,7 @@ def _advance(workspace, model, params, row, wanted, store_results) -> bool:
         with write(workspace) as con:
             llm_batches.update_batch(con, row["id"], batch_id=found.id, status="submitted",
                                      provider_status=str(found.status))
+            row["status"] = "submitted"
         log.info("batch %s submitted as %s", row["id"], found.id)
     batch = ll.retrieve_batch(batch_id=row["batch_id"], **api)
     status = str(batch.status)
@@ -184,11 +235,20 @@ def _advance(workspace, model, params, row, wanted, store_results) -> bool:
             why = f"batch {row['batch_id']} ended {status} without an answer for this call"
             results[key] = LLMResult(text=None, status="error", error_kind="provider", error_message=f"{model}: {why}",
                                      cache_key=key, model=model, attempts=1)
-    store_results([(key, result) for key, result in results.items() if key in wanted])
+    mine = [key for key in results if key in wanted]
+    with connect(workspace) as con:  # stored by another run that collected this batch for its own calls
+        stored = set(llm_calls.cached_ok(con, mine))
+    if stored:
+        adopt_results([key for key in mine if key in stored], row["batch_id"])
+    store_results([(key, results[key]) for key in mine if key not in stored])
+    if set(row["cache_keys"]) - wanted.keys():  # other runs' calls too: left open for them to collect theirs
+        claims.release(workspace, [submission_claim(row["id"])])
+        return True
     with write(workspace) as con:
         llm_batches.update_batch(con, row["id"], status="done" if status == "completed" else "failed",
                                  provider_status=status, output_file_id=batch.output_file_id,
                                  error_file_id=getattr(batch, "error_file_id", None))
+        claims.release_in(con, [submission_claim(row["id"])])
     return True
 
 
@@ -255,3 +315,4 @@ def _fail(workspace, row, wanted, store_results, kind: str, message: str) -> Non
                    for key in row["cache_keys"] if key in wanted])
     with write(workspace) as con:
         llm_batches.update_batch(con, row["id"], status="failed", error=message[:2000])
+        claims.release_in(con, [submission_claim(row["id"])])

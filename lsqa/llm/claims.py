@@ -6,13 +6,19 @@ send it: it waits until the other's result is stored (and takes it from the cach
 goes away — released after a failure, expired because its process was killed (claims are renewed
 every ``CLAIM_RENEW_S`` while calls run and last ``CLAIM_LEASE_S``), or held by a process of this
 host that no longer exists — and then claims and sends it itself.
+
+Batch-mode calls (:mod:`lsqa.llm.batch`) claim the *submission* of a provider batch the same way,
+under the key ``batch:<lsqa batch id>``: the run holding it uploads the file, creates the batch
+and later collects its results; another run of the same study waits and adopts that batch.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import socket
+import threading
 import uuid
 from pathlib import Path
 from typing import Sequence
@@ -43,10 +49,39 @@ def _expiry() -> dt.datetime:
 
 def claim(workspace: Path, keys: Sequence[str]) -> set[str]:
     """Claim ``keys``; return the ones this process holds (the others are another run's)."""
-    from lsqa.store import llm_calls, write
+    from lsqa.store import write
 
     with write(workspace) as con:
-        return llm_calls.claim_calls(con, keys, owner(), socket.gethostname(), os.getpid(), now(), _expiry())
+        return claim_in(con, keys)
+
+
+def claim_in(con, keys: Sequence[str]) -> set[str]:
+    """:func:`claim` inside the caller's transaction."""
+    from lsqa.store import llm_calls
+
+    return llm_calls.claim_calls(con, keys, owner(), socket.gethostname(), os.getpid(), now(), _expiry())
+
+
+@contextlib.contextmanager
+def renewing(workspace: Path):
+    """Renew this process's claims every ``CLAIM_RENEW_S`` while the block runs (a long upload
+    must not look abandoned to another run)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(CLAIM_RENEW_S):
+            try:
+                renew(workspace)
+            except Exception:  # noqa: BLE001 - a busy workspace: the next beat tries again
+                pass
+
+    thread = threading.Thread(target=beat, name="lsqa-claim-renewal", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def renew_in(con) -> None:

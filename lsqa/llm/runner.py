@@ -482,7 +482,8 @@ def complete_many(
                 pending = _wait_for_others(workspace, [j for j in pending if j.key not in mine], results, run_id,
                                            tracker)
         # Batch-mode calls go through the providers' batch APIs after the online ones; a rerun
-        # picks up their open batches (lsqa.llm.batch), so they need no claims of their own.
+        # picks up their open batches, and a second run at once waits for and adopts the first
+        # run's batch (lsqa.llm.batch claims each batch's submission).
         batched = [job for job in jobs.values() if job.request.mode == "batch"]
         if batched:
             _run_batch_jobs(workspace, batched, results, run_id, tracker)
@@ -528,9 +529,31 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
                 llm_calls.add_to_run(con, run_id, cached=copies)
         tracker.advance(sum(len(by_key[key].indices) for key, _ in finished))
 
+    def adopt(keys: list[str], batch_id: str) -> None:
+        """Calls of a batch another run submitted and collected: taken from the cache, like hits."""
+        from lsqa.store import connect, llm_calls, write
+
+        with connect(workspace) as con:
+            hits = llm_calls.cached_ok(con, keys)
+        n_hits = 0
+        for key in keys:
+            job = by_key[key]
+            if key in hits:
+                for i in job.indices:
+                    results[i] = _from_cache(hits[key], key)
+                n_hits += len(job.indices)
+            else:  # a failed line: the run that collected the batch stored the failure
+                _place(job, LLMResult(text=None, status="error", error_kind="provider", cache_key=key,
+                                      model=job.request.model, error_message=f"{job.request.model}: batch "
+                                      f"{batch_id} (collected by another run) has no answer for this call"), results)
+        if run_id is not None and n_hits:
+            with write(workspace) as con:
+                llm_calls.add_to_run(con, run_id, cached=n_hits)
+        tracker.advance(sum(len(by_key[key].indices) for key in keys))
+
     batch.run_batches(workspace, [batch.BatchJob(job.key, job.request.model, job.request.messages,
                                                  dict(job.request.params)) for job in jobs],
-                      store, run_id=run_id)
+                      store, run_id=run_id, adopt_results=adopt)
 
 
 def _wait_for_others(workspace: Path, theirs: list[_Job], results, run_id, tracker) -> list[_Job]:

@@ -39,6 +39,11 @@ def open_batches(con: duckdb.DuckDBPyConnection, model: str, transport: str) -> 
     return [dict(zip(_FIELDS, row)) for row in cur.fetchall()]
 
 
+def get_batch(con: duckdb.DuckDBPyConnection, row_id: str) -> dict | None:
+    row = con.execute(f"SELECT {', '.join(_FIELDS)} FROM llm_batches WHERE id = ?", [row_id]).fetchone()
+    return dict(zip(_FIELDS, row)) if row else None
+
+
 def list_batches(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Every batch, newest first (for status displays and tests)."""
     cur = con.execute(f"SELECT {', '.join(_FIELDS)}, created_at, updated_at FROM llm_batches ORDER BY created_at DESC")
