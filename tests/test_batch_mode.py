@@ -234,6 +234,8 @@ def test_a_batch_row_claimed_by_a_live_run_is_not_submitted_by_another(workspace
     monkeypatch.setattr(claims, "owner", lambda: "otherhost:1:run-a")   # run A, on another host, alive
     (row_a,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)
     monkeypatch.undo()
+    with store.write(workspace) as con:   # run A runs on another host sharing the workspace
+        con.execute("UPDATE call_claims SET host = 'otherhost'")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     (row_b,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)   # run B: finds A's row
     assert row_b["id"] == row_a["id"] and not batch_mod._take_turn(workspace, row_b)

@@ -159,3 +159,18 @@ def test_a_call_stored_after_the_cache_lookup_is_taken_from_the_cache_not_made_a
     assert len(lookups) >= 2                        # B found it in the cache after its claim was refused
     with store.connect(workspace) as con:
         assert con.execute("SELECT count(*) FROM call_claims").fetchone()[0] == 0
+
+
+def test_on_this_host_a_claim_lasts_as_long_as_its_process_not_its_lease(workspace):
+    """A run slowed down by a loaded machine (renewals late) keeps its claims while its process
+    lives; a process id reused by a process started after the claim does not keep it."""
+    now = claims.now()
+    host = socket.gethostname()
+    with store.write(workspace) as con:
+        # (key, owner, host, pid, expires_at, claimed_at): both leases ran out a minute ago
+        rows = [("k-slow", "other:1", host, os.getpid(), now - dt.timedelta(minutes=1), now),
+                ("k-reused", "other:2", host, os.getpid(), now - dt.timedelta(minutes=1), dt.datetime(2000, 1, 1))]
+        for row in rows:
+            con.execute("INSERT INTO call_claims (cache_key, owner, host, pid, expires_at, claimed_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", row)
+    assert claims.claim(workspace, ["k-slow", "k-reused"]) == {"k-reused"}

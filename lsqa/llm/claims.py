@@ -3,9 +3,10 @@
 Before a call is sent, this process claims its cache key in the workspace (``call_claims``:
 owner, host, process id, expiry). A run that finds a key claimed by another live process does not
 send it: it waits until the other's result is stored (and takes it from the cache) or the claim
-goes away — released after a failure, expired because its process was killed (claims are renewed
-every ``CLAIM_RENEW_S`` while calls run and last ``CLAIM_LEASE_S``), or held by a process of this
-host that no longer exists — and then claims and sends it itself.
+goes away — released after a failure, held by a process of this host that no longer exists, or,
+for a claim of another host (whose processes cannot be checked from here), expired (claims are
+renewed every ``CLAIM_RENEW_S`` while calls run and last ``CLAIM_LEASE_S``) — and then claims and
+sends it itself. A call stored meanwhile is never claimed: it is taken from the cache.
 
 Batch-mode calls (:mod:`lsqa.llm.batch`) claim the *submission* of a provider batch the same way,
 under the key ``batch:<lsqa batch id>``: the run holding it uploads the file, creates the batch

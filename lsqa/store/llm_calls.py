@@ -11,6 +11,8 @@ All functions take an open connection: callers decide how long they hold the wor
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from typing import Iterable, Sequence
 
 import duckdb
@@ -146,11 +148,33 @@ def cost_of_runs(con, run_ids: list[int]) -> dict:
 
 
 def _claim_is_stale(row: tuple, now, host: str) -> bool:
-    """A claim past its expiry, or one whose process on this host no longer exists."""
+    """Whether a claim may be taken over. On this host the claiming process itself says so: the
+    claim is live exactly while that process exists (and is the one that claimed: a process id
+    reused by a process started after the claim does not count). Expiry is for claims of other
+    hosts only: on one host, a run slowed down by a loaded machine (its renewals late, or waiting
+    for the workspace) keeps its claims, where an expiry would let a second run make them again."""
     from lsqa.store.runs import _process_alive
 
-    _, claim_host, pid, expires_at = row
-    return expires_at < now or (claim_host == host and not _process_alive(int(pid)))
+    _, claim_host, pid, expires_at, claimed_at = row
+    if claim_host == host:
+        if not _process_alive(int(pid)):
+            return True
+        started = _process_started(int(pid))
+        return started is not None and claimed_at is not None and started > claimed_at + dt.timedelta(seconds=2)
+    return expires_at < now
+
+
+def _process_started(pid: int) -> dt.datetime | None:
+    """When process ``pid`` started (UTC, naive), from /proc on Linux; None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    started = boot + ticks / os.sysconf("SC_CLK_TCK")
+    return dt.datetime.fromtimestamp(started, dt.timezone.utc).replace(tzinfo=None)
 
 
 def claim_calls(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str, host: str, pid: int,
@@ -169,8 +193,8 @@ def claim_calls(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str,
         [keys]).fetchall()}
     keys = [k for k in keys if k not in stored]
     held = {r[0]: r[1:] for r in con.execute(
-        "SELECT cache_key, owner, host, pid, expires_at FROM call_claims WHERE cache_key IN (SELECT unnest(?::VARCHAR[]))",
-        [keys]).fetchall()}
+        "SELECT cache_key, owner, host, pid, expires_at, claimed_at FROM call_claims "
+        "WHERE cache_key IN (SELECT unnest(?::VARCHAR[]))", [keys]).fetchall()}
     take = [k for k, row in held.items() if row[0] == owner or _claim_is_stale(row, now, host)]
     free = [k for k in keys if k not in held]
     if take:
@@ -178,9 +202,9 @@ def claim_calls(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str,
     mine = take + free
     for start in range(0, len(mine), _CHUNK):
         chunk = mine[start:start + _CHUNK]
-        con.execute("INSERT INTO call_claims (cache_key, owner, host, pid, expires_at) VALUES "
-                    + ", ".join(["(?, ?, ?, ?, ?)"] * len(chunk)),
-                    [v for k in chunk for v in (k, owner, host, pid, expires_at)])
+        con.execute("INSERT INTO call_claims (cache_key, owner, host, pid, claimed_at, expires_at) VALUES "
+                    + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(chunk)),
+                    [v for k in chunk for v in (k, owner, host, pid, now, expires_at)])
     return set(mine)
 
 
@@ -195,9 +219,9 @@ def release_claims(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: s
 
 
 def held_by_others(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str, host: str, now) -> set[str]:
-    """The keys among ``keys`` on which another owner holds a live claim (not expired, not of a dead process)."""
+    """The keys among ``keys`` on which another owner holds a live claim (see :func:`_claim_is_stale`)."""
     if not keys:
         return set()
-    rows = con.execute("SELECT cache_key, owner, host, pid, expires_at FROM call_claims "
+    rows = con.execute("SELECT cache_key, owner, host, pid, expires_at, claimed_at FROM call_claims "
                        "WHERE owner <> ? AND cache_key IN (SELECT unnest(?::VARCHAR[]))", [owner, list(keys)]).fetchall()
     return {r[0] for r in rows if not _claim_is_stale(r[1:], now, host)}
