@@ -130,7 +130,7 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
     from lsqa.store import llm_batches, write
 
     wanted = {job.key for job in group}
-    with _rows_lock, write(workspace) as con:
+    with _rows_lock, claims.write_lock, write(workspace) as con:
         rows = [row for row in llm_batches.open_batches(con, model, transport) if set(row["cache_keys"]) & wanted]
         covered = {key for row in rows for key in row["cache_keys"]}
         new = [job.key for job in group if job.key not in covered]
@@ -150,7 +150,7 @@ def _take_turn(workspace: Path, row: dict) -> bool:
     submitted or collected it meanwhile)."""
     from lsqa.store import llm_batches, write
 
-    with write(workspace) as con:
+    with claims.write_lock, write(workspace) as con:
         fresh = llm_batches.get_batch(con, row["id"])
         if fresh is not None:
             row.update({k: fresh[k] for k in ("status", "input_file_id", "batch_id", "provider_status")})
@@ -244,7 +244,7 @@ def _advance(workspace, model, params, row, wanted, store_results, adopt_results
     if set(row["cache_keys"]) - wanted.keys():  # other runs' calls too: left open for them to collect theirs
         claims.release(workspace, [submission_claim(row["id"])])
         return True
-    with write(workspace) as con:
+    with claims.write_lock, write(workspace) as con:
         llm_batches.update_batch(con, row["id"], status="done" if status == "completed" else "failed",
                                  provider_status=status, output_file_id=batch.output_file_id,
                                  error_file_id=getattr(batch, "error_file_id", None))
@@ -313,6 +313,6 @@ def _fail(workspace, row, wanted, store_results, kind: str, message: str) -> Non
     store_results([(key, LLMResult(text=None, status="error", error_kind=kind, error_message=message, cache_key=key,
                                    model=wanted[key].model, attempts=1))
                    for key in row["cache_keys"] if key in wanted])
-    with write(workspace) as con:
+    with claims.write_lock, write(workspace) as con:
         llm_batches.update_batch(con, row["id"], status="failed", error=message[:2000])
         claims.release_in(con, [submission_claim(row["id"])])

@@ -29,6 +29,10 @@ CLAIM_RENEW_S = CLAIM_LEASE_S / 3
 CLAIM_POLL_S = 0.25  # how often a waiting run looks for the other run's results
 
 _owner: tuple[int, str] | None = None
+# One writer of claims at a time in this process: DuckDB fails one of two transactions that
+# update the same row at once (a renewal thread and a run's own writes). Reentrant: a holder may
+# call these functions.
+write_lock = threading.RLock()
 
 
 def owner() -> str:
@@ -52,7 +56,7 @@ def claim(workspace: Path, keys: Sequence[str]) -> set[str]:
     """Claim ``keys``; return the ones this process holds (the others are another run's)."""
     from lsqa.store import write
 
-    with write(workspace) as con:
+    with write_lock, write(workspace) as con:
         return claim_in(con, keys)
 
 
@@ -94,7 +98,7 @@ def renew_in(con) -> None:
 def renew(workspace: Path) -> None:
     from lsqa.store import write
 
-    with write(workspace) as con:
+    with write_lock, write(workspace) as con:
         renew_in(con)
 
 
@@ -108,5 +112,5 @@ def release(workspace: Path, keys: Sequence[str]) -> None:
     from lsqa.store import write
 
     if keys:
-        with write(workspace) as con:
+        with write_lock, write(workspace) as con:
             release_in(con, keys)

@@ -287,7 +287,7 @@ class _Writer:
             self.error = self.error or exc
 
 
-_save_lock = threading.Lock()  # writers of concurrent batches in one process take turns (no write conflicts)
+_save_lock = _claims.write_lock  # writers of concurrent batches in one process take turns (no write conflicts)
 
 
 def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
