@@ -37,12 +37,16 @@ demo: install
 run: install $(WORKSPACE)
 	LSQA_WORKSPACE=$(WORKSPACE) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
 
+# Two workers (pytest-xdist), one per core; TEST_WORKERS=0 runs in one process (easier to debug).
+TEST_WORKERS ?= 2
+TEST_FLAGS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
+
 test: install browser lint
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q $(TEST_FLAGS) tests
 
 # The fast lane (under a minute): lint, then the tests not marked slow or browser.
 check: lint
-	$(PY) -m pytest -q -m "not slow and not browser" tests
+	$(PY) -m pytest -q $(TEST_FLAGS) -m "not slow and not browser" tests
 
 lint: install
 	$(VENV)/bin/ruff check .

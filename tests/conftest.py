@@ -55,14 +55,28 @@ def _isolated_settings(monkeypatch, tmp_path):
 
 @pytest.fixture(scope="session")
 def demo_workspace_template(tmp_path_factory) -> Path:
-    """The small demo workspace (configs/demo_small.toml), built once per test session.
+    """The small demo workspace (configs/demo_small.toml), built once per test run.
 
-    Tests that change it must use ``demo_workspace`` (a private copy)."""
+    Under pytest-xdist (`make test` runs two workers) the first worker to need it builds it in the
+    run's shared temporary folder while the others wait on a file lock: building it is a study run
+    with the embedded models, the costliest setup of the suite. Tests that change it must use
+    ``demo_workspace`` (a private copy)."""
+    import fcntl
+
     from lsqa.demo import build_demo
 
-    path = tmp_path_factory.mktemp("demo") / "demo.duckdb"
-    for _ in build_demo(path, data_dir=shared_data_dir(), scale="small"):
-        pass
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "demo-template"
+    shared.mkdir(exist_ok=True)
+    path = shared / "demo.duckdb"
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            partial = shared / "building.duckdb"  # renamed when whole: a failed build leaves no template
+            partial.unlink(missing_ok=True)
+            for _ in build_demo(partial, data_dir=shared_data_dir(), scale="small"):
+                pass
+            partial.rename(path)
     return path
 
 
