@@ -27,6 +27,16 @@ exact): ``ψ_i = λ g_f,i + ḡ_r,h + ξ_i w_i (g_r,i − ḡ_r,h)``, ``g_r = g_
 tests check both on the same inputs). Since ``ψ`` is linear in ``λ`` the optimal ``λ`` is closed
 form: ``λ* = −tr(M Cov(A, B) M')/tr(M Cov(B) M')`` for ``ψ = A + λB``.
 
+Few audits. With a handful of audits on a yes/no judge that agrees with the humans, the audits
+often show no disagreement at all and the rectifier's sample variance is zero (or nearly so): the
+interval would then claim the judge is never wrong. :func:`ppi_mean` therefore floors the
+rectifier's variance at its value on the audits augmented by one pseudo-audit spread evenly over
+the four corners of the (human, judge) square: the disagreement rate's estimate becomes
+``(k + ½)/(n + 1)``, the posterior mean under Jeffreys' Beta(½, ½) prior, in the spirit of
+Agresti & Min (2005, "Simple improved confidence intervals for comparing matched proportions"),
+who add pseudo-counts to the paired 2 × 2 table for the same reason. The floor binds only when the
+sample variance is below it; ``bench/bench_corrected.py`` measures the coverage it gives.
+
 Edge cases: no usable audit → the judge-only estimate with a warning (its interval reflects only
 sampling noise, not the judge's errors); every item audited → the humans-only estimate (``ψ`` no
 longer depends on ``λ``). Side-by-side outcomes are coded 1 (system_a better), 0 (system_b) and
@@ -47,7 +57,9 @@ FALLBACK_RIDGE = 0.1    # Gaussian prior on β when the pseudo-data leave some s
 MAX_ABS_BETA = 15.0
 NEWTON_MAX_ITER = 100
 POWER = 0.8             # power of the "audits to separate" estimate
-FEW_AUDITS = 30         # below this, bench_corrected.py measures 90-93% coverage of the 95% intervals
+FEW_AUDITS = 30         # below this the intervals rest on few audits (a warning says so)
+PSEUDO_AUDIT = 1.0      # Jeffreys: one pseudo-audit over the (human, judge) corners, see the module docstring
+CORNERS = ((0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -185,6 +197,32 @@ class MeanEstimate:
     se_judge_part: float = 0.0  # the part of the variance that more audits would not shrink
 
 
+def _rectifier_floor(y: np.ndarray, f: np.ndarray, wts: _Weights, lam: float) -> float:
+    """Variance to add to N·Var(θ̂) so that, in every sampled stratum, the rectifier ``Y − λf`` has
+    at least its variance on the audits plus one pseudo-audit spread over the four corners of the
+    (human, judge) square (module docstring). For λ = 1 and no disagreement among ``n`` uniform
+    audits the rectifier is 0 on every audit and ±1 on two corners of weight ¼: its floored
+    variance is ``1/(2(n + 1))``, i.e. ``1/(2n(n + 1))`` on the estimate."""
+    audited = wts.w > 0
+    r = y - lam * f
+    corner_r = np.array([hy - lam * hf for hy, hf in CORNERS])
+    share = PSEUDO_AUDIT / len(CORNERS)
+    extra = 0.0
+    for h in np.unique(wts.strata[audited]):
+        in_h = audited & (wts.strata == h)
+        n_h = int(in_h.sum())
+        if n_h >= int(np.count_nonzero(wts.strata == h)):
+            continue                      # every item of the stratum audited: no sampling there
+        p = wts.w[in_h] / wts.w[in_h].sum()
+        mean = float(p @ r[in_h])
+        sample = float(p @ (r[in_h] - mean) ** 2) * n_h / max(n_h - 1, 1)
+        total = n_h + PSEUDO_AUDIT
+        m1 = (n_h * mean + share * corner_r.sum()) / total
+        m2 = (n_h * float(p @ r[in_h] ** 2) + share * (corner_r ** 2).sum()) / total
+        extra += max(0.0, m2 - m1 ** 2 - sample) * float(np.sum(wts.w[in_h] ** 2)) / len(y)
+    return extra
+
+
 def _mean_ci(est: float, se: float, z: float) -> tuple[float, float]:
     return float(est - z * se), float(est + z * se)
 
@@ -193,7 +231,8 @@ def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, leve
     """PPI++ estimate of E[Y] from predictions ``pred`` (N,) and the audits in ``d``.
 
     Closed forms (tested): λ = 0 → the weighted mean of the audited labels with variance
-    Σ w²(Y − Ȳ)²/N² (for uniform audits: the sample variance / n); all audited → the mean of Y.
+    Σ w²(Y − Ȳ)²/N² (for uniform audits: the sample variance / n); all audited → the mean of Y;
+    every audit agreeing with the judge and λ = 1 → variance var(f)/N + 1/(2n(n + 1)) (the floor).
     """
     f = np.asarray(pred, dtype=float)
     n_items = len(f)
@@ -219,16 +258,16 @@ def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, leve
         lam = 1.0 if n_aud == n_items else _optimal_lambda(a, b, np.eye(1))
     psi = a + lam * b
     est = float(lam * f.mean() + (wts.w * (y - lam * f)).sum() / n_items)
-    se = float(np.sqrt(_cov(psi, psi)[0, 0] / n_items))
-    # Humans only (λ = 0) on the same audits.
+    se = float(np.sqrt((_cov(psi, psi)[0, 0] + _rectifier_floor(y, f, wts, lam)) / n_items))
+    # Humans only (λ = 0) on the same audits, with the same floor.
     h_est = float((wts.w * y).sum() / n_items)
-    h_se = float(np.sqrt(_cov(a, a)[0, 0] / n_items))
+    h_se = float(np.sqrt((_cov(a, a)[0, 0] + _rectifier_floor(y, f, wts, 0.0)) / n_items))
     judge_part = float(np.sqrt(max(0.0, lam ** 2 * f.var(ddof=1) / n_items))) if n_items > 1 else 0.0
     method = "human-only" if n_aud == n_items else "ppi++"
     crit = _z(level, wts.df if n_aud < n_items else 0)
     warnings = list(wts.warnings)
     if n_aud < FEW_AUDITS:
-        warnings.append(f"only {n_aud} usable audits: the interval is rough (coverage falls below 95%)")
+        warnings.append(f"only {n_aud} usable audits: the interval rests on few human labels and is wide")
     return MeanEstimate(est, se, *_mean_ci(est, se, crit), float(lam), n_items, n_aud, judge, judge_ci,
                         h_est, _mean_ci(h_est, h_se, crit), method, tuple(warnings), judge_part)
 
