@@ -253,7 +253,7 @@ def main() -> None:
           f"{'|err| judge':>12}{'|err| corr':>11}")
     for r in sim:
         print(f"{r['estimand']:<14}{r['quality']:>8.1f}{r['audit_rate']:>8.0%}{r['agreement']:>7.0%}"
-              f"{r['coverage']:>10.3f}{r['width_ratio_vs_human']:>12.3f}{r['mean_abs_error_judge']:>12.3f}"
+              f"{r['coverage']:>10.4f}{r['width_ratio_vs_human']:>12.3f}{r['mean_abs_error_judge']:>12.3f}"
               f"{r['mean_abs_error_corrected']:>11.3f}")
     covs = [r["coverage"] for r in sim]
     print(f"coverage over all settings: min {min(covs):.3f}, max {max(covs):.3f}")

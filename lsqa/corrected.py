@@ -195,6 +195,7 @@ class MeanEstimate:
     method: str                 # ppi++ | judge-only | human-only
     warnings: tuple[str, ...] = ()
     se_judge_part: float = 0.0  # the part of the variance that more audits would not shrink
+    audit_effects: np.ndarray | None = None   # (N,) each audit's pull away from the judge, w(Y − f)/N
 
 
 def _rectifier_floor(y: np.ndarray, f: np.ndarray, wts: _Weights, lam: float) -> float:
@@ -254,6 +255,7 @@ def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, leve
     y = np.where(audited, d.human, 0.0)
     # g(θ; y) = y − θ up to sign; the sign does not change variances, so use the labels directly.
     a, b = _influence_parts(y[:, None], f[:, None], wts)
+    lam_tuned = lam is None
     if lam is None:
         lam = 1.0 if n_aud == n_items else _optimal_lambda(a, b, np.eye(1))
     psi = a + lam * b
@@ -264,12 +266,18 @@ def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, leve
     h_se = float(np.sqrt((_cov(a, a)[0, 0] + _rectifier_floor(y, f, wts, 0.0)) / n_items))
     judge_part = float(np.sqrt(max(0.0, lam ** 2 * f.var(ddof=1) / n_items))) if n_items > 1 else 0.0
     method = "human-only" if n_aud == n_items else "ppi++"
-    crit = _z(level, wts.df if n_aud < n_items else 0)
+    # Student-t on the audits' degrees of freedom, one fewer when λ was fitted on those same audits
+    # (it is a regression coefficient of Y on f: bench_corrected.py, few audits, +0.3 points coverage).
+    sampled = n_aud < n_items
+    crit = _z(level, max(1, wts.df - int(lam_tuned)) if sampled and wts.df > 0 else 0)
+    crit_human = _z(level, wts.df if sampled else 0)
     warnings = list(wts.warnings)
     if n_aud < FEW_AUDITS:
         warnings.append(f"only {n_aud} usable audits: the interval rests on few human labels and is wide")
+    # Σ effects = estimate − judge-only exactly when λ = 1 (and nearly so for the λ ≈ 1 of an agreeing judge).
+    effects = wts.w * (y - f) / n_items
     return MeanEstimate(est, se, *_mean_ci(est, se, crit), float(lam), n_items, n_aud, judge, judge_ci,
-                        h_est, _mean_ci(h_est, h_se, crit), method, tuple(warnings), judge_part)
+                        h_est, _mean_ci(h_est, h_se, crit_human), method, tuple(warnings), judge_part, effects)
 
 
 # --------------------------------------------------------------------------------------------
@@ -469,6 +477,26 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     df = max(1, int(aud_per_system.min()) - 1) if 0 < n_aud < n_items else 0
     return BTEstimate(names, beta, cov, level, float(lam_used), n_items, n_aud, method, per_system,
                       aud_per_system, tuple(warnings), judge_part, effects, ridge, df)
+
+
+def label_pulls(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str], beta: np.ndarray,
+                change: Sequence[float]) -> np.ndarray:
+    """(N, m): how far changing item ``k``'s outcome by ``change[k]`` moves β (mean 0), to first order.
+
+    The Bradley-Terry score equation Σ_k (σ(s_k) − y_k) x_k = 0 moves by −Δy_k x_k when item k's
+    outcome changes by Δy_k, so β moves by H⁻¹ x_k Δy_k with H = Σ σ'(s_k) x_k x_k' at ``beta``
+    (one Newton step; Cook's influence of a label). Used to say which overridden verdicts moved a
+    rank flip between the judge-only and the overrides rankings.
+    """
+    index = {s: k for k, s in enumerate(systems)}
+    m = len(systems)
+    p = _Pairs(m, np.array([index[s] for s in system_a], dtype=np.int64),
+               np.array([index[s] for s in system_b], dtype=np.int64))
+    mu = _sigmoid(p.x @ beta)
+    center = np.eye(m) - 1.0 / m
+    hess = (p.x * (mu * (1 - mu))[:, None]).T @ p.x + RIDGE * np.eye(m) + 1.0 / m
+    h_inv = center @ np.linalg.inv(hess) @ center
+    return (p.x * np.asarray(change, dtype=float)[:, None]) @ h_inv
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ it could not use (priority-queue reviews count for agreement and overrides only)
 Also here: for each adjacent pair of the corrected ranking, whether it is separated and about how
 many more random audits would separate it (``lsqa.corrected.audits_to_separate``), and the rank
 flips between the judge-only, corrected and "overrides" rankings with the audited verdicts that
-moved each flip.
+moved each flip (``lsqa.rank_flips``).
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from lsqa import store
+from lsqa import rank_flips, store
 from lsqa.corrected import _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
 from lsqa.sampling import USABLE_QUEUES, Item, judge_items, outcome
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, PAIRWISE
-
-MOVERS_SHOWN = 3
 
 
 def _audits(con, judge: str, items: list[Item], queue: str | None):
@@ -64,19 +62,24 @@ def _audits(con, judge: str, items: list[Item], queue: str | None):
 
 
 def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None, level: float = 0.95) -> dict:
-    """Accuracy per system of a yes/no judge: PPI++ estimate and CI beside the judge-only one."""
+    """Accuracy per system of a yes/no judge: PPI++ estimate and CI beside the judge-only one, and
+    the systems that change places between the judge-only, corrected and overrides accuracies."""
     with store.connect(workspace) as con:
         items = [it for it in judge_items(con, judge) if it.family == BINARY]
         if not items:
             raise ValueError(f"judge {judge!r} has no decided yes/no verdicts in this workspace")
         human, pi, strata, info = _audits(con, judge, items, queue)
+        over = rank_flips.overrides(con, judge, items)
     f = np.array([it.f for it in items])
     systems = sorted({it.system_a for it in items})
     out = []
     warnings: set[str] = set()
+    estimates, rows_of = [], []
     for system in systems:
         idx = np.array([k for k, it in enumerate(items) if it.system_a == system])
         est = ppi_mean(f[idx], design(human[idx], pi[idx], [strata[k] for k in idx]), level=level)
+        estimates.append(est)
+        rows_of.append(idx)
         warnings.update(f"{system}: {w}" for w in est.warnings)
         # An accuracy lies in [0, 1]: the interval is clipped there (the estimate itself is not).
         out.append({"system": system, "estimate": est.estimate, "ci_low": max(0.0, est.ci_low),
@@ -86,8 +89,9 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
                     "judge_only_ci_high": min(1.0, est.judge_only_ci[1]),
                     "human_only": est.human_only, "lam": est.lam, "method": est.method})
     out.sort(key=lambda r: -r["estimate"])
+    flips = rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over)
     return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
-            "warnings": sorted(warnings)}
+            "n_overridden": over.n_reviewed, "flips": flips, "warnings": sorted(warnings)}
 
 
 def _bt_inputs(con, judge: str, queue: str | None):
@@ -95,7 +99,7 @@ def _bt_inputs(con, judge: str, queue: str | None):
     if not items:
         raise ValueError(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
     human, pi, strata, info = _audits(con, judge, items, queue)
-    return items, human, pi, strata, info
+    return items, human, pi, strata, info, rank_flips.overrides(con, judge, items)
 
 
 def _fit(items: list[Item], human, pi, strata, level: float):
@@ -112,7 +116,7 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
     """Bradley-Terry strengths e^β of a side-by-side judge, corrected by its audits (PPI++), the
     judge-only strengths beside them, adjacent-pair separation with audits needed, and rank flips."""
     with store.connect(workspace) as con:
-        items, human, pi, strata, info = _bt_inputs(con, judge, queue)
+        items, human, pi, strata, info, over = _bt_inputs(con, judge, queue)
     est, judge_fit = _fit(items, human, pi, strata, level)
     order = np.argsort(-est.beta, kind="stable")
     low, high = est.ci
@@ -129,15 +133,8 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
     result = {"judge": judge, "estimand": "bradley-terry", "level": level, "lam": est.lam, "method": est.method,
               "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
               "adjacent": adjacent_pairs(est), "warnings": list(est.warnings)}
-    overrides = None
-    if with_overrides:
-        from lsqa import analysis
-
-        try:
-            overrides = analysis.ranking(workspace, judge, use_overrides=True, bootstrap=0)
-        except ValueError:
-            overrides = None
-    result["flips"] = rank_flips(est, judge_fit, items, human, overrides)
+    result["n_overridden"] = over.n_reviewed
+    result["flips"] = rank_flips.bradley_terry_flips(est, judge_fit, items, human, over if with_overrides else None)
     return result
 
 
@@ -163,46 +160,6 @@ def adjacent_pairs(est) -> list[dict]:
     return out
 
 
-def rank_flips(est, judge_fit, items: list[Item], human: np.ndarray, overrides: dict | None) -> list[dict]:
-    """Pairs of systems whose order differs between the judge-only, corrected and overrides rankings.
-
-    For a judge-only ↔ corrected flip, ``moved_by`` lists the audited verdicts with the largest pull
-    on the pair's difference in the direction of the flip (their one-step influence, PPI++).
-    """
-    names = est.systems
-    rank_of = {
-        "judge-only": {s: int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12)) for k, s in enumerate(names)},
-        "corrected": {s: int(1 + np.sum(est.beta > est.beta[k] + 1e-12)) for k, s in enumerate(names)},
-    }
-    if overrides:
-        rank_of["overrides"] = {r["system"]: int(r["rank"]) for r in overrides["systems"]}
-    out = []
-    for i, s in enumerate(names):
-        for t in names[i + 1:]:
-            orders = {view: np.sign(ranks.get(t, 0) - ranks.get(s, 0)) for view, ranks in rank_of.items()
-                      if s in ranks and t in ranks}
-            if len(set(orders.values()) - {0}) < 2:
-                continue
-            above_judge = s if orders["judge-only"] > 0 else t
-            other = t if above_judge == s else s
-            entry = {"systems": [s, t], "ranks": {v: {s: r[s], t: r[t]} for v, r in rank_of.items()
-                                                  if s in r and t in r},
-                     "judge_only_above": above_judge, "moved_by": []}
-            if est.audit_effects is not None and orders.get("corrected", 0) != orders["judge-only"]:
-                k_up, k_down = names.index(other), names.index(above_judge)
-                pull = est.audit_effects[:, k_up] - est.audit_effects[:, k_down]   # pushes `other` up
-                for k in np.argsort(-pull)[:MOVERS_SHOWN]:
-                    if pull[k] <= 0:
-                        break
-                    it = items[k]
-                    entry["moved_by"].append({"judgment_id": it.judgment_ids[0], "question_id": it.question_id,
-                                              "system_a": it.system_a, "system_b": it.system_b,
-                                              "judge_outcome": it.f, "human_outcome": float(human[k]),
-                                              "pull": float(pull[k])})
-            out.append(entry)
-    return out
-
-
 # ------------------------------------------------------------------------------ for the pages
 
 def _fmt_interval(low: float, high: float, digits: int = 3) -> str:
@@ -215,6 +172,11 @@ def _summary(result: dict) -> str:
         f"; {result['n_reviews_not_used']} other reviews not used (priority queue or another design)."
     if "lam" in result and used:
         text += f" Weight on the judge λ = {result['lam']:.2f} (0 = humans only, 1 = plain PPI)."
+    reviewed = result.get("n_overridden", 0)
+    text += f" Overrides ranking: {reviewed} reviewed verdicts (any queue) in place of the judge's." if reviewed \
+        else " Nothing reviewed yet: the overrides ranking is the judge's."
+    if not result.get("flips"):
+        text += " No system changes places between the judge-only, corrected and overrides rankings."
     return text
 
 
@@ -229,16 +191,43 @@ def ranking_section(result: dict) -> dict:
                  "more random audits to separate": (
                      "—" if a["separated"] else "not within these verdicts" if a["more_audits_needed"] is None
                      else f"about {a['more_audits_needed']}")} for a in result["adjacent"]]
-    flips = []
-    for f in result["flips"]:
+    return {"table": table, "adjacent": adjacent, "flips": flip_rows(result["flips"])}
+
+
+def _mover_text(m: dict, view: str, binary: bool) -> str:
+    where = m["question_id"] if binary else f"{m['question_id']} ({m['system_a']} vs {m['system_b']})"
+    if view == "overrides" and m["overridden"]:
+        return where + ": " + ", ".join(f"judge {v['judge_label']} → human {v['human_label']}" for v in m["overridden"])
+    if binary:
+        return f"{where} on {m['system_a']}: judge {'yes' if m['judge_outcome'] else 'no'} → " \
+               f"human {'yes' if m['human_outcome'] else 'no'}"
+    return f"{where}: judge {m['judge_outcome']:.1f} → human {m['human_outcome']:.1f}"
+
+
+def _order(s: str, t: str, ranks: dict[str, int]) -> str:
+    if ranks[s] == ranks[t]:
+        return f"{s} = {t}"
+    return " > ".join(sorted((s, t), key=ranks.get))
+
+
+def flip_rows(flips: list[dict], *, binary: bool = False) -> list[dict]:
+    """One display row per rank flip: the pair's order in each view and, for the corrected and the
+    overrides views, the audited verdicts that pulled hardest towards that view's order."""
+    rows = []
+    for f in flips:
         s, t = f["systems"]
-        moved = "; ".join(f"{m['question_id']} ({m['system_a']} vs {m['system_b']}: judge {m['judge_outcome']:.1f}, "
-                          f"human {m['human_outcome']:.1f})" for m in f["moved_by"])
-        flips.append({"systems": f"{s} / {t}",
-                      **{f"{view} order": " > ".join(sorted((s, t), key=ranks.get)) for view, ranks in
-                         f["ranks"].items()},
-                      "audited verdicts that moved it": moved or "—"})
-    return {"table": table, "adjacent": adjacent, "flips": flips}
+        row = {"systems": f"{s} / {t}",
+               **{f"{view} order": _order(s, t, ranks) for view, ranks in f["ranks"].items()}}
+        for view, label in (("corrected", "random audits that moved it"), ("overrides", "overrides that moved it")):
+            movers = f["moved_by"].get(view)
+            if movers is None:
+                row[label] = "—"
+                continue
+            text = "; ".join(_mover_text(m, view, binary) for m in movers) or "none pull this way"
+            more = f["n_pushing"][view] - len(movers)
+            row[label] = text + (f" (and {more} more)" if more > 0 else "")
+        rows.append(row)
+    return rows
 
 
 def accuracy_section(result: dict) -> dict:
@@ -247,7 +236,7 @@ def accuracy_section(result: dict) -> dict:
               "judge-only accuracy %": round(100 * r["judge_only"], 1),
               "judge-only 95% CI %": _fmt_interval(100 * r["judge_only_ci_low"], 100 * r["judge_only_ci_high"], 1),
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
-    return {"table": table, "adjacent": [], "flips": []}
+    return {"table": table, "adjacent": [], "flips": flip_rows(result["flips"], binary=True)}
 
 
 def board(workspace: Path, judges: dict[str, list[str]]) -> list[dict]:

@@ -42,3 +42,21 @@ def test_leaderboard_shows_corrected_beside_judge_only(ws):  # noqa: F811
     assert any("more random audits to separate" in df.value.columns for df in at.dataframe)
     # A yes/no judge without audits: its judge-only figures with the warning.
     assert any("no usable audits" in w.value for w in at.warning)
+
+
+def test_leaderboard_shows_the_overrides_that_moved_a_rank_flip(ws):  # noqa: F811
+    from .test_corrected_workspace import override_between_top_two
+
+    top, second, changed = override_between_top_two(ws, SXS)
+    at = open_app(page="leaderboard")
+    assert not at.exception, [e.value for e in at.exception]
+    flips = [df.value for df in at.dataframe if "overrides that moved it" in df.value.columns]
+    assert flips, "no rank-flip table on the Leaderboard"
+    rows = [r for frame in flips for r in frame.to_dict("records")
+            if r["systems"] in (f"{top} / {second}", f"{second} / {top}")]
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["judge-only order"] == f"{top} > {second}" and row["overrides order"] == f"{second} > {top}"
+    assert "judge" in row["overrides that moved it"] and "→ human" in row["overrides that moved it"]
+    assert row["random audits that moved it"] == "—"
+    assert any("reviewed verdicts (any queue) in place of the judge's" in c.value for c in at.caption)

@@ -140,3 +140,65 @@ def test_import_reviews_refuses_bad_rows_and_writes_nothing(demo_workspace, tmp_
     assert out.exit_code == 2 and message in out.output and "reviews.jsonl:3:" in out.output
     with store.connect(demo_workspace) as con:
         assert verdicts_store.sampled_human_labels(con, SXS) == []
+
+
+def override_between_top_two(ws, judge=SXS):
+    """Priority-queue reviews that give every verdict between the judge's top system and the next
+    one strictly below it to the latter (the demo's top two tie: they give the same answers):
+    returns (top, second, {judgment_id: human label} of the reviews that changed a label)."""
+    rows = sorted(corrected_report.corrected_ranking(ws, judge)["systems"], key=lambda r: r["judge_only_rank"])
+    top = rows[0]["system"]
+    second = next(r["system"] for r in rows if r["judge_only_rank"] > rows[0]["judge_only_rank"])
+    with store.connect(ws) as con:
+        items = [it for it in sampling.judge_items(con, judge) if {it.system_a, it.system_b} == {top, second}]
+    changed = {}
+    for it in items:
+        label = "A" if it.system_a == second else "B"
+        for jid, judge_label in zip(it.judgment_ids, it.judge_labels):
+            audit.review(ws, "ann", jid, label)
+            if judge_label != label:
+                changed[jid] = label
+    return top, second, changed
+
+
+def test_rank_flips_name_the_overrides_that_moved_them(demo_workspace):
+    before = corrected_report.corrected_ranking(demo_workspace, SXS)
+    assert before["flips"] == []        # nothing reviewed: the three rankings are the same fit
+    top, second, changed = override_between_top_two(demo_workspace)
+    assert changed
+    after = corrected_report.corrected_ranking(demo_workspace, SXS)
+    flip = next(f for f in after["flips"] if set(f["systems"]) == {top, second})
+    assert flip["judge_only_above"] == top
+    assert flip["ranks"]["overrides"][second] < flip["ranks"]["overrides"][top]
+    assert "corrected" not in flip["moved_by"]       # priority-queue reviews do not correct
+    movers = flip["moved_by"]["overrides"]
+    assert movers and flip["change"]["overrides"] > 0
+    for mv in movers:
+        assert {mv["system_a"], mv["system_b"]} == {top, second}
+        assert mv["overridden"] and all(changed[v["judgment_id"]] == v["human_label"] != v["judge_label"]
+                                        for v in mv["overridden"])
+    rows = corrected_report.ranking_section(after)["flips"]
+    row = next(r for r in rows if r["systems"] in (f"{top} / {second}", f"{second} / {top}"))
+    assert row["judge-only order"] == f"{top} > {second}" and row["overrides order"] == f"{second} > {top}"
+    assert movers[0]["question_id"] in row["overrides that moved it"]
+
+
+def test_accuracy_flips_name_the_audits_and_overrides_that_moved_them(demo_workspace):
+    result = corrected_report.corrected_accuracy(demo_workspace, YESNO)
+    assert result["flips"] == []
+    by_judge = sorted(result["systems"], key=lambda r: -r["judge_only"])
+    top = by_judge[0]["system"]
+    second = next(r["system"] for r in by_judge if r["judge_only"] < by_judge[0]["judge_only"])
+    # Override every "yes" of the judge's best system to "no": it falls below the second.
+    with store.connect(demo_workspace) as con:
+        items = [it for it in sampling.judge_items(con, YESNO) if it.system_a == top]
+    for it in items:
+        for jid, label in zip(it.judgment_ids, it.judge_labels):
+            if label == "yes":
+                audit.review(demo_workspace, "ann", jid, "no")
+    after = corrected_report.corrected_accuracy(demo_workspace, YESNO)
+    flip = next(f for f in after["flips"] if set(f["systems"]) == {top, second})
+    assert flip["ranks"]["overrides"][second] < flip["ranks"]["overrides"][top]
+    movers = flip["moved_by"]["overrides"]
+    assert movers and all(mv["system_a"] == top and mv["judge_outcome"] == 1.0 and mv["human_outcome"] == 0.0
+                          for mv in movers)
