@@ -136,6 +136,7 @@ def test_cohen_kappa_textbook_example():
     assert conf.per_label() == {"yes": (25, 30), "no": (25, 20)}
 
 
+@pytest.mark.slow
 def test_kappa_matches_sklearn_on_random_multiclass_labels():
     sk = pytest.importorskip("sklearn.metrics")
     rng = np.random.default_rng(0)

@@ -110,6 +110,7 @@ def _write(tmp_path, data: dict | str):
     return path
 
 
+@pytest.mark.slow
 def test_the_base_config_runs_and_a_rerun_changes_nothing(ws, tmp_path):
     """The probes below differ from this accepted config in one value only."""
     cfg = _write(tmp_path, BASE)
@@ -143,6 +144,7 @@ UNKNOWN_KEYS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loc, value, suggestion", UNKNOWN_KEYS, ids=lambda v: str(v))
 def test_an_unknown_key_is_named_with_its_place(ws, tmp_path, loc, value, suggestion):
     cfg = _write(tmp_path, _with(BASE, loc, value))
@@ -168,6 +170,7 @@ RAW = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(RAW))
 def test_a_malformed_file_is_refused(ws, tmp_path, name):
     text, place = RAW[name]
@@ -263,6 +266,7 @@ SETTINGS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SETTINGS))
 def test_a_bad_settings_file_is_refused(ws, tmp_path, name):
     text, place = SETTINGS[name]

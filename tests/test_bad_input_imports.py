@@ -87,6 +87,7 @@ def _id(value) -> str:
     return repr(value)[:30]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 @pytest.mark.parametrize("column, value", ANSWER_PROBES, ids=[f"{c}={_id(v)}" for c, v in ANSWER_PROBES])
 def test_a_bad_answer_row_is_refused(ws, tmp_path, fmt, column, value):
@@ -110,6 +111,7 @@ def test_a_bad_answer_row_is_refused(ws, tmp_path, fmt, column, value):
                    workspace=ws, must_name=(f"{path}:{line}",))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("good, column, value", VERDICT_PROBES,
                          ids=[f"{g['kind']}.{c}={_id(v)}" for g, c, v in VERDICT_PROBES])
 def test_a_bad_verdict_row_is_refused(ws, tmp_path, good, column, value):
@@ -213,6 +215,7 @@ FILES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["import-answers", "import-judgments"])
 @pytest.mark.parametrize("name", list(FILES))
 def test_a_bad_file_is_refused(ws, tmp_path, name, command):
@@ -224,6 +227,7 @@ def test_a_bad_file_is_refused(ws, tmp_path, name, command):
                    must_name=(str(path),))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/null", "/dev/urandom"])
 @pytest.mark.parametrize("command", ["import-answers", "import-judgments", "ingest-book", "rank --input",
                                      "agreement --input"])
@@ -302,6 +306,7 @@ NQA = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(NQA))
 def test_a_bad_narrativeqa_folder_is_refused(ws, tmp_path, name):
     folder = _copy_slice(tmp_path)
@@ -338,6 +343,7 @@ _json_values = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), s
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
+@pytest.mark.slow
 @given(column=st.sampled_from(sorted(GOOD_VERDICT)), value=_json_values)
 def test_any_value_in_a_verdict_is_stored_well_or_refused(ws, tmp_path, column, value):
     """Whatever is accepted is a verdict the statistics can read: a known label, finite score, text names."""

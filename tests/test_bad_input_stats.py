@@ -122,6 +122,7 @@ def test_the_command_prints_the_warnings_and_not_a_zero_width_interval(tmp_path)
     assert "not estimable" in result.output and "warning:" in result.stderr
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from("abcde"), st.sampled_from(["A", "B", "tie"])),
                 min_size=1, max_size=25))

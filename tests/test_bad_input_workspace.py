@@ -128,6 +128,7 @@ def _listing(folder: Path) -> list:
     return sorted((p.name, stat.filemode(p.lstat().st_mode)) for p in folder.iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("name", [n for n in NOT_WORKSPACES if n != "FIFO"])
 def test_a_path_that_is_not_a_workspace_is_refused(tmp_path, good_workspace, name, command):
@@ -140,6 +141,7 @@ def test_a_path_that_is_not_a_workspace_is_refused(tmp_path, good_workspace, nam
     assert _listing(tmp_path) == listing  # nothing created next to it (no .wal, no folder)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["status", "ingest-book"])
 def test_a_fifo_is_refused_without_hanging(tmp_path, command):
     """In another process with a deadline: an open() of a FIFO with no writer would block forever."""
@@ -233,6 +235,7 @@ def results_workspace(good_workspace, tmp_path):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder_too", [False, True], ids=["file read-only", "file and folder read-only"])
 def test_a_read_only_workspace_is_still_read(results_workspace, tmp_path, folder_too):
     from lsqa import page_data

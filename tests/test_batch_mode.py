@@ -36,6 +36,7 @@ def _paths(server) -> list[str]:
     return [r.path.split("?")[0] for r in server.requests]
 
 
+@pytest.mark.slow
 def test_batch_calls_go_through_files_and_batches_and_land_in_the_cache(workspace, llm_server):
     llm_server.script(reply=lambda req: "answer to " + req["messages"][0]["content"].split(":")[0])
     results = llm.complete_many(workspace, _requests(llm_server, 5))
@@ -63,6 +64,7 @@ def test_batch_calls_go_through_files_and_batches_and_land_in_the_cache(workspac
     assert all(r.cached for r in again) and llm_server.requests == []
 
 
+@pytest.mark.slow
 def test_failed_lines_are_errors_and_the_next_run_sends_them_again(workspace, llm_server):
     llm_server.script(status=500)
     results = llm.complete_many(workspace, _requests(llm_server, 3))
@@ -74,6 +76,7 @@ def test_failed_lines_are_errors_and_the_next_run_sends_them_again(workspace, ll
         assert [b["status"] for b in llm_batches.list_batches(con)] == ["done", "done"]
 
 
+@pytest.mark.slow
 def test_a_study_judge_in_batch_mode(workspace, llm_server):
     ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
     llm_server.script(reply="{'system is better': 'B is better', 'evidence': ['the text']}")
@@ -118,6 +121,7 @@ def _wait_for(condition, timeout: float = 300.0) -> None:  # a loaded machine st
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_killed_run_picks_up_its_batch_without_submitting_again(workspace, llm_server):
     """kill -9 while the provider works on the batch; the rerun polls the same batch (no second
     upload, no second batch: nothing paid twice) and stores its results."""
@@ -189,6 +193,7 @@ def test_batch_mode_config_errors_name_the_place(spec, message):
 _STARTED_CLIENT = _CLIENT.replace("results = llm.complete_many", "print('STARTED', flush=True)\nresults = llm.complete_many")
 
 
+@pytest.mark.slow
 def test_two_runs_at_once_submit_one_batch(workspace, llm_server):
     """Run A's upload is slow (held by the server); run B starts meanwhile, finds A's batch row
     claimed by a live process and waits instead of uploading and submitting the calls again."""

@@ -26,6 +26,7 @@ def book(shared_data) -> str:
     return (shared_data / "books" / "pg135_les_miserables.txt").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["paper", "context-first"])
 def test_full_book_judge_keys_equal_the_whole_rendering(book, layout):
     prompt = prompts.load_prompt("side_by_side", layout=layout)

@@ -5,6 +5,7 @@ import sys
 import textwrap
 import time
 
+import pytest
 from lsqa import store
 from lsqa.store import reviews
 
@@ -23,6 +24,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_two_processes_write_and_read_without_loss(workspace):
     with store.connect(workspace):
         pass  # create and migrate first, so both processes start from the same schema

@@ -112,6 +112,7 @@ def test_merge_joins_overlap_spans_and_names_but_not_pronoun_clusters():
         assert all(text[m.char_start:m.char_end] == m.text for m in ms)
 
 
+@pytest.mark.slow
 def test_tiny_fcoref_end_to_end(story, tiny_fcoref):
     text, start, end = story
     chains = coref.extract(text, start, end, model_path=str(tiny_fcoref), chunk_words=150, overlap_words=30)
@@ -144,6 +145,7 @@ def test_tiny_fcoref_end_to_end(story, tiny_fcoref):
     assert isinstance(chains.entities[0], Entity) and isinstance(chains.entities[0].mentions[0], Mention)
 
 
+@pytest.mark.slow
 def test_settings_select_fastcoref_and_lingmess(story, tiny_fcoref, tmp_path):
     text, start, end = story
     chains = extract_entities(text, start, end, settings=Settings(coref_model_path=str(tiny_fcoref)), top_k=5)
@@ -158,6 +160,7 @@ def test_settings_select_fastcoref_and_lingmess(story, tiny_fcoref, tmp_path):
     check_chains(text, chains, start, end)
 
 
+@pytest.mark.slow
 def test_missing_model_folder_is_an_input_error(story, tmp_path):
     text, start, end = story
     with pytest.raises(InputError, match="no coreference model"):

@@ -48,6 +48,7 @@ def studied(workspace):
     return workspace
 
 
+@pytest.mark.slow
 def test_changed_system_is_refused_before_any_work_naming_the_fields(studied):
     before = counts(studied)
     changed = with_system("rag", context="retrieval:2000", params={"max_tokens": 80})
@@ -69,12 +70,14 @@ def test_changed_judge_is_refused(studied):
         pipeline.run(studied, changed)
 
 
+@pytest.mark.slow
 def test_same_definition_reruns_and_transport_settings_do_not_count(studied):
     moved = with_system("rag", params={"max_tokens": 40, "api_base": "http://127.0.0.1:9/v1", "timeout": 5})
     summary = pipeline.run(studied, moved).to_dict()
     assert summary["calls_made"] == 0
 
 
+@pytest.mark.slow
 def test_a_new_name_for_the_changed_system_runs_and_keeps_the_old_results(studied):
     answers_before, _ = counts(studied)
     renamed = config(systems=BASE["systems"] + [
@@ -114,6 +117,7 @@ def test_a_run_config_may_not_take_over_an_imported_system(workspace, tmp_path):
     pipeline.run(workspace, config(systems=[BASE["systems"][0]]))  # the other name runs
 
 
+@pytest.mark.slow
 def test_a_system_recorded_before_definitions_keeps_its_model_and_context(studied):
     with store.write(studied) as con:  # as a workspace from before migration 0004 would have it
         con.execute("UPDATE systems SET definition = '' WHERE name = 'rag'")
@@ -132,6 +136,7 @@ def _counts(ws):
                 con.execute("SELECT count(*) FROM judgments").fetchone()[0])
 
 
+@pytest.mark.slow
 def test_a_run_that_failed_before_any_result_does_not_pin_the_names(workspace):
     """A config with a typo (here: the document) fails before any answer or verdict exists; the
     user fixes it and also adjusts a system and a judge. Nothing has results under those names, so
@@ -151,6 +156,7 @@ def test_a_run_that_failed_before_any_result_does_not_pin_the_names(workspace):
     assert _counts(workspace)[0] == 4
 
 
+@pytest.mark.slow
 def test_a_judge_with_verdicts_from_before_definitions_is_not_silently_redefined(workspace):
     """Judges with verdicts from before migration 0004 have no row in `judges`; before, any
     redefinition was accepted and new verdicts mixed with the old ones under one name. Now the

@@ -133,6 +133,7 @@ def test_dispatch_without_model_is_the_fallback(tittlemouse, tmp_path):
         extract_entities(text, 10, 5)
 
 
+@pytest.mark.slow
 def test_les_miserables_main_characters(shared_data):
     # Speed (~1 s on the 2-core dev machine) is measured by bench/bench_pipeline.py, not asserted here.
     text = read_text(shared_data / "books" / "pg135_les_miserables.txt")

@@ -97,6 +97,7 @@ def imported(workspace, tmp_path):
     return workspace
 
 
+@pytest.mark.slow
 def test_run_judges_imported_answers_with_every_judge_kind_and_counts_the_missing(imported, tmp_path):
     before = counts(imported)
     r = lsqa("run", study(tmp_path, imported_systems() + EXTRACTIVE), "--json", "--workspace", imported)
@@ -138,6 +139,7 @@ def test_import_under_a_model_made_system_name_is_refused_before_any_write(impor
     assert counts(imported) == before
 
 
+@pytest.mark.slow
 def test_verdicts_of_one_kind_under_a_judge_of_another_kind_are_refused(imported, tmp_path):
     gt_only = JUDGES[JUDGES.index('[[judges]]\nname = "lexical-gt"'):JUDGES.index('[[judges]]\nname = "lexical-gt-sxs"')]
     assert lsqa("run", study(tmp_path, imported_systems(), judges=gt_only, max_questions=3),

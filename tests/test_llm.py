@@ -127,6 +127,7 @@ def test_rate_limits_are_retried_with_exponential_backoff(workspace, llm_server)
     assert gaps[2] > gaps[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [500, 502, 503])
 def test_server_errors_are_retried(workspace, llm_server, status):
     llm_server.script(reply="recovered", fail_first=2, fail_status=status)
@@ -134,6 +135,7 @@ def test_server_errors_are_retried(workspace, llm_server, status):
     assert result.ok and result.attempts == 3 and len(llm_server.requests) == 3
 
 
+@pytest.mark.slow
 def test_timeouts_are_retried_then_reported(workspace, llm_server):
     llm_server.script(reply="slow but fine", hang_s=3.0, hang_first=1)
     started = time.monotonic()
@@ -149,6 +151,7 @@ def test_timeouts_are_retried_then_reported(workspace, llm_server):
     assert time.monotonic() - started < 2.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status, kind, words", [(401, "auth", "authentication"), (400, "bad_request", "bad request"),
                                                  (404, "not_found", "not found"), (403, "auth", "authentication")])
 def test_client_errors_are_not_retried_and_name_model_and_cause(workspace, llm_server, status, kind, words):
@@ -196,6 +199,7 @@ def test_backoff_delay_grows_and_honours_retry_after():
 # -- concurrency, progress, totals -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrency_limit_is_honoured_per_model(workspace, llm_server):
     llm_server.script(latency_s=0.15)
     requests = [req(llm_server, f"q{i}") for i in range(12)]
@@ -259,6 +263,7 @@ def test_missing_usage_means_unknown_tokens_not_zero(workspace, llm_server):
     assert result.ok and result.prompt_tokens is None and result.completion_tokens is None and result.cost_usd is None
 
 
+@pytest.mark.slow
 def test_run_counters_are_kept_in_runs(workspace, llm_server):
     with connect(workspace) as con:
         run_id = con.execute("INSERT INTO runs (stage, status) VALUES ('answer', 'running') RETURNING id").fetchone()[0]
@@ -292,6 +297,7 @@ def _all_text(workspace) -> str:
     return "\n".join(chunks)
 
 
+@pytest.mark.slow
 def test_api_key_is_sent_but_never_stored(workspace, llm_server):
     llm_server.script(reply="fine")
     llm.complete(workspace, req(llm_server, "uses the env key"), retry=FAST)
@@ -319,6 +325,7 @@ def test_scrub_removes_key_looking_strings(monkeypatch):
         "temperature": 0, "max_tokens": 5}
 
 
+@pytest.mark.slow
 def test_workspace_is_free_for_other_processes_during_a_run(workspace, llm_server):
     # The server answers the first 12 requests and holds the rest until released, so the run is
     # certainly still going (4 calls in flight) while other processes open the workspace.

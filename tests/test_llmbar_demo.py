@@ -14,6 +14,7 @@ from .streamlit_server import serve
 from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
 
 
+@pytest.mark.slow
 def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_data):
     lines = list(llmbar.import_llmbar(workspace, shared_data))
     assert lines == ["LLMBar MT-Bench: 200 items, 2 judges × 2 orders, 800 gold labels as reviews by llmbar-gold",

@@ -33,6 +33,7 @@ def _requests(servers, n: int, tag: str) -> list[llm.LLMRequest]:
             for i in range(n)]
 
 
+@pytest.mark.slow
 def test_calls_are_spread_over_the_servers(workspace, llm_server, second_server):
     llm_server.script(reply="from one")
     second_server.script(reply="from two")
@@ -64,6 +65,7 @@ def test_a_server_that_is_gone_is_skipped(workspace, llm_server):
     assert [r.text for r in results] == ["still here"] * 6
 
 
+@pytest.mark.slow
 def test_servers_are_transport_not_definition(workspace, llm_server, second_server):
     """The cache key and a name's definition ignore where the calls go: a study moved from one
     server to two answers from the cache."""

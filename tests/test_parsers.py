@@ -308,6 +308,7 @@ def _check(result, fmt):
         assert result.label is None and result.reason
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, database=None)  # no .hypothesis/ folder in the repo
 @given(raw=st.one_of(st.text(max_size=80), JSONISH), prefill=st.sampled_from(["", AIS, SBS]))
 def test_parsers_never_raise(raw, prefill):

@@ -59,6 +59,7 @@ def test_every_verdict_keeps_prompt_and_raw_completion(demo_workspace_template):
     assert {o[0] for o in orders} == {"ab", "ba"}  # one order per comparison, drawn at random
 
 
+@pytest.mark.slow
 def test_full_book_too_long_is_an_error_not_a_truncation(workspace):
     ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
     config = run_config_from_dict({
@@ -73,6 +74,7 @@ def test_full_book_too_long_is_an_error_not_a_truncation(workspace):
     assert summary.to_dict()["calls_made"] == 0
 
 
+@pytest.mark.slow
 def test_question_generation_on_a_book(workspace, shared_data):
     ingest_book(workspace, shared_data / "narrativeqa" / "stories" / "09333c7d604bd412e6aef5d3e56b046ed301c5e5.txt")
     config = run_config_from_dict({
@@ -162,6 +164,7 @@ def test_a_failing_stage_is_recorded_as_failed(workspace, monkeypatch):
     assert "disk on fire" in rows[0]["error"] and rows[0]["finished_at"] is not None
 
 
+@pytest.mark.slow
 def test_failed_calls_are_not_counted_as_made_and_leave_the_cost_known(workspace):
     """Two calls made (free, embedded model) and two failed: the summary and the runs row say so;
     before, the stage counted 4 made, called the cost unknown and overwrote the runs row with that."""

@@ -39,6 +39,7 @@ def _requests(stage: dict) -> int:
     return stage["calls_made"] + stage["calls_cached"] + stage["calls_failed"]
 
 
+@pytest.mark.slow
 def test_plan_counts_the_calls_the_run_makes(nqa_workspace):
     config = run_config_from_dict(_embedded_study())
     before = plan(nqa_workspace, config)
@@ -58,6 +59,7 @@ def test_plan_counts_the_calls_the_run_makes(nqa_workspace):
     assert again.calls == 0                       # everything is stored: the run skips it all
 
 
+@pytest.mark.slow
 def test_plan_is_exact_once_the_answers_exist(nqa_workspace):
     study = _embedded_study()
     pipeline.run(nqa_workspace, run_config_from_dict({**study, "judges": []}))
@@ -76,6 +78,7 @@ def test_plan_is_exact_once_the_answers_exist(nqa_workspace):
     assert planned.input_tokens == recorded       # same rule, same prompts: the same count
 
 
+@pytest.mark.slow
 def test_plan_prices_from_litellm_and_counts_with_its_tokenizer(nqa_workspace, llm_server, monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test-0000")
     params = {"api_base": llm_server.api_base, "max_tokens": 30}

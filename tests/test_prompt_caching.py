@@ -82,6 +82,7 @@ def _calls(workspace) -> list[dict]:
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
+@pytest.mark.slow
 def test_study_with_prompt_caching_counts_and_prices_cached_tokens(workspace, llm_server, monkeypatch):
     """OpenAI-style automatic prefix caching: the book is the shared prefix of the answering and
     the judging calls, the server reports it as cached tokens, litellm prices them at the cached
@@ -114,6 +115,7 @@ def test_study_with_prompt_caching_counts_and_prices_cached_tokens(workspace, ll
         [pipeline.StageSummary("x", cached_prompt_tokens=5)]).lines())
 
 
+@pytest.mark.slow
 def test_paper_order_shares_no_prefix_between_prompts(workspace, llm_server, monkeypatch):
     """The reason for the context-first versions: in the paper's order each prompt opens with its
     own sentence, so the judge's first call cannot reuse the book the answering calls sent."""
@@ -136,6 +138,7 @@ def test_switching_prompt_caching_is_a_new_definition(workspace, llm_server, mon
         pipeline.run(workspace, run_config_from_dict({**_study(llm_server, True), "judges": []}))
 
 
+@pytest.mark.slow
 def test_anthropic_cache_control_reaches_the_server_and_is_priced(workspace, llm_server, monkeypatch):
     """Anthropic caches only what the request marks: lsqa marks the book, the Messages API
     answers with cache_creation/cache_read tokens, litellm prices reads at the cached rate."""
@@ -198,6 +201,7 @@ def test_gemini_gets_the_prefix_as_a_message_of_its_own():
     assert re.search("cache_control", str(cache_marked("bedrock/anthropic.claude-3-5-sonnet", messages, n)))
 
 
+@pytest.mark.slow
 def test_embedded_models_read_context_first_prompts_the_same_way(workspace):
     """The label contract (prompts/README.md) holds in both layouts: the offline models give the
     same answers and verdicts whichever order the blocks come in."""

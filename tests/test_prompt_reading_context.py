@@ -3,6 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pytest
 from lsqa.offline.prompt_reading import split_context
 
 
@@ -24,6 +25,7 @@ LINES = st.lists(st.one_of(
     st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=12)), max_size=9)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(lines=LINES)
 def test_split_context_equals_the_line_by_line_definition(lines):

@@ -7,6 +7,7 @@ import shutil
 
 import duckdb
 
+import pytest
 from lsqa import pipeline, store
 from lsqa.ingest import ingest_narrativeqa
 from lsqa.llm import LLMRequest, cache_key
@@ -36,6 +37,7 @@ def test_split_and_join_give_back_the_messages_exactly():
     assert split_messages(messages, ("not in the prompt " * 20,)) == (None, {})
 
 
+@pytest.mark.slow
 def test_new_calls_store_each_context_once_and_read_back_byte_for_byte(workspace):
     ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
     config = run_config_from_dict({
@@ -84,6 +86,7 @@ def test_workspace_made_before_0006_migrates_and_every_call_still_hits(tmp_path)
     assert (summary["calls_made"], summary["calls_cached"], summary["calls_failed"]) == (0, 12, 0)
 
 
+@pytest.mark.slow
 def test_full_book_calls_grow_the_workspace_by_under_2_percent_of_the_book(workspace, shared_data, tmp_path):
     """Issue 15's target on a 1.46 MB NarrativeQA book: 90 full-book verdicts (before: ~9% per call)."""
     doc_id = "0ebf71697ef16b7948f05a21dbf7abb34a818380"  # Of Human Bondage

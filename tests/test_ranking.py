@@ -243,6 +243,7 @@ def test_row_order_does_not_matter(rows, data):
     np.testing.assert_allclose(a.beta, b.beta, atol=EXACT_TOL)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(rows=rows_st)
 def test_swapping_a_and_b_negates_beta(rows):
@@ -281,6 +282,7 @@ def test_anchor_beta_is_exactly_zero(rows, anchor):
     assert ci.beta_low[k] == 0.0 and ci.beta_high[k] == 0.0
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, database=None)
 @given(seed=st.integers(0, 10_000))
 def test_duplicating_comparisons_keeps_beta_and_narrows_ci(seed):
@@ -364,6 +366,7 @@ def _naive_bootstrap(rows, rounds, seed, by_question):
     return np.quantile(np.array(out), [0.025, 0.975], axis=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("by_question", [False, True])
 def test_multinomial_bootstrap_matches_raw_row_resampling(by_question):
     # Resampling cells multinomially is the same distribution as resampling rows: CI widths agree.

@@ -59,6 +59,7 @@ def by_key(rows):
     return {(r["question_id"], r["reference"]): r for r in rows}
 
 
+@pytest.mark.slow
 def test_answers_alone_rank_literaryqas_edits_and_say_what_they_used(answered):
     rows = by_key(reference_errors.suspects(answered))
     assert len(rows) == 2 * 2 * 30  # every reference of both books, answered or not
@@ -79,6 +80,7 @@ def test_answers_alone_rank_literaryqas_edits_and_say_what_they_used(answered):
     assert auc(wrong, right) > 0.65  # measured 0.71 on these two books with these 3 models (chance: 0.5)
 
 
+@pytest.mark.slow
 def test_embedded_ground_truth_judge_adds_its_verdicts(answered):
     pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
                                                  "systems": IMPORTED_SYSTEMS, "judges": [LEXICAL_GT]}))
@@ -94,6 +96,7 @@ def test_embedded_ground_truth_judge_adds_its_verdicts(answered):
     assert rows[(f"nqa:{TOM_KITTEN}:20", "1")]["judges_accept"] is None  # beyond max_questions: not judged
 
 
+@pytest.mark.slow
 def test_an_llm_judge_over_http_counts_like_any_other(answered, llm_server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     llm_server.script(reply="no")
@@ -108,6 +111,7 @@ def test_an_llm_judge_over_http_counts_like_any_other(answered, llm_server, monk
     assert "judges (3)" in siblings["evidence"]
 
 
+@pytest.mark.slow
 def test_a_human_overturning_a_rejection_and_flags_raise_the_score(answered):
     pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
                                                  "systems": IMPORTED_SYSTEMS, "judges": [LEXICAL_GT]}))
@@ -134,6 +138,7 @@ def test_a_system_that_is_a_reference_is_no_witness(answered):
     assert by_key(reference_errors.suspects(answered))[(DUCKS, "2")]["evidence"] == "answers (3), other reference"
 
 
+@pytest.mark.slow
 def test_a_declined_answer_is_no_evidence_either_way(answered):
     # lsqa/extractive without context answers "I don't know." to every question: a real decline.
     before = by_key(reference_errors.suspects(answered))

@@ -41,6 +41,7 @@ def _study(tmp_path, server, n=6, **extra):
     return path
 
 
+@pytest.mark.slow
 def test_run_with_failed_calls_exits_1_with_the_count_and_first_errors(nqa_workspace, llm_server, tmp_path):
     llm_server.script(status=400)                 # a bad request: not retried
     r = runner.invoke(app, ["run", str(_study(tmp_path, llm_server, n=2)), "--workspace", str(nqa_workspace)])
@@ -51,6 +52,7 @@ def test_run_with_failed_calls_exits_1_with_the_count_and_first_errors(nqa_works
     assert r.exit_code == 0 and len(llm_server.requests) == 2  # the failures are tried again
 
 
+@pytest.mark.slow
 def test_budget_stops_before_a_call_would_pass_it_and_a_higher_one_goes_on(nqa_workspace, llm_server, tmp_path):
     llm_server.script(reply="Tom Kitten is a cat.")
     study = _study(tmp_path, llm_server)
@@ -109,6 +111,7 @@ def test_a_stale_claim_is_taken_over_and_a_live_one_is_not(workspace):
         assert llm_calls.held_by_others(con, ["k-live", "k-dead"], claims.owner(), host, now) == {"k-live"}
 
 
+@pytest.mark.slow
 def test_two_identical_runs_at_once_pay_for_each_call_once(nqa_workspace, llm_server, tmp_path):
     """Two `lsqa run` processes on one study: the server sees each prompt once."""
     llm_server.script(reply="Tom Kitten, a kitten.", latency_s=0.4)

@@ -23,6 +23,7 @@ def pairs(shared_data):
     return [r["answer2"] for r in rows], own, other, rows
 
 
+@pytest.mark.slow
 def test_same_question_pairs_score_higher(pairs):
     answers, own, other, _ = pairs
     same = S.similarity(answers, own)

@@ -35,6 +35,7 @@ def add_system(con, name: str) -> None:
     con.execute("INSERT INTO systems (name, model, context) VALUES (?, 'm', 'none')", [name])
 
 
+@pytest.mark.slow
 def test_file_is_locked_while_any_connection_is_open_and_free_after_the_last(workspace):
     with store.connect(workspace) as outer:
         with store.connect(workspace) as inner:  # a nested connection shares the attached file
@@ -154,6 +155,7 @@ FORK_DURING_LOCK_WAIT = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_fork_while_a_thread_waits_for_the_file_lock_does_not_break_later_connects(workspace):
     out = run_python(FORK_DURING_LOCK_WAIT, workspace)
