@@ -59,8 +59,8 @@ def demo_workspace_template(tmp_path_factory) -> Path:
 
     Under pytest-xdist (`make test` runs two workers) the first worker to need it builds it in the
     run's shared temporary folder while the others wait on a file lock: building it is a study run
-    with the embedded models, the costliest setup of the suite. Tests that change it must use
-    ``demo_workspace`` (a private copy)."""
+    with the embedded models, the costliest setup of the suite. Tests use ``demo_workspace`` (a
+    private copy) or copy it themselves: opening the shared file would lock it against the others."""
     import fcntl
 
     from lsqa.demo import build_demo

@@ -18,9 +18,9 @@ from .conftest import PROJECT_ROOT, TEST_DATA
 runner = CliRunner()
 
 
-def test_demo_study_headline_result(demo_workspace_template):
+def test_demo_study_headline_result(demo_workspace):
     """Full-book and retrieval systems rank above the no-context one (paper §4), with CIs."""
-    ws = demo_workspace_template
+    ws = demo_workspace  # a copy: the template is shared by the test workers, which must not lock it
     for judge in ("lexical-sxs-fc", "lexical-gt-sxs"):
         result = analysis.ranking(ws, judge)
         by_name = {s["system"]: s for s in result["systems"]}
@@ -47,8 +47,8 @@ def test_rerun_makes_zero_new_calls(demo_workspace):
     assert {k: v for k, v in after.items() if k != "runs"} == {k: v for k, v in before.items() if k != "runs"}
 
 
-def test_every_verdict_keeps_prompt_and_raw_completion(demo_workspace_template):
-    with store.connect(demo_workspace_template) as con:
+def test_every_verdict_keeps_prompt_and_raw_completion(demo_workspace):
+    with store.connect(demo_workspace) as con:
         rows = con.execute("SELECT j.kind, j.status, j.raw, j.prompt_id, j.prompt_version,"
                            " coalesce(c.messages, c.prompt_parts), c.response"
                            " FROM judgments j LEFT JOIN llm_calls c ON c.cache_key = j.llm_call_key"
