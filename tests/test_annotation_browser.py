@@ -127,6 +127,10 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
     _toast(page, "Saved")
     assert [(r["label"], r["note"]) for r in _reviews(ws, "ana")][-1] == ("no", "ref seems off")
 
+    # The note went with that review: the field is emptied for the next one (a person waits to see it
+    # empty; typing into it while the page still reruns would add to the old text, visibly).
+    _wait_idle(page)
+    expect(note).to_have_value("")
     note.click()
     note.press_sequentially("second look")
     note.press("Escape")
