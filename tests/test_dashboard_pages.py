@@ -280,13 +280,23 @@ def test_undo_withdraws_my_last_action_flag_or_review(ws):
     assert audit.undo_last(ws, "alice") is None
 
 
-def test_two_annotators_on_one_item_while_the_command_line_runs(ws):
+def test_two_annotators_on_one_item_while_the_command_line_runs(ws, tmp_path):
+    import tomllib
+
+    import tomli_w
+
     alice, bob = open_app("alice", "audit"), open_app("bob", "audit")
     item_a, item_b = audit_first_of(alice, SXS), audit_first_of(bob, SXS)
     assert item_a["id"] == item_b["id"]
+    # The demo's study with one more system: the run has answers and verdicts to write (the demo's
+    # own study is all cached and would end before the annotators' first click).
+    study = tomllib.loads((PROJECT_ROOT / "configs" / "demo_small.toml").read_text(encoding="utf-8"))
+    study["systems"].append({"name": "extractive-rag2k", "model": "lsqa/extractive", "context": "retrieval:2000"})
+    config = tmp_path / "study.toml"
+    config.write_text(tomli_w.dumps(study), encoding="utf-8")
     env = {**os.environ, "LSQA_WORKSPACE": str(ws)}
     cli = Path(sys.executable).parent / "lsqa"
-    proc = subprocess.Popen([str(cli), "run", str(PROJECT_ROOT / "configs" / "demo_small.toml"), "--workspace", str(ws)],
+    proc = subprocess.Popen([str(cli), "run", str(config), "--workspace", str(ws)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         alice.button(key="audit_confirm").click().run()
