@@ -68,6 +68,17 @@ def judges_by_family(workspace: Path) -> dict[str, list[str]]:
 
 # --------------------------------------------------------------------------------- leaderboard
 
+def leaderboard_judges(workspace: Path, judges: list[str] | None = None) -> tuple[dict[str, list[str]], list[str]]:
+    """The judges the Leaderboard shows, by family (``judges``: only these), and LLMBar's judges it
+    leaves out unless named: they rank LLMBar's two output slots, not QA systems."""
+    families = judges_by_family(workspace)
+    hidden = [j for names in families.values() for j in names
+              if llmbar.is_llmbar_judge(j) and not (judges and j in judges)]
+    shown = {fam: [j for j in names if (not judges or j in judges) and j not in hidden]
+             for fam, names in families.items()}
+    return shown, hidden
+
+
 def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrides: bool = False,
                 exclude_flagged: bool = False, bootstrap: int = 1000, seed: int = 0,
                 by_question: bool = False) -> dict:
@@ -77,19 +88,16 @@ def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrid
     error instead of breaking the page. LLMBar's judges are left out unless asked for by name
     (listed in ``agreement_only_judges``): they rank LLMBar's two output slots, not QA systems.
     """
-    families = judges_by_family(workspace)
-    hidden = [j for fam in families.values() for j in fam if llmbar.is_llmbar_judge(j) and not (judges and j in judges)]
-    pairwise = [j for j in families["pairwise"] if (not judges or j in judges) and j not in hidden]
-    binary = [j for j in families["binary"] if (not judges or j in judges) and j not in hidden]
+    shown, hidden = leaderboard_judges(workspace, judges)
     rankings, accuracy = [], []
-    for judge in pairwise:
+    for judge in shown["pairwise"]:
         try:
             result = analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
                                       bootstrap=bootstrap, seed=seed, by_question=by_question)
             rankings.append({"judge": judge, "result": result, "error": ""})
         except NoVerdicts as exc:
             rankings.append({"judge": judge, "result": None, "error": str(exc)})
-    for judge in binary:
+    for judge in shown["binary"]:
         rows = analysis.accuracy(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
         accuracy.append({"judge": judge, "rows": rows})
     with store.connect(workspace) as con:

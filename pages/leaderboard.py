@@ -132,7 +132,7 @@ def _corrected_section():
     st.header("Corrected by audits")
     st.caption("Random or active audits (Audit page, or `lsqa import-reviews` with inclusion probabilities) "
                "correct the judge's errors: the corrected intervals include them, the judge-only ones do not.")
-    for entry in corrected_report.board(workspace, page_data.judges_by_family(workspace)):
+    for entry in corrected_report.board(workspace, page_data.leaderboard_judges(workspace)[0]):
         judge = entry["judge"]
         st.subheader(md(judge))
         if entry["error"]:

@@ -33,6 +33,7 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
     # The Leaderboard ranks QA systems: LLMBar's judges are named as left out, ranked only on request.
     board = page_data.leaderboard(workspace, bootstrap=0)
     assert board["rankings"] == [] and sorted(board["agreement_only_judges"]) == sorted(llmbar.JUDGES)
+    assert page_data.leaderboard_judges(workspace)[0] == {"pairwise": [], "binary": []}  # corrected section too
     asked = page_data.leaderboard(workspace, judges=["llmbar-gpt-4-mt-bench"], bootstrap=0)
     assert [r["judge"] for r in asked["rankings"]] == ["llmbar-gpt-4-mt-bench"]
 

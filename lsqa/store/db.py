@@ -168,14 +168,15 @@ def _prepare_path(path: str | Path) -> None:
                              "give a path in a folder you can write") from None
 
 
-def _acquire(path: str, timeout_s: float, prepare=lambda: None) -> _Attachment:
+def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment:
+    """Attach ``path`` (resolved) on first use; ``given_path`` is checked and named in errors."""
     entry = _attachment(path)
     with entry.lock:
         entry.users += 1  # counted before attaching: a fork meanwhile must not see an idle host
         try:
             if not entry.attached:
                 # Under the lock: a file another thread is creating looks empty from outside.
-                prepare()
+                _prepare_path(given_path)
                 _check_file_header(path)
                 entry.read_only = not _writable(Path(path))
                 _attach(path, entry.alias, timeout_s, entry.read_only)
@@ -261,7 +262,7 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
     if timeout_s is None:
         timeout_s = float(os.environ.get("LSQA_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S))
     key = str(Path(path).resolve())
-    entry = _acquire(key, timeout_s, prepare=lambda: _prepare_path(path))
+    entry = _acquire(key, timeout_s, path)
     try:
         con = _host_cursor()
         try:
