@@ -138,3 +138,32 @@ def switch_changes(before: dict, after: dict) -> dict:
         summary = "No system changed rank."
     summary += f" Comparisons: {n_before:,} → {n_after:,}."
     return {"rows": rows, "moved": moved, "summary": summary, "comparisons": (n_before, n_after)}
+
+
+# ------------------------------------------------------------------------------------ judge picker
+
+ALL_JUDGES = "all"
+
+
+def judge_choices(shown: dict[str, list[str]]) -> list[str]:
+    """The Leaderboard's judge picker: side-by-side judges first (the paper's rankings, §3.2), then
+    yes/no judges (Table 1's accuracy), then every judge at once.
+
+    One judge at a time is the default because a stakeholder reads one ranking at a time, and
+    because every judge shown costs a Bradley-Terry fit with its bootstrap and three charts the
+    browser must draw (issue 12: with all nine of the demo's charts a switch took ~2 s)."""
+    return [*shown["pairwise"], *shown["binary"], ALL_JUDGES]
+
+
+def chosen_judge(choices: list[str], asked: str | None, remembered: str | None = None) -> str:
+    """The judge to show: the one asked for (a link's ``?judge=``) when it is a choice, else the one
+    this session had, else the first choice (the first side-by-side judge)."""
+    for name in (asked, remembered):
+        if name in choices:
+            return name
+    return choices[0]
+
+
+def only(shown: dict[str, list[str]], judge: str) -> dict[str, list[str]]:
+    """``shown`` narrowed to the picked judge (all of it for ``ALL_JUDGES``)."""
+    return shown if judge == ALL_JUDGES else {fam: [j for j in names if j == judge] for fam, names in shown.items()}

@@ -27,6 +27,12 @@ for _k, _param in (("lb_overrides", "overrides"), ("lb_exclude", "exclude_flagge
 SCALES = {"log": "e^β, log axis", "beta": "β", "linear": "e^β, linear axis"}
 if "lb_scale" not in ss:
     ss.lb_scale = st.query_params.get("scale") if st.query_params.get("scale") in SCALES else ss.get("_lb_scale", "log")
+shown, _ = page_data.leaderboard_judges(workspace)
+choices = lv.judge_choices(shown)
+if "lb_judge" not in ss or ss.lb_judge not in choices:
+    ss.lb_judge = lv.chosen_judge(choices, st.query_params.get("judge"), ss.get("_lb_judge"))
+st.selectbox("Judge", choices, key="lb_judge", format_func=lambda j: "All judges" if j == lv.ALL_JUDGES else j,
+             help="One judge's ranking at a time; “All judges” shows every judge on one page (slower).", width=420)
 controls = st.columns([1.3, 1.6, 1, 1, 1.4])
 controls[0].toggle("Use human overrides", key="lb_overrides",
                    help="Where an annotator reviewed a verdict, their latest label replaces the judge's.")
@@ -37,12 +43,15 @@ by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
                                  help="Bootstrap over questions instead of single comparisons.")
 scale = controls[4].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
                           help="A log axis (or β) keeps weak systems readable when one system dominates.")
-ss._lb_overrides, ss._lb_exclude, ss._lb_scale = ss.lb_overrides, ss.lb_exclude, ss.lb_scale
+ss._lb_overrides, ss._lb_exclude, ss._lb_scale, ss._lb_judge = ss.lb_overrides, ss.lb_exclude, ss.lb_scale, ss.lb_judge
+st.query_params["judge"] = ss.lb_judge
 st.query_params["overrides"] = "1" if ss.lb_overrides else "0"
 st.query_params["exclude_flagged"] = "1" if ss.lb_exclude else "0"
 st.query_params["scale"] = scale
+picked = lv.only(shown, ss.lb_judge)
 
-board = page_data.leaderboard(workspace, use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
+board = page_data.leaderboard(workspace, judges=None if ss.lb_judge == lv.ALL_JUDGES else [ss.lb_judge],
+                              use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
                               by_question=by_question)
 st.caption(("Labels: human where reviewed, else judge. " if board["use_overrides"] else "Labels: the judges'. ")
            + (f"Left out: {board['n_flagged_questions']} questions with a flagged reference."
@@ -87,8 +96,9 @@ def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
                             key=f"lb_dl_{what}_{key}_{ext}_{judge}", on_click="ignore")
 
 
-st.header("Side-by-side rankings")
-st.caption(md(subtitle))
+if board["rankings"]:
+    st.header("Side-by-side rankings")
+    st.caption(md(subtitle))
 for entry in board["rankings"]:
     judge = entry["judge"]
     st.subheader(md(judge))
@@ -109,7 +119,8 @@ for entry in board["rankings"]:
     downloads(judge, {"ranking": ("Chart", fig), "win_probability": ("Win matrix", heat)},
               {"ranking": ("Ranking", rows), "win_probability": ("Win matrix", page_data.win_rows(result))}, "rank")
 
-st.header("Accuracy (yes/no judges)")
+if board["accuracy"]:
+    st.header("Accuracy (yes/no judges)")
 for entry in board["accuracy"]:
     judge = entry["judge"]
     st.subheader(md(judge))
@@ -132,7 +143,7 @@ def _corrected_section():
     st.header("Corrected by audits")
     st.caption("Random or active audits (Audit page, or `lsqa import-reviews` with inclusion probabilities) "
                "correct the judge's errors: the corrected intervals include them, the judge-only ones do not.")
-    for entry in corrected_report.board(workspace, page_data.leaderboard_judges(workspace)[0]):
+    for entry in corrected_report.board(workspace, picked):
         judge = entry["judge"]
         st.subheader(md(judge))
         if entry["error"]:

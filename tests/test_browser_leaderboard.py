@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from lsqa import audit, ingest, store
+from lsqa import audit, ingest, page_data, store
 from lsqa.store import results as results_store
 
 from .streamlit_server import serve
@@ -83,7 +83,21 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
             page.goto(f"{base}/leaderboard?annotator=alice")
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
             _wait_idle(page, 60000)
+            # One judge at a time at first (the first side-by-side judge): its chart and win matrix.
+            default = page_data.leaderboard_judges(ws)[0]["pairwise"][0]
+            expect(page.get_by_text(re.compile(r": [\d,]+ comparisons \("))).to_have_text([re.compile(
+                "^" + re.escape(default))])
+            assert _wait_charts_drawn(page) == 2
+            assert f"judge={default}" in page.url.replace("%2D", "-")
+            # The stakeholder asks for every judge: pick "All judges" with the keyboard.
+            page.locator('[data-testid="stSelectbox"]').filter(has_text="Judge").first.click()
+            page.keyboard.type("All judges")
+            page.keyboard.press("Enter")
+            _wait_idle(page, 60000)
+            expect(page.get_by_text(re.compile(r": [\d,]+ comparisons \("))).to_have_count(
+                len(page_data.leaderboard_judges(ws)[0]["pairwise"]), timeout=60000)
             _wait_charts_drawn(page)
+            assert "judge=all" in page.url
 
             # Readable when one system dominates: the weakest bar keeps >= 5% of the strongest's height.
             heights = _bar_heights(_chart_of(page, "lexical-gt-sxs"))

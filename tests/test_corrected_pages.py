@@ -7,7 +7,7 @@ from __future__ import annotations
 from lsqa import audit, sampling, store
 from lsqa.store import verdicts as verdicts_store
 
-from .test_dashboard_pages import SXS, _fresh_streamlit_caches, goto, open_app, ws  # noqa: F401
+from .test_dashboard_pages import SXS, _fresh_streamlit_caches, goto, open_app, pick_judge, ws  # noqa: F401
 
 
 def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
@@ -29,7 +29,7 @@ def test_leaderboard_shows_corrected_beside_judge_only(ws):  # noqa: F811
     q = sampling.queue(ws, SXS, "random", rate=0.3)
     for row in q["rows"]:
         audit.review(ws, "bob", row["id"], row["label"], sampling=row["sampling"])
-    at = open_app(page="leaderboard")
+    at = pick_judge(open_app(page="leaderboard"), "all")
     assert not at.error, [e.value for e in at.error]
     frames = [df.value for df in at.dataframe if "corrected strength" in df.value.columns]
     assert len(frames) == 3    # the demo's three side-by-side judges; only SXS has audits
@@ -48,8 +48,7 @@ def test_leaderboard_shows_the_overrides_that_moved_a_rank_flip(ws):  # noqa: F8
     from .test_corrected_workspace import override_between_top_two
 
     top, second, changed = override_between_top_two(ws, SXS)
-    at = open_app(page="leaderboard")
-    assert not at.exception, [e.value for e in at.exception]
+    at = pick_judge(open_app(page="leaderboard"), SXS)
     flips = [df.value for df in at.dataframe if "overrides that moved it" in df.value.columns]
     assert flips, "no rank-flip table on the Leaderboard"
     rows = [r for frame in flips for r in frame.to_dict("records")

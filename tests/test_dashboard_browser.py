@@ -110,7 +110,7 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 1600})
         try:
-            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1")
+            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1&judge={JUDGE}")
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
             expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
             before = _comparisons(page, JUDGE)
@@ -131,7 +131,7 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
                 saved = reviews_store.reviews(con, item["id"])
             assert [(r["annotator"], r["action"]) for r in saved] == [("alice", "override")]
 
-            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1")
+            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1&judge={JUDGE}")
             expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
             assert _comparisons(page, JUDGE) == before + delta
 

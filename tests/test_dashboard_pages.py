@@ -21,7 +21,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lsqa import audit, jobs, store
+from lsqa import audit, jobs, page_data, store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 
@@ -79,6 +79,13 @@ def table(at: AppTest, column: str, value: str):
 def ranking_table(at: AppTest, judge: str = SXS) -> list[tuple]:
     frame = table(at, "judge", judge)
     return sorted((r.system, round(r.strength, 6), int(r.n_comparisons)) for r in frame.itertuples())
+
+
+def pick_judge(at: AppTest, judge: str) -> AppTest:
+    """The Leaderboard's judge picker, as a person picks a judge (or "all")."""
+    at.selectbox(key="lb_judge").set_value(judge).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def set_toggle(at: AppTest, key: str, value: bool) -> None:
@@ -153,6 +160,7 @@ def test_evidence_is_found_in_the_book_and_highlighted(ws):
 
 def test_override_changes_agreement_and_leaderboard(ws):
     at = open_app(page="leaderboard")
+    pick_judge(at, SXS)
     set_toggle(at, "lb_overrides", True)
     before = ranking_table(at)
     goto(at, "agreement")
@@ -203,7 +211,7 @@ def test_flag_appears_in_reference_errors_and_leaves_the_ranking(ws):
     errata = [d for d in at.get("download_button") if d.proto.label == "Errata (JSONL)"]
     assert errata, "the errata can be downloaded"
 
-    goto(at, "leaderboard")
+    pick_judge(goto(at, "leaderboard"), SXS)
     with_q = {s: n for s, _, n in ranking_table(at)}
     set_toggle(at, "lb_exclude", True)
     without_q = {s: n for s, _, n in ranking_table(at)}
@@ -410,3 +418,50 @@ def test_corpus_shows_entity_mention_chains(ws):
     assert marked, "the first entity's mentions are marked in the text"
     names = table(at, "name", entities.entities[0].name)["name"]
     assert list(names[:5]) == [e.name for e in entities.entities[:5]]  # the stored chains, in rank order
+
+
+def _judges_shown(at: AppTest) -> set[str]:
+    return {j for df in at.dataframe if "judge" in df.value.columns for j in df.value["judge"]}
+
+
+def test_leaderboard_shows_one_judge_at_a_time_and_all_on_request(ws):
+    shown, _ = page_data.leaderboard_judges(ws)
+    first_sxs = shown["pairwise"][0]
+    at = open_app(page="leaderboard")
+    # The default: the first side-by-side judge alone, its two charts, and the link says so.
+    assert at.selectbox(key="lb_judge").value == first_sxs
+    assert _judges_shown(at) == {first_sxs}
+    assert len(at.get("plotly_chart")) == 2
+    assert at.query_params.get("judge") == first_sxs
+
+    # A yes/no judge: its accuracy chart and table only.
+    yes_no = shown["binary"][0]
+    pick_judge(at, yes_no)
+    assert _judges_shown(at) == {yes_no} and len(at.get("plotly_chart")) == 1
+    assert at.query_params.get("judge") == yes_no
+
+    # Kept when the person leaves the page and comes back.
+    goto(at, "overview")
+    goto(at, "leaderboard")
+    assert at.selectbox(key="lb_judge").value == yes_no and _judges_shown(at) == {yes_no}
+
+    # Every judge on request: as many charts as before the picker (two per ranking, one per accuracy).
+    pick_judge(at, "all")
+    assert _judges_shown(at) == set(shown["pairwise"]) | set(shown["binary"])
+    assert len(at.get("plotly_chart")) == 2 * len(shown["pairwise"]) + len(shown["binary"])
+
+
+@pytest.mark.parametrize("asked", ["lexical-sxs-rag4k", "no-such-judge", "llmbar-gpt-4-mt-bench"])
+def test_a_leaderboard_link_opens_the_judge_it_names(ws, asked):
+    shown, _ = page_data.leaderboard_judges(ws)
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["annotator"] = "alice"
+    at.query_params["judge"] = asked
+    at.run()
+    goto(at, "leaderboard")
+    # A judge of the board opens as asked; anything else (unknown, or LLMBar's, which the Leaderboard
+    # does not rank) falls back to the default instead of an error or an empty page.
+    expected = asked if asked in shown["pairwise"] + shown["binary"] else shown["pairwise"][0]
+    assert at.selectbox(key="lb_judge").value == expected
+    assert _judges_shown(at) == {expected}
+    assert not at.error
