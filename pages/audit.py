@@ -139,10 +139,6 @@ opened = ss.setdefault("audit_opened", {})
 if current_id and current_id not in opened:
     opened[current_id] = audit.opened_marker(workspace)  # reviews by others after this are worth a warning
 
-with st.sidebar:
-    st.subheader("Progress")
-    st.dataframe(audit.progress(workspace), hide_index=True, width="stretch")
-
 if "audit_msg" in ss:
     st.toast(ss.pop("audit_msg"))
 if not annotator:
@@ -314,7 +310,11 @@ def show_evidence(it: dict):
 def show_guidelines(kind: str):
     """The workspace's guidelines for this judge kind; anybody named can edit them (a new version)."""
     g = guidelines.for_kind(workspace, kind)
-    with st.expander(f"Guidelines for {kind} verdicts" + ("" if g["is_default"] else f" (edited by {g['edited_by']})")):
+    box = _lazy_expander(f"Guidelines for {kind} verdicts" + ("" if g["is_default"] else f" (edited by {g['edited_by']})"),
+                         f"audit_x_guidelines_{kind}")
+    if box is None:
+        return
+    with box:
         st.markdown(g["text"])
         with st.form(f"audit_guidelines_{kind}", border=False):
             text = st.text_area("Edit the guidelines for this workspace", g["text"], height=220,
@@ -325,24 +325,32 @@ def show_guidelines(kind: str):
                 st.rerun()
 
 
+def _lazy_expander(label: str, key: str):
+    """An expander whose content is built only while it is open (opening it reruns the page); it
+    stays open from item to item. Built closed, these tables and the prompt (up to 20,000
+    characters) were sent and drawn on every J (issue 12)."""
+    box = st.expander(label, key=key, on_change="rerun")
+    return box if box.open else None
+
+
 def show_details(it: dict, revealed: bool):
-    with st.expander("Other verdicts on these answers"):
-        if revealed:
-            st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")
-        else:
-            st.caption("Hidden while blind, until you decide.")
-    with st.expander("Review history of this verdict"):
-        if revealed:
-            st.dataframe(it["history"], hide_index=True, width="stretch")
-        else:
-            st.caption("Hidden while blind, until you decide.")
-    with st.expander("Raw completion and prompt"):
-        if revealed:
-            st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
-            if it["prompt"]:
-                st.code(it["prompt"][:20000], language=None, wrap_lines=True)
-        else:
-            st.caption("Hidden while blind, until you decide.")
+    for label, key, what in (("Other verdicts on these answers", "audit_x_others", "others"),
+                             ("Review history of this verdict", "audit_x_history", "history"),
+                             ("Raw completion and prompt", "audit_x_raw", "raw")):
+        box = _lazy_expander(label, key)
+        if box is None:
+            continue
+        with box:
+            if not revealed:
+                st.caption("Hidden while blind, until you decide.")
+            elif what == "others":
+                st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")
+            elif what == "history":
+                st.dataframe(it["history"], hide_index=True, width="stretch")
+            else:
+                st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
+                if it["prompt"]:
+                    st.code(it["prompt"][:20000], language=None, wrap_lines=True)
 
 
 def my_recent_reviews():
@@ -361,13 +369,18 @@ def my_recent_reviews():
         st.rerun()
 
 
+UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on every J cost ~0.07 s (issue 12)
+
+
 def up_next():
     st.subheader(f"Up next ({remaining:,} not opened yet)")
+    if len(upcoming) > UP_NEXT_ROWS:
+        st.caption(f"The next {UP_NEXT_ROWS} in queue order; the filters in the sidebar narrow the queue.")
     table = [{"priority": r.get("priority"), "why": r.get("why"), "judge": r.get("judge"), "book": r.get("title"),
               "question": r.get("question_id"),
               **({} if blind else {"system_a": r.get("system_a"), "system_b": r.get("system_b"),
                                    "label": r.get("label")}),
-              "reviewers": r.get("n_reviewers")} for r in upcoming]
+              "reviewers": r.get("n_reviewers")} for r in upcoming[:UP_NEXT_ROWS]]
     picked = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                           key=f"audit_table_{len(ss.audit_trail)}_{ss.audit_at}", height=300)
     sel = picked.selection.rows if picked else []
@@ -386,3 +399,7 @@ if it is not None:
     show_details(it, revealed)
 my_recent_reviews()
 up_next()
+# Last, so that the item is drawn before the sidebar's progress table is computed (J → the next item).
+with st.sidebar:
+    st.subheader("Progress")
+    st.dataframe(audit.progress(workspace), hide_index=True, width="stretch")

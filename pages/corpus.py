@@ -40,22 +40,22 @@ def show_chain(doc: str, ent: str) -> None:
     for w in chain["windows"]:
         st.caption(f"characters {w['start']:,}–{w['end']:,} · {w['n']} mentions")
         st.markdown(w["html"], unsafe_allow_html=True)
-    with st.expander("All mentions"):
-        st.dataframe(chain["mentions"], hide_index=True, width="stretch", key="co_mentions")
+    mentions = st.expander("All mentions", key=f"co_all_mentions_{ent}", on_change="rerun")
+    if mentions.open:  # the table is built only when asked for
+        mentions.dataframe(chain["mentions"], hide_index=True, width="stretch", key="co_mentions")
 
 
-tab_q, tab_p, tab_e = st.tabs(["Questions and answers", "Passages", "Entities"])
-
-with tab_q:
+def questions_tab() -> None:
     qa = page_data.questions_and_answers(workspace, doc)
     if not qa["rows"]:
         st.info("No questions for this book.")
-    else:
-        st.caption(f"{len(qa['rows'])} questions · systems: {md(', '.join(qa['systems'])) or 'none yet'}")
-        st.dataframe(qa["rows"], hide_index=True, width="stretch", key="co_qa",
-                     column_order=["question", "reference 1", "reference 2", *qa["systems"], "origin", "question_id"])
+        return
+    st.caption(f"{len(qa['rows'])} questions · systems: {md(', '.join(qa['systems'])) or 'none yet'}")
+    st.dataframe(qa["rows"], hide_index=True, width="stretch", key="co_qa",
+                 column_order=["question", "reference 1", "reference 2", *qa["systems"], "origin", "question_id"])
 
-with tab_p:
+
+def passages_tab() -> None:
     c = st.columns([3, 1])
     needle = c[0].text_input("Find in passages", key="co_find")
     size = 10
@@ -68,14 +68,24 @@ with tab_p:
                    f"{p['n_tokens']} tokens")
         st.markdown(p["html"], unsafe_allow_html=True)
 
-with tab_e:
+
+def entities_tab() -> None:
     ents = page_data.entities(workspace, doc)
     if not ents:
         st.info("No entities for this book yet: `lsqa entities BOOK` extracts them (the demo does it for every "
                 "book), and so does question generation (`questions = \"generate\"` in a study config).")
-    else:
-        st.dataframe(ents, hide_index=True, width="stretch", key="co_ents",
-                     column_order=["rank", "name", "n_mentions", "method"])
-        names = {e["id"]: f"{e['rank']}. {e['name']} ({e['n_mentions']} mentions, {e['method']})" for e in ents}
-        ent = st.selectbox("Entity", list(names), format_func=names.get, key="co_ent")
-        show_chain(doc, ent)
+        return
+    st.dataframe(ents, hide_index=True, width="stretch", key="co_ents",
+                 column_order=["rank", "name", "n_mentions", "method"])
+    names = {e["id"]: f"{e['rank']}. {e['name']} ({e['n_mentions']} mentions, {e['method']})" for e in ents}
+    ent = st.selectbox("Entity", list(names), format_func=names.get, key="co_ent")
+    show_chain(doc, ent)
+
+
+# Only the open tab is built and sent (switching tabs reruns the page): building all three tabs'
+# tables and passages at once made this the slowest page to open (issue 12).
+tabs = st.tabs(["Questions and answers", "Passages", "Entities"], key="co_tab", on_change="rerun")
+for tab, show in zip(tabs, (questions_tab, passages_tab, entities_tab)):
+    if tab.open:
+        with tab:
+            show()

@@ -22,8 +22,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(workspace: Path, *, timeout_s: float = 60) -> Iterator[str]:
+def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None) -> Iterator[str]:
     """Yield the base URL once ``/_stcore/health`` answers; stop (or kill) the server afterwards.
+
+    ``app``: another Streamlit script instead of the dashboard's app.py (the browser bench's baseline).
 
     A server that exits or stays silent for ``timeout_s`` raises AssertionError at once.
     """
@@ -31,7 +33,7 @@ def serve(workspace: Path, *, timeout_s: float = 60) -> Iterator[str]:
     env = {**os.environ, "LSQA_WORKSPACE": str(workspace)}
     streamlit = Path(sys.executable).parent / "streamlit"
     proc = subprocess.Popen(
-        [str(streamlit), "run", "app.py", "--server.address", "127.0.0.1", "--server.port", str(port),
+        [str(streamlit), "run", str(app or "app.py"), "--server.address", "127.0.0.1", "--server.port", str(port),
          "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

@@ -414,6 +414,13 @@ def test_corpus_shows_entity_mention_chains(ws):
     at = open_app(page="corpus")
     at.selectbox(key="co_book").set_value(doc_id).run()
     assert not at.exception
+    # Only the open tab is built: at first the questions, no passage and no entity table.
+    assert not [c for c in at.caption if c.value.startswith("passage ")]
+    assert not [m for m in at.markdown if "<mark>" in m.value]
+    assert "question" in at.dataframe[1].value.columns and len(at.dataframe) == 2  # books, questions
+    at.session_state["co_tab"] = "Entities"  # the person opens the Entities tab
+    at.run()
+    assert not at.exception
     marked = [m.value for m in at.markdown if "<mark>" in m.value]
     assert marked, "the first entity's mentions are marked in the text"
     names = table(at, "name", entities.entities[0].name)["name"]
@@ -465,3 +472,25 @@ def test_a_leaderboard_link_opens_the_judge_it_names(ws, asked):
     assert at.selectbox(key="lb_judge").value == expected
     assert _judges_shown(at) == {expected}
     assert not at.error
+
+
+def test_audit_builds_folded_panels_only_when_opened_and_keeps_them_open(ws):
+    """The prompt, the raw completion, the other verdicts and the history are built only when
+    their panel is open (they were sent and drawn on every J); an opened panel stays open on the
+    next item, with that item's content."""
+    at = open_app(page="audit")
+    first = audit_first_of(at, SXS)
+    assert not at.code, "a folded panel's content is not built"
+    assert len(at.dataframe) == 2  # up next and the progress: no other-verdicts or history table
+    up_next = at.dataframe[0].value
+    assert len(up_next) == 20  # the next 20, not the 100-row page
+
+    at.session_state["audit_x_raw"] = True  # the person unfolds "Raw completion and prompt"
+    at.run()
+    assert [c.value for c in at.code][0] == (first["raw"] or "(empty)")
+    at.button(key="audit_next").click().run()
+    assert not at.exception and any("Item 2 of" in m.value for m in at.markdown)
+    second_id = audit.queue(ws, audit.Filters(judges=(SXS,)), "alice", exclude=(first["id"],))["rows"][0]["id"]
+    second = audit.item(ws, second_id)
+    assert second["raw"] != first["raw"]
+    assert at.code and at.code[0].value == (second["raw"] or "(empty)")  # still open, now the next item's
