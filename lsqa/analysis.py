@@ -160,14 +160,23 @@ def _human_items(rows: list[dict]) -> dict[str, str]:
     return out
 
 
-def rating_rows(workspace: Path, raters: list[str]) -> list[dict]:
-    """Long-format ``item_id, rater, label`` rows of workspace raters (the `lsqa agreement` file format)."""
-    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in rater_labels(workspace, rater).items()]
+def rating_rows(workspace: Path, raters: list[str], *, read: dict[str, dict[str, str]] | None = None) -> list[dict]:
+    """Long-format ``item_id, rater, label`` rows of workspace raters (the `lsqa agreement` file format).
+
+    ``read``: labels already read in this computation, by rater (filled in here), so that a report
+    comparing every judge with every other reads each rater once."""
+    read = {} if read is None else read
+    for rater in raters:
+        if rater not in read:
+            read[rater] = rater_labels(workspace, rater)
+    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in read[rater].items()]
 
 
-def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0) -> dict:
+def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0,
+              read: dict[str, dict[str, str]] | None = None) -> dict:
     """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4)."""
-    return agreement_table(rating_rows(workspace, [rater_a, rater_b]), rater_a, rater_b, bootstrap=bootstrap, seed=seed)
+    return agreement_table(rating_rows(workspace, [rater_a, rater_b], read=read), rater_a, rater_b,
+                           bootstrap=bootstrap, seed=seed)
 
 
 def position_bias(workspace: Path, judge: str) -> dict:

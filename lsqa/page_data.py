@@ -129,11 +129,13 @@ def accuracy_rows(judge: str, rows: list[dict]) -> list[dict]:
 
 # ----------------------------------------------------------------------------------- agreement
 
-def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None, bootstrap: int = 1000) -> dict | None:
-    """Agreement of a judge with the humans who reviewed *its* verdicts (``human@<judge>``), or None."""
+def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None, bootstrap: int = 1000,
+                   read: dict | None = None) -> dict | None:
+    """Agreement of a judge with the humans who reviewed *its* verdicts (``human@<judge>``), or None.
+    ``read``: raters' labels already read (``analysis.rating_rows``)."""
     rater = f"{vocabulary.HUMAN}:{annotator}@{judge}" if annotator else f"{vocabulary.HUMAN}@{judge}"
     try:
-        result = analysis.agreement(workspace, judge, rater, bootstrap=bootstrap)
+        result = analysis.agreement(workspace, judge, rater, bootstrap=bootstrap, read=read)
     except NoVerdicts:  # no verdict of this judge reviewed yet
         return None
     # Shown as "human" beside the judge: the row already says whose verdicts were reviewed.
@@ -149,11 +151,12 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
     """
     families = judges_by_family(workspace)
     pairs, vs_human, position = [], [], []
+    read: dict[str, dict[str, str]] = {}  # each rater's labels, read once for the whole overview
     for family, judges in families.items():
         for i, a in enumerate(judges):
             for b in judges[i + 1:]:
                 try:
-                    res = analysis.agreement(workspace, a, b, bootstrap=bootstrap)
+                    res = analysis.agreement(workspace, a, b, bootstrap=bootstrap, read=read)
                 except NoVerdicts:
                     continue
                 pairs.append({"family": family, "rater_a": a, "rater_b": b, **res})
@@ -162,19 +165,20 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
     vs_annotator = []
     for judges in families.values():
         for judge in judges:
-            res = judge_vs_human(workspace, judge, bootstrap=bootstrap)
+            res = judge_vs_human(workspace, judge, bootstrap=bootstrap, read=read)
             if res:
                 vs_human.append(res)
                 # The same judge against each person who reviewed it: who agrees with it, who does not.
                 vs_annotator += [r for a in annotators
-                                 if (r := judge_vs_human(workspace, judge, annotator=a, bootstrap=bootstrap))]
+                                 if (r := judge_vs_human(workspace, judge, annotator=a, bootstrap=bootstrap, read=read))]
     for judge in families["pairwise"]:
         position.append(analysis.position_bias(workspace, judge))
     between = []
     for i, a in enumerate(annotators):
         for b in annotators[i + 1:]:
             try:
-                res = analysis.agreement(workspace, f"{vocabulary.HUMAN}:{a}", f"{vocabulary.HUMAN}:{b}", bootstrap=bootstrap)
+                res = analysis.agreement(workspace, f"{vocabulary.HUMAN}:{a}", f"{vocabulary.HUMAN}:{b}", bootstrap=bootstrap,
+                                         read=read)
             except NoVerdicts:  # no verdict reviewed by both
                 continue
             between.append({"rater_a": a, "rater_b": b, **res})

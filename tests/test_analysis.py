@@ -190,3 +190,29 @@ def test_a_system_name_with_a_bar_keeps_its_verdicts_apart(demo_workspace, tmp_p
     pref = analysis.self_preference(demo_workspace, ("bar-sxs", "bar-sxs-2"), ("rag|4k", "rag"))
     assert pref["judges"] == ["bar-sxs", "bar-sxs-2"] and pref["systems"] == ["rag|4k", "rag"]
     assert pref["counts"] == [[2, 1], [1, 2]]  # each judge's preferences for rag|4k and rag
+
+
+def test_the_agreement_overview_reads_each_rater_once_and_gives_the_same_figures(demo_workspace):
+    """page_data.agreement_overview shares the raters' labels across its pairs; every figure must
+    equal the same pair computed on its own."""
+    from lsqa import page_data
+
+    ws = demo_workspace
+    for judge, annotators in (("lexical-sxs-fc", ("ann", "bob")), ("lexical-autoais-fc", ("ann",))):
+        rows = audit.queue(ws, audit.Filters(judges=(judge,), reviewed="all"), "", page_size=12)["rows"]
+        for n, v in enumerate(rows):
+            for a in annotators:  # bob disagrees with the judge on every third item
+                label = v["label"] if (a == "ann" or n % 3) else ("none" if v["label"] != "none" else "A")
+                audit.review(ws, a, v["id"], label)
+    view = page_data.agreement_overview(ws, bootstrap=200)
+    assert view["vs_human"] and view["vs_annotator"] and view["pairs"] and view["annotator_pairs"]
+    for res in view["pairs"]:
+        alone = analysis.agreement(ws, res["rater_a"], res["rater_b"], bootstrap=200)
+        assert (res["n"], res["agreement"], res["kappa"], res["kappa_ci"]) == \
+            (alone["n"], alone["agreement"], alone["kappa"], alone["kappa_ci"])
+    for res in view["vs_human"] + view["vs_annotator"]:
+        who = res["rater_b"]
+        alone = page_data.judge_vs_human(ws, res["rater_a"], annotator=who.partition(":")[2] or None, bootstrap=200)
+        assert (res["n"], res["agreement"], res["kappa"]) == (alone["n"], alone["agreement"], alone["kappa"])
+    bob = [r for r in view["vs_annotator"] if r["rater_a"] == "lexical-sxs-fc" and r["rater_b"].endswith("bob")]
+    assert bob and bob[0]["agreement"] < 1.0
