@@ -349,8 +349,9 @@ def show_details(it: dict, revealed: bool):
                 st.dataframe(it["history"], hide_index=True, width="stretch")
             else:
                 st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
-                if it["prompt"]:
-                    st.code(it["prompt"][:20000], language=None, wrap_lines=True)
+                prompt = audit.prompt_of(workspace, it["id"])["prompt"]
+                if prompt:
+                    st.code(prompt[:20000], language=None, wrap_lines=True)
 
 
 def my_recent_reviews():
