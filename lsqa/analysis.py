@@ -15,6 +15,7 @@ is represented by the order ``ab`` (``position_bias`` reports how much the other
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsqa import store
@@ -121,15 +122,34 @@ def rater_labels(workspace: Path, rater: str) -> dict[str, str]:
     keeps only reviews of that judge's verdicts (an AutoAIS review and a ground-truth review of the
     same answer ask different questions, and differ exactly when a reference is wrong, §5.2).
     """
-    human = parse_human_rater(rater)
     with store.connect(workspace) as con:
-        if human is not None:
-            annotator, judge = human
-            rows = verdicts_store.human_labels(con, judge=judge)
-            if annotator:
-                rows = [r for r in rows if r["annotator"] == annotator]
-            return _human_items(rows)
+        return _rater_labels(con, rater, None)
+
+
+@dataclass
+class LabelsRead:
+    """Raters' labels read once for a report that compares many pairs of raters (the Agreement
+    page: every judge against every other and against each person), and the human labels of all
+    judges read in one query instead of once per judge and annotator."""
+
+    by_rater: dict[str, dict[str, str]] = field(default_factory=dict)
+    human_rows: list[dict] | None = None
+
+
+def _rater_labels(con, rater: str, read: LabelsRead | None) -> dict[str, str]:
+    human = parse_human_rater(rater)
+    if human is None:
         return _collapse(_verdicts(con, rater))
+    annotator, judge = human
+    if read is None:
+        rows = verdicts_store.human_labels(con, judge=judge)
+    else:
+        if read.human_rows is None:
+            read.human_rows = verdicts_store.human_labels(con)
+        rows = [r for r in read.human_rows if not judge or r["judge"] == judge]
+    if annotator:
+        rows = [r for r in rows if r["annotator"] == annotator]
+    return _human_items(rows)
 
 
 def _human_items(rows: list[dict]) -> dict[str, str]:
@@ -160,20 +180,22 @@ def _human_items(rows: list[dict]) -> dict[str, str]:
     return out
 
 
-def rating_rows(workspace: Path, raters: list[str], *, read: dict[str, dict[str, str]] | None = None) -> list[dict]:
+def rating_rows(workspace: Path, raters: list[str], *, read: LabelsRead | None = None) -> list[dict]:
     """Long-format ``item_id, rater, label`` rows of workspace raters (the `lsqa agreement` file format).
 
-    ``read``: labels already read in this computation, by rater (filled in here), so that a report
-    comparing every judge with every other reads each rater once."""
-    read = {} if read is None else read
-    for rater in raters:
-        if rater not in read:
-            read[rater] = rater_labels(workspace, rater)
-    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in read[rater].items()]
+    ``read``: labels already read in this report (filled in here), so that a report comparing many
+    pairs reads each rater once."""
+    read = LabelsRead() if read is None else read
+    missing = [r for r in dict.fromkeys(raters) if r not in read.by_rater]
+    if missing:
+        with store.connect(workspace) as con:
+            for rater in missing:
+                read.by_rater[rater] = _rater_labels(con, rater, read)
+    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in read.by_rater[rater].items()]
 
 
 def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0,
-              read: dict[str, dict[str, str]] | None = None) -> dict:
+              read: LabelsRead | None = None) -> dict:
     """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4)."""
     return agreement_table(rating_rows(workspace, [rater_a, rater_b], read=read), rater_a, rater_b,
                            bootstrap=bootstrap, seed=seed)

@@ -130,9 +130,9 @@ def accuracy_rows(judge: str, rows: list[dict]) -> list[dict]:
 # ----------------------------------------------------------------------------------- agreement
 
 def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None, bootstrap: int = 1000,
-                   read: dict | None = None) -> dict | None:
+                   read: analysis.LabelsRead | None = None) -> dict | None:
     """Agreement of a judge with the humans who reviewed *its* verdicts (``human@<judge>``), or None.
-    ``read``: raters' labels already read (``analysis.rating_rows``)."""
+    ``read``: raters' labels already read (``analysis.LabelsRead``)."""
     rater = f"{vocabulary.HUMAN}:{annotator}@{judge}" if annotator else f"{vocabulary.HUMAN}@{judge}"
     try:
         result = analysis.agreement(workspace, judge, rater, bootstrap=bootstrap, read=read)
@@ -149,9 +149,16 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
     Returns ``{"pairs": [...], "vs_human": [...], "position": [...], "annotators": {...}}`` with
     agreement %, Cohen's κ and its bootstrap CI and the confusion matrix for each pair.
     """
+    # One attachment of the workspace for the whole report: its ~40 reads would otherwise attach
+    # and detach the file each (2-4 ms apiece, a quarter of the report on the full demo).
+    with store.connect(workspace):
+        return _agreement_overview(workspace, bootstrap)
+
+
+def _agreement_overview(workspace: Path, bootstrap: int) -> dict:
     families = judges_by_family(workspace)
     pairs, vs_human, position = [], [], []
-    read: dict[str, dict[str, str]] = {}  # each rater's labels, read once for the whole overview
+    read = analysis.LabelsRead()  # each rater's labels, read once for the whole overview
     for family, judges in families.items():
         for i, a in enumerate(judges):
             for b in judges[i + 1:]:
