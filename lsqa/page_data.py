@@ -7,14 +7,16 @@ workspace as it is now, so an audit action shows in Agreement and Leaderboard on
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from collections import defaultdict
 from pathlib import Path
+from typing import Iterator
 
 from lsqa import analysis, llmbar, store, vocabulary
 from lsqa.config import resolve_workspace
-from lsqa.errors import NoVerdicts
+from lsqa.errors import LsqaError, NoVerdicts
 from lsqa.package_files import CONFIGS, shipped_folder
 from lsqa.store import corpus as corpus_store
 from lsqa.store import audit_queue as queue_store
@@ -28,6 +30,22 @@ CONFIG_DIR = shipped_folder(CONFIGS)  # configs/ of the repository
 
 def current_workspace() -> Path:
     return resolve_workspace()
+
+
+@contextlib.contextmanager
+def kept_open(workspace: Path) -> Iterator[None]:
+    """Keep the workspace attached while a page renders (app.py wraps every page in it).
+
+    A page makes 10-40 reads, each of which would otherwise ATTACH and DETACH the file (2-4 ms
+    apiece): up to a tenth of a keypress on the Audit page (issue 12). Other processes wait for
+    the render (under a second) as they wait for any read. A workspace that cannot be opened is
+    left to the page, whose own first read names the problem."""
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(store.connect(workspace))
+        except LsqaError:
+            pass
+        yield
 
 
 def exists(workspace: Path) -> bool:

@@ -400,6 +400,7 @@ def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
     panel.click()
     expect(page.get_by_text("Correct means: supported by the book.", exact=True)).to_be_visible(timeout=WAIT)
     expect(page.get_by_text(re.compile("what to flag|Flag a reference", re.I)).first).to_be_visible()
+    _wait_idle(page)  # the panel's content is built by the rerun its opening started: let it end
     box = page.get_by_label("Edit the guidelines for this workspace")
     box.fill("**Correct means: the book says so.** Team rule: flag every reference copied from a summary.")
     page.get_by_role("button", name="Save guidelines").click()
