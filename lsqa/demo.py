@@ -8,6 +8,7 @@ offline models.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -54,6 +55,7 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
             from lsqa import pipeline
 
             yield from pipeline.run_demo_study(path, scale="small")
+        yield from score_reference_triage(path)
         return
     yield from ingest.ingest_narrativeqa(path, data / "narrativeqa").lines()
     if scale == "full":
@@ -65,3 +67,15 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
         from lsqa import pipeline
 
         yield from pipeline.run_demo_study(path, scale=scale)
+    yield from score_reference_triage(path)
+
+
+def score_reference_triage(path: str | Path) -> Iterator[str]:
+    """Score the reference-error triage once, so that its sentence embeddings are stored in the
+    workspace: the Reference errors page's first visit then reads them instead of loading the
+    encoder and embedding every reference (6-7 s on the demo; issue 12)."""
+    from lsqa import reference_errors
+
+    t0 = time.perf_counter()
+    n = len(reference_errors.suspects(Path(path)))
+    yield f"reference-error triage: {n:,} references scored, their embeddings stored ({time.perf_counter() - t0:.1f} s)"

@@ -61,3 +61,12 @@ def test_a_read_only_workspace_is_read_and_not_written(tmp_path, counted_encoder
     finally:
         _lock(ws.parent, False)
         _lock(ws, False)
+
+
+def test_the_demo_stores_the_triage_embeddings_so_a_first_visit_encodes_nothing(demo_workspace, counted_encoder):
+    """`lsqa demo` scores the reference-error triage once: the Reference errors page's first
+    visit reads every reference's vector from the workspace instead of loading the encoder."""
+    from lsqa import reference_errors
+
+    rows = reference_errors.suspects(demo_workspace)
+    assert rows and counted_encoder == []
