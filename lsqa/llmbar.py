@@ -129,8 +129,9 @@ def _fraction(k: int, n: int) -> str:
     return f"{k} / {n} = {k / n * 100}%"
 
 
-def figures(workspace: str | Path, data_dir: str | Path) -> list[dict]:
-    """Per imported judge: the published figure and the same figure computed by lsqa from the workspace."""
+def figures(workspace: str | Path, data_dir: str | Path, *, read: analysis.LabelsRead | None = None) -> list[dict]:
+    """Per imported judge: the published figure and the same figure computed by lsqa from the workspace.
+    ``read``: raters' labels already read by the report this is part of (the Agreement page)."""
     root = Path(data_dir) / LLMBAR_DIR
     rows = []
     with store.connect(workspace) as con:
@@ -141,7 +142,7 @@ def figures(workspace: str | Path, data_dir: str | Path) -> list[dict]:
             if judge not in present:
                 continue
             stats = published(root, dataset, evaluator)
-            vs_gold = analysis.agreement(workspace, judge, f"{analysis.HUMAN}:{GOLD}@{judge}", bootstrap=0)
+            vs_gold = analysis.agreement(workspace, judge, f"{analysis.HUMAN}:{GOLD}@{judge}", bootstrap=0, read=read)
             n = vs_gold["n"]
             bias = analysis.position_bias(workspace, judge)
             ours = {"correct_False": _fraction(round(vs_gold["agreement"] * n), n),

@@ -164,8 +164,9 @@ def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None,
 def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
     """Every judge against the humans and against the other judges of its family (Fig. 4, §5.1-5.2).
 
-    Returns ``{"pairs": [...], "vs_human": [...], "position": [...], "annotators": {...}}`` with
-    agreement %, Cohen's κ and its bootstrap CI and the confusion matrix for each pair.
+    Returns ``{"pairs": [...], "vs_human": [...], "position": [...], "annotators": {...}, "llmbar": [...]}``
+    with agreement %, Cohen's κ and its bootstrap CI and the confusion matrix for each pair, and
+    LLMBar's published figures beside lsqa's (``llmbar.figures``).
     """
     # One attachment of the workspace for the whole report: its ~40 reads would otherwise attach
     # and detach the file each (2-4 ms apiece, a quarter of the report on the full demo).
@@ -209,7 +210,14 @@ def _agreement_overview(workspace: Path, bootstrap: int) -> dict:
             between.append({"rater_a": a, "rater_b": b, **res})
     return {"pairs": pairs, "vs_human": vs_human, "vs_annotator": vs_annotator, "position": position,
             "annotators": analysis.annotator_agreement(workspace), "annotator_pairs": between, "annotator_names": annotators,
-            "families": families}
+            "families": families, "llmbar": _llmbar_figures(workspace, read)}
+
+
+def _llmbar_figures(workspace: Path, read: analysis.LabelsRead) -> list[dict]:
+    """LLMBar's published agreement figures beside lsqa's (when the shared data is there)."""
+    from lsqa.config import data_dir
+
+    return llmbar.figures(workspace, data_dir(), read=read) if (data_dir() / llmbar.LLMBAR_DIR).is_dir() else []
 
 
 def agreement_rows(results: list[dict]) -> list[dict]:

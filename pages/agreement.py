@@ -99,10 +99,7 @@ if view["annotator_pairs"]:
 
 def show_llmbar() -> None:
     """LLMBar's published agreement figures next to the same figures computed here (lsqa.llmbar)."""
-    from lsqa import llmbar
-    from lsqa.config import data_dir
-
-    rows = llmbar.figures(workspace, data_dir()) if (data_dir() / llmbar.LLMBAR_DIR).is_dir() else []
+    rows = view["llmbar"]
     if not rows:
         return
     st.header("LLMBar: published figures reproduced")

@@ -27,6 +27,7 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
     assert [line.endswith("already imported") for line in llmbar.import_llmbar(workspace, shared_data)] == [True, True]
     # The Agreement page's "judges against humans" has every LLMBar judge, over every item.
     overview = page_data.agreement_overview(workspace, bootstrap=0)
+    assert overview["llmbar"] == rows  # the page's figures, from labels the whole report shares, are the same
     vs_human = {r["rater_a"]: r for r in overview["vs_human"]}
     assert {llmbar.judge_name(d, e) for d in llmbar.SETS for e in llmbar.EVALUATORS} <= set(vs_human)
     assert vs_human["llmbar-gpt-4-mt-bench"]["n"] == 200 and vs_human["llmbar-chatgpt-faireval"]["n"] == 66
