@@ -211,8 +211,8 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
     }
 
 
-def prompt_of(workspace: Path, judgment_id: str) -> dict:
-    """The prompt a verdict's judge was sent (as text, one block per message) and its call's record.
+def prompt_of(workspace: Path, judgment_id: str) -> str:
+    """The prompt a verdict's judge was sent, as text (one block per message); "" without a call.
 
     Apart from ``item`` because a prompt can carry a whole book: read only when someone asks to see
     it (the Audit page's "Raw completion and prompt" panel). On a *Les Misérables* verdict of the
@@ -220,7 +220,7 @@ def prompt_of(workspace: Path, judgment_id: str) -> dict:
     with store.connect(workspace) as con:
         j = results_store.judgment_in_context(con, judgment_id)
         call = llm_calls_store.get_call(con, j["llm_call_key"]) if j and j["llm_call_key"] else None
-    return {"prompt": _prompt_text(call), "call": {k: v for k, v in (call or {}).items() if k != "messages"}}
+    return _prompt_text(call)
 
 
 def _prompt_text(call: dict | None) -> str:

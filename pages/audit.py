@@ -333,25 +333,28 @@ def _lazy_expander(label: str, key: str):
     return box if box.open else None
 
 
+def show_raw(it: dict):
+    st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
+    prompt = audit.prompt_of(workspace, it["id"])
+    if prompt:
+        st.code(prompt[:20000], language=None, wrap_lines=True)
+
+
 def show_details(it: dict, revealed: bool):
-    for label, key, what in (("Other verdicts on these answers", "audit_x_others", "others"),
-                             ("Review history of this verdict", "audit_x_history", "history"),
-                             ("Raw completion and prompt", "audit_x_raw", "raw")):
+    panels = (("Other verdicts on these answers", "audit_x_others",
+               lambda: st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")),
+              ("Review history of this verdict", "audit_x_history",
+               lambda: st.dataframe(it["history"], hide_index=True, width="stretch")),
+              ("Raw completion and prompt", "audit_x_raw", lambda: show_raw(it)))
+    for label, key, show in panels:
         box = _lazy_expander(label, key)
         if box is None:
             continue
         with box:
-            if not revealed:
-                st.caption("Hidden while blind, until you decide.")
-            elif what == "others":
-                st.dataframe(it["other_verdicts"], hide_index=True, width="stretch")
-            elif what == "history":
-                st.dataframe(it["history"], hide_index=True, width="stretch")
+            if revealed:
+                show()
             else:
-                st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
-                prompt = audit.prompt_of(workspace, it["id"])["prompt"]
-                if prompt:
-                    st.code(prompt[:20000], language=None, wrap_lines=True)
+                st.caption("Hidden while blind, until you decide.")
 
 
 def my_recent_reviews():

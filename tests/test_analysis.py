@@ -192,7 +192,7 @@ def test_a_system_name_with_a_bar_keeps_its_verdicts_apart(demo_workspace, tmp_p
     assert pref["counts"] == [[2, 1], [1, 2]]  # each judge's preferences for rag|4k and rag
 
 
-def test_the_agreement_overview_reads_each_rater_once_and_gives_the_same_figures(demo_workspace):
+def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(demo_workspace):
     """page_data.agreement_overview shares the raters' labels across its pairs; every figure must
     equal the same pair computed on its own."""
     from lsqa import page_data

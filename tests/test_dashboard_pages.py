@@ -488,7 +488,7 @@ def test_audit_builds_folded_panels_only_when_opened_and_keeps_them_open(ws):
     at.session_state["audit_x_raw"] = True  # the person unfolds "Raw completion and prompt"
     at.run()
     assert [c.value for c in at.code][0] == (first["raw"] or "(empty)")
-    prompt = audit.prompt_of(ws, first["id"])["prompt"]  # read only now, not with the item
+    prompt = audit.prompt_of(ws, first["id"])  # read only now, not with the item
     assert first["question"] in prompt and at.code[1].value == prompt[:20000]
     assert "prompt" not in first
     at.button(key="audit_next").click().run()
