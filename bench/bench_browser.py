@@ -5,9 +5,9 @@ Run:  .venv/bin/python bench/bench_browser.py                       (builds the 
 
 `streamlit run app.py` is started on 127.0.0.1 as `make run` starts it, and Playwright drives the
 browser. Measured, each as the median of ``--rounds`` tries, from the user's action to the moment
-the page is done (Streamlit's script state back to "notRunning", the page's heading shown and
-every Plotly chart drawn as SVG, all still true 0.3 s later; the time taken is when it last became
-true):
+the page is done (Streamlit's script state back to "notRunning", the page's heading shown, no
+element still a loading skeleton and every Plotly chart drawn as SVG, all still true 0.3 s later;
+the time taken is when it last became true):
 
   1. first render of each page in a new tab, two ways: with the browser's cache warm (a person who
      has opened the dashboard before: Streamlit's hashed JavaScript comes from the cache) and cold
@@ -51,8 +51,11 @@ PAGES = {"Overview": ("", "lsqa"), "Run": ("run", "Run a study"), "Audit": ("aud
          "Leaderboard": ("leaderboard", "Leaderboard"), "Corpus": ("corpus", "Corpus")}
 TARGET_PAGE_S, TARGET_NEXT_S, TARGET_SWITCH_S = 1.5, 0.3, 1.0
 VIEWPORT = {"width": 1440, "height": 1000}
+# Streamlit shows a skeleton where an element's lazily loaded code (the data grid, Plotly) has not
+# mounted yet; until then the element is not there to find, so "every chart drawn" alone is true too soon.
 DONE = ("() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')"
-        " === 'notRunning' && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+        " === 'notRunning' && !document.querySelector('[data-testid=\"stMain\"] [data-testid=\"stSkeleton\"]')"
+        " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
         ".every(c => c.querySelector('.js-plotly-plot svg.main-svg'))")
 
 

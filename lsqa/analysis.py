@@ -129,17 +129,30 @@ def rater_labels(workspace: Path, rater: str) -> dict[str, str]:
 @dataclass
 class LabelsRead:
     """Raters' labels read once for a report that compares many pairs of raters (the Agreement
-    page: every judge against every other and against each person), and the human labels of all
-    judges read in one query instead of once per judge and annotator."""
+    page: every judge against every other and against each person). Every judge's verdicts and
+    the human labels of all judges are each read in one query: a query per judge costs 10-30 ms
+    on the full demo whatever its size (the derived views are recomputed), one for all ~40 ms."""
 
     by_rater: dict[str, dict[str, str]] = field(default_factory=dict)
     human_rows: list[dict] | None = None
+    judge_rows: dict[str, list[dict]] | None = None  # judge → its decided verdicts, judge's labels
+
+
+def _judge_verdicts(con, judge: str, read: LabelsRead | None) -> list[dict]:
+    """A judge's decided verdicts with its own labels, in ``effective_verdicts``' order."""
+    if read is None:
+        return _verdicts(con, judge)
+    if read.judge_rows is None:
+        read.judge_rows = defaultdict(list)
+        for r in verdicts_store.effective_verdicts(con):  # ordered by item: each judge's share keeps the order
+            read.judge_rows[r["judge"]].append(r)
+    return read.judge_rows.get(judge, [])
 
 
 def _rater_labels(con, rater: str, read: LabelsRead | None) -> dict[str, str]:
     human = parse_human_rater(rater)
     if human is None:
-        return _collapse(_verdicts(con, rater))
+        return _collapse(_judge_verdicts(con, rater, read))
     annotator, judge = human
     if read is None:
         rows = verdicts_store.human_labels(con, judge=judge)
@@ -201,18 +214,18 @@ def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1
                            bootstrap=bootstrap, seed=seed)
 
 
-def position_bias(workspace: Path, judge: str) -> dict:
+def position_bias(workspace: Path, judge: str, *, read: LabelsRead | None = None) -> dict:
     """How a side-by-side judge depends on the order it saw the answers (FastChat/LLMBar practice).
 
     ``first_position_rate``: share of decisive verdicts that picked the answer shown first.
     With both orders: consistency and κ between the two orders (``lsqa.agreement``).
+    ``read``: verdicts already read by the report this is part of.
     """
     from lsqa.agreement import position_consistency
 
     with store.connect(workspace) as con:
-        rows = _verdicts(con, judge, kinds=PAIRWISE_KINDS)
-        raw = {r["id"]: r["raw_label"] for r in results_store.list_judgments(con, judge=judge)}
-    decisive = [raw[r["id"]] for r in rows if raw.get(r["id"]) in ("A", "B")]
+        rows = [r for r in _judge_verdicts(con, judge, read) if r["kind"] in PAIRWISE_KINDS]
+    decisive = [r["raw_label"] for r in rows if r["raw_label"] in ("A", "B")]  # as shown, not system terms
     out = {"judge": judge, "n": len(rows), "n_decisive": len(decisive),
            "first_position_rate": (sum(x == "A" for x in decisive) / len(decisive)) if decisive else None}
     by_order: dict[str, dict[str, str]] = defaultdict(dict)

@@ -144,7 +144,7 @@ def figures(workspace: str | Path, data_dir: str | Path, *, read: analysis.Label
             stats = published(root, dataset, evaluator)
             vs_gold = analysis.agreement(workspace, judge, f"{analysis.HUMAN}:{GOLD}@{judge}", bootstrap=0, read=read)
             n = vs_gold["n"]
-            bias = analysis.position_bias(workspace, judge)
+            bias = analysis.position_bias(workspace, judge, read=read)
             ours = {"correct_False": _fraction(round(vs_gold["agreement"] * n), n),
                     "equal": _fraction(round(bias["consistency"] * bias["n_both_orders"]), bias["n_both_orders"]),
                     "kappa_agreement": bias["kappa"]}

@@ -198,7 +198,7 @@ def _agreement_overview(workspace: Path, bootstrap: int) -> dict:
                 vs_annotator += [r for a in annotators
                                  if (r := judge_vs_human(workspace, judge, annotator=a, bootstrap=bootstrap, read=read))]
     for judge in families["pairwise"]:
-        position.append(analysis.position_bias(workspace, judge))
+        position.append(analysis.position_bias(workspace, judge, read=read))
     between = []
     for i, a in enumerate(annotators):
         for b in annotators[i + 1:]:
@@ -226,6 +226,21 @@ def agreement_rows(results: list[dict]) -> list[dict]:
              "Cohen's κ": None if r["kappa"] is None else round(r["kappa"], 3),
              "κ 95% CI": "" if not r.get("kappa_ci") else f"{r['kappa_ci'][0]:.3f} – {r['kappa_ci'][1]:.3f}"}
             for r in results]
+
+
+def confusion_rows(result: dict) -> list[dict]:
+    """A confusion matrix as table rows (Fig. 4): one row per label of rater A, one column per label
+    of rater B, counts of items. The Agreement page shows these as tables: a dozen small heatmaps
+    cost a new browser tab ~0.8 s of drawing (plotly.js), a table next to nothing."""
+    corner = f"{result['rater_a']} ↓ · {result['rater_b']} →"
+    return [{corner: a, **{b: n for b, n in zip(result["labels"], row)}}
+            for a, row in zip(result["labels"], result["confusion"])]
+
+
+def preference_rows(table: dict) -> list[dict]:
+    """The §5.1 self-preference 2×2 as table rows: per judge, how often it preferred each system."""
+    return [{"judge": judge, **{f"preferred {system}": n for system, n in zip(table["systems"], counts)}}
+            for judge, counts in zip(table["judges"], table["counts"])]
 
 
 def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict | None:

@@ -20,6 +20,21 @@ st.title("Agreement")
 rounds = st.sidebar.selectbox("Bootstrap rounds for κ CIs", [1000, 200, 0], key="ag_rounds")
 view = page_data.agreement_overview(workspace, bootstrap=rounds)
 
+
+
+def plain_table(rows: list[dict]) -> None:
+    """A small static table; st.table renders text cells and headers as Markdown, names must stay text."""
+    st.table([{md(k): md(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows], hide_index=True)
+
+
+def confusion_table(result: dict) -> None:
+    """One confusion matrix as a table, its agreement and κ above it."""
+    kappa = "" if result["kappa"] is None else f", κ = {result['kappa']:.3f}"
+    agreement = "" if result["agreement"] is None else f" — agreement {100 * result['agreement']:.1f}%{kappa}"
+    st.caption(f"{md(result['rater_a'])} vs {md(result['rater_b'])}{agreement}")
+    plain_table(page_data.confusion_rows(result))
+
+
 st.header("Judges against humans")
 st.caption("Only reviews of the judge's own verdicts count; the latest label per item and annotator.")
 if view["vs_human"]:
@@ -27,10 +42,11 @@ if view["vs_human"]:
     st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")
     st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_human.csv", "text/csv",
                        on_click="ignore", key="ag_dl_human")
+    st.markdown("**Confusion matrices** (items; the diagonal is where the judge and the humans agree)")
     cols = st.columns(min(3, len(view["vs_human"])))
     for i, res in enumerate(view["vs_human"]):
-        cols[i % len(cols)].plotly_chart(charts.confusion(res, res["rater_a"], res["rater_b"]),
-                                         key=f"ag_h_{res['rater_a']}")
+        with cols[i % len(cols)]:
+            confusion_table(res)
     if view["vs_annotator"]:
         st.subheader("Per annotator")
         st.caption("Each judge against each person who reviewed its verdicts.")
@@ -50,10 +66,9 @@ if view["pairs"]:
     labels = [f"{p['rater_a']} vs {p['rater_b']}" for p in view["pairs"]]
     pick = st.selectbox("Confusion matrix", range(len(labels)), format_func=labels.__getitem__, key="ag_pick")
     pair = view["pairs"][pick]
-    fig = charts.confusion(pair, pair["rater_a"], pair["rater_b"])
-    st.plotly_chart(fig, key="ag_pair_fig")
-    st.download_button("Heatmap (HTML)", lambda f=fig: charts.to_html(f), "confusion.html", "text/html", on_click="ignore",
-                       key="ag_dl_fig")
+    confusion_table(pair)
+    st.download_button("Heatmap (HTML)", lambda p=pair: charts.to_html(charts.confusion(p, p["rater_a"], p["rater_b"])),
+                       "confusion.html", "text/html", on_click="ignore", key="ag_dl_fig")
 else:
     st.info("Fewer than two judges of one kind (yes/no or side by side) share items.")
 
@@ -76,7 +91,7 @@ if len(pairwise) >= 2 and len(systems) >= 2:
     s2 = c[3].selectbox("System B", systems, index=1, key="sp_s2")
     table = page_data.self_preference(workspace, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
     if table:
-        st.plotly_chart(charts.preference(table), key="ag_pref")
+        plain_table(page_data.preference_rows(table))
         st.caption(f"Comparisons of {md(s1)} and {md(s2)} per judge: {table['totals']} (the rest were equal or neither).")
     else:
         st.info("Pick two different judges that compared these two systems.")

@@ -21,7 +21,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lsqa import audit, jobs, page_data, store
+from lsqa import audit, highlight, jobs, page_data, store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 
@@ -181,6 +181,10 @@ def test_override_changes_agreement_and_leaderboard(ws):
     assert SXS in _vs_human_raters(at)
     row = table(at, "rater A", SXS)
     assert row.loc[row["rater A"] == SXS, "agreement %"].iloc[0] == 0.0  # one item, the human disagreed
+    # Its confusion matrix, a table (names escaped for st.table's Markdown cells): the one item off the diagonal.
+    corner = highlight.md_escape(f"{SXS} ↓ · human →")
+    matrix = next(t.value for t in at.table if corner in t.value.columns).set_index(corner)
+    assert int(matrix.to_numpy().sum()) == 1 and all(matrix.loc[x, x] == 0 for x in matrix.index if x in matrix.columns)
 
     goto(at, "leaderboard")
     assert at.toggle(key="lb_overrides").value is True
@@ -497,3 +501,21 @@ def test_audit_builds_folded_panels_only_when_opened_and_keeps_them_open(ws):
     second = audit.item(ws, second_id)
     assert second["raw"] != first["raw"]
     assert at.code and at.code[0].value == (second["raw"] or "(empty)")  # still open, now the next item's
+
+
+def test_pages_show_nothing_through_magic():
+    """.streamlit/config.toml turns Streamlit's magic off (it re-parses every page in every new tab):
+    no page may rely on a bare expression being written to the page."""
+    import ast
+
+    for script in [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]:
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+        docstrings = {id(body[0]) for node in ast.walk(tree) if isinstance(node, (ast.Module, ast.FunctionDef))
+                      for body in [node.body] if body and isinstance(body[0], ast.Expr)
+                      and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)}
+        bare = [ast.unparse(node)[:60] for node in ast.walk(tree) if isinstance(node, ast.Expr)
+                and not isinstance(node.value, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom))
+                and id(node) not in docstrings]
+        assert not bare, f"{script.name}: {bare}"
+    config = (PROJECT_ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8")
+    assert "magicEnabled = false" in config

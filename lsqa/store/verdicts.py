@@ -43,7 +43,7 @@ def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] 
     """
     sql = f"""
         SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
-               j.label AS judge_label, h.human_label, j.score, q.document_id,
+               j.label AS judge_label, j.raw_label, h.human_label, j.score, q.document_id,
                {"coalesce(h.human_label, j.label)" if use_overrides else "j.label"} AS label
         FROM judgments j
         LEFT JOIN (SELECT judgment_id, label AS human_label FROM latest_human_labels) h ON h.judgment_id = j.id
