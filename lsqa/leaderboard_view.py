@@ -150,8 +150,8 @@ def judge_choices(shown: dict[str, list[str]]) -> list[str]:
     yes/no judges (Table 1's accuracy), then every judge at once.
 
     One judge at a time is the default because a stakeholder reads one ranking at a time, and
-    because every judge shown costs a Bradley-Terry fit with its bootstrap and three charts the
-    browser must draw (issue 12: with all nine of the demo's charts a switch took ~2 s)."""
+    because every judge shown costs a Bradley-Terry fit with its bootstrap and, in the chart view, a
+    chart the browser must draw (issue 12: with all nine of the demo's charts a switch took ~2 s)."""
     return [*shown["pairwise"], *shown["binary"], ALL_JUDGES]
 
 
@@ -167,3 +167,51 @@ def chosen_judge(choices: list[str], asked: str | None, remembered: str | None =
 def only(shown: dict[str, list[str]], judge: str) -> dict[str, list[str]]:
     """``shown`` narrowed to the picked judge (all of it for ``ALL_JUDGES``)."""
     return shown if judge == ALL_JUDGES else {fam: [j for j in names if j == judge] for fam, names in shown.items()}
+
+
+# ------------------------------------------------------------------------------ what is shown
+
+# Each judge's ranking is shown one way at a time. The table comes first: a page that draws a
+# Plotly chart in a new browser tab first loads and runs plotly.js, which measured +0.9-1.0 s on
+# this machine's kind (bench/bench_browser.py, a one-chart Streamlit app against a one-line one),
+# while the table's inline bars cost next to nothing. Leaderboards in LLM evaluation (e.g. the
+# Chatbot Arena's) also lead with the table and keep the plots a click away. The choice is kept
+# in the link (``?show=chart``), so a presenter can share the chart view itself.
+SHOW = {"table": "Ranking table", "chart": "Chart (paper Fig. 2-3)", "win": "Win probabilities"}
+
+
+def chosen_show(asked: str | None, remembered: str | None = None) -> str:
+    """What to show: as a link asks (``?show=``), else as this session had it, else the table."""
+    for name in (asked, remembered):
+        if name in SHOW:
+            return name
+    return "table"
+
+
+def strength_bar(result: dict, scale: str) -> dict:
+    """The ranking table's inline strength bar, on the scale the person chose for the chart.
+
+    A table bar cannot have a log axis, so the log scale and the β scale both draw β = log e^β
+    (a system 200× stronger than another still leaves it a visible bar); the linear scale draws
+    e^β from 0, as the paper's figures do. Returns the column's ``name``, one ``values`` entry per
+    system (in ``result["systems"]`` order) and the bar's ``low``/``high`` ends."""
+    systems = result["systems"]
+    if scale == "linear":
+        values = [s["strength"] for s in systems]
+        known = [v for v in values if v is not None]
+        return {"name": "strength e^β", "values": values, "low": 0.0, "high": max(known, default=1.0) or 1.0}
+    values = [s["beta"] for s in systems]
+    known = [v for v in values if v is not None]  # a fit that diverged reports None, not ±inf
+    low, high = min(known, default=0.0), max(known, default=0.0)
+    pad = 0.15 * (high - low) if high > low else 0.5  # the weakest system keeps a visible bar
+    return {"name": "β = log strength", "values": values, "low": low - pad, "high": high}
+
+
+def with_strength_bar(rows: list[dict], result: dict, scale: str) -> tuple[list[dict], list[str], dict]:
+    """The ranking's table rows (``page_data.ranking_rows``, one per system in ``result`` order) with
+    the inline bar's column added; the columns the page shows, in order: rank, system, the bar, e^β
+    with its bootstrap CI (§3.2) and β (the judge and comparison count are in the heading); and the
+    bar (``strength_bar``)."""
+    bar = strength_bar(result, scale)
+    shown = ["rank", "system", bar["name"], *([] if scale == "linear" else ["strength"]), "ci_low", "ci_high", "beta"]
+    return [{**r, bar["name"]: v} for r, v in zip(rows, bar["values"])], shown, bar

@@ -27,12 +27,18 @@ for _k, _param in (("lb_overrides", "overrides"), ("lb_exclude", "exclude_flagge
 SCALES = {"log": "e^β, log axis", "beta": "β", "linear": "e^β, linear axis"}
 if "lb_scale" not in ss:
     ss.lb_scale = st.query_params.get("scale") if st.query_params.get("scale") in SCALES else ss.get("_lb_scale", "log")
+if "lb_show" not in ss:
+    ss.lb_show = lv.chosen_show(st.query_params.get("show"), ss.get("_lb_show"))
 shown, _ = page_data.leaderboard_judges(workspace)
 choices = lv.judge_choices(shown)
 if "lb_judge" not in ss or ss.lb_judge not in choices:
     ss.lb_judge = lv.chosen_judge(choices, st.query_params.get("judge"), ss.get("_lb_judge"))
-st.selectbox("Judge", choices, key="lb_judge", format_func=lambda j: "All judges" if j == lv.ALL_JUDGES else j,
-             help="One judge's ranking at a time; “All judges” shows every judge on one page (slower).", width=420)
+top = st.columns([1, 1.4])
+top[0].selectbox("Judge", choices, key="lb_judge", format_func=lambda j: "All judges" if j == lv.ALL_JUDGES else j,
+                 help="One judge's ranking at a time; “All judges” shows every judge on one page (slower).")
+show = top[1].radio("Show", list(lv.SHOW), format_func=lv.SHOW.get, key="lb_show", horizontal=True,
+                    help="The ranking table draws each strength as a bar; the chart is the paper's figure with its "
+                         "CIs (it takes a new browser tab about a second longer to open).")
 controls = st.columns([1.3, 1.6, 1, 1, 1.4])
 controls[0].toggle("Use human overrides", key="lb_overrides",
                    help="Where an annotator reviewed a verdict, their latest label replaces the judge's.")
@@ -44,7 +50,9 @@ by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
 scale = controls[4].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
                           help="A log axis (or β) keeps weak systems readable when one system dominates.")
 ss._lb_overrides, ss._lb_exclude, ss._lb_scale, ss._lb_judge = ss.lb_overrides, ss.lb_exclude, ss.lb_scale, ss.lb_judge
+ss._lb_show = show
 st.query_params["judge"] = ss.lb_judge
+st.query_params["show"] = show
 st.query_params["overrides"] = "1" if ss.lb_overrides else "0"
 st.query_params["exclude_flagged"] = "1" if ss.lb_exclude else "0"
 st.query_params["scale"] = scale
@@ -83,11 +91,12 @@ def show_changes(judge: str, result: dict) -> None:
 def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
     """HTML (plotly.js inside, opens offline), PNG and CSV; file names and contents carry the view.
 
-    The files are made only when a button is pressed (a callable), not on every render."""
-    buttons = [(f"{label} (HTML)", lambda f=fig, n=name: charts.to_html(f, title=n), "html", "text/html", key)
-               for key, (label, fig) in figures.items() for name in [lv.file_name(key, judge, view, when, "html")]]
-    buttons += [(f"{label} (PNG)", lambda f=fig: chart_export.to_png(f), "png", "image/png", key)
-                for key, (label, fig) in figures.items()]
+    ``figures``: label and a function that draws the figure. The files (and the figures) are made
+    only when a button is pressed (a callable), not on every render."""
+    buttons = [(f"{label} (HTML)", lambda f=draw, n=name: charts.to_html(f(), title=n), "html", "text/html", key)
+               for key, (label, draw) in figures.items() for name in [lv.file_name(key, judge, view, when, "html")]]
+    buttons += [(f"{label} (PNG)", lambda f=draw: chart_export.to_png(f()), "png", "image/png", key)
+                for key, (label, draw) in figures.items()]
     buttons += [(f"{label} (CSV)", lambda r=rows: page_data.to_csv(lv.with_view(r, judge, view, when)), "csv",
                  "text/csv", key) for key, (label, rows) in tables.items()]
     cols = st.columns(len(buttons))
@@ -109,15 +118,34 @@ for entry in board["rankings"]:
     st.caption(f"{md(judge)}: {result['n_comparisons']:,} comparisons ({result['n_excluded']:,} 'none' left out)")
     if view.switched:
         show_changes(judge, result)
-    left, right = st.columns([3, 2])
-    fig = charts.strength_bars(result, scale=scale, subtitle=subtitle)
-    left.plotly_chart(fig, key=f"lb_bars_{judge}")
-    heat = charts.win_matrix(result, subtitle=subtitle)
-    right.plotly_chart(heat, key=f"lb_heat_{judge}")
     rows = page_data.ranking_rows(result)
-    st.dataframe(rows, hide_index=True, width="stretch", key=f"lb_table_{judge}")
-    downloads(judge, {"ranking": ("Chart", fig), "win_probability": ("Win matrix", heat)},
-              {"ranking": ("Ranking", rows), "win_probability": ("Win matrix", page_data.win_rows(result))}, "rank")
+    wins = page_data.win_rows(result)
+    if show == "chart":
+        st.plotly_chart(charts.strength_bars(result, scale=scale, subtitle=subtitle), key=f"lb_bars_{judge}")
+    elif show == "win":
+        st.caption("P(row beats column) = e^β_row / (e^β_row + e^β_column), from the fitted strengths (§3.2).")
+        st.dataframe(wins, hide_index=True, width="stretch", key=f"lb_wins_{judge}",
+                     column_config={s["system"]: st.column_config.NumberColumn(format="percent")
+                                    for s in result["systems"]})
+    else:
+        table_rows, columns, bar = lv.with_strength_bar(rows, result, scale)
+        st.dataframe(table_rows, hide_index=True, width="stretch", key=f"lb_table_{judge}", column_order=columns,
+                     column_config={bar["name"]: st.column_config.ProgressColumn(
+                         bar["name"], min_value=bar["low"], max_value=bar["high"], format="%.3f",
+                         help="The strength on the scale chosen above: β on the log and β scales, e^β on the "
+                              "linear one."),
+                         "strength": st.column_config.NumberColumn("e^β", format="%.4f"),
+                         "ci_low": st.column_config.NumberColumn("CI low", format="%.4f",
+                                                                 help="95% bootstrap CI of e^β (§3.2)"),
+                         "ci_high": st.column_config.NumberColumn("CI high", format="%.4f"),
+                         "beta": st.column_config.NumberColumn("β", format="%.4f")})
+    downloads(judge, {"ranking": ("Chart", lambda r=result: charts.strength_bars(r, scale=scale, subtitle=subtitle)),
+                      "win_probability": ("Win matrix", lambda r=result: charts.win_matrix(r, subtitle=subtitle))},
+              {"ranking": ("Ranking", rows), "win_probability": ("Win matrix", wins)}, "rank")
+
+def accuracy_chart(rows: list[dict], judge: str):
+    return charts.accuracy_bars(rows, title=f"Accuracy with 95% CI — {charts.plain(judge)}", subtitle=subtitle)
+
 
 if board["accuracy"]:
     st.header("Accuracy (yes/no judges)")
@@ -128,12 +156,14 @@ for entry in board["accuracy"]:
         st.info("No decided verdicts.")
         continue
     table = page_data.accuracy_rows(judge, entry["rows"])
-    left, right = st.columns([3, 2])
-    fig = charts.accuracy_bars(entry["rows"], title=f"Accuracy with 95% CI — {charts.plain(judge)}", subtitle=subtitle)
-    left.plotly_chart(fig, key=f"lb_acc_{judge}")
-    right.dataframe(table, hide_index=True, width="stretch", key=f"lb_acc_table_{judge}",
-                    column_order=["context", "system", "n", "accuracy %", "± (95% CI)"])
-    downloads(judge, {"accuracy": ("Chart", fig)}, {"accuracy": ("Table", table)}, "acc")
+    if show == "chart":
+        st.plotly_chart(accuracy_chart(entry["rows"], judge), key=f"lb_acc_{judge}")
+    st.dataframe(table, hide_index=True, width="stretch", key=f"lb_acc_table_{judge}",
+                 column_order=["context", "system", "n", "accuracy %", "± (95% CI)"],
+                 column_config={"accuracy %": st.column_config.ProgressColumn("accuracy %", min_value=0, max_value=100,
+                                                                              format="%.1f")})
+    downloads(judge, {"accuracy": ("Chart", lambda r=entry["rows"], j=judge: accuracy_chart(r, j))},
+              {"accuracy": ("Table", table)}, "acc")
 
 
 def _corrected_section():

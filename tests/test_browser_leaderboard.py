@@ -83,12 +83,18 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
             page.goto(f"{base}/leaderboard?annotator=alice")
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
             _wait_idle(page, 60000)
-            # One judge at a time at first (the first side-by-side judge): its chart and win matrix.
+            # One judge at a time at first (the first side-by-side judge), as its ranking table.
             default = page_data.leaderboard_judges(ws)[0]["pairwise"][0]
             expect(page.get_by_text(re.compile(r": [\d,]+ comparisons \("))).to_have_text([re.compile(
                 "^" + re.escape(default))])
-            assert _wait_charts_drawn(page) == 2
-            assert f"judge={default}" in page.url.replace("%2D", "-")
+            assert _wait_charts_drawn(page) == 0
+            expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+            assert f"judge={default}" in page.url.replace("%2D", "-") and "show=table" in page.url
+            # The stakeholder asks for the chart (the paper's figure): one chart, and the link keeps it.
+            page.get_by_text("Chart (paper Fig. 2-3)").click()
+            _wait_idle(page, 60000)
+            assert _wait_charts_drawn(page) == 1
+            assert "show=chart" in page.url
             # The stakeholder asks for every judge: pick "All judges" with the keyboard.
             page.locator('[data-testid="stSelectbox"]').filter(has_text="Judge").first.click()
             page.keyboard.type("All judges")

@@ -31,7 +31,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 JUDGE = "lexical-sxs-fc"
 PAGES = {"overview": "", "run": "run", "audit": f"audit?judge={JUDGE}", "reference_errors": "reference_errors",
-         "agreement": "agreement", "leaderboard": "leaderboard", "corpus": "corpus"}
+         "agreement": "agreement", "leaderboard": "leaderboard?show=chart", "corpus": "corpus"}
 TITLES = {"overview": "lsqa — long-span question answering", "run": "Run a study", "audit": "Audit judge verdicts",
           "reference_errors": "Reference errors", "agreement": "Agreement", "leaderboard": "Leaderboard",
           "corpus": "Corpus"}
@@ -89,9 +89,11 @@ def _wait_idle(page, timeout_ms: int = 30000) -> None:
 
 
 def _wait_charts_drawn(page, timeout_ms: int = 30000) -> int:
-    """Until every Plotly chart on the page has drawn its SVG (instead of a fixed sleep); how many."""
+    """Until every Plotly chart on the page has drawn its SVG (instead of a fixed sleep); how many.
+    A chart whose code is still loading is a skeleton, not yet a chart: wait for those too."""
     page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+        "() => !document.querySelector('[data-testid=\"stMain\"] [data-testid=\"stSkeleton\"]')"
+        " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
         ".every(c => c.querySelector('.js-plotly-plot svg.main-svg'))", timeout=timeout_ms)
     return page.locator('[data-testid="stPlotlyChart"]').count()
 

@@ -439,11 +439,15 @@ def test_leaderboard_shows_one_judge_at_a_time_and_all_on_request(ws):
     shown, _ = page_data.leaderboard_judges(ws)
     first_sxs = shown["pairwise"][0]
     at = open_app(page="leaderboard")
-    # The default: the first side-by-side judge alone, its two charts, and the link says so.
+    # The default: the first side-by-side judge alone, as its ranking table (no chart to load), and
+    # the link says so.
     assert at.selectbox(key="lb_judge").value == first_sxs
     assert _judges_shown(at) == {first_sxs}
-    assert len(at.get("plotly_chart")) == 2
-    assert at.query_params.get("judge") == first_sxs
+    assert at.radio(key="lb_show").value == "table" and not at.get("plotly_chart")
+    assert at.query_params.get("judge") == first_sxs and at.query_params.get("show") == "table"
+    # The chart (the paper's figure) on request, and the link says so too.
+    at.radio(key="lb_show").set_value("chart").run()
+    assert len(at.get("plotly_chart")) == 1 and at.query_params.get("show") == "chart"
 
     # A yes/no judge: its accuracy chart and table only.
     yes_no = shown["binary"][0]
@@ -455,11 +459,45 @@ def test_leaderboard_shows_one_judge_at_a_time_and_all_on_request(ws):
     goto(at, "overview")
     goto(at, "leaderboard")
     assert at.selectbox(key="lb_judge").value == yes_no and _judges_shown(at) == {yes_no}
+    assert at.radio(key="lb_show").value == "chart"
 
-    # Every judge on request: as many charts as before the picker (two per ranking, one per accuracy).
+    # Every judge on request: a chart per judge, and in the table view every judge's table.
     pick_judge(at, "all")
-    assert _judges_shown(at) == set(shown["pairwise"]) | set(shown["binary"])
-    assert len(at.get("plotly_chart")) == 2 * len(shown["pairwise"]) + len(shown["binary"])
+    assert len(at.get("plotly_chart")) == len(shown["pairwise"]) + len(shown["binary"])
+    at.radio(key="lb_show").set_value("table").run()
+    assert _judges_shown(at) == set(shown["pairwise"]) | set(shown["binary"]) and not at.get("plotly_chart")
+
+
+def test_leaderboard_table_draws_strengths_on_the_chosen_scale(ws):
+    """The ranking table's inline bar: β on the log and β scales (a dominated system keeps a bar),
+    e^β from 0 on the linear scale; win probabilities sum to 1 across each pair."""
+    at = open_app(page="leaderboard")
+    pick_judge(at, SXS)
+    frame = table(at, "judge", SXS)
+    assert list(frame["β = log strength"]) == list(frame["beta"])
+    at.radio(key="lb_scale").set_value("linear").run()
+    frame = table(at, "judge", SXS)
+    assert list(frame["strength e^β"]) == list(frame["strength"]) and "β = log strength" not in frame.columns
+    at.radio(key="lb_show").set_value("win").run()
+    wins = next(df.value for df in at.dataframe if "system" in df.value.columns and "judge" not in df.value.columns)
+    systems = list(wins["system"])
+    assert set(systems) == set(frame["system"])
+    for a in systems:
+        for b in systems:
+            if a != b:
+                pair = wins.set_index("system").loc[a, b] + wins.set_index("system").loc[b, a]
+                assert abs(pair - 1) < 1e-3, (a, b, pair)
+
+
+@pytest.mark.parametrize("asked, expected", [("chart", "chart"), ("win", "win"), ("<b>x</b>", "table")])
+def test_a_leaderboard_link_opens_the_view_it_names(ws, asked, expected):
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["annotator"] = "alice"
+    at.query_params["show"] = asked
+    at.run()
+    goto(at, "leaderboard")
+    assert at.radio(key="lb_show").value == expected and at.query_params.get("show") == expected
+    assert len(at.get("plotly_chart")) == (1 if expected == "chart" else 0) and not at.error
 
 
 @pytest.mark.parametrize("asked", ["lexical-sxs-rag4k", "no-such-judge", "llmbar-gpt-4-mt-bench"])
