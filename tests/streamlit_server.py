@@ -22,10 +22,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None) -> Iterator[str]:
+def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None, root: Path | None = None) -> Iterator[str]:
     """Yield the base URL once ``/_stcore/health`` answers; stop (or kill) the server afterwards.
 
     ``app``: another Streamlit script instead of the dashboard's app.py (the browser bench's baseline).
+    ``root``: another checkout of the project to serve (``bench/bench_browser_ab.py``).
 
     A server that exits or stays silent for ``timeout_s`` raises AssertionError at once.
     """
@@ -35,7 +36,7 @@ def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None) ->
     proc = subprocess.Popen(
         [str(streamlit), "run", str(app or "app.py"), "--server.address", "127.0.0.1", "--server.port", str(port),
          "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=root or PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.time() + timeout_s
         while True:

@@ -1,0 +1,79 @@
+"""Benchmark: two versions of the dashboard side by side in headless Chromium, new tab by new tab.
+
+Run:  .venv/bin/python bench/bench_browser_ab.py --a ../lsqa-before --b . --workspace db/lsqa.duckdb \\
+          --pages leaderboard,agreement,audit --rounds 6
+      (make the "before" checkout with `git worktree add ../lsqa-before <commit>`)
+
+Both checkouts are served at once (`streamlit run app.py` in each, on 127.0.0.1, on the same
+workspace) and one browser opens each page in a new tab, A and B alternating (ABBA...), with a warm
+cache (one browser profile per version) and a cold one (a new profile each time). A shared
+machine's load drifts by seconds between runs; alternating in one run makes the ratio B/A the
+figure to trust. "Done" is bench_browser.py's: no loading skeleton, every chart drawn, held 0.3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True")):
+    os.environ.setdefault(_name, _value)
+
+import bench_browser as bb  # noqa: E402
+from tests.streamlit_server import serve  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--a", type=Path, required=True, help="checkout A (the baseline, e.g. a worktree of main)")
+    ap.add_argument("--b", type=Path, default=ROOT, help="checkout B (default: this one)")
+    ap.add_argument("--workspace", type=Path, required=True)
+    ap.add_argument("--pages", default="audit,agreement,leaderboard", help="URL paths, comma-separated")
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--modes", default="warm,cold")
+    args = ap.parse_args()
+    headings = {path: heading for path, heading in bb.PAGES.values()}
+    pages = args.pages.split(",")
+    unknown = [p for p in pages if p not in headings]
+    if unknown:
+        ap.error(f"unknown page(s) {unknown}; choose from {sorted(h for h in headings if h)}")
+    from playwright.sync_api import sync_playwright
+
+    print(f"A = {args.a.resolve()}\nB = {args.b.resolve()}\nworkspace {args.workspace} · load average "
+          f"{os.getloadavg()[0]:.1f} · median of {args.rounds}")
+    with ExitStack() as stack, sync_playwright() as p:
+        bases = {name: stack.enter_context(serve(args.workspace, root=root.resolve()))
+                 for name, root in (("A", args.a), ("B", args.b))}
+        browser = p.chromium.launch(executable_path=bb.CHROMIUM, args=bb.ARGS)
+        try:
+            warm = {name: browser.new_context(viewport=bb.VIEWPORT) for name in bases}
+            for name, base in bases.items():
+                bb.first_render(browser, f"{base}/", "lsqa")  # each server imports lsqa once
+                for path in pages:
+                    bb.first_render(warm[name], f"{base}/{path}?annotator=bench", headings[path])
+            for path in pages:
+                for mode in args.modes.split(","):
+                    times: dict[str, list[float]] = {"A": [], "B": []}
+                    for i in range(args.rounds):
+                        for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
+                            opener = warm[name] if mode == "warm" else browser
+                            times[name].append(bb.first_render(opener, f"{bases[name]}/{path}?annotator=bench",
+                                                               headings[path]))
+                    a, b = statistics.median(times["A"]), statistics.median(times["B"])
+                    print(f"{path or 'overview':<18} {mode}: A {a:.2f} s  B {b:.2f} s  B/A {b / a:.2f}   "
+                          f"(A {', '.join(f'{t:.2f}' for t in times['A'])}; B {', '.join(f'{t:.2f}' for t in times['B'])})",
+                          flush=True)
+        finally:
+            browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
