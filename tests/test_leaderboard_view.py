@@ -1,0 +1,61 @@
+"""The Leaderboard's table view (lsqa.leaderboard_view): inline strength bars on the chosen scale,
+and which view a link opens. Rankings are the small demo's real side-by-side verdicts."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from lsqa import analysis, page_data
+from lsqa import leaderboard_view as lv
+
+SXS = "lexical-sxs-fc"
+
+
+@pytest.fixture(scope="module")
+def ranking(demo_workspace_template):
+    return analysis.ranking(demo_workspace_template, SXS, bootstrap=200)
+
+
+def test_log_and_beta_scales_draw_beta_and_keep_the_weakest_visible(ranking):
+    for scale in ("log", "beta"):
+        bar = lv.strength_bar(ranking, scale)
+        betas = [s["beta"] for s in ranking["systems"]]
+        assert bar["name"] == "β = log strength" and bar["values"] == betas
+        assert bar["high"] == max(betas)
+        assert bar["low"] < min(betas)  # the weakest system keeps a bar
+        # β is log e^β: the bar orders systems as the chart's log axis does
+        assert all(math.isclose(b, math.log(s["strength"]), rel_tol=1e-6, abs_tol=1e-9)
+                   for b, s in zip(betas, ranking["systems"]))
+
+
+def test_linear_scale_draws_strength_from_zero(ranking):
+    bar = lv.strength_bar(ranking, "linear")
+    assert bar["name"] == "strength e^β" and bar["low"] == 0.0
+    assert bar["values"] == [s["strength"] for s in ranking["systems"]]
+    assert bar["high"] == max(bar["values"])
+
+
+def test_table_rows_keep_the_ranking_rows_and_add_the_bar(ranking):
+    rows = page_data.ranking_rows(ranking)
+    for scale in ("log", "linear"):
+        table, shown, bar = lv.with_strength_bar(rows, ranking, scale)
+        assert [{k: v for k, v in r.items() if k != bar["name"]} for r in table] == rows  # CSV columns intact
+        assert set(shown) <= set(table[0]) and shown[:3] == ["rank", "system", bar["name"]]
+        assert ("strength" in shown) == (scale != "linear")  # the linear bar is e^β itself
+
+
+def test_a_diverged_fit_does_not_break_the_bar(ranking):
+    broken = {**ranking, "systems": [{**s, "beta": None} if i == 0 else s
+                                     for i, s in enumerate(ranking["systems"])]}
+    bar = lv.strength_bar(broken, "log")
+    known = [s["beta"] for s in broken["systems"] if s["beta"] is not None]
+    assert bar["values"][0] is None and bar["high"] == max(known) and bar["low"] < min(known)
+
+
+@pytest.mark.parametrize("asked, remembered, expected", [
+    ("chart", None, "chart"), ("win", "chart", "win"), (None, "chart", "chart"), ("<b>", None, "table"),
+    (None, None, "table"), ("", "win", "win")])
+def test_which_view_a_link_opens(asked, remembered, expected):
+    assert lv.chosen_show(asked, remembered) == expected
