@@ -114,7 +114,7 @@ def test_fresh_machine_without_shared_data_gets_the_bundled_demo(tmp_path, monke
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 1600})
         try:
-            page.goto(f"{base}/leaderboard?judge=lexical-sxs-fc")  # a link to one judge's ranking
+            page.goto(f"{base}/leaderboard?judge=lexical-sxs-fc&show=chart")  # a link to one judge's chart
             expect(page.get_by_text(re.compile(r"^lexical-sxs-fc: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
             _wait_idle(page, 60000)
             assert _wait_charts_drawn(page) > 0
