@@ -21,7 +21,6 @@ rounds = st.sidebar.selectbox("Bootstrap rounds for κ CIs", [1000, 200, 0], key
 view = page_data.agreement_overview(workspace, bootstrap=rounds)
 
 
-
 def plain_table(rows: list[dict]) -> None:
     """A small static table; st.table renders text cells and headers as Markdown, names must stay text."""
     st.table([{md(k): md(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows], hide_index=True)
@@ -92,6 +91,8 @@ if len(pairwise) >= 2 and len(systems) >= 2:
     table = page_data.self_preference(workspace, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
     if table:
         plain_table(page_data.preference_rows(table))
+        st.download_button("Heatmap (HTML)", lambda t=table: charts.to_html(charts.preference(t)), "self_preference.html",
+                           "text/html", on_click="ignore", key="ag_dl_pref")
         st.caption(f"Comparisons of {md(s1)} and {md(s2)} per judge: {table['totals']} (the rest were equal or neither).")
     else:
         st.info("Pick two different judges that compared these two systems.")

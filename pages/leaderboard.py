@@ -143,6 +143,7 @@ for entry in board["rankings"]:
                       "win_probability": ("Win matrix", lambda r=result: charts.win_matrix(r, subtitle=subtitle))},
               {"ranking": ("Ranking", rows), "win_probability": ("Win matrix", wins)}, "rank")
 
+
 def accuracy_chart(rows: list[dict], judge: str):
     return charts.accuracy_bars(rows, title=f"Accuracy with 95% CI — {charts.plain(judge)}", subtitle=subtitle)
 
