@@ -230,8 +230,8 @@ def agreement_rows(results: list[dict]) -> list[dict]:
 
 def confusion_rows(result: dict) -> list[dict]:
     """A confusion matrix as table rows (Fig. 4): one row per label of rater A, one column per label
-    of rater B, counts of items. The Agreement page shows these as tables: a dozen small heatmaps
-    cost a new browser tab ~0.8 s of drawing (plotly.js), a table next to nothing."""
+    of rater B, counts of items. The Agreement page shows these as tables: its five heatmaps cost a
+    new browser tab ~0.8 s of plotly.js (loading and drawing), a table next to nothing."""
     corner = f"{result['rater_a']} ↓ · {result['rater_b']} →"
     return [{corner: a, **{b: n for b, n in zip(result["labels"], row)}}
             for a, row in zip(result["labels"], result["confusion"])]
