@@ -129,13 +129,18 @@ def _fraction(k: int, n: int) -> str:
     return f"{k} / {n} = {k / n * 100}%"
 
 
+def present_judges(workspace: str | Path) -> set[str]:
+    """LLMBar's judges imported into this workspace (``import_llmbar``)."""
+    with store.connect(workspace) as con:
+        return {j["judge"] for j in results_store.judges(con)} & JUDGES
+
+
 def figures(workspace: str | Path, data_dir: str | Path, *, read: analysis.LabelsRead | None = None) -> list[dict]:
     """Per imported judge: the published figure and the same figure computed by lsqa from the workspace.
     ``read``: raters' labels already read by the report this is part of (the Agreement page)."""
     root = Path(data_dir) / LLMBAR_DIR
     rows = []
-    with store.connect(workspace) as con:
-        present = {j["judge"] for j in results_store.judges(con)}
+    present = present_judges(workspace)
     for dataset in SETS:
         for evaluator in EVALUATORS:
             judge = judge_name(dataset, evaluator)

@@ -161,23 +161,62 @@ def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None,
     return result
 
 
-def agreement_overview(workspace: Path, *, bootstrap: int = 1000) -> dict:
+# The Agreement page's sections, each computed only when shown (issue 12): what each needs from the report.
+AGREEMENT_SECTIONS = {"humans": ("vs_human", "vs_annotator"), "judges": ("pairs",), "bias": ("position",),
+                      "annotators": ("annotators", "annotator_pairs"), "llmbar": ("llmbar",)}
+
+
+def agreement_overview(workspace: Path, *, bootstrap: int = 1000, sections: tuple[str, ...] | None = None) -> dict:
     """Every judge against the humans and against the other judges of its family (Fig. 4, §5.1-5.2).
 
-    Returns ``{"pairs": [...], "vs_human": [...], "position": [...], "annotators": {...}, "llmbar": [...]}``
-    with agreement %, Cohen's κ and its bootstrap CI and the confusion matrix for each pair, and
-    LLMBar's published figures beside lsqa's (``llmbar.figures``).
+    Returns ``{"pairs": [...], "vs_human": [...], "vs_annotator": [...], "position": [...],
+    "annotators": {...}, "annotator_pairs": [...], "annotator_names": [...], "families": {...},
+    "llmbar": [...]}`` with agreement %, Cohen's κ and its bootstrap CI and the confusion matrix for
+    each pair, and LLMBar's published figures beside lsqa's (``llmbar.figures``).
+
+    ``sections``: only these parts of the report (keys of ``AGREEMENT_SECTIONS``; default all); the
+    keys of the parts left out are absent. ``families`` and ``annotator_names`` are always there.
     """
+    unknown = set(sections or ()) - set(AGREEMENT_SECTIONS)
+    if unknown:
+        raise ValueError(f"unknown agreement section(s) {sorted(unknown)}; choose from {list(AGREEMENT_SECTIONS)}")
     # One attachment of the workspace for the whole report: its ~40 reads would otherwise attach
     # and detach the file each (2-4 ms apiece, a quarter of the report on the full demo).
     with store.connect(workspace):
-        return _agreement_overview(workspace, bootstrap)
+        return _agreement_overview(workspace, bootstrap, set(sections or AGREEMENT_SECTIONS))
 
 
-def _agreement_overview(workspace: Path, bootstrap: int) -> dict:
+def _agreement_overview(workspace: Path, bootstrap: int, sections: set[str]) -> dict:
     families = judges_by_family(workspace)
-    pairs, vs_human, position = [], [], []
     read = analysis.LabelsRead()  # each rater's labels, read once for the whole overview
+    with store.connect(workspace) as con:
+        annotators = sorted({r["annotator"] for r in verdicts_store.human_labels(con)})
+    out = {"families": families, "annotator_names": annotators}
+    if "judges" in sections:
+        out["pairs"] = _judge_pairs(workspace, families, bootstrap, read)
+    if "humans" in sections:
+        out["vs_human"], out["vs_annotator"] = [], []
+        for judges in families.values():
+            for judge in judges:
+                res = judge_vs_human(workspace, judge, bootstrap=bootstrap, read=read)
+                if res:
+                    out["vs_human"].append(res)
+                    # The same judge against each person who reviewed it: who agrees with it, who does not.
+                    out["vs_annotator"] += [r for a in annotators if (r := judge_vs_human(
+                        workspace, judge, annotator=a, bootstrap=bootstrap, read=read))]
+    if "bias" in sections:
+        out["position"] = [analysis.position_bias(workspace, judge, read=read) for judge in families["pairwise"]]
+    if "annotators" in sections:
+        out["annotators"] = analysis.annotator_agreement(workspace)
+        out["annotator_pairs"] = _annotator_pairs(workspace, annotators, bootstrap, read)
+    if "llmbar" in sections:
+        out["llmbar"] = _llmbar_figures(workspace, read)
+    return out
+
+
+def _judge_pairs(workspace: Path, families: dict, bootstrap: int, read: analysis.LabelsRead) -> list[dict]:
+    """Each pair of judges of one family (yes/no or side by side) on the items both judged."""
+    pairs = []
     for family, judges in families.items():
         for i, a in enumerate(judges):
             for b in judges[i + 1:]:
@@ -186,31 +225,28 @@ def _agreement_overview(workspace: Path, bootstrap: int) -> dict:
                 except NoVerdicts:
                     continue
                 pairs.append({"family": family, "rater_a": a, "rater_b": b, **res})
-    with store.connect(workspace) as con:
-        annotators = sorted({r["annotator"] for r in verdicts_store.human_labels(con)})
-    vs_annotator = []
-    for judges in families.values():
-        for judge in judges:
-            res = judge_vs_human(workspace, judge, bootstrap=bootstrap, read=read)
-            if res:
-                vs_human.append(res)
-                # The same judge against each person who reviewed it: who agrees with it, who does not.
-                vs_annotator += [r for a in annotators
-                                 if (r := judge_vs_human(workspace, judge, annotator=a, bootstrap=bootstrap, read=read))]
-    for judge in families["pairwise"]:
-        position.append(analysis.position_bias(workspace, judge, read=read))
+    return pairs
+
+
+def _annotator_pairs(workspace: Path, annotators: list[str], bootstrap: int, read: analysis.LabelsRead) -> list[dict]:
+    """Each pair of annotators on the verdicts both reviewed."""
     between = []
     for i, a in enumerate(annotators):
         for b in annotators[i + 1:]:
             try:
-                res = analysis.agreement(workspace, f"{vocabulary.HUMAN}:{a}", f"{vocabulary.HUMAN}:{b}", bootstrap=bootstrap,
-                                         read=read)
+                res = analysis.agreement(workspace, f"{vocabulary.HUMAN}:{a}", f"{vocabulary.HUMAN}:{b}",
+                                         bootstrap=bootstrap, read=read)
             except NoVerdicts:  # no verdict reviewed by both
                 continue
             between.append({"rater_a": a, "rater_b": b, **res})
-    return {"pairs": pairs, "vs_human": vs_human, "vs_annotator": vs_annotator, "position": position,
-            "annotators": analysis.annotator_agreement(workspace), "annotator_pairs": between, "annotator_names": annotators,
-            "families": families, "llmbar": _llmbar_figures(workspace, read)}
+    return between
+
+
+def has_llmbar(workspace: Path) -> bool:
+    """LLMBar's judges are in the workspace and its published figures are in the shared data."""
+    from lsqa.config import data_dir
+
+    return bool(llmbar.present_judges(workspace)) and (data_dir() / llmbar.LLMBAR_DIR).is_dir()
 
 
 def _llmbar_figures(workspace: Path, read: analysis.LabelsRead) -> list[dict]:

@@ -18,7 +18,6 @@ workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
 st.title("Agreement")
 rounds = st.sidebar.selectbox("Bootstrap rounds for κ CIs", [1000, 200, 0], key="ag_rounds")
-view = page_data.agreement_overview(workspace, bootstrap=rounds)
 
 
 def plain_table(rows: list[dict]) -> None:
@@ -34,91 +33,99 @@ def confusion_table(result: dict) -> None:
     plain_table(page_data.confusion_rows(result))
 
 
-st.header("Judges against humans")
-st.caption("Only reviews of the judge's own verdicts count; the latest label per item and annotator.")
-if view["vs_human"]:
-    rows = page_data.agreement_rows(view["vs_human"])
-    st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")
-    st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_human.csv", "text/csv",
-                       on_click="ignore", key="ag_dl_human")
-    st.markdown("**Confusion matrices** (items; the diagonal is where the judge and the humans agree)")
-    cols = st.columns(min(3, len(view["vs_human"])))
-    for i, res in enumerate(view["vs_human"]):
-        with cols[i % len(cols)]:
-            confusion_table(res)
-    if view["vs_annotator"]:
-        st.subheader("Per annotator")
-        st.caption("Each judge against each person who reviewed its verdicts.")
-        rows = page_data.agreement_rows(view["vs_annotator"])
-        st.dataframe(rows, hide_index=True, width="stretch", key="ag_annotator_table")
-        st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_annotator.csv", "text/csv",
-                           on_click="ignore", key="ag_dl_annotator")
-else:
-    st.info("No human reviews yet: audit some verdicts first.")
-
-st.header("Judges against each other")
-if view["pairs"]:
-    rows = page_data.agreement_rows(view["pairs"])
-    st.dataframe(rows, hide_index=True, width="stretch", key="ag_pairs_table")
-    st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_judges.csv", "text/csv",
-                       on_click="ignore", key="ag_dl_pairs")
-    labels = [f"{p['rater_a']} vs {p['rater_b']}" for p in view["pairs"]]
-    pick = st.selectbox("Confusion matrix", range(len(labels)), format_func=labels.__getitem__, key="ag_pick")
-    pair = view["pairs"][pick]
-    confusion_table(pair)
-    st.download_button("Heatmap (HTML)", lambda p=pair: charts.to_html(charts.confusion(p, p["rater_a"], p["rater_b"])),
-                       "confusion.html", "text/html", on_click="ignore", key="ag_dl_fig")
-else:
-    st.info("Fewer than two judges of one kind (yes/no or side by side) share items.")
-
-st.header("Position consistency")
-st.caption("Side-by-side judges: how often the answer shown first wins, and, for judges run in both orders, "
-           "how often the two orders agree.")
-if view["position"]:
-    st.dataframe(view["position"], hide_index=True, width="stretch", key="ag_position")
-else:
-    st.info("No side-by-side judges.")
-
-st.header("Self-preference (paper §5.1)")
-pairwise = view["families"]["pairwise"]
-systems = page_data.pairwise_systems(workspace)
-if len(pairwise) >= 2 and len(systems) >= 2:
-    c = st.columns(4)
-    j1 = c[0].selectbox("Judge 1", pairwise, index=0, key="sp_j1")
-    j2 = c[1].selectbox("Judge 2", pairwise, index=1, key="sp_j2")
-    s1 = c[2].selectbox("System A", systems, index=0, key="sp_s1")
-    s2 = c[3].selectbox("System B", systems, index=1, key="sp_s2")
-    table = page_data.self_preference(workspace, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
-    if table:
-        plain_table(page_data.preference_rows(table))
-        st.download_button("Heatmap (HTML)", lambda t=table: charts.to_html(charts.preference(t)), "self_preference.html",
-                           "text/html", on_click="ignore", key="ag_dl_pref")
-        st.caption(f"Comparisons of {md(s1)} and {md(s2)} per judge: {table['totals']} (the rest were equal or neither).")
+def vs_humans(view: dict) -> None:
+    """Each judge against the humans who reviewed its verdicts, and against each of them."""
+    st.caption("Only reviews of the judge's own verdicts count; the latest label per item and annotator.")
+    if view["vs_human"]:
+        rows = page_data.agreement_rows(view["vs_human"])
+        st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")
+        st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_human.csv", "text/csv",
+                           on_click="ignore", key="ag_dl_human")
+        st.markdown("**Confusion matrices** (items; the diagonal is where the judge and the humans agree)")
+        cols = st.columns(min(3, len(view["vs_human"])))
+        for i, res in enumerate(view["vs_human"]):
+            with cols[i % len(cols)]:
+                confusion_table(res)
+        if view["vs_annotator"]:
+            st.subheader("Per annotator")
+            st.caption("Each judge against each person who reviewed its verdicts.")
+            rows = page_data.agreement_rows(view["vs_annotator"])
+            st.dataframe(rows, hide_index=True, width="stretch", key="ag_annotator_table")
+            st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_annotator.csv", "text/csv",
+                               on_click="ignore", key="ag_dl_annotator")
     else:
-        st.info("Pick two different judges that compared these two systems.")
-else:
-    st.info("Needs two side-by-side judges and two systems.")
-
-st.header("Among annotators")
-ann = view["annotators"]
-c = st.columns(3)
-c[0].metric("annotators", len(ann["annotators"]))
-c[1].metric("items reviewed by ≥ 2", ann["n_items"],
-            help="Counted as in the pair table below: an item is an answer (yes/no) or a pair of answers")
-c[2].metric("Krippendorff's α", "—" if ann["krippendorff_alpha"] is None else f"{ann['krippendorff_alpha']:.3f}")
-if ann["fleiss_kappa"] is not None:
-    st.caption(f"Fleiss' κ over the {ann['n_complete']} items every annotator reviewed: {ann['fleiss_kappa']:.3f}")
-if view["annotator_pairs"]:
-    st.dataframe(page_data.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
-                 key="ag_annotator_pairs")
+        st.info("No human reviews yet: audit some verdicts first.")
 
 
-def show_llmbar() -> None:
+def vs_judges(view: dict) -> None:
+    """Each pair of judges of one family on the items both judged."""
+    if view["pairs"]:
+        rows = page_data.agreement_rows(view["pairs"])
+        st.dataframe(rows, hide_index=True, width="stretch", key="ag_pairs_table")
+        st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_judges.csv", "text/csv",
+                           on_click="ignore", key="ag_dl_pairs")
+        labels = [f"{p['rater_a']} vs {p['rater_b']}" for p in view["pairs"]]
+        pick = st.selectbox("Confusion matrix", range(len(labels)), format_func=labels.__getitem__, key="ag_pick")
+        pair = view["pairs"][pick]
+        confusion_table(pair)
+        st.download_button("Heatmap (HTML)", lambda p=pair: charts.to_html(charts.confusion(p, p["rater_a"], p["rater_b"])),
+                           "confusion.html", "text/html", on_click="ignore", key="ag_dl_fig")
+    else:
+        st.info("Fewer than two judges of one kind (yes/no or side by side) share items.")
+
+
+def bias(view: dict) -> None:
+    """Position consistency and the self-preference 2×2 of side-by-side judges."""
+    st.subheader("Position consistency")
+    st.caption("Side-by-side judges: how often the answer shown first wins, and, for judges run in both orders, "
+               "how often the two orders agree.")
+    if view["position"]:
+        st.dataframe(view["position"], hide_index=True, width="stretch", key="ag_position")
+    else:
+        st.info("No side-by-side judges.")
+
+    st.subheader("Self-preference (paper §5.1)")
+    pairwise = view["families"]["pairwise"]
+    systems = page_data.pairwise_systems(workspace)
+    if len(pairwise) >= 2 and len(systems) >= 2:
+        c = st.columns(4)
+        j1 = c[0].selectbox("Judge 1", pairwise, index=0, key="sp_j1")
+        j2 = c[1].selectbox("Judge 2", pairwise, index=1, key="sp_j2")
+        s1 = c[2].selectbox("System A", systems, index=0, key="sp_s1")
+        s2 = c[3].selectbox("System B", systems, index=1, key="sp_s2")
+        table = page_data.self_preference(workspace, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
+        if table:
+            plain_table(page_data.preference_rows(table))
+            st.download_button("Heatmap (HTML)", lambda t=table: charts.to_html(charts.preference(t)), "self_preference.html",
+                               "text/html", on_click="ignore", key="ag_dl_pref")
+            st.caption(f"Comparisons of {md(s1)} and {md(s2)} per judge: {table['totals']} (the rest were equal or neither).")
+        else:
+            st.info("Pick two different judges that compared these two systems.")
+    else:
+        st.info("Needs two side-by-side judges and two systems.")
+
+
+def among_annotators(view: dict) -> None:
+    """Agreement among the people who reviewed the same verdicts."""
+    ann = view["annotators"]
+    c = st.columns(3)
+    c[0].metric("annotators", len(ann["annotators"]))
+    c[1].metric("items reviewed by ≥ 2", ann["n_items"],
+                help="Counted as in the pair table below: an item is an answer (yes/no) or a pair of answers")
+    c[2].metric("Krippendorff's α", "—" if ann["krippendorff_alpha"] is None else f"{ann['krippendorff_alpha']:.3f}")
+    if ann["fleiss_kappa"] is not None:
+        st.caption(f"Fleiss' κ over the {ann['n_complete']} items every annotator reviewed: {ann['fleiss_kappa']:.3f}")
+    if view["annotator_pairs"]:
+        st.dataframe(page_data.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
+                     key="ag_annotator_pairs")
+
+
+def show_llmbar(view: dict) -> None:
     """LLMBar's published agreement figures next to the same figures computed here (lsqa.llmbar)."""
     rows = view["llmbar"]
     if not rows:
         return
-    st.header("LLMBar: published figures reproduced")
+    st.subheader("LLMBar: published figures reproduced")
     same = sum(r["same"] for r in rows)
     st.caption(f"{same} of {len(rows)} figures of the authors' statistics.json equal lsqa's own, computed from the "
                "imported verdicts and gold labels: correct_False = judge vs human:llmbar-gold (first order), "
@@ -127,4 +134,16 @@ def show_llmbar() -> None:
                  hide_index=True, width="stretch", key="ag_llmbar")
 
 
-show_llmbar()
+# One section at a time, in tabs: only the open one is computed and drawn (switching reruns the page),
+# and the open tab is kept in the link (?section=...). All five at once made this page 3,500 px
+# tall and among the slowest to open (issue 12).
+SECTIONS = {"Judges against humans": ("humans", vs_humans), "Judges against each other": ("judges", vs_judges),
+            "Position and self-preference": ("bias", bias), "Among annotators": ("annotators", among_annotators)}
+if page_data.has_llmbar(workspace):
+    SECTIONS["LLMBar"] = ("llmbar", show_llmbar)
+tabs = st.tabs(list(SECTIONS), key="section", on_change="rerun", bind="query-params")
+for tab, (section, show) in zip(tabs, SECTIONS.values()):
+    if tab.open:
+        view = page_data.agreement_overview(workspace, bootstrap=rounds, sections=(section,))
+        with tab:
+            show(view)

@@ -216,3 +216,27 @@ def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(de
         assert (res["n"], res["agreement"], res["kappa"]) == (alone["n"], alone["agreement"], alone["kappa"])
     bob = [r for r in view["vs_annotator"] if r["rater_a"] == "lexical-sxs-fc" and r["rater_b"].endswith("bob")]
     assert bob and bob[0]["agreement"] < 1.0
+
+
+def test_each_agreement_section_alone_equals_its_part_of_the_whole_report(demo_workspace):
+    """The Agreement page computes only its open tab: each section asked alone must give exactly
+    that part of the full report, and nothing of the other parts."""
+    from lsqa import page_data
+
+    ws = demo_workspace
+    rows = audit.queue(ws, audit.Filters(judges=("lexical-sxs-fc",), reviewed="all"), "", page_size=6)["rows"]
+    for n, v in enumerate(rows):
+        audit.review(ws, "ann", v["id"], v["label"])
+        audit.review(ws, "bob", v["id"], v["label"] if n % 2 else ("none" if v["label"] != "none" else "A"))
+    whole = page_data.agreement_overview(ws, bootstrap=0)
+    every_part = set()
+    for section, parts in page_data.AGREEMENT_SECTIONS.items():
+        alone = page_data.agreement_overview(ws, bootstrap=0, sections=(section,))
+        assert set(alone) == {"families", "annotator_names", *parts}, section
+        for part in parts:
+            assert alone[part] == whole[part], (section, part)
+        every_part |= set(parts)
+    assert set(whole) == {"families", "annotator_names", *every_part}
+    assert whole["vs_human"] and whole["annotator_pairs"] and whole["position"]
+    with pytest.raises(ValueError, match="unknown agreement section.*'bias'"):
+        page_data.agreement_overview(ws, bootstrap=0, sections=("bais",))

@@ -358,7 +358,14 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     _wait_idle(page)
     tables = page.locator('[data-testid="stDataFrame"]').all_text_contents()
     assert any("human:sam" in t and "human:rita" in t and AIS in t for t in tables)
+    # The annotators' own agreement is another tab; the open tab goes into the link, which reopens it.
+    page.get_by_role("tab", name="Among annotators").click()
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="reviewed by ≥ 2")
+    expect(metric).to_be_visible(timeout=60000)
+    assert "section=Among+annotators" in page.url
+    page.reload()
+    expect(metric).to_be_visible(timeout=60000)
+    expect(page.get_by_role("heading", name="Per annotator")).to_have_count(0)
     shown = int(metric.locator('[data-testid="stMetricValue"]').inner_text())
     from lsqa import analysis, page_data
 

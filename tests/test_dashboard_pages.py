@@ -194,6 +194,26 @@ def test_override_changes_agreement_and_leaderboard(ws):
     assert ranking_table(at) != after  # the judge's own labels again
 
 
+def test_agreement_opens_on_judges_against_humans_and_builds_only_the_open_section(ws):
+    """The Agreement page shows one section at a time (issue 12): at first the judges against the
+    humans; the other sections' headings, tables and widgets appear only when their tab is opened."""
+    at = open_app(page="agreement")
+    headings = lambda: {h.value for h in at.subheader}  # noqa: E731
+    assert "Position consistency" not in headings() and not at.metric
+    assert not [s for s in at.selectbox if s.key in ("ag_pick", "sp_j1")]
+    at.session_state["section"] = "Position and self-preference"  # the person opens that tab
+    at.run()
+    assert not at.exception
+    assert {"Position consistency", "Self-preference (paper §5.1)"} <= headings()
+    position = table(at, "judge", SXS).set_index("judge")
+    assert 0 <= position.loc[SXS, "first_position_rate"] <= 1 and position.loc[SXS, "n"] > 0
+    assert at.selectbox(key="sp_j1").value and not _vs_human_raters(at)
+    at.session_state["section"] = "Among annotators"
+    at.run()
+    assert not at.exception and [m.label for m in at.metric][:2] == ["annotators", "items reviewed by ≥ 2"]
+    assert "Position consistency" not in headings()
+
+
 def _vs_human_raters(at: AppTest) -> list[str]:
     for df in at.dataframe:
         frame = df.value

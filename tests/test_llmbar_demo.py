@@ -50,7 +50,8 @@ def test_agreement_page_shows_llmbar_against_humans(demo_workspace):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1600})
-            page.goto(f"{base}/agreement")
+            page.goto(f"{base}/agreement")  # LLMBar has its own tab, after the four sections of any workspace
+            page.get_by_role("tab", name="LLMBar").click()
             expect(page.get_by_role("heading", name="LLMBar: published figures reproduced")).to_be_visible(
                 timeout=90000)
             _wait_idle(page, 60000)
