@@ -46,21 +46,59 @@ if "audit_trail" not in ss:
         ss.audit_trail.append(st.query_params["item"])
 
 
-# Streamlit forgets a widget's value when its page is left; keep the filters in plain keys too.
+# Streamlit forgets a widget's value when its page is left, or when the folded panel that holds it
+# is closed; keep the queue settings in plain keys too.
 FILTER_KEYS = ("audit_judges", "audit_systems", "audit_books", "audit_labels", "audit_statuses", "audit_reviewed",
-               "audit_blind")
+               "audit_blind", "audit_queue", "audit_rate", "audit_stratify")
 for _k in FILTER_KEYS:
     if _k not in ss and f"_{_k}" in ss:
         ss[_k] = ss[f"_{_k}"]
+for _k, _default in (("audit_judges", []), ("audit_systems", []), ("audit_books", []), ("audit_labels", []),
+                     ("audit_statuses", []), ("audit_blind", False), ("audit_queue", "priority"), ("audit_rate", 0.1),
+                     ("audit_stratify", "none")):
+    ss.setdefault(_k, _default)
 
 
 def _reset_trail():
     ss.audit_trail, ss.audit_at = [], 0
 
 
-def queue_filters_sidebar():
-    with st.sidebar:
-        st.subheader("Queue")
+def _lazy_expander(label: str, key: str, where=st):
+    """An expander whose content is built only while it is open (opening it reruns the page); it
+    stays open from item to item. Built closed, the item's tables and the prompt (up to 20,000
+    characters) were sent and drawn on every J, and the sidebar's queue settings on every new tab
+    (issue 12)."""
+    box = where.expander(label, key=key, on_change="rerun")
+    return box if box.open else None
+
+
+def queue_summary() -> str:
+    """The queue settings in one line, shown above their folded panel."""
+    counts = [(len(ss.get(key) or ()), noun) for key, noun in (("audit_judges", "judge"), ("audit_systems", "system"),
+              ("audit_books", "book"), ("audit_labels", "label"), ("audit_statuses", "status"))]
+    parts = [f"{n} {noun}{'es' if noun == 'status' and n > 1 else 's' if n > 1 else ''}" for n, noun in counts if n]
+    parts.append(audit.REVIEWED_FILTERS[ss.audit_reviewed].split(" (")[0])
+    if ss.audit_queue != "priority":
+        parts.append(f"{ss.audit_queue} sample")
+    if ss.get("audit_blind"):
+        parts.append("blind")
+    return "Queue: " + " · ".join(parts)
+
+
+def queue_settings_sidebar():
+    """Filters, which queue, blind mode: set once per session, so folded (and not built) until opened."""
+    summary = st.sidebar.empty()
+    box = _lazy_expander("Queue settings", "audit_x_queue", st.sidebar)
+    if box is None:
+        # A widget left out of a run falls back to the value code last gave its key, not to the one
+        # chosen in it: give the keys the values last used (kept in the plain keys) while folded.
+        for k in FILTER_KEYS:
+            if f"_{k}" in ss:
+                ss[k] = ss[f"_{k}"]
+        summary.caption(md(queue_summary()))
+        return
+    summary.caption(md(queue_summary()))
+    with box:
         st.multiselect("Judge", choices["judges"], key="audit_judges", on_change=_reset_trail)
         st.multiselect("System", choices["systems"], key="audit_systems", on_change=_reset_trail)
         st.multiselect("Book", list(titles), format_func=titles.get, key="audit_books", on_change=_reset_trail)
@@ -70,45 +108,50 @@ def queue_filters_sidebar():
                  on_change=_reset_trail)
         st.toggle("Blind (no judge label, no other annotator's label, no system names until I decide)",
                   key="audit_blind")
+        sampled_queue_choice()
+
+
+def sampled_queue_choice():
+    """Priority queue, or a random / active audit queue for one judge (issue 13): their reviews
+    carry the inclusion probability, so they also correct the Leaderboard's estimates."""
+    st.selectbox("Audit queue", ["priority", "random", "active"], key="audit_queue", on_change=_reset_trail,
+                 help="priority: most in need of a human first. random / active: a sample with known "
+                      "probabilities, for corrected estimates; review in order, without skipping.")
+    if ss.audit_queue == "priority":
+        return
+    st.caption(f"Sampling the verdicts of **{md(sampled_judge())}** (the first judge chosen above).")
+    st.select_slider("Audit rate", [0.05, 0.1, 0.2, 0.3, 0.5], key="audit_rate", on_change=_reset_trail)
+    if ss.audit_queue == "random":
+        st.radio("Stratify by", ["none", "system", "pair"], key="audit_stratify", horizontal=True,
+                 on_change=_reset_trail)
+
+
+def sampled_judge() -> str | None:
+    """The judge whose verdicts a random or active queue samples; None for the priority queue."""
+    if ss.audit_queue == "priority":
+        return None
+    return (ss.audit_judges or choices["judges"] or [""])[0]
 
 
 def overlap_sidebar():
     """The workspace's double-annotation setting: the share of verdicts every annotator reviews."""
-    with st.sidebar:
-        st.subheader("Double annotation")
-        share = audit.overlap(workspace)
-        with st.form("audit_overlap_form", border=False):
-            new = st.slider("Overlap: share of verdicts every annotator reviews", 0, 100, int(round(share * 100)),
-                            step=5, format="%d%%", key="audit_overlap_pct",
-                            help="The rest is reviewed once: it leaves everybody's 'not reviewed by me' queue "
-                                 "as soon as someone reviewed it. Saved in the workspace.")
-            if st.form_submit_button("Save overlap", disabled=not annotator):
-                audit.set_overlap(workspace, new / 100, annotator)
-                ss.audit_msg = f"Overlap set to {new}% for this workspace"
-                st.rerun()
+    share = audit.overlap(workspace)
+    st.sidebar.caption(f"Overlap {share:.0%}: the share of verdicts every annotator reviews.")
+    box = _lazy_expander("Double annotation", "audit_x_overlap", st.sidebar)
+    if box is None:
+        return
+    with box, st.form("audit_overlap_form", border=False):
+        new = st.slider("Overlap: share of verdicts every annotator reviews", 0, 100, int(round(share * 100)),
+                        step=5, format="%d%%", key="audit_overlap_pct",
+                        help="The rest is reviewed once: it leaves everybody's 'not reviewed by me' queue "
+                             "as soon as someone reviewed it. Saved in the workspace.")
+        if st.form_submit_button("Save overlap", disabled=not annotator):
+            audit.set_overlap(workspace, new / 100, annotator)
+            ss.audit_msg = f"Overlap set to {new}% for this workspace"
+            st.rerun()
 
 
-def _sampled_queue_choice():
-    """Priority queue, or a random / active audit queue for one judge (issue 13): their reviews
-    carry the inclusion probability, so they also correct the Leaderboard's estimates."""
-    with st.sidebar:
-        st.selectbox("Audit queue", ["priority", "random", "active"], key="audit_queue", on_change=_reset_trail,
-                     help="priority: most in need of a human first. random / active: a sample with known "
-                          "probabilities, for corrected estimates; review in order, without skipping.")
-        if ss.audit_queue == "priority":
-            return None
-        judge = (ss.audit_judges or choices["judges"] or [""])[0]
-        st.caption(f"Sampling the verdicts of **{md(judge)}** (the first judge chosen above).")
-        st.select_slider("Audit rate", [0.05, 0.1, 0.2, 0.3, 0.5], value=0.1, key="audit_rate",
-                         on_change=_reset_trail)
-        if ss.audit_queue == "random":
-            st.radio("Stratify by", ["none", "system", "pair"], key="audit_stratify", horizontal=True,
-                     on_change=_reset_trail)
-    return judge
-
-
-queue_filters_sidebar()
-sampled_judge = _sampled_queue_choice()
+queue_settings_sidebar()
 overlap_sidebar()
 for _k in FILTER_KEYS:
     ss[f"_{_k}"] = ss[_k]
@@ -119,10 +162,10 @@ blind = bool(ss.get("audit_blind", False))
 
 # ----------------------------------------------------------------------- where I am (the trail)
 trail = Trail(ss.audit_trail, ss.audit_at)
-if sampled_judge is None:
+if sampled_judge() is None:
     q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
 else:  # the sample in its order; the items opened this session left out here
-    q = sampling.page_queue(workspace, sampled_judge, ss.audit_queue, rate=ss.audit_rate,
+    q = sampling.page_queue(workspace, sampled_judge(), ss.audit_queue, rate=ss.audit_rate,
                             stratify=ss.get("audit_stratify", "none"), page=0)
     q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
          "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
@@ -325,14 +368,6 @@ def show_guidelines(kind: str):
                 st.rerun()
 
 
-def _lazy_expander(label: str, key: str):
-    """An expander whose content is built only while it is open (opening it reruns the page); it
-    stays open from item to item. Built closed, these tables and the prompt (up to 20,000
-    characters) were sent and drawn on every J (issue 12)."""
-    box = st.expander(label, key=key, on_change="rerun")
-    return box if box.open else None
-
-
 def show_raw(it: dict):
     st.code(it["raw"] or "(empty)", language=None, wrap_lines=True)
     prompt = audit.prompt_of(workspace, it["id"])
@@ -404,6 +439,6 @@ if it is not None:
 my_recent_reviews()
 up_next()
 # Last, so that the item is drawn before the sidebar's progress table is computed (J → the next item).
-with st.sidebar:
-    st.subheader("Progress")
-    st.dataframe(audit.progress(workspace), hide_index=True, width="stretch")
+progress = _lazy_expander("Progress of every annotator", "audit_x_progress", st.sidebar)
+if progress is not None:
+    progress.dataframe(audit.progress(workspace), hide_index=True, width="stretch")

@@ -148,6 +148,8 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
     assert [(f["reference"], f["reason"]) for f in _flags(ws, "ana")] == [("1", "ambiguous"), ("2", "unanswerable")]
 
     # A radio choice in the sidebar, then J: the key moves, it is not swallowed by the radio.
+    page.locator('[data-testid="stSidebar"]').get_by_text("Queue settings").click()
+    _wait_idle(page)
     page.locator('[data-testid="stSidebar"]').get_by_text("all", exact=True).click()
     _wait_idle(page)
     before = _position(page)
@@ -296,8 +298,12 @@ def test_blind_mode_hides_labels_and_names_until_i_decide(server, page):
     audit.review(ws, "otto", row["id"], "tie", "otto's view")  # another annotator's label on the item
     item = audit.item(ws, row["id"])
     _open(page, f"{base}/audit?annotator=bea&judge={SXS}&item={row['id']}")  # a link to the item otto reviewed
-    page.locator('[data-testid="stSidebar"]').get_by_text(re.compile("^Blind")).click()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Queue settings").click()  # folded until opened, like the queue's filters
     _wait_idle(page)
+    sidebar.get_by_text(re.compile("^Blind")).click()
+    _wait_idle(page)
+    expect(sidebar.get_by_text(re.compile(r"^Queue: .* · blind$"))).to_be_visible(timeout=WAIT)
     expect(page.get_by_text(item["question"]).first).to_be_visible(timeout=WAIT)
     main = page.locator('[data-testid="stMain"]')
     text = main.inner_text()
@@ -310,6 +316,42 @@ def test_blind_mode_hides_labels_and_names_until_i_decide(server, page):
     expect(page.get_by_text(re.compile("Verdict of")).first).to_be_visible(timeout=WAIT)  # decided: all shown
     text = main.inner_text()
     assert "otto" in text and item["system_a"] in text
+
+
+def test_queue_settings_stay_as_chosen_while_folded_and_after_another_page(server, page):
+    """The queue's filters are folded (not built) until opened: a judge picked there must still
+    filter the queue once the panel is folded again, on the next item, and after another page."""
+    from playwright.sync_api import expect
+
+    base, ws = server
+    _open(page, f"{base}/audit?annotator=ivy")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text("Queue: not reviewed by me", exact=True)).to_be_visible(timeout=WAIT)
+    assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
+    _, everything = _position(page)
+    sidebar.get_by_text("Queue settings").click()
+    _wait_idle(page)
+    sidebar.locator('[data-testid="stMultiSelect"]').first.click()
+    page.keyboard.type(AIS)
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    expect(sidebar.get_by_text("Queue: 1 judge · not reviewed by me", exact=True)).to_be_visible(timeout=WAIT)
+    _wait_idle(page)
+    _, filtered = _position(page)
+    assert filtered == audit.queue(ws, audit.Filters(judges=(AIS,)), "ivy")["total"] < everything
+    sidebar.get_by_text("Queue settings").click()  # fold it again
+    _wait_idle(page)
+    assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
+    _press(page, "j")
+    expect(page.get_by_text(re.compile(rf"Item 2 of {filtered:,}$")).first).to_be_visible(timeout=WAIT)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Overview").click()
+    expect(page.get_by_role("heading", name="lsqa")).to_be_visible(timeout=WAIT)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Audit").click()
+    expect(sidebar.get_by_text("Queue: 1 judge · not reviewed by me", exact=True)).to_be_visible(timeout=WAIT)
+    _wait_idle(page)
+    assert _position(page)[1] == filtered
+    sidebar.get_by_text("Progress of every annotator").click()  # folded too, until asked for
+    expect(sidebar.locator('[data-testid="stDataFrame"]')).to_be_visible(timeout=WAIT)
 
 
 # ------------------------------------------------------------------------------------- defect 6
@@ -336,6 +378,8 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     expect(page.get_by_text(re.compile(r"Item \d+ of")).first).to_be_visible(timeout=60000)
     _wait_idle(page)
     _, before = _position(page)
+    page.locator('[data-testid="stSidebar"]').get_by_text("Double annotation", exact=True).click()
+    _wait_idle(page)  # the panel's content is built by the run its opening starts
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider")
     slider.focus()
     slider.press("Home")

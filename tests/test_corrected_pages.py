@@ -12,6 +12,9 @@ from .test_dashboard_pages import SXS, _fresh_streamlit_caches, goto, open_app, 
 
 def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
     at = open_app(page="audit")
+    assert not at.multiselect  # the queue settings are folded (and not built) until opened
+    at.session_state["audit_x_queue"] = True  # the person unfolds "Queue settings"
+    at.run()
     at.multiselect(key="audit_judges").set_value([SXS]).run()
     at.selectbox(key="audit_queue").set_value("random").run()
     assert not at.exception, [e.value for e in at.exception]

@@ -95,6 +95,8 @@ def set_toggle(at: AppTest, key: str, value: bool) -> None:
 
 def audit_first_of(at: AppTest, judge: str) -> dict:
     """Filter the queue to one judge; the item now shown (as lsqa.audit sees it)."""
+    at.session_state["audit_x_queue"] = True  # unfold "Queue settings"
+    at.run()
     at.multiselect(key="audit_judges").set_value([judge]).run()
     assert not at.exception
     rows = audit.queue(Path(os.environ["LSQA_WORKSPACE"]), audit.Filters(judges=(judge,)), "alice")["rows"]
@@ -543,7 +545,7 @@ def test_audit_builds_folded_panels_only_when_opened_and_keeps_them_open(ws):
     at = open_app(page="audit")
     first = audit_first_of(at, SXS)
     assert not at.code, "a folded panel's content is not built"
-    assert len(at.dataframe) == 2  # up next and the progress: no other-verdicts or history table
+    assert len(at.dataframe) == 1  # up next (the progress is folded too): no other-verdicts or history table
     up_next = at.dataframe[0].value
     assert len(up_next) == 20  # the next 20, not the 100-row page
 
