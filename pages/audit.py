@@ -6,6 +6,8 @@ reference 1 / 2 · U undo my last action. Enter or Esc leaves a field and gives 
 Every action is saved at once (append-only, with the annotator's name and the time).
 """
 
+import functools
+
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
@@ -31,13 +33,19 @@ st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe0
 st.title("Audit judge verdicts")
 
 # ------------------------------------------------------------------------------------ filters
-choices = audit.choices(workspace)
-titles = {d["id"]: d["title"] for d in choices["documents"]}
+
+
+@functools.cache  # once per run (the page's code runs anew each time), and only when needed
+def choices() -> dict:
+    """What the queue's filters offer: judges, systems, books, labels, statuses."""
+    return audit.choices(workspace)
+
+
 if "audit_trail" not in ss:
     ss.audit_trail, ss.audit_at = [], 0
     # A link can open the queue pre-filtered: ?judge=<name>&system=<name>&reviewed=all&blind=1
-    ss.audit_judges = [j for j in st.query_params.get_all("judge") if j in choices["judges"]]
-    ss.audit_systems = [s for s in st.query_params.get_all("system") if s in choices["systems"]]
+    ss.audit_judges = [j for j in st.query_params.get_all("judge") if j in choices()["judges"]]
+    ss.audit_systems = [s for s in st.query_params.get_all("system") if s in choices()["systems"]]
     ss.audit_reviewed = st.query_params.get("reviewed", "not_mine")
     if ss.audit_reviewed not in audit.REVIEWED_FILTERS:
         ss.audit_reviewed = "not_mine"
@@ -99,11 +107,13 @@ def queue_settings_sidebar():
         return
     summary.caption(md(queue_summary()))
     with box:
-        st.multiselect("Judge", choices["judges"], key="audit_judges", on_change=_reset_trail)
-        st.multiselect("System", choices["systems"], key="audit_systems", on_change=_reset_trail)
+        offered = choices()
+        titles = {d["id"]: d["title"] for d in offered["documents"]}
+        st.multiselect("Judge", offered["judges"], key="audit_judges", on_change=_reset_trail)
+        st.multiselect("System", offered["systems"], key="audit_systems", on_change=_reset_trail)
         st.multiselect("Book", list(titles), format_func=titles.get, key="audit_books", on_change=_reset_trail)
-        st.multiselect("Judge's label", choices["labels"], key="audit_labels", on_change=_reset_trail)
-        st.multiselect("Status", choices["statuses"], key="audit_statuses", on_change=_reset_trail)
+        st.multiselect("Judge's label", offered["labels"], key="audit_labels", on_change=_reset_trail)
+        st.multiselect("Status", offered["statuses"], key="audit_statuses", on_change=_reset_trail)
         st.radio("Show", list(audit.REVIEWED_FILTERS), format_func=audit.REVIEWED_FILTERS.get, key="audit_reviewed",
                  on_change=_reset_trail)
         st.toggle("Blind (no judge label, no other annotator's label, no system names until I decide)",
@@ -130,7 +140,7 @@ def sampled_judge() -> str | None:
     """The judge whose verdicts a random or active queue samples; None for the priority queue."""
     if ss.audit_queue == "priority":
         return None
-    return (ss.audit_judges or choices["judges"] or [""])[0]
+    return (ss.audit_judges or choices()["judges"] or [""])[0]
 
 
 def overlap_sidebar():

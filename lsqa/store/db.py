@@ -65,6 +65,9 @@ class _Attachment:
     users: int = 0
     attached: bool = False
     read_only: bool = False     # attached READ_ONLY: the file or its folder cannot be written
+    # The schema was seen (or migrated) since this attachment: the file cannot be swapped under an
+    # open attachment, so the connections nested in it (a dashboard page's 10-40) skip the check.
+    schema_seen: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)  # attach/detach of this file, one at a time
 
 
@@ -180,7 +183,7 @@ def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment
                 _check_file_header(path)
                 entry.read_only = not _writable(Path(path))
                 _attach(path, entry.alias, timeout_s, entry.read_only)
-                entry.attached = True
+                entry.attached, entry.schema_seen = True, False
         except BaseException:
             entry.users -= 1
             raise
@@ -269,7 +272,7 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
             con.execute(f"USE {entry.alias}")
             # The cache saves re-reading the migration files; a file deleted and created again under
             # the same path (a reset workspace) has no schema and must be migrated all the same.
-            if key not in _migrated or not _has_schema(con):
+            if key not in _migrated or not (entry.schema_seen or _has_schema(con)):
                 # Under the lock: another thread migrating this file shows tables before its
                 # bookkeeping is committed, which would look like someone else's database.
                 with _migrate_lock:
@@ -279,6 +282,7 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
                     else:
                         migrate(con)
                     _migrated.add(key)
+            entry.schema_seen = True
             yield con
         finally:
             con.close()
