@@ -161,3 +161,22 @@ def test_a_fork_while_a_thread_waits_for_the_file_lock_does_not_break_later_conn
     out = run_python(FORK_DURING_LOCK_WAIT, workspace)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok 0", out.stdout + out.stderr
+
+
+def test_the_schema_is_checked_once_per_attachment_not_per_connection(workspace, monkeypatch):
+    """A dashboard page opens 10-40 connections inside one attachment (page_data.kept_open); the
+    file cannot be swapped under it, so only the first checks the schema; the next attachment
+    checks again (a workspace deleted and created in between is migrated: test_store.py)."""
+    with store.connect(workspace):
+        pass  # migrated and detached
+    calls = []
+    real = db._has_schema
+    monkeypatch.setattr(db, "_has_schema", lambda con: calls.append(1) or real(con))
+    with store.connect(workspace):
+        for _ in range(10):
+            with store.connect(workspace) as con:
+                assert con.execute("SELECT count(*) FROM systems").fetchone()[0] == 0
+    assert len(calls) == 1
+    with store.connect(workspace):
+        pass
+    assert len(calls) == 2
