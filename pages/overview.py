@@ -49,5 +49,7 @@ if summary["runs"]:
 else:
     st.info("No pipeline runs yet.")
 
-with st.expander("Documents"):
-    st.dataframe(summary["documents"], hide_index=True, width="stretch")
+# Built only while open (opening it reruns the page): a table folded away still cost a new tab its drawing.
+documents = st.expander("Documents", key="ov_documents", on_change="rerun")
+if documents.open:
+    documents.dataframe(summary["documents"], hide_index=True, width="stretch")

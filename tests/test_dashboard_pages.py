@@ -22,6 +22,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from lsqa import audit, highlight, jobs, page_data, store
+from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 
@@ -214,6 +215,19 @@ def test_agreement_opens_on_judges_against_humans_and_builds_only_the_open_secti
     at.run()
     assert not at.exception and [m.label for m in at.metric][:2] == ["annotators", "items reviewed by ≥ 2"]
     assert "Position consistency" not in headings()
+
+
+def test_overview_builds_the_documents_table_only_when_unfolded(ws):
+    """The folded "Documents" table is not built on every visit; unfolded, it lists every document."""
+    at = open_app(page="overview")
+    assert not [d for d in at.dataframe if "title" in d.value.columns]
+    at.session_state["ov_documents"] = True  # the person unfolds "Documents"
+    at.run()
+    assert not at.exception
+    with store.connect(ws) as con:
+        stored = corpus_store.list_documents(con)
+    shown = next(d.value for d in at.dataframe if "title" in d.value.columns)
+    assert sorted(shown["title"]) == sorted(d["title"] for d in stored) and len(shown) > 0
 
 
 def _vs_human_raters(at: AppTest) -> list[str]:
