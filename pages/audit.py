@@ -82,9 +82,9 @@ def _lazy_expander(label: str, key: str, where=st):
 
 def queue_summary() -> str:
     """The queue settings in one line, shown above their folded panel."""
-    counts = [(len(ss.get(key) or ()), noun) for key, noun in (("audit_judges", "judge"), ("audit_systems", "system"),
-              ("audit_books", "book"), ("audit_labels", "label"), ("audit_statuses", "status"))]
-    parts = [f"{n} {noun}{'es' if noun == 'status' and n > 1 else 's' if n > 1 else ''}" for n, noun in counts if n]
+    nouns = {"audit_judges": ("judge", "judges"), "audit_systems": ("system", "systems"), "audit_books": ("book", "books"),
+             "audit_labels": ("label", "labels"), "audit_statuses": ("status", "statuses")}
+    parts = [f"{n} {one if n == 1 else many}" for key, (one, many) in nouns.items() if (n := len(ss.get(key) or ()))]
     parts.append(audit.REVIEWED_FILTERS[ss.audit_reviewed].split(" (")[0])
     if ss.audit_queue != "priority":
         parts.append(f"{ss.audit_queue} sample")
@@ -103,9 +103,9 @@ def queue_settings_sidebar():
         for k in FILTER_KEYS:
             if f"_{k}" in ss:
                 ss[k] = ss[f"_{k}"]
-        summary.caption(md(queue_summary()))
-        return
     summary.caption(md(queue_summary()))
+    if box is None:
+        return
     with box:
         offered = choices()
         titles = {d["id"]: d["title"] for d in offered["documents"]}
