@@ -88,6 +88,7 @@ COLUMN_HELP = {
 }
 
 
+@lru_cache(maxsize=200_000)  # pure; the page asks again for the same answers on every render (issue 12)
 def declined(answer: str) -> bool:
     """Whether an answer declines to answer (no evidence about the reference either way)."""
     return bool(DECLINED.search(answer or ""))
@@ -118,6 +119,13 @@ def support(reference: str, passages: tuple[tuple[int, frozenset[str]], ...]) ->
             if best == 1.0:
                 break
     return best, where
+
+
+@lru_cache(maxsize=100_000)
+def _book_support(reference: str, workspace: str, document_id: str, n_passages: int) -> tuple[float, int | None]:
+    """``support`` of a reference in its book's passages, kept between renders of the page: the
+    passages are read once per book (``_passage_words``) and the scan is the same every time."""
+    return support(reference, _passage_words(workspace, document_id, n_passages) if n_passages else ())
 
 
 def answer_match(reference: str, answer: str) -> float:
@@ -153,7 +161,7 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     """
     with store.connect(workspace) as con:
         data = verdicts_store.reference_evidence(con)
-        n_passages = {d["id"]: d["passages"] for d in corpus_store.books(con)}
+        n_passages = corpus_store.passage_counts(con)
     answers = _grouped(data["answers"], "question_id")
     gt = _grouped(data["gt"], "question_id", "reference")
     human = _grouped(data["human_gt"], "question_id", "reference")
@@ -168,13 +176,12 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
         qid = q["question_id"]
         refs = {"1": q["reference_1"], "2": q["reference_2"]}
         doc = q["document_id"]
-        passages = _passage_words(str(workspace), doc, n_passages[doc]) if n_passages.get(doc) else ()
         for ref, other in (("1", "2"), ("2", "1")):
             given = answers.get((qid,), [])
             matches = [answer_match(refs[ref], a["text"]) for a in given if not declined(a["text"])]
             n_declined = len(given) - len(matches)
             verdicts = [v["label"] == "yes" for v in gt.get((qid, ref), []) if (qid, v["system"]) not in declining]
-            sup, where = support(refs[ref], passages)
+            sup, where = _book_support(refs[ref], str(workspace), doc, n_passages.get(doc, 0))
             hum = human.get((qid, ref), [])
             overturned = sum(h["judge_label"] == "no" and h["human_label"] == "yes" for h in hum)
             fl = flags.get((qid, ref), [])

@@ -177,6 +177,11 @@ def books(con) -> list[dict]:
         FROM documents d WHERE d.full_text IS NOT NULL ORDER BY d.title""")
 
 
+def passage_counts(con) -> dict[str, int]:
+    """Passages per book (only books that have any)."""
+    return dict(con.execute("SELECT document_id, count(*) FROM passages GROUP BY document_id").fetchall())
+
+
 def passage_page(con, document_id: str, offset: int = 0, limit: int = 20, contains: str = "") -> tuple[list[dict], int]:
     sql = "SELECT ordinal, char_start, char_end, n_tokens, text, count(*) OVER () AS n_total FROM passages" \
           " WHERE document_id = ?"
