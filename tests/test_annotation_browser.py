@@ -411,6 +411,10 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     expect(metric).to_be_visible(timeout=60000)
     expect(page.get_by_role("heading", name="Per annotator")).to_have_count(0)
     shown = int(metric.locator('[data-testid="stMetricValue"]').inner_text())
+    # The tab's parameter belongs to the Agreement page: another page's link does not carry it.
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Corpus").click()
+    expect(page.get_by_role("heading", name="Corpus").first).to_be_visible(timeout=60000)
+    assert "section=" not in page.url
     from lsqa import analysis, page_data
 
     pairs = page_data.agreement_overview(ws, bootstrap=0)["annotator_pairs"]
