@@ -23,10 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True")):
-    os.environ.setdefault(_name, _value)
 
-import bench_browser as bb  # noqa: E402
+import bench_browser as bb  # noqa: E402  (also sets the offline environment)
 from tests.streamlit_server import serve  # noqa: E402
 
 

@@ -242,18 +242,22 @@ def _annotator_pairs(workspace: Path, annotators: list[str], bootstrap: int, rea
     return between
 
 
-def has_llmbar(workspace: Path) -> bool:
-    """LLMBar's judges are in the workspace and its published figures are in the shared data."""
+def _llmbar_data() -> Path | None:
+    """The shared data's LLMBar folder (its published figures), if it is there."""
     from lsqa.config import data_dir
 
-    return bool(llmbar.present_judges(workspace)) and (data_dir() / llmbar.LLMBAR_DIR).is_dir()
+    return data_dir() if (data_dir() / llmbar.LLMBAR_DIR).is_dir() else None
+
+
+def has_llmbar(workspace: Path) -> bool:
+    """LLMBar's judges are in the workspace and its published figures are in the shared data."""
+    return _llmbar_data() is not None and bool(llmbar.present_judges(workspace))
 
 
 def _llmbar_figures(workspace: Path, read: analysis.LabelsRead) -> list[dict]:
     """LLMBar's published agreement figures beside lsqa's (when the shared data is there)."""
-    from lsqa.config import data_dir
-
-    return llmbar.figures(workspace, data_dir(), read=read) if (data_dir() / llmbar.LLMBAR_DIR).is_dir() else []
+    root = _llmbar_data()
+    return llmbar.figures(workspace, root, read=read) if root is not None else []
 
 
 def agreement_rows(results: list[dict]) -> list[dict]:
