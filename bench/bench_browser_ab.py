@@ -9,6 +9,9 @@ workspace) and one browser opens each page in a new tab, A and B alternating (AB
 cache (one browser profile per version) and a cold one (a new profile each time). A shared
 machine's load drifts by seconds between runs; alternating in one run makes the ratio B/A the
 figure to trust. "Done" is bench_browser.py's: no loading skeleton, every chart drawn, held 0.3 s.
+
+``--a-env LSQA_READ_CACHE=0`` (with ``--a .``) compares one checkout with and without a setting;
+``--keys 20`` adds keypress -> next item on the Audit page.
 """
 
 from __future__ import annotations
@@ -36,6 +39,13 @@ def main() -> int:
     ap.add_argument("--pages", default="audit,agreement,leaderboard", help="URL paths, comma-separated")
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--modes", default="warm,cold")
+    ap.add_argument("--a-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="an environment variable for A's server only, e.g. LSQA_READ_CACHE=0 (repeatable)")
+    ap.add_argument("--b-env", action="append", default=[], metavar="NAME=VALUE", help="the same for B")
+    ap.add_argument("--keys", type=int, default=0,
+                    help="also keypress -> next item on the Audit page (J then K), this many presses each, "
+                         "A and B in turns of 5")
+    ap.add_argument("--judge", default="lexical-sxs-fc", help="the Audit queue's judge for --keys")
     args = ap.parse_args()
     headings = {path: heading for path, heading in bb.PAGES.values()}
     pages = args.pages.split(",")
@@ -47,7 +57,11 @@ def main() -> int:
     print(f"A = {args.a.resolve()}\nB = {args.b.resolve()}\nworkspace {args.workspace} · load average "
           f"{os.getloadavg()[0]:.1f} · median of {args.rounds}")
     with ExitStack() as stack, sync_playwright() as p:
-        bases = {name: stack.enter_context(serve(args.workspace, root=root.resolve()))
+        envs = {"A": _env(ap, args.a_env), "B": _env(ap, args.b_env)}
+        for name, env in envs.items():
+            if env:
+                print(f"{name} runs with {' '.join(f'{k}={v}' for k, v in env.items())}")
+        bases = {name: stack.enter_context(serve(args.workspace, root=root.resolve(), env=envs[name]))
                  for name, root in (("A", args.a), ("B", args.b))}
         browser = p.chromium.launch(executable_path=bb.CHROMIUM, args=bb.ARGS)
         try:
@@ -68,9 +82,35 @@ def main() -> int:
                     print(f"{path or 'overview':<18} {mode}: A {a:.2f} s  B {b:.2f} s  B/A {b / a:.2f}   "
                           f"(A {', '.join(f'{t:.2f}' for t in times['A'])}; B {', '.join(f'{t:.2f}' for t in times['B'])})",
                           flush=True)
+            if args.keys:
+                next_items(browser, bases, args.keys, args.judge)
         finally:
             browser.close()
     return 0
+
+
+def _env(ap: argparse.ArgumentParser, pairs: list[str]) -> dict[str, str]:
+    if any("=" not in pair for pair in pairs):
+        ap.error(f"give environment variables as NAME=VALUE, not {pairs}")
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def next_items(browser, bases: dict[str, str], presses: int, judge: str) -> None:
+    """Keypress -> next item, bench_browser.py's measure, on both servers: one tab each, turns of 5."""
+    tabs = {}
+    for name, base in bases.items():
+        tab = browser.new_page(viewport=bb.VIEWPORT)
+        tab.goto(f"{base}/audit?annotator=bench&judge={judge}")
+        tab.get_by_role("heading", name="Audit judge verdicts").first.wait_for(timeout=120000)
+        tabs[name] = tab
+    times: dict[str, list[float]] = {"A": [], "B": []}
+    for turn in range(-(-presses // 5)):
+        for name in ("A", "B") if turn % 2 == 0 else ("B", "A"):
+            times[name] += bb.next_item(tabs[name], min(5, presses - 5 * turn))
+    a, b = statistics.median(times["A"]), statistics.median(times["B"])
+    print(f"{'next item (J)':<18} A {a:.2f} s  B {b:.2f} s  B/A {b / a:.2f}   "
+          f"(A {', '.join(f'{t:.2f}' for t in times['A'])}; B {', '.join(f'{t:.2f}' for t in times['B'])})",
+          flush=True)
 
 
 if __name__ == "__main__":

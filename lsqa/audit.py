@@ -41,6 +41,7 @@ from lsqa.store import llm_calls as llm_calls_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 from lsqa.errors import AuditRefused
+from lsqa.workspace_cache import kept_while_unchanged
 from lsqa.vocabulary import ABSOLUTE_LABELS, FLAG_REASONS, PAIRWISE_LABELS, REFERENCES, is_pairwise, swap_pairwise
 
 PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0, "flagged": 0.5}
@@ -76,6 +77,7 @@ class Filters:
 
 # ------------------------------------------------------------------------------------- queue
 
+@kept_while_unchanged()
 def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
           page_size: int = PAGE_SIZE, exclude: tuple[str, ...] | list[str] = ()) -> dict:
     """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``.
@@ -112,6 +114,7 @@ def reasons(row: dict) -> str:
     return "; ".join(out) or "—"
 
 
+@kept_while_unchanged()
 def choices(workspace: Path) -> dict:
     with store.connect(workspace) as con:
         return queue_store.queue_choices(con)
@@ -156,6 +159,7 @@ def describe(kind: str, label: str | None, system_a: str, system_b: str) -> str:
     return label
 
 
+@kept_while_unchanged()
 def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
     """One verdict as the judge saw it, with what a human needs to decide.
 
@@ -413,6 +417,7 @@ def undo_last(workspace: Path, annotator: str, what: str | None = None) -> dict 
     return last
 
 
+@kept_while_unchanged()
 def progress(workspace: Path) -> list[dict]:
     with store.connect(workspace) as con:
         return reviews_store.annotator_progress(con)
@@ -459,6 +464,7 @@ def _overlap(con) -> float:
     return float(row["value"]) if row else 1.0
 
 
+@kept_while_unchanged()
 def overlap(workspace: Path) -> float:
     """The share of verdicts every annotator reviews (1.0 unless set): the rest are reviewed once."""
     with store.connect(workspace) as con:
@@ -486,6 +492,7 @@ def reviewed_since(workspace: Path, judgment_id: str, annotator: str, marker: in
     return rows
 
 
+@kept_while_unchanged()
 def recent(workspace: Path, annotator: str, limit: int = 20) -> list[dict]:
     """My current labels, latest first, in the terms I gave them (positions shown, button words)."""
     if not annotator.strip():

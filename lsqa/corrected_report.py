@@ -25,6 +25,7 @@ from lsqa.corrected import _z, audits_to_separate, design, ppi_bradley_terry, pp
 from lsqa.sampling import USABLE_QUEUES, Item, judge_items, outcome
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, PAIRWISE
+from lsqa.workspace_cache import kept_while_unchanged
 
 
 def _audits(con, judge: str, items: list[Item], queue: str | None):
@@ -239,6 +240,7 @@ def accuracy_section(result: dict) -> dict:
     return {"table": table, "adjacent": [], "flips": flip_rows(result["flips"], binary=True)}
 
 
+@kept_while_unchanged()
 def board(workspace: Path, judges: dict[str, list[str]]) -> list[dict]:
     """The Leaderboard's "corrected by audits" section: one entry per judge (``judges`` by family)."""
     out = []

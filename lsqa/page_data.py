@@ -24,6 +24,7 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 from lsqa.store import verdicts as verdicts_store
+from lsqa.workspace_cache import kept_while_unchanged
 
 CONFIG_DIR = shipped_folder(CONFIGS)  # configs/ of the repository
 
@@ -67,18 +68,26 @@ def to_csv(rows: list[dict], columns: list[str] | None = None) -> bytes:
 def overview(workspace: Path) -> dict:
     """Counts, recent runs with their cost and status, and where audit work is waiting."""
     with store.connect(workspace) as con:
+        # Read each time: a run's status also depends on whether its process is still alive.
+        runs = runs_store.recent_runs(con, 10)
+    return {**_overview_counts(workspace), "runs": runs}
+
+
+@kept_while_unchanged()
+def _overview_counts(workspace: Path) -> dict:
+    with store.connect(workspace) as con:
         counts = runs_store.overview_counts(con)
         documents = corpus_store.list_documents(con)
-        runs = runs_store.recent_runs(con, 10)
         work = queue_store.audit_work(con)
         people = reviews_store.annotator_progress(con)
         table_counts = runs_store.table_counts(con)
     for r in work:
         r["reviewed %"] = round(100 * r["reviewed"] / r["verdicts"], 1) if r["verdicts"] else 0.0
-    return {"counts": counts, "documents": documents, "runs": runs, "audit_work": work, "annotators": people,
+    return {"counts": counts, "documents": documents, "audit_work": work, "annotators": people,
             "tables": table_counts}
 
 
+@kept_while_unchanged()
 def judges_by_family(workspace: Path) -> dict[str, list[str]]:
     """Judge names: ``pairwise`` (side by side, rankable) and ``binary`` (yes/no, accuracy)."""
     return analysis.judges_by_family(workspace)
@@ -97,6 +106,7 @@ def leaderboard_judges(workspace: Path, judges: list[str] | None = None) -> tupl
     return shown, hidden
 
 
+@kept_while_unchanged()
 def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrides: bool = False,
                 exclude_flagged: bool = False, bootstrap: int = 1000, seed: int = 0,
                 by_question: bool = False) -> dict:
@@ -166,6 +176,7 @@ AGREEMENT_SECTIONS = {"humans": ("vs_human", "vs_annotator"), "judges": ("pairs"
                       "annotators": ("annotators", "annotator_pairs"), "llmbar": ("llmbar",)}
 
 
+@kept_while_unchanged()
 def agreement_overview(workspace: Path, *, bootstrap: int = 1000, sections: tuple[str, ...] | None = None) -> dict:
     """Every judge against the humans and against the other judges of its family (Fig. 4, §5.1-5.2).
 
@@ -297,6 +308,7 @@ def pairwise_systems(workspace: Path) -> list[str]:
 
 # -------------------------------------------------------------------------------------- corpus
 
+@kept_while_unchanged()
 def books(workspace: Path) -> list[dict]:
     with store.connect(workspace) as con:
         return corpus_store.books(con)
@@ -324,6 +336,7 @@ def entities(workspace: Path, document_id: str) -> list[dict]:
         return corpus_store.list_entities(con, document_id)
 
 
+@kept_while_unchanged()
 def questions_and_answers(workspace: Path, document_id: str) -> dict:
     """The book's questions with both references and every system's answer (one column per system)."""
     with store.connect(workspace) as con:
@@ -368,11 +381,15 @@ def model_choices() -> dict[str, str]:
 
 def run_choices(workspace: Path) -> dict:
     """Books with text, the embedded models, context settings and judge kinds for the run form."""
-    with store.connect(workspace) as con:
-        docs = [{"id": d["id"], "title": d["title"], "questions": d["n_questions"]}
-                for d in corpus_store.list_documents(con) if d["has_text"]]
-    return {"books": docs, "models": model_choices(), "judge_kinds": list(vocabulary.JUDGE_KINDS),
+    return {"books": _books_with_text(workspace), "models": model_choices(), "judge_kinds": list(vocabulary.JUDGE_KINDS),
             "contexts": ["none", "retrieval:4000", "full"]}
+
+
+@kept_while_unchanged()
+def _books_with_text(workspace: Path) -> list[dict]:
+    with store.connect(workspace) as con:
+        return [{"id": d["id"], "title": d["title"], "questions": d["n_questions"]}
+                for d in corpus_store.list_documents(con) if d["has_text"]]
 
 
 def study_config(*, books: list[str], questions: str, max_questions: int | None, sample: int, seed: int,

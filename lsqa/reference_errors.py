@@ -50,6 +50,7 @@ from pathlib import Path
 from statistics import fmean
 
 from lsqa import store
+from lsqa.workspace_cache import kept_while_unchanged
 from lsqa.stored_embeddings import embed_in_workspace
 from lsqa.text_units import content_words
 from lsqa.store import corpus as corpus_store
@@ -152,6 +153,7 @@ def _grouped(rows: list[dict], *key: str) -> dict[tuple, list[dict]]:
     return out
 
 
+@kept_while_unchanged()
 def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     """Every reference of the books that have answers, verdicts or flags, most likely wrong first.
 

@@ -17,6 +17,7 @@ from lsqa import store
 from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
+from lsqa.workspace_cache import kept_while_unchanged
 
 SYSTEMS = [{"name": "extractive-nocontext", "model": "lsqa/extractive", "context": "none"},
            {"name": "extractive-rag4k", "model": "lsqa/extractive", "context": "retrieval:4000"},
@@ -42,6 +43,7 @@ def _as_recorded(row: dict, recorded: str | dict | None, fields: tuple[str, ...]
     return out
 
 
+@kept_while_unchanged()
 def defaults(ws: str | Path) -> dict:
     """The form's first rows, as this workspace defined those names, and a small book to start on.
 

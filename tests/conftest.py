@@ -51,6 +51,9 @@ def _isolated_settings(monkeypatch, tmp_path):
     monkeypatch.delenv("LSQA_WORKSPACE", raising=False)
     monkeypatch.delenv("LSQA_SETTINGS", raising=False)
     monkeypatch.setenv("LSQA_DATA_DIR", str(shared_data_dir()))
+    from lsqa import workspace_cache
+
+    workspace_cache.clear()  # each test reads its workspaces afresh
 
 
 @pytest.fixture(scope="session")

@@ -22,16 +22,18 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None, root: Path | None = None) -> Iterator[str]:
+def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None, root: Path | None = None,
+          env: dict[str, str] | None = None) -> Iterator[str]:
     """Yield the base URL once ``/_stcore/health`` answers; stop (or kill) the server afterwards.
 
     ``app``: another Streamlit script instead of the dashboard's app.py (the browser bench's baseline).
     ``root``: another checkout of the project to serve (``bench/bench_browser_ab.py``).
+    ``env``: variables set for the server on top of this process's environment.
 
     A server that exits or stays silent for ``timeout_s`` raises AssertionError at once.
     """
     port = free_port()
-    env = {**os.environ, "LSQA_WORKSPACE": str(workspace)}
+    env = {**os.environ, **(env or {}), "LSQA_WORKSPACE": str(workspace)}
     streamlit = Path(sys.executable).parent / "streamlit"
     proc = subprocess.Popen(
         [str(streamlit), "run", str(app or "app.py"), "--server.address", "127.0.0.1", "--server.port", str(port),

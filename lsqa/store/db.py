@@ -68,6 +68,7 @@ class _Attachment:
     # The schema was seen (or migrated) since this attachment: the file cannot be swapped under an
     # open attachment, so the connections nested in it (a dashboard page's 10-40) skip the check.
     schema_seen: bool = False
+    header: bytes = b""  # the file's two database headers when last read while not attached (data_version)
     lock: threading.Lock = field(default_factory=threading.Lock)  # attach/detach of this file, one at a time
 
 
@@ -249,6 +250,44 @@ def _check_file_header(path: str) -> None:
         raise WorkspaceError(f"workspace {path}: a SQLite database, not an lsqa (DuckDB) workspace; {fix}")
     if len(head) < 12 or head[8:12] != b"DUCK":
         raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
+
+
+# DuckDB keeps two database headers, each a block that starts with its checksum and then the
+# checkpoint iteration; every checkpoint rewrites the older one with the next iteration.
+_HEADER_BLOCKS = (4096, 8192)
+_HEADER_BYTES = 16
+
+
+def data_version(path: str | Path) -> tuple | None:
+    """A value that changes whenever data committed to the workspace changes, by this process or any
+    other; reads leave it as it is. None when the file does not exist.
+
+    DuckDB appends each commit to ``<file>.wal`` (its size grows) and a checkpoint (on DETACH, or
+    when the WAL is large) rewrites one of the two headers with the next iteration and removes the
+    WAL. So the file's identity, size and time, the headers and the WAL's size and time together
+    differ after any commit. The headers are read only while this process has not attached the file
+    (closing a descriptor would drop DuckDB's lock, see ``_check_file_header``); while it is
+    attached, no other process can write it, and this process's commits show in the WAL.
+
+    Read before the data it stands for: data read afterwards is at least as new as the version.
+    """
+    key = str(Path(path).resolve())
+    entry = _attachment(key)
+    with entry.lock:
+        try:
+            info = os.stat(key)
+            if not entry.attached:
+                with open(key, "rb") as f:
+                    entry.header = b"".join(os.pread(f.fileno(), _HEADER_BYTES, at) for at in _HEADER_BLOCKS)
+        except FileNotFoundError:
+            return None
+        header = entry.header
+    try:
+        wal = os.stat(key + ".wal")
+        wal_state = (wal.st_size, wal.st_mtime_ns)
+    except FileNotFoundError:
+        wal_state = None
+    return info.st_ino, info.st_size, info.st_mtime_ns, header, wal_state
 
 
 def is_read_only(path: str | Path) -> bool:

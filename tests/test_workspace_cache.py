@@ -1,0 +1,130 @@
+"""Reads kept while the workspace is unchanged (``lsqa.workspace_cache``): the data version that keys
+them moves with every commit, from this process or another, and never with a read."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from lsqa import audit, page_data, store, workspace_cache
+from lsqa.store.db import data_version
+from tests.conftest import run_python
+
+SET_OVERLAP = """
+import sys
+from lsqa import audit
+audit.set_overlap(sys.argv[1], float(sys.argv[2]), "other-process")
+"""
+
+
+@pytest.fixture
+def made(workspace):
+    """A workspace that exists (migrated), with no data."""
+    with store.connect(workspace):
+        pass
+    return workspace
+
+
+def counted_read():
+    """A cached read that counts how often it really reads, and what it saw."""
+    calls = []
+
+    @workspace_cache.kept_while_unchanged()
+    def overlap_read(ws, *, extra=()):
+        calls.append(extra)
+        return {"overlap": audit.overlap.uncached(ws), "extra": list(extra)}
+
+    return overlap_read, calls
+
+
+def test_reads_leave_the_version_as_it_is(made):
+    before = data_version(made)
+    with store.connect(made) as con:
+        con.execute("SELECT count(*) FROM judgments").fetchall()
+    audit.queue(made)
+    assert data_version(made) == before
+
+
+def test_a_commit_in_this_process_moves_the_version_attached_or_not(made):
+    v0 = data_version(made)
+    audit.set_overlap(made, 0.3, "me")  # its own connection: committed and checkpointed
+    v1 = data_version(made)
+    assert v1 != v0
+    with page_data.kept_open(made):  # attached for a whole render: the commit stays in the WAL
+        v2 = data_version(made)
+        audit.set_overlap(made, 0.4, "me")
+        v3 = data_version(made)
+        assert v3 != v2
+    assert len({v0, v1, v3, data_version(made)}) == 4
+
+
+def test_a_commit_from_another_process_moves_the_version(made):
+    before = data_version(made)
+    done = run_python(SET_OVERLAP, made, 0.25)
+    assert done.returncode == 0, done.stderr
+    assert data_version(made) != before
+
+
+def test_a_missing_workspace_has_no_version_and_is_read_every_time(tmp_path):
+    assert data_version(tmp_path / "none.duckdb") is None
+
+
+def test_a_kept_read_is_read_again_after_any_commit(made):
+    read, calls = counted_read()
+    assert read(made)["overlap"] == read(made)["overlap"] == 1.0  # the default
+    assert len(calls) == 1  # the second came from what was kept
+
+    done = run_python(SET_OVERLAP, made, 0.25)  # another process: the CLI, another dashboard
+    assert done.returncode == 0, done.stderr
+    assert read(made)["overlap"] == 0.25
+    audit.set_overlap(made, 0.5, "me")  # this process
+    assert read(made)["overlap"] == 0.5
+    assert len(calls) == 3
+
+
+def test_a_commit_by_another_thread_during_a_render_is_seen(made):
+    read, calls = counted_read()
+    with page_data.kept_open(made):
+        assert read(made)["overlap"] == 1.0
+        writer = threading.Thread(target=audit.set_overlap, args=(made, 0.7, "other-session"))
+        writer.start()
+        writer.join()
+        assert read(made)["overlap"] == 0.7
+    assert len(calls) == 2
+
+
+def test_arguments_are_part_of_the_key_and_lists_count_as_tuples(made):
+    read, calls = counted_read()
+    read(made, extra=["a"])
+    read(made, extra=("a",))
+    read(made, extra=["b"])
+    assert calls == [["a"], ["b"]]
+
+
+def test_callers_get_copies(made):
+    read, _ = counted_read()
+    first = read(made, extra=["a"])
+    first["extra"].append("changed by a caller")
+    first["overlap"] = 99
+    assert read(made, extra=["a"]) == {"overlap": 1.0, "extra": ["a"]}
+
+
+def test_turned_off_by_the_environment(made, monkeypatch):
+    read, calls = counted_read()
+    monkeypatch.setenv("LSQA_READ_CACHE", "0")
+    read(made)
+    read(made)
+    assert len(calls) == 2
+
+
+def test_audit_queue_and_item_follow_a_review(demo_workspace):
+    """The Audit page's reads: a review takes the item out of my queue and shows in its labels."""
+    first = audit.queue(demo_workspace, annotator="ann")["rows"][0]
+    assert audit.queue(demo_workspace, annotator="ann")["rows"][0]["id"] == first["id"]
+    assert audit.item(demo_workspace, first["id"])["human_labels"] == []
+
+    audit.confirm(demo_workspace, "ann", first["id"])
+    assert audit.queue(demo_workspace, annotator="ann")["rows"][0]["id"] != first["id"]
+    assert [lab["annotator"] for lab in audit.item(demo_workspace, first["id"])["human_labels"]] == ["ann"]
+    assert [r["id"] for r in audit.recent(demo_workspace, "ann")] == [first["id"]]
