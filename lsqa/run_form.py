@@ -61,6 +61,14 @@ def defaults(ws: str | Path) -> dict:
 
 def check(ws: str | Path, config: dict) -> None:
     """Raise ``InputError`` when ``config`` could not run in ``ws``: it redefines a name that has results."""
+    problems = _conflicts(ws, config)
+    if problems:
+        raise InputError("run form", "; ".join(problems),
+                         hint="give the changed system or judge a new name (e.g. add '-v2')")
+
+
+@kept_while_unchanged()  # checked on every render of the Run page, with the same form most of the time
+def _conflicts(ws: str | Path, config: dict) -> list[str]:
     from lsqa import definitions
     from lsqa.runconfig import run_config_from_dict
 
@@ -71,9 +79,7 @@ def check(ws: str | Path, config: dict) -> None:
             definitions.check_run_names(con, parsed)
         except definitions.NameClash as exc:
             problems.append(str(exc))
-    if problems:
-        raise InputError("run form", "; ".join(problems),
-                         hint="give the changed system or judge a new name (e.g. add '-v2')")
+    return problems
 
 
 def clean_numbers(rows: list[dict]) -> list[dict]:
