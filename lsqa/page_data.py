@@ -1,8 +1,9 @@
 """What the dashboard pages ask for, as plain data: pages stay thin, lsqa stays free of streamlit.
 
 Each page makes one call here (or to ``lsqa.audit``, ``lsqa.reference_errors``, ``lsqa.jobs``) and
-shows the result. Nothing that depends on human reviews or flags is cached: every call reads the
-workspace as it is now, so an audit action shows in Agreement and Leaderboard on the next render.
+shows the result. Every call answers for the workspace as it is now, so an audit action shows in
+Agreement and Leaderboard on the next render: the costly reads are kept only while the workspace's
+data is unchanged (``lsqa.workspace_cache``; any commit, from any process, makes them read again).
 """
 
 from __future__ import annotations

@@ -128,3 +128,28 @@ def test_audit_queue_and_item_follow_a_review(demo_workspace):
     assert audit.queue(demo_workspace, annotator="ann")["rows"][0]["id"] != first["id"]
     assert [lab["annotator"] for lab in audit.item(demo_workspace, first["id"])["human_labels"]] == ["ann"]
     assert [r["id"] for r in audit.recent(demo_workspace, "ann")] == [first["id"]]
+
+
+CONFIRM_AS_CAROL = """
+import sys
+from lsqa import audit
+audit.confirm(sys.argv[1], "carol", sys.argv[2], "seen from the command line")
+"""
+
+
+def test_the_open_audit_page_shows_a_review_made_by_another_process(demo_workspace, monkeypatch):
+    """alice has an item open (its reads kept); carol reviews it from another process; alice's next
+    render shows carol's label: the kept reads are not served after a commit elsewhere."""
+    from tests.test_dashboard_pages import SXS, audit_first_of, open_app
+
+    monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
+    alice = open_app("alice", "audit")
+    item = audit_first_of(alice, SXS)
+    alice.run()
+    assert not any("carol" in c.value for c in alice.caption)
+
+    done = run_python(CONFIRM_AS_CAROL, demo_workspace, item["id"])
+    assert done.returncode == 0, done.stderr
+    alice.run()
+    assert any(c.value.startswith("carol: confirm") and "seen from the command line" in c.value for c in alice.caption), \
+        [c.value for c in alice.caption]
