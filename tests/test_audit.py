@@ -88,3 +88,30 @@ def test_review_is_confirm_when_the_label_is_the_judges(demo_workspace):
         assert [r["action"] for r in reviews_store.reviews(con, row["id"])] == ["confirm", "override"]
     with pytest.raises(ValueError):
         audit.review(ws, "  ", row["id"], other)
+
+
+def test_the_kept_priority_signals_follow_a_changed_verdict(demo_workspace):
+    """The queue keeps its priority signals while the verdicts are unchanged (reviews do not change
+    them); a verdict whose label changes (a re-judged parse error, an import) makes them recomputed."""
+    from lsqa.store import audit_queue as queue_store
+
+    ws = demo_workspace
+    top = audit.queue(ws, audit.Filters(reviewed="all"), "alice")["rows"][0]
+    with store.connect(ws) as con:
+        kept = queue_store._signals(con)
+        assert queue_store._signals(con) is kept  # the same object: nothing recomputed
+    audit.confirm(ws, "bob", top["id"])  # a review: the signals stay
+    with store.connect(ws) as con:
+        assert queue_store._signals(con) is kept
+    flipped = {"A": "B", "B": "A", "yes": "no", "no": "yes"}
+    with store.write(ws) as con:
+        label = con.execute("SELECT label FROM judgments WHERE id = ?", [top["id"]]).fetchall()[0][0]
+        con.execute("UPDATE judgments SET label = ? WHERE id = ?", [flipped.get(label, "A"), top["id"]])
+    with store.connect(ws) as con:
+        now = queue_store._signals(con)
+        fresh = con.sql(queue_store._SIGNALS).to_arrow_table()
+    assert now is not kept
+    assert now.sort_by("id").equals(fresh.sort_by("id"))
+    assert not now.sort_by("id").equals(kept.sort_by("id"))
+    changed = audit.queue(ws, audit.Filters(reviewed="all"), "alice", page_size=5000)["rows"]
+    assert next(r for r in changed if r["id"] == top["id"])["disagreement"] != top["disagreement"]
