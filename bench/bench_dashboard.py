@@ -35,7 +35,10 @@ from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # as the dashboard does (app.py): threaded BLAS is erratic on 2 cores
-for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True")):
+for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True"),
+                      # The reads themselves, as in the first render after any change: repeated renders of
+                      # an unchanged workspace would otherwise come from lsqa.workspace_cache.
+                      ("LSQA_READ_CACHE", "0")):
     os.environ.setdefault(_name, _value)
 
 ROOT = Path(__file__).resolve().parents[1]
