@@ -4,6 +4,7 @@ them moves with every commit, from this process or another, and never with a rea
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -153,3 +154,43 @@ def test_the_open_audit_page_shows_a_review_made_by_another_process(demo_workspa
     alice.run()
     assert any(c.value.startswith("carol: confirm") and "seen from the command line" in c.value for c in alice.caption), \
         [c.value for c in alice.caption]
+
+
+DASHBOARD_READS = """
+import sys
+from lsqa import audit, page_data, reference_errors
+from lsqa.errors import WorkspaceError
+for read in (audit.queue, audit.item, page_data.books, reference_errors.suspects):
+    try:
+        read(sys.argv[1]) if read is not audit.item else read(sys.argv[1], "x")
+    except WorkspaceError as exc:
+        print(str(exc).splitlines()[0])
+    else:
+        print("no refusal")
+"""
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "device", "unreadable"])
+def test_kept_reads_of_a_bad_path_give_the_workspace_refusal_and_never_hang(tmp_path, kind):
+    """The data version looks at a path before any read: it must neither open a FIFO (that blocks
+    forever) nor raise its own error; the read then refuses the path as it always did."""
+    import os
+    import stat
+
+    path = {"device": Path("/dev/null")}.get(kind, tmp_path / "ws.duckdb")
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "unreadable":
+        if os.geteuid() == 0:
+            pytest.skip("root reads a file whatever its mode")
+        path.write_bytes(b"x" * 100)
+        path.chmod(0)
+    assert data_version(path) is None
+    done = run_python(DASHBOARD_READS, path, timeout=120)  # in another process, with a deadline
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and len(lines) == 4, done.stderr
+    assert all(line.startswith(f"workspace {path}") for line in lines), lines
+    if kind == "fifo":
+        assert stat.S_ISFIFO(path.lstat().st_mode)

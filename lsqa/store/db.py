@@ -260,7 +260,8 @@ _HEADER_BYTES = 16
 
 def data_version(path: str | Path) -> tuple | None:
     """A value that changes whenever data committed to the workspace changes, by this process or any
-    other; reads leave it as it is. None when the file does not exist.
+    other; reads leave it as it is. None when the path is not a readable file (the read itself then
+    says what is wrong: missing, a folder, a FIFO, unreadable).
 
     DuckDB appends each commit to ``<file>.wal`` (its size grows) and a checkpoint (on DETACH, or
     when the WAL is large) rewrites one of the two headers with the next iteration and removes the
@@ -272,20 +273,25 @@ def data_version(path: str | Path) -> tuple | None:
     Read before the data it stands for: data read afterwards is at least as new as the version.
     """
     key = str(Path(path).resolve())
+    try:
+        info = os.stat(key)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a folder, a FIFO (opening it would block), a device: ``connect`` says what is wrong
     entry = _attachment(key)
     with entry.lock:
-        try:
-            info = os.stat(key)
-            if not entry.attached:
+        if not entry.attached:
+            try:
                 with open(key, "rb") as f:
                     entry.header = b"".join(os.pread(f.fileno(), _HEADER_BYTES, at) for at in _HEADER_BLOCKS)
-        except FileNotFoundError:
-            return None
+            except OSError:  # unreadable: ``connect`` says so
+                return None
         header = entry.header
     try:
         wal = os.stat(key + ".wal")
         wal_state = (wal.st_size, wal.st_mtime_ns)
-    except FileNotFoundError:
+    except OSError:
         wal_state = None
     return info.st_ino, info.st_size, info.st_mtime_ns, header, wal_state
 
