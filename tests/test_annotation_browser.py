@@ -83,6 +83,17 @@ def _reviews(ws, annotator: str) -> list[dict]:
         return [r for r in reviews_store.reviews(con) if r["annotator"] == annotator]
 
 
+def _reviews_when_saved(ws, annotator: str, count: int, timeout_s: float = 30) -> list[dict]:
+    """The annotator's reviews once there are ``count``: a "Saved" toast on screen may still be the
+    one of the action before (toasts stay a few seconds), so the workspace is what to wait for."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while len(rows := _reviews(ws, annotator)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return rows
+
+
 def _flags(ws, annotator: str) -> list[dict]:
     with store.connect(ws) as con:
         return [f for f in reviews_store.flags(con) if f["annotator"] == annotator]
@@ -115,7 +126,7 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
     _press(page, "v")  # … and the keys are live: V confirms
     _toast(page, "Saved")
     expect(name).to_have_value("ana")
-    assert [r["action"] for r in _reviews(ws, "ana")] == ["confirm"]
+    assert [r["action"] for r in _reviews_when_saved(ws, "ana", 1)] == ["confirm"]
 
     note = page.get_by_label(re.compile(r"^Note"))
     note.click()
@@ -125,7 +136,7 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
     expect(page.locator("#lsqa-keys-paused")).to_be_hidden()
     _press(page, "n")
     _toast(page, "Saved")
-    assert [(r["label"], r["note"]) for r in _reviews(ws, "ana")][-1] == ("no", "ref seems off")
+    assert [(r["label"], r["note"]) for r in _reviews_when_saved(ws, "ana", 2)][-1] == ("no", "ref seems off")
 
     # The note went with that review: the field is emptied for the next one (a person waits to see it
     # empty; typing into it while the page still reruns would add to the old text, visibly).
@@ -136,7 +147,7 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
     note.press("Escape")
     _press(page, "y")
     _toast(page, "Saved")
-    assert [(r["label"], r["note"]) for r in _reviews(ws, "ana")][-1] == ("yes", "second look")
+    assert [(r["label"], r["note"]) for r in _reviews_when_saved(ws, "ana", 3)][-1] == ("yes", "second look")
 
     question = audit.item(ws, _reviews(ws, "ana")[-1]["judgment_id"])  # noqa: F841 (kept for the message)
     page.get_by_text("ambiguous", exact=True).first.click()  # a flag reason with the mouse, then F
@@ -233,7 +244,7 @@ def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):
     expect(page.get_by_text(first["question"]).first).to_be_visible(timeout=WAIT)
     _press(page, "y")
     _toast(page, "Saved")
-    assert [r["label"] for r in _reviews(ws, "hal")] == ["yes", "no", "yes"]
+    assert [r["label"] for r in _reviews_when_saved(ws, "hal", 3)] == ["yes", "no", "yes"]
 
 
 # ------------------------------------------------------------------------------------- defect 4
