@@ -4,22 +4,24 @@ Run:  .venv/bin/python bench/bench_browser_ab.py --a ../lsqa-before --b . --work
           --pages leaderboard,agreement,audit --rounds 6
       (make the "before" checkout with `git worktree add ../lsqa-before <commit>`)
 
-Both checkouts are served at once (`streamlit run app.py` in each, on 127.0.0.1, on the same
-workspace) and one browser opens each page in a new tab, A and B alternating (ABBA...), with a warm
-cache (one browser profile per version) and a cold one (a new profile each time). A shared
-machine's load drifts by seconds between runs; alternating in one run makes the ratio B/A the
-figure to trust. "Done" is bench_browser.py's: no loading skeleton, every chart drawn, held 0.3 s.
+Both checkouts are served at once (`streamlit run app.py` in each, on 127.0.0.1, each on its own
+copy of the workspace, since ``--decide`` writes reviews) and one browser opens each page in a new
+tab, A and B alternating (ABBA...), with a warm cache (one browser profile per version) and a cold
+one (a new profile each time). A shared machine's load drifts by seconds between runs; alternating
+in one run makes the ratio B/A the figure to trust. "Done" is bench_browser.py's: no loading skeleton, every chart drawn, held 0.3 s.
 
 ``--a-env LSQA_READ_CACHE=0`` (with ``--a .``) compares one checkout with and without a setting;
-``--keys 20`` adds keypress -> next item on the Audit page.
+``--keys 20`` adds keypress -> next item on the Audit page, ``--decide 20`` a decision (V) -> next item.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -45,6 +47,8 @@ def main() -> int:
     ap.add_argument("--keys", type=int, default=0,
                     help="also keypress -> next item on the Audit page (J then K), this many presses each, "
                          "A and B in turns of 5")
+    ap.add_argument("--decide", type=int, default=0,
+                    help="also a decision (V, confirm) -> the next item on the Audit page, this many each")
     ap.add_argument("--judge", default="lexical-sxs-fc", help="the Audit queue's judge for --keys")
     args = ap.parse_args()
     headings = {path: heading for path, heading in bb.PAGES.values()}
@@ -61,7 +65,9 @@ def main() -> int:
         for name, env in envs.items():
             if env:
                 print(f"{name} runs with {' '.join(f'{k}={v}' for k, v in env.items())}")
-        bases = {name: stack.enter_context(serve(args.workspace, root=root.resolve(), env=envs[name]))
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        copies = {name: shutil.copyfile(args.workspace, tmp / f"{name}.duckdb") for name in envs}
+        bases = {name: stack.enter_context(serve(copies[name], root=root.resolve(), env=envs[name]))
                  for name, root in (("A", args.a), ("B", args.b))}
         browser = p.chromium.launch(executable_path=bb.CHROMIUM, args=bb.ARGS)
         try:
@@ -83,7 +89,9 @@ def main() -> int:
                           f"(A {', '.join(f'{t:.2f}' for t in times['A'])}; B {', '.join(f'{t:.2f}' for t in times['B'])})",
                           flush=True)
             if args.keys:
-                next_items(browser, bases, args.keys, args.judge)
+                in_turns(browser, bases, args.keys, args.judge, "next item (J)", bb.next_item)
+            if args.decide:
+                in_turns(browser, bases, args.decide, args.judge, "decision (V)", bb.decide)
         finally:
             browser.close()
     return 0
@@ -95,8 +103,9 @@ def _env(ap: argparse.ArgumentParser, pairs: list[str]) -> dict[str, str]:
     return dict(pair.split("=", 1) for pair in pairs)
 
 
-def next_items(browser, bases: dict[str, str], presses: int, judge: str) -> None:
-    """Keypress -> next item, bench_browser.py's measure, on both servers: one tab each, turns of 5."""
+def in_turns(browser, bases: dict[str, str], presses: int, judge: str, label: str, measure) -> None:
+    """A bench_browser.py keypress measure (``next_item``, ``decide``) on both servers: one tab each,
+    turns of 5."""
     tabs = {}
     for name, base in bases.items():
         tab = browser.new_page(viewport=bb.VIEWPORT)
@@ -106,9 +115,9 @@ def next_items(browser, bases: dict[str, str], presses: int, judge: str) -> None
     times: dict[str, list[float]] = {"A": [], "B": []}
     for turn in range(-(-presses // 5)):
         for name in ("A", "B") if turn % 2 == 0 else ("B", "A"):
-            times[name] += bb.next_item(tabs[name], min(5, presses - 5 * turn))
+            times[name] += measure(tabs[name], min(5, presses - 5 * turn))
     a, b = statistics.median(times["A"]), statistics.median(times["B"])
-    print(f"{'next item (J)':<18} A {a:.2f} s  B {b:.2f} s  B/A {b / a:.2f}   "
+    print(f"{label:<18} A {a:.2f} s  B {b:.2f} s  B/A {b / a:.2f}   "
           f"(A {', '.join(f'{t:.2f}' for t in times['A'])}; B {', '.join(f'{t:.2f}' for t in times['B'])})",
           flush=True)
 

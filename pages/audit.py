@@ -170,33 +170,36 @@ filters = audit.Filters(judges=tuple(ss.audit_judges), systems=tuple(ss.audit_sy
                         statuses=tuple(ss.get("audit_statuses", [])), reviewed=ss.audit_reviewed)
 blind = bool(ss.get("audit_blind", False))
 
-# ----------------------------------------------------------------------- where I am (the trail)
-trail = Trail(ss.audit_trail, ss.audit_at)
-if sampled_judge() is None:
-    q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
-else:  # the sample in its order; the items opened this session left out here
-    q = sampling.page_queue(workspace, sampled_judge(), ss.audit_queue, rate=ss.audit_rate,
-                            stratify=ss.get("audit_stratify", "none"), page=0)
-    q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
-         "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
-sampled = ss.setdefault("audit_sampling", {})  # inclusion probability of sampled items, saved with the review
-sampled.update({r["id"]: r.get("sampling") for r in q["rows"][:1] if r.get("sampling")})
-opened_before = len(trail.ids)
-current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
-remaining = q["total"] - (len(trail.ids) - opened_before)
-upcoming = [r for r in q["rows"] if r["id"] != current_id]
-ss.audit_at = trail.at
-why = ss.setdefault("audit_why", {})
-why.update({r["id"]: f"priority {r['priority']:.2f} — {r['why']}" for r in q["rows"][:1] if "priority" in r})
-opened = ss.setdefault("audit_opened", {})
-if current_id and current_id not in opened:
-    opened[current_id] = audit.opened_marker(workspace)  # reviews by others after this are worth a warning
-
-if "audit_msg" in ss:
-    st.toast(ss.pop("audit_msg"))
 if not annotator:
     st.warning("Enter your name under **Annotator** in the sidebar to review and flag (it is saved with every "
                "action). Until then the decision keys (V, A/B/T/X, Y/N, F/G, U) do nothing.")
+
+
+# ----------------------------------------------------------------------- where I am (the trail)
+def where_i_am():
+    """The trail of items opened this session, the queue after it and the item to show now. Run
+    inside the fragment below: a review changes the queue."""
+    global trail, q, sampled, current_id, remaining, upcoming, why, opened
+    trail = Trail(ss.audit_trail, ss.audit_at)
+    if sampled_judge() is None:
+        q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
+    else:  # the sample in its order; the items opened this session left out here
+        q = sampling.page_queue(workspace, sampled_judge(), ss.audit_queue, rate=ss.audit_rate,
+                                stratify=ss.get("audit_stratify", "none"), page=0)
+        q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
+             "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
+    sampled = ss.setdefault("audit_sampling", {})  # inclusion probability of sampled items, saved with the review
+    sampled.update({r["id"]: r.get("sampling") for r in q["rows"][:1] if r.get("sampling")})
+    opened_before = len(trail.ids)
+    current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
+    remaining = q["total"] - (len(trail.ids) - opened_before)
+    upcoming = [r for r in q["rows"] if r["id"] != current_id]
+    ss.audit_at = trail.at
+    why = ss.setdefault("audit_why", {})
+    why.update({r["id"]: f"priority {r['priority']:.2f} — {r['why']}" for r in q["rows"][:1] if "priority" in r})
+    opened = ss.setdefault("audit_opened", {})
+    if current_id and current_id not in opened:
+        opened[current_id] = audit.opened_marker(workspace)  # reviews by others after this are worth a warning
 
 
 # ------------------------------------------------------------------------------------ actions
@@ -229,6 +232,7 @@ def _label(judgment_id: str, label: str, kind: str, shown: str):
                          sampling=sampled.get(judgment_id))
     ss.audit_note = ""
     ss.audit_msg = audit.saved_message(kind, shown, saved["action"]) + _late_warning(judgment_id)
+    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
     _forward()
 
 
@@ -236,6 +240,7 @@ def _confirm(judgment_id: str, kind: str, shown: str):
     audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""), sampling=sampled.get(judgment_id))
     ss.audit_note = ""
     ss.audit_msg = audit.saved_message(kind, shown, "confirm") + _late_warning(judgment_id)
+    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
     _forward()
 
 
@@ -244,6 +249,7 @@ def _flag(question_id: str, reference: str):
     audit.flag(workspace, annotator, question_id, reference, reason, ss.get("audit_note", ""))
     ss.audit_note = ""
     ss.audit_msg = f"Flagged reference {reference} as {reason}"
+    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
 
 
 def _reason(reason: str):
@@ -253,6 +259,7 @@ def _reason(reason: str):
 def _undo():
     undone = audit.undo_last(workspace, annotator)
     ss.audit_msg = "Undone: " + audit.describe_action(undone) if undone else "Nothing of yours to undo"
+    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
 
 
 # ------------------------------------------------------------------------------------- the item
@@ -439,16 +446,30 @@ def up_next():
         st.rerun()
 
 
-it = audit.item(workspace, current_id) if current_id else None
-revealed = audit.reveal(it, annotator, blind) if it else True
-decision_bar(it, revealed)
-if it is not None:
-    show_guidelines(it["kind"])
-    show_item(it, revealed)
-    show_details(it, revealed)
-my_recent_reviews()
-up_next()
-# Last, so that the item is drawn before the sidebar's progress table is computed (J → the next item).
+@st.fragment
+def review():
+    """The trail, the decision bar, the item and the two tables. A fragment: J, K and the decision keys
+    rerun this part only, not the navigation and the sidebar (issue 12, keypress -> next item)."""
+    with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
+        if ss.pop("audit_decided", False) and ss.get("audit_x_progress"):
+            st.rerun(scope="app")  # a decision in this fragment: the sidebar's open progress table counts it
+        where_i_am()
+        if "audit_msg" in ss:
+            st.toast(ss.pop("audit_msg"))
+        it = audit.item(workspace, current_id) if current_id else None
+        revealed = audit.reveal(it, annotator, blind) if it else True
+        decision_bar(it, revealed)
+        if it is not None:
+            show_guidelines(it["kind"])
+            show_item(it, revealed)
+            show_details(it, revealed)
+        my_recent_reviews()
+        up_next()
+
+
+ss.pop("audit_decided", None)  # a whole run: the progress table below is drawn after the fragment anyway
+review()
+# Last, so that the item is drawn before the sidebar's progress table is computed (J -> the next item).
 progress = _lazy_expander("Progress of every annotator", "audit_x_progress", st.sidebar)
 if progress is not None:
     progress.dataframe(audit.progress(workspace), hide_index=True, width="stretch")
