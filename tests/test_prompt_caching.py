@@ -22,21 +22,39 @@ def test_every_prompt_with_a_context_has_a_context_first_version():
     assert set(CONTEXT_PROMPTS) == with_context and len(with_context) == 9
 
 
+def _context_intro(body: str, first: bool) -> str:
+    """The line that introduces the context: just before its block in the paper's order, just after
+    it in the context-first one."""
+    lines = [line for line in body.split("\n") if line.strip()]
+    if first:
+        return lines[lines.index("# CONTEXT END") + 1]
+    return lines[lines.index("# CONTEXT") - 1]
+
+
 @pytest.mark.parametrize("prompt_id", CONTEXT_PROMPTS)
-def test_context_first_version_only_moves_the_context_block(prompt_id):
+def test_context_first_version_moves_the_context_block_and_points_up_at_it(prompt_id):
     paper = prompts.load_prompt(prompt_id)
     first = prompts.load_prompt(prompt_id, layout="context-first")
     assert (paper.layout, first.layout) == ("paper", "context-first") and first.version > paper.version
     assert (first.placeholders, first.output, first.prefill) == (paper.placeholders, paper.output, paper.prefill)
     assert first.body.startswith("# CONTEXT\n{")
-    # the same lines, the paper's wording untouched: only their order changed
-    lines = lambda body: sorted(line for line in body.split("\n") if line.strip())  # noqa: E731
-    assert lines(first.body) == lines(paper.body)
+    # The paper's lines in another order, but for the one that introduced the context: it now
+    # follows the context, so it speaks of it as above (v2 said "below", or ended in a colon).
+    intro_paper, intro_first = _context_intro(paper.body, False), _context_intro(first.body, True)
+    lines = lambda body, drop: sorted(line for line in body.split("\n") if line.strip() and line != drop)  # noqa: E731
+    assert lines(first.body, intro_first) == lines(paper.body, intro_paper)
+    assert "above" in intro_first and "below" not in intro_first and not intro_first.endswith(":")
+
+
+@pytest.mark.parametrize("prompt_id", CONTEXT_PROMPTS)
+def test_the_first_context_first_version_stays_loadable_for_workspaces_that_used_it(prompt_id):
+    v2 = prompts.load_prompt(prompt_id, 2)
+    assert v2.layout == "context-first" and v2.body.startswith("# CONTEXT\n{")
 
 
 def test_layouts_are_chosen_not_mixed():
     assert prompts.load_prompt("side_by_side").version == 1  # the default stays the paper's order
-    assert prompts.load_prompt("side_by_side", layout="context-first").version == 2
+    assert prompts.load_prompt("side_by_side", layout="context-first").version == 3
     # a prompt without a context has no context-first version: the paper's is used
     assert prompts.load_prompt("groundtruth_yes_no", layout="context-first").version == 1
 
@@ -94,7 +112,7 @@ def test_study_with_prompt_caching_counts_and_prices_cached_tokens(workspace, ll
     calls = _calls(workspace)
     answers = [c for c in calls if c["prompt_id"] == "nqa_answer_full_context"]
     verdicts = [c for c in calls if c["prompt_id"] == "nqa_side_by_side"]
-    assert len(answers) == 3 and len(verdicts) == 3 and {c["prompt_version"] for c in calls} == {"2"}
+    assert len(answers) == 3 and len(verdicts) == 3 and {c["prompt_version"] for c in calls} == {"3"}
     # the call that reached the server first wrote the cache; every other one, the judge's calls
     # included, read the book (~800 of its 830-980 words) from it (what follows the book differs)
     first, *later = sorted(answers + verdicts, key=lambda c: c["cached_prompt_tokens"])
@@ -228,4 +246,4 @@ def test_embedded_models_read_context_first_prompts_the_same_way(workspace):
     paper_verdicts = {(q, a.removesuffix("-cf"), label) for j, q, a, label in verdicts if not j.endswith("-cf")}
     assert {(q, a.removesuffix("-cf"), label) for j, q, a, label in verdicts if j.endswith("-cf")} == paper_verdicts
     assert len(paper_answers) == 10 and len(paper_verdicts) == 10
-    assert {v for _, v in versions} == {"1", "2"}
+    assert {v for _, v in versions} == {"1", "3"}

@@ -246,25 +246,25 @@ def write_prompt(folder: Path, pid: str, version: int, body: str, placeholders: 
 V2_BODY = "# CONTEXT\n{context}\n# CONTEXT END\n\nQuestion: {question}\nAnswer: {answer}\nanswer_is_entailed_by_context?"
 
 
-def test_user_folder_v3_overrides_v1_by_argument(tmp_path):
-    write_prompt(tmp_path, "autoais", 3, V2_BODY, "context, question, answer", "autoais-json")
+def test_user_folder_v4_overrides_v1_by_argument(tmp_path):
+    write_prompt(tmp_path, "autoais", 4, V2_BODY, "context, question, answer", "autoais-json")
     prompt = P.load_prompt("autoais", dirs=[tmp_path])
-    assert (prompt.version, prompt.path.parent) == (3, tmp_path)
+    assert (prompt.version, prompt.path.parent) == (4, tmp_path)
     assert P.load_prompt("autoais", 1, dirs=[tmp_path]).path.parent.resolve() == (PROJECT_ROOT / "prompts").resolve()
     assert P.load_prompt("autoais", "v1", dirs=[tmp_path]).version == 1
     assert P.load_prompt("autoais").version == 1  # without the folder
 
 
-def test_user_folder_v3_overrides_v1_by_environment(tmp_path, monkeypatch):
-    write_prompt(tmp_path, "autoais", 3, V2_BODY, "context, question, answer", "autoais-json")
+def test_user_folder_v4_overrides_v1_by_environment(tmp_path, monkeypatch):
+    write_prompt(tmp_path, "autoais", 4, V2_BODY, "context, question, answer", "autoais-json")
     monkeypatch.setenv("LSQA_PROMPTS_DIR", str(tmp_path))
-    assert P.load_prompt("autoais").version == 3
-    assert [p.version for p in P.list_prompts() if p.id == "autoais"] == [1, 2, 3]
+    assert P.load_prompt("autoais").version == 4
+    assert [p.version for p in P.list_prompts() if p.id == "autoais"] == [1, 2, 3, 4]
 
 
 def test_same_version_with_other_text_is_refused(tmp_path):
     write_prompt(tmp_path, "autoais", 1, V2_BODY, "context, question, answer", "autoais-json")
-    with pytest.raises(P.PromptError, match=r"autoais\.v1 exists twice.*autoais\.v3\.txt"):
+    with pytest.raises(P.PromptError, match=r"autoais\.v1 exists twice.*autoais\.v4\.txt"):
         P.load_prompt("autoais", dirs=[tmp_path])
 
 
@@ -282,7 +282,7 @@ def test_missing_user_folder_is_reported(tmp_path):
 def test_unknown_id_and_version_list_what_exists():
     with pytest.raises(P.PromptError, match="known ids: .*autoais"):
         P.load_prompt("autoias")
-    with pytest.raises(P.PromptError, match=r"has no version 9 \(has v1, v2\)"):
+    with pytest.raises(P.PromptError, match=r"has no version 9 \(has v1, v2, v3\)"):
         P.load_prompt("autoais", 9)
 
 
