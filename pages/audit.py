@@ -178,7 +178,8 @@ if not annotator:
 # ----------------------------------------------------------------------- where I am (the trail)
 def where_i_am():
     """The trail of items opened this session, the queue after it and the item to show now. Run
-    inside the fragment below: a review changes the queue."""
+    inside the fragment below: a review changes the queue. The names are the page's own (global):
+    the decision bar, the tables and the key callbacks read them, on a whole run and a fragment's alike."""
     global trail, q, sampled, current_id, remaining, upcoming, why, opened
     trail = Trail(ss.audit_trail, ss.audit_at)
     if sampled_judge() is None:
