@@ -115,7 +115,8 @@ _FIRST_SEEN: dict[str, tuple] = {}
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
-@given(label=st.one_of(st.none(), st.text(max_size=8), st.integers(), st.booleans()))
+@given(label=st.one_of(st.sampled_from(PAIRWISE_LABELS), st.none(), st.text(max_size=8), st.integers(),
+                       st.booleans()))  # the valid labels too: random text seldom hits one
 def test_any_label_is_a_valid_one_or_refused(ws, label):
     # Hypothesis runs every example on the one workspace of this test, and each example leaves it as
     # it found it (a refusal changes nothing, a stored label is deleted below): the verdict and the
