@@ -8,7 +8,8 @@ Both checkouts are served at once (`streamlit run app.py` in each, on 127.0.0.1,
 copy of the workspace, since ``--decide`` writes reviews) and one browser opens each page in a new
 tab, A and B alternating (ABBA...), with a warm cache (one browser profile per version) and a cold
 one (a new profile each time). A shared machine's load drifts by seconds between runs; alternating
-in one run makes the ratio B/A the figure to trust. "Done" is bench_browser.py's: no loading skeleton, every chart drawn, held 0.3 s.
+in one run makes the ratio B/A the figure to trust. "Done" is bench_browser.py's: no loading
+skeleton, every chart drawn, held 0.3 s.
 
 ``--a-env LSQA_READ_CACHE=0`` (with ``--a .``) compares one checkout with and without a setting;
 ``--keys 20`` adds keypress -> next item on the Audit page, ``--decide 20`` a decision (V) -> next item.
@@ -49,7 +50,7 @@ def main() -> int:
                          "A and B in turns of 5")
     ap.add_argument("--decide", type=int, default=0,
                     help="also a decision (V, confirm) -> the next item on the Audit page, this many each")
-    ap.add_argument("--judge", default="lexical-sxs-fc", help="the Audit queue's judge for --keys")
+    ap.add_argument("--judge", default="lexical-sxs-fc", help="the Audit queue's judge for --keys and --decide")
     args = ap.parse_args()
     headings = {path: heading for path, heading in bb.PAGES.values()}
     pages = args.pages.split(",")

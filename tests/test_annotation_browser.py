@@ -365,7 +365,6 @@ def test_queue_settings_stay_as_chosen_while_folded_and_after_another_page(serve
     expect(sidebar.locator('[data-testid="stDataFrame"]')).to_be_visible(timeout=WAIT)
 
 
-
 def test_open_progress_table_counts_a_decision_made_by_key(server, page):
     """The item is a fragment (J, K and the decision keys rerun it alone, issue 12): a decision must
     still reach the sidebar's progress table when it is open, and the next item must show."""
@@ -390,6 +389,7 @@ def test_open_progress_table_counts_a_decision_made_by_key(server, page):
     _press(page, "v")
     expect(page.get_by_text(re.compile(rf"Item {i + 2} of")).first).to_be_visible(timeout=WAIT)
     assert len(_reviews_when_saved(ws, "pia", 2)) == 2
+
 
 # ------------------------------------------------------------------------------------- defect 6
 

@@ -120,8 +120,8 @@ _FIRST_SEEN: dict[str, tuple] = {}
 def test_any_label_is_a_valid_one_or_refused(ws, label):
     # Hypothesis runs every example on the one workspace of this test, and each example leaves it as
     # it found it (a refusal changes nothing, a stored label is deleted below): the verdict and the
-    # workspace's content are read once, not twice per example (the snapshot was most of this
-    # test's 61 s of 80 examples; now 28 s), and a trace an example left would fail the refusals after it.
+    # workspace's content are read once, not twice per example (the snapshots were most of this
+    # test's time), and a trace an example left would fail the refusals after it.
     if str(ws) not in _FIRST_SEEN:
         _FIRST_SEEN[str(ws)] = (_verdict(ws, "pairwise"), snapshot(ws))
     v, before = _FIRST_SEEN[str(ws)]
