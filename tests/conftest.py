@@ -56,31 +56,85 @@ def _isolated_settings(monkeypatch, tmp_path):
     workspace_cache.clear()  # each test reads its workspaces afresh
 
 
-@pytest.fixture(scope="session")
-def demo_workspace_template(tmp_path_factory) -> Path:
-    """The small demo workspace (configs/demo_small.toml), built once per test run.
-
-    Under pytest-xdist (`make test` runs two workers) the first worker to need it builds it in the
-    run's shared temporary folder while the others wait on a file lock: building it is a study run
-    with the embedded models, the costliest setup of the suite. Tests use ``demo_workspace`` (a
-    private copy) or copy it themselves: opening the shared file would lock it against the others."""
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """``build(folder)`` run once per test run, in a folder every pytest-xdist worker shares, and
+    that folder returned. The first worker to need it builds it while the others wait on a file lock;
+    the folder is renamed into place only when whole, so a failed build leaves nothing behind."""
     import fcntl
-
-    from lsqa.demo import build_demo
+    import shutil
 
     base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "demo-template"
-    shared.mkdir(exist_ok=True)
-    path = shared / "demo.duckdb"
-    with open(shared / "build.lock", "w") as lock:
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    done = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not path.exists():
-            partial = shared / "building.duckdb"  # renamed when whole: a failed build leaves no template
-            partial.unlink(missing_ok=True)
-            for _ in build_demo(partial, data_dir=shared_data_dir(), scale="small"):
-                pass
-            partial.rename(path)
-    return path
+        if not done.exists():
+            partial = shared / f"{name}.building"
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir()
+            build(partial)
+            partial.rename(done)
+    return done
+
+
+@pytest.fixture(scope="session")
+def demo_workspace_template(tmp_path_factory) -> Path:
+    """The small demo workspace (configs/demo_small.toml), built once per test run (``built_once``):
+    building it is a study run with the embedded models, the costliest setup of the suite. Tests use
+    ``demo_workspace`` (a private copy) or copy it themselves: opening the shared file would lock it
+    against the others."""
+    from lsqa.demo import build_demo
+
+    def build(folder: Path) -> None:
+        for _ in build_demo(folder / "demo.duckdb", data_dir=shared_data_dir(), scale="small"):
+            pass
+
+    return built_once(tmp_path_factory, "demo-template", build) / "demo.duckdb"
+
+
+@pytest.fixture(scope="session")
+def bundled_demo_from_wheel(tmp_path_factory) -> dict:
+    """A fresh machine: a wheel built from this checkout, unpacked onto an empty path, runs
+    ``lsqa demo`` in another folder with no shared data folder, so it builds the demo bundled with
+    lsqa (Beatrix Potter tales). Built once per test run: the packaging test and the fresh-machine
+    browser test read the same run. Returns ``wheel``, ``site``, ``elsewhere``, ``workspace``, ``env``
+    (what the commands ran with) and the demo's ``stdout`` / ``stderr``."""
+    import json
+    import shutil
+
+    def build(folder: Path) -> None:
+        source = folder / "src"  # a copy, so the build's own folders stay out of the checkout
+        for name in ("lsqa", "prompts", "db", "configs"):
+            shutil.copytree(PROJECT_ROOT / name, source / name, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.duckdb*"))
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(PROJECT_ROOT / name, source / name)
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                        "-w", str(folder / "wheel"), str(source)], check=True, capture_output=True, timeout=600)
+        shutil.rmtree(source)
+        (wheel,) = (folder / "wheel").glob("lsqa-*.whl")
+        import zipfile
+
+        zipfile.ZipFile(wheel).extractall(folder / "site")  # a pure-Python wheel installs by unpacking it
+        (folder / "elsewhere").mkdir()
+        demo = subprocess.run([sys.executable, "-c", "from lsqa.cli import main; main()", "demo",
+                               "--path", str(folder / "elsewhere" / "demo.duckdb")],
+                              cwd=folder / "elsewhere", env=_wheel_env(folder), capture_output=True, text=True,
+                              timeout=900)
+        (folder / "demo.json").write_text(json.dumps({"returncode": demo.returncode, "stdout": demo.stdout,
+                                                      "stderr": demo.stderr}))
+
+    folder = built_once(tmp_path_factory, "bundled-demo-from-wheel", build)
+    demo = json.loads((folder / "demo.json").read_text())
+    assert demo["returncode"] == 0, demo["stdout"][-2000:] + demo["stderr"][-2000:]
+    (wheel,) = (folder / "wheel").glob("lsqa-*.whl")
+    return {"wheel": wheel, "site": folder / "site", "elsewhere": folder / "elsewhere",
+            "workspace": folder / "elsewhere" / "demo.duckdb", "env": _wheel_env(folder), **demo}
+
+
+def _wheel_env(folder: Path) -> dict[str, str]:
+    """Only the wheel's copy of lsqa importable, and no shared data folder (as on a fresh machine)."""
+    return {**os.environ, "PYTHONPATH": str(folder / "site"), "LSQA_DATA_DIR": str(folder / "no-shared-data")}
 
 
 @pytest.fixture
@@ -96,7 +150,7 @@ def demo_workspace(demo_workspace_template, tmp_path) -> Path:
 # `make check` (lint + tests not marked slow or browser) is the fast lane, under a minute: a test
 # that builds the demo workspace (a study run with the embedded models) or renders the Streamlit
 # app counts as slow without each one saying so. `make test` runs everything.
-_SLOW_FIXTURES = {"demo_workspace", "demo_workspace_template"}
+_SLOW_FIXTURES = {"demo_workspace", "demo_workspace_template", "bundled_demo_from_wheel"}
 _SLOW_MODULES = {"test_dashboard_pages.py", "test_app_serves.py"}
 
 

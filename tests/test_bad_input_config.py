@@ -17,7 +17,7 @@ from lsqa.errors import InputError
 from lsqa.ingest import ingest_narrativeqa
 from lsqa.runconfig import run_config_from_dict
 
-from .bad_input import assert_refused, invoke, snapshot
+from .bad_input import assert_refused, contents, invoke, snapshot
 from .conftest import TEST_DATA
 
 
@@ -237,7 +237,7 @@ def test_a_credential_in_a_config_is_refused_and_never_stored(ws, tmp_path, wher
     line = assert_refused(f"config secret {name} in {_place(where)}", ["run", cfg, "--workspace", ws],
                           workspace=ws, must_name=(str(cfg), _place(where), "environment"))
     assert SECRET not in line
-    assert SECRET not in repr(snapshot(ws))
+    assert SECRET not in repr(contents(ws))
 
 
 def test_a_url_and_headers_without_credentials_are_accepted(ws, tmp_path):

@@ -225,13 +225,21 @@ def _lock(path: Path, locked: bool) -> None:
         os.chmod(path, (0o555 if path.is_dir() else 0o444) if locked else (0o755 if path.is_dir() else 0o644))
 
 
-@pytest.fixture
-def results_workspace(good_workspace, tmp_path):
-    path = tmp_path / "ro" / "ws.duckdb"
-    path.parent.mkdir()
+@pytest.fixture(scope="module")
+def results_template(good_workspace, tmp_path_factory):
+    """The good workspace after a small study run: built once, copied by each test."""
+    path = tmp_path_factory.mktemp("results") / "ws.duckdb"
     shutil.copy(good_workspace, path)
     result = invoke("run", PROJECT_ROOT / "configs" / "demo_small.toml", "--workspace", path)
     assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture
+def results_workspace(results_template, tmp_path):
+    path = tmp_path / "ro" / "ws.duckdb"
+    path.parent.mkdir()
+    shutil.copy(results_template, path)
     return path
 
 

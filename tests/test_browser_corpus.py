@@ -8,15 +8,12 @@ data folder at all, ``lsqa demo`` builds the bundled Beatrix Potter demo and the
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
 from lsqa import store
 from lsqa.store import corpus as corpus_store
 
-from .conftest import PROJECT_ROOT
 from .streamlit_server import serve
 from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_charts_drawn, _wait_idle
 
@@ -99,18 +96,18 @@ def test_corpus_entity_chains_for_every_book_on_word_boundaries_paged(demo_works
             browser.close()
 
 
-def test_fresh_machine_without_shared_data_gets_the_bundled_demo(tmp_path, monkeypatch):
-    """`make run` on a machine without ../shared: `lsqa demo` builds the bundled demo, the pages work."""
+def test_fresh_machine_without_shared_data_gets_the_bundled_demo(bundled_demo_from_wheel, tmp_path):
+    """`make run` on a machine without ../shared: `lsqa demo` builds the bundled demo, the pages work.
+    The demo is the one a wheel of this checkout built with no shared data folder (conftest), shared
+    with the packaging test: the same code, and one demo build instead of two."""
+    import shutil
+
     from playwright.sync_api import expect, sync_playwright
 
     _need_browser()
-    monkeypatch.setenv("LSQA_DATA_DIR", str(tmp_path / "no-shared-data"))
-    ws = tmp_path / "lsqa.duckdb"
-    done = subprocess.run([sys.executable, "-m", "lsqa.cli", "demo", "--path", str(ws)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "bundled with lsqa" in done.stdout
-    with serve(ws) as base, sync_playwright() as p:
+    assert "bundled with lsqa" in bundled_demo_from_wheel["stdout"]
+    ws = shutil.copy(bundled_demo_from_wheel["workspace"], tmp_path / "lsqa.duckdb")
+    with serve(ws, env={"LSQA_DATA_DIR": str(tmp_path / "no-shared-data")}) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 1600})
         try:
