@@ -2,10 +2,10 @@
 
 Run:  .venv/bin/python bench/bench_browser_elements.py --rounds 5
 
-Tiny apps (a title, one line, plus one kind of element: a data grid, a static table, metrics, input
-widgets, or a multipage navigation with a sidebar field opened at a page's own path) are served at
-once and opened in new tabs, interleaved, with a warm cache (one browser profile) and a cold one (a
-new profile each time). "Done" is bench_browser.py's. The first app is the floor every page pays;
+Tiny apps (a title, one line, plus one kind of element: a data grid, a static table, a Plotly
+chart, metrics, input widgets, or a multipage navigation with a sidebar field opened at a page's own
+path) are served at once and opened in new tabs, interleaved, with a warm cache (one browser
+profile) and a cold one (a new profile each time). "Done" is bench_browser.py's. The first app is the floor every page pays;
 the others say what a page pays per kind of element it draws on first sight (issue 12).
 """
 
@@ -31,6 +31,9 @@ APPS = {
     "one line (the floor)": "st.write('one line')\n",
     "one st.dataframe": "st.dataframe(rows)\n",
     "one st.table": "st.table(rows)\n",
+    # Streamlit loads Plotly's JavaScript only when a page draws its first chart.
+    "one Plotly chart": "import plotly.graph_objects as go\n"
+                        "st.plotly_chart(go.Figure(go.Bar(x=[r['system'] for r in rows], y=[r['score'] for r in rows])))\n",
     "five st.metric": "for i, c in enumerate(st.columns(5)):\n    c.metric(f'm{i}', i)\n",
     "four input widgets": "st.selectbox('pick', ['a', 'b'])\nst.radio('r', ['x', 'y'], horizontal=True)\n"
                           "st.multiselect('m', ['p', 'q'], default=['p'])\nst.text_input('t')\n",
