@@ -101,6 +101,7 @@ def bundled_demo_from_wheel(tmp_path_factory) -> dict:
     (what the commands ran with) and the demo's ``stdout`` / ``stderr``."""
     import json
     import shutil
+    import zipfile
 
     def build(folder: Path) -> None:
         source = folder / "src"  # a copy, so the build's own folders stay out of the checkout
@@ -113,8 +114,6 @@ def bundled_demo_from_wheel(tmp_path_factory) -> dict:
                         "-w", str(folder / "wheel"), str(source)], check=True, capture_output=True, timeout=600)
         shutil.rmtree(source)
         (wheel,) = (folder / "wheel").glob("lsqa-*.whl")
-        import zipfile
-
         zipfile.ZipFile(wheel).extractall(folder / "site")  # a pure-Python wheel installs by unpacking it
         (folder / "elsewhere").mkdir()
         demo = subprocess.run([sys.executable, "-c", "from lsqa.cli import main; main()", "demo",
