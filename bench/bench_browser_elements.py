@@ -5,8 +5,9 @@ Run:  .venv/bin/python bench/bench_browser_elements.py --rounds 5
 Tiny apps (a title, one line, plus one kind of element: a data grid, a static table, a Plotly
 chart, metrics, input widgets, or a multipage navigation with a sidebar field opened at a page's own
 path) are served at once and opened in new tabs, interleaved, with a warm cache (one browser
-profile) and a cold one (a new profile each time). "Done" is bench_browser.py's. The first app is the floor every page pays;
-the others say what a page pays per kind of element it draws on first sight (issue 12).
+profile) and a cold one (a new profile each time). "Done" is bench_browser.py's. The first app is
+the floor every page pays; the others say what a page pays per kind of element it draws on first
+sight (issue 12).
 """
 
 from __future__ import annotations

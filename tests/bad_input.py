@@ -71,9 +71,9 @@ def _per_table(workspace: Path | None, sql: str, read) -> dict | None:
 
 
 def changed_tables(before: dict | None, after: dict | None) -> list[str]:
-    """The tables whose contents differ between two snapshots (for the failure message)."""
+    """The tables whose contents differ between two snapshots that differ (for the failure message)."""
     if before is None or after is None:
-        return [] if before == after else ["<the whole file>"]
+        return ["<the whole file>"]
     return sorted(t for t in before.keys() | after.keys() if before.get(t) != after.get(t))
 
 

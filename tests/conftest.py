@@ -59,7 +59,8 @@ def _isolated_settings(monkeypatch, tmp_path):
 def built_once(tmp_path_factory, name: str, build) -> Path:
     """``build(folder)`` run once per test run, in a folder every pytest-xdist worker shares, and
     that folder returned. The first worker to need it builds it while the others wait on a file lock;
-    the folder is renamed into place only when whole, so a failed build leaves nothing behind."""
+    the folder is renamed into place only when whole, so a failed build is never taken for a finished
+    one (the next test to need it builds it again)."""
     import fcntl
     import shutil
 
