@@ -13,8 +13,10 @@ the time taken is when it last became true):
      has opened the dashboard before: Streamlit's hashed JavaScript comes from the cache) and cold
      (a new browser profile: a stakeholder's first click on a link);
   2. each page reached from the sidebar, in a tab already open (no new session, no new bundle);
-  3. keypress → next item: `J` on the Audit page until "Item 2 of …" is shown (then `K` back); and
-     a decision → next item: `V` (confirm) until the item after it is shown (it writes a review);
+  3. keypress → next item: `J` on the Audit page until "Item 2 of …" is shown (then `K` back); `J` at
+     the end of the trail, each press opening an item not opened before (as an annotator goes through
+     the queue); and a decision → next item: `V` (confirm) until the item after it is shown (it
+     writes a review);
   4. Leaderboard switch → updated chart: "Use human overrides" toggled until the charts are redrawn,
      in the chart view, for one judge (the default) and for "All judges".
 
@@ -125,13 +127,32 @@ def next_item(page, rounds: int) -> list[float]:
     return times
 
 
+def _item_number(page) -> int:
+    return int(page.get_by_text(re.compile(r"^Item [0-9,]+ of")).first.inner_text().split()[1].replace(",", ""))
+
+
+def next_new_item(page, rounds: int) -> list[float]:
+    """Keypress `J` at the end of the trail until the item after it is shown: each press opens an
+    item not opened before, as an annotator going through the queue does (``next_item`` goes back and
+    forth between two items that, once read, are kept)."""
+    times = []
+    for _ in range(rounds):
+        _settle(page)
+        at = _item_number(page)
+        t0 = time.perf_counter()
+        page.keyboard.press("j")
+        page.get_by_text(re.compile(rf"^Item {at + 1:,} of")).first.wait_for(timeout=60000)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
 def decide(page, rounds: int) -> list[float]:
     """Keypress `V` (confirm the judge) until the next item is shown. Unlike J, a decision commits a
     review, so the render after it reads the changed workspace (the queue, the item) again."""
     times = []
     for _ in range(rounds):
         _settle(page)
-        at = int(page.get_by_text(re.compile(r"^Item [0-9,]+ of")).first.inner_text().split()[1].replace(",", ""))
+        at = _item_number(page)
         t0 = time.perf_counter()
         page.keyboard.press("v")
         page.get_by_text(re.compile(rf"^Item {at + 1:,} of")).first.wait_for(timeout=60000)
@@ -239,6 +260,8 @@ def main() -> int:
                     page.get_by_text(re.compile(r"Item 1 of")).first.wait_for(timeout=120000)
                     page.get_by_role("heading", name="Audit judge verdicts").first.click()  # focus the page, not a field
                     results["keypress → next item (Audit)"] = _median_line("next item", next_item(page, args.rounds))
+                    results["keypress → next item not opened before (Audit)"] = _median_line("a new item (J)",
+                                                                             next_new_item(page, args.rounds))
                     results["decision → next item (Audit)"] = _median_line("decision (V)", decide(page, args.rounds))
                     for label, query in (("one judge, the default", ""), ("All judges", "&judge=all")):
                         page.goto(f"{base}/leaderboard?annotator=bench&overrides=0&show=chart{query}")

@@ -12,7 +12,8 @@ in one run makes the ratio B/A the figure to trust. "Done" is bench_browser.py's
 skeleton, every chart drawn, held 0.3 s.
 
 ``--a-env LSQA_READ_CACHE=0`` (with ``--a .``) compares one checkout with and without a setting;
-``--keys 20`` adds keypress -> next item on the Audit page, ``--decide 20`` a decision (V) -> next item.
+``--keys 20`` adds keypress -> next item on the Audit page (J and K between two items, and J through
+items not opened before), ``--decide 20`` a decision (V) -> next item.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def main() -> int:
                     help="an environment variable for A's server only, e.g. LSQA_READ_CACHE=0 (repeatable)")
     ap.add_argument("--b-env", action="append", default=[], metavar="NAME=VALUE", help="the same for B")
     ap.add_argument("--keys", type=int, default=0,
-                    help="also keypress -> next item on the Audit page (J then K), this many presses each, "
-                         "A and B in turns of 5")
+                    help="also keypress -> next item on the Audit page (J then K; and J to items not opened "
+                         "before), this many presses each, A and B in turns of 5")
     ap.add_argument("--decide", type=int, default=0,
                     help="also a decision (V, confirm) -> the next item on the Audit page, this many each")
     ap.add_argument("--judge", default="lexical-sxs-fc", help="the Audit queue's judge for --keys and --decide")
@@ -91,6 +92,7 @@ def main() -> int:
                           flush=True)
             if args.keys:
                 in_turns(browser, bases, args.keys, args.judge, "next item (J)", bb.next_item)
+                in_turns(browser, bases, args.keys, args.judge, "a new item (J)", bb.next_new_item)
             if args.decide:
                 in_turns(browser, bases, args.decide, args.judge, "decision (V)", bb.decide)
         finally:

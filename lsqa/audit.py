@@ -40,6 +40,7 @@ from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls as llm_calls_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store.lineage import Change
 from lsqa.errors import AuditRefused
 from lsqa.workspace_cache import kept_while_unchanged
 from lsqa.vocabulary import ABSOLUTE_LABELS, FLAG_REASONS, PAIRWISE_LABELS, REFERENCES, is_pairwise, swap_pairwise
@@ -75,9 +76,37 @@ class Filters:
     reviewed: str = "not_mine"
 
 
+# A review writes one row of human_reviews for one verdict (``_review_change``). Reads that do not
+# depend on that verdict's reviews are kept across it (lsqa.workspace_cache): a decision on the
+# Audit page then reads neither the queue nor the settings again (issue 12, decision -> next item).
+REVIEWS_TABLE = "human_reviews"
+
+
+def _review_change(judgment_id) -> Change | None:
+    if not isinstance(judgment_id, str):
+        return None  # refused inside the write (_verdict), which then records nothing
+    return Change(tables=frozenset({REVIEWS_TABLE}), judgments=frozenset({judgment_id}))
+
+
+def _no_reviews_read(change: Change, arguments: dict) -> bool:
+    """For reads of verdicts, questions and settings only: no review can change them."""
+    return change.only_in(REVIEWS_TABLE)
+
+
+def _queue_survives(change: Change, arguments: dict) -> bool:
+    """A review of verdict X changes only X's row of the queue (its reviewers, my label), so the page
+    is the same when X is left out of it, as the Audit page leaves out every item it has opened."""
+    return change.only_in(REVIEWS_TABLE) and change.judgments <= set(arguments["exclude"])
+
+
+def _item_survives(change: Change, arguments: dict) -> bool:
+    """An item shows its own verdict's reviews only."""
+    return change.only_in(REVIEWS_TABLE) and arguments["judgment_id"] not in change.judgments
+
+
 # ------------------------------------------------------------------------------------- queue
 
-@kept_while_unchanged()
+@kept_while_unchanged(survives=_queue_survives)
 def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
           page_size: int = PAGE_SIZE, exclude: tuple[str, ...] | list[str] = ()) -> dict:
     """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``.
@@ -114,7 +143,7 @@ def reasons(row: dict) -> str:
     return "; ".join(out) or "—"
 
 
-@kept_while_unchanged()
+@kept_while_unchanged(survives=_no_reviews_read)
 def choices(workspace: Path) -> dict:
     with store.connect(workspace) as con:
         return queue_store.queue_choices(con)
@@ -159,7 +188,7 @@ def describe(kind: str, label: str | None, system_a: str, system_b: str) -> str:
     return label
 
 
-@kept_while_unchanged()
+@kept_while_unchanged(survives=_item_survives)
 def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
     """One verdict as the judge saw it, with what a human needs to decide.
 
@@ -344,7 +373,7 @@ def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: 
     Raises AuditRefused (nothing written) for a label not of the verdict's kind, an unknown verdict,
     an empty annotator or a note that is not short text."""
     annotator, note = _annotator(annotator), _note(note)
-    with store.write(workspace) as con:
+    with store.write(workspace, change=_review_change(judgment_id)) as con:
         j = _verdict(con, judgment_id, "review")
         label = check_label(j["kind"], label, judgment_id)
         action = "confirm" if j["status"] == "ok" and label == j["label"] else "override"
@@ -357,7 +386,7 @@ def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "",
             sampling: dict | None = None) -> dict:
     """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
     annotator, note = _annotator(annotator), _note(note)
-    with store.write(workspace) as con:
+    with store.write(workspace, change=_review_change(judgment_id)) as con:
         j = _verdict(con, judgment_id, "confirm")
         if j["status"] != "ok" or j["label"] is None:
             raise AuditRefused(f"confirm of verdict {judgment_id}: it has no label to confirm; choose a label instead")
@@ -464,7 +493,7 @@ def _overlap(con) -> float:
     return float(row["value"]) if row else 1.0
 
 
-@kept_while_unchanged()
+@kept_while_unchanged(survives=_no_reviews_read)
 def overlap(workspace: Path) -> float:
     """The share of verdicts every annotator reviews (1.0 unless set): the rest are reviewed once."""
     with store.connect(workspace) as con:

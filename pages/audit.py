@@ -194,7 +194,10 @@ def where_i_am():
     opened_before = len(trail.ids)
     current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
     remaining = q["total"] - (len(trail.ids) - opened_before)
-    upcoming = [r for r in q["rows"] if r["id"] != current_id]
+    if sampled_judge() is None and len(trail.ids) > opened_before:
+        upcoming = None  # the queue without the item just opened: read by up_next(), after the item is drawn
+    else:
+        upcoming = [r for r in q["rows"] if r["id"] != current_id]
     ss.audit_at = trail.at
     why = ss.setdefault("audit_why", {})
     why.update({r["id"]: f"priority {r['priority']:.2f} — {r['why']}" for r in q["rows"][:1] if "priority" in r})
@@ -229,18 +232,22 @@ def _late_warning(judgment_id: str) -> str:
 
 
 def _label(judgment_id: str, label: str, kind: str, shown: str):
-    saved = audit.review(workspace, annotator, judgment_id, label, ss.get("audit_note", ""),
-                         sampling=sampled.get(judgment_id))
+    with page_data.kept_open(workspace):  # the write and the check after it: one attachment
+        saved = audit.review(workspace, annotator, judgment_id, label, ss.get("audit_note", ""),
+                             sampling=sampled.get(judgment_id))
+        late = _late_warning(judgment_id)
     ss.audit_note = ""
-    ss.audit_msg = audit.saved_message(kind, shown, saved["action"]) + _late_warning(judgment_id)
+    ss.audit_msg = audit.saved_message(kind, shown, saved["action"]) + late
     ss.audit_decided = True  # see review(): the sidebar's progress table counts it
     _forward()
 
 
 def _confirm(judgment_id: str, kind: str, shown: str):
-    audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""), sampling=sampled.get(judgment_id))
+    with page_data.kept_open(workspace):  # the write and the check after it: one attachment
+        audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""), sampling=sampled.get(judgment_id))
+        late = _late_warning(judgment_id)
     ss.audit_note = ""
-    ss.audit_msg = audit.saved_message(kind, shown, "confirm") + _late_warning(judgment_id)
+    ss.audit_msg = audit.saved_message(kind, shown, "confirm") + late
     ss.audit_decided = True  # see review(): the sidebar's progress table counts it
     _forward()
 
@@ -430,6 +437,11 @@ UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on eve
 
 
 def up_next():
+    global upcoming
+    if upcoming is None:
+        # The read the next J or decision starts from (kept, and kept across my review of this
+        # item, which it leaves out): made here, after the item is on screen (issue 12).
+        upcoming = audit.queue(workspace, filters, annotator, exclude=trail.ids)["rows"]
     st.subheader(f"Up next ({remaining:,} not opened yet)")
     if len(upcoming) > UP_NEXT_ROWS:
         st.caption(f"The next {UP_NEXT_ROWS} in queue order; the filters in the sidebar narrow the queue.")
@@ -466,6 +478,10 @@ def review():
             show_details(it, revealed)
         my_recent_reviews()
         up_next()
+        if upcoming and sampled_judge() is None:
+            # Read ahead the item J or a decision opens next: kept, it is drawn without a read then
+            # (a review of this item leaves it kept), while this read runs as I look at this one.
+            audit.item(workspace, upcoming[0]["id"])
 
 
 ss.pop("audit_decided", None)  # a whole run: the progress table below is drawn after the fragment anyway

@@ -194,3 +194,149 @@ def test_kept_reads_of_a_bad_path_give_the_workspace_refusal_and_never_hang(tmp_
     assert all(line.startswith(f"workspace {path}") for line in lines), lines
     if kind == "fifo":
         assert stat.S_ISFIFO(path.lstat().st_mode)
+
+
+# ----------------------------------------------------------- kept across a change this process knows
+# (lsqa.store.lineage): a checkpoint, and a review declared as such
+
+
+def uncached_queue_calls(monkeypatch) -> list:
+    """Count the audit queue's real reads (its SQL), whatever the cache serves."""
+    from lsqa.store import audit_queue as queue_store
+
+    calls = []
+    real = queue_store.audit_queue
+
+    def counted(con, **kwargs):
+        calls.append(kwargs.get("exclude"))
+        return real(con, **kwargs)
+
+    monkeypatch.setattr(queue_store, "audit_queue", counted)
+    return calls
+
+
+def test_a_checkpoint_alone_keeps_every_read(made):
+    """A render ends by detaching the workspace, which writes the WAL into the file: the version moves,
+    the data does not."""
+    read, calls = counted_read()
+    with page_data.kept_open(made):
+        audit.set_overlap(made, 0.3, "me")  # commits into the WAL
+        assert read(made)["overlap"] == 0.3
+        in_wal = data_version(made)
+    assert data_version(made) != in_wal  # checkpointed on detach
+    assert read(made)["overlap"] == 0.3
+    assert len(calls) == 1
+
+
+FILTERS = [audit.Filters(), audit.Filters(reviewed="mine"), audit.Filters(reviewed="all"),
+           audit.Filters(reviewed="unreviewed"), audit.Filters(reviewed="second")]
+
+
+@pytest.mark.parametrize("overlap", [1.0, 0.5])
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: f.reviewed)
+def test_my_review_keeps_the_queue_that_leaves_its_item_out_and_it_equals_a_fresh_read(
+        demo_workspace, monkeypatch, filters, overlap):
+    """The Audit page leaves every item it opened out of the queue: my review of one of them changes
+    nothing the queue shows, so the kept queue is served, and it is what a fresh read gives."""
+    audit.set_overlap(demo_workspace, overlap, "setup")
+    audit.confirm(demo_workspace, "bob", audit.queue(demo_workspace, annotator="bob")["rows"][3]["id"])
+    calls = uncached_queue_calls(monkeypatch)
+    rows = audit.queue(demo_workspace, annotator="ann")["rows"][:2]
+    opened = [r["id"] for r in rows]
+    kept = audit.queue(demo_workspace, filters, "ann", exclude=opened)
+    audit.confirm(demo_workspace, "ann", opened[0], "kept across")
+    assert audit.queue(demo_workspace, filters, "ann", exclude=opened) == kept
+    audit.review(demo_workspace, "ann", opened[1], other_label(rows[1]))  # an override
+    assert audit.queue(demo_workspace, filters, "ann", exclude=opened) == kept
+    assert len(calls) == 2  # the first two reads; none after the reviews
+    assert audit.queue.uncached(demo_workspace, filters, "ann", exclude=opened) == kept
+
+
+def other_label(row: dict) -> str:
+    """A label a human may give this verdict that is not the judge's (an override)."""
+    from lsqa.vocabulary import ABSOLUTE_LABELS, PAIRWISE_LABELS, is_pairwise
+
+    return next(lab for lab in (PAIRWISE_LABELS if is_pairwise(row["kind"]) else ABSOLUTE_LABELS) if lab != row["label"])
+
+
+def test_a_review_of_an_item_the_queue_shows_reads_it_again(demo_workspace, monkeypatch):
+    calls = uncached_queue_calls(monkeypatch)
+    first = audit.queue(demo_workspace, annotator="ann")["rows"][0]["id"]
+    audit.confirm(demo_workspace, "ann", first)
+    fresh = audit.queue(demo_workspace, annotator="ann")
+    assert first not in [r["id"] for r in fresh["rows"]]
+    assert len(calls) == 2
+
+
+def test_an_item_is_kept_across_a_review_of_another_item_only(demo_workspace):
+    rows = audit.queue(demo_workspace, annotator="ann")["rows"]
+    this, other = rows[0]["id"], rows[1]["id"]
+    audit.item(demo_workspace, this)
+    audit.confirm(demo_workspace, "ann", other)
+    assert audit.item(demo_workspace, this) == audit.item.uncached(demo_workspace, this)
+    audit.confirm(demo_workspace, "ann", this)
+    assert [lab["annotator"] for lab in audit.item(demo_workspace, this)["human_labels"]] == ["ann"]
+
+
+@pytest.mark.parametrize("write", ["confirm", "review"])
+def test_a_declared_review_changes_no_table_but_the_reviews(demo_workspace, write):
+    """What audit.review and audit.confirm declare they change (lineage.Change) is what they change:
+    a declaration that said less would serve stale reads."""
+    from tests.bad_input import changed_tables, snapshot
+
+    row = audit.queue(demo_workspace, annotator="ann")["rows"][0]
+    judgment_id = row["id"]
+    before = snapshot(demo_workspace)
+    if write == "confirm":
+        audit.confirm(demo_workspace, "ann", judgment_id)
+    else:
+        audit.review(demo_workspace, "ann", judgment_id, other_label(row))
+    assert changed_tables(before, snapshot(demo_workspace)) == [audit.REVIEWS_TABLE]
+    assert audit._review_change(judgment_id).tables == {audit.REVIEWS_TABLE}
+
+
+def test_a_commit_by_another_process_after_my_review_is_not_hidden(demo_workspace):
+    """Steps are recorded only for this process's own commits: carol's review from the command line
+    (another process) moves the version with no recorded step, so the queue is read again."""
+    opened = [r["id"] for r in audit.queue(demo_workspace, annotator="ann")["rows"][:1]]
+    audit.queue(demo_workspace, annotator="ann", exclude=opened)
+    audit.confirm(demo_workspace, "ann", opened[0])
+    kept = audit.queue(demo_workspace, annotator="ann", exclude=opened)  # kept across my review
+    assert kept["rows"][0]["n_reviewers"] == 0
+    done = run_python(CONFIRM_AS_CAROL, demo_workspace, kept["rows"][0]["id"])
+    assert done.returncode == 0, done.stderr
+    fresh = audit.queue(demo_workspace, annotator="ann", exclude=opened)
+    assert fresh != kept  # carol's item now counts a reviewer, and goes after the unreviewed ones
+    assert fresh == audit.queue.uncached(demo_workspace, annotator="ann", exclude=opened)
+
+
+def test_no_step_is_recorded_while_another_thread_has_the_workspace_open(made):
+    """A write that says what it changes cannot vouch for another thread's commit in between."""
+    from lsqa.store import lineage
+    from lsqa.store.lineage import Change
+
+    lineage.forget()
+    opened, release = threading.Event(), threading.Event()
+
+    def other_session():
+        with store.connect(made):
+            opened.set()
+            release.wait(10)
+
+    other = threading.Thread(target=other_session)
+    other.start()
+    opened.wait(10)
+    try:
+        before = data_version(made)
+        with store.write(made, change=Change(frozenset({"workspace_settings"}))) as con:
+            con.execute("INSERT INTO workspace_settings (key, value, author) VALUES ('k', 'v', 'me')")
+        assert list(lineage.history(str(made.resolve()), data_version(made))) == []
+    finally:
+        release.set()
+        other.join()
+    with store.write(made, change=Change(frozenset({"workspace_settings"}))) as con:
+        con.execute("INSERT INTO workspace_settings (key, value, author) VALUES ('k', 'w', 'me')")
+    # Alone, both steps are recorded: the write, then the checkpoint of its own DETACH.
+    changes = [change for _, change in lineage.history(str(made.resolve()), data_version(made))]
+    assert changes[:2] == [None, Change(frozenset({"workspace_settings"}))], changes
+    assert before != data_version(made)

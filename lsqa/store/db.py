@@ -23,6 +23,7 @@ import random
 import stat
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -31,6 +32,7 @@ import duckdb
 
 from lsqa.errors import WorkspaceError
 from lsqa.package_files import MIGRATIONS, shipped_folder
+from lsqa.store import lineage
 
 log = logging.getLogger("lsqa.store")
 
@@ -70,6 +72,14 @@ class _Attachment:
     schema_seen: bool = False
     header: bytes = b""  # the file's two database headers when last read while not attached (data_version)
     lock: threading.Lock = field(default_factory=threading.Lock)  # attach/detach of this file, one at a time
+    # Opened after ATTACH and closed after DETACH (closing any descriptor of the file drops DuckDB's
+    # lock): the headers read through it say whether a DETACH's checkpoint was the only change.
+    fd: int | None = None
+    # Connections opened, in all and per thread, and those open now per thread: a write tells from
+    # them that no other thread could have committed between its two ends (``write``).
+    opened: int = 0
+    opened_by: Counter = field(default_factory=Counter)
+    open_by: Counter = field(default_factory=Counter)
 
 
 _host_lock = threading.Lock()  # the host connection object and the table of attachments
@@ -175,6 +185,7 @@ def _prepare_path(path: str | Path) -> None:
 def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment:
     """Attach ``path`` (resolved) on first use; ``given_path`` is checked and named in errors."""
     entry = _attachment(path)
+    me = threading.get_ident()
     with entry.lock:
         entry.users += 1  # counted before attaching: a fork meanwhile must not see an idle host
         try:
@@ -185,16 +196,28 @@ def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment
                 entry.read_only = not _writable(Path(path))
                 _attach(path, entry.alias, timeout_s, entry.read_only)
                 entry.attached, entry.schema_seen = True, False
+                try:
+                    entry.fd = os.open(path, os.O_RDONLY)
+                except OSError:
+                    entry.fd = None  # no checkpoint is then recorded as a mere checkpoint
         except BaseException:
             entry.users -= 1
             raise
+        entry.opened += 1
+        entry.opened_by[me] += 1
+        entry.open_by[me] += 1
     return entry
 
 
-def _release(entry: _Attachment) -> None:
+def _release(entry: _Attachment, path: str) -> None:
+    me = threading.get_ident()
     with entry.lock:
         entry.users -= 1
+        entry.open_by[me] -= 1
+        if not entry.open_by[me]:
+            del entry.open_by[me]
         if entry.users == 0 and entry.attached:
+            before = _checkpoint_start(path, entry)
             cur = _host_cursor()
             try:
                 cur.execute(f"DETACH {entry.alias}")  # checkpoints the WAL and frees the file lock
@@ -205,6 +228,8 @@ def _release(entry: _Attachment) -> None:
                 log.warning("could not detach workspace (%s); retried when the next connection closes", exc)
             finally:
                 cur.close()
+            if not entry.attached:
+                _checkpoint_end(path, entry, before)
 
 
 def _writable(path: Path) -> bool:
@@ -284,16 +309,76 @@ def data_version(path: str | Path) -> tuple | None:
         if not entry.attached:
             try:
                 with open(key, "rb") as f:
-                    entry.header = b"".join(os.pread(f.fileno(), _HEADER_BYTES, at) for at in _HEADER_BLOCKS)
+                    entry.header = _read_headers(f.fileno())
             except OSError:  # unreadable: ``connect`` says so
                 return None
         header = entry.header
+    return _version(key, info, header)
+
+
+def _read_headers(fd: int) -> bytes:
+    return b"".join(os.pread(fd, _HEADER_BYTES, at) for at in _HEADER_BLOCKS)
+
+
+def _iteration(headers: bytes) -> int:
+    """The latest checkpoint iteration in the two headers (each: checksum, then iteration)."""
+    return max(int.from_bytes(headers[at + 8:at + 16], "little") for at in range(0, len(headers), _HEADER_BYTES))
+
+
+def _wal_state(key: str) -> tuple | None:
     try:
         wal = os.stat(key + ".wal")
-        wal_state = (wal.st_size, wal.st_mtime_ns)
     except OSError:
-        wal_state = None
-    return info.st_ino, info.st_size, info.st_mtime_ns, header, wal_state
+        return None
+    return wal.st_size, wal.st_mtime_ns
+
+
+def _version(key: str, info: os.stat_result, header: bytes) -> tuple:
+    return info.st_ino, info.st_size, info.st_mtime_ns, header, _wal_state(key)
+
+
+def _version_attached(key: str, entry: _Attachment) -> tuple | None:
+    """``data_version`` of a file this process has attached, with ``entry.lock`` held."""
+    try:
+        return _version(key, os.stat(key), entry.header)
+    except OSError:
+        return None
+
+
+def _checkpoint_start(key: str, entry: _Attachment) -> tuple | None:
+    """Before the last connection DETACHes: the version the render's reads were kept under, the
+    WAL and the headers as they are (read through the descriptor held since ATTACH)."""
+    if entry.fd is None:
+        return None
+    try:
+        return _version_attached(key, entry), _wal_state(key), _read_headers(entry.fd)
+    except OSError:
+        return None
+
+
+def _checkpoint_end(key: str, entry: _Attachment, start: tuple | None) -> None:
+    """After DETACH: close the descriptor, and record the new version as holding the same data
+    when the checkpoint was the only change. Each checkpoint raises the headers' iteration by
+    exactly one and removes the WAL; another process that attached the file in between and
+    committed left a WAL, or a second iteration."""
+    fd, entry.fd = entry.fd, None
+    try:
+        if fd is None or start is None:
+            return
+        before, wal_before, headers_before = start
+        headers = _read_headers(fd)
+        entry.header = headers  # what data_version reads next while not attached
+        after = _version(key, os.fstat(fd), headers)
+        if before is None or after[4] is not None or (wal_before is not None and wal_before[0] == 0):
+            return  # a WAL now, or an empty one before (a checkpoint may or may not have run): unknown
+        expected = _iteration(headers_before) + (wal_before is not None)
+        if _iteration(headers) == expected and (wal_before is not None or after[:3] == before[:3]):
+            lineage.record(key, after, before, None)
+    except OSError:
+        return
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def is_read_only(path: str | Path) -> bool:
@@ -332,7 +417,7 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
         finally:
             con.close()
     finally:
-        _release(entry)
+        _release(entry, key)
 
 
 def _refuse_foreign_database(con: duckdb.DuckDBPyConnection, path) -> None:
@@ -377,13 +462,35 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 
 
 @contextlib.contextmanager
-def write(path: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection with an open transaction: the usual way to change a workspace."""
+def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection with an open transaction: the usual way to change a workspace.
+
+    ``change``: what the block writes, when the caller can say so exactly (one review). Then reads
+    that such a change cannot touch stay kept across it (``lsqa.workspace_cache``), provided no
+    other thread of this process had the workspace open meanwhile (other processes cannot write
+    while it is attached). A change that says less than the block writes would serve stale reads:
+    tests/test_workspace_cache.py checks each declared change against the tables it really moves."""
     if is_read_only(path):
         raise WorkspaceError(f"workspace {path} is read-only (file or folder permissions): it can be read "
                              "but not changed; make it writable, or copy it to a folder you can write")
-    with connect(path) as con, transaction(con):
-        yield con
+    with connect(path) as con:
+        if change is None:
+            with transaction(con):
+                yield con
+            return
+        key = str(Path(path).resolve())
+        entry, me = _attachment(key), threading.get_ident()
+        with entry.lock:
+            before = _version_attached(key, entry)
+            start = (entry.opened, entry.opened_by[me], set(entry.open_by) == {me})
+        with transaction(con):
+            yield con
+        with entry.lock:
+            after = _version_attached(key, entry)
+            others_opened = (entry.opened - start[0]) - (entry.opened_by[me] - start[1])
+            alone = start[2] and set(entry.open_by) == {me} and not others_opened
+        if alone and before is not None and after is not None:
+            lineage.record(key, after, before, change)
 
 
 def migration_files(directory: Path = MIGRATIONS_DIR) -> list[Path]:
