@@ -127,37 +127,29 @@ def next_item(page, rounds: int) -> list[float]:
     return times
 
 
-def _item_number(page) -> int:
-    return int(page.get_by_text(re.compile(r"^Item [0-9,]+ of")).first.inner_text().split()[1].replace(",", ""))
+def _to_the_next_item(page, key: str, rounds: int) -> list[float]:
+    """Press ``key`` until the item after the one shown is shown, ``rounds`` times."""
+    times = []
+    for _ in range(rounds):
+        _settle(page)
+        at = int(page.get_by_text(re.compile(r"^Item [0-9,]+ of")).first.inner_text().split()[1].replace(",", ""))
+        t0 = time.perf_counter()
+        page.keyboard.press(key)
+        page.get_by_text(re.compile(rf"^Item {at + 1:,} of")).first.wait_for(timeout=60000)
+        times.append(time.perf_counter() - t0)
+    return times
 
 
 def next_new_item(page, rounds: int) -> list[float]:
-    """Keypress `J` at the end of the trail until the item after it is shown: each press opens an
-    item not opened before, as an annotator going through the queue does (``next_item`` goes back and
-    forth between two items that, once read, are kept)."""
-    times = []
-    for _ in range(rounds):
-        _settle(page)
-        at = _item_number(page)
-        t0 = time.perf_counter()
-        page.keyboard.press("j")
-        page.get_by_text(re.compile(rf"^Item {at + 1:,} of")).first.wait_for(timeout=60000)
-        times.append(time.perf_counter() - t0)
-    return times
+    """Keypress `J` at the end of the trail: each press opens an item not opened before, as an
+    annotator going through the queue does (``next_item`` goes back and forth between two items
+    that, once read, are kept)."""
+    return _to_the_next_item(page, "j", rounds)
 
 
 def decide(page, rounds: int) -> list[float]:
-    """Keypress `V` (confirm the judge) until the next item is shown. Unlike J, a decision commits a
-    review, so the render after it reads the changed workspace (the queue, the item) again."""
-    times = []
-    for _ in range(rounds):
-        _settle(page)
-        at = _item_number(page)
-        t0 = time.perf_counter()
-        page.keyboard.press("v")
-        page.get_by_text(re.compile(rf"^Item {at + 1:,} of")).first.wait_for(timeout=60000)
-        times.append(time.perf_counter() - t0)
-    return times
+    """Keypress `V` (confirm the judge) until the next item is shown: a decision commits a review."""
+    return _to_the_next_item(page, "v", rounds)
 
 
 def switch(page, rounds: int) -> list[float]:
