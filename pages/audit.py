@@ -194,7 +194,7 @@ def where_i_am():
     opened_before = len(trail.ids)
     current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
     remaining = q["total"] - (len(trail.ids) - opened_before)
-    if sampled_judge() is None and len(trail.ids) > opened_before:
+    if sampled_judge() is None and len(trail.ids) > opened_before and ss.get("audit_run") == "keys":
         upcoming = None  # the queue without the item just opened: read by up_next(), after the item is drawn
     else:
         upcoming = [r for r in q["rows"] if r["id"] != current_id]
@@ -418,8 +418,17 @@ def show_details(it: dict, revealed: bool):
 
 
 def my_recent_reviews():
-    """My latest decisions: pick one to open it again and change it (a new review row)."""
-    st.subheader("My recent reviews")
+    """My latest decisions: pick one to open it again and change it (a new review row). Folded until
+    opened: built open, the table changed with every decision and drawing it again made a decision
+    → next item ~0.07 s slower than J (issue 12; docs/BENCHMARKS.md, sixth pass)."""
+    box = _lazy_expander("My recent reviews (pick one to open it again and change it)", "audit_x_recent")
+    if box is None:
+        return
+    with box:
+        _recent_table()
+
+
+def _recent_table():
     mine = audit.recent(workspace, annotator)
     if not mine:
         st.caption("Nothing reviewed yet." if annotator else "Enter your name to see your reviews.")
@@ -478,14 +487,18 @@ def review():
             show_details(it, revealed)
         my_recent_reviews()
         up_next()
-        if upcoming and sampled_judge() is None:
+        if upcoming and sampled_judge() is None and ss.get("audit_run") == "keys":
             # Read ahead the item J or a decision opens next: kept, it is drawn without a read then
             # (a review of this item leaves it kept), while this read runs as I look at this one.
             audit.item(workspace, upcoming[0]["id"])
 
 
 ss.pop("audit_decided", None)  # a whole run: the progress table below is drawn after the fragment anyway
+# The reads made for the next key (the queue without the item just opened, the next item) are left to
+# the fragment's own reruns: a new tab or a page switch is done sooner without them (issue 12).
+ss.audit_run = "page"
 review()
+ss.audit_run = "keys"
 # Last, so that the item is drawn before the sidebar's progress table is computed (J -> the next item).
 progress = _lazy_expander("Progress of every annotator", "audit_x_progress", st.sidebar)
 if progress is not None:

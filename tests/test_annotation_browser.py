@@ -238,6 +238,7 @@ def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):
     assert [(r["judgment_id"], r["label"]) for r in mine] == [(first["id"], "yes"), (first["id"], "no")]
 
     _wait_idle(page)
+    page.get_by_text("My recent reviews").click()  # folded until opened
     recent = page.locator('[class*="st-key-audit_recent"][data-stale="false"]')  # not the one being replaced
     expect(recent).to_be_visible()
     _click_row(page, recent, 0)  # my latest review: the first item again
