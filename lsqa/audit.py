@@ -96,12 +96,12 @@ def _no_reviews_read(change: Change, arguments: dict) -> bool:
 def _queue_survives(change: Change, arguments: dict) -> bool:
     """A review of verdict X changes only X's row of the queue (its reviewers, my label), so the page
     is the same when X is left out of it, as the Audit page leaves out every item it has opened."""
-    return change.only_in(REVIEWS_TABLE) and change.judgments <= set(arguments["exclude"])
+    return change.only_in(REVIEWS_TABLE) and bool(change.judgments) and change.judgments <= set(arguments["exclude"])
 
 
 def _item_survives(change: Change, arguments: dict) -> bool:
     """An item shows its own verdict's reviews only."""
-    return change.only_in(REVIEWS_TABLE) and arguments["judgment_id"] not in change.judgments
+    return change.only_in(REVIEWS_TABLE) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
 
 
 # ------------------------------------------------------------------------------------- queue

@@ -54,15 +54,14 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
         _all_caches.append(kept)
         signature = inspect.signature(fn)
 
-        def kept_result(path: str, version, args, kwargs):
-            key = hash_key((path, version, args, sorted(kwargs.items())))
+        def kept_result(path: str, version, call) -> tuple[bool, bytes | None]:
             with lock:
-                if key in kept:
-                    kept.move_to_end(key)
-                    return True, kept[key]
+                if (path, version, call) in kept:
+                    kept.move_to_end((path, version, call))
+                    return True, kept[(path, version, call)]
             return False, None
 
-        def earlier(path: str, version, workspace, args, kwargs):
+        def earlier(path: str, version, call, workspace, args, kwargs):
             """What was kept under a version this one follows from by steps the result survives."""
             arguments = None
             for before, change in lineage.history(path, version):
@@ -75,14 +74,14 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
                         arguments = dict(bound.arguments)
                     if not survives(change, arguments):
                         return False, None
-                found, result = kept_result(path, before, args, kwargs)
+                found, result = kept_result(path, before, call)
                 if found:
                     return True, result
             return False, None
 
-        def keep(path: str, version, args, kwargs, frozen: bytes) -> None:
+        def keep(path: str, version, call, frozen: bytes) -> None:
             with lock:
-                kept[hash_key((path, version, args, sorted(kwargs.items())))] = frozen
+                kept[(path, version, call)] = frozen
                 while len(kept) > maxsize:
                     kept.popitem(last=False)
 
@@ -93,17 +92,18 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
                 return fn(workspace, *args, **kwargs)
             path = str(Path(workspace).resolve())
             try:
-                found, result = kept_result(path, version, args, kwargs)
+                call = hash_key((args, sorted(kwargs.items())))  # once, whatever versions are tried
+                found, result = kept_result(path, version, call)
                 if not found:
-                    found, result = earlier(path, version, workspace, args, kwargs)
+                    found, result = earlier(path, version, call, workspace, args, kwargs)
                     if found:
-                        keep(path, version, args, kwargs, result)
+                        keep(path, version, call, result)
             except TypeError:  # an argument that cannot be a key: read as if there were no cache
                 return fn(workspace, *args, **kwargs)
             if found:
                 return pickle.loads(result)
             result = fn(workspace, *args, **kwargs)
-            keep(path, version, args, kwargs, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+            keep(path, version, call, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
             return result
 
         read.uncached = fn  # type: ignore[attr-defined]

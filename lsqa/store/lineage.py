@@ -28,7 +28,7 @@ MAX_WALK = 16  # steps followed back from one version
 @dataclass(frozen=True)
 class Change:
     """What one write changed: the tables it wrote, and the verdicts whose rows it added or changed
-    (empty when it says nothing about verdicts)."""
+    (empty: not said, so a read that depends on which verdicts must not survive it)."""
 
     tables: frozenset[str]
     judgments: frozenset[str] = frozenset()
