@@ -108,21 +108,24 @@ def _env(ap: argparse.ArgumentParser, pairs: list[str]) -> dict[str, str]:
 
 def in_turns(browser, bases: dict[str, str], presses: int, judge: str, label: str, measure) -> None:
     """A bench_browser.py keypress measure (``next_item``, ``decide``) on both servers: one tab each,
-    turns of 5."""
+    turns of 5. Printed twice: on screen (the page's clock) and as Playwright's round trip."""
     tabs = {}
     for name, base in bases.items():
         tab = browser.new_page(viewport=bb.VIEWPORT)
+        bb.install_probe(tab)
         tab.goto(f"{base}/audit?annotator=bench&judge={judge}")
         tab.get_by_role("heading", name="Audit judge verdicts").first.wait_for(timeout=120000)
         tabs[name] = tab
-    times: dict[str, list[float]] = {"A": [], "B": []}
+    times = {"A": bb.Presses(), "B": bb.Presses()}
     for turn in range(-(-presses // 5)):
         for name in ("A", "B") if turn % 2 == 0 else ("B", "A"):
             times[name] += measure(tabs[name], min(5, presses - 5 * turn))
-    a, b = statistics.median(times["A"]), statistics.median(times["B"])
-    print(f"{label:<18} A {a:.2f} s  B {b:.2f} s  B/A {b / a:.2f}   "
-          f"(A {', '.join(f'{t:.2f}' for t in times['A'])}; B {', '.join(f'{t:.2f}' for t in times['B'])})",
-          flush=True)
+    for how, suffix in (("on_screen", ", on screen"), ("round_trip", bb.ROUND_TRIP)):
+        a_times, b_times = getattr(times["A"], how), getattr(times["B"], how)
+        a, b = statistics.median(a_times), statistics.median(b_times)
+        print(f"{label + suffix:<44} A {a:.2f} s  B {b:.2f} s  B/A {b / a:.2f}   "
+              f"(A {', '.join(f'{t:.2f}' for t in a_times)}; B {', '.join(f'{t:.2f}' for t in b_times)})",
+              flush=True)
 
 
 if __name__ == "__main__":
