@@ -106,7 +106,6 @@ def _item_survives(change: Change, arguments: dict) -> bool:
 
 # ------------------------------------------------------------------------------------- queue
 
-@kept_while_unchanged(survives=_queue_survives)
 def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
           page_size: int = PAGE_SIZE, exclude: tuple[str, ...] | list[str] = ()) -> dict:
     """One page of the audit queue: ``{"rows": [...], "total": n, "page": p, "pages": k}``.
@@ -114,7 +113,65 @@ def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *,
     ``exclude``: verdicts left out (those opened already this session, see ``lsqa.audit_trail``).
     The workspace's overlap setting (``overlap``) decides which verdicts others' reviews take out
     of the "not reviewed by me" queue.
+
+    The first page is read with ``HEAD_SLACK`` rows more than it shows. When the Audit page opens
+    the queue's head, the queue it asks for next leaves out one verdict more; that one is taken out
+    of the kept rows instead of reading again (``_head_without_the_last_opened``): the order and
+    the filters of the others do not depend on what is left out.
     """
+    exclude = tuple(exclude)
+    if page > 0:
+        return _queue_page(workspace, filters, annotator, page=page, page_size=page_size, exclude=exclude)
+    size = page_size + HEAD_SLACK
+    head = _head_without_the_last_opened(workspace, filters, annotator, size, page_size, exclude)
+    if head is None:
+        head = _queue_page(workspace, filters, annotator, page=0, page_size=size, exclude=exclude)
+    total = head["total"]
+    return {"rows": head["rows"][:page_size], "total": total, "page": 0, "pages": max(1, -(-total // page_size))}
+
+
+HEAD_SLACK = 50  # the rows a queue's head may lose to derivations before it is read again
+
+
+def _read_queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,
+                page_size: int = PAGE_SIZE, exclude: tuple[str, ...] | list[str] = ()) -> dict:
+    """``queue`` read from the workspace, nothing kept or derived (tests and benches compare with it)."""
+    return _queue_page.uncached(workspace, filters, annotator, page=page, page_size=page_size, exclude=tuple(exclude))
+
+
+queue.uncached = _read_queue  # type: ignore[attr-defined]  (as the kept reads have it)
+
+
+def _head_without_the_last_opened(workspace: Path, filters: Filters, annotator: str, size: int, page_size: int,
+                                  exclude: tuple[str, ...]) -> dict | None:
+    """The head of the queue that leaves out ``exclude``, made from the kept head that leaves out all
+    but its last verdict, or None when it cannot be (nothing kept, or too few rows left to fill a
+    page, or that verdict may lie beyond the kept rows). Kept in turn, under the version of the
+    head it came from."""
+    if not exclude:
+        return None
+    kept = _queue_page.kept_only(workspace, filters, annotator, page=0, page_size=size, exclude=exclude[:-1])
+    if kept is None:
+        return None
+    before, version = kept
+    last = exclude[-1]
+    rows = [r for r in before["rows"] if r["id"] != last]
+    if len(rows) < len(before["rows"]):
+        total = before["total"] - 1
+    elif len(before["rows"]) == before["total"]:
+        total = before["total"]  # every matching verdict is in the rows, and that one is not
+    else:
+        return None
+    if len(rows) < min(page_size, total):
+        return None
+    head = {"rows": rows, "total": total, "page": 0, "pages": max(1, -(-total // size))}
+    _queue_page.keep_derived(workspace, version, head, filters, annotator, page=0, page_size=size, exclude=exclude)
+    return head
+
+
+@kept_while_unchanged(survives=_queue_survives)
+def _queue_page(workspace: Path, filters: Filters, annotator: str, *, page: int, page_size: int,
+                exclude: tuple[str, ...]) -> dict:
     with store.connect(workspace) as con:
         share = _overlap(con)
         rows, total = queue_store.audit_queue(

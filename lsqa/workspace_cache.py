@@ -85,28 +85,53 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
                 while len(kept) > maxsize:
                     kept.popitem(last=False)
 
-        @functools.wraps(fn)
-        def read(workspace, *args, **kwargs):
+        def find(workspace, args, kwargs):
+            """(path, version, call, found, pickled result); version None when nothing can be kept."""
             version = data_version(workspace) if enabled() else None
             if version is None:
-                return fn(workspace, *args, **kwargs)
+                return None, None, None, False, None
             path = str(Path(workspace).resolve())
+            call = hash_key((args, sorted(kwargs.items())))  # once, whatever versions are tried
+            found, result = kept_result(path, version, call)
+            if not found:
+                found, result = earlier(path, version, call, workspace, args, kwargs)
+                if found:
+                    keep(path, version, call, result)
+            return path, version, call, found, result
+
+        @functools.wraps(fn)
+        def read(workspace, *args, **kwargs):
             try:
-                call = hash_key((args, sorted(kwargs.items())))  # once, whatever versions are tried
-                found, result = kept_result(path, version, call)
-                if not found:
-                    found, result = earlier(path, version, call, workspace, args, kwargs)
-                    if found:
-                        keep(path, version, call, result)
+                path, version, call, found, result = find(workspace, args, kwargs)
             except TypeError:  # an argument that cannot be a key: read as if there were no cache
                 return fn(workspace, *args, **kwargs)
             if found:
                 return pickle.loads(result)
             result = fn(workspace, *args, **kwargs)
-            keep(path, version, call, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+            if version is not None:
+                keep(path, version, call, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
             return result
 
+        def kept_only(workspace, *args, **kwargs):
+            """``(result, version)`` kept for this call, or None: never reads the workspace. Give the
+            version back to ``keep_derived`` with what is derived from the result."""
+            try:
+                _, version, _, found, result = find(workspace, args, kwargs)
+            except TypeError:
+                return None
+            return (pickle.loads(result), version) if found else None
+
+        def keep_derived(workspace, version, result, *args, **kwargs) -> None:
+            """Keep ``result`` as this call's under ``version``: for a caller that derived it, without
+            reading, from a result ``kept_only`` gave with that version (``lsqa.audit.queue``). Under
+            the version of what it came from, never the current one: another process may have
+            committed since."""
+            call = hash_key((args, sorted(kwargs.items())))
+            keep(str(Path(workspace).resolve()), version, call, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+
         read.uncached = fn  # type: ignore[attr-defined]
+        read.kept_only = kept_only  # type: ignore[attr-defined]
+        read.keep_derived = keep_derived  # type: ignore[attr-defined]
         return read  # type: ignore[return-value]
 
     return decorate

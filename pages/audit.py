@@ -417,15 +417,27 @@ def show_details(it: dict, revealed: bool):
                 st.caption("Hidden while blind, until you decide.")
 
 
+def _folded(label: str, key: str, draw) -> None:
+    """``draw()`` inside a panel built only while open (``_lazy_expander``)."""
+    box = _lazy_expander(label, key)
+    if box is not None:
+        with box:
+            draw()
+
+
+def _table_to_open(rows: list[dict], ids: list[str], key: str, **options) -> str | None:
+    """A table of ``rows``, one of which a person may pick: the id of the row picked, if any."""
+    picked = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                          key=f"{key}_{len(ss.audit_trail)}_{ss.audit_at}", **options)
+    sel = picked.selection.rows if picked else []
+    return ids[sel[0]] if sel else None
+
+
 def my_recent_reviews():
     """My latest decisions: pick one to open it again and change it (a new review row). Folded until
     opened: built open, the table changed with every decision and drawing it again made a decision
     → next item ~0.07 s slower than J (issue 12; docs/BENCHMARKS.md, sixth pass)."""
-    box = _lazy_expander("My recent reviews (pick one to open it again and change it)", "audit_x_recent")
-    if box is None:
-        return
-    with box:
-        _recent_table()
+    _folded("My recent reviews (pick one to open it again and change it)", "audit_x_recent", _recent_table)
 
 
 def _recent_table():
@@ -433,12 +445,10 @@ def _recent_table():
     if not mine:
         st.caption("Nothing reviewed yet." if annotator else "Enter your name to see your reviews.")
         return
-    picked = st.dataframe([{k: r[k] for k in ("question", "judge", "my label", "action", "when")} for r in mine],
-                          hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                          key=f"audit_recent_{len(ss.audit_trail)}_{ss.audit_at}")
-    sel = picked.selection.rows if picked else []
-    if sel:
-        _open(mine[sel[0]]["id"])
+    picked = _table_to_open([{k: r[k] for k in ("question", "judge", "my label", "action", "when")} for r in mine],
+                            [r["id"] for r in mine], "audit_recent")
+    if picked:
+        _open(picked)
         st.rerun()
 
 
@@ -446,25 +456,31 @@ UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on eve
 
 
 def up_next():
+    """The queue after this item. Folded until opened, as My recent reviews: its table, drawn again on
+    every key, made a keypress ~0.05 s slower on screen (issue 12; docs/BENCHMARKS.md, seventh pass).
+    Its label stays the same from item to item: a new label would be a new panel, folded again."""
     global upcoming
     if upcoming is None:
         # The read the next J or decision starts from (kept, and kept across my review of this
         # item, which it leaves out): made here, after the item is on screen (issue 12).
         upcoming = audit.queue(workspace, filters, annotator, exclude=trail.ids)["rows"]
-    st.subheader(f"Up next ({remaining:,} not opened yet)")
-    if len(upcoming) > UP_NEXT_ROWS:
-        st.caption(f"The next {UP_NEXT_ROWS} in queue order; the filters in the sidebar narrow the queue.")
+    _folded("Up next (pick one to open it)", "audit_x_next", _up_next_table)
+
+
+def _up_next_table():
+    more = f"; the next {UP_NEXT_ROWS} in queue order" if len(upcoming) > UP_NEXT_ROWS else ""
+    st.caption(f"{remaining:,} not opened yet{more}. The filters in the sidebar narrow the queue.")
+    shown = upcoming[:UP_NEXT_ROWS]
     table = [{"priority": r.get("priority"), "why": r.get("why"), "judge": r.get("judge"), "book": r.get("title"),
               "question": r.get("question_id"),
               **({} if blind else {"system_a": r.get("system_a"), "system_b": r.get("system_b"),
                                    "label": r.get("label")}),
-              "reviewers": r.get("n_reviewers")} for r in upcoming[:UP_NEXT_ROWS]]
-    picked = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                          key=f"audit_table_{len(ss.audit_trail)}_{ss.audit_at}", height=300)
-    sel = picked.selection.rows if picked else []
-    if sel:
-        why[upcoming[sel[0]]["id"]] = f"priority {upcoming[sel[0]]['priority']:.2f} — {upcoming[sel[0]]['why']}"
-        _open(upcoming[sel[0]]["id"])
+              "reviewers": r.get("n_reviewers")} for r in shown]
+    picked = _table_to_open(table, [r["id"] for r in shown], "audit_table", height=300)
+    if picked:
+        row = next(r for r in shown if r["id"] == picked)
+        why[picked] = f"priority {row['priority']:.2f} — {row['why']}"
+        _open(picked)
         st.rerun()
 
 

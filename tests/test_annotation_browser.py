@@ -107,8 +107,15 @@ def _position(page) -> tuple[int, int]:
 
 def _click_row(page, table, row: int):
     """Tick a row of a Streamlit dataframe (glide grid on a canvas): its row marker, left of the first column."""
+    table.locator('[role="gridcell"]').first.wait_for(state="attached", timeout=WAIT)  # the grid, not its skeleton
     table.scroll_into_view_if_needed()
-    box = table.bounding_box()
+    box = None
+    for _ in range(50):  # a panel just opened still grows (and the page scrolls): click once it holds still
+        page.wait_for_timeout(100)
+        now = table.bounding_box()
+        if now == box:
+            break
+        box = now
     page.mouse.click(box["x"] + 18, box["y"] + 35 * (row + 1) + 17)
 
 
@@ -246,6 +253,32 @@ def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):
     _press(page, "y")
     _toast(page, "Saved")
     assert [r["label"] for r in _reviews_when_saved(ws, "hal", 3)] == ["yes", "no", "yes"]
+
+
+def test_up_next_is_folded_until_opened_and_a_row_picked_there_is_the_item_decided(server, page):
+    """Up next is folded (its table, drawn again on every key, cost a keypress ~0.05 s: BENCHMARKS,
+    seventh pass); opened, it shows the queue after the item shown, and the row picked is the item the
+    next decision is about. It stays open from item to item."""
+    from playwright.sync_api import expect
+
+    base, ws = server
+    rows = audit.queue(ws, audit.Filters(judges=(GT,)), "ida")["rows"]
+    _open(page, f"{base}/audit?annotator=ida&judge={GT}")
+    i, n = _position(page)
+    assert i == 1
+    expect(page.get_by_text("Up next (")).to_be_visible()
+    assert page.locator('[class*="st-key-audit_table"]').count() == 0  # folded: no grid sent or drawn
+    _wait_idle(page)
+    page.get_by_text("Up next (").click()
+    table = page.locator('[class*="st-key-audit_table"][data-stale="false"]')
+    expect(table).to_be_visible(timeout=WAIT)
+    _click_row(page, table, 2)  # the third after the item shown
+    expect(page.get_by_text(f"Item 2 of {n}")).to_be_visible(timeout=WAIT)
+    _press(page, "y")
+    _toast(page, "Saved")
+    assert [r["judgment_id"] for r in _reviews_when_saved(ws, "ida", 1)] == [rows[3]["id"]]
+    expect(page.get_by_text(f"Item 3 of {n}")).to_be_visible(timeout=WAIT)
+    expect(page.locator('[class*="st-key-audit_table"][data-stale="false"]')).to_be_visible(timeout=WAIT)
 
 
 # ------------------------------------------------------------------------------------- defect 4

@@ -553,15 +553,21 @@ def test_a_leaderboard_link_opens_the_judge_it_names(ws, asked):
 
 
 def test_audit_builds_folded_panels_only_when_opened_and_keeps_them_open(ws):
-    """The prompt, the raw completion, the other verdicts and the history are built only when
-    their panel is open (they were sent and drawn on every J); an opened panel stays open on the
-    next item, with that item's content."""
+    """The prompt, the raw completion, the other verdicts, the history and what comes next are built
+    only when their panel is open (they were sent and drawn on every J); an opened panel stays open
+    on the next item, with that item's content."""
     at = open_app(page="audit")
     first = audit_first_of(at, SXS)
     assert not at.code, "a folded panel's content is not built"
-    assert len(at.dataframe) == 1  # up next (the progress is folded too): no other-verdicts or history table
+    assert not at.dataframe  # up next and my recent reviews are folded too, the progress as well
+    assert any(e.label == "Up next (pick one to open it)" for e in at.expander)
+    at.session_state["audit_x_next"] = True  # the person unfolds "Up next"
+    at.run()
+    assert len(at.dataframe) == 1  # up next: no other-verdicts or history table
     up_next = at.dataframe[0].value
     assert len(up_next) == 20  # the next 20, not the 100-row page
+    assert list(up_next["question"]) == [r["question_id"] for r in audit.queue(
+        ws, audit.Filters(judges=(SXS,)), "alice", exclude=(first["id"],))["rows"][:20]]
 
     at.session_state["audit_x_raw"] = True  # the person unfolds "Raw completion and prompt"
     at.run()

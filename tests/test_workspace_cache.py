@@ -252,6 +252,63 @@ def test_my_review_keeps_the_queue_that_leaves_its_item_out_and_it_equals_a_fres
     assert audit.queue.uncached(demo_workspace, filters, "ann", exclude=opened) == kept
 
 
+WALK_FILTERS = [audit.Filters(), audit.Filters(reviewed="all"), audit.Filters(reviewed="unreviewed"),
+                audit.Filters(reviewed="second")]
+
+
+@pytest.mark.parametrize("overlap", [1.0, 0.5])
+@pytest.mark.parametrize("filters", WALK_FILTERS, ids=lambda f: f.reviewed)
+def test_walking_the_queue_takes_each_item_opened_out_of_the_kept_head(demo_workspace, monkeypatch, filters, overlap):
+    """The Audit page opens the queue's head, then asks for the queue without it. That queue is made
+    from the kept head (one real read per HEAD_SLACK items opened), and every page equals a fresh
+    read, decisions on the items opened included."""
+    audit.set_overlap(demo_workspace, overlap, "setup")
+    for row in audit.queue(demo_workspace, annotator="bob")["rows"][:28:2]:  # one other reviewer: "second"
+        audit.confirm(demo_workspace, "bob", row["id"])
+    monkeypatch.setattr(audit, "HEAD_SLACK", 6)
+    calls = uncached_queue_calls(monkeypatch)
+    opened, fresh_reads = [], 0
+    for step in range(20):
+        page = audit.queue(demo_workspace, filters, "ann", page_size=4, exclude=opened)
+        assert page == audit.queue.uncached(demo_workspace, filters, "ann", page_size=4, exclude=opened), step
+        fresh_reads += 1
+        if not page["rows"]:
+            break
+        if step % 3 == 1:  # a decision on the item shown (kept across: the queue leaves it out)
+            audit.confirm(demo_workspace, "ann", opened[-1])
+        opened.append(page["rows"][0]["id"])  # J or the decision opens the next
+    steps = len(opened)
+    assert steps >= 12, f"too few verdicts to walk with {filters}"
+    # a real read, then one each time the head ran short of a page (10 rows: 6 may go)
+    assert len(calls) - fresh_reads == -(-steps // 7), (steps, len(calls) - fresh_reads)
+
+
+def test_an_item_opened_from_beyond_the_kept_head_reads_the_queue_again(demo_workspace, monkeypatch):
+    """An item opened from a link or my recent reviews may lie past the kept rows: whether it is in
+    the queue at all is then unknown, so the queue is read, not derived."""
+    deep = audit.queue(demo_workspace, annotator="ann", page_size=400)["rows"]
+    assert len(deep) > 200
+    audit.queue(demo_workspace, annotator="ann", page_size=4)  # the head kept: 4 + HEAD_SLACK rows
+    calls = uncached_queue_calls(monkeypatch)
+    beyond = [deep[-1]["id"]]
+    page = audit.queue(demo_workspace, annotator="ann", page_size=4, exclude=beyond)
+    assert len(calls) == 1
+    assert page == audit.queue.uncached(demo_workspace, annotator="ann", page_size=4, exclude=beyond)
+    assert page["total"] == audit.queue(demo_workspace, annotator="ann", page_size=4)["total"] - 1
+
+
+def test_a_derived_queue_never_hides_another_process_commit(demo_workspace):
+    """The queue without the item just opened is made from a kept head only under the version that
+    head was kept for: a review from another process in between is seen."""
+    unreviewed = audit.Filters(reviewed="unreviewed")
+    head = audit.queue(demo_workspace, unreviewed, "ann", page_size=4)["rows"]  # kept
+    done = run_python(CONFIRM_AS_CAROL, demo_workspace, head[1]["id"])  # not the item I open
+    assert done.returncode == 0, done.stderr
+    after = audit.queue(demo_workspace, unreviewed, "ann", page_size=4, exclude=[head[0]["id"]])
+    assert head[1]["id"] not in {r["id"] for r in after["rows"]}
+    assert after == audit.queue.uncached(demo_workspace, unreviewed, "ann", page_size=4, exclude=[head[0]["id"]])
+
+
 def other_label(row: dict) -> str:
     """A label a human may give this verdict that is not the judge's (an override)."""
     from lsqa.vocabulary import ABSOLUTE_LABELS, PAIRWISE_LABELS, is_pairwise

@@ -77,7 +77,8 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     not by ``annotator``). ``exclude``: verdict ids left out (those already opened this session).
     ``overlap``: the share of verdicts every annotator reviews (a fixed hash of the verdict id
     decides which); in ``not_mine`` the others drop out once anybody reviewed them. Order:
-    verdicts nobody reviewed yet first, then by priority, then by a stable key.
+    verdicts nobody reviewed yet first, then by priority, then by a stable key (the id last: a total
+    order, so a page is the same whatever else is left out).
     """
     where, named = ["1=1"], {}
 
@@ -134,7 +135,7 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         LEFT JOIN documents d ON d.id = q.document_id
         WHERE {" AND ".join(where)}
         ORDER BY (coalesce(h.n_reviewers, 0) > 0), priority DESC, j.question_id, j.judge, j.system_a, j.system_b,
-                 j.shown_order, j.reference
+                 j.shown_order, j.reference, j.id
         LIMIT {int(limit)} OFFSET {int(offset)}"""
     named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
                   "w_disagreement": float(weights["disagreement"]),
