@@ -122,9 +122,8 @@ def _settle(page) -> None:
 # What a person sees, timed in the page's own clock: from the key's keydown event to the first frame
 # drawn with the text awaited. A MutationObserver notes when the text enters the DOM; a frame later
 # (requestAnimationFrame, then a task after it) the browser has drawn it. Playwright's own round trip
-# (press, then poll the DOM until the text is found, then report to this process) comes on top of it
-# and is kept beside it: on this machine it added 0.10-0.15 s to every press (docs/BENCHMARKS.md,
-# seventh pass), and its polling takes the page's main thread while React draws.
+# (press, then poll the DOM until the text is found, then report to this process) is kept beside it:
+# its polling takes the page's main thread while React draws (docs/BENCHMARKS.md, seventh pass).
 PROBE_SCRIPT = """
 (() => {
   const probe = window.__lsqaProbe = {key: null, want: null, seen: null, shown: null};

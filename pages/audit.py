@@ -425,12 +425,12 @@ def _folded(label: str, key: str, draw) -> None:
             draw()
 
 
-def _table_to_open(rows: list[dict], ids: list[str], key: str, **options) -> str | None:
-    """A table of ``rows``, one of which a person may pick: the id of the row picked, if any."""
+def _row_picked(rows: list[dict], key: str, **options) -> int | None:
+    """A table of ``rows``, one of which a person may pick to open it: the index of the row picked, if any."""
     picked = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                           key=f"{key}_{len(ss.audit_trail)}_{ss.audit_at}", **options)
     sel = picked.selection.rows if picked else []
-    return ids[sel[0]] if sel else None
+    return sel[0] if sel else None
 
 
 def my_recent_reviews():
@@ -445,10 +445,10 @@ def _recent_table():
     if not mine:
         st.caption("Nothing reviewed yet." if annotator else "Enter your name to see your reviews.")
         return
-    picked = _table_to_open([{k: r[k] for k in ("question", "judge", "my label", "action", "when")} for r in mine],
-                            [r["id"] for r in mine], "audit_recent")
-    if picked:
-        _open(picked)
+    picked = _row_picked([{k: r[k] for k in ("question", "judge", "my label", "action", "when")} for r in mine],
+                         "audit_recent")
+    if picked is not None:
+        _open(mine[picked]["id"])
         st.rerun()
 
 
@@ -476,11 +476,11 @@ def _up_next_table():
               **({} if blind else {"system_a": r.get("system_a"), "system_b": r.get("system_b"),
                                    "label": r.get("label")}),
               "reviewers": r.get("n_reviewers")} for r in shown]
-    picked = _table_to_open(table, [r["id"] for r in shown], "audit_table", height=300)
-    if picked:
-        row = next(r for r in shown if r["id"] == picked)
-        why[picked] = f"priority {row['priority']:.2f} — {row['why']}"
-        _open(picked)
+    picked = _row_picked(table, "audit_table", height=300)
+    if picked is not None:
+        row = shown[picked]
+        why[row["id"]] = f"priority {row['priority']:.2f} — {row['why']}"
+        _open(row["id"])
         st.rerun()
 
 
