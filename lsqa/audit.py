@@ -117,7 +117,8 @@ def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *,
     The first page is read with ``HEAD_SLACK`` rows more than it shows. When the Audit page opens
     the queue's head, the queue it asks for next leaves out one verdict more; that one is taken out
     of the kept rows instead of reading again (``_head_without_the_last_opened``): the order and
-    the filters of the others do not depend on what is left out.
+    the filters of the others do not depend on what is left out. A decision on that verdict in
+    between changes only its own row, which is taken out.
     """
     exclude = tuple(exclude)
     if page > 0:
@@ -146,11 +147,13 @@ def _head_without_the_last_opened(workspace: Path, filters: Filters, annotator: 
                                   exclude: tuple[str, ...]) -> dict | None:
     """The head of the queue that leaves out ``exclude``, made from the kept head that leaves out all
     but its last verdict, or None when it cannot be (nothing kept, or too few rows left to fill a
-    page, or that verdict may lie beyond the kept rows). Kept in turn, under the version of the
-    head it came from."""
+    page, or that verdict may lie beyond the kept rows). The steps since the head was kept are
+    judged for the queue asked for (``judged_for``), so my review of that verdict keeps the head
+    usable. Kept in turn, under the version the head was found for."""
     if not exclude:
         return None
-    kept = _queue_page.kept_only(workspace, filters, annotator, page=0, page_size=size, exclude=exclude[:-1])
+    kept = _queue_page.kept_only(workspace, filters, annotator, page=0, page_size=size, exclude=exclude[:-1],
+                                 judged_for={"exclude": exclude})
     if kept is None:
         return None
     before, version = kept

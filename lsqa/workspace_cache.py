@@ -61,8 +61,9 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
                     return True, kept[(path, version, call)]
             return False, None
 
-        def earlier(path: str, version, call, workspace, args, kwargs):
-            """What was kept under a version this one follows from by steps the result survives."""
+        def earlier(path: str, version, call, workspace, args, kwargs, judged_for: dict | None):
+            """What was kept under a version this one follows from by steps the result survives,
+            judged with the call's arguments, or with ``judged_for`` in their place (``kept_only``)."""
             arguments = None
             for before, change in lineage.history(path, version):
                 if change is not None:
@@ -71,7 +72,7 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
                     if arguments is None:
                         bound = signature.bind(workspace, *args, **kwargs)
                         bound.apply_defaults()
-                        arguments = dict(bound.arguments)
+                        arguments = {**bound.arguments, **(judged_for or {})}
                     if not survives(change, arguments):
                         return False, None
                 found, result = kept_result(path, before, call)
@@ -85,7 +86,7 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
                 while len(kept) > maxsize:
                     kept.popitem(last=False)
 
-        def find(workspace, args, kwargs):
+        def find(workspace, args, kwargs, judged_for: dict | None = None):
             """(path, version, call, found, pickled result); version None when nothing can be kept."""
             version = data_version(workspace) if enabled() else None
             if version is None:
@@ -94,8 +95,8 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
             call = hash_key((args, sorted(kwargs.items())))  # once, whatever versions are tried
             found, result = kept_result(path, version, call)
             if not found:
-                found, result = earlier(path, version, call, workspace, args, kwargs)
-                if found:
+                found, result = earlier(path, version, call, workspace, args, kwargs, judged_for)
+                if found and judged_for is None:  # judged for another call, it is not this call's now
                     keep(path, version, call, result)
             return path, version, call, found, result
 
@@ -112,11 +113,16 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
                 keep(path, version, call, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
             return result
 
-        def kept_only(workspace, *args, **kwargs):
+        def kept_only(workspace, *args, judged_for: dict | None = None, **kwargs):
             """``(result, version)`` kept for this call, or None: never reads the workspace. Give the
-            version back to ``keep_derived`` with what is derived from the result."""
+            version back to ``keep_derived`` with what is derived from the result.
+
+            ``judged_for``: the arguments (by name) of the call the result is for, in place of this
+            call's own, when the steps since it was kept are judged. A step this call's result does
+            not survive may not touch the derived one (``lsqa.audit.queue``: a review of the very
+            verdict it leaves out)."""
             try:
-                _, version, _, found, result = find(workspace, args, kwargs)
+                _, version, _, found, result = find(workspace, args, kwargs, judged_for)
             except TypeError:
                 return None
             return (pickle.loads(result), version) if found else None

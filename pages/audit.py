@@ -194,10 +194,9 @@ def where_i_am():
     opened_before = len(trail.ids)
     current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
     remaining = q["total"] - (len(trail.ids) - opened_before)
-    if sampled_judge() is None and len(trail.ids) > opened_before and ss.get("audit_run") == "keys":
-        upcoming = None  # the queue without the item just opened: read by up_next(), after the item is drawn
-    else:
-        upcoming = [r for r in q["rows"] if r["id"] != current_id]
+    # The queue without the item just opened. The next key's queue is made from q, kept, without a
+    # read, even after my decision on this item (lsqa.audit.queue; issue 12).
+    upcoming = [r for r in q["rows"] if r["id"] != current_id]
     ss.audit_at = trail.at
     why = ss.setdefault("audit_why", {})
     why.update({r["id"]: f"priority {r['priority']:.2f} — {r['why']}" for r in q["rows"][:1] if "priority" in r})
@@ -459,11 +458,6 @@ def up_next():
     """The queue after this item. Folded until opened, as My recent reviews: its table, drawn again on
     every key, made a keypress ~0.05 s slower on screen (issue 12; docs/BENCHMARKS.md, seventh pass).
     Its label stays the same from item to item: a new label would be a new panel, folded again."""
-    global upcoming
-    if upcoming is None:
-        # The read the next J or decision starts from (kept, and kept across my review of this
-        # item, which it leaves out): made here, after the item is on screen (issue 12).
-        upcoming = audit.queue(workspace, filters, annotator, exclude=trail.ids)["rows"]
     _folded("Up next (pick one to open it)", "audit_x_next", _up_next_table)
 
 

@@ -49,7 +49,7 @@ def _per_table(workspace: Path | None, sql: str, read) -> dict | None:
 
     path = Path(workspace)
     try:
-        if not path.is_file() or path.stat().st_size < 12 or path.read_bytes()[8:12] != b"DUCK":
+        if not path.is_file() or path.stat().st_size < 12 or _header(path)[8:12] != b"DUCK":
             raise duckdb.IOException("not a DuckDB file")
         con = duckdb.connect(str(workspace), read_only=True, config={"autoinstall_known_extensions": False,
                                                                      "autoload_known_extensions": False})
@@ -68,6 +68,11 @@ def _per_table(workspace: Path | None, sql: str, read) -> dict | None:
         return {t: read(con, sql.format(t)) for t in tables}
     finally:
         con.close()
+
+
+def _header(path: Path) -> bytes:
+    with open(path, "rb") as f:  # the magic only: a workspace may be large
+        return f.read(12)
 
 
 def changed_tables(before: dict | None, after: dict | None) -> list[str]:

@@ -225,21 +225,12 @@ def _lock(path: Path, locked: bool) -> None:
         os.chmod(path, (0o555 if path.is_dir() else 0o444) if locked else (0o755 if path.is_dir() else 0o644))
 
 
-@pytest.fixture(scope="module")
-def results_template(good_workspace, tmp_path_factory):
-    """The good workspace after a small study run: built once, copied by each test."""
-    path = tmp_path_factory.mktemp("results") / "ws.duckdb"
-    shutil.copy(good_workspace, path)
-    result = invoke("run", PROJECT_ROOT / "configs" / "demo_small.toml", "--workspace", path)
-    assert result.exit_code == 0, result.output
-    return path
-
-
 @pytest.fixture
-def results_workspace(results_template, tmp_path):
+def results_workspace(demo_workspace_template, tmp_path):
+    """A workspace after a study run (the small demo's, built once per test run), in a folder of its own."""
     path = tmp_path / "ro" / "ws.duckdb"
     path.parent.mkdir()
-    shutil.copy(results_template, path)
+    shutil.copy(demo_workspace_template, path)
     return path
 
 

@@ -259,9 +259,9 @@ WALK_FILTERS = [audit.Filters(), audit.Filters(reviewed="all"), audit.Filters(re
 @pytest.mark.parametrize("overlap", [1.0, 0.5])
 @pytest.mark.parametrize("filters", WALK_FILTERS, ids=lambda f: f.reviewed)
 def test_walking_the_queue_takes_each_item_opened_out_of_the_kept_head(demo_workspace, monkeypatch, filters, overlap):
-    """The Audit page opens the queue's head, then asks for the queue without it. That queue is made
-    from the kept head (one real read per HEAD_SLACK + 1 items opened), and every page equals a fresh
-    read, decisions on the items opened included."""
+    """The Audit page opens the queue's head; the next key asks for the queue without it. That queue
+    is made from the kept head (one real read per HEAD_SLACK + 1 items opened), a decision on the item
+    between the two included, and every page equals a fresh read."""
     audit.set_overlap(demo_workspace, overlap, "setup")
     for row in audit.queue(demo_workspace, annotator="bob")["rows"][:28:2]:  # one other reviewer: "second"
         audit.confirm(demo_workspace, "bob", row["id"])
@@ -274,9 +274,9 @@ def test_walking_the_queue_takes_each_item_opened_out_of_the_kept_head(demo_work
         fresh_reads += 1
         if not page["rows"]:
             break
-        if step % 3 == 1:  # a decision on the item shown (kept across: the queue leaves it out)
-            audit.confirm(demo_workspace, "ann", opened[-1])
         opened.append(page["rows"][0]["id"])  # J or the decision opens the next
+        if step % 3 == 1:  # a decision on it, before the queue without it is asked for, as on the page
+            audit.confirm(demo_workspace, "ann", opened[-1])
     steps = len(opened)
     assert steps >= 12, f"too few verdicts to walk with {filters}"
     # a real read, then one each time the head ran short of a page (4 + 6 rows: 6 may go)
@@ -307,6 +307,21 @@ def test_a_derived_queue_never_hides_another_process_commit(demo_workspace):
     after = audit.queue(demo_workspace, unreviewed, "ann", page_size=4, exclude=[head[0]["id"]])
     assert head[1]["id"] not in {r["id"] for r in after["rows"]}
     assert after == audit.queue.uncached(demo_workspace, unreviewed, "ann", page_size=4, exclude=[head[0]["id"]])
+
+
+def test_a_head_used_for_a_derived_queue_is_not_kept_as_its_own_after_a_review(demo_workspace, monkeypatch):
+    """My decision on the item just opened leaves the queue without it derivable from the kept head,
+    but that head, asked for itself, shows the decision (the item leaves the unreviewed queue)."""
+    unreviewed = audit.Filters(reviewed="unreviewed")
+    opened = audit.queue(demo_workspace, unreviewed, "ann", page_size=4)["rows"][0]["id"]  # kept
+    audit.confirm(demo_workspace, "ann", opened)
+    calls = uncached_queue_calls(monkeypatch)
+    after = audit.queue(demo_workspace, unreviewed, "ann", page_size=4, exclude=[opened])
+    assert len(calls) == 0  # derived
+    assert after == audit.queue.uncached(demo_workspace, unreviewed, "ann", page_size=4, exclude=[opened])
+    whole = audit.queue(demo_workspace, unreviewed, "ann", page_size=4)
+    assert opened not in {r["id"] for r in whole["rows"]}
+    assert whole == audit.queue.uncached(demo_workspace, unreviewed, "ann", page_size=4)
 
 
 def other_label(row: dict) -> str:
