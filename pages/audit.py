@@ -230,23 +230,19 @@ def _late_warning(judgment_id: str) -> str:
     return f" — note: {', '.join(names)} reviewed this item after you opened it" if names else ""
 
 
-def _label(judgment_id: str, label: str, kind: str, shown: str):
+def _decide(judgment_id: str, kind: str, shown: str, label: str | None = None):
+    """Confirm the judge's label (no ``label``) or give mine (in system terms), then the next item.
+    The message speaks in the terms shown (``shown``)."""
+    note, sampling = ss.get("audit_note", ""), sampled.get(judgment_id)
     with page_data.kept_open(workspace):  # the write and the check after it: one attachment
-        saved = audit.review(workspace, annotator, judgment_id, label, ss.get("audit_note", ""),
-                             sampling=sampled.get(judgment_id))
+        if label is None:
+            audit.confirm(workspace, annotator, judgment_id, note, sampling=sampling)
+            action = "confirm"
+        else:
+            action = audit.review(workspace, annotator, judgment_id, label, note, sampling=sampling)["action"]
         late = _late_warning(judgment_id)
     ss.audit_note = ""
-    ss.audit_msg = audit.saved_message(kind, shown, saved["action"]) + late
-    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
-    _forward()
-
-
-def _confirm(judgment_id: str, kind: str, shown: str):
-    with page_data.kept_open(workspace):  # the write and the check after it: one attachment
-        audit.confirm(workspace, annotator, judgment_id, ss.get("audit_note", ""), sampling=sampled.get(judgment_id))
-        late = _late_warning(judgment_id)
-    ss.audit_note = ""
-    ss.audit_msg = audit.saved_message(kind, shown, "confirm") + late
+    ss.audit_msg = audit.saved_message(kind, shown, action) + late
     ss.audit_decided = True  # see review(): the sidebar's progress table counts it
     _forward()
 
@@ -286,14 +282,14 @@ def decision_bar(it: dict | None, revealed: bool):
         nav[3].markdown(f"**Item {i:,} of {n:,}** · {md(why.get(it['id'], 'opened before'))}")
         buttons = st.columns(len(it["options"]) + 1)
         shown_label = it["shown_label"] if it["status"] == "ok" else None
-        buttons[0].button("Confirm", type="primary", shortcut=K["confirm"], on_click=_confirm,
+        buttons[0].button("Confirm", type="primary", shortcut=K["confirm"], on_click=_decide,
                           args=(it["id"], it["kind"], shown_label),
                           disabled=not annotator or it["status"] != "ok" or not revealed, key="audit_confirm",
                           help="Hidden while blind: give your own label" if not revealed else None)
         for col, opt in zip(buttons[1:], it["options"]):
             label = audit.to_system_label(it["kind"], opt["shown"], it["shown_order"])
-            col.button(opt["text"], shortcut=opt["shortcut"], on_click=_label,
-                       args=(it["id"], label, it["kind"], opt["shown"]), disabled=not annotator,
+            col.button(opt["text"], shortcut=opt["shortcut"], on_click=_decide,
+                       args=(it["id"], it["kind"], opt["shown"], label), disabled=not annotator,
                        key=f"audit_opt_{opt['key']}")
         flags = st.columns([1, 1, 1, 1.2, 1.2, 3])
         reason_now = ss.get("audit_flag_reason", "wrong")
@@ -504,8 +500,8 @@ def review():
 
 
 ss.pop("audit_decided", None)  # a whole run: the progress table below is drawn after the fragment anyway
-# The reads made for the next key (the queue without the item just opened, the next item) are left to
-# the fragment's own reruns: a new tab or a page switch is done sooner without them (issue 12).
+# The read ahead for the next key (the next item) is left to the fragment's own reruns: a new tab or
+# a page switch is done sooner without it (issue 12).
 ss.audit_run = "page"
 review()
 ss.audit_run = "keys"
