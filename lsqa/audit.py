@@ -482,23 +482,45 @@ def last_action(workspace: Path, annotator: str) -> dict | None:
 
 def undo_last(workspace: Path, annotator: str, what: str | None = None) -> dict | None:
     """Withdraw the annotator's own latest standing action (only a ``review`` or only a ``flag``
-    when ``what`` says so); None when there is nothing to undo. The result carries the question's text."""
+    when ``what`` says so); None when there is nothing to undo. The result carries the question's text.
+
+    Undoing a review writes one review row for one verdict, as a review does, and says so
+    (``_review_change``): the reads kept across a review stay kept across its undo. The action to
+    undo is looked up before the write declares it; if another action of mine lands in between,
+    the write is rolled back and made again without the declaration."""
     annotator = annotator.strip()
     if not annotator:
         raise ValueError("an annotator name is required")
-    with store.write(workspace) as con:
+    with store.connect(workspace) as con:
+        seen = reviews_store.last_action(con, annotator, what)
+    if seen is None:
+        return None
+    declared = _review_change(seen["target"]) if seen["what"] == "review" else None
+    try:
+        return _undo(workspace, annotator, what, declared, seen)
+    except _ActionMoved:
+        return _undo(workspace, annotator, what, None, None)
+
+
+class _ActionMoved(Exception):
+    """The latest action changed between the look-up and the write that declared what it undoes."""
+
+
+def _undo(workspace: Path, annotator: str, what: str | None, declared: Change | None,
+          seen: dict | None) -> dict | None:
+    with store.write(workspace, change=declared) as con:
         last = reviews_store.last_action(con, annotator, what)
+        if declared is not None and (last is None or (last["what"], last["id"]) != (seen["what"], seen["id"])):
+            raise _ActionMoved  # rolls the transaction back: nothing written, no step recorded
         if last is None:
             return None
         if last["what"] == "review":
             last.update({k: v for k, v in (annotation_store.question_of(con, last["target"]) or {}).items()
                          if k in ("question", "judge", "kind", "shown_order")})
-        else:
-            last["question"] = annotation_store.question_text(con, last["target"])
-        if last["what"] == "review":
             reviews_store.add_review(con, annotator=annotator, judgment_id=last["target"], action="undo",
                                      undoes=int(last["id"]), note="undo")
         else:
+            last["question"] = annotation_store.question_text(con, last["target"])
             before = reviews_store.flag_before(con, annotator, last["target"], last["reference"], int(last["id"]))
             reason = before["reason"] if before else "retract"
             reviews_store.add_flag(con, annotator=annotator, question_id=last["target"], reference=last["reference"],

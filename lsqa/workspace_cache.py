@@ -118,9 +118,9 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
             version back to ``keep_derived`` with what is derived from the result.
 
             ``judged_for``: the arguments (by name) of the call the result is for, in place of this
-            call's own, when the steps since it was kept are judged. A step this call's result does
-            not survive may not touch the derived one (``lsqa.audit.queue``: a review of the very
-            verdict it leaves out)."""
+            call's own, when the steps since it was kept are judged: a step that leaves this call's
+            result stale can leave the derived one as it was (``lsqa.audit.queue``: a review of the
+            very verdict the derived queue leaves out)."""
             try:
                 _, version, _, found, result = find(workspace, args, kwargs, judged_for)
             except TypeError:

@@ -350,21 +350,67 @@ def test_an_item_is_kept_across_a_review_of_another_item_only(demo_workspace):
     assert [lab["annotator"] for lab in audit.item(demo_workspace, this)["human_labels"]] == ["ann"]
 
 
-@pytest.mark.parametrize("write", ["confirm", "review"])
+@pytest.mark.parametrize("write", ["confirm", "review", "undo"])
 def test_a_declared_review_changes_no_table_but_the_reviews(demo_workspace, write):
-    """What audit.review and audit.confirm declare they change (lineage.Change) is what they change:
-    a declaration that said less would serve stale reads."""
+    """What audit.review, audit.confirm and the undo of a review declare they change
+    (lineage.Change) is what they change: a declaration that said less would serve stale reads."""
     from tests.bad_input import changed_tables, snapshot
 
     row = audit.queue(demo_workspace, annotator="ann")["rows"][0]
     judgment_id = row["id"]
+    if write == "undo":
+        audit.review(demo_workspace, "ann", judgment_id, other_label(row))
     before = snapshot(demo_workspace)
     if write == "confirm":
         audit.confirm(demo_workspace, "ann", judgment_id)
-    else:
+    elif write == "review":
         audit.review(demo_workspace, "ann", judgment_id, other_label(row))
+    else:
+        assert audit.undo_last(demo_workspace, "ann")["target"] == judgment_id
     assert changed_tables(before, snapshot(demo_workspace)) == [audit.REVIEWS_TABLE]
     assert audit._review_change(judgment_id).tables == {audit.REVIEWS_TABLE}
+
+
+def test_the_queue_is_kept_across_the_undo_of_my_review_and_equals_a_fresh_read(demo_workspace, monkeypatch):
+    """U on the Audit page undoes my review of an item the queue leaves out: the queue is not read
+    again, and it is what a fresh read gives."""
+    unreviewed = audit.Filters(reviewed="unreviewed")
+    opened = audit.queue(demo_workspace, unreviewed, "ann", page_size=4)["rows"][0]["id"]
+    audit.confirm(demo_workspace, "ann", opened)
+    kept = audit.queue(demo_workspace, unreviewed, "ann", page_size=4, exclude=[opened])
+    shown = audit.item(demo_workspace, opened)  # kept too, and the undo changes it
+    assert [lab["annotator"] for lab in shown["human_labels"]] == ["ann"]
+    calls = uncached_queue_calls(monkeypatch)
+    assert audit.undo_last(demo_workspace, "ann")["target"] == opened
+    assert audit.queue(demo_workspace, unreviewed, "ann", page_size=4, exclude=[opened]) == kept
+    assert len(calls) == 0
+    assert audit.item(demo_workspace, opened) == audit.item.uncached(demo_workspace, opened) != shown
+    assert kept == audit.queue.uncached(demo_workspace, unreviewed, "ann", page_size=4, exclude=[opened])
+    whole = audit.queue(demo_workspace, unreviewed, "ann", page_size=4)  # the item is unreviewed again
+    assert opened in {r["id"] for r in whole["rows"]}
+    assert whole == audit.queue.uncached(demo_workspace, unreviewed, "ann", page_size=4)
+
+
+def test_an_undo_whose_action_moved_before_its_write_writes_nothing_then_undoes_the_latest(demo_workspace):
+    """The action to undo is looked up before the write that declares it. If another action of mine
+    lands in between (a flag from another tab), that write is rolled back, and the undo is made
+    again, undeclared, on the latest action."""
+    from tests.bad_input import snapshot
+
+    row = audit.queue(demo_workspace, annotator="ann")["rows"][0]
+    audit.confirm(demo_workspace, "ann", row["id"])
+    with store.connect(demo_workspace) as con:
+        from lsqa.store import reviews as reviews_store
+
+        seen = reviews_store.last_action(con, "ann")
+    audit.flag(demo_workspace, "ann", row["question_id"], "1", "wrong", "from another tab")
+    before = snapshot(demo_workspace)
+    with pytest.raises(audit._ActionMoved):
+        audit._undo(demo_workspace, "ann", None, audit._review_change(row["id"]), seen)
+    assert snapshot(demo_workspace) == before
+    undone = audit.undo_last(demo_workspace, "ann")
+    assert (undone["what"], undone["target"]) == ("flag", row["question_id"])
+    assert audit.undo_last(demo_workspace, "ann")["target"] == row["id"]  # then the confirm
 
 
 def test_a_commit_by_another_process_after_my_review_is_not_hidden(demo_workspace):
