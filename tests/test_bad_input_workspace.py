@@ -260,3 +260,27 @@ def test_a_read_only_workspace_is_still_read(results_workspace, tmp_path, folder
         for p in locked:
             _lock(p, False)
     assert snapshot(path) == before
+
+
+def test_the_probes_snapshot_sees_a_changed_row_but_not_a_rewritten_file(good_workspace, tmp_path):
+    """What every probe's "nothing changed" rests on (``tests/bad_input.snapshot``): equal bytes are
+    taken as equal at once, different bytes are settled table by table, so a row changed in place is
+    seen and a file DuckDB rewrote with the same rows is not a change."""
+    from lsqa import store
+
+    path = tmp_path / "ws.duckdb"
+    shutil.copy(good_workspace, path)
+    before = snapshot(path)
+    assert snapshot(path) == before and before.tables() is not None
+
+    with store.write(path) as con:  # the same rows, written again: the bytes move, the tables do not
+        con.execute("CREATE TABLE lsqa_probe_scratch AS SELECT 1 AS x")
+        con.execute("DROP TABLE lsqa_probe_scratch")
+    rewritten = snapshot(path)
+    assert rewritten.digest != before.digest and rewritten == before
+
+    with store.write(path) as con:  # one character of one question: same size, same row count
+        (qid, text) = con.execute("SELECT id, text FROM questions ORDER BY id LIMIT 1").fetchone()
+        con.execute("UPDATE questions SET text = ? WHERE id = ?", [text[:-1] + ("x" if text[-1] != "x" else "y"), qid])
+    changed = snapshot(path)
+    assert changed != before and [t for t in before if before[t] != changed[t]] == ["questions"]
