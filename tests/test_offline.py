@@ -289,6 +289,7 @@ def test_smollm2_judges_end_to_end_and_its_output_is_parsed_without_crashing(wor
 
     _, tokenizer = smollm.load()
     assert smollm.files_parsed == 1  # the tokenizer, the config and the weights from one parse of the file
+    assert smollm.name_maps_made == 1  # one tensor-name map for all the model's modules
     long = prompts.messages(prompt, context=book, question=q["question"], answer=q["answer1"])
     cut, dropped = smollm._truncate(long, tokenizer, 256)
     assert dropped > 1000 and len(tokenizer.apply_chat_template(cut, add_generation_prompt=True)) <= 256

