@@ -5,7 +5,7 @@ transformers load it replaced, each in a fresh process, alternating, so both see
 
 "plain" makes the tokenizer and the model from the GGUF file with two ``from_pretrained`` calls,
 as ``load`` did before 2026-12-02 (transformers parses the file four times); "lsqa" is ``load``
-itself (one parse and one tensor-name map, ``_gguf_made_once``). Each process also generates 12 tokens greedily from one
+itself (one parse over plain slices, one tensor-name map: ``_gguf_made_once``). Each process also generates 12 tokens greedily from one
 prompt: the two completions must be the same. Prints each load's seconds, the medians and their ratio.
 """
 

