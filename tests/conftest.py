@@ -158,3 +158,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in _SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+    # The modules that use the small demo workspace run first, each kept whole. pytest-xdist starts
+    # each worker on an even, contiguous share of this order: they all fall in the first worker's
+    # share, which builds the demo template, while the second runs tests that do not need it. In
+    # alphabetical order the second worker's share began with a test that needed it, and it waited
+    # ~30 s on the build's lock.
+    needs_demo = {item.path for item in items if "demo_workspace_template" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: item.path not in needs_demo)  # stable: the order within each group stays
