@@ -44,7 +44,7 @@ TEST_FLAGS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist workst
 test: install browser lint
 	$(PY) -m pytest -q $(TEST_FLAGS) tests
 
-# The fast lane (under a minute): lint, then the tests not marked slow or browser.
+# The fast lane (~75 s on two cores here): lint, then the tests not marked slow or browser.
 check: lint
 	$(PY) -m pytest -q $(TEST_FLAGS) -m "not slow and not browser" tests
 

@@ -147,7 +147,7 @@ def demo_workspace(demo_workspace_template, tmp_path) -> Path:
     return copy
 
 
-# `make check` (lint + tests not marked slow or browser) is the fast lane, under a minute: a test
+# `make check` (lint + tests not marked slow or browser) is the fast lane (~75 s here): a test
 # that builds the demo workspace (a study run with the embedded models) or renders the Streamlit
 # app counts as slow without each one saying so. `make test` runs everything.
 _SLOW_FIXTURES = {"demo_workspace", "demo_workspace_template", "bundled_demo_from_wheel"}
