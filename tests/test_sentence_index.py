@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
+from lsqa.offline import sentence_index
 from lsqa.offline.sentence_index import OVERLAP_BONUS, SentenceIndex
 from lsqa.text_units import content_words
 
@@ -45,3 +46,41 @@ def test_tiny_contexts_with_negative_idf_match():
         for question in ("the bishop", "candles", "walked bishop candles"):
             query = content_words(question)
             assert index.scores(query).tobytes() == _oracle(index, query).tobytes(), (text, question)
+
+
+def test_concurrent_calls_on_one_context_build_its_index_once(chapter):
+    """A full-book system's first calls arrive together: one thread builds the book's index, the
+    others wait for it and get the same one (each built its own before)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    text = chapter + " A context no other test uses."
+    start = threading.Barrier(4)
+
+    def call(_):
+        start.wait()
+        return sentence_index.index_for(text)
+
+    before = sentence_index.builds
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(call, range(4)))
+    assert sentence_index.builds - before == 1
+    assert all(index is got[0] for index in got) and len(got[0]) > 1000
+    assert sentence_index.index_for(text) is got[0]  # kept
+
+
+def test_a_failed_build_is_made_again_by_the_next_call(monkeypatch):
+    text = "The bishop lit the candles. The candles were silver."
+    real = sentence_index.SentenceIndex
+    failing = iter([True])
+
+    def build(t):
+        if next(failing, False):
+            raise MemoryError("the first build fails")
+        return real(t)
+
+    monkeypatch.setattr(sentence_index, "SentenceIndex", build)
+    with pytest.raises(MemoryError):
+        sentence_index.index_for(text)
+    assert len(sentence_index.index_for(text)) == 2
+    assert text not in sentence_index._building
