@@ -60,8 +60,9 @@ class Snapshot(Mapping):
         self._copy, digest = folder / path.name, hashlib.blake2b()
         for source, target in ((path, self._copy), (_wal(path), _wal(self._copy))):
             if source.exists():
-                shutil.copyfile(source, target)
-                digest.update(target.read_bytes())
+                data = source.read_bytes()  # read once: the copy and the digest are of the same bytes
+                target.write_bytes(data)
+                digest.update(data)
             digest.update(b"\0 end of file")
         self.digest, self._tables = digest.hexdigest(), None
 
