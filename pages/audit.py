@@ -15,7 +15,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit, guidelines, highlight, page_data, sampling, ui  # noqa: E402
+from lsqa import audit, guidelines, highlight, item_cards, page_data, sampling, ui  # noqa: E402
 from lsqa.audit_trail import Trail  # noqa: E402
 
 workspace = page_data.current_workspace()
@@ -27,6 +27,9 @@ ss = st.session_state
 st.html(ui.keys_script(), unsafe_allow_javascript=True)
 # Static CSS only: the decision bar stays in view while the item scrolls under it.
 st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}"
+            ".lsqa-card{border:1px solid rgba(49,51,63,.2);border-radius:.5rem;padding:1rem 1rem .25rem;margin-bottom:1rem}"
+            ".lsqa-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:0 1rem}"
+            ".lsqa-note{font-size:.875rem;color:rgba(49,51,63,.6)}"
             "[data-testid=stLayoutWrapper]:has(> .st-key-lsqa_keys){position:sticky;top:3.75rem;z-index:990;"
             "background-color:#fff;border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}</style>",
             unsafe_allow_html=True)
@@ -267,41 +270,43 @@ def _undo():
 
 # ------------------------------------------------------------------------------------- the item
 def decision_bar(it: dict | None, revealed: bool):
-    """Navigation, the labels, the flags and the note, in one bar that stays at the top of the view."""
+    """Navigation, the labels, the flags and the note, in one bar that stays at the top of the view.
+    Each row is one horizontal container, not columns: a column is an element of its own, drawn again
+    on every key (issue 12; docs/BENCHMARKS.md, ninth pass)."""
     with st.container(key="lsqa_keys"):
-        nav = st.columns([1, 1, 1.4, 5])
-        nav[0].button("Previous", shortcut=K["previous"], on_click=_back, disabled=not trail.can_go_back(),
-                      key="audit_prev")
-        nav[1].button("Next", shortcut=K["next"], on_click=_forward, disabled=not trail.can_go_forward(remaining),
-                      key="audit_next")
-        nav[2].button("Undo my last", shortcut=K["undo"], on_click=_undo, disabled=not annotator, key="audit_undo")
+        nav = st.container(horizontal=True, vertical_alignment="center")
+        nav.button("Previous", shortcut=K["previous"], on_click=_back, disabled=not trail.can_go_back(),
+                   key="audit_prev")
+        nav.button("Next", shortcut=K["next"], on_click=_forward, disabled=not trail.can_go_forward(remaining),
+                   key="audit_next")
+        nav.button("Undo my last", shortcut=K["undo"], on_click=_undo, disabled=not annotator, key="audit_undo")
         if it is None:
-            nav[3].info("No verdict matches these filters.")
+            st.info("No verdict matches these filters.")
             return
         i, n = trail.position(remaining)
-        nav[3].markdown(f"**Item {i:,} of {n:,}** · {md(why.get(it['id'], 'opened before'))}")
-        buttons = st.columns(len(it["options"]) + 1)
+        nav.markdown(f"**Item {i:,} of {n:,}** · {md(why.get(it['id'], 'opened before'))}")
+        buttons = st.container(horizontal=True)
         shown_label = it["shown_label"] if it["status"] == "ok" else None
-        buttons[0].button("Confirm", type="primary", shortcut=K["confirm"], on_click=_decide,
-                          args=(it["id"], it["kind"], shown_label),
-                          disabled=not annotator or it["status"] != "ok" or not revealed, key="audit_confirm",
-                          help="Hidden while blind: give your own label" if not revealed else None)
-        for col, opt in zip(buttons[1:], it["options"]):
+        buttons.button("Confirm", type="primary", shortcut=K["confirm"], on_click=_decide,
+                       args=(it["id"], it["kind"], shown_label),
+                       disabled=not annotator or it["status"] != "ok" or not revealed, key="audit_confirm",
+                       help="Hidden while blind: give your own label" if not revealed else None)
+        for opt in it["options"]:
             label = audit.to_system_label(it["kind"], opt["shown"], it["shown_order"])
-            col.button(opt["text"], shortcut=opt["shortcut"], on_click=_decide,
-                       args=(it["id"], it["kind"], opt["shown"], label), disabled=not annotator,
-                       key=f"audit_opt_{opt['key']}")
-        flags = st.columns([1, 1, 1, 1.2, 1.2, 3])
+            buttons.button(opt["text"], shortcut=opt["shortcut"], on_click=_decide,
+                           args=(it["id"], it["kind"], opt["shown"], label), disabled=not annotator,
+                           key=f"audit_opt_{opt['key']}")
+        flags = st.container(horizontal=True, vertical_alignment="center")
         reason_now = ss.get("audit_flag_reason", "wrong")
-        for col, (reason, key) in zip(flags[:3], audit.FLAG_REASON_KEYS.items()):
-            col.button(reason, shortcut=key, on_click=_reason, args=(reason,), key=f"audit_reason_{reason}",
-                       type="primary" if reason == reason_now else "secondary", help="Reason for the next flag")
-        flags[3].button("Flag reference 1", shortcut=K["flag:1"], on_click=_flag, args=(it["question_id"], "1"),
-                        disabled=not annotator, key="audit_flag1")
-        flags[4].button("Flag reference 2", shortcut=K["flag:2"], on_click=_flag, args=(it["question_id"], "2"),
-                        disabled=not annotator, key="audit_flag2")
-        flags[5].text_input("Note (optional, saved with the next action)", key="audit_note",
-                            label_visibility="collapsed", placeholder="note (optional; Enter or Esc gives the keys back)")
+        for reason, key in audit.FLAG_REASON_KEYS.items():
+            flags.button(reason, shortcut=key, on_click=_reason, args=(reason,), key=f"audit_reason_{reason}",
+                         type="primary" if reason == reason_now else "secondary", help="Reason for the next flag")
+        flags.button("Flag reference 1", shortcut=K["flag:1"], on_click=_flag, args=(it["question_id"], "1"),
+                     disabled=not annotator, key="audit_flag1")
+        flags.button("Flag reference 2", shortcut=K["flag:2"], on_click=_flag, args=(it["question_id"], "2"),
+                     disabled=not annotator, key="audit_flag2")
+        flags.text_input("Note (optional, saved with the next action)", key="audit_note",
+                         label_visibility="collapsed", placeholder="note (optional; Enter or Esc gives the keys back)")
         if not revealed:
             st.caption("Blind: the judge's label, other annotators' labels and system names appear once you decide; "
                        "Confirm (V) is off until then.")
@@ -316,23 +321,13 @@ def show_item(it: dict, revealed: bool):
         st.warning(f"{md(', '.join(sorted({r['annotator'] for r in late})))} reviewed this item after you opened it.")
     st.caption(f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['judge'])}** ({md(it['kind'])})"
                + (f" · prompt {md(it['prompt_version'])}" if it["prompt_version"] else ""))
-    with st.container(border=True):
-        st.markdown("**Question**")
-        st.markdown(highlight.text_html(it["question"], css="font-size:1.15rem"), unsafe_allow_html=True)
-        flags_by_ref = page_data.group_by(it["flags"], "reference")
-        for col, ref in zip(st.columns(2), it["references"]):
-            used = " — used by this rater" if it["reference_used"] == ref["n"] else ""
-            col.markdown(f"**NarrativeQA reference {ref['n']}**{used}")
-            col.markdown(highlight.text_html(ref["text"] or "—"), unsafe_allow_html=True)
-            for f in flags_by_ref.get(ref["n"], []):
-                col.caption(f"⚑ {md(f['reason'])} — {md(f['annotator'])}" + (f": {md(f['note'])}" if f["note"] else ""))
-
-    st.markdown("**Answers, in the order the judge saw them**" if it["pairwise"] else "**Answer**")
-    for col, a in zip(st.columns(len(it["answers"])), it["answers"]):
-        with col.container(border=True):
-            head = f"Answer {a['position']}: " if a["position"] and revealed else ""
-            st.markdown(f"**{head}{md(sys_name(a['system'], a['position']))}**")
-            st.markdown(highlight.text_html(a["text"] or f"[{a['status']}]"), unsafe_allow_html=True)
+    # One element each, not columns of elements: every element is drawn again on each key (lsqa.item_cards).
+    st.markdown(item_cards.question_card(it["question"], it["references"], used=it["reference_used"],
+                                         flags=page_data.group_by(it["flags"], "reference")), unsafe_allow_html=True)
+    answers = [((f"Answer {a['position']}: " if a["position"] and revealed else "") + sys_name(a["system"], a["position"]),
+                a["text"] or f"[{a['status']}]") for a in it["answers"]]
+    st.markdown(item_cards.answer_cards("Answers, in the order the judge saw them" if it["pairwise"] else "Answer",
+                                        answers), unsafe_allow_html=True)
 
     if revealed:
         if it["status"] == "ok":

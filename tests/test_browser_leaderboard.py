@@ -172,14 +172,15 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
 
 
 def test_urls_in_notes_stay_text(demo_workspace):
-    """A flag's note with a URL is shown as text on the Audit page, never as a link."""
+    """A flag's note with a URL or markup is shown as text on the Audit page, under its reference in
+    the question card (lsqa.item_cards), never as a link or bold."""
     from playwright.sync_api import expect, sync_playwright
 
     _need_browser()
     ws = demo_workspace
     first = audit.queue(ws, audit.Filters(judges=(JUDGE,)), "alice")["rows"][0]
     item = audit.item(ws, first["id"])
-    audit.flag(ws, "bob", item["question_id"], "1", "wrong", URL_NOTE)
+    audit.flag(ws, "bob", item["question_id"], "1", "wrong", f"{URL_NOTE} {BOLD} {LINK}")
     with serve(ws) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -188,5 +189,8 @@ def test_urls_in_notes_stay_text(demo_workspace):
             expect(page.get_by_text(re.compile(r"example\.org/ref")).first).to_be_visible(timeout=60000)
             _wait_idle(page)
             assert page.locator('a[href*="example.org"]').count() == 0
+            note = page.locator(".lsqa-card .lsqa-note").filter(has_text="example.org/ref")
+            expect(note).to_have_text(f"⚑ wrong — bob: {URL_NOTE} {BOLD} {LINK}")
+            assert note.locator("a, b").count() == 0
         finally:
             browser.close()
