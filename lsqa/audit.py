@@ -400,14 +400,20 @@ def _annotator(value) -> str:
 
 
 def _note(value) -> str:
-    if not isinstance(value, str) or len(value) > MAX_NOTE_CHARS or "\x00" in value:
-        raise AuditRefused(f"note of {len(str(value)):,} characters ({type(value).__name__}) cannot be kept: "
-                           f"write text of at most {MAX_NOTE_CHARS:,} characters")
+    """``value`` if it can be kept as a note, else AuditRefused saying what is wrong with it."""
+    if not isinstance(value, str):
+        raise AuditRefused(f"a note of type {type(value).__name__} cannot be kept: write it as text")
+    if len(value) > MAX_NOTE_CHARS:
+        raise AuditRefused(f"a note of {len(value):,} characters cannot be kept: write at most "
+                           f"{MAX_NOTE_CHARS:,} characters")
+    if "\x00" in value:  # DuckDB text cannot hold it; pasted text sometimes brings one
+        raise AuditRefused("a note holding a NUL character (\\x00) cannot be kept: remove it and try again")
     return value
 
 
 def _verdict(con, judgment_id, action: str) -> dict:
-    j = results_store.judgment_in_context(con, judgment_id) if isinstance(judgment_id, str) else None
+    """The verdict's kind, status and label, or AuditRefused naming what to do instead."""
+    j = results_store.judgment_label(con, judgment_id) if isinstance(judgment_id, str) else None
     if j is None:
         raise AuditRefused(f"{action}: no verdict {judgment_id!r} in this workspace; choose one from the audit queue")
     return j

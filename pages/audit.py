@@ -17,6 +17,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
 
 from lsqa import audit, guidelines, highlight, item_cards, page_data, sampling, ui  # noqa: E402
 from lsqa.audit_trail import Trail  # noqa: E402
+from lsqa.errors import LsqaError  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape
@@ -228,31 +229,50 @@ def _open(judgment_id: str):
 
 
 def _late_warning(judgment_id: str) -> str:
-    late = audit.reviewed_since(workspace, judgment_id, annotator, opened.get(judgment_id, 0))
+    opened_at = ss.get("audit_opened", {}).get(judgment_id, 0)  # before where_i_am() in a whole run
+    late = audit.reviewed_since(workspace, judgment_id, annotator, opened_at)
     names = sorted({r["annotator"] for r in late})
     return f" — note: {', '.join(names)} reviewed this item after you opened it" if names else ""
 
 
 def _decide(judgment_id: str, kind: str, shown: str, label: str | None = None):
-    """Confirm the judge's label (no ``label``) or give mine (in system terms), then the next item.
-    The message speaks in the terms shown (``shown``)."""
-    note, sampling = ss.get("audit_note", ""), sampled.get(judgment_id)
-    with page_data.kept_open(workspace):  # the write and the check after it: one attachment
+    """Confirm the judge's label (no ``label``) or give mine (in system terms). Saved by the run this
+    key starts (``_save_decision``), inside the attachment that run keeps anyway: one of the
+    callback's own would be detached (a checkpoint, after a write) and attached again in between,
+    ~18 ms of a decision (issue 12; docs/BENCHMARKS.md, ninth pass)."""
+    ss.audit_pending = (judgment_id, kind, shown, label, ss.get("audit_note", ""), sampled.get(judgment_id))
+
+
+def _save_decision():
+    """The decision of this run's key, if any: saved, then the next item, with a message in the terms
+    shown (``shown``). Refused (a note too long, a workspace that cannot be written), the item stays,
+    with the reason and the note as typed."""
+    pending = ss.pop("audit_pending", None)
+    if pending is None:
+        return
+    judgment_id, kind, shown, label, note, sampling = pending
+    try:
         if label is None:
             audit.confirm(workspace, annotator, judgment_id, note, sampling=sampling)
             action = "confirm"
         else:
             action = audit.review(workspace, annotator, judgment_id, label, note, sampling=sampling)["action"]
-        late = _late_warning(judgment_id)
+    except LsqaError as exc:
+        ss.audit_refused = f"Not saved: {exc}"
+        return
     ss.audit_note = ""
-    ss.audit_msg = audit.saved_message(kind, shown, action) + late
+    ss.audit_msg = audit.saved_message(kind, shown, action) + _late_warning(judgment_id)
     ss.audit_decided = True  # see review(): the sidebar's progress table counts it
     _forward()
 
 
 def _flag(question_id: str, reference: str):
     reason = ss.get("audit_flag_reason", "wrong")
-    audit.flag(workspace, annotator, question_id, reference, reason, ss.get("audit_note", ""))
+    try:
+        audit.flag(workspace, annotator, question_id, reference, reason, ss.get("audit_note", ""))
+    except LsqaError as exc:
+        ss.audit_refused = f"Not flagged: {exc}"
+        return
     ss.audit_note = ""
     ss.audit_msg = f"Flagged reference {reference} as {reason}"
     ss.audit_decided = True  # see review(): the sidebar's progress table counts it
@@ -263,7 +283,11 @@ def _reason(reason: str):
 
 
 def _undo():
-    undone = audit.undo_last(workspace, annotator)
+    try:
+        undone = audit.undo_last(workspace, annotator)
+    except LsqaError as exc:
+        ss.audit_refused = f"Not undone: {exc}"
+        return
     ss.audit_msg = "Undone: " + audit.describe_action(undone) if undone else "Nothing of yours to undo"
     ss.audit_decided = True  # see review(): the sidebar's progress table counts it
 
@@ -305,7 +329,7 @@ def decision_bar(it: dict | None, revealed: bool):
                      disabled=not annotator, key="audit_flag1")
         flags.button("Flag reference 2", shortcut=K["flag:2"], on_click=_flag, args=(it["question_id"], "2"),
                      disabled=not annotator, key="audit_flag2")
-        flags.text_input("Note (optional, saved with the next action)", key="audit_note",
+        flags.text_input("Note (optional, saved with the next action)", key="audit_note", max_chars=audit.MAX_NOTE_CHARS,
                          label_visibility="collapsed", placeholder="note (optional; Enter or Esc gives the keys back)")
         if not revealed:
             st.caption("Blind: the judge's label, other annotators' labels and system names appear once you decide; "
@@ -474,11 +498,14 @@ def review():
     """The trail, the decision bar, the item and the two tables. A fragment: J, K and the decision keys
     rerun this part only, not the navigation and the sidebar (issue 12, keypress -> next item)."""
     with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
+        _save_decision()
         if ss.pop("audit_decided", False) and ss.get("audit_x_progress"):
             st.rerun(scope="app")  # a decision in this fragment: the sidebar's open progress table counts it
         where_i_am()
         if "audit_msg" in ss:
             st.toast(ss.pop("audit_msg"))
+        if "audit_refused" in ss:
+            st.error(ss.pop("audit_refused"))
         it = audit.item(workspace, current_id) if current_id else None
         revealed = audit.reveal(it, annotator, blind) if it else True
         decision_bar(it, revealed)

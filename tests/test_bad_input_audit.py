@@ -75,11 +75,12 @@ def test_review_and_confirm_refuse_an_unknown_verdict(ws, judgment_id):
                            LsqaError, workspace=ws, must_name=(repr(judgment_id),))
 
 
-@pytest.mark.parametrize("note", [5, ["x"], "x" * 20_001, "a\x00b"])
-def test_review_refuses_a_bad_note(ws, note):
+@pytest.mark.parametrize("note, what", [(5, "type int"), (["x"], "type list"), ("x" * 20_001, "20,001 characters"),
+                                        ("a\x00b", "NUL character")])
+def test_review_refuses_a_bad_note(ws, note, what):
     v = _verdict(ws, "binary")
     assert_library_refuses(f"audit.review note={str(note)[:10]!r}", lambda: audit.review(ws, "ann", v["id"], "yes", note),
-                           LsqaError, workspace=ws, must_name=("note",))
+                           LsqaError, workspace=ws, must_name=("note", what))
 
 
 FLAG_PROBES = [

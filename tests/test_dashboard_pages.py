@@ -295,6 +295,35 @@ def test_reference_errors_page_shows_the_suspects_list_with_its_columns_explaine
     assert any(reference_errors.FORMULA in c.value for c in at.caption)
 
 
+def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws):
+    """A decision or a flag the workspace refuses (a note holding a NUL character, as pasted text can)
+    is no traceback: the page says why, the item and the note stay, nothing is written; the note
+    mended, the same key saves and moves on."""
+    at = open_app(page="audit")
+    item = audit_first_of(at, SXS)
+    shown = [m.value for m in at.markdown if m.value.startswith("**Item ")]
+    note = "pasted\x00text"
+    at.text_input(key="audit_note").input(note).run()
+    for key, said in (("audit_confirm", "Not saved: a note"), ("audit_opt_shown:B", "Not saved: a note"),
+                      ("audit_flag1", "Not flagged: a note")):
+        at.button(key=key).click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert [e.value for e in at.error if e.value.startswith("Not ")] == [
+            f"{said} holding a NUL character (\\x00) cannot be kept: remove it and try again"]
+        assert [m.value for m in at.markdown if m.value.startswith("**Item ")] == shown  # the same item
+        assert at.text_input(key="audit_note").value == note
+    with store.connect(ws) as con:
+        assert [r["action"] for r in reviews_store.reviews(con)] == [] and reviews_store.flags(con) == []
+    at.text_input(key="audit_note").input("mended").run()
+    at.button(key="audit_confirm").click().run()
+    assert not at.exception and not [e for e in at.error if e.value.startswith("Not ")]
+    assert any(t.value.startswith("Saved") for t in at.toast)
+    assert [m.value for m in at.markdown if m.value.startswith("**Item ")] != shown
+    with store.connect(ws) as con:
+        assert [(r["judgment_id"], r["action"], r["note"]) for r in reviews_store.reviews(con)] == [
+            (item["id"], "confirm", "mended")]
+
+
 def test_undo_withdraws_my_last_action_flag_or_review(ws):
     from lsqa.store import verdicts
 
