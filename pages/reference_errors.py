@@ -9,6 +9,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     st.rerun()
 
 from lsqa import audit, page_data, highlight, reference_errors  # noqa: E402
+from lsqa.errors import LsqaError  # noqa: E402
 from lsqa.vocabulary import FLAG_REASONS  # noqa: E402
 
 workspace = page_data.current_workspace()
@@ -22,6 +23,8 @@ st.caption("Ranked by how little confirms a reference: the systems' answers do n
 
 if "re_msg" in st.session_state:
     st.toast(st.session_state.pop("re_msg"))
+if "re_refused" in st.session_state:  # a flag or undo the workspace refused: why, not a traceback
+    st.error(st.session_state.pop("re_refused"))
 rows = reference_errors.suspects(workspace)
 flags = reference_errors.errata(workspace)
 
@@ -81,19 +84,27 @@ st.caption(reference_errors.explain(r))
 
 def _flag(question_id: str, reference: str) -> None:
     reason = ss.get("re_reason", "wrong")
-    audit.flag(workspace, annotator, question_id, reference, reason, ss.get("re_note", ""))
+    try:
+        audit.flag(workspace, annotator, question_id, reference, reason, ss.get("re_note", ""))
+    except LsqaError as exc:
+        ss.re_refused = f"Not flagged: {exc}"
+        return
     ss.re_selected = (question_id, reference)
     ss.re_msg = f"Flagged reference {reference} of “{r['question']}” as {reason}"
 
 
 def _undo() -> None:
-    undone = audit.undo_last(workspace, annotator, "flag")
+    try:
+        undone = audit.undo_last(workspace, annotator, "flag")
+    except LsqaError as exc:
+        ss.re_refused = f"Not undone: {exc}"
+        return
     ss.re_msg = "Undone: " + audit.describe_action(undone) if undone else "No flag of yours to undo"
 
 
 with st.form("re_flag_form", clear_on_submit=True):
     st.radio("Reason", FLAG_REASONS, horizontal=True, key="re_reason")
-    st.text_input("Note", key="re_note")
+    st.text_input("Note", key="re_note", max_chars=audit.MAX_NOTE_CHARS)
     st.form_submit_button(f"Flag reference {r['reference']}", disabled=not annotator, type="primary",
                           on_click=_flag, args=(r["question_id"], r["reference"]))
 st.button("Undo my last flag", on_click=_undo, disabled=not annotator, key="re_undo")

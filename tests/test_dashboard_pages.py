@@ -279,6 +279,21 @@ def test_reference_errors_page_flags_the_selected_reference(ws):
     assert json.loads(reference_errors.errata_jsonl(errata))["reference_text"] == top["reference_text"]
 
 
+def test_reference_errors_page_says_why_a_flag_is_refused(ws):
+    from lsqa import reference_errors
+    from lsqa.store import verdicts
+
+    top = reference_errors.suspects(ws)[0]
+    at = open_app(page="reference_errors")
+    at.text_input(key="re_note").set_value("pasted\x00text")
+    at.button[[b.proto.label for b in at.button].index(f"Flag reference {top['reference']}")].click().run()
+    assert not at.exception, [e.value for e in at.exception]  # it was a traceback
+    assert [e.value for e in at.error] == [
+        "Not flagged: a note holding a NUL character (\\x00) cannot be kept: remove it and try again"]
+    with store.connect(ws) as con:
+        assert verdicts.current_flags(con) == []
+
+
 def test_reference_errors_page_shows_the_suspects_list_with_its_columns_explained(ws):
     from lsqa import reference_errors
 
