@@ -245,8 +245,8 @@ def _decide(judgment_id: str, kind: str, shown: str, label: str | None = None):
 
 def _save_decision():
     """The decision of this run's key, if any: saved, then the next item, with a message in the terms
-    shown (``shown``). Refused (a note too long, a workspace that cannot be written), the item stays,
-    with the reason and the note as typed."""
+    shown (``shown``). Refused (a note the store cannot keep, a workspace that cannot be written), the
+    item stays, with the reason and the note as typed."""
     pending = ss.pop("audit_pending", None)
     if pending is None:
         return
@@ -499,7 +499,7 @@ def review():
     rerun this part only, not the navigation and the sidebar (issue 12, keypress -> next item)."""
     with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
         _save_decision()
-        if ss.pop("audit_decided", False) and ss.get("audit_x_progress"):
+        if ss.pop("audit_decided", False) and ss.get("audit_x_progress") and ss.get("audit_run") == "keys":
             st.rerun(scope="app")  # a decision in this fragment: the sidebar's open progress table counts it
         where_i_am()
         if "audit_msg" in ss:
