@@ -34,6 +34,10 @@ if st.session_state["annotator"].strip():
     st.query_params["annotator"] = st.session_state["annotator"].strip()
 
 from lsqa import page_data  # noqa: E402
+from lsqa.errors import LsqaError  # noqa: E402
 
 with page_data.kept_open(page_data.current_workspace()):  # one attachment per render, not one per read
-    st.navigation(PAGES).run()
+    try:
+        st.navigation(PAGES).run()
+    except LsqaError as exc:  # e.g. a workspace another process holds too long: what to do, not a traceback
+        st.error(str(exc))

@@ -497,6 +497,13 @@ def _up_next_table():
 def review():
     """The trail, the decision bar, the item and the two tables. A fragment: J, K and the decision keys
     rerun this part only, not the navigation and the sidebar (issue 12, keypress -> next item)."""
+    try:
+        _review()
+    except LsqaError as exc:  # a fragment's rerun does not pass through app.py's guard either
+        st.error(str(exc))
+
+
+def _review():
     with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
         _save_decision()
         if ss.pop("audit_decided", False) and ss.get("audit_x_progress") and ss.get("audit_run") == "keys":

@@ -339,6 +339,33 @@ def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws)
             (item["id"], "confirm", "mended")]
 
 
+HOLD_WORKSPACE = ("import sys, time\nfrom lsqa import store\nwith store.connect(sys.argv[1]):\n"
+                  "    print('held', flush=True)\n    time.sleep(120)\n")
+
+
+def test_a_workspace_another_process_holds_gets_the_reason_on_every_page_not_a_traceback(ws, monkeypatch):
+    """Two users at once: a pipeline run or another dashboard holds the workspace longer than this one
+    waits. Every page says so and what to do (it was a traceback); once free, the pages are back."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_WORKSPACE, str(ws)], cwd=PROJECT_ROOT,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setenv("LSQA_LOCK_TIMEOUT", "0.5")
+        at = open_app(page="audit")  # asserts no exception
+        for page in PAGES:
+            goto(at, page)
+            assert [e.value for e in at.error] == [
+                f"workspace {ws} stayed locked by another process for 0.5 s; wait for that process (a pipeline "
+                "run or the dashboard) or raise LSQA_LOCK_TIMEOUT"], page
+    finally:
+        holder.kill()
+        holder.wait()
+    for page in PAGES:
+        goto(at, page)
+        assert not at.error, (page, [e.value for e in at.error])
+        assert [t.value for t in at.title] == [TITLES[page]], page
+
+
 def test_undo_withdraws_my_last_action_flag_or_review(ws):
     from lsqa.store import verdicts
 

@@ -159,7 +159,7 @@ def _attach(path: str, alias: str, timeout_s: float, read_only: bool = False) ->
             if not _is_lock_error(exc) or time.monotonic() > deadline:
                 if _is_lock_error(exc):
                     raise WorkspaceError(
-                        f"workspace {path} stayed locked by another process for {timeout_s:.0f} s; "
+                        f"workspace {path} stayed locked by another process for {timeout_s:g} s; "
                         "wait for that process (a pipeline run or the dashboard) or raise "
                         "LSQA_LOCK_TIMEOUT"
                     ) from exc
