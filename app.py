@@ -33,7 +33,7 @@ st.sidebar.text_input("Annotator", key="annotator", placeholder="your name",
 if st.session_state["annotator"].strip():
     st.query_params["annotator"] = st.session_state["annotator"].strip()
 
-from lsqa import page_data  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 
 with page_data.kept_open(page_data.current_workspace()):  # one attachment per render, not one per read

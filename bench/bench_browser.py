@@ -268,7 +268,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         ws = args.workspace
         if ws is None:
-            from lsqa.demo import build_demo
+            from lsqa.study.demo import build_demo
 
             ws = Path(tmp) / "demo.duckdb"
             t0 = time.perf_counter()

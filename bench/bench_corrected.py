@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lsqa.corrected import design, ppi_bradley_terry, ppi_mean  # noqa: E402
+from lsqa.stats.corrected import design, ppi_bradley_terry, ppi_mean  # noqa: E402
 
 DATA = Path(os.environ.get("LSQA_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))
 

@@ -37,15 +37,17 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # as the dashboard does (app.py): threaded BLAS is erratic on 2 cores
 for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True"),
                       # The reads themselves, as in the first render after any change: repeated renders of
-                      # an unchanged workspace would otherwise come from lsqa.workspace_cache.
+                      # an unchanged workspace would otherwise come from lsqa.store.workspace_cache.
                       ("LSQA_READ_CACHE", "0")):
     os.environ.setdefault(_name, _value)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lsqa import analysis, audit, store  # noqa: E402
-from lsqa.ingest import judgment_id  # noqa: E402
+from lsqa import store  # noqa: E402
+from lsqa.stats import analysis  # noqa: E402
+from lsqa import audit  # noqa: E402
+from lsqa.judging.ids import judgment_id  # noqa: E402
 from lsqa.store import corpus as corpus_store  # noqa: E402
 from lsqa.store import results as results_store  # noqa: E402
 from lsqa.store import reviews as reviews_store  # noqa: E402
@@ -64,7 +66,7 @@ def build_base(path: Path, source: Path | None) -> float:
     if source:
         shutil.copy(source, path)
     else:
-        from lsqa.demo import build_demo
+        from lsqa.study.demo import build_demo
 
         for _ in build_demo(path, scale="small"):
             pass

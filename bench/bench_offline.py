@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lsqa import offline, prompts  # noqa: E402
+from lsqa.llm import embedded as offline  # noqa: E402
+from lsqa.prompting import templates as prompts  # noqa: E402
 
 HUMAN_BONDAGE = "0ebf71697ef16b7948f05a21dbf7abb34a818380"  # Of Human Bondage, 1.46 MB
 QUESTIONS = ("Where is Philip encouraged to move to?", "How old is Philip when his mother dies?")

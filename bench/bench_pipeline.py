@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from lsqa.book_text import read_text, split_passages, story_span  # noqa: E402
-from lsqa.entities import entity_context, extract_entities  # noqa: E402
-from lsqa.retrieval import BookIndex, query_for, search  # noqa: E402
+from lsqa.text.book import read_text, split_passages, story_span  # noqa: E402
+from lsqa.corpus.entities import entity_context, extract_entities  # noqa: E402
+from lsqa.corpus.retrieval import BookIndex, query_for, search  # noqa: E402
 
 SEED = 5
 
@@ -103,7 +103,7 @@ def traced(fn, *args) -> float:
 def bench_similarity() -> dict:
     import numpy as np
 
-    from lsqa import similarity as S
+    from lsqa.judging import similarity as S
 
     rows = [json.loads(line) for line in open(data_dir() / "narrativeqa" / "nqa_test_first3000_qaps.jsonl",
                                                encoding="utf-8")]

@@ -1,4 +1,4 @@
-"""Benchmark: Bradley-Terry + 1,000 bootstrap rounds (lsqa.ranking) against raw-row refitting.
+"""Benchmark: Bradley-Terry + 1,000 bootstrap rounds (lsqa.stats.ranking) against raw-row refitting.
 
 Run:  .venv/bin/python bench/bench_ranking.py          (about 1-2 minutes on 2 cores)
 
@@ -37,7 +37,7 @@ from scipy.optimize import minimize  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lsqa.ranking import (  # noqa: E402
+from lsqa.stats.ranking import (  # noqa: E402
     bootstrap_bradley_terry,
     count_comparisons,
     counts_from_win_matrix,

@@ -137,7 +137,7 @@ def build(workspace: Path, judges: bool) -> None:
 
 def auroc(scores: list[float], labels: list[bool]) -> float:
     """Probability that a wrong reference outscores a right one (ties count half)."""
-    from lsqa.similarity import auc
+    from lsqa.judging.similarity import auc
 
     return auc([s for s, y in zip(scores, labels) if y], [s for s, y in zip(scores, labels) if not y])
 

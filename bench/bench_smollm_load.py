@@ -1,4 +1,4 @@
-"""Benchmark: loading ``local/smollm2-135m`` (``lsqa.offline.smollm.load``) beside the plain
+"""Benchmark: loading ``local/smollm2-135m`` (``lsqa.llm.embedded.smollm.load``) beside the plain
 transformers load it replaced, each in a fresh process, alternating, so both see the same machine:
 
     .venv/bin/python bench/bench_smollm_load.py [--rounds 3]
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ONE_LOAD = r"""
 import json, sys, time
 import torch
-from lsqa.offline import smollm
+from lsqa.llm.embedded import smollm
 
 t = time.perf_counter()
 if sys.argv[1] == "plain":

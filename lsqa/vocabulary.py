@@ -38,7 +38,7 @@ ABSOLUTE_LABELS = ("yes", "no")
 # What a side-by-side comparison row's ``winner`` may be (``lsqa rank`` input, Bradley-Terry).
 WINNERS = PAIRWISE_LABELS
 WINNER_HINT = f"winner must be one of {', '.join(WINNERS)} (any case)"
-# How Bradley-Terry counts a tie (lsqa.ranking): half a win each, or Davidson's (1970) model.
+# How Bradley-Terry counts a tie (lsqa.stats.ranking): half a win each, or Davidson's (1970) model.
 TIE_MODELS = ("half", "davidson")
 
 _WINNER_ALIASES = {w.lower(): w for w in WINNERS}

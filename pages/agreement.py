@@ -12,7 +12,9 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import charts, page_data, highlight  # noqa: E402
+from lsqa.dashboard import charts  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.text import highlight  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
@@ -121,7 +123,7 @@ def among_annotators(view: dict) -> None:
 
 
 def show_llmbar(view: dict) -> None:
-    """LLMBar's published agreement figures next to the same figures computed here (lsqa.llmbar)."""
+    """LLMBar's published agreement figures next to the same figures computed here (lsqa.study.llmbar)."""
     rows = view["llmbar"]
     if not rows:
         return

@@ -15,8 +15,14 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit, guidelines, highlight, item_cards, page_data, sampling, ui  # noqa: E402
-from lsqa.audit_trail import Trail  # noqa: E402
+from lsqa import audit  # noqa: E402
+from lsqa.judging import guidelines  # noqa: E402
+from lsqa.text import highlight  # noqa: E402
+from lsqa.dashboard import item_cards  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.stats import sampling  # noqa: E402
+from lsqa.dashboard import ui  # noqa: E402
+from lsqa.audit.trail import Trail  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 
 workspace = page_data.current_workspace()
@@ -199,7 +205,7 @@ def where_i_am():
     current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
     remaining = q["total"] - (len(trail.ids) - opened_before)
     # The queue without the item just opened. The next key's queue is made from q, kept, without a
-    # read, even after my decision on this item (lsqa.audit.queue; issue 12).
+    # read, even after my decision on this item (lsqa.audit.core; issue 12).
     upcoming = [r for r in q["rows"] if r["id"] != current_id]
     ss.audit_at = trail.at
     why = ss.setdefault("audit_why", {})
@@ -345,7 +351,7 @@ def show_item(it: dict, revealed: bool):
         st.warning(f"{md(', '.join(sorted({r['annotator'] for r in late})))} reviewed this item after you opened it.")
     st.caption(f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['judge'])}** ({md(it['kind'])})"
                + (f" · prompt {md(it['prompt_version'])}" if it["prompt_version"] else ""))
-    # One element each, not columns of elements: every element is drawn again on each key (lsqa.item_cards).
+    # One element each, not columns of elements: every element is drawn again on each key (lsqa.dashboard.item_cards).
     st.markdown(item_cards.question_card(it["question"], it["references"], used=it["reference_used"],
                                          flags=page_data.group_by(it["flags"], "reference")), unsafe_allow_html=True)
     answers = [((f"Answer {a['position']}: " if a["position"] and revealed else "") + sys_name(a["system"], a["position"]),

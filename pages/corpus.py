@@ -8,7 +8,9 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import chain_view, highlight, page_data  # noqa: E402
+from lsqa.dashboard import chain_view  # noqa: E402
+from lsqa.text import highlight  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown

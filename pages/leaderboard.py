@@ -11,8 +11,11 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import chart_export, charts, highlight, page_data  # noqa: E402
-from lsqa import leaderboard_view as lv  # noqa: E402
+from lsqa.dashboard import chart_export  # noqa: E402
+from lsqa.dashboard import charts  # noqa: E402
+from lsqa.text import highlight  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.dashboard import leaderboard_view as lv  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
@@ -169,7 +172,7 @@ for entry in board["accuracy"]:
 
 def _corrected_section():
     """Judge-only and corrected (PPI++) side by side; adjacent pairs; rank flips (issue 13)."""
-    from lsqa import corrected_report
+    from lsqa.stats import corrected_report
 
     st.header("Corrected by audits")
     st.caption("Random or active audits (Audit page, or `lsqa import-reviews` with inclusion probabilities) "

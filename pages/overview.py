@@ -7,7 +7,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import page_data  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
 
 workspace = page_data.current_workspace()
 st.title("lsqa — long-span question answering")

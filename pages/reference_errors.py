@@ -1,5 +1,5 @@
 """Reference errors: NarrativeQA references most likely wrong (paper §5.2, Appendix E), the flags so
-far, and the errata file. The score is explained in ``lsqa/reference_errors.py``."""
+far, and the errata file. The score is explained in ``lsqa/audit/reference_errors.py``."""
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
@@ -8,7 +8,10 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit, page_data, highlight, reference_errors  # noqa: E402
+from lsqa import audit  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.text import highlight  # noqa: E402
+from lsqa.audit import reference_errors  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 from lsqa.vocabulary import FLAG_REASONS  # noqa: E402
 

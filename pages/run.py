@@ -1,7 +1,7 @@
 """Run: start pipeline stages on chosen books, systems and judges, and follow them.
 
 A run is a study config (the same keys as ``configs/*.toml``), built with the form or picked from
-a file, and runs as a background job (``lsqa.jobs``): leave the page and come back, the job and its
+a file, and runs as a background job (``lsqa.study.jobs``): leave the page and come back, the job and its
 progress are still here. Failed LLM calls are counted and listed, never a crashed page.
 """
 
@@ -12,7 +12,9 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import jobs, page_data, run_form  # noqa: E402
+from lsqa.study import jobs  # noqa: E402
+from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.dashboard import run_form  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 
 workspace = page_data.current_workspace()

@@ -51,7 +51,7 @@ def _isolated_settings(monkeypatch, tmp_path):
     monkeypatch.delenv("LSQA_WORKSPACE", raising=False)
     monkeypatch.delenv("LSQA_SETTINGS", raising=False)
     monkeypatch.setenv("LSQA_DATA_DIR", str(shared_data_dir()))
-    from lsqa import workspace_cache
+    from lsqa.store import workspace_cache
 
     workspace_cache.clear()  # each test reads its workspaces afresh
 
@@ -84,7 +84,7 @@ def demo_workspace_template(tmp_path_factory) -> Path:
     building it is a study run with the embedded models, the costliest setup of the suite. Tests use
     ``demo_workspace`` (a private copy) or copy it themselves: opening the shared file would lock it
     against the others."""
-    from lsqa.demo import build_demo
+    from lsqa.study.demo import build_demo
 
     def build(folder: Path) -> None:
         for _ in build_demo(folder / "demo.duckdb", data_dir=shared_data_dir(), scale="small"):

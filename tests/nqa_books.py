@@ -7,7 +7,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from lsqa.book_text import read_text, story_span
+from lsqa.text.book import read_text, story_span
 
 
 @lru_cache(maxsize=None)

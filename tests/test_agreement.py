@@ -1,4 +1,4 @@
-"""Rater agreement (paper §5.1, Fig. 4): lsqa.agreement, checked against published figures."""
+"""Rater agreement (paper §5.1, Fig. 4): lsqa.stats.agreement, checked against published figures."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from lsqa.agreement import (
+from lsqa.stats.agreement import (
     SWAP_POSITIONS,
     acceptance_table,
     agreement_mask,

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from lsqa import analysis, store
+from lsqa import store
+from lsqa.stats import analysis
 from lsqa.store import reviews, verdicts
 
 from lsqa import audit
-from lsqa.ingest import import_judgments
+from lsqa.study.imports import import_judgments
 
 
 def _pairwise_verdict(ws, judge="lexical-sxs-rag4k", label="A"):
@@ -195,7 +196,7 @@ def test_a_system_name_with_a_bar_keeps_its_verdicts_apart(demo_workspace, tmp_p
 def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(demo_workspace):
     """page_data.agreement_overview shares the raters' labels across its pairs; every figure must
     equal the same pair computed on its own."""
-    from lsqa import page_data
+    from lsqa.dashboard import page_data
 
     ws = demo_workspace
     for judge, annotators in (("lexical-sxs-fc", ("ann", "bob")), ("lexical-autoais-fc", ("ann",))):
@@ -221,7 +222,7 @@ def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(de
 def test_each_agreement_section_alone_equals_its_part_of_the_whole_report(demo_workspace):
     """The Agreement page computes only its open tab: each section asked alone must give exactly
     that part of the full report, and nothing of the other parts."""
-    from lsqa import page_data
+    from lsqa.dashboard import page_data
 
     ws = demo_workspace
     rows = audit.queue(ws, audit.Filters(judges=("lexical-sxs-fc",), reviewed="all"), "", page_size=6)["rows"]

@@ -13,7 +13,9 @@ import shutil
 
 import pytest
 
-from lsqa import audit, reference_errors, store
+from lsqa import store
+from lsqa import audit
+from lsqa.audit import reference_errors
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 
@@ -491,7 +493,8 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Corpus").click()
     expect(page.get_by_role("heading", name="Corpus").first).to_be_visible(timeout=60000)
     assert "section=" not in page.url
-    from lsqa import analysis, page_data
+    from lsqa.stats import analysis
+    from lsqa.dashboard import page_data
 
     pairs = page_data.agreement_overview(ws, bootstrap=0)["annotator_pairs"]
     shared = set()
@@ -536,7 +539,7 @@ def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
     box.fill("**Correct means: the book says so.** Team rule: flag every reference copied from a summary.")
     page.get_by_role("button", name="Save guidelines").click()
     _toast(page, "Guidelines for absolute verdicts saved")
-    from lsqa import guidelines
+    from lsqa.judging import guidelines
 
     assert guidelines.for_kind(ws, "absolute")["text"].startswith("**Correct means: the book says so.**")
     _open(page, f"{base}/audit?annotator=gus&judge={GT}")

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import re
 
-from lsqa import analysis, audit, guidelines, highlight, reference_errors, store
-from lsqa.audit_trail import Trail
+from lsqa import store
+from lsqa.stats import analysis
+from lsqa import audit
+from lsqa.judging import guidelines
+from lsqa.text import highlight
+from lsqa.audit import reference_errors
+from lsqa.audit.trail import Trail
 
 AIS, SXS = "lexical-autoais-fc", "lexical-sxs-fc"
 

@@ -2,7 +2,7 @@
 
 import urllib.request
 
-from lsqa import ingest
+from lsqa.corpus import ingest
 
 from .conftest import TEST_DATA
 from .streamlit_server import serve

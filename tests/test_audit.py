@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from lsqa import audit, store
-from lsqa.ingest import import_judgments
+from lsqa import store
+from lsqa import audit
+from lsqa.study.imports import import_judgments
 from lsqa.store import verdicts as verdicts_store
 
 import pytest

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsqa.errors import InputError
-from lsqa.ingest import ingest_narrativeqa
-from lsqa.runconfig import run_config_from_dict
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.config.study import run_config_from_dict
 
 from .bad_input import assert_refused, contents, invoke, snapshot
 from .conftest import TEST_DATA

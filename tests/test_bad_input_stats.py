@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsqa.reports import rank_table
+from lsqa.stats.reports import rank_table
 
 from .bad_input import assert_refused, invoke
 

@@ -105,7 +105,7 @@ NOT_WORKSPACES = {
 
 @pytest.fixture(scope="module")
 def good_workspace(tmp_path_factory):
-    from lsqa.ingest import ingest_narrativeqa
+    from lsqa.corpus.ingest import ingest_narrativeqa
 
     path = tmp_path_factory.mktemp("good") / "ws.duckdb"
     ingest_narrativeqa(path, TEST_DATA / "narrativeqa_slice")
@@ -237,7 +237,7 @@ def results_workspace(demo_workspace_template, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("folder_too", [False, True], ids=["file read-only", "file and folder read-only"])
 def test_a_read_only_workspace_is_still_read(results_workspace, tmp_path, folder_too):
-    from lsqa import page_data
+    from lsqa.dashboard import page_data
 
     path = results_workspace
     before = snapshot(path)

@@ -14,7 +14,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from lsqa import audit, ingest, page_data, store
+from lsqa import store
+from lsqa import audit
+from lsqa.study import imports
+from lsqa.dashboard import page_data
 from lsqa.store import results as results_store
 
 from .streamlit_server import serve
@@ -48,7 +51,7 @@ def board_workspace(demo_workspace, tmp_path):
             rows.append(",".join([q, HTML_JUDGE, "pairwise", '"' + a.replace('"', '""') + '"',
                                   '"' + b.replace('"', '""') + '"', label]))
     (tmp_path / "html_names.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    ingest.import_judgments(ws, tmp_path / "html_names.csv")
+    imports.import_judgments(ws, tmp_path / "html_names.csv")
     return ws
 
 
@@ -173,7 +176,7 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
 
 def test_urls_in_notes_stay_text(demo_workspace):
     """A flag's note with a URL or markup is shown as text on the Audit page, under its reference in
-    the question card (lsqa.item_cards), never as a link or bold."""
+    the question card (lsqa.dashboard.item_cards), never as a link or bold."""
     from playwright.sync_api import expect, sync_playwright
 
     _need_browser()

@@ -13,9 +13,10 @@ import tomllib
 
 import pytest
 
-from lsqa import pipeline, store
-from lsqa.ingest import ingest_narrativeqa
-from lsqa.runconfig import run_config_from_dict
+from lsqa import store
+from lsqa.study import pipeline
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.config.study import run_config_from_dict
 
 from .conftest import PROJECT_ROOT, TEST_DATA
 from .streamlit_server import serve

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsqa import prompts
+from lsqa.prompting import templates as prompts
 from lsqa.llm import keys
 from lsqa.llm.keys import cache_key, semantic_params
 from lsqa.llm.types import LLMRequest
-from lsqa.prompt_parts import canonical_json
+from lsqa.text.prompt_parts import canonical_json
 
 
 def whole_key(request: LLMRequest) -> str:
@@ -68,6 +68,6 @@ def monkeypatch_module():
     # small contexts take the pieces path too, so hypothesis can try every kind of character
     mp = pytest.MonkeyPatch()
     mp.setattr(keys, "_MEMO_MIN_CHARS", 8)
-    mp.setattr("lsqa.prompt_parts.MIN_REF_CHARS", 8)
+    mp.setattr("lsqa.text.prompt_parts.MIN_REF_CHARS", 8)
     yield mp
     mp.undo()

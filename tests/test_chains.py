@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from lsqa import store
 from lsqa.cli import app
-from lsqa.ingest import ingest_narrativeqa
+from lsqa.corpus.ingest import ingest_narrativeqa
 
 from .conftest import TEST_DATA
 

@@ -1,4 +1,4 @@
-"""``lsqa rank`` / ``lsqa agreement`` (lsqa.cli_stats) and the loaders behind them (lsqa.input_tables)."""
+"""``lsqa rank`` / ``lsqa agreement`` (lsqa.cli.stats) and the loaders behind them (lsqa.corpus.tables)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from lsqa.cli import app
-from lsqa.cli_stats import agreement_table, format_agreement_table, format_rank_table, rank_table
+from lsqa.cli.stats import agreement_table, format_agreement_table, format_rank_table, rank_table
 from lsqa.errors import InputError
-from lsqa.ranking import count_comparisons, fit_bradley_terry
-from lsqa.input_tables import load_comparisons, load_ratings, read_table
+from lsqa.stats.ranking import count_comparisons, fit_bradley_terry
+from lsqa.corpus.tables import load_comparisons, load_ratings, read_table
 from tests.stats_helpers import load_llmbar, load_prd_human
 
 runner = CliRunner()
@@ -248,7 +248,7 @@ def test_agreement_input_errors(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# lsqa.input_tables
+# lsqa.corpus.tables
 # --------------------------------------------------------------------------------------------
 
 

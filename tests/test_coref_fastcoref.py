@@ -14,8 +14,8 @@ import dataclasses
 
 import pytest
 
-from lsqa.config import Settings
-from lsqa.entities import Entity, EntityChains, Mention, coref, extract_entities
+from lsqa.config.settings import Settings
+from lsqa.corpus.entities import Entity, EntityChains, Mention, coref, extract_entities
 from lsqa.errors import InputError
 from tests.nqa_books import book
 from tests.test_entities import check_chains

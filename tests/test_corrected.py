@@ -1,4 +1,4 @@
-"""The corrected-estimate core (lsqa.corrected): closed forms, and ppi-python on the same inputs."""
+"""The corrected-estimate core (lsqa.stats.corrected): closed forms, and ppi-python on the same inputs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from lsqa import corrected as C
+from lsqa.stats import corrected as C
 
 
 
@@ -199,7 +199,7 @@ def test_bradley_terry_humans_only_when_everything_is_audited():
 
 
 def test_bradley_terry_without_audits_is_the_plain_fit_with_a_warning():
-    from lsqa.ranking import count_comparisons, fit_bradley_terry
+    from lsqa.stats.ranking import count_comparisons, fit_bradley_terry
 
     names, a, b, y, f, _, _ = _bt_world()
     sa, sb = [names[k] for k in a], [names[k] for k in b]

@@ -4,7 +4,9 @@ Leaderboard shows judge-only and corrected estimates side by side with the audit
 
 from __future__ import annotations
 
-from lsqa import audit, sampling, store
+from lsqa import store
+from lsqa import audit
+from lsqa.stats import sampling
 from lsqa.store import verdicts as verdicts_store
 
 from .test_dashboard_pages import SXS, _fresh_streamlit_caches, goto, open_app, pick_judge, ws  # noqa: F401

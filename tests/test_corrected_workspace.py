@@ -8,7 +8,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lsqa import audit, corrected_report, sampling, store
+from lsqa import store
+from lsqa import audit
+from lsqa.stats import corrected_report
+from lsqa.stats import sampling
 from lsqa.cli import app
 from lsqa.store import verdicts as verdicts_store
 

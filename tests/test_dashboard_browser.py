@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from lsqa import audit, store
+from lsqa import store
+from lsqa import audit
 from lsqa.store import reviews as reviews_store
 
 from .streamlit_server import serve

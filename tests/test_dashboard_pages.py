@@ -21,7 +21,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lsqa import audit, highlight, jobs, page_data, store
+from lsqa import store
+from lsqa import audit
+from lsqa.text import highlight
+from lsqa.study import jobs
+from lsqa.dashboard import page_data
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
@@ -260,7 +264,7 @@ def test_flag_appears_in_reference_errors_and_leaves_the_ranking(ws):
 
 
 def test_reference_errors_page_flags_the_selected_reference(ws):
-    from lsqa import reference_errors
+    from lsqa.audit import reference_errors
     from lsqa.store import verdicts
 
     top = reference_errors.suspects(ws)[0]
@@ -280,7 +284,7 @@ def test_reference_errors_page_flags_the_selected_reference(ws):
 
 
 def test_reference_errors_page_says_why_a_flag_is_refused(ws):
-    from lsqa import reference_errors
+    from lsqa.audit import reference_errors
     from lsqa.store import verdicts
 
     top = reference_errors.suspects(ws)[0]
@@ -295,7 +299,7 @@ def test_reference_errors_page_says_why_a_flag_is_refused(ws):
 
 
 def test_reference_errors_page_shows_the_suspects_list_with_its_columns_explained(ws):
-    from lsqa import reference_errors
+    from lsqa.audit import reference_errors
 
     rows = reference_errors.suspects(ws)
     at = open_app(page="reference_errors")
@@ -513,7 +517,7 @@ def test_a_verdict_that_failed_to_parse_comes_first(ws):
 
 
 def test_corpus_shows_entity_mention_chains(ws):
-    from lsqa.entities import extract_entities
+    from lsqa.corpus.entities import extract_entities
     from lsqa.store import corpus
 
     with store.connect(ws) as con:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from lsqa import pipeline, store
+from lsqa import store
+from lsqa.study import pipeline
 from lsqa.cli import app
-from lsqa.definitions import DefinitionChanged, NameClash
-from lsqa.ingest import ingest_narrativeqa
-from lsqa.runconfig import run_config_from_dict
+from lsqa.config.definitions import DefinitionChanged, NameClash
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.config.study import run_config_from_dict
 
 from .conftest import TEST_DATA
 
@@ -104,7 +105,7 @@ def test_the_command_line_reports_the_refusal_without_a_traceback(studied, tmp_p
 
 def test_a_run_config_may_not_take_over_an_imported_system(workspace, tmp_path):
     ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
-    from lsqa.ingest import import_answers
+    from lsqa.study.imports import import_answers
 
     with store.connect(workspace) as con:
         qid = con.execute("SELECT q.id FROM questions q JOIN documents d ON d.id = q.document_id"

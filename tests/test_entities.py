@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from lsqa.config import Settings
-from lsqa.book_text import read_text, story_span
-from lsqa.entities import (Entity, EntityChains, Mention, entity_context, entity_context_text, extract_entities,
+from lsqa.config.settings import Settings
+from lsqa.text.book import read_text, story_span
+from lsqa.corpus.entities import (Entity, EntityChains, Mention, entity_context, entity_context_text, extract_entities,
                            fallback)
 from lsqa.errors import LsqaError
 from tests.nqa_books import book
@@ -181,7 +181,7 @@ def test_entity_context_small_budget_and_whole_chain(tittlemouse):
 
 
 def test_annotated_rendering_of_a_chain(tittlemouse):
-    from lsqa import questions  # project code: an import error must fail, not skip
+    from lsqa.corpus import questions  # project code: an import error must fail, not skip
     text, _, _, chains = tittlemouse
     lo = text.index("Mrs. Tittlemouse was a most terribly tidy")
     hi = text.index("[Illustration: Shooing a beetle]")

@@ -1,8 +1,8 @@
-"""lsqa.highlight: evidence located in the book, escaped HTML with <mark>."""
+"""lsqa.text.highlight: evidence located in the book, escaped HTML with <mark>."""
 
 from __future__ import annotations
 
-from lsqa import highlight
+from lsqa.text import highlight
 
 
 BOOK = "He sat on the bank.\nThe  water was\ncold and deep. Then he went home… and slept."

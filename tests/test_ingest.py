@@ -6,14 +6,17 @@ import shutil
 
 import pytest
 
-from lsqa import ingest, store
+from lsqa import store
+from lsqa.corpus import ingest
+from lsqa.study import imports
 from lsqa.errors import InputError
 from lsqa.store import runs
 
 from .conftest import TEST_DATA
 
-from lsqa import analysis
-from lsqa.ingest import import_answers, import_judgments, ingest_book, ingest_narrativeqa
+from lsqa.stats import analysis
+from lsqa.study.imports import import_answers, import_judgments
+from lsqa.corpus.ingest import ingest_book, ingest_narrativeqa
 
 SLICE = TEST_DATA / "narrativeqa_slice"
 TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"
@@ -116,7 +119,7 @@ def test_error_names_the_line(workspace, tmp_path):
 
 
 def test_huge_and_empty_books_are_refused(workspace, tmp_path, monkeypatch):
-    from lsqa import book_text
+    from lsqa.text import book as book_text
 
     empty = tmp_path / "empty.txt"
     empty.write_text("")
@@ -151,16 +154,16 @@ def test_import_answers_and_judgments(workspace, tmp_path):
         {"question_id": q0, "system": "gpt-x", "answer": "Tom Kitten.", "temperature": "0"},
         {"question_id": q1, "system": "gpt-x", "answer": "In the garden."},
     ], ".csv")
-    s = ingest.import_answers(workspace, answers)
+    s = imports.import_answers(workspace, answers)
     assert s.added == {"systems": 1, "answers": 2}
-    assert ingest.import_answers(workspace, answers).added["answers"] == 0
+    assert imports.import_answers(workspace, answers).added["answers"] == 0
     verdicts = tmp_path / "verdicts.jsonl"
     verdicts.write_text("".join(json.dumps(r) + "\n" for r in [
         {"item_id": q0, "rater": "alice", "kind": "pairwise", "system_a": "gpt-x", "system_b": "ref2",
          "label": "A is better", "confidence": 0.9},
         {"item_id": q1, "rater": "alice", "kind": "absolute", "system_a": "gpt-x", "label": "no"},
     ]))
-    assert ingest.import_judgments(workspace, verdicts).added == {"judgments": 2}
+    assert imports.import_judgments(workspace, verdicts).added == {"judgments": 2}
     with store.connect(workspace) as con:
         rows = con.execute("SELECT label, raw_label, extra FROM judgments ORDER BY kind").fetchall()
         extra = con.execute("SELECT extra FROM answers WHERE question_id = ?", [q0]).fetchone()[0]
@@ -176,7 +179,7 @@ def test_bad_answer_files_write_nothing(workspace, tmp_path, rows, message):
     ingest.ingest_narrativeqa(workspace, SLICE)
     before = counts(workspace)
     with pytest.raises(InputError, match=message):
-        ingest.import_answers(workspace, _answers_file(tmp_path, rows))
+        imports.import_answers(workspace, _answers_file(tmp_path, rows))
     assert counts(workspace) == before
 
 
@@ -185,11 +188,11 @@ def test_bad_label_names_line(workspace, tmp_path):
     path = tmp_path / "v.csv"
     path.write_text(f"question_id,rater,kind,system_a,system_b,label\nnqa:{TOM_KITTEN}:0,bob,pairwise,x,y,maybe\n")
     with pytest.raises(InputError, match=r"v.csv:2: label 'maybe'"):
-        ingest.import_judgments(workspace, path)
+        imports.import_judgments(workspace, path)
 
 
 def test_passages_keep_a_last_paragraph_followed_by_a_single_newline():
-    from lsqa.book_text import split_passages
+    from lsqa.text.book import split_passages
 
     assert [p.text for p in split_passages("A.\n\nB.\n", target_tokens=1)] == ["A.", "B."]
     assert [p.text for p in split_passages("A.  \n\nB. x \n  ", target_tokens=2)] == ["A.", "B. x"]

@@ -1,4 +1,4 @@
-"""lsqa.item_cards: the Audit item's question and answers as one HTML block each, on real NarrativeQA
+"""lsqa.dashboard.item_cards: the Audit item's question and answers as one HTML block each, on real NarrativeQA
 questions (tests/data/narrativeqa_slice) and on text that tries to become markup."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lsqa import item_cards
+from lsqa.dashboard import item_cards
 
 SLICE = Path(__file__).parent / "data" / "narrativeqa_slice" / "nqa_test_slice_qaps.jsonl"
 OWN_TAGS = {"div", "p", "b", "br"}

@@ -1,9 +1,9 @@
-"""lsqa.jobs: pipeline runs started from the dashboard, in background threads."""
+"""lsqa.study.jobs: pipeline runs started from the dashboard, in background threads."""
 
 from __future__ import annotations
 
 import pytest
-from lsqa import jobs
+from lsqa.study import jobs
 from lsqa.errors import InputError
 
 

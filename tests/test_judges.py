@@ -2,9 +2,9 @@
 
 import json
 
-from lsqa import judges
-from lsqa.prompt_context import BookContexts
-from lsqa.runconfig import Context, JudgeSpec, SystemSpec
+from lsqa.judging import tasks as judges
+from lsqa.corpus.contexts import BookContexts
+from lsqa.config.study import Context, JudgeSpec, SystemSpec
 
 QUESTION = {"id": "q1", "document_id": "d1", "origin": "narrativeqa", "text": "Who lost his clothes?",
             "reference_1": "Tom Kitten.", "reference_2": "Tom"}

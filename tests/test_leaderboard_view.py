@@ -1,4 +1,4 @@
-"""The Leaderboard's table view (lsqa.leaderboard_view): inline strength bars on the chosen scale,
+"""The Leaderboard's table view (lsqa.dashboard.leaderboard_view): inline strength bars on the chosen scale,
 and which view a link opens. Rankings are the small demo's real side-by-side verdicts."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from lsqa import analysis, page_data
-from lsqa import leaderboard_view as lv
+from lsqa.stats import analysis
+from lsqa.dashboard import page_data
+from lsqa.dashboard import leaderboard_view as lv
 
 SXS = "lexical-sxs-fc"
 

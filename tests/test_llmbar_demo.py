@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from lsqa import llmbar, page_data
+from lsqa.study import llmbar
+from lsqa.dashboard import page_data
 
 from .conftest import shared_data_dir
 from .streamlit_server import serve

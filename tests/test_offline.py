@@ -11,12 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsqa import llm, offline, parsers, prompts
+from lsqa import llm
+from lsqa.llm import embedded as offline
+from lsqa.prompting import parsers
+from lsqa.prompting import templates as prompts
 from lsqa.llm import LLMRequest
-from lsqa.offline import lexical_judge
-from lsqa.offline.prompt_reading import AUTOAIS, QUESTIONS, SIDE_BY_SIDE, YES_NO, read_prompt
-from lsqa.text_units import sentence_spans
-from lsqa.questions import questions_from_generation
+from lsqa.llm.embedded import lexical_judge
+from lsqa.llm.embedded.prompt_reading import AUTOAIS, QUESTIONS, SIDE_BY_SIDE, YES_NO, read_prompt
+from lsqa.text.units import sentence_spans
+from lsqa.corpus.questions import questions_from_generation
 
 TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"
 HUMAN_BONDAGE = "0ebf71697ef16b7948f05a21dbf7abb34a818380"  # 1.46 MB
@@ -285,7 +288,7 @@ def test_smollm2_judges_end_to_end_and_its_output_is_parsed_without_crashing(wor
     assert llm.complete(workspace, request).cached
 
     # Prompts longer than the input budget keep their end (the question and the answer).
-    from lsqa.offline import smollm
+    from lsqa.llm.embedded import smollm
 
     _, tokenizer = smollm.load()
     assert smollm.files_parsed == 1  # the tokenizer, the config and the weights from one parse of the file

@@ -26,7 +26,7 @@ def test_a_built_wheel_runs_the_demo_from_another_folder(bundled_demo_from_wheel
     assert bundled and bundled <= names, sorted(bundled - names)
 
     site, elsewhere, env = built["site"], built["elsewhere"], built["env"]
-    where = subprocess.run([sys.executable, "-c", "import lsqa, lsqa.prompts as p, lsqa.store.db as d; "
+    where = subprocess.run([sys.executable, "-c", "import lsqa, lsqa.prompting.templates as p, lsqa.store.db as d; "
                             "print(lsqa.__file__); print(p.PROJECT_PROMPTS); print(d.MIGRATIONS_DIR)"],
                            cwd=elsewhere, env=env, capture_output=True, text=True, check=True)
     assert all(line.startswith(str(site)) for line in where.stdout.split()), where.stdout

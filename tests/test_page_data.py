@@ -1,12 +1,14 @@
-"""lsqa.page_data: what the dashboard pages ask for. "No data" is shown for NoVerdicts only."""
+"""lsqa.dashboard.page_data: what the dashboard pages ask for. "No data" is shown for NoVerdicts only."""
 
 from __future__ import annotations
 
 import pytest
 
-from lsqa import analysis, page_data, store
+from lsqa import store
+from lsqa.stats import analysis
+from lsqa.dashboard import page_data
 from lsqa.errors import LsqaError, NoVerdicts, WorkspaceError
-from lsqa.ingest import import_judgments
+from lsqa.study.imports import import_judgments
 
 
 def test_named_errors_are_lsqa_errors():

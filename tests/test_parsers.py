@@ -1,4 +1,4 @@
-"""lsqa.parsers on a corpus of malformed judge outputs modelled on real LLM behaviour (prose and
+"""lsqa.prompting.parsers on a corpus of malformed judge outputs modelled on real LLM behaviour (prose and
 markdown around the object, the continuation after the paper's prefill, single quotes,
 apostrophes, truncation, trailing commas, template echoes), plus fuzzing: a parser never raises
 and never invents a label."""
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsqa import parsers
-from lsqa.parsers import (
+from lsqa.prompting import parsers
+from lsqa.prompting.parsers import (
     OUTPUT_FORMATS,
     UnknownOutputFormat,
     parse,
@@ -22,7 +22,7 @@ from lsqa.parsers import (
     parse_yes_no,
     split_qa_pairs,
 )
-from lsqa.prompts import load_prompt
+from lsqa.prompting.templates import load_prompt
 from tests.conftest import TEST_DATA
 
 AIS = "{'answer_is_entailed_by_context':"  # the prefill of Figs. 12 and 19

@@ -5,11 +5,13 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lsqa import analysis, pipeline, store
+from lsqa import store
+from lsqa.stats import analysis
+from lsqa.study import pipeline
 from lsqa.cli import app
 from lsqa.errors import InputError
-from lsqa.ingest import ingest_book, ingest_narrativeqa
-from lsqa.runconfig import load_run_config, run_config_from_dict
+from lsqa.corpus.ingest import ingest_book, ingest_narrativeqa
+from lsqa.config.study import load_run_config, run_config_from_dict
 from lsqa.store import runs
 
 from .conftest import PROJECT_ROOT, TEST_DATA
@@ -145,7 +147,7 @@ def test_cli_run_json_rank_and_export(demo_workspace, tmp_path):
 
 
 def test_a_failing_stage_is_recorded_as_failed(workspace, monkeypatch):
-    from lsqa import systems as systems_mod
+    from lsqa.study import systems as systems_mod
 
     ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
     config = run_config_from_dict({

@@ -5,12 +5,12 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lsqa import pipeline
+from lsqa.study import pipeline
 from lsqa.cli import app
-from lsqa.ingest import ingest_narrativeqa
+from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.llm import pricing
-from lsqa.plan import plan
-from lsqa.runconfig import run_config_from_dict
+from lsqa.study.plan import plan
+from lsqa.config.study import run_config_from_dict
 
 from .conftest import TEST_DATA
 
@@ -91,7 +91,7 @@ def test_plan_prices_from_litellm_and_counts_with_its_tokenizer(nqa_workspace, l
     mini = next(s for s in planned.stages if s.model == "openai/gpt-4o-mini")
     local = next(s for s in planned.stages if s.model.endswith("unpriced-model"))
     # The exact count litellm gives for each whole prompt (the plan counts the book once and adds).
-    from lsqa import pipeline as pl
+    from lsqa.study import pipeline as pl
     doc_ids, books = pl._load_scope(nqa_workspace, config)
     tasks, _, _ = pl.answer_tasks(nqa_workspace, config, pl._questions(nqa_workspace, config, doc_ids), books)
     exact = sum(pricing.litellm().token_counter(model="openai/gpt-4o-mini", messages=t.request.messages)

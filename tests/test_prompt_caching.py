@@ -6,10 +6,12 @@ import re
 
 import pytest
 
-from lsqa import llm, pipeline, prompts, store
-from lsqa.definitions import DefinitionChanged
-from lsqa.ingest import ingest_narrativeqa
-from lsqa.runconfig import run_config_from_dict
+from lsqa import llm, store
+from lsqa.study import pipeline
+from lsqa.prompting import templates as prompts
+from lsqa.config.definitions import DefinitionChanged
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.config.study import run_config_from_dict
 
 from .conftest import TEST_DATA
 

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pytest
-from lsqa.offline.prompt_reading import split_context
+from lsqa.llm.embedded.prompt_reading import split_context
 
 
 def by_lines(text: str) -> tuple[str | None, str]:

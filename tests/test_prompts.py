@@ -1,4 +1,4 @@
-"""Prompt files (prompts/*.txt) and lsqa.prompts: format, strict rendering, the label contract of
+"""Prompt files (prompts/*.txt) and lsqa.prompting.templates: format, strict rendering, the label contract of
 prompts/README.md, one prompt per figure of the paper's Appendix A, user folders and versions."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lsqa import prompts as P
+from lsqa.prompting import templates as P
 from lsqa.errors import LsqaError
-from lsqa.parsers import OUTPUT_FORMATS
+from lsqa.prompting.parsers import OUTPUT_FORMATS
 from tests.conftest import PROJECT_ROOT, shared_data_dir
 
 PROMPT_FILES = sorted((PROJECT_ROOT / "prompts").glob("*.txt"))

@@ -1,11 +1,11 @@
-"""lsqa.questions (pure parts): questions from a Fig. 8 completion, the names-the-entity flag, and
+"""lsqa.corpus.questions (pure parts): questions from a Fig. 8 completion, the names-the-entity flag, and
 the §2 annotated rendering on a real passage of Les Misérables."""
 
 from __future__ import annotations
 
 import pytest
 
-from lsqa.questions import GeneratedQuestion, annotated_rendering, names_entity, questions_from_generation
+from lsqa.corpus.questions import GeneratedQuestion, annotated_rendering, names_entity, questions_from_generation
 
 # A completion in the style of the paper's Appendix B.1 questions (numbered, bold labels, a repeat,
 # a question that names its entity, an unanswered question, closing chatter).

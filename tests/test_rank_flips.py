@@ -1,14 +1,14 @@
 """Rank flips (issue 13): which systems change places between the judge-only, corrected and
-overrides rankings, and which audited verdicts moved each flip (lsqa.rank_flips)."""
+overrides rankings, and which audited verdicts moved each flip (lsqa.stats.rank_flips)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from lsqa import corrected as C
-from lsqa import rank_flips as R
-from lsqa.sampling import Item
+from lsqa.stats import corrected as C
+from lsqa.stats import rank_flips as R
+from lsqa.stats.sampling import Item
 
 NAMES = ["s0", "s1", "s2", "s3"]
 

@@ -1,4 +1,4 @@
-"""Bradley-Terry (paper §3.2), bootstrap CIs, accuracy CIs (§4.1) and McNemar: lsqa.ranking."""
+"""Bradley-Terry (paper §3.2), bootstrap CIs, accuracy CIs (§4.1) and McNemar: lsqa.stats.ranking."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.stats import binomtest
 
-from lsqa.ranking import (
+from lsqa.stats.ranking import (
     FALLBACK_PRIOR,
     PAPER_Z,
     accuracy_ci,

@@ -1,4 +1,4 @@
-"""The reference-error detector (lsqa.reference_errors, `lsqa suspects`) on real slices: NarrativeQA's
+"""The reference-error detector (lsqa.audit.reference_errors, `lsqa suspects`) on real slices: NarrativeQA's
 two Beatrix Potter books, answers of LiteraryQA's long-context models (../shared/data/literaryqa_dev, read in place),
 and LiteraryQA's own verdicts on those references. Each part of the score: the systems' answers
 alone, embedded judges, an LLM judge over HTTP, the other reference, human overturns, flags."""
@@ -12,10 +12,13 @@ from statistics import fmean
 import pytest
 from typer.testing import CliRunner
 
-from lsqa import audit, pipeline, reference_errors, store
+from lsqa import store
+from lsqa import audit
+from lsqa.study import pipeline
+from lsqa.audit import reference_errors
 from lsqa.cli import app
-from lsqa.runconfig import run_config_from_dict
-from lsqa.similarity import auc
+from lsqa.config.study import run_config_from_dict
+from lsqa.judging.similarity import auc
 
 from .test_imported_systems import IMPORTED, LQA, NQA, TOM_KITTEN, answers_file
 
@@ -41,7 +44,8 @@ def answered_template(tmp_path_factory):
     """Both Potter books with the answers of 3 long-context models imported, nothing judged."""
     tmp = tmp_path_factory.mktemp("suspects")
     workspace = tmp / "answered.duckdb"
-    from lsqa.ingest import import_answers, ingest_narrativeqa
+    from lsqa.study.imports import import_answers
+    from lsqa.corpus.ingest import ingest_narrativeqa
 
     ingest_narrativeqa(workspace, NQA)
     import_answers(workspace, answers_file(tmp, MODELS, (TOM_KITTEN, JEREMY)))

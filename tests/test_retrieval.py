@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lsqa import retrieval as R
-from lsqa.book_text import Passage, split_passages
+from lsqa.corpus import retrieval as R
+from lsqa.text.book import Passage, split_passages
 from tests.nqa_books import book, questions
 
 TITLE = "The Adventure of the Dying Detective"

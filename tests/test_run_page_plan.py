@@ -6,7 +6,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lsqa import page_data, store
+from lsqa import store
+from lsqa.dashboard import page_data
 from lsqa.store import corpus
 
 from .conftest import PROJECT_ROOT

@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from lsqa import store
 from lsqa.cli import app
-from lsqa.ingest import ingest_narrativeqa
+from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.llm import claims
-from lsqa.plan import plan
-from lsqa.runconfig import load_run_config
+from lsqa.study.plan import plan
+from lsqa.config.study import load_run_config
 from lsqa.store import llm_calls
 
 from .conftest import PROJECT_ROOT, TEST_DATA

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from lsqa.offline import sentence_index
-from lsqa.offline.sentence_index import OVERLAP_BONUS, SentenceIndex
-from lsqa.text_units import content_words
+from lsqa.llm.embedded import sentence_index
+from lsqa.llm.embedded.sentence_index import OVERLAP_BONUS, SentenceIndex
+from lsqa.text.units import content_words
 
 def _oracle(index: SentenceIndex, query: list[str]) -> np.ndarray:
     terms = list(dict.fromkeys(query))

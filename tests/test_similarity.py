@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from lsqa import similarity as S
+from lsqa.judging import similarity as S
 from tests.nqa_books import questions
 
 

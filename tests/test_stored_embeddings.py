@@ -1,4 +1,4 @@
-"""Sentence embeddings stored in the workspace (lsqa.stored_embeddings, migration 0011): computed once,
+"""Sentence embeddings stored in the workspace (lsqa.judging.stored_embeddings, migration 0011): computed once,
 keyed by encoder and text hash, so an edited text is encoded again and nothing else is."""
 
 from __future__ import annotations
@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lsqa import similarity, store, stored_embeddings
+from lsqa import store
+from lsqa.judging import similarity
+from lsqa.judging import stored_embeddings
 
 from .test_bad_input_workspace import _lock
 
@@ -66,7 +68,7 @@ def test_a_read_only_workspace_is_read_and_not_written(tmp_path, counted_encoder
 def test_the_demo_stores_the_triage_embeddings_so_a_first_visit_encodes_nothing(demo_workspace, counted_encoder):
     """`lsqa demo` scores the reference-error triage once: the Reference errors page's first
     visit reads every reference's vector from the workspace instead of loading the encoder."""
-    from lsqa import reference_errors
+    from lsqa.audit import reference_errors
 
     rows = reference_errors.suspects(demo_workspace)
     assert rows and counted_encoder == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lsqa import store, vocabulary
-from lsqa.ingest import judgment_id
+from lsqa.judging.ids import judgment_id
 from lsqa.store import results as results_store
 
 

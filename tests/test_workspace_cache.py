@@ -1,4 +1,4 @@
-"""Reads kept while the workspace is unchanged (``lsqa.workspace_cache``): the data version that keys
+"""Reads kept while the workspace is unchanged (``lsqa.store.workspace_cache``): the data version that keys
 them moves with every commit, from this process or another, and never with a read."""
 
 from __future__ import annotations
@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lsqa import audit, page_data, store, workspace_cache
+from lsqa import store
+from lsqa import audit
+from lsqa.dashboard import page_data
+from lsqa.store import workspace_cache
 from lsqa.store.db import data_version
 from tests.conftest import run_python
 
@@ -158,7 +161,9 @@ def test_the_open_audit_page_shows_a_review_made_by_another_process(demo_workspa
 
 DASHBOARD_READS = """
 import sys
-from lsqa import audit, page_data, reference_errors
+from lsqa import audit
+from lsqa.dashboard import page_data
+from lsqa.audit import reference_errors
 from lsqa.errors import WorkspaceError
 for read in (audit.queue, audit.item, page_data.books, reference_errors.suspects):
     try:

@@ -7,7 +7,7 @@ judges (§3, Figs. 12-13, 17-20) all call :func:`complete_many` (or :func:`compl
 * **Models**: any litellm model string (``gemini/...``, ``openai/...``, ``anthropic/...``,
   ``hosted_vllm/...``, ``ollama/...``, ``openai/<name>`` + ``api_base``), or an embedded one
   (``lsqa/extractive``, ``lsqa/lexical-judge``, ``lsqa/template-questions``,
-  ``local/smollm2-135m``; see :mod:`lsqa.offline`). API keys come from litellm's usual
+  ``local/smollm2-135m``; see :mod:`lsqa.llm.embedded`). API keys come from litellm's usual
   environment variables only and are never stored or logged.
 * **Cache**: every finished call is a row of ``llm_calls`` keyed by the sha256 of (model,
   messages, parameters without transport settings such as ``api_base`` or ``timeout``). A repeated

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import Mapping, Sequence
 
 from lsqa.llm.types import LLMRequest
-from lsqa.prompt_parts import canonical_json, find_contexts
+from lsqa.text.prompt_parts import canonical_json, find_contexts
 
 OFFLINE_PROVIDERS = ("lsqa", "local")
 

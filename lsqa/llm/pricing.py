@@ -4,7 +4,7 @@ Input tokens are counted with litellm's token counter (the model's own tokenizer
 has it) when litellm knows the model; the embedded models count four characters per token, as
 they report themselves; any other model gets the same four-characters estimate, *said to be an
 estimate*. Long contexts (a book sent 4,200 times) are counted once per text: a request's count is
-the sum over its parts (:mod:`lsqa.prompt_parts`), which differs from counting the joined prompt
+the sum over its parts (:mod:`lsqa.text.prompt_parts`), which differs from counting the joined prompt
 by at most a token or two at each joint.
 
 Prices come from litellm's bundled table (``model_cost``); a model it does not list has no price
@@ -22,7 +22,7 @@ from functools import lru_cache
 from lsqa.llm.keys import OFFLINE_PROVIDERS, provider_of
 from lsqa.llm.provider import litellm
 from lsqa.llm.types import LLMRequest
-from lsqa.prompt_parts import find_spans
+from lsqa.text.prompt_parts import find_spans
 
 CHARS_PER_TOKEN = 4
 OUTPUT_PARAMS = ("max_tokens", "max_completion_tokens", "max_output_tokens")

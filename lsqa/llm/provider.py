@@ -38,7 +38,7 @@ def litellm():
                 module.num_retries = 0
                 for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "openai", "aiohttp"):
                     logging.getLogger(name).setLevel(logging.CRITICAL)
-                from lsqa import offline
+                from lsqa.llm import embedded as offline
 
                 offline.register(module)
                 _litellm_module = module

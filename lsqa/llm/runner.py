@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from lsqa import prompt_parts
+from lsqa.text import prompt_parts
 from lsqa.errors import LsqaError
 from lsqa.llm.keys import (
     OFFLINE_PROVIDERS,
@@ -661,7 +661,7 @@ async def acomplete_many(workspace: str | Path, requests: Iterable[LLMRequest], 
 
 def embedded_models() -> dict[str, str]:
     """The embedded offline models, name → what it does (no litellm import needed)."""
-    from lsqa.offline import EMBEDDED_MODELS
+    from lsqa.llm.embedded import EMBEDDED_MODELS
 
     return dict(EMBEDDED_MODELS)
 

@@ -20,7 +20,7 @@ class LLMRequest:
     ``params`` may also carry transport settings (``api_base``, ``timeout``); they are sent but
     do not enter the cache key. ``prompt_id``/``prompt_version`` are stored with the call.
     ``contexts`` are the long texts inside the messages (a book, retrieved passages in order):
-    the call log stores each once and refers to it (:mod:`lsqa.prompt_parts`); they change
+    the call log stores each once and refers to it (:mod:`lsqa.text.prompt_parts`); they change
     neither what is sent nor the cache key.
 
     ``cache_prefix_chars`` > 0 says the first user message's first that-many characters are a

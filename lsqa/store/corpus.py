@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from lsqa.book_text import Passage
+from lsqa.text.book import Passage
 from lsqa.store.bulk import fetch_dicts, insert_rows
 
 

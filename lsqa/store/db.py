@@ -466,7 +466,7 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
     """A connection with an open transaction: the usual way to change a workspace.
 
     ``change``: what the block writes, when the caller can say so exactly (one review). Then reads
-    that such a change cannot touch stay kept across it (``lsqa.workspace_cache``), provided no
+    that such a change cannot touch stay kept across it (``lsqa.store.workspace_cache``), provided no
     other thread of this process had the workspace open meanwhile (other processes cannot write
     while it is attached). A change that says less than the block writes would serve stale reads:
     tests/test_workspace_cache.py checks each declared change against the tables it really moves."""

@@ -1,5 +1,5 @@
 """How this process's workspace versions follow from one another, so that a kept read can outlive a
-change that cannot have touched it (``lsqa.workspace_cache``).
+change that cannot have touched it (``lsqa.store.workspace_cache``).
 
 A data version (``lsqa.store.db.data_version``) moves with every commit and checkpoint. Two kinds of
 step are recorded here, both only when this process made the step itself and saw nothing else

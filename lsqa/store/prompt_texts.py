@@ -1,7 +1,7 @@
 """Long prompt contexts stored once (``prompt_texts``), and calls stored as references to them.
 
 ``llm_calls.prompt_parts`` holds a call's messages with its contexts referenced
-(:mod:`lsqa.prompt_parts`); ``llm_calls.messages`` is then NULL. Calls without a long context
+(:mod:`lsqa.text.prompt_parts`); ``llm_calls.messages`` is then NULL. Calls without a long context
 keep ``messages`` as before. :func:`messages_json` gives the messages as sent, either way.
 """
 
@@ -14,7 +14,7 @@ from typing import Iterable
 
 import duckdb
 
-from lsqa.prompt_parts import canonical_json, join_messages, refs_of, split_content
+from lsqa.text.prompt_parts import canonical_json, join_messages, refs_of, split_content
 
 log = logging.getLogger("lsqa.store")
 

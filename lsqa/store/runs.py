@@ -74,7 +74,7 @@ def finish_run(con, run_id: int, *, status: str, counts: dict | None = None, err
 
 
 def study_spent(con, study_id: str) -> float:
-    """What the runs of one study (``lsqa.pipeline.study_id``) have spent on calls, in USD."""
+    """What the runs of one study (``lsqa.study.pipeline.study_id``) have spent on calls, in USD."""
     row = con.execute("SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE json_extract_string(config, '$.study_id') = ?",
                       [study_id]).fetchone()
     return float(row[0])

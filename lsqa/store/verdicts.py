@@ -66,7 +66,7 @@ _INDEPENDENT = "SELECT name FROM systems WHERE context NOT LIKE 'reference:%'"
 
 
 def reference_evidence(con) -> dict:
-    """Raw material for ``lsqa.reference_errors``.
+    """Raw material for ``lsqa.audit.reference_errors``.
 
     - ``questions``: those with two references about a document where at least one question has an
       answer, verdict or flag (a book is triaged whole, unanswered questions included);

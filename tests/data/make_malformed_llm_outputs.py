@@ -18,10 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from lsqa import llm, prompts  # noqa: E402
-from lsqa.offline import respond  # noqa: E402
-from lsqa.offline.sentence_index import index_for  # noqa: E402
-from lsqa.text_units import content_words  # noqa: E402
+from lsqa import llm  # noqa: E402
+from lsqa.prompting import templates as prompts  # noqa: E402
+from lsqa.llm.embedded import respond  # noqa: E402
+from lsqa.llm.embedded.sentence_index import index_for  # noqa: E402
+from lsqa.text.units import content_words  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "narrativeqa"
 DOCUMENT = "2c5f448df18172babaac38806e1fb699a8baf65b"  # The Tale of Tom Kitten

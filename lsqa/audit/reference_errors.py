@@ -1,0 +1,285 @@
+"""Which NarrativeQA references are most likely wrong: the triage list (``lsqa suspects``) and the errata.
+
+The paper found many NarrativeQA references wrong or partial (§5.2, Appendix E: written from
+Wikipedia summaries, not the books). Dataset-cleaning work locates such labels by the agreement of
+independent predictors against the given label (confident learning, Northcutt et al. 2021;
+"platinum" benchmarks, Vendrow et al. 2025). Here a reference ``r`` of a question counts as
+*confirmed* by each independent source that agrees with it, and is suspect to the degree that none
+does — a product of the unconfirmed shares (a noisy-OR over confirmations, no fitted weights)::
+
+    machine = (1 − systems_confirm) · (1 − references_agree)
+    score   = 1 − (1 − machine) · (1 − humans_overturned) · (1 − flag)
+
+- ``answers_match``: mean over the independent systems (every system except those that *are* a
+  reference, ``context = reference:N``) of the share of r's content words found in the system's
+  answer. Needs answers only. An answer that declines ("I am not going to answer the question",
+  "I don't know": ``DECLINED``) is no evidence either way and is left out (counted in ``evidence``);
+  an answer saying the book does not tell is kept: it is a reading of the book that does not
+  confirm r. On LiteraryQA's edits leaving the 64 declines out moved the answered references'
+  AUROC from 0.775 to 0.778 and precision@25 from 0.48 to 0.52 (answers only, analysis script).
+- ``judges_accept``: share of "yes" among the ground-truth (yes/no) verdicts against r, any judge
+  (embedded or LLM), on the answers not declined. Needs a ``groundtruth`` judge.
+- ``systems_confirm``: the larger of the two above that exist (an answer that matches by either
+  reading confirms the reference; on LiteraryQA's edits the mean let the embedded lexical judge's
+  strict token-F1 verdicts drown the word match, AUROC 0.638 against 0.660 for the larger); when
+  a question has neither, the mean over the references that have it (a neutral prior, so a
+  reference is never suspect merely for being unanswered).
+- ``references_agree``: cosine of the two references' sentence embeddings (all-MiniLM-L6-v2, as
+  the similarity rater, ``lsqa.judging.similarity``), clipped to [0, 1]: two annotators who read the
+  book independently confirm each other.
+- ``humans_overturned``: share of the human labels on ground-truth verdicts against r that say
+  "yes" where the judge said "no" (the answer was right, the reference made it look wrong).
+- ``flag``: 1 for a current "wrong" or "unanswerable" flag, ½ for "ambiguous".
+- ``book_support`` (shown, not scored): the largest share of r's content words found together in
+  one passage of the book. Measured on LiteraryQA's edits it separates wrong references barely
+  better than chance (AUROC 0.57), so it explains but does not rank.
+
+How well it ranks LiteraryQA's substantive edits: ``bench/bench_reference_errors.py``,
+docs/BENCHMARKS.md. Content words and stems are those of the embedded lexical judge.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+from statistics import fmean
+
+from lsqa import store
+from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.judging.stored_embeddings import embed_in_workspace
+from lsqa.text.units import content_words
+from lsqa.store import corpus as corpus_store
+from lsqa.store import reviews as reviews_store
+from lsqa.store import verdicts as verdicts_store
+
+# The columns behind a score, in the order the CLI and the Reference errors page show them.
+COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "references_agree", "humans_overturned", "flags",
+           "book_support", "evidence")
+FLAG_WEIGHT = {"wrong": 1.0, "unanswerable": 1.0, "ambiguous": 0.5}
+ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "other_reference", "reasons",
+                  "annotators", "notes", "score")
+
+
+# An answer that declines to answer says nothing about the reference (a model's refusal, lsqa/extractive's
+# "I don't know."); matched case-insensitively anywhere in the answer.
+DECLINED = re.compile(r"\b(not going to answer|won't answer|will not answer|cannot answer|can't answer"
+                      r"|i don't know|i do not know|not sure what to say)\b", re.IGNORECASE)
+FORMULA = "1 − (1 − (1 − systems_confirm) · (1 − references_agree)) · (1 − humans_overturned) · (1 − flag)"
+# What each column means, for the CLI's help, the Reference errors page's column headers and the README.
+COLUMN_HELP = {
+    "score": "0-1, higher = more likely wrong: how little the systems, the other reference, humans and flags "
+             "confirm this reference (see the caption's formula)",
+    "systems_confirm": "the larger of answers_match and judges_accept; empty when no system answered (the "
+                       "workspace mean is used: neither suspect nor cleared for lack of answers)",
+    "answers_match": "mean share of the reference's content words found in each independent system's answer "
+                     "(declined answers left out)",
+    "judges_accept": "share of 'yes' among ground-truth yes/no verdicts against this reference (embedded or LLM judges)",
+    "references_agree": "cosine of the two references' MiniLM embeddings, 0-1: the other annotator confirms",
+    "humans_overturned": "humans who turned a ground-truth 'no' against this reference into 'yes' / humans who reviewed one",
+    "flags": "current flags on this reference: 'wrong' or 'unanswerable' make the score 1, 'ambiguous' counts half",
+    "book_support": "largest share of the reference's content words found in one passage of the book; shown, not "
+                    "scored (it barely separates wrong references: AUROC 0.57)",
+    "evidence": "the sources this reference had: answers (how many, how many declined), judges, the other "
+                "reference, humans, flags",
+}
+
+
+@lru_cache(maxsize=200_000)  # pure; the page asks again for the same answers on every render (issue 12)
+def declined(answer: str) -> bool:
+    """Whether an answer declines to answer (no evidence about the reference either way)."""
+    return bool(DECLINED.search(answer or ""))
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(content_words(text or ""))
+
+
+@lru_cache(maxsize=64)
+def _passage_words(workspace: str, document_id: str, n_passages: int) -> tuple[tuple[int, frozenset[str]], ...]:
+    # n_passages is part of the key so a re-ingested book is read again.
+    with store.connect(workspace) as con:
+        rows = corpus_store.passages_of_documents(con, [document_id])
+    return tuple((r["ordinal"], _words(r["text"])) for r in rows)
+
+
+def support(reference: str, passages: tuple[tuple[int, frozenset[str]], ...]) -> tuple[float, int | None]:
+    """(largest share of the reference's content words in one passage, that passage's ordinal)."""
+    ref = _words(reference)
+    if not ref or not passages:
+        return (0.0 if ref else 1.0), None
+    best, where = 0.0, None
+    for ordinal, words in passages:
+        share = len(ref & words) / len(ref)
+        if share > best:
+            best, where = share, ordinal
+            if best == 1.0:
+                break
+    return best, where
+
+
+@lru_cache(maxsize=100_000)
+def _book_support(reference: str, workspace: str, document_id: str, n_passages: int) -> tuple[float, int | None]:
+    """``support`` of a reference in its book's passages, kept between renders of the page: the
+    passages are read once per book (``_passage_words``) and the scan is the same every time."""
+    return support(reference, _passage_words(workspace, document_id, n_passages) if n_passages else ())
+
+
+def answer_match(reference: str, answer: str) -> float:
+    """Share of the reference's content words that the answer contains (1.0 for a reference without any)."""
+    ref = _words(reference)
+    return len(ref & _words(answer)) / len(ref) if ref else 1.0
+
+
+def references_agree(workspace: Path, pairs: list[tuple[str, str]]) -> list[float]:
+    """Cosine of each pair's sentence embeddings (stored in the workspace once computed), clipped to [0, 1]."""
+    vectors = embed_in_workspace(workspace, [t for pair in pairs for t in pair])
+    return [min(1.0, max(0.0, float(vectors[a] @ vectors[b]))) for a, b in pairs]
+
+
+def machine_suspicion(systems_confirm: float, refs_agree: float) -> float:
+    """Suspect to the degree that neither the systems nor the other annotator confirm the reference."""
+    return (1.0 - systems_confirm) * (1.0 - refs_agree)
+
+
+def _grouped(rows: list[dict], *key: str) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[tuple(r[k] for k in key)].append(r)
+    return out
+
+
+@kept_while_unchanged()
+def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
+    """Every reference of the books that have answers, verdicts or flags, most likely wrong first.
+
+    Each row: ``question_id``, ``reference`` ("1"|"2"), ``score`` in [0, 1], the evidence
+    columns the score is computed from (see the module docstring) and ``evidence`` naming the
+    sources that were available for this reference.
+    """
+    with store.connect(workspace) as con:
+        data = verdicts_store.reference_evidence(con)
+        n_passages = corpus_store.passage_counts(con)
+    answers = _grouped(data["answers"], "question_id")
+    gt = _grouped(data["gt"], "question_id", "reference")
+    human = _grouped(data["human_gt"], "question_id", "reference")
+    flags = _grouped(data["flags"], "question_id", "reference")
+    questions = data["questions"]
+    # Verdicts on a declined answer are left out with the answer (a judge rejects a refusal against any reference).
+    declining = {(a["question_id"], a["system"]) for a in data["answers"] if declined(a["text"])}
+    refs_agree_of = references_agree(workspace, [(q["reference_1"], q["reference_2"]) for q in questions])
+
+    rows = []
+    for q, refs_agree in zip(questions, refs_agree_of):
+        qid = q["question_id"]
+        refs = {"1": q["reference_1"], "2": q["reference_2"]}
+        doc = q["document_id"]
+        for ref, other in (("1", "2"), ("2", "1")):
+            given = answers.get((qid,), [])
+            matches = [answer_match(refs[ref], a["text"]) for a in given if not declined(a["text"])]
+            n_declined = len(given) - len(matches)
+            verdicts = [v["label"] == "yes" for v in gt.get((qid, ref), []) if (qid, v["system"]) not in declining]
+            sup, where = _book_support(refs[ref], str(workspace), doc, n_passages.get(doc, 0))
+            hum = human.get((qid, ref), [])
+            overturned = sum(h["judge_label"] == "no" and h["human_label"] == "yes" for h in hum)
+            fl = flags.get((qid, ref), [])
+            declines = f", {n_declined} declined" if n_declined else ""
+            evidence = [f"answers ({len(matches)}{declines})" if given else "",
+                        f"judges ({len(verdicts)})" if verdicts else "",
+                        "other reference", f"humans ({len(hum)})" if hum else "", "flags" if fl else ""]
+            rows.append({
+                "question_id": qid, "reference": ref, "title": q["title"], "question": q["question"],
+                "reference_text": refs[ref], "other_reference": refs[other],
+                "answers_match": round(fmean(matches), 3) if matches else None,
+                "judges_accept": round(fmean(verdicts), 3) if verdicts else None,
+                "references_agree": round(refs_agree, 3),
+                "humans_overturned": f"{overturned}/{len(hum)}", "_overturned": overturned / len(hum) if hum else 0.0,
+                "flags": ", ".join(f"{f['reason']} ({f['annotator']})" for f in fl),
+                "_flag": max((FLAG_WEIGHT.get(f["reason"], 0.0) for f in fl), default=0.0),
+                "book_support": round(sup, 2), "support_passage": where,
+                "evidence": ", ".join(e for e in evidence if e),
+            })
+    _score(rows)
+    rows.sort(key=lambda r: (-r["score"], r["title"], r["question_id"], r["reference"]))
+    return rows[:limit] if limit else rows
+
+
+def _score(rows: list[dict]) -> None:
+    for r in rows:
+        parts = [r[k] for k in ("answers_match", "judges_accept") if r[k] is not None]
+        r["systems_confirm"] = max(parts) if parts else None
+    known = [r["systems_confirm"] for r in rows if r["systems_confirm"] is not None]
+    prior = fmean(known) if known else 0.5
+    for r in rows:
+        confirm = prior if r["systems_confirm"] is None else r["systems_confirm"]
+        machine = machine_suspicion(confirm, r["references_agree"])
+        r["score"] = round(1.0 - (1.0 - machine) * (1.0 - r.pop("_overturned")) * (1.0 - r.pop("_flag")), 4)
+        r["systems_confirm"] = None if r["systems_confirm"] is None else round(r["systems_confirm"], 3)
+
+
+def explain(row: dict) -> str:
+    """One line saying how a row's score was made from its columns."""
+    def share(value) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    confirm = "the workspace mean (no answers or verdicts)" if row["systems_confirm"] is None \
+        else f"{share(row['systems_confirm'])} (the larger of: answers contain it {share(row['answers_match'])}, " \
+             f"ground-truth judges accept {share(row['judges_accept'])})"
+    return (f"score {row['score']}: systems confirm {confirm}; the other reference agrees "
+            f"{share(row['references_agree'])}; humans overturned {row['humans_overturned']}"
+            + (f"; flags: {row['flags']}" if row["flags"] else "")
+            + f" · support in the book {row['book_support']}"
+            + (f" (passage {row['support_passage']}), not scored" if row["support_passage"] is not None else ", not scored")
+            + f" · evidence used: {row['evidence']}")
+
+
+def row_key(row: dict) -> tuple[str, str]:
+    """What a triage row is about: (question id, reference). Selections keep this, never a row number."""
+    return row["question_id"], row["reference"]
+
+
+def find(rows: list[dict], key: tuple[str, str] | None) -> int | None:
+    """Where the row about ``key`` is in ``rows`` now (the list re-sorts after every flag), or None."""
+    if key is None:
+        return None
+    key = tuple(key)
+    return next((i for i, r in enumerate(rows) if row_key(r) == key), None)
+
+
+def errata(workspace: Path) -> list[dict]:
+    """The flagged references, one row per (question, reference), with reasons, annotators and notes."""
+    with store.connect(workspace) as con:
+        rows = reviews_store.flagged_questions(con)
+    scores = {(r["question_id"], r["reference"]): r["score"] for r in suspects(workspace)} if rows else {}
+    grouped: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        key = (r["question_id"], r["reference"])
+        g = grouped.setdefault(key, {"question_id": r["question_id"], "title": r["title"] or "",
+                                     "question": r["question"] or "", "reference": r["reference"],
+                                     "reference_text": r["reference_text"] or "",
+                                     "other_reference": r["other_reference"] or "",
+                                     "reasons": [], "annotators": [], "notes": [],
+                                     "score": scores.get(key)})
+        g["reasons"].append(r["reason"])
+        g["annotators"].append(r["annotator"])
+        if r["note"]:
+            g["notes"].append(f"{r['annotator']}: {r['note']}")
+    return list(grouped.values())
+
+
+def errata_csv(rows: list[dict]) -> bytes:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=ERRATA_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({**r, **{k: "; ".join(r[k]) for k in ("reasons", "annotators", "notes")}})
+    return buf.getvalue().encode("utf-8")
+
+
+def errata_jsonl(rows: list[dict]) -> bytes:
+    return "".join(json.dumps({k: r.get(k) for k in ERRATA_COLUMNS}, ensure_ascii=False) + "\n"
+                   for r in rows).encode("utf-8")

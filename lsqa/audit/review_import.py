@@ -1,0 +1,102 @@
+"""``lsqa import-reviews FILE``: human reviews of judge verdicts made elsewhere (issue 13).
+
+Columns (CSV or JSONL): judge, question_id, system_a, system_b (side by side) or system (yes/no),
+reference (optional: which reference a ground-truth rater used), label, annotator; optional
+inclusion_probability (the probability with which the item was drawn for review) and stratum.
+Each row becomes a review as if made in the Audit page: ``confirm`` when the label is the judge's,
+``override`` otherwise, queue ``import`` with the probability. Rows with a probability count as
+usable audits for corrected estimates; rows without one count for agreement and overrides only.
+A pair given in the other order than the verdict's (system_b, system_a) has its label swapped.
+Every row is checked before anything is written; one bad row writes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsqa import store
+from lsqa.errors import InputError
+from lsqa.corpus.tables import IngestSummary
+from lsqa.vocabulary import normalise_label, swap_pairwise
+from lsqa.store import results as results_store
+from lsqa.store import reviews as reviews_store
+from lsqa.corpus.tables import records as read_records
+
+REVIEW_ALIASES = {"judge": ("judge", "rater"), "question_id": ("question_id", "item_id"),
+                  "system_a": ("system_a", "system"), "label": ("label",), "annotator": ("annotator",)}
+PROBABILITY_COLUMNS = ("inclusion_probability", "inclusion_prob", "pi")
+
+
+def _value(rec: dict, names: tuple[str, ...]) -> str:
+    for name in names:
+        if rec.get(name) not in (None, ""):
+            return str(rec[name]).strip()
+    return ""
+
+
+def _probability(path: Path, line, rec: dict) -> float | None:
+    text = _value(rec, PROBABILITY_COLUMNS)
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(path, f"inclusion probability {text!r} is not a number", line=line) from None
+    if not 0 < value <= 1:
+        raise InputError(path, f"inclusion probability {value} is outside (0, 1]", line=line,
+                         hint="give the probability with which the item was drawn for review")
+    return value
+
+
+def _find_verdict(by_key: dict, path: Path, line, judge, question_id, system_a, system_b, reference):
+    """The verdict a row reviews (order ``ab`` first) and whether the row names its pair reversed."""
+    for a, b, swapped in ((system_a, system_b, False), (system_b, system_a, True)):
+        found = [v for v in by_key.get((judge, question_id, a, b), []) if not reference or v["reference"] == reference]
+        if found:
+            found.sort(key=lambda v: (v["shown_order"], v["reference"]))
+            return found[0], swapped and bool(system_b)
+    what = f"{system_a} vs {system_b}" if system_b else system_a
+    raise InputError(path, f"no verdict of judge {judge!r} on question {question_id!r} for {what}"
+                           + (f" with reference {reference}" if reference else ""), line=line,
+                     hint="import or run the judge's verdicts first; names must match exactly")
+
+
+def import_reviews(workspace: str | Path, path: str | Path) -> IngestSummary:
+    """Add the reviews in ``path`` (module docstring); nothing is written when any row is bad."""
+    path = Path(path)
+    summary = IngestSummary(str(path))
+    rows = read_records(path, required_any=REVIEW_ALIASES)
+    with store.connect(workspace) as con:
+        judges = sorted({_value(rec, REVIEW_ALIASES["judge"]) for _, rec in rows})
+        by_key: dict[tuple, list[dict]] = {}
+        for judge in judges:
+            for v in results_store.list_judgments(con, judge=judge):
+                by_key.setdefault((v["judge"], v["question_id"], v["system_a"], v["system_b"]), []).append(v)
+    reviews = []
+    for line, rec in rows:
+        judge = _value(rec, REVIEW_ALIASES["judge"])
+        question_id = _value(rec, REVIEW_ALIASES["question_id"])
+        system_a = _value(rec, REVIEW_ALIASES["system_a"])
+        system_b = _value(rec, ("system_b",))
+        reference = _value(rec, ("reference",))
+        verdict, swapped = _find_verdict(by_key, path, line, judge, question_id, system_a, system_b, reference)
+        try:
+            label = normalise_label(_value(rec, ("label",)), verdict["kind"])
+        except ValueError as exc:
+            raise InputError(path, str(exc), line=line) from None
+        if swapped:
+            label = swap_pairwise(label)
+        probability = _probability(path, line, rec)
+        action = "confirm" if verdict["status"] == "ok" and label == verdict["label"] else "override"
+        reviews.append({"annotator": _value(rec, ("annotator",)), "judgment_id": verdict["id"], "action": action,
+                        "label": label, "note": f"imported from {path.name}", "queue": "import",
+                        "inclusion_prob": probability,
+                        "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else "")})
+    with store.write(workspace) as con:
+        for r in reviews:
+            reviews_store.add_review(con, **r)
+    summary.add("reviews", len(reviews))
+    usable = sum(r["inclusion_prob"] is not None for r in reviews)
+    summary.notes.append(f"{usable} with an inclusion probability (usable for corrected estimates), "
+                         f"{len(reviews) - usable} without (agreement and overrides only)")
+    return summary

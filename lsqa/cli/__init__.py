@@ -1,0 +1,38 @@
+"""The ``lsqa`` command line.
+
+Each area registers its own subcommands (``register(app)`` in ``lsqa/cli_*.py``), listed here
+explicitly, so that this file stays a table of contents. Heavy imports (litellm, torch) happen inside the commands that
+need them, so that ``lsqa status`` answers at once.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from lsqa.cli import ingest as cli_ingest
+from lsqa.cli import study as cli_pipeline
+from lsqa.cli import stats as cli_stats
+from lsqa.cli import suspects as cli_suspects
+
+app = typer.Typer(
+    name="lsqa",
+    help="Long-span question answering workbench (Bohnet et al.): ingest books, generate questions, "
+    "answer, judge, rank.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+cli_ingest.register(app)     # ingest-book, ingest-narrativeqa, import-answers, import-judgments, status, demo
+cli_pipeline.register(app)   # run, entities, export
+cli_stats.register(app)      # rank, agreement
+cli_suspects.register(app)   # suspects
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Subcommands that fill a workspace: ingest-book, ingest-narrativeqa, import-*, status, demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace, friendly_errors, workspace_path
+
+
+def _print_summary(summary, as_json: bool) -> None:
+    if as_json:
+        emit_json(summary.to_dict())
+    else:
+        typer.echo("\n".join(summary.lines()))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("ingest-book")
+    @friendly_errors
+    def ingest_book(
+        path: Path = typer.Argument(..., help="Plain-text book (UTF-8); a Gutenberg header/footer is removed."),
+        title: Optional[str] = typer.Option(None, "--title", help="Title (default: the Gutenberg Title: line)."),
+        author: Optional[str] = typer.Option(None, "--author"),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json"),
+    ):
+        """Add a book with its passages (exact character offsets and token counts)."""
+        from lsqa.corpus import ingest
+
+        _print_summary(ingest.ingest_book(workspace_path(workspace), path, title=title, author=author), as_json)
+
+    @app.command("ingest-narrativeqa")
+    @friendly_errors
+    def ingest_narrativeqa(
+        directory: Path = typer.Argument(..., help="NarrativeQA folder: documents.csv, qaps.csv or *qaps*.jsonl, "
+                                                   "summaries, stories/<document_id>.txt"),
+        set_name: str = typer.Option("test", "--set", help="test | valid | train"),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json"),
+    ):
+        """Add NarrativeQA documents, questions with both references, summaries and story texts."""
+        from lsqa.corpus import ingest
+
+        _print_summary(ingest.ingest_narrativeqa(workspace_path(workspace), directory, set_name=set_name), as_json)
+
+    @app.command("import-answers")
+    @friendly_errors
+    def import_answers(
+        path: Path = typer.Argument(..., help="CSV or JSONL with question_id, system, answer."),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json"),
+    ):
+        """Add answers produced elsewhere."""
+        from lsqa.study import imports
+
+        _print_summary(imports.import_answers(existing_workspace(workspace), path), as_json)
+
+    @app.command("import-judgments")
+    @friendly_errors
+    def import_judgments(
+        path: Path = typer.Argument(..., help="CSV or JSONL with question_id (or item_id), rater, kind, system_a, "
+                                              "system_b, label; other columns are kept."),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json"),
+    ):
+        """Add verdicts produced elsewhere, by a model or a person."""
+        from lsqa.study import imports
+
+        _print_summary(imports.import_judgments(existing_workspace(workspace), path), as_json)
+
+    @app.command("import-reviews")
+    @friendly_errors
+    def import_reviews(
+        path: Path = typer.Argument(..., help="CSV or JSONL with judge, question_id, system_a, system_b or system, "
+                                              "reference, label, annotator; optional inclusion_probability, stratum."),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json"),
+    ):
+        """Add human reviews of verdicts made elsewhere, as if made in the Audit page."""
+        from lsqa.audit import review_import as importer
+
+        _print_summary(importer.import_reviews(existing_workspace(workspace), path), as_json)
+
+    @app.command("status")
+    @friendly_errors
+    def status(
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json", help="Print {table: row count}."),
+    ):
+        """Row counts per table and per run."""
+        from lsqa.study.status import workspace_status
+
+        path = existing_workspace(workspace)
+        status = workspace_status(path)
+        counts, per_run = status["tables"], status["runs"]
+        if as_json:
+            emit_json(counts)
+            return
+        typer.echo(f"workspace {path}" + (" (read-only)" if status["read_only"] else ""))
+        width = max(map(len, counts))
+        for table, n in counts.items():
+            typer.echo(f"  {table:<{width}}  {n:>9,}")
+        if per_run:
+            typer.echo("runs:")
+            for r in per_run:
+                cost = "cost unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
+                typer.echo(f"  {r['stage']:<22} {r['status']:<12} {r['n']:>4} runs  calls made {r['calls_made'] or 0:,}"
+                           f"  cached {r['calls_cached'] or 0:,}  failed {r['calls_failed'] or 0:,}  {cost}")
+
+    @app.command("demo")
+    @friendly_errors
+    def demo(
+        path: Path = typer.Option(Path("db/lsqa.duckdb"), "--path", help="Where to build the demo workspace."),
+        data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Default: $LSQA_DATA_DIR or ../shared/data."),
+        full: bool = typer.Option(True, "--full/--ingest-only", help="Also run the demo study (answers, judges)."),
+        small: bool = typer.Option(False, "--small", help="Two short books only (configs/demo_small.toml)."),
+    ):
+        """Build the deterministic demo workspace from the shared data."""
+        from lsqa.study import demo as demo_mod
+
+        for line in demo_mod.build_demo(path, data_dir=data_dir, run_study=full,
+                                             scale="small" if small else "full"):
+            typer.echo(line)

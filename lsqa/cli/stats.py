@@ -1,0 +1,283 @@
+"""``lsqa rank`` and ``lsqa agreement``: the statistics core on the command line.
+
+Loading (``lsqa.corpus.tables``) is kept apart from computing (:func:`rank_table`, :func:`agreement_table`,
+which take plain rows and return JSON-ready dicts) and from printing (:func:`format_rank_table`,
+:func:`format_agreement_table`), so that rows can come from a file or from the workspace.
+An :class:`~lsqa.errors.InputError` (or a ValueError from the computation, reported as one naming
+the input) is printed by ``friendly_errors`` like every other command's errors: one line on
+stderr, exit code 2.
+"""
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lsqa.cli.common import WorkspaceOption, existing_workspace, friendly_errors
+from lsqa.errors import InputError
+from lsqa.stats.reports import agreement_table, rank_table
+from lsqa.vocabulary import TIE_MODELS
+
+# numpy / scipy are imported inside the functions, so that other ``lsqa`` commands start fast.
+
+
+# --------------------------------------------------------------------------------------------
+# Printing
+# --------------------------------------------------------------------------------------------
+
+
+def _num(x, fmt="{:.4f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+def _interval(s: Mapping) -> str:
+    if not s.get("estimable", True):
+        return "not estimable"
+    return "—" if s["ci_low"] is None else f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
+
+
+def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -> str:
+    """A readable, aligned table of :func:`rank_table`'s result (``note``: a line on how the CIs
+    were made)."""
+    header = ["rank", "system", "beta", "strength", f"{level:.0%} CI of strength"]
+    body = [
+        [str(s["rank"]), s["system"], _num(s["beta"], "{:+.4f}"), _num(s["strength"]),
+         _interval(s)]
+        for s in result["systems"]
+    ]
+    lines = _align([header, *body], right={0, 2, 3})
+    lines.append("")
+    lines.append(
+        f"{len(result['systems'])} systems, {result['n_comparisons']} comparisons used, "
+        f"{result['n_excluded']} excluded ('none': both answers wrong)"
+    )
+    if note:
+        lines.append(note)
+    names = [s["system"] for s in result["systems"]]
+    if 1 < len(names) <= 12:
+        lines.append("")
+        lines.append("P(row beats column), eq. 1:")
+        wp = result["win_probability"]
+        grid = [["", *names]]
+        for a in names:
+            grid.append([a, *("" if a == b else f"{wp[a][b]:.3f}" for b in names)])
+        lines.extend(_align(grid, right=set(range(1, len(names) + 1))))
+    return "\n".join(lines)
+
+
+def format_agreement_table(result: Mapping, rater_a: str, rater_b: str) -> str:
+    """A readable summary of :func:`agreement_table`'s result, with the confusion matrix."""
+    ci = result["kappa_ci"]
+    ci_text = "" if ci is None else f"  (95% CI {ci[0]:.3f} to {ci[1]:.3f})"
+    lines = [
+        f"{rater_a} vs {rater_b}: {result['n']} items rated by both",
+        f"agreement      {result['agreement']:.1%}",
+        f"Cohen's kappa  {_num(result['kappa'], '{:.3f}')}{ci_text}",
+        "",
+        f"confusion (rows = {rater_a}, columns = {rater_b}):",
+    ]
+    labels = [str(x) for x in result["labels"]]
+    grid = [["", *labels, "total"]]
+    for lab, row in zip(labels, result["confusion"]):
+        grid.append([lab, *(str(v) for v in row), str(sum(row))])
+    cols = [sum(col) for col in zip(*result["confusion"])] if result["confusion"] else []
+    grid.append(["total", *(str(v) for v in cols), str(sum(cols))])
+    lines.extend(_align(grid, right=set(range(1, len(labels) + 2))))
+    return "\n".join(lines)
+
+
+def _align(grid: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(r[c]) for r in grid) for c in range(len(grid[0]))]
+    return [
+        "  ".join(cell.rjust(w) if c in right else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths))).rstrip()
+        for r in grid
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------------
+
+
+def _refuse_workspace_options(input, **options) -> None:
+    """--input reads a file: options that choose what to read from a workspace would be ignored."""
+    given = [f"--{name.replace('_', '-')}" for name, value in options.items() if value]
+    if given:
+        raise InputError(input, f"--input reads this file, so {' and '.join(given)} would be ignored",
+                         hint=f"give either --input FILE or {given[0]} (with the workspace), not both")
+
+
+def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
+    """Comparison rows from a file, or from a judge's verdicts in a workspace."""
+    if input is not None:
+        from lsqa.corpus.tables import load_comparisons
+
+        _refuse_workspace_options(input, workspace=workspace, judge=judge, human_overrides=use_overrides,
+                                  exclude_flagged=exclude_flagged)
+        return input, load_comparisons(input).rows
+    if judge is None:
+        raise InputError("lsqa rank", "give --input FILE, or --judge NAME (with --workspace or the default workspace)")
+    from lsqa.stats import analysis
+    ws = existing_workspace(workspace)
+    rows = analysis.comparison_rows(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    if not rows:
+        judges = analysis.judges_by_family(ws)
+        what = ("a yes/no judge: it has no side-by-side verdicts to rank" if judge in judges["binary"]
+                else "has no decided side-by-side verdicts here")
+        raise InputError(ws, f"judge {judge!r} {what}",
+                         hint=f"use one of the side-by-side judges: {', '.join(judges['pairwise']) or 'none yet'}")
+    return ws, rows
+
+
+def _rating_rows(input, workspace, rater_a, rater_b):
+    """Long-format rating rows from a file, or the two raters' labels from a workspace."""
+    if input is not None:
+        from lsqa.corpus.tables import load_ratings
+
+        _refuse_workspace_options(input, workspace=workspace)
+        return input, load_ratings(input).rows
+    from lsqa.stats import analysis
+    ws = existing_workspace(workspace)
+    return ws, analysis.rating_rows(ws, [rater_a, rater_b])
+
+
+def rank_command(
+    input: Optional[Path] = typer.Option(
+        None, "--input", "-i", help="CSV or JSONL with system_a, system_b, winner (A/B/tie/none), optional question_id."
+    ),
+    workspace: Optional[Path] = WorkspaceOption,
+    judge: Optional[str] = typer.Option(None, "--judge", help="Side-by-side judge whose verdicts to rank."),
+    use_overrides: bool = typer.Option(False, "--human-overrides", help="Use human overrides instead of the judge."),
+    exclude_flagged: bool = typer.Option(False, "--exclude-flagged", help="Leave out questions with flagged references."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap rounds for the CIs (0 = none)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    by_question: bool = typer.Option(False, "--by-question", help="Resample whole questions, not single comparisons."),
+    anchor: Optional[str] = typer.Option(
+        None, "--anchor", help="System whose beta is fixed at 0 (default: mean beta = 0)."
+    ),
+    tie_model: str = typer.Option(
+        "half", "--tie-model", help="half: a tie is half a win each; davidson: Davidson (1970)."
+    ),
+    level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    corrected: bool = typer.Option(
+        False, "--corrected", help="PPI++ strengths corrected by the audits (random/active/imported reviews), "
+                                   "with the judge-only strengths beside them (needs --judge)."),
+    audit_queue: Optional[str] = typer.Option(
+        None, "--audit-queue", help="With --corrected: which audits to use (random, active, import; "
+                                    "default: the one with most usable audits)."),
+) -> None:
+    """Rank systems from pairwise verdicts with Bradley-Terry (paper §3.2) and bootstrap CIs."""
+    if corrected:
+        _corrected_command("rank", workspace, judge, audit_queue, level, as_json)
+        return
+    if tie_model not in TIE_MODELS:
+        raise InputError("--tie-model", f"unknown tie model {tie_model!r}", hint=f"use {' or '.join(TIE_MODELS)}")
+    source, rows = _rank_rows(input, workspace, judge, use_overrides, exclude_flagged)
+    try:
+        result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question,
+                            anchor=anchor, tie_model=tie_model, level=level)
+    except ValueError as exc:
+        raise InputError(source, str(exc)) from None
+    for warning in result.get("warnings", []):
+        typer.echo(f"warning: {warning}", err=True)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    note = (f"CIs: percentile bootstrap, {bootstrap} rounds, seed {seed}, resampling "
+            f"{'whole questions' if by_question else 'comparisons'}" if bootstrap else "no bootstrap (--bootstrap 0)")
+    typer.echo(format_rank_table(result, level=level, note=note))
+
+
+def agreement_command(
+    input: Optional[Path] = typer.Option(None, "--input", "-i", help="CSV or JSONL in long format: item_id, rater, label."),
+    workspace: Optional[Path] = WorkspaceOption,
+    rater_a: str = typer.Option(..., "--rater-a", help="First rater (rows of the confusion matrix)."),
+    rater_b: str = typer.Option(..., "--rater-b", help="Second rater (columns)."),
+    labels: Optional[str] = typer.Option(None, "--labels", help="Comma-separated label order (default: inferred)."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap rounds for the kappa CI (0 = none)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Agreement of two raters: percent agreement, Cohen's kappa with CI, confusion matrix (paper Fig. 4).
+
+    Workspace raters: judge names, ``human`` or ``human:<annotator>``."""
+    source, rows = _rating_rows(input, workspace, rater_a, rater_b)
+    order = [x.strip() for x in labels.split(",")] if labels else None
+    try:
+        result = agreement_table(rows, rater_a, rater_b, labels=order, bootstrap=bootstrap, seed=seed)
+    except ValueError as exc:
+        raise InputError(source, str(exc)) from None
+    typer.echo(json.dumps(result, indent=2) if as_json else format_agreement_table(result, rater_a, rater_b))
+
+
+def format_corrected(result: Mapping) -> str:
+    """A corrected report (``lsqa.stats.corrected_report``) as an aligned table, judge-only beside it."""
+    ranking = result["estimand"] == "bradley-terry"
+    value, judge_value = ("strength", "judge_only_strength") if ranking else ("estimate", "judge_only")
+    low, high = ("judge_only_ci_low", "judge_only_ci_high")
+    header = ["system", "corrected", f"{result['level']:.0%} CI", "judge only", "CI", "n", "n_audited"]
+    body = [[s["system"], f"{s[value]:.4f}", f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]", f"{s[judge_value]:.4f}",
+             f"[{s[low]:.4f}, {s[high]:.4f}]", str(s["n"]), str(s["n_audited"])] for s in result["systems"]]
+    lines = _align([header, *body], right={1, 3, 5, 6})
+    lines.append("")
+    lines.append(f"{result['n_usable_audits']} usable audits ({result['design'] or 'none'}); "
+                 f"{result['n_reviews_not_used']} other reviews not used (priority queue or another design)")
+    lines.extend(f"warning: {w}" for w in result["warnings"])
+    return "\n".join(lines)
+
+
+def _corrected_command(what: str, workspace, judge, audit_queue, level, as_json) -> None:
+    from lsqa.stats import corrected_report
+
+    if not judge:
+        raise InputError(f"lsqa {what}", "--corrected needs --judge NAME (and --workspace or the default one)")
+    if audit_queue not in (None, "random", "active", "import"):
+        raise InputError(f"lsqa {what}", f"unknown audit queue {audit_queue!r}", hint="use random, active or import")
+    ws = existing_workspace(workspace)
+    try:
+        if what == "rank":
+            result = corrected_report.corrected_ranking(ws, judge, queue=audit_queue, level=level)
+        else:
+            result = corrected_report.corrected_accuracy(ws, judge, queue=audit_queue, level=level)
+    except ValueError as exc:
+        raise InputError(ws, str(exc)) from None
+    typer.echo(json.dumps(result, indent=2) if as_json else format_corrected(result))
+
+
+def accuracy_command(
+    workspace: Optional[Path] = WorkspaceOption,
+    judge: str = typer.Option(..., "--judge", help="Yes/no judge (AutoAIS, ground truth, similarity)."),
+    corrected: bool = typer.Option(False, "--corrected", help="PPI++ accuracy corrected by the audits, "
+                                                              "with the judge-only accuracy beside it."),
+    audit_queue: Optional[str] = typer.Option(None, "--audit-queue", help="With --corrected: random, active or import."),
+    level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Accuracy per system under a yes/no judge (paper Table 1), judge-only or corrected by audits."""
+    if corrected:
+        _corrected_command("accuracy", workspace, judge, audit_queue, level, as_json)
+        return
+    from lsqa.stats import analysis
+
+    ws = existing_workspace(workspace)
+    rows = analysis.accuracy(ws, judge)
+    if not rows:
+        raise InputError(ws, f"judge {judge!r} has no decided yes/no verdicts in this workspace", hint="use a yes/no judge")
+    out = [{"system": r["system"], "estimate": r["accuracy"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
+            "n": r["n"], "n_audited": 0} for r in rows]
+    if as_json:
+        typer.echo(json.dumps({"judge": judge, "estimand": "accuracy", "systems": out}, indent=2))
+        return
+    grid = [["system", "accuracy", "95% CI", "n"]] + [
+        [r["system"], f"{r['estimate']:.4f}", f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]", str(r["n"])] for r in out]
+    typer.echo("\n".join(_align(grid, right={1, 3})))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rank``, ``accuracy`` and ``agreement`` to the ``lsqa`` app (called by lsqa/cli/__init__.py)."""
+    app.command("rank")(friendly_errors(rank_command))
+    app.command("accuracy")(friendly_errors(accuracy_command))
+    app.command("agreement")(friendly_errors(agreement_command))

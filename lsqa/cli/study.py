@@ -1,0 +1,105 @@
+"""Subcommands that run the paper's pipeline and take its results out: run, export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace, friendly_errors
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("run")
+    @friendly_errors
+    def run(
+        config: Path = typer.Argument(..., help="Study config (TOML): documents, questions, systems, judges."),
+        workspace: Optional[Path] = WorkspaceOption,
+        no_cache: bool = typer.Option(False, "--no-cache", help="Call the models again even for cached prompts."),
+        as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    ):
+        """Run the stages a config names, skipping finished work (a re-run makes no new calls).
+
+        Exit code 1 when calls failed (their count and first errors go to stderr; a re-run tries
+        them again), 3 when max_cost_usd stopped the run (raise it and run again to go on)."""
+        import dataclasses
+        import sys
+
+        from lsqa.study import pipeline
+        from lsqa.config.study import load_run_config
+
+        cfg = load_run_config(config)
+        if no_cache:
+            cfg = dataclasses.replace(cfg, use_cache=False)
+        summary = pipeline.run(existing_workspace(workspace), cfg, show_bar=sys.stderr.isatty() and not as_json)
+        if as_json:
+            emit_json(summary.to_dict())
+        else:
+            typer.echo("\n".join(summary.lines()))
+        for line in summary.failure_lines():
+            typer.echo(line, err=True)
+        if summary.stopped:
+            typer.echo(f"stopped: {summary.stopped} — {summary.stop_reason}", err=True)
+            raise typer.Exit(3)
+        if summary.failure_lines():
+            raise typer.Exit(1)
+
+    @app.command("plan")
+    @friendly_errors
+    def plan(
+        config: Path = typer.Argument(..., help="Study config (TOML), as for `lsqa run`."),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
+    ):
+        """Calls (new vs cached), input tokens, max output tokens and cost a run would make, before any call."""
+        from lsqa.study import plan as plan_mod
+        from lsqa.config.study import load_run_config
+
+        study = plan_mod.plan(existing_workspace(workspace), load_run_config(config))
+        if as_json:
+            emit_json(study.to_dict())
+        else:
+            typer.echo("\n".join(study.lines()))
+
+    @app.command("entities")
+    @friendly_errors
+    def entities(
+        document: str = typer.Argument(..., help="Document id or title."),
+        top: int = typer.Option(15, "--top", help="How many entities to list."),
+        method: str = typer.Option("auto", "--method", help="auto | fastcoref | fallback"),
+        workspace: Optional[Path] = WorkspaceOption,
+        as_json: bool = typer.Option(False, "--json"),
+    ):
+        """Entities of a book ranked by mentions (paper §2), extracted and stored on first use."""
+        from lsqa.corpus import chains
+        from lsqa.config.settings import load_settings
+
+        found = chains.book_entities(existing_workspace(workspace), document, method, top, load_settings())
+        doc, method, top_chains = found["document"], found["method"], found["chains"]
+        if as_json:
+            emit_json([{"rank": e["rank"], "name": e["name"], "n_mentions": e["n_mentions"],
+                        "mentions": [[a, b] for a, b, _ in m]} for e, m in top_chains])
+            return
+        typer.echo(f"{doc['title']} — entities by {method}, ranked by mentions (paper §2)")
+        for e, _ in top_chains:
+            typer.echo(f"  {e['rank']:>3}  {e['n_mentions']:>6,}  {e['name']}")
+        typer.echo("\nannotated excerpt ([rank mention]):\n")
+        typer.echo(chains.annotated_excerpt(doc["full_text"], top_chains))
+
+    @app.command("export")
+    @friendly_errors
+    def export(
+        out: Path = typer.Option(Path("export"), "--out", help="Folder to write into."),
+        fmt: str = typer.Option("csv", "--format", help="csv | jsonl | parquet"),
+        workspace: Optional[Path] = WorkspaceOption,
+    ):
+        """Write questions, answers, verdicts, reviews, flags and rankings to files."""
+        from lsqa.stats import analysis
+        from lsqa.errors import LsqaError
+
+        if fmt not in ("csv", "jsonl", "parquet"):
+            raise LsqaError(f"--format {fmt!r}: use csv, jsonl or parquet")
+        written = analysis.export(existing_workspace(workspace), out, fmt)
+        for name, n in written.items():
+            typer.echo(f"  {n:>8,} rows  {out / name}")

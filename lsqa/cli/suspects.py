@@ -1,0 +1,38 @@
+"""``lsqa suspects``: the NarrativeQA references most likely wrong, with the evidence behind each score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lsqa.cli.common import WorkspaceOption, emit_json, friendly_errors, workspace_path
+
+def _cell(value) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("suspects")
+    @friendly_errors
+    def suspects_cmd(
+        workspace: Optional[Path] = WorkspaceOption,
+        limit: Optional[int] = typer.Option(None, "--limit", "-n", min=1, help="Show the first N references."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON: {references: [...], n_references}."),
+    ) -> None:
+        """References most likely wrong first: the systems' answers, ground-truth verdicts, the other
+        reference, human reviews and flags behind each score (README, "Reference errors")."""
+        from lsqa.audit.reference_errors import COLUMNS, suspects
+
+        rows = suspects(workspace_path(workspace))
+        shown = rows[:limit] if limit else rows
+        if as_json:
+            emit_json({"references": shown, "n_references": len(rows)})
+            return
+        for r in shown:
+            typer.echo(f"{r['question_id']}  ref {r['reference']}  {r['reference_text'][:60]!r}")
+            typer.echo("    " + "  ".join(f"{c}={_cell(r[c])}" for c in ("score", *COLUMNS) if r[c] not in ("", None)))
+        typer.echo(f"{len(shown)} of {len(rows)} references shown, most likely wrong first")

@@ -1,0 +1,1 @@
+"""Settings, the study config schema, and what a system or judge name stands for."""

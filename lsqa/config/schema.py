@@ -1,0 +1,248 @@
+"""The shapes of a study config and of the settings file, checked whole before anything is written.
+
+A TOML file is a tree of plain values; these pydantic models say which keys exist, their types
+and their ranges. Validation is strict (``"8"`` is not a number, ``"yes"`` is not a boolean) so a
+typo is refused rather than guessed at. Every problem becomes one line naming the place in the
+file (``systems[2].params``) and what to write instead (``refusal``).
+
+Adding a key to a study config is one field here plus its use in ``lsqa.config.study``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from lsqa.vocabulary import IMPORTED, JUDGE_KINDS
+
+QUESTION_SOURCES = ("narrativeqa", "generate", "all")
+ENTITY_METHODS = ("auto", "fastcoref", "fallback")
+CALL_MODES = ("online", "batch")
+
+# Sane ceilings: far above any real study (Les Misérables is ~695k tokens), low enough that a
+# mistyped number is caught instead of allocating or looping on it.
+MAX_TOKENS_SETTING = 10_000_000
+MAX_CONCURRENCY = 1024
+MAX_COUNT = 10_000_000
+MAX_SEED = 2**32 - 1
+MAX_NAME_CHARS = 200
+
+CONTEXT_RE = re.compile(r"^(none|full|retrieval:(\d{1,9})|reference:([12]))$")
+_NAME_RE = r"^[^\x00-\x1f\x7f]+$"  # no control characters (NUL, newline, ...)
+_MODEL_RE = r"^[^\s\x00-\x1f\x7f]+$"
+
+Name = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=_NAME_RE)
+Model = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=_MODEL_RE)
+
+
+def _check_context(value: str) -> str:
+    m = CONTEXT_RE.match(value.strip())
+    if not m or (m.group(2) and not 1 <= int(m.group(2)) <= MAX_TOKENS_SETTING):
+        raise ValueError(f"{value!r} is not none, full, retrieval:<tokens> (1 to {MAX_TOKENS_SETTING:,} tokens) "
+                         "or reference:1|2; use one of them")
+    return value.strip()
+
+
+def _check_prompt_version(value):
+    if value is not None and not re.fullmatch(r"v?\d{1,6}", str(value)):
+        raise ValueError(f"{value!r} is not a prompt version: use a number such as 2 or \"v2\"")
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _CallerTable(_Strict):
+    """What systems and judges share: a named model, its parameters and how its prompts are sent."""
+    name: str = Name
+    model: str = Model
+    params: dict[str, Any] = {}
+    max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
+    prompt_version: Optional[Union[int, str]] = None
+    prompt_caching: bool = False            # context-first prompts, the book marked for the provider's cache
+    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]  # "batch": the provider's batch API
+
+    _prompt_version = field_validator("prompt_version")(_check_prompt_version)
+
+
+class SystemTable(_CallerTable):
+    context: Optional[str] = None               # required, except for model = "imported"
+
+    _context = field_validator("context")(_check_context)
+
+    @model_validator(mode="after")
+    def _imported_or_context(self):
+        # An imported system's answers come from `lsqa import-answers`: nothing about making them applies.
+        if self.model == IMPORTED:
+            extra = [k for k in ("context", "max_context_tokens", "prompt_version") if getattr(self, k) is not None]
+            if extra or self.params:
+                raise ValueError(f"an imported system has only a name and model = \"imported\", not "
+                                 f"{', '.join(extra + (['params'] if self.params else []))} (its answers come "
+                                 "from `lsqa import-answers`; a run only judges them)")
+        elif self.context is None:
+            raise ValueError("context is missing: add context = \"none\", \"full\", \"retrieval:<tokens>\" "
+                             "or \"reference:1|2\" (or model = \"imported\" for answers made elsewhere)")
+        return self
+
+
+class JudgeTable(_CallerTable):
+    kind: Literal[JUDGE_KINDS]  # type: ignore[valid-type]
+    context: str = "full"
+    both_orders: bool = False
+    reference: Union[Literal["1", "2", "both"], Literal[1, 2]] = "both"
+    threshold: Optional[float] = Field(None, ge=-1.0, le=1.0, allow_inf_nan=False)
+
+    _context = field_validator("context")(_check_context)
+
+    @field_validator("reference", mode="before")
+    @classmethod
+    def _no_boolean_reference(cls, value):
+        if isinstance(value, bool):  # True == 1 to Python; a boolean here is a mistake
+            raise ValueError(f"{value!r} is not a reference: use 1, 2 or \"both\"")
+        return value
+
+
+class GenerationTable(_Strict):
+    model: str = Field("lsqa/template-questions", min_length=1, max_length=MAX_NAME_CHARS, pattern=_MODEL_RE)
+    entities: int = Field(5, ge=1, le=10_000)
+    questions_per_entity: int = Field(2, ge=1, le=1_000)
+    context_tokens: int = Field(100_000, ge=1, le=MAX_TOKENS_SETTING)
+    entity_method: Literal[ENTITY_METHODS] = "auto"  # type: ignore[valid-type]
+    params: dict[str, Any] = {}
+    prompt_caching: bool = False
+    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]
+
+
+
+class StudyConfig(_Strict):
+    documents: Union[list[str], str]
+    questions: Literal[QUESTION_SOURCES] = "narrativeqa"  # type: ignore[valid-type]
+    sample: int = Field(200, ge=1, le=MAX_COUNT)
+    seed: int = Field(0, ge=0, le=MAX_SEED)
+    max_questions: Optional[int] = Field(None, ge=1, le=MAX_COUNT)
+    systems: list[SystemTable] = []
+    judges: list[JudgeTable] = []
+    generation: GenerationTable = GenerationTable()
+    max_concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
+    max_cost_usd: Optional[float] = Field(None, ge=0)  # the study's budget in USD (lsqa.llm.budget)
+    use_cache: bool = True
+
+    @field_validator("documents")
+    @classmethod
+    def _documents(cls, value):
+        items = [value] if isinstance(value, str) else value
+        if not items:
+            raise ValueError("documents is empty: list document ids or titles, or write \"all\"")
+        if any(not d.strip() or re.search(r"[\x00-\x1f]", d) for d in items):
+            raise ValueError("documents must be document ids or titles (non-empty, one line each), or \"all\"")
+        return items
+
+
+class SettingsFile(BaseModel):
+    """``lsqa.toml``: the keys lsqa reads (others are kept for tools that read the same file)."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+    workspace: str = Field("db/lsqa.duckdb", min_length=1, pattern=r"^[^\x00]+$")
+    data_dir: Optional[str] = Field(None, min_length=1, pattern=r"^[^\x00]+$")
+    coref_model_path: str = ""
+    coref_model_kind: Literal["fcoref", "lingmess"] = "fcoref"
+    max_concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
+    passage_tokens: int = Field(200, ge=20, le=100_000)
+
+
+# --------------------------------------------------------------------------- messages
+
+_WHAT_TO_WRITE = {
+    "int_type": "write a whole number without quotes",
+    "float_type": "write a number without quotes",
+    "bool_type": "write true or false without quotes",
+    "string_type": "write a text in double quotes",
+    "dict_type": "write a table, e.g. params = { temperature = 0 }",
+    "list_type": "write a list, e.g. [\"a\", \"b\"]",
+    "model_type": "write a table",
+    "missing": "add it; see README, \"Running a study\"",
+    "too_short": "it must not be empty",
+    "string_too_short": "write a non-empty text",
+    "string_too_long": f"use at most {MAX_NAME_CHARS} characters",
+    "string_pattern_mismatch": "use one line of text without control characters (and no spaces in a model name)",
+    "finite_number": "write a finite number",
+}
+
+
+def place(loc: tuple) -> str:
+    """``('systems', 2, 'params')`` → ``systems[2].params``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "config"
+
+
+def _known_keys(model: type[BaseModel], loc: tuple) -> list[str]:
+    """The keys allowed at the table that holds ``loc``'s last key."""
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        annotation = model.model_fields[part].annotation
+        inner = getattr(annotation, "__args__", (annotation,))[0]
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            model = inner
+    return list(model.model_fields)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def refusal(error: dict, model: type[BaseModel]) -> str:
+    """One pydantic error as ``place: problem (what to do)``."""
+    loc, kind = tuple(error["loc"]), error["type"]
+    # A union reports each alternative; the place is the field itself.
+    loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith(("int", "str", "literal")))))
+    where = place(loc)
+    if kind == "extra_forbidden":
+        known = _known_keys(model, loc)
+        typed = str(loc[-1])
+        close = difflib.get_close_matches(typed, known, n=3)
+        # Swapped letters first: "modle" is "model", though "mode" is as close by difflib's ratio.
+        close.sort(key=lambda k: sorted(k) != sorted(typed))
+        hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"
+        return f"{where}: unknown key ({hint})"
+    if kind in ("value_error", "assertion_error"):
+        return f"{where}: {str(error['msg']).removeprefix('Value error, ')}"
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        limits = error.get("ctx", {})
+        bound = next(iter(limits.values()), "")
+        word = "at least" if kind.startswith("greater") else "at most"
+        return f"{where} = {_shown(error['input'])}: must be {word} {bound:,}" if isinstance(bound, int) else \
+            f"{where} = {_shown(error['input'])}: must be {word} {bound}"
+    if kind == "literal_error":
+        return f"{where} = {_shown(error['input'])}: {error['msg'].replace('Input should be', 'use')}"
+    todo = _WHAT_TO_WRITE.get(kind, "see README, \"Running a study\"")
+    if kind == "too_short":
+        return f"{where} = {_shown(error['input'])}: {todo}"
+    shown = "" if kind == "missing" else f" = {_shown(error['input'])}"
+    msg = str(error["msg"]).replace("Input should be", "should be")
+    return f"{where}{shown}: {msg.lower() if kind == 'missing' else msg} ({todo})"
+
+
+def first_refusal(exc: ValidationError, model: type[BaseModel]) -> str:
+    """The first problem of a refused file, and how many others there are (one line in all)."""
+    errors = exc.errors(include_url=False)
+    # Union alternatives repeat one mistake; keep one message per place.
+    seen: dict[str, str] = {}
+    for e in errors:
+        line = refusal(e, model)
+        seen.setdefault(line.split(":")[0].split(" = ")[0], line)
+    lines = list(seen.values())
+    more = f" (and {len(lines) - 1} more problem{'s' if len(lines) > 2 else ''}: {'; '.join(lines[1:3])})" \
+        if len(lines) > 1 else ""
+    return lines[0] + more

@@ -1,0 +1,92 @@
+"""Settings: one TOML file plus the environment.
+
+Where the workspace is: ``--workspace`` on the command line, else ``LSQA_WORKSPACE``, else
+``workspace`` in the settings file, else ``db/lsqa.duckdb``. The settings file is ``LSQA_SETTINGS``
+or ``lsqa.toml`` in the current folder. API keys are never read from here: litellm takes them from
+its usual environment variables, and nothing in lsqa stores them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from lsqa.config.schema import SettingsFile, first_refusal
+from lsqa.errors import LsqaError
+from lsqa.llm.keys import secret_in_setting
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_WORKSPACE = Path("db") / "lsqa.duckdb"
+
+
+class SettingsError(LsqaError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    workspace: Path = DEFAULT_WORKSPACE
+    data_dir: Path = PROJECT_ROOT.parent / "shared" / "data"
+    coref_model_path: str = ""          # a local FCoref / LingMessCoref folder; '' = built-in fallback
+    coref_model_kind: str = "fcoref"    # fcoref | lingmess
+    max_concurrency: int = 8            # per model, for LLM calls
+    passage_tokens: int = 200           # target passage size when indexing a book
+    source: str = ""                    # the settings file read, '' if none
+    extra: dict = field(default_factory=dict)
+
+
+def settings_path() -> Path | None:
+    explicit = os.environ.get("LSQA_SETTINGS")
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise SettingsError(f"LSQA_SETTINGS points to {path}, which is not a file")
+        return path
+    local = Path("lsqa.toml")
+    return local if local.is_file() else None
+
+
+def load_settings() -> Settings:
+    path = settings_path()
+    data: dict = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"settings file {path}: not valid TOML: {exc} (fix it or unset LSQA_SETTINGS)") from None
+        except OSError as exc:
+            raise SettingsError(f"settings file {path}: cannot be read ({exc.strerror})") from None
+        problem = secret_in_setting("", data)
+        if problem:
+            raise SettingsError(f"settings file {path}: {problem}")
+        try:
+            SettingsFile.model_validate(data)
+        except ValidationError as exc:
+            raise SettingsError(f"settings file {path}: {first_refusal(exc, SettingsFile)}") from None
+    known = {f for f in Settings.__dataclass_fields__ if f not in ("source", "extra")}
+    values = {k: v for k, v in data.items() if k in known}
+    env_data_dir = os.environ.get("LSQA_DATA_DIR")
+    if env_data_dir:
+        values["data_dir"] = env_data_dir
+    for key in ("workspace", "data_dir"):
+        if key in values:
+            values[key] = Path(values[key])
+    return Settings(**values, source=str(path or ""), extra={k: v for k, v in data.items() if k not in known})
+
+
+def resolve_workspace(cli_value: str | Path | None = None, settings: Settings | None = None) -> Path:
+    if cli_value:
+        return Path(cli_value)
+    env = os.environ.get("LSQA_WORKSPACE")
+    if env:
+        return Path(env)
+    settings = settings or load_settings()
+    return Path(settings.workspace)
+
+
+def data_dir(settings: Settings | None = None) -> Path:
+    return Path((settings or load_settings()).data_dir)

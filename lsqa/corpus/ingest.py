@@ -1,0 +1,237 @@
+"""Getting books and NarrativeQA into a workspace (answers and verdicts made elsewhere: ``lsqa.study.imports``).
+
+Every importer reads and checks its whole input first and writes in one transaction: a bad file
+writes nothing, and importing the same file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lsqa import store
+from lsqa.text import book as book_text
+from lsqa.errors import InputError
+from lsqa.store import corpus as corpus_store
+from lsqa.corpus.tables import IngestSummary
+from lsqa.corpus.tables import records as read_records
+
+
+# --------------------------------------------------------------------------------------- books
+
+_META_RE = {key: re.compile(rf"^{key}:\s*(.+)$", re.MULTILINE) for key in ("Title", "Author")}
+
+
+def _gutenberg_meta(text: str, key: str) -> str:
+    m = _META_RE[key].search(text[:20_000])
+    return m.group(1).strip() if m else ""
+
+
+def _book_rows(text: str, *, doc_id: str, source: str, title: str, author: str, kind: str, set_name: str = "",
+               summary: str = "", story_start: str = "", story_end: str = "", target_tokens: int = 200):
+    span = book_text.story_span(text, story_start, story_end)
+    story = text[span.start:span.end]
+    passages = book_text.split_passages(text, span.start, span.end, target_tokens)
+    doc = {
+        "id": doc_id, "source": source, "content_sha1": book_text.sha1(text), "title": title, "author": author,
+        "kind": kind, "set_name": set_name, "full_text": text, "clean_start": span.start, "clean_end": span.end,
+        "summary": summary, "word_count": book_text.word_count(story), "n_tokens": sum(p.n_tokens for p in passages),
+    }
+    return doc, passages, span
+
+
+def ingest_book(workspace: str | Path, path: str | Path, *, title: str | None = None, author: str | None = None,
+                kind: str = "book", target_tokens: int = 200) -> IngestSummary:
+    """Add a plain-text book (Project Gutenberg header and footer removed) with its passages."""
+    path = Path(path)
+    text = book_text.read_text(path)
+    summary = IngestSummary(str(path))
+    title = title or _gutenberg_meta(text, "Title") or path.stem
+    author = author if author is not None else _gutenberg_meta(text, "Author")
+    doc_id = "book-" + book_text.sha1(text)[:12]
+    with store.write(workspace) as con:
+        existing = corpus_store.document_by_sha1(con, book_text.sha1(text))
+        if existing:
+            summary.skip("documents")
+            summary.notes.append(f"this text is already in the workspace as {existing['id']} ({existing['title']})")
+            return summary
+        doc, passages, span = _book_rows(text, doc_id=doc_id, source=str(path), title=title, author=author, kind=kind,
+                                         target_tokens=target_tokens)
+        summary.add("documents", corpus_store.insert_documents(con, [doc]))
+        summary.add("passages", corpus_store.insert_passages(con, doc_id, passages))
+    summary.notes.append(f"{doc_id} '{title}': {doc['word_count']:,} words, story span by {span.how}")
+    return summary
+
+
+# --------------------------------------------------------------------------------- NarrativeQA
+
+NQA_DOC_COLUMNS = ("document_id", "set", "kind", "wiki_title")
+NQA_QA_COLUMNS = ("document_id", "question", "answer1", "answer2")
+
+
+def _nqa_files(directory: Path) -> tuple[Path, list[Path], list[Path]]:
+    """documents.csv, the question files and the summary files, in either published layout."""
+    docs = directory / "documents.csv"
+    if not docs.is_file():
+        raise InputError(directory, "no documents.csv in this folder", hint="give the NarrativeQA repository folder")
+    qaps = [p for p in (directory / "qaps.csv",) if p.is_file()] + sorted(directory.glob("*qaps*.jsonl"))
+    if not qaps:
+        raise InputError(directory, "no qaps.csv or *qaps*.jsonl question file")
+    summaries = [p for p in (directory / "third_party" / "wikipedia" / "summaries.csv",) if p.is_file()]
+    summaries += sorted(directory.glob("*summaries*.jsonl"))
+    return docs, qaps, summaries
+
+
+def _whole_number(path: Path, line_no: int, value, column: str) -> int:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or not number.is_integer() or number < 0:
+        raise InputError(path, f"{column} must be a whole number, not {value!r}", line=line_no,
+                         hint="write a number such as 0, 1, 2")
+    return int(number)
+
+
+QUESTION_TEXT = ("text", "reference_1", "reference_2")
+
+
+def _refuse_changed_questions(con, questions: list[dict]) -> None:
+    """A question already stored under the same (document, q_index) with another text or other
+    references: one of the two would be dropped unseen, so neither is kept."""
+    stored = corpus_store.question_texts(con, [q["id"] for q in questions])
+    for q in questions:
+        old = stored.get(q["id"])
+        if old is not None and tuple(old) != tuple(q[k] for k in QUESTION_TEXT):
+            path, line = q["_source"]
+            raise InputError(path, f"question {q['source_index']} of document {q['document_id']} is already in the "
+                                   f"workspace with another text ({old[0][:60]!r})", line=line,
+                             hint="keep the published text, or import the changed set into a new workspace")
+    for q in questions:
+        q.pop("_source", None)
+
+
+def _question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) -> list[dict]:
+    rows: list[dict] = []
+    seen: dict[str, dict] = {}
+    for path in qa_files:
+        per_doc: dict[str, int] = {}
+        for line_no, rec in read_records(path, required=NQA_QA_COLUMNS):
+            if rec.get("set", set_name) != set_name:
+                continue
+            doc_id = rec["document_id"]
+            if doc_id not in docs:
+                raise InputError(path, f"question for unknown document_id {doc_id!r} (not in documents.csv)",
+                                 line=line_no, hint="add the document to documents.csv or fix the id")
+            q_index = rec.get("q_index")
+            q_index = (_whole_number(path, line_no, q_index, "q_index") if q_index not in (None, "")
+                       else per_doc.get(doc_id, 0))
+            per_doc[doc_id] = q_index + 1
+            row = {
+                "id": f"nqa:{doc_id}:{q_index}", "document_id": doc_id, "origin": "narrativeqa",
+                "text": rec["question"], "reference_1": rec["answer1"], "reference_2": rec["answer2"],
+                "set_name": set_name, "source_index": q_index, "_source": (path, line_no),
+            }
+            first = seen.setdefault(row["id"], row)
+            if first is not row:
+                if tuple(first[k] for k in QUESTION_TEXT) != tuple(row[k] for k in QUESTION_TEXT):
+                    where = f"{first['_source'][0]}:{first['_source'][1]}"
+                    raise InputError(path, f"question {q_index} of document {doc_id} repeats {where} with another "
+                                           "text", line=line_no, hint="keep one row per (document_id, q_index)")
+                continue
+            rows.append(row)
+    return rows
+
+
+def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name: str = "test",
+                       target_tokens: int = 200) -> IngestSummary:
+    """Add NarrativeQA as published: documents, questions with both references, summaries, stories.
+
+    Full texts are read from ``DIR/stories/<document_id>.txt`` where present and cut with
+    NarrativeQA's own ``story_start`` / ``story_end`` markers. Only documents of ``set_name`` that
+    have questions, a summary or a story file are added.
+    """
+    directory = Path(directory)
+    if set_name not in ("train", "valid", "test"):
+        raise InputError(directory, f"unknown set {set_name!r}", hint="use test, valid or train")
+    summary = IngestSummary(str(directory))
+    docs_file, qa_files, summary_files = _nqa_files(directory)
+    docs = {}
+    doc_lines: dict[str, tuple[int, dict]] = {}
+    for line_no, rec in read_records(docs_file, required=NQA_DOC_COLUMNS):
+        first = doc_lines.setdefault(rec["document_id"], (line_no, rec))
+        if first[1] is not rec and first[1] != rec:
+            raise InputError(docs_file, f"document_id {rec['document_id']!r} repeats line {first[0]} with other "
+                                        "values", line=line_no, hint="keep one row per document")
+        if rec["set"] == set_name:
+            words = rec.get("story_word_count")
+            rec["story_word_count"] = _whole_number(docs_file, line_no, words, "story_word_count") \
+                if words not in (None, "") else 0
+            docs[rec["document_id"]] = rec
+    questions = _question_rows(qa_files, set_name, docs)
+    summaries: dict[str, str] = {}
+    for path in summary_files:
+        for line_no, rec in read_records(path, required=("document_id", "summary")):
+            if rec["document_id"] in docs:
+                summaries[rec["document_id"]] = rec["summary"]
+    stories_dir = directory / "stories"
+    wanted = {q["document_id"] for q in questions} | set(summaries)
+    wanted |= {p.stem for p in stories_dir.glob("*.txt") if p.stem in docs} if stories_dir.is_dir() else set()
+
+    # Read and check every story before writing anything.
+    doc_rows, passage_rows = [], {}
+    for doc_id in sorted(wanted):
+        meta = docs[doc_id]
+        kind = "book" if meta["kind"] == "gutenberg" else meta["kind"]
+        story_file = stories_dir / f"{doc_id}.txt"
+        if story_file.is_file():
+            text = book_text.read_text(story_file)
+            doc, passages, _ = _book_rows(
+                text, doc_id=doc_id, source=str(story_file), title=meta["wiki_title"], author="", kind=kind,
+                set_name=set_name, summary=summaries.get(doc_id, ""), story_start=meta.get("story_start") or "",
+                story_end=meta.get("story_end") or "", target_tokens=target_tokens)
+            passage_rows[doc_id] = passages
+        else:
+            doc = {"id": doc_id, "source": meta.get("story_url", ""), "content_sha1": f"no-text:{doc_id}",
+                   "title": meta["wiki_title"], "kind": kind, "set_name": set_name,
+                   "summary": summaries.get(doc_id, ""), "word_count": int(meta.get("story_word_count") or 0)}
+        doc_rows.append(doc)
+
+    with store.write(workspace) as con:
+        _refuse_changed_questions(con, questions)
+        existing = corpus_store.document_ids(con)
+        # A story whose text is already stored under another id (e.g. added by ingest-book) cannot be
+        # stored twice (content_sha1 is unique): its NarrativeQA document is kept without the text,
+        # rather than silently dropped with its passages and questions left pointing at nothing.
+        holders = corpus_store.documents_by_sha1(con, [d["content_sha1"] for d in doc_rows])
+        for i, d in enumerate(doc_rows):
+            if d.get("full_text") is None:
+                continue
+            other = holders.setdefault(d["content_sha1"], d["id"])
+            if other != d["id"]:
+                doc_rows[i] = {k: d[k] for k in ("id", "source", "title", "kind", "set_name", "summary")} | {
+                    "content_sha1": f"no-text:{d['id']}", "word_count": d["word_count"]}
+                passage_rows.pop(d["id"], None)
+                summary.notes.append(f"the story of {d['id']} ({d['title']}) is already in the workspace as "
+                                     f"{other}; {d['id']} and its questions are kept without the full text")
+        new_docs = [d for d in doc_rows if d["id"] not in existing]
+        summary.add("documents", corpus_store.insert_documents(con, new_docs))
+        summary.skip("documents", len(doc_rows) - len(new_docs))
+        # A document first imported without its story gets the text when the story appears.
+        for d in doc_rows:
+            if d["id"] in existing and d.get("full_text") is not None:
+                row = corpus_store.get_document(con, d["id"])
+                if row["full_text"] is None:
+                    corpus_store.set_document_text(con, d["id"], **{k: d[k] for k in (
+                        "source", "content_sha1", "full_text", "clean_start", "clean_end", "word_count", "n_tokens")})
+                    summary.add("story texts filled in")
+        n_passages = sum(corpus_store.insert_passages(con, doc_id, ps) for doc_id, ps in passage_rows.items())
+        summary.add("passages", n_passages)
+        n_q = corpus_store.insert_questions(con, questions)
+        summary.add("questions", n_q)
+        summary.skip("questions", len(questions) - n_q)
+    summary.notes.append(f"{len(passage_rows)} documents with full text, {len(summaries)} summaries, set={set_name}")
+    return summary
+
+
+__all__ = ["ingest_book", "ingest_narrativeqa"]

@@ -1,0 +1,1 @@
+"""What the dashboard pages show, as plain data and figures (never imports streamlit)."""

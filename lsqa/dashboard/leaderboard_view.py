@@ -1,0 +1,217 @@
+"""The Leaderboard as stakeholders take it away: which view it is, what its switches changed, and
+exported files that say so.
+
+A ranking shown to a stakeholder depends on switches (human overrides, questions with a flagged
+reference left out, bootstrap rounds). A file downloaded from it must carry that view, in its name
+and in its content, with the date, or two downloads of "the ranking" cannot be told apart later.
+And a switch is only understood when its effect is shown: which systems changed rank, and how the
+confidence intervals moved (paper §3.2: the bootstrap CI is what says whether a gap is real).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from lsqa.stats import analysis
+from lsqa.errors import NoVerdicts
+
+
+@dataclass(frozen=True)
+class View:
+    """The switches a Leaderboard render was made with."""
+
+    use_overrides: bool = False
+    exclude_flagged: bool = False
+    bootstrap: int = 1000
+    by_question: bool = False
+    n_flagged_questions: int = 0
+
+    @property
+    def switched(self) -> bool:
+        """True when the labels or the questions differ from the judges' plain view."""
+        return self.use_overrides or self.exclude_flagged
+
+    def describe(self) -> str:
+        """One line for a chart's subtitle, a CSV column and the page."""
+        labels = "human label where reviewed, else the judge's" if self.use_overrides else "the judge's labels"
+        questions = (f"{self.n_flagged_questions} questions with a flagged reference left out" if self.exclude_flagged
+                     else "all questions")
+        if self.bootstrap:
+            ci = f"95% CI from {self.bootstrap} bootstrap rounds over {'questions' if self.by_question else 'comparisons'}"
+        else:
+            ci = "no CI"
+        return f"Labels: {labels} · {questions} · {ci}"
+
+    def slug(self) -> str:
+        """The view in a file name: ``overrides`` / ``judge-labels``, ``flagged-out`` / ``all-questions``."""
+        return "_".join(("overrides" if self.use_overrides else "judge-labels",
+                         "flagged-out" if self.exclude_flagged else "all-questions",
+                         f"boot{self.bootstrap}" + ("q" if self.by_question and self.bootstrap else "")))
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def stamp(when: datetime) -> str:
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def subtitle(view: View, when: datetime) -> str:
+    return f"{view.describe()} · exported {stamp(when)}"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_name(what: str, judge: str, view: View, when: datetime, ext: str) -> str:
+    """``ranking_<judge>_<view>_<date>.<ext>``: the judge, the switches and the date, safe on every OS."""
+    safe_judge = _UNSAFE.sub("-", judge).strip("-") or "judge"
+    return f"{what}_{safe_judge}_{view.slug()}_{when.strftime('%Y-%m-%d')}.{ext}"
+
+
+def view_columns(judge: str, view: View, when: datetime) -> dict:
+    """Columns added to every exported table row, so a CSV alone says what it shows."""
+    return {"judge": judge, "labels": "human overrides" if view.use_overrides else "judge",
+            "flagged_questions": "left out" if view.exclude_flagged else "kept",
+            "bootstrap_rounds": view.bootstrap, "bootstrap_unit": "question" if view.by_question else "comparison",
+            "exported_utc": stamp(when)}
+
+
+def with_view(rows: list[dict], judge: str, view: View, when: datetime) -> list[dict]:
+    extra = view_columns(judge, view, when)
+    return [{**r, **extra} for r in rows]
+
+
+# ------------------------------------------------------------------------- what the switches changed
+
+def baseline(ws: Path, judge: str, view: View, *, seed: int = 0) -> dict | None:
+    """The same judge's ranking with every switch off (the judges' labels, all questions), or None."""
+    try:
+        return analysis.ranking(ws, judge, bootstrap=view.bootstrap, seed=seed, by_question=view.by_question)
+    except NoVerdicts:  # nothing decided without the switches: no "before" to compare with
+        return None
+
+
+def _ci_width(s: dict) -> float | None:
+    """Width of the CI in β (log strength): comparable across systems whatever their strength."""
+    if s.get("ci_low") is None or s.get("ci_high") is None or s["ci_low"] <= 0:
+        return None
+    return math.log(s["ci_high"]) - math.log(s["ci_low"])
+
+
+def switch_changes(before: dict, after: dict) -> dict:
+    """Per system: rank and strength with the switches off and on, and the CI width change.
+
+    Returns ``{"rows": [...], "moved": [names], "summary": "one line", "comparisons": (n_before, n_after)}``.
+    """
+    old = {s["system"]: s for s in before["systems"]}
+    rows, moved = [], []
+    for s in after["systems"]:
+        o = old.get(s["system"])
+        w_old, w_new = (_ci_width(o) if o else None), _ci_width(s)
+        rank_old = o["rank"] if o else None
+        if rank_old != s["rank"]:
+            moved.append(s["system"])
+        rows.append({
+            "system": s["system"], "rank (switches off)": rank_old, "rank (this view)": s["rank"],
+            "moved": ("new" if rank_old is None else "—" if rank_old == s["rank"]
+                      else f"{'up' if s['rank'] < rank_old else 'down'} {abs(rank_old - s['rank'])}"),
+            "strength (switches off)": None if o is None else round(o["strength"], 4),
+            "strength (this view)": round(s["strength"], 4),
+            "CI width in β (switches off)": None if w_old is None else round(w_old, 3),
+            "CI width in β (this view)": None if w_new is None else round(w_new, 3),
+            "CI change": ("" if w_old is None or w_new is None
+                          else f"{'narrower' if w_new < w_old else 'wider' if w_new > w_old else 'same'} "
+                               f"({w_new - w_old:+.3f})"),
+        })
+    n_before, n_after = before["n_comparisons"], after["n_comparisons"]
+    if moved:
+        ranks = {r["system"]: r for r in rows}
+        what = "; ".join(f"{m} {ranks[m]['rank (switches off)']} → {ranks[m]['rank (this view)']}" for m in moved)
+        summary = f"Rank changed: {what}."
+    else:
+        summary = "No system changed rank."
+    summary += f" Comparisons: {n_before:,} → {n_after:,}."
+    return {"rows": rows, "moved": moved, "summary": summary, "comparisons": (n_before, n_after)}
+
+
+# ------------------------------------------------------------------------------------ judge picker
+
+ALL_JUDGES = "all"
+
+
+def judge_choices(shown: dict[str, list[str]]) -> list[str]:
+    """The Leaderboard's judge picker: side-by-side judges first (the paper's rankings, §3.2), then
+    yes/no judges (Table 1's accuracy), then every judge at once.
+
+    One judge at a time is the default because a stakeholder reads one ranking at a time, and
+    because every judge shown costs a Bradley-Terry fit with its bootstrap and, in the chart view, a
+    chart the browser must draw (issue 12: with all nine of the demo's charts a switch took ~2 s)."""
+    return [*shown["pairwise"], *shown["binary"], ALL_JUDGES]
+
+
+def chosen_judge(choices: list[str], asked: str | None, remembered: str | None = None) -> str:
+    """The judge to show: the one asked for (a link's ``?judge=``) when it is a choice, else the one
+    this session had, else the first choice (the first side-by-side judge)."""
+    for name in (asked, remembered):
+        if name in choices:
+            return name
+    return choices[0]
+
+
+def only(shown: dict[str, list[str]], judge: str) -> dict[str, list[str]]:
+    """``shown`` narrowed to the picked judge (all of it for ``ALL_JUDGES``)."""
+    return shown if judge == ALL_JUDGES else {fam: [j for j in names if j == judge] for fam, names in shown.items()}
+
+
+# ------------------------------------------------------------------------------ what is shown
+
+# Each judge's ranking is shown one way at a time. The table comes first: a page that draws a
+# Plotly chart in a new browser tab first loads and runs plotly.js, which measured +0.9-1.0 s on
+# this machine's kind (bench/bench_browser.py, a one-chart Streamlit app against a one-line one),
+# while the table's inline bars cost next to nothing. Leaderboards in LLM evaluation (e.g. the
+# Chatbot Arena's) also lead with the table and keep the plots a click away. The choice is kept
+# in the link (``?show=chart``), so a presenter can share the chart view itself.
+SHOW = {"table": "Ranking table", "chart": "Chart (paper Fig. 2-3)", "win": "Win probabilities"}
+
+
+def chosen_show(asked: str | None, remembered: str | None = None) -> str:
+    """What to show: as a link asks (``?show=``), else as this session had it, else the table."""
+    for name in (asked, remembered):
+        if name in SHOW:
+            return name
+    return "table"
+
+
+def strength_bar(result: dict, scale: str) -> dict:
+    """The ranking table's inline strength bar, on the scale the person chose for the chart.
+
+    A table bar cannot have a log axis, so the log scale and the β scale both draw β = log e^β
+    (a system 200× stronger than another still leaves it a visible bar); the linear scale draws
+    e^β from 0, as the paper's figures do. Returns the column's ``name``, one ``values`` entry per
+    system (in ``result["systems"]`` order) and the bar's ``low``/``high`` ends."""
+    systems = result["systems"]
+    if scale == "linear":
+        values = [s["strength"] for s in systems]
+        known = [v for v in values if v is not None]
+        return {"name": "strength e^β", "values": values, "low": 0.0, "high": max(known, default=1.0) or 1.0}
+    values = [s["beta"] for s in systems]
+    known = [v for v in values if v is not None]  # a fit that diverged reports None, not ±inf
+    low, high = min(known, default=0.0), max(known, default=0.0)
+    pad = 0.15 * (high - low) if high > low else 0.5  # the weakest system keeps a visible bar
+    return {"name": "β = log strength", "values": values, "low": low - pad, "high": high}
+
+
+def with_strength_bar(rows: list[dict], result: dict, scale: str) -> tuple[list[dict], list[str], dict]:
+    """The ranking's table rows (``page_data.ranking_rows``, one per system in ``result`` order) with
+    the inline bar's column added; the columns the page shows, in order: rank, system, the bar, e^β
+    with its bootstrap CI (§3.2) and β (the judge and comparison count are in the heading); and the
+    bar (``strength_bar``)."""
+    bar = strength_bar(result, scale)
+    shown = ["rank", "system", bar["name"], *([] if scale == "linear" else ["strength"]), "ci_low", "ci_high", "beta"]
+    return [{**r, bar["name"]: v} for r, v in zip(rows, bar["values"])], shown, bar

@@ -1,0 +1,1 @@
+"""The numbers: Bradley-Terry rankings, accuracy, agreement, corrected estimates, audit sampling, and the readers from a workspace."""

@@ -1,0 +1,316 @@
+"""Workspace → statistics: the numbers the dashboard, `lsqa rank/agreement --workspace` and exports show.
+
+Verdicts are read with the label the statistics should use (the judge's, or a human override,
+optionally without questions whose reference is flagged; ``lsqa.store.verdicts``), turned into
+plain rows and handed to ``lsqa.stats.reports`` / ``lsqa.stats.agreement``. Nothing here is cached: every call
+reflects the reviews and flags stored at that moment.
+
+Items. Yes/no verdicts (absolute, ground truth, similarity) rate one answer: item =
+(question, system). Side-by-side verdicts rate a pair: item = (question, system_a, system_b), with
+labels in system terms, so verdicts seen in different orders are comparable. A ground-truth rater
+that used both references says yes if either says yes (paper §5.2); a judge that saw both orders
+is represented by the order ``ab`` (``position_bias`` reports how much the other order differs).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsqa import store
+from lsqa.errors import NoVerdicts
+from lsqa.stats.reports import agreement_table, rank_table
+from lsqa.store import results as results_store
+from lsqa.store import verdicts as verdicts_store
+from lsqa import vocabulary
+from lsqa.vocabulary import BINARY, BINARY_KINDS, HUMAN, PAIRWISE_KINDS, family, item_key
+
+
+
+def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
+    """One label per item: either reference counts for yes; order 'ab' represents both orders."""
+    by_item: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r[label_key] is not None:
+            by_item[item_key(r)].append(r)
+    out = {}
+    for key, group in by_item.items():
+        if family(group[0]["kind"]) == BINARY:
+            out[key] = "yes" if any(g[label_key] == "yes" for g in group) else group[0][label_key]
+        else:
+            group.sort(key=lambda g: g["shown_order"])
+            out[key] = group[0][label_key]
+    return out
+
+
+def _verdicts(con, judge: str, *, kinds=None, use_overrides=False, exclude_flagged=False) -> list[dict]:
+    return verdicts_store.effective_verdicts(con, judge=judge, kinds=kinds, use_overrides=use_overrides,
+                                             exclude_flagged=exclude_flagged)
+
+
+# ------------------------------------------------------------------------------------ rankings
+
+def judges_by_family(workspace: Path) -> dict[str, list[str]]:
+    """Judge names: ``pairwise`` (side by side, rankable) and ``binary`` (yes/no, accuracy)."""
+    with store.connect(workspace) as con:
+        rows = results_store.judges(con)
+    out: dict[str, list[str]] = {f: [] for f in vocabulary.FAMILIES}
+    for r in rows:
+        family = vocabulary.family(r["kind"])
+        if r["judge"] not in out[family]:
+            out[family].append(r["judge"])
+    return out
+
+
+def comparison_rows(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
+    """A side-by-side judge's verdicts as ``system_a, system_b, winner, question_id`` rows."""
+    with store.connect(workspace) as con:
+        rows = _verdicts(con, judge, kinds=PAIRWISE_KINDS, use_overrides=use_overrides,
+                         exclude_flagged=exclude_flagged)
+    return [{"system_a": r["system_a"], "system_b": r["system_b"], "winner": r["label"],
+             "question_id": r["question_id"]} for r in rows]
+
+
+def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+            bootstrap: int = 1000, seed: int = 0, by_question: bool = False, anchor: str | None = None) -> dict:
+    """Bradley-Terry strengths e^β with bootstrap CIs from one judge's side-by-side verdicts (§3.2)."""
+    rows = comparison_rows(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    if not rows:
+        raise NoVerdicts(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
+    result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor)
+    result["judge"] = judge
+    return result
+
+
+def accuracy(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+             method: str = "normal") -> list[dict]:
+    """Share of answers a yes/no judge accepts, per system, with a 95% CI (paper Table 1)."""
+    from lsqa.stats.ranking import accuracy_ci
+
+    with store.connect(workspace) as con:
+        rows = _verdicts(con, judge, kinds=BINARY_KINDS, use_overrides=use_overrides,
+                         exclude_flagged=exclude_flagged)
+        contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
+    per_system: dict[str, list[str]] = defaultdict(list)
+    for key, label in _collapse(rows).items():
+        per_system[key[1]].append(label)
+    out = []
+    for system, labels in sorted(per_system.items()):
+        ci = accuracy_ci(sum(lab == "yes" for lab in labels), len(labels), method=method)
+        out.append({"system": system, "context": contexts.get(system, ""), "n": ci.n, "correct": ci.k,
+                    "accuracy": ci.p, "ci_low": ci.low, "ci_high": ci.high, "half_width": ci.half_width})
+    return sorted(out, key=lambda r: -r["accuracy"])
+
+
+# ----------------------------------------------------------------------------------- agreement
+
+def parse_human_rater(rater: str) -> tuple[str | None, str | None] | None:
+    """``human[:<annotator>][@<judge>]`` → (annotator or None, judge or None); None for a judge name."""
+    if rater != HUMAN and not rater.startswith((HUMAN + ":", HUMAN + "@")):
+        return None
+    rest = rater[len(HUMAN):]
+    rest, _, judge = rest.partition("@")
+    annotator = rest[1:] if rest.startswith(":") else None
+    return annotator or None, judge or None
+
+
+def rater_labels(workspace: Path, rater: str) -> dict[str, str]:
+    """Item → label for a judge name or a human rater.
+
+    ``human`` is the latest review of anyone, ``human:<annotator>`` one person's; ``@<judge>``
+    keeps only reviews of that judge's verdicts (an AutoAIS review and a ground-truth review of the
+    same answer ask different questions, and differ exactly when a reference is wrong, §5.2).
+    """
+    with store.connect(workspace) as con:
+        return _rater_labels(con, rater, None)
+
+
+@dataclass
+class LabelsRead:
+    """Raters' labels read once for a report that compares many pairs of raters (the Agreement
+    page: every judge against every other and against each person). Every judge's verdicts and
+    the human labels of all judges are each read in one query: a query per judge costs 10-30 ms
+    on the full demo whatever its size (the derived views are recomputed), one for all ~40 ms."""
+
+    by_rater: dict[str, dict[str, str]] = field(default_factory=dict)
+    human_rows: list[dict] | None = None
+    judge_rows: dict[str, list[dict]] | None = None  # judge → its decided verdicts, judge's labels
+
+
+def _judge_verdicts(con, judge: str, read: LabelsRead | None) -> list[dict]:
+    """A judge's decided verdicts with its own labels, in ``effective_verdicts``' order."""
+    if read is None:
+        return _verdicts(con, judge)
+    if read.judge_rows is None:
+        read.judge_rows = defaultdict(list)
+        for r in verdicts_store.effective_verdicts(con):  # ordered by item: each judge's share keeps the order
+            read.judge_rows[r["judge"]].append(r)
+    return read.judge_rows.get(judge, [])
+
+
+def _rater_labels(con, rater: str, read: LabelsRead | None) -> dict[str, str]:
+    human = parse_human_rater(rater)
+    if human is None:
+        return _collapse(_judge_verdicts(con, rater, read))
+    annotator, judge = human
+    if read is None:
+        rows = verdicts_store.human_labels(con, judge=judge)
+    else:
+        if read.human_rows is None:
+            read.human_rows = verdicts_store.human_labels(con)
+        rows = [r for r in read.human_rows if not judge or r["judge"] == judge]
+    if annotator:
+        rows = [r for r in rows if r["annotator"] == annotator]
+    return _human_items(rows)
+
+
+def _human_items(rows: list[dict]) -> dict[str, str]:
+    """Item → label from human labels, read the way a judge's verdicts are read.
+
+    Per verdict the latest label counts (anyone's, or the one annotator's rows given); the
+    verdicts of one judge on an item are collapsed like the judge's own (``_collapse``: either
+    reference's yes; order ``ab`` represents both), so a person who confirmed every verdict of a
+    judge agrees with it fully; across judges of one item the most recent review wins.
+    """
+    latest: dict[str, dict] = {}
+    for r in sorted(rows, key=lambda r: r["review_id"]):
+        if r["label"] is not None:
+            latest[r["judgment_id"]] = r
+    by_judge: dict[str, list[dict]] = defaultdict(list)
+    for r in latest.values():
+        by_judge[r["judge"]].append(r)
+    out: dict[str, str] = {}
+    when: dict[str, int] = {}
+    for judge_rows in by_judge.values():
+        newest: dict[str, int] = {}
+        for r in judge_rows:
+            key = item_key(r)
+            newest[key] = max(newest.get(key, 0), r["review_id"])
+        for key, label in _collapse(judge_rows).items():
+            if key not in when or newest[key] > when[key]:
+                out[key], when[key] = label, newest[key]
+    return out
+
+
+def rating_rows(workspace: Path, raters: list[str], *, read: LabelsRead | None = None) -> list[dict]:
+    """Long-format ``item_id, rater, label`` rows of workspace raters (the `lsqa agreement` file format).
+
+    ``read``: labels already read in this report (filled in here), so that a report comparing many
+    pairs reads each rater once."""
+    read = LabelsRead() if read is None else read
+    missing = [r for r in dict.fromkeys(raters) if r not in read.by_rater]
+    if missing:
+        with store.connect(workspace) as con:
+            for rater in missing:
+                read.by_rater[rater] = _rater_labels(con, rater, read)
+    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in read.by_rater[rater].items()]
+
+
+def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0,
+              read: LabelsRead | None = None) -> dict:
+    """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4)."""
+    return agreement_table(rating_rows(workspace, [rater_a, rater_b], read=read), rater_a, rater_b,
+                           bootstrap=bootstrap, seed=seed)
+
+
+def position_bias(workspace: Path, judge: str, *, read: LabelsRead | None = None) -> dict:
+    """How a side-by-side judge depends on the order it saw the answers (FastChat/LLMBar practice).
+
+    ``first_position_rate``: share of decisive verdicts that picked the answer shown first.
+    With both orders: consistency and κ between the two orders (``lsqa.stats.agreement``).
+    ``read``: verdicts already read by the report this is part of.
+    """
+    from lsqa.stats.agreement import position_consistency
+
+    with store.connect(workspace) as con:
+        rows = [r for r in _judge_verdicts(con, judge, read) if r["kind"] in PAIRWISE_KINDS]
+    decisive = [r["raw_label"] for r in rows if r["raw_label"] in ("A", "B")]  # as shown, not system terms
+    out = {"judge": judge, "n": len(rows), "n_decisive": len(decisive),
+           "first_position_rate": (sum(x == "A" for x in decisive) / len(decisive)) if decisive else None}
+    by_order: dict[str, dict[str, str]] = defaultdict(dict)
+    for r in rows:
+        by_order[r["shown_order"]][item_key(r)] = r["label"]
+    both = sorted(set(by_order["ab"]) & set(by_order["ba"]))
+    if both:
+        pc = position_consistency([by_order["ab"][k] for k in both], [by_order["ba"][k] for k in both])
+        out.update(n_both_orders=pc.n, consistency=pc.consistency, kappa=pc.kappa)
+    return out
+
+
+def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict:
+    """The §5.1 2×2: how often each of two judges prefers each of two systems' answers."""
+    from lsqa.stats.agreement import preference_table
+
+    judge_col, choice_col = [], []
+    for judge in judges:
+        for key, label in rater_labels(workspace, judge).items():
+            parts = key
+            if len(parts) != 3 or set(parts[1:]) != set(systems):
+                continue
+            winner = {"A": parts[1], "B": parts[2]}.get(label, label)
+            judge_col.append(judge)
+            choice_col.append(winner)
+    if not judge_col:
+        raise NoVerdicts(f"no side-by-side verdicts of {judges} on {systems}")
+    table = preference_table(judge_col, choice_col, list(systems))
+    return {"judges": list(table.judges), "systems": list(table.sources), "counts": table.counts.tolist(),
+            "totals": table.totals.tolist(), "rates": table.rates.tolist()}
+
+
+def annotator_agreement(workspace: Path) -> dict:
+    """Agreement among annotators over items reviewed by two or more: Krippendorff's α (nominal,
+    missing ratings allowed) and Fleiss' κ over the items every annotator reviewed."""
+    import math
+
+    from lsqa.stats.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
+
+    with store.connect(workspace) as con:
+        rows = verdicts_store.human_labels(con)
+    # Items as the annotator-pair tables count them (``rater_labels('human:<name>')``): so "reviewed
+    # by ≥ 2" is the number of items the pairs share, not of verdict rows.
+    by_item: dict[str, dict[str, str]] = defaultdict(dict)
+    per_annotator: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        per_annotator[r["annotator"]].append(r)
+    for annotator, own in per_annotator.items():
+        for key, label in _human_items(own).items():
+            by_item[key][annotator] = label
+    annotators = sorted({a for labels in by_item.values() for a in labels})
+    shared = sorted(i for i, labels in by_item.items() if len(labels) >= 2)
+    out = {"annotators": annotators, "n_items": len(shared), "n_complete": 0, "fleiss_kappa": None,
+           "krippendorff_alpha": None}
+    if not shared:
+        return out
+    finite = lambda x: None if x is None or not math.isfinite(x) else float(x)  # noqa: E731
+    matrix = [[by_item[i].get(a) for i in shared] for a in annotators]  # raters × items, None = not rated
+    out["krippendorff_alpha"] = finite(krippendorff_alpha_nominal(matrix))
+    complete = [i for i in shared if len(by_item[i]) == len(annotators)]
+    out["n_complete"] = len(complete)
+    if complete:
+        _, counts = category_counts([[by_item[i][a] for i in complete] for a in annotators])
+        out["fleiss_kappa"] = finite(fleiss_kappa(counts))
+    return out
+
+
+# -------------------------------------------------------------------------------------- export
+
+def export(workspace: Path, out: Path, fmt: str) -> dict[str, int]:
+    """Tables as files plus one ranking file per side-by-side judge (JSON, or CSV rows)."""
+    import json
+
+    from lsqa.store import export as export_store
+
+    out = Path(out)
+    with store.connect(workspace) as con:
+        written = export_store.export_tables(con, out, fmt)
+        pairwise_judges = sorted({j["judge"] for j in results_store.judges(con) if j["kind"] in PAIRWISE_KINDS})
+    for judge in pairwise_judges:
+        try:
+            result = ranking(workspace, judge)
+        except NoVerdicts:
+            continue
+        name = f"ranking_{judge}.json"
+        (out / name).write_text(json.dumps(result, indent=2))
+        written[name] = len(result["systems"])
+    return written

@@ -1,0 +1,265 @@
+"""Workspace → corrected estimates: accuracy per system and Bradley-Terry strengths that account
+for the judge's errors, with the judge-only figures beside them (issue 13; math in ``lsqa.stats.corrected``).
+
+Usable audits are reviews whose inclusion probability is known: made through the random or the
+active queue, or imported with a probability. One design is used per judge (the one with the most
+usable audits unless named), because reviews drawn under different designs do not combine into
+one set of inclusion probabilities; the report says how many audits it used and how many reviews
+it could not use (priority-queue reviews count for agreement and overrides only).
+
+Also here: for each adjacent pair of the corrected ranking, whether it is separated and about how
+many more random audits would separate it (``lsqa.stats.corrected.audits_to_separate``), and the rank
+flips between the judge-only, corrected and "overrides" rankings with the audited verdicts that
+moved each flip (``lsqa.stats.rank_flips``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from lsqa import store
+from lsqa.stats import rank_flips
+from lsqa.stats.corrected import _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
+from lsqa.stats.sampling import USABLE_QUEUES, Item, judge_items, outcome
+from lsqa.store import verdicts as verdicts_store
+from lsqa.vocabulary import BINARY, PAIRWISE
+from lsqa.store.workspace_cache import kept_while_unchanged
+
+
+def _audits(con, judge: str, items: list[Item], queue: str | None):
+    """Human outcome, π and stratum per item from the chosen design; counts for the report."""
+    by_judgment = {jid: k for k, it in enumerate(items) for jid in it.judgment_ids}
+    latest: dict[int, dict] = {}
+    other = 0
+    usable_by_queue: Counter = Counter()
+    rows = verdicts_store.sampled_human_labels(con, judge)
+    for r in rows:
+        if r["queue"] in USABLE_QUEUES and r["inclusion_prob"] is not None and r["judgment_id"] in by_judgment:
+            usable_by_queue[r["queue"]] += 1
+    chosen = queue or (usable_by_queue.most_common(1)[0][0] if usable_by_queue else None)
+    for r in rows:
+        k = by_judgment.get(r["judgment_id"])
+        usable = (r["queue"] == chosen and r["inclusion_prob"] is not None and k is not None
+                  and outcome(r["label"]) is not None)
+        if not usable:
+            other += 1
+            continue
+        latest[k] = r          # rows come ordered by review id: the latest review of an item wins
+    human = np.full(len(items), np.nan)
+    pi = np.full(len(items), np.nan)
+    strata = ["all"] * len(items)
+    kinds = {str(r["stratum"]).split(":", 1)[0] for r in latest.values()}
+    stratify = "pair" if "pair" in kinds else "system" if "system" in kinds else "none"
+    for k, it in enumerate(items):
+        strata[k] = it.stratum(stratify)
+    for k, r in latest.items():
+        human[k] = outcome(r["label"])
+        pi[k] = float(r["inclusion_prob"])
+    info = {"design": chosen or "", "n_usable_audits": len(latest), "n_reviews_not_used": other,
+            "usable_by_queue": dict(usable_by_queue)}
+    return human, pi, strata, info
+
+
+def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None, level: float = 0.95) -> dict:
+    """Accuracy per system of a yes/no judge: PPI++ estimate and CI beside the judge-only one, and
+    the systems that change places between the judge-only, corrected and overrides accuracies."""
+    with store.connect(workspace) as con:
+        items = [it for it in judge_items(con, judge) if it.family == BINARY]
+        if not items:
+            raise ValueError(f"judge {judge!r} has no decided yes/no verdicts in this workspace")
+        human, pi, strata, info = _audits(con, judge, items, queue)
+        over = rank_flips.overrides(con, judge, items)
+    f = np.array([it.f for it in items])
+    systems = sorted({it.system_a for it in items})
+    out = []
+    warnings: set[str] = set()
+    estimates, rows_of = [], []
+    for system in systems:
+        idx = np.array([k for k, it in enumerate(items) if it.system_a == system])
+        est = ppi_mean(f[idx], design(human[idx], pi[idx], [strata[k] for k in idx]), level=level)
+        estimates.append(est)
+        rows_of.append(idx)
+        warnings.update(f"{system}: {w}" for w in est.warnings)
+        # An accuracy lies in [0, 1]: the interval is clipped there (the estimate itself is not).
+        out.append({"system": system, "estimate": est.estimate, "ci_low": max(0.0, est.ci_low),
+                    "ci_high": min(1.0, est.ci_high),
+                    "n": est.n, "n_audited": est.n_audited, "judge_only": est.judge_only,
+                    "judge_only_ci_low": max(0.0, est.judge_only_ci[0]),
+                    "judge_only_ci_high": min(1.0, est.judge_only_ci[1]),
+                    "human_only": est.human_only, "lam": est.lam, "method": est.method})
+    out.sort(key=lambda r: -r["estimate"])
+    flips = rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over)
+    return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
+            "n_overridden": over.n_reviewed, "flips": flips, "warnings": sorted(warnings)}
+
+
+def _bt_inputs(con, judge: str, queue: str | None):
+    items = [it for it in judge_items(con, judge) if it.family == PAIRWISE]
+    if not items:
+        raise ValueError(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
+    human, pi, strata, info = _audits(con, judge, items, queue)
+    return items, human, pi, strata, info, rank_flips.overrides(con, judge, items)
+
+
+def _fit(items: list[Item], human, pi, strata, level: float):
+    systems = sorted({it.system_a for it in items} | {it.system_b for it in items})
+    f = np.array([it.f for it in items])
+    sa, sb = [it.system_a for it in items], [it.system_b for it in items]
+    est = ppi_bradley_terry(systems, sa, sb, f, design(human, pi, strata), level=level)
+    judge = ppi_bradley_terry(systems, sa, sb, f, design(np.full(len(items), np.nan)), level=level)
+    return est, judge
+
+
+def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, level: float = 0.95,
+                      with_overrides: bool = True) -> dict:
+    """Bradley-Terry strengths e^β of a side-by-side judge, corrected by its audits (PPI++), the
+    judge-only strengths beside them, adjacent-pair separation with audits needed, and rank flips."""
+    with store.connect(workspace) as con:
+        items, human, pi, strata, info, over = _bt_inputs(con, judge, queue)
+    est, judge_fit = _fit(items, human, pi, strata, level)
+    order = np.argsort(-est.beta, kind="stable")
+    low, high = est.ci
+    jlow, jhigh = judge_fit.ci
+    rows = []
+    for rank, k in enumerate(order, start=1):
+        rows.append({"rank": rank, "system": est.systems[k], "beta": float(est.beta[k]),
+                     "strength": float(np.exp(est.beta[k])), "ci_low": float(np.exp(low[k])),
+                     "ci_high": float(np.exp(high[k])), "n": int(est.n_per_system[k]),
+                     "n_audited": int(est.n_audited_per_system[k]),
+                     "judge_only_strength": float(np.exp(judge_fit.beta[k])),
+                     "judge_only_ci_low": float(np.exp(jlow[k])), "judge_only_ci_high": float(np.exp(jhigh[k])),
+                     "judge_only_rank": int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12))})
+    result = {"judge": judge, "estimand": "bradley-terry", "level": level, "lam": est.lam, "method": est.method,
+              "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
+              "adjacent": adjacent_pairs(est), "warnings": list(est.warnings)}
+    result["n_overridden"] = over.n_reviewed
+    result["flips"] = rank_flips.bradley_terry_flips(est, judge_fit, items, human, over if with_overrides else None)
+    return result
+
+
+def adjacent_pairs(est) -> list[dict]:
+    """For each pair of neighbours in the corrected ranking: separated at the interval level, and
+    about how many more random audits would separate them at the current rates (80% power)."""
+    order = np.argsort(-est.beta, kind="stable")
+    out = []
+    z_crit = _z(est.level, est.df)
+    for upper, lower in zip(order[:-1], order[1:]):
+        diff = float(est.beta[upper] - est.beta[lower])
+        var_now = est.diff_se(upper, lower) ** 2
+        e = np.zeros(len(est.beta))
+        e[upper], e[lower] = 1.0, -1.0
+        var_judge = float(e @ est.cov_judge_part @ e) if est.cov_judge_part is not None else 0.0
+        separated = diff > z_crit * np.sqrt(var_now)
+        needed = None
+        if est.n_audited and not separated:
+            needed = audits_to_separate(diff, var_now, var_judge, est.n_audited, est.n, level=est.level)
+        out.append({"upper": est.systems[upper], "lower": est.systems[lower], "difference": diff,
+                    "se": float(np.sqrt(var_now)), "separated": bool(separated),
+                    "more_audits_needed": 0 if separated else needed})
+    return out
+
+
+# ------------------------------------------------------------------------------ for the pages
+
+def _fmt_interval(low: float, high: float, digits: int = 3) -> str:
+    return f"{low:.{digits}f} – {high:.{digits}f}"
+
+
+def _summary(result: dict) -> str:
+    used = result["n_usable_audits"]
+    text = (f"{used} usable audits ({result['design']} queue)" if used else "no usable audits yet") + \
+        f"; {result['n_reviews_not_used']} other reviews not used (priority queue or another design)."
+    if "lam" in result and used:
+        text += f" Weight on the judge λ = {result['lam']:.2f} (0 = humans only, 1 = plain PPI)."
+    reviewed = result.get("n_overridden", 0)
+    text += f" Overrides ranking: {reviewed} reviewed verdicts (any queue) in place of the judge's." if reviewed \
+        else " Nothing reviewed yet: the overrides ranking is the judge's."
+    if not result.get("flips"):
+        text += " No system changes places between the judge-only, corrected and overrides rankings."
+    return text
+
+
+def ranking_section(result: dict) -> dict:
+    """Display rows of a corrected ranking: side by side, adjacent pairs, rank flips."""
+    table = [{"rank": r["rank"], "system": r["system"], "corrected strength": round(r["strength"], 3),
+              "corrected 95% CI": _fmt_interval(r["ci_low"], r["ci_high"]),
+              "judge-only rank": r["judge_only_rank"], "judge-only strength": round(r["judge_only_strength"], 3),
+              "judge-only 95% CI": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"]),
+              "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
+    adjacent = [{"pair": f"{a['upper']} > {a['lower']}", "separated": "yes" if a["separated"] else "no",
+                 "more random audits to separate": (
+                     "—" if a["separated"] else "not within these verdicts" if a["more_audits_needed"] is None
+                     else f"about {a['more_audits_needed']}")} for a in result["adjacent"]]
+    return {"table": table, "adjacent": adjacent, "flips": flip_rows(result["flips"])}
+
+
+def _mover_text(m: dict, view: str, binary: bool) -> str:
+    where = m["question_id"] if binary else f"{m['question_id']} ({m['system_a']} vs {m['system_b']})"
+    if view == "overrides" and m["overridden"]:
+        return where + ": " + ", ".join(f"judge {v['judge_label']} → human {v['human_label']}" for v in m["overridden"])
+    if binary:
+        return f"{where} on {m['system_a']}: judge {'yes' if m['judge_outcome'] else 'no'} → " \
+               f"human {'yes' if m['human_outcome'] else 'no'}"
+    return f"{where}: judge {m['judge_outcome']:.1f} → human {m['human_outcome']:.1f}"
+
+
+def _order(s: str, t: str, ranks: dict[str, int]) -> str:
+    if ranks[s] == ranks[t]:
+        return f"{s} = {t}"
+    return " > ".join(sorted((s, t), key=ranks.get))
+
+
+def flip_rows(flips: list[dict], *, binary: bool = False) -> list[dict]:
+    """One display row per rank flip: the pair's order in each view and, for the corrected and the
+    overrides views, the audited verdicts that pulled hardest towards that view's order."""
+    rows = []
+    for f in flips:
+        s, t = f["systems"]
+        row = {"systems": f"{s} / {t}",
+               **{f"{view} order": _order(s, t, ranks) for view, ranks in f["ranks"].items()}}
+        for view, label in (("corrected", "random audits that moved it"), ("overrides", "overrides that moved it")):
+            movers = f["moved_by"].get(view)
+            if movers is None:
+                row[label] = "—"
+                continue
+            text = "; ".join(_mover_text(m, view, binary) for m in movers) or "none pull this way"
+            more = f["n_pushing"][view] - len(movers)
+            row[label] = text + (f" (and {more} more)" if more > 0 else "")
+        rows.append(row)
+    return rows
+
+
+def accuracy_section(result: dict) -> dict:
+    table = [{"system": r["system"], "corrected accuracy %": round(100 * r["estimate"], 1),
+              "corrected 95% CI %": _fmt_interval(100 * r["ci_low"], 100 * r["ci_high"], 1),
+              "judge-only accuracy %": round(100 * r["judge_only"], 1),
+              "judge-only 95% CI %": _fmt_interval(100 * r["judge_only_ci_low"], 100 * r["judge_only_ci_high"], 1),
+              "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
+    return {"table": table, "adjacent": [], "flips": flip_rows(result["flips"], binary=True)}
+
+
+@kept_while_unchanged()
+def board(workspace: Path, judges: dict[str, list[str]]) -> list[dict]:
+    """The Leaderboard's "corrected by audits" section: one entry per judge (``judges`` by family)."""
+    out = []
+    for fam, names in judges.items():
+        for judge in names:
+            entry = {"judge": judge, "estimand": "bradley-terry" if fam == PAIRWISE else "accuracy",
+                     "error": "", "warnings": [], "summary": "", "table": [], "adjacent": [], "flips": []}
+            try:
+                if fam == PAIRWISE:
+                    result = corrected_ranking(workspace, judge)
+                    entry.update(ranking_section(result))
+                else:
+                    result = corrected_accuracy(workspace, judge)
+                    entry.update(accuracy_section(result))
+            except ValueError as exc:
+                entry["error"] = str(exc)
+                out.append(entry)
+                continue
+            entry.update(summary=_summary(result), warnings=result["warnings"])
+            out.append(entry)
+    return out

@@ -1,0 +1,164 @@
+"""Rank flips (issue 13, "rank-flip view"): which systems change places between the judge-only,
+the corrected and the "overrides" rankings, and which audited verdicts moved each flip.
+
+The three rankings here are fitted on the same items, coded the same way (``lsqa.stats.sampling``: a
+side-by-side item's outcome is the mean over the orders the judge saw, ties and "none" count ½; a
+yes/no item is accepted under either reference), so they differ only by their labels:
+
+* judge-only: the judge's outcomes;
+* corrected: PPI++ on the judge's outcomes and the usable (random / active / imported) audits;
+* overrides: the judge's outcomes with the latest human label wherever someone reviewed, through
+  any queue (what "Use human overrides" shows).
+
+A verdict that moved a flip is one whose human label pulls the lower-ranked system of the pair
+(by the judge) above the other. Pulls are first-order influences: for the corrected ranking the
+audit's term in the PPI++ estimating equation (``BTEstimate.audit_effects``, ``MeanEstimate
+.audit_effects``); for overrides the Newton step of changing the item's outcome from the judge's to
+the human's (``lsqa.stats.corrected.label_pulls``; for an accuracy, exactly the change over the system's
+item count). Pulls of all movers of a view add up, to first order, to that view's change of the
+pair's difference, which the flip reports beside them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lsqa.stats.corrected import label_pulls
+from lsqa.stats.sampling import Item, outcome
+from lsqa.store import verdicts as verdicts_store
+from lsqa.vocabulary import BINARY
+
+MOVERS_SHOWN = 3
+JUDGE = "judge-only"
+VIEWS = (JUDGE, "corrected", "overrides")
+
+
+@dataclass
+class Overrides:
+    """The judge's items with human labels in place of the judge's wherever someone reviewed."""
+
+    f: np.ndarray                   # (N,) item outcome with overrides
+    changed: list[list[dict]]       # per item: the verdicts whose human label differs from the judge's
+    n_reviewed: int                 # verdicts of these items with a human label
+
+
+def _item_outcome(it: Item, values: list[float]) -> float:
+    if it.family == BINARY:
+        return 1.0 if any(v == 1.0 for v in values) else 0.0
+    return sum(values) / len(values)
+
+
+def overrides(con, judge: str, items: list[Item]) -> Overrides:
+    """Item outcomes under "Use human overrides" (latest human label of anyone, any queue)."""
+    rows = verdicts_store.effective_verdicts(con, judge=judge, use_overrides=True)
+    human = {r["id"]: r["human_label"] for r in rows if outcome(r["human_label"]) is not None}
+    f = np.empty(len(items))
+    changed: list[list[dict]] = []
+    reviewed = 0
+    for k, it in enumerate(items):
+        values, moved = [], []
+        for jid, label, value in zip(it.judgment_ids, it.judge_labels, it.judge_outcomes):
+            if jid in human:
+                reviewed += 1
+                new = outcome(human[jid])
+                if new != value:
+                    moved.append({"judgment_id": jid, "judge_label": label, "human_label": human[jid]})
+                value = new
+            values.append(value)
+        f[k] = _item_outcome(it, values)
+        changed.append(moved)
+    return Overrides(f, changed, reviewed)
+
+
+def ranks(names: tuple[str, ...] | list[str], scores: np.ndarray) -> dict[str, int]:
+    """1 + the number of systems strictly ahead (equal scores share a rank)."""
+    return {s: int(1 + np.sum(scores > scores[k] + 1e-12)) for k, s in enumerate(names)}
+
+
+def find_flips(names: list[str] | tuple[str, ...], scores: dict[str, np.ndarray], pulls: dict[str, np.ndarray | None],
+               items: list[Item], new_outcome: dict[str, np.ndarray], over: Overrides | None = None) -> list[dict]:
+    """Pairs of systems whose order differs between views, each with the verdicts that moved it.
+
+    ``scores[view]`` (m,) per system; ``pulls[view]`` (N, m): item k's pull on each system's score
+    in that view relative to the judge's (None: no pulls, e.g. no audits); ``new_outcome[view]``
+    (N,): the item's human outcome in that view (shown beside the judge's); ``over``: which
+    verdicts of each item were overridden (listed with the overrides view's movers).
+    """
+    names = list(names)
+    rank_of = {view: ranks(names, sc) for view, sc in scores.items()}
+    out = []
+    for i, s in enumerate(names):
+        for t in names[i + 1:]:
+            order = {view: int(np.sign(r[t] - r[s])) for view, r in rank_of.items()}   # +1: s above t
+            if len(set(order.values()) - {0}) < 2:
+                continue
+            judge_sign = order[JUDGE] or next(v for v in order.values() if v)
+            above, below = (s, t) if judge_sign > 0 else (t, s)
+            up, down = names.index(below), names.index(above)
+            entry = {"systems": [s, t], "ranks": {v: {s: r[s], t: r[t]} for v, r in rank_of.items()},
+                     "judge_only_above": above, "moved_by": {}, "change": {}}
+            for view, pull in pulls.items():
+                if pull is None or order[view] == judge_sign:
+                    continue
+                toward = pull[:, up] - pull[:, down]            # > 0: pulls `below` up past `above`
+                entry["change"][view] = float((scores[view][up] - scores[view][down])
+                                              - (scores[JUDGE][up] - scores[JUDGE][down]))
+                movers = []
+                for k in np.argsort(-toward, kind="stable")[:MOVERS_SHOWN]:
+                    if toward[k] <= 0:
+                        break
+                    it = items[k]
+                    movers.append({"judgment_id": it.judgment_ids[0], "question_id": it.question_id,
+                                   "system_a": it.system_a, "system_b": it.system_b,
+                                   "judge_outcome": float(it.f), "human_outcome": float(new_outcome[view][k]),
+                                   "pull": float(toward[k]),
+                                   "overridden": over.changed[k] if over is not None and view == "overrides" else []})
+                entry["moved_by"][view] = movers
+                entry.setdefault("n_pushing", {})[view] = int(np.sum(toward > 1e-12))
+            out.append(entry)
+    return out
+
+
+def bradley_terry_flips(est, judge_fit, items: list[Item], human: np.ndarray, over: Overrides | None) -> list[dict]:
+    """Flips between the judge-only, corrected (``est``) and overrides Bradley-Terry rankings."""
+    from lsqa.stats.corrected import design, ppi_bradley_terry
+
+    names = est.systems
+    sa, sb = [it.system_a for it in items], [it.system_b for it in items]
+    f = np.array([it.f for it in items])
+    scores = {JUDGE: judge_fit.beta, "corrected": est.beta}
+    pulls: dict[str, np.ndarray | None] = {"corrected": est.audit_effects}
+    new = {"corrected": human}
+    if over is not None:
+        fit = ppi_bradley_terry(names, sa, sb, over.f, design(np.full(len(items), np.nan)), level=est.level)
+        scores["overrides"] = fit.beta
+        pulls["overrides"] = label_pulls(names, sa, sb, fit.beta, over.f - f) if over.n_reviewed else None
+        new["overrides"] = over.f
+    return find_flips(names, scores, pulls, items, new, over)
+
+
+def accuracy_flips(systems: list[str], estimates: list, items: list[Item], idx: list[np.ndarray],
+                   human: np.ndarray, over: Overrides | None) -> list[dict]:
+    """Flips between the judge-only, corrected and overrides accuracies of a yes/no judge.
+
+    ``estimates[k]`` is system k's ``MeanEstimate`` over its items ``idx[k]``.
+    """
+    n_items, m = len(items), len(systems)
+    f = np.array([it.f for it in items])
+    scores = {JUDGE: np.array([e.judge_only for e in estimates]), "corrected": np.array([e.estimate for e in estimates])}
+    corrected = np.zeros((n_items, m))
+    for k, (e, rows) in enumerate(zip(estimates, idx)):
+        if e.audit_effects is not None:
+            corrected[rows, k] = e.audit_effects
+    pulls: dict[str, np.ndarray | None] = {"corrected": corrected if any(e.n_audited for e in estimates) else None}
+    new = {"corrected": human}
+    if over is not None:
+        moved = np.zeros((n_items, m))
+        scores["overrides"] = np.array([over.f[rows].mean() for rows in idx])
+        for k, rows in enumerate(idx):
+            moved[rows, k] = (over.f[rows] - f[rows]) / len(rows)
+        pulls["overrides"] = moved if over.n_reviewed else None
+        new["overrides"] = over.f
+    return find_flips(systems, scores, pulls, items, new, over)

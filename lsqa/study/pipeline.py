@@ -1,0 +1,484 @@
+"""The paper's pipeline as resumable stages: entities → questions → answers → verdicts.
+
+Every stage skips work already stored (answers with status ok, decided verdicts), sends the rest
+through ``lsqa.llm`` (whose cache makes a re-run free: a verdict that failed to parse is parsed
+again from its cached completion, so a better parser takes effect at no cost), and
+writes its rows batch by batch, so a killed run loses at most one batch of row writes — and
+those come back from the call cache at no cost on the next run. Each stage leaves a ``runs`` row
+with calls made / cached / failed and cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from lsqa import llm, store
+from lsqa.config import definitions
+from lsqa.corpus.contexts import BookContexts
+from lsqa.errors import InputError
+from lsqa.package_files import CONFIGS, shipped_folder
+from lsqa.config.study import RunConfig, load_run_config
+from lsqa.store import corpus as corpus_store
+from lsqa.store import results as results_store
+from lsqa.store import runs as runs_store
+
+BATCH = 256
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class StageSummary:
+    stage: str
+    tasks: int = 0
+    written: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+    calls_made: int = 0
+    calls_cached: int = 0
+    calls_failed: int = 0
+    cached_prompt_tokens: int = 0   # prompt tokens the providers served from their prompt caches
+    cost_usd: float | None = 0.0
+    seconds: float = 0.0
+    missing: dict[str, int] = field(default_factory=dict)  # imported system → questions it has no answer to
+
+    def add_results(self, results: list[llm.LLMResult]) -> None:
+        # The counting of ``lsqa.llm.totals`` (and of the runs row the runner keeps): made + cached +
+        # failed = requests, and only a call made without a known price makes the cost unknown.
+        for r in results:
+            if r.error_kind == "budget":
+                continue  # not sent (the run stops: ``stopped: budget``)
+            if r.cached:
+                self.calls_cached += 1
+            elif r.status != "ok":
+                self.calls_failed += 1
+                if len(self.errors) < 200:
+                    self.errors.append(r.error_message or r.error_kind)
+            else:
+                self.calls_made += 1
+                self.cached_prompt_tokens += r.cached_prompt_tokens or 0
+                self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
+
+
+@dataclass
+class RunSummary:
+    stages: list[StageSummary] = field(default_factory=list)
+    seconds: float = 0.0
+    stopped: str = ""          # "budget" when max_cost_usd stopped the run before a call
+    stop_reason: str = ""
+
+    def to_dict(self) -> dict:
+        total = lambda attr: sum(getattr(s, attr) for s in self.stages)  # noqa: E731
+        costs = [s.cost_usd for s in self.stages]
+        return {
+            "calls_made": total("calls_made"), "calls_cached": total("calls_cached"),
+            "calls_failed": total("calls_failed"), "cached_prompt_tokens": total("cached_prompt_tokens"),
+            "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
+            "seconds": round(self.seconds, 2), "stopped": self.stopped or None, "stop_reason": self.stop_reason,
+            "stages": [{k: v for k, v in s.__dict__.items()} for s in self.stages],
+        }
+
+    def lines(self) -> list[str]:
+        d = self.to_dict()
+        cost = "unknown" if d["cost_usd"] is None else f"${d['cost_usd']:.4f}"
+        out = [f"{s.stage:<12} {s.written:>6} written  {s.skipped:>6} already done  calls: {s.calls_made} made, "
+               f"{s.calls_cached} cached, {s.calls_failed} failed  ({s.seconds:.1f} s)" for s in self.stages]
+        prompt_cache = f", {d['cached_prompt_tokens']} prompt tokens from the providers' caches" \
+            if d["cached_prompt_tokens"] else ""
+        out.append(f"total: {d['calls_made']} calls made, {d['calls_cached']} cached, {d['calls_failed']} failed, "
+                   f"cost {cost}{prompt_cache}, {d['seconds']:.1f} s")
+        for s in self.stages:
+            out.extend(f"  {s.stage}: {system} has no imported answer to {n} question(s), left out for it"
+                       for system, n in s.missing.items() if n)
+            counts: dict[str, int] = {}
+            for e in s.errors:
+                counts[e] = counts.get(e, 0) + 1
+            out.extend(f"  {s.stage} error ({n}×): {e}" for e, n in list(counts.items())[:5])
+        if self.stopped:
+            out.append(f"stopped: {self.stopped} — {self.stop_reason}")
+        return out
+
+    def failure_lines(self, first: int = 5) -> list[str]:
+        """The count of failed calls and the first errors ([] when none failed)."""
+        failed = self.to_dict()["calls_failed"]
+        if not failed:
+            return []
+        errors = [f"  {s.stage}: {e}" for s in self.stages for e in s.errors][:first]
+        return [f"{failed} call(s) failed; the first errors:", *errors]
+
+
+_open_stages = threading.local()  # stages of the run going on in this thread, closed if it fails
+_budgets = threading.local()      # the budget of the run going on in this thread (max_cost_usd)
+
+
+class BudgetStop(Exception):
+    """A call did not fit in ``max_cost_usd``: the run stops (its finished calls are kept)."""
+
+
+class _Stage:
+    """Bookkeeping for one stage: a runs row opened at start and closed at the end."""
+
+    def __init__(self, workspace: Path, name: str, config: RunConfig):
+        self.workspace, self.summary = workspace, StageSummary(name)
+        self._t0 = time.monotonic()
+        with store.write(workspace) as con:
+            self.run_id = runs_store.start_run(con, name, {**config.to_dict(), "study_id": study_id(config)})
+        sink = getattr(_open_stages, "run_ids", None)
+        if sink is not None:  # the caller (a dashboard job) follows its own runs' calls
+            sink.append(self.run_id)
+        if not hasattr(_open_stages, "stack"):
+            _open_stages.stack = []
+        _open_stages.stack.append(self)
+
+    def close(self, status: str = "ok", error: str = "") -> StageSummary:
+        if self in getattr(_open_stages, "stack", []):
+            _open_stages.stack.remove(self)
+        s = self.summary
+        s.seconds = time.monotonic() - self._t0
+        getattr(_open_stages, "closed", []).append(s)
+        with store.write(self.workspace) as con:
+            # The call counters and the cost were added to the runs row by lsqa.llm in the same
+            # transactions that stored the calls: closing the stage must not overwrite them.
+            runs_store.finish_run(con, self.run_id, status=status, error=error,
+                                  counts={"tasks": s.tasks, "written": s.written, "skipped": s.skipped})
+        return s
+
+
+def _batches(items: list, mode_of: Callable = lambda task: task.request.mode, size: int = BATCH) -> Iterator[list]:
+    if any(mode_of(item) == "batch" for item in items):
+        # A stage with batch-mode calls sends them all at once: chunks of 256 would wait for one
+        # provider batch (hours) after another.
+        yield items
+        return
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def _send(workspace: Path, stage: _Stage, requests: list[llm.LLMRequest], config: RunConfig,
+          progress: Progress | None, done: int, total: int, show_bar: bool) -> list[llm.LLMResult]:
+    callback = (lambda d, _t: progress(stage.summary.stage, done + d, total)) if progress else None
+    results = llm.complete_many(workspace, requests, max_concurrency=config.max_concurrency,
+                                use_cache=config.use_cache, run_id=stage.run_id, progress=callback,
+                                show_bar=show_bar, budget=getattr(_budgets, "budget", None))
+    stage.summary.add_results(results)
+    return results
+
+
+def _sent(pairs):
+    """The (task, result) pairs whose call was made or cached (not those the budget held back)."""
+    return [(t, r) for t, r in pairs if r.error_kind != "budget"]
+
+
+def _stop_if_over_budget(results) -> None:
+    if any(r.error_kind == "budget" for r in results):
+        raise BudgetStop(_budgets.budget.describe())
+
+
+def study_id(config: RunConfig) -> str:
+    """What identifies a study across runs (for its budget): the config without how it is run."""
+    from lsqa.text.prompt_parts import canonical_json
+
+    d = {k: v for k, v in config.to_dict().items() if k not in ("max_cost_usd", "max_concurrency", "use_cache", "source")}
+    return hashlib.sha256(canonical_json(d).encode()).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- loading the scope
+
+def _load_scope(workspace: Path, config: RunConfig) -> tuple[list[str], BookContexts]:
+    with store.connect(workspace) as con:
+        if config.documents == ["all"]:
+            doc_ids = [d["id"] for d in corpus_store.list_documents(con) if d["has_text"]]
+        else:
+            try:
+                doc_ids = corpus_store.resolve_documents(con, config.documents)
+            except KeyError as exc:
+                raise InputError(config.source, f"unknown document(s) {exc.args[0]}",
+                                 hint="see `lsqa status` / the Corpus page for ids and titles") from None
+        documents = {d: corpus_store.get_document(con, d) for d in doc_ids}
+        passages = {d: corpus_store.get_passages(con, d) for d in doc_ids}
+    return doc_ids, BookContexts(documents, passages)
+
+
+def _questions(workspace: Path, config: RunConfig, doc_ids: list[str]) -> list[dict]:
+    origin = {"narrativeqa": "narrativeqa", "generate": "generated", "all": None}[config.questions]
+    with store.connect(workspace) as con:
+        rows = corpus_store.list_questions(con, doc_ids, origin)
+    if config.max_questions:
+        per_doc: dict[str, int] = {}
+        kept = []
+        for q in rows:
+            per_doc[q["document_id"]] = per_doc.get(q["document_id"], 0) + 1
+            if per_doc[q["document_id"]] <= config.max_questions:
+                kept.append(q)
+        rows = kept
+    return rows
+
+
+# ------------------------------------------------------------------- stage: entities, questions
+
+def generation_tasks(config: RunConfig, chains: dict[str, list], books: BookContexts) -> list[tuple]:
+    """(document id, entity, request) per top entity: the A.1 calls of the questions stage."""
+    from lsqa.corpus import entities as entities_mod
+    from lsqa.prompting import templates as prompts
+
+    gen = config.generation
+    prompt = prompts.load_prompt("question_generation", layout=prompts.layout_for(gen.prompt_caching))
+    tasks = []
+    for doc_id, ents in chains.items():
+        doc = books.document(doc_id)
+        story_tokens = books.story_tokens(doc_id)
+        for entity, mentions in ents:
+            if story_tokens <= gen.context_tokens:
+                context = books.story(doc_id)
+            else:
+                # Paper footnote 1: the passages of the entity's mention chain stand in for the book.
+                context = entities_mod.entity_context_text(doc["full_text"], mentions, max_tokens=gen.context_tokens)
+            request = prompts.request(prompt, gen.model, gen.params, prompt_caching=gen.prompt_caching,
+                                      mode=gen.mode, contexts=(context,), context_text=context,
+                                      num_questions=gen.questions_per_entity, entity=entity["name"])
+            tasks.append((doc_id, entity, request))
+    return tasks
+
+
+def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], books: BookContexts,
+                       progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
+    """Paper §2: entities by coreference (or the fallback), then A.1 questions per top entity."""
+    from lsqa.corpus import chains as chains_mod
+    from lsqa.corpus import questions as questions_mod
+    from lsqa.config.settings import load_settings
+
+    gen = config.generation
+    ent_stage = _Stage(workspace, "entities", config)
+    settings = load_settings()
+    method = chains_mod.resolve_method(gen.entity_method, settings)
+    chains: dict[str, list] = {}
+    for doc_id in doc_ids:
+        if not books.has_text(doc_id):
+            continue
+        written = chains_mod.ensure_entities(workspace, books.document(doc_id), method, settings)
+        ent_stage.summary.written += written
+        ent_stage.summary.skipped += 0 if written else 1
+        chains[doc_id] = chains_mod.top_chains(workspace, doc_id, method, gen.entities)
+    summaries = [ent_stage.close()]
+
+    stage = _Stage(workspace, "questions", config)
+    tasks = generation_tasks(config, chains, books)
+    stage.summary.tasks = len(tasks)
+    done = 0
+    for batch in _batches(tasks, lambda task: task[2].mode):
+        results = _send(workspace, stage, [t[2] for t in batch], config, progress, done, len(tasks), show_bar)
+        done += len(batch)
+        rows = []
+        for (doc_id, entity, request), result in _sent(zip(batch, results)):
+            if result.status != "ok":
+                continue
+            for n, gq in enumerate(questions_mod.questions_from_generation(result.text or "", entity=entity["name"])):
+                digest = hashlib.sha1("\x1f".join((doc_id, gen.model, request.prompt_version, entity["name"],
+                                                   gq.question)).encode()).hexdigest()[:16]
+                rows.append({"id": f"gen:{digest}", "document_id": doc_id, "origin": "generated",
+                             "text": gq.question, "reference_1": gq.answer, "entity_id": entity["id"],
+                             "prompt_id": request.prompt_id, "prompt_version": request.prompt_version,
+                             "model": gen.model, "source_index": entity["rank"] * 1000 + n})
+        with store.write(workspace) as con:
+            n_new = corpus_store.insert_questions(con, rows)
+        stage.summary.written += n_new
+        stage.summary.skipped += len(rows) - n_new
+        _stop_if_over_budget(results)
+    summaries.append(stage.close())
+    return summaries
+
+
+# ------------------------------------------------------------------------------ stage: answers
+
+def register_names(con, config: RunConfig) -> None:
+    """Add the config's systems to the workspace and check that no system or judge name is given
+    a definition other than the one its results were made with (``lsqa.config.definitions``)."""
+    definitions.check_run_names(con, config)
+    with_answers, _ = results_store.names_with_results(con)
+    rows = [{"name": s.name, "model": s.model, "context": s.context.label,
+             "prompt_id": "" if s.context.kind in ("reference", "imported") else s.context.kind,
+             "params": json.dumps({**s.params, "max_context_tokens": s.max_context_tokens}, sort_keys=True)}
+            for s in config.systems]
+    # A name without answers yet takes the config's definition (e.g. a run that failed before answering).
+    results_store.upsert_systems(con, [r for r in rows if r["name"] in with_answers])
+    results_store.upsert_systems(con, [r for r in rows if r["name"] not in with_answers], replace=True)
+    definitions.check_and_record(con, config)
+
+
+def answer_tasks(workspace: Path, config: RunConfig, questions: list[dict],
+                 books: BookContexts) -> tuple[list, int, dict[str, int]]:
+    """(answers to produce, how many are stored already, questions each imported system lacks):
+    what the answers stage does (and ``lsqa plan`` counts)."""
+    from lsqa.study import systems as systems_mod
+
+    with store.connect(workspace) as con:
+        done_before = {s.name: results_store.answered(con, s.name) for s in config.systems}
+    tasks, skipped, missing = [], 0, {}
+    for s in config.systems:
+        if s.imported:  # answered elsewhere: judged, never answered; a question it lacks is left out
+            missing[s.name] = sum(q["id"] not in done_before.get(s.name, ()) for q in questions)
+            skipped += len(questions) - missing[s.name]
+            continue
+        for q in questions:
+            if q["id"] in done_before.get(s.name, ()):
+                skipped += 1
+                continue
+            tasks.append(systems_mod.answer_task(s, q, books))
+    return tasks, skipped, missing
+
+
+def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
+                     progress: Progress | None = None, show_bar: bool = False) -> StageSummary:
+    stage = _Stage(workspace, "answers", config)
+    tasks, stage.summary.skipped, missing = answer_tasks(workspace, config, questions, books)
+    stage.summary.missing.update(missing)
+    stage.summary.tasks = len(tasks) + stage.summary.skipped
+    ready = [t.ready_row for t in tasks if t.ready_row is not None]
+    calls = [t for t in tasks if t.request is not None]
+    with store.write(workspace) as con:
+        stage.summary.written += results_store.insert_answers(con, ready, replace=True)
+    stage.summary.errors.extend(json.loads(r["extra"]).get("error", "") for r in ready if r["status"] != "ok")
+    done = 0
+    for batch in _batches(calls):
+        results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls), show_bar)
+        done += len(batch)
+        rows = [t.row(r.text if r.status == "ok" else "", "ok" if r.status == "ok" else "error", r.cache_key,
+                      error=r.error_message) for t, r in _sent(zip(batch, results))]
+        with store.write(workspace) as con:
+            stage.summary.written += results_store.insert_answers(con, rows, replace=True)
+        _stop_if_over_budget(results)
+    return stage.close()
+
+
+# ---------------------------------------------------------------------------- stage: verdicts
+
+def judge_tasks(workspace: Path, config: RunConfig, judge, questions: list[dict], sampled: list[dict],
+                answers: dict, books: BookContexts) -> tuple[list, int]:
+    """(verdicts to obtain, how many the judge has in all) for a judge that calls a model."""
+    from lsqa.judging import tasks as judges_mod
+
+    if judge.kind == "absolute":
+        tasks = judges_mod.absolute_tasks(judge, questions, answers, config.systems, books)
+    elif judge.kind == "groundtruth":
+        tasks = judges_mod.groundtruth_tasks(judge, questions, answers, config.systems)
+    elif judge.kind == "groundtruth-pairwise":
+        tasks = judges_mod.groundtruth_pairwise_tasks(judge, sampled, answers, config.systems, config.seed)
+    else:
+        tasks = judges_mod.pairwise_tasks(judge, sampled, answers, config.systems, books, config.seed)
+    with store.connect(workspace) as con:
+        decided = results_store.judgment_ids(con, [t.id for t in tasks])
+    return [t for t in tasks if t.id not in decided], len(tasks)
+
+
+def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
+                  progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
+    from lsqa.judging import tasks as judges_mod
+
+    with store.connect(workspace) as con:
+        answer_rows = results_store.answers_for(con, [q["id"] for q in questions], [s.name for s in config.systems])
+    answers = {(a["question_id"], a["system_name"]): a["text"] for a in answer_rows if a["status"] == "ok"}
+    sampled_ids = set(judges_mod.sample_questions([q["id"] for q in questions], config.sample, config.seed))
+    sampled = [q for q in questions if q["id"] in sampled_ids]
+    summaries = []
+    for judge in config.judges:
+        stage = _Stage(workspace, f"judge:{judge.name}", config)
+        if judge.kind == "similarity":
+            # Like every other judge: verdicts already stored are kept (a re-run adds only new answers).
+            ids = {key: judges_mod.judgment_id(judge.name, "similarity", key[0], key[1]) for key in answers}
+            with store.connect(workspace) as con:
+                decided = results_store.judgment_ids(con, list(ids.values()))
+            todo = {key: text for key, text in answers.items() if ids[key] not in decided}
+            rows = judges_mod.similarity_rows(judge, questions, todo, config.systems) if todo else []
+            with store.write(workspace) as con:
+                stage.summary.written = results_store.insert_judgments(con, rows, replace=True)
+            stage.summary.skipped = len(answers) - len(todo)
+            stage.summary.tasks = len(rows) + stage.summary.skipped
+            summaries.append(stage.close())
+            continue
+        todo, n_tasks = judge_tasks(workspace, config, judge, questions, sampled, answers, books)
+        stage.summary.tasks, stage.summary.skipped = n_tasks, n_tasks - len(todo)
+        ready = [t.ready_row for t in todo if t.ready_row is not None]
+        calls = [t for t in todo if t.needs_call]
+        with store.write(workspace) as con:
+            stage.summary.written += results_store.insert_judgments(con, ready, replace=True)
+        done = 0
+        for batch in _batches(calls, lambda task: task.mode):  # requests rendered batch by batch
+            results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls),
+                            show_bar)
+            done += len(batch)
+            rows = [t.from_completion(r.text, r.status == "ok", r.cache_key, r.error_message)
+                    for t, r in _sent(zip(batch, results))]
+            with store.write(workspace) as con:
+                stage.summary.written += results_store.insert_judgments(con, rows, replace=True)
+            _stop_if_over_budget(results)
+        summaries.append(stage.close())
+    return summaries
+
+
+# --------------------------------------------------------------------------------- whole runs
+
+def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Progress | None = None,
+        show_bar: bool = False, run_ids: list[int] | None = None) -> RunSummary:
+    """Run every stage the config names, skipping finished work.
+
+    ``run_ids``, when given, receives the id of each stage's ``runs`` row as the stage opens, so a
+    caller can count the calls of this run alone while it goes on.
+    """
+    workspace = Path(workspace)
+    _open_stages.run_ids = run_ids
+    if not isinstance(config, RunConfig):
+        config = load_run_config(config)
+    t0 = time.monotonic()
+    summary = RunSummary()
+    _budgets.budget = None
+    _open_stages.closed = []
+    try:
+        # Before any write: an unknown document or a redefined name stops the run here.
+        doc_ids, books = _load_scope(workspace, config)
+        with store.write(workspace) as con:
+            register_names(con, config)
+            if config.max_cost_usd is not None:
+                # The budget is the study's: what its earlier runs spent counts (a stopped run goes on
+                # only with a higher max_cost_usd).
+                _budgets.budget = llm.Budget(config.max_cost_usd, runs_store.study_spent(con, study_id(config)))
+        if config.questions in ("generate",):
+            summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
+        questions = _questions(workspace, config, doc_ids)
+        if config.systems:
+            summary.stages.append(answer_questions(workspace, config, questions, books, progress, show_bar))
+        if config.judges:
+            summary.stages.extend(judge_answers(workspace, config, questions, books, progress, show_bar))
+    except BudgetStop as stop:
+        summary.stopped, summary.stop_reason = "budget", f"{stop}; raise max_cost_usd and run again to go on"
+        for stage in list(getattr(_open_stages, "stack", [])):
+            stage.close(status="stopped: budget", error=summary.stop_reason)
+        summary.stages = list(_open_stages.closed)
+    except BaseException as exc:
+        # The runs table must not claim a stage is still running: say how it ended, then re-raise.
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        for stage in list(getattr(_open_stages, "stack", [])):
+            try:
+                stage.close(status=status, error=f"{type(exc).__name__}: {exc}"[:2000])
+            except Exception:  # the workspace itself may be what failed; the original error matters
+                pass
+        raise
+    finally:
+        _open_stages.run_ids = None
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+DEMO_CONFIGS = shipped_folder(CONFIGS)  # configs/ of the repository
+
+
+def run_demo_study(workspace: str | Path, scale: str = "full") -> Iterator[str]:
+    """The demo study: NarrativeQA books with the embedded models, then questions on Les Misérables."""
+    names = ("demo_narrativeqa.toml", "demo_generation.toml") if scale == "full" else ("demo_small.toml",)
+    for name in names:
+        yield f"running {name} ..."
+        yield from run(workspace, DEMO_CONFIGS / name, show_bar=False).lines()
