@@ -10,6 +10,7 @@ import pytest
 
 from lsqa import store
 from lsqa import audit
+from lsqa.audit import actions, kept_reads, priority_queue
 from lsqa.dashboard import page_data
 from lsqa.store import workspace_cache
 from lsqa.store.db import data_version
@@ -270,7 +271,7 @@ def test_walking_the_queue_takes_each_item_opened_out_of_the_kept_head(demo_work
     audit.set_overlap(demo_workspace, overlap, "setup")
     for row in audit.queue(demo_workspace, annotator="bob")["rows"][:28:2]:  # one other reviewer: "second"
         audit.confirm(demo_workspace, "bob", row["id"])
-    monkeypatch.setattr(audit, "HEAD_SLACK", 6)
+    monkeypatch.setattr(priority_queue, "HEAD_SLACK", 6)  # the module that reads it
     calls = uncached_queue_calls(monkeypatch)
     opened, fresh_reads = [], 0
     for step in range(20):
@@ -285,7 +286,7 @@ def test_walking_the_queue_takes_each_item_opened_out_of_the_kept_head(demo_work
     steps = len(opened)
     assert steps >= 12, f"too few verdicts to walk with {filters}"
     # a real read, then one each time the head ran short of a page (4 + 6 rows: 6 may go)
-    assert len(calls) - fresh_reads == -(-steps // (audit.HEAD_SLACK + 1)), (steps, len(calls) - fresh_reads)
+    assert len(calls) - fresh_reads == -(-steps // (priority_queue.HEAD_SLACK + 1)), (steps, len(calls) - fresh_reads)
 
 
 def test_an_item_opened_from_beyond_the_kept_head_reads_the_queue_again(demo_workspace, monkeypatch):
@@ -373,7 +374,7 @@ def test_a_declared_review_changes_no_table_but_the_reviews(demo_workspace, writ
     else:
         assert audit.undo_last(demo_workspace, "ann")["target"] == judgment_id
     assert changed_tables(before, snapshot(demo_workspace)) == [audit.REVIEWS_TABLE]
-    assert audit._review_change(judgment_id).tables == {audit.REVIEWS_TABLE}
+    assert kept_reads.review_change(judgment_id).tables == {audit.REVIEWS_TABLE}
 
 
 def test_the_queue_is_kept_across_the_undo_of_my_review_and_equals_a_fresh_read(demo_workspace, monkeypatch):
@@ -410,8 +411,8 @@ def test_an_undo_whose_action_moved_before_its_write_writes_nothing_then_undoes_
         seen = reviews_store.last_action(con, "ann")
     audit.flag(demo_workspace, "ann", row["question_id"], "1", "wrong", "from another tab")
     before = snapshot(demo_workspace)
-    with pytest.raises(audit._ActionMoved):
-        audit._undo(demo_workspace, "ann", None, audit._review_change(row["id"]), seen)
+    with pytest.raises(actions._ActionMoved):
+        actions._undo(demo_workspace, "ann", None, kept_reads.review_change(row["id"]), seen)
     assert snapshot(demo_workspace) == before
     undone = audit.undo_last(demo_workspace, "ann")
     assert (undone["what"], undone["target"]) == ("flag", row["question_id"])

@@ -1,0 +1,171 @@
+"""One verdict as the judge saw it, with what a human needs to decide: the question and its
+references, the answers in the order shown, the judge's evidence found in the book, the other
+verdicts on the same answers and the reviews so far.
+
+The judges are asked to extract literal passages of the book as evidence (paper Appendix A.3 for
+AutoAIS, §3.1; A.4 side by side, §3.2): each is looked up in the book's text and shown in its
+passage, the quotes marked, folded to a few sentences around them. Whether the judge's label may be
+shown yet (blind review) is decided here too (``reveal``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lsqa import store
+from lsqa.audit.kept_reads import REVIEWS_TABLE
+from lsqa.audit.wording import describe, label_options, to_shown_label
+from lsqa.store import corpus as corpus_store
+from lsqa.store import llm_calls as llm_calls_store
+from lsqa.store import results as results_store
+from lsqa.store import reviews as reviews_store
+from lsqa.store.lineage import Change
+from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.text import highlight
+from lsqa.text.units import content_words
+from lsqa.vocabulary import is_pairwise
+
+CONTEXT_CHARS = 350  # book text shown either side of an evidence excerpt when no passage holds it
+FOLD_SENTENCES = 2  # sentences kept either side of the marked evidence until the passage is unfolded
+
+
+def _item_survives(change: Change, arguments: dict) -> bool:
+    """An item shows its own verdict's reviews only."""
+    return change.only_in(REVIEWS_TABLE) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
+
+
+@kept_while_unchanged(survives=_item_survives)
+def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
+    """One verdict as the judge saw it, with what a human needs to decide.
+
+    ``answers``: in the order shown to the judge (``position`` A / B); ``evidence``: each excerpt
+    with where it was found in the story and the passage around it, as escaped HTML with the
+    excerpt in ``<mark>``.
+    """
+    with store.connect(workspace) as con:
+        j = results_store.judgment_in_context(con, judgment_id)
+        if j is None:
+            return None
+        systems = [s for s in (j["system_a"], j["system_b"]) if s]
+        answers = {a["system_name"]: a for a in results_store.answers_for(con, [j["question_id"]], systems)}
+        others = results_store.other_verdicts(con, j["question_id"], systems)
+        flags = reviews_store.flags_of(con, j["question_id"])
+        labels_now = reviews_store.human_labels_of(con, judgment_id)
+        history = reviews_store.review_history(con, judgment_id)
+        book = corpus_store.get_document(con, j["document_id"]) if j.get("has_text") else None
+        pairwise = is_pairwise(j["kind"])
+        if pairwise:
+            shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
+        else:
+            shown = [j["system_a"]]
+        shown_answers = [{"position": "AB"[i] if pairwise else "", "system": s,
+                          "text": (answers.get(s) or {}).get("text", ""),
+                          "status": (answers.get(s) or {}).get("status", "missing")} for i, s in enumerate(shown)]
+        evidence = _evidence(con, j, book, shown_answers, context_chars)
+    other_rows = [{"judge": o["judge"], "kind": o["kind"], "order": o["shown_order"], "reference": o["reference"],
+                   "verdict": describe(o["kind"], o["label"], o["system_a"], o["system_b"]) if o["status"] == "ok"
+                   else o["status"], "this": o["id"] == judgment_id} for o in others]
+    for lab in labels_now:
+        lab["text"] = describe(j["kind"], lab["label"], j["system_a"], j["system_b"])
+        lab["shown_label"] = to_shown_label(j["kind"], lab["label"], j["shown_order"])
+    try:
+        extra = json.loads(j.get("extra") or "{}")
+    except json.JSONDecodeError:
+        extra = {}
+    return {
+        "id": j["id"], "judge": j["judge"], "kind": j["kind"], "pairwise": pairwise, "status": j["status"],
+        "question_id": j["question_id"], "question": j["question"] or "", "title": j["title"] or "",
+        "document_id": j["document_id"], "origin": j["origin"],
+        "references": [{"n": "1", "text": j["reference_1"] or ""}, {"n": "2", "text": j["reference_2"] or ""}],
+        "reference_used": j["reference"], "flags": flags,
+        "system_a": j["system_a"], "system_b": j["system_b"], "shown_order": j["shown_order"],
+        "answers": shown_answers,
+        "label": j["label"], "raw_label": j["raw_label"], "score": j["score"],
+        "label_text": describe(j["kind"], j["label"], j["system_a"], j["system_b"]),
+        "shown_label": to_shown_label(j["kind"], j["label"], j["shown_order"]),
+        "evidence": evidence, "raw": j["raw"] or "", "extra": extra,
+        "prompt_version": f"{j['prompt_id']} v{j['prompt_version']}" if j["prompt_id"] else "",
+        "other_verdicts": other_rows, "human_labels": labels_now, "history": history,
+        "options": label_options(j["kind"]),
+    }
+
+
+def prompt_of(workspace: Path, judgment_id: str) -> str:
+    """The prompt a verdict's judge was sent, as text (one block per message); "" without a call.
+
+    Apart from ``item`` because a prompt can carry a whole book: read only when someone asks to see
+    it (the Audit page's "Raw completion and prompt" panel). On a *Les Misérables* verdict of the
+    full demo this read was 0.29 s of the item's 0.4 s, paid on every key press (issue 12)."""
+    with store.connect(workspace) as con:
+        j = results_store.judgment_in_context(con, judgment_id)
+        call = llm_calls_store.get_call(con, j["llm_call_key"]) if j and j["llm_call_key"] else None
+    return _prompt_text(call)
+
+
+def _prompt_text(call: dict | None) -> str:
+    if not call:
+        return ""
+    try:
+        messages = json.loads(call["messages"])
+    except (TypeError, json.JSONDecodeError):
+        return str(call.get("messages") or "")
+    return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages if isinstance(m, dict))
+
+
+def _evidence(con, j: dict, book: dict | None, answers: list[dict], context_chars: int) -> list[dict]:
+    """The judge's evidence: quotes found in the book, one block per passage (several quotes in one
+    passage share it), folded to a few sentences around the marks with the whole passage kept for
+    unfolding; on side-by-side items each block says which shown answer its quotes share words with.
+    Text not found in the book (an explanation, a paraphrase) is kept as a note, its ``A:``/``B:``
+    prefix read as the answer it is about."""
+    try:
+        excerpts = [str(e) for e in json.loads(j["evidence"] or "[]")]
+    except json.JSONDecodeError:
+        excerpts = [j["evidence"]]
+    pairwise = is_pairwise(j["kind"])
+    words = {a["position"]: set(content_words(a["text"] or "")) for a in answers} if pairwise else {}
+    notes, blocks = [], {}
+    full = (book or {}).get("full_text") or ""
+    lo, hi = ((book or {}).get("clean_start") or 0), ((book or {}).get("clean_end") or len(full))
+    for text in excerpts:
+        matches = highlight.find_evidence(full, text, lo, hi) if full else []
+        if not matches:
+            about = text[:1] if pairwise and text[:2] in ("A:", "B:") else ""
+            notes.append({"found": False, "how": "", "where": "", "about": about, "text": text,
+                          "html": highlight.text_html(text), "html_full": "", "folded": False})
+            continue
+        spans = [(m.start, m.end) for m in matches]
+        passages = corpus_store.passages_covering(con, j["document_id"], spans)
+        if passages:
+            lo_p, hi_p = passages[0]["char_start"], passages[-1]["char_end"]
+            where = f"passage {passages[0]['ordinal']}" + (f"–{passages[-1]['ordinal']}" if len(passages) > 1 else "")
+        else:
+            lo_p, hi_p = highlight.word_bounds(full, *highlight.window(len(full), spans[0][0], spans[-1][1],
+                                                                       context_chars, lo, hi))
+            where = f"characters {spans[0][0]:,}–{spans[-1][1]:,}"
+        block = blocks.setdefault((lo_p, hi_p), {"found": True, "how": matches[0].how, "where": where,
+                                                 "lo": lo_p, "hi": hi_p, "spans": [], "about": set()})
+        block["spans"] += spans
+        if pairwise:
+            quoted = set(content_words(text))
+            block["about"] |= {pos for pos, w in words.items() if quoted & w}
+    out = []
+    for b in sorted(blocks.values(), key=lambda b: b["lo"]):
+        spans = sorted(b.pop("spans"))
+        s, e = highlight.sentence_window(full, spans[0][0], spans[-1][1], FOLD_SENTENCES, b["lo"], b["hi"])
+        lo_p, hi_p = b.pop("lo"), b.pop("hi")
+        b["folded"] = (s, e) != (lo_p, hi_p)
+        b["html"] = highlight.marked_html(full[s:e], spans, offset=s)
+        b["html_full"] = highlight.marked_html(full[lo_p:hi_p], spans, offset=lo_p)
+        b["about"] = " and ".join(sorted(b["about"]))
+        out.append(b)
+    return out + notes
+
+
+def reveal(it: dict, annotator: str, blind: bool) -> bool:
+    """Whether the judge's label, other annotators' labels and system names may be shown: always,
+    unless blind and this annotator has not decided the item yet."""
+    if not blind:
+        return True
+    return any(lab["annotator"] == annotator.strip() for lab in it["human_labels"])

@@ -1,0 +1,26 @@
+"""What one review changes, so that the audit's kept reads can outlive it.
+
+A review writes one row of human_reviews for one verdict (``review_change``). Reads that do not
+depend on that verdict's reviews are kept across it (lsqa.store.workspace_cache): a decision on the
+Audit page then reads neither the queue nor the settings again (issue 12, decision -> next item).
+Each kept read says which declared changes it survives; this module holds what they share.
+"""
+
+from __future__ import annotations
+
+from lsqa.store.lineage import Change
+
+REVIEWS_TABLE = "human_reviews"
+
+
+def review_change(judgment_id) -> Change | None:
+    """What a review (or the undo of one) of ``judgment_id`` declares it changes: its own rows of the
+    reviews table, for that verdict only."""
+    if not isinstance(judgment_id, str):
+        return None  # refused inside the write (actions._verdict), which then records nothing
+    return Change(tables=frozenset({REVIEWS_TABLE}), judgments=frozenset({judgment_id}))
+
+
+def no_reviews_read(change: Change, arguments: dict) -> bool:
+    """For reads of verdicts, questions and settings only: no review can change them."""
+    return change.only_in(REVIEWS_TABLE)
