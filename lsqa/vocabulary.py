@@ -116,3 +116,18 @@ def item_key(row: dict) -> tuple[str, ...]:
     if is_pairwise(row["kind"]):
         return (row["question_id"], row["system_a"], row["system_b"])
     return (row["question_id"], row["system_a"])
+
+
+# ------------------------------------------------------------- ranking views (issue 13, §3.2)
+
+# One judge's ranking (or accuracy) three ways, side by side on the Leaderboard and in `lsqa rank
+# --corrected`: the judge's own labels; corrected by random / active / imported audits (PPI++,
+# lsqa.stats.corrected); the latest human label in place of the judge's wherever someone reviewed
+# ("Use human overrides"). The names key rank flips (lsqa.stats.rank_flips), head their columns and
+# name the overrides switch in the Leaderboard's URL.
+JUDGE_ONLY = "judge-only"
+CORRECTED = "corrected"
+OVERRIDES = "overrides"
+RANKING_VIEWS = (JUDGE_ONLY, CORRECTED, OVERRIDES)
+# The labels switch as an exported file's name spells it: OVERRIDES on, JUDGE_LABELS off.
+JUDGE_LABELS = "judge-labels"

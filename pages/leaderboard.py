@@ -16,6 +16,7 @@ from lsqa.dashboard import charts  # noqa: E402
 from lsqa.text import highlight  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.dashboard import leaderboard_view as lv  # noqa: E402
+from lsqa.vocabulary import OVERRIDES  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape  # names come from config and import files: never Markdown
@@ -24,7 +25,7 @@ st.title("Leaderboard")
 # Switches are mirrored in the URL so a stakeholder link shows the same view.
 # Streamlit forgets a widget's value when its page is left; keep the switches in plain keys too.
 ss = st.session_state
-for _k, _param in (("lb_overrides", "overrides"), ("lb_exclude", "exclude_flagged")):
+for _k, _param in (("lb_overrides", OVERRIDES), ("lb_exclude", "exclude_flagged")):
     if _k not in ss:  # first look in this session (a link), or back from another page
         ss[_k] = st.query_params[_param] == "1" if _param in st.query_params else ss.get(f"_{_k}", False)
 SCALES = {"log": "e^β, log axis", "beta": "β", "linear": "e^β, linear axis"}
@@ -56,7 +57,7 @@ ss._lb_overrides, ss._lb_exclude, ss._lb_scale, ss._lb_judge = ss.lb_overrides, 
 ss._lb_show = show
 st.query_params["judge"] = ss.lb_judge
 st.query_params["show"] = show
-st.query_params["overrides"] = "1" if ss.lb_overrides else "0"
+st.query_params[OVERRIDES] = "1" if ss.lb_overrides else "0"
 st.query_params["exclude_flagged"] = "1" if ss.lb_exclude else "0"
 st.query_params["scale"] = scale
 picked = lv.only(shown, ss.lb_judge)

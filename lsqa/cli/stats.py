@@ -18,7 +18,7 @@ import typer
 from lsqa.cli.common import WorkspaceOption, existing_workspace, friendly_errors
 from lsqa.errors import InputError
 from lsqa.stats.reports import agreement_table, rank_table
-from lsqa.vocabulary import TIE_MODELS
+from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, TIE_MODELS
 
 # numpy / scipy are imported inside the functions, so that other ``lsqa`` commands start fast.
 
@@ -218,7 +218,7 @@ def format_corrected(result: Mapping) -> str:
     ranking = result["estimand"] == "bradley-terry"
     value, judge_value = ("strength", "judge_only_strength") if ranking else ("estimate", "judge_only")
     low, high = ("judge_only_ci_low", "judge_only_ci_high")
-    header = ["system", "corrected", f"{result['level']:.0%} CI", "judge only", "CI", "n", "n_audited"]
+    header = ["system", CORRECTED, f"{result['level']:.0%} CI", JUDGE_ONLY, "CI", "n", "n_audited"]
     body = [[s["system"], f"{s[value]:.4f}", f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]", f"{s[judge_value]:.4f}",
              f"[{s[low]:.4f}, {s[high]:.4f}]", str(s["n"]), str(s["n_audited"])] for s in result["systems"]]
     lines = _align([header, *body], right={1, 3, 5, 6})

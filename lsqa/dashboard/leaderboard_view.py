@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lsqa.stats import analysis
 from lsqa.errors import NoVerdicts
+from lsqa.vocabulary import JUDGE_LABELS, OVERRIDES
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class View:
 
     def slug(self) -> str:
         """The view in a file name: ``overrides`` / ``judge-labels``, ``flagged-out`` / ``all-questions``."""
-        return "_".join(("overrides" if self.use_overrides else "judge-labels",
+        return "_".join((OVERRIDES if self.use_overrides else JUDGE_LABELS,
                          "flagged-out" if self.exclude_flagged else "all-questions",
                          f"boot{self.bootstrap}" + ("q" if self.by_question and self.bootstrap else "")))
 

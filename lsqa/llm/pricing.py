@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lsqa.llm.keys import OFFLINE_PROVIDERS, provider_of
-from lsqa.llm.provider import litellm
+from lsqa.llm.provider import BATCH_DISCOUNT, litellm
 from lsqa.llm.types import LLMRequest
 from lsqa.text.prompt_parts import find_spans
 
@@ -142,10 +142,12 @@ def call_cost(model: str, input_tokens: int, output_tokens: int | None, *, cache
         return 0.0
     if output_tokens is None:
         return None
-    # Batch calls: the model's batch rates where litellm's table has them, else half the online
-    # rates (the providers' documented batch discount; litellm's batch_cost_calculator does the same).
-    in_rate = price.input if not batch else price.batch_input if price.batch_input is not None else price.input / 2
-    out_rate = price.output if not batch else price.batch_output if price.batch_output is not None else price.output / 2
+    # Batch calls: the model's batch rates where litellm's table has them, else the online rates
+    # times BATCH_DISCOUNT (the providers' documented batch discount; litellm's
+    # batch_cost_calculator, which prices batches after the fact in lsqa.llm.provider, does the same).
+    in_rate = price.input if not batch else price.batch_input if price.batch_input is not None else price.input * BATCH_DISCOUNT
+    out_rate = (price.output if not batch else price.batch_output if price.batch_output is not None
+                else price.output * BATCH_DISCOUNT)
     cached = min(max(0, cached_input_tokens), input_tokens)
     cached_rate = price.cached_input if price.cached_input is not None else in_rate
     return (input_tokens - cached) * in_rate + cached * float(cached_rate) + output_tokens * out_rate

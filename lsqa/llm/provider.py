@@ -232,7 +232,10 @@ async def router_call(model: str, messages: list[dict], kwargs: dict):
 # Prices
 # ---------------------------------------------------------------------------------------------
 
-BATCH_DISCOUNT = 0.5  # what batch APIs charge when litellm's table has no batch price (OpenAI, Anthropic, Gemini: 50 %)
+# What batch APIs charge, as a share of the online price, when litellm's table has no batch price
+# (OpenAI, Anthropic, Gemini: 50 %). lsqa.llm.pricing prices a planned batch call with it; litellm's
+# batch_cost_calculator (batch_cost below) applies the same rule to a finished one.
+BATCH_DISCOUNT = 0.5
 
 
 def model_price(model: str) -> dict | None:

@@ -52,6 +52,8 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
+from lsqa.vocabulary import JUDGE_ONLY
+
 RIDGE = 1e-8            # numerical floor on the Bradley-Terry Hessian (β is identified by mean 0)
 FALLBACK_RIDGE = 0.1    # Gaussian prior on β when the pseudo-data leave some strength unbounded
 MAX_ABS_BETA = 15.0
@@ -192,7 +194,7 @@ class MeanEstimate:
     judge_only_ci: tuple[float, float]
     human_only: float | None
     human_only_ci: tuple[float, float] | None
-    method: str                 # ppi++ | judge-only | human-only
+    method: str                 # ppi++ | JUDGE_ONLY (no usable audits) | human-only
     warnings: tuple[str, ...] = ()
     se_judge_part: float = 0.0  # the part of the variance that more audits would not shrink
     audit_effects: np.ndarray | None = None   # (N,) each audit's pull away from the judge, w(Y − f)/N
@@ -248,7 +250,7 @@ def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, leve
     audited = d.audited
     n_aud = int(audited.sum())
     if n_aud == 0:
-        return MeanEstimate(judge, judge_se, *judge_ci, 1.0, n_items, 0, judge, judge_ci, None, None, "judge-only",
+        return MeanEstimate(judge, judge_se, *judge_ci, 1.0, n_items, 0, judge, judge_ci, None, None, JUDGE_ONLY,
                             ("no usable audits: this is the judge's estimate, its interval ignores the judge's errors",),
                             judge_se)
     wts = _hajek_weights(d)
@@ -296,7 +298,7 @@ class BTEstimate:
     lam: float
     n: int
     n_audited: int
-    method: str                        # ppi++ | judge-only | human-only
+    method: str                        # ppi++ | JUDGE_ONLY (no usable audits) | human-only
     n_per_system: np.ndarray
     n_audited_per_system: np.ndarray
     warnings: tuple[str, ...] = ()
@@ -423,7 +425,7 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
 
     if n_aud == 0:
         wts = _Weights(np.zeros(n_items), np.zeros(n_items, dtype=np.int64), (), np.ones(n_items), 0)
-        lam_used, method = 1.0, "judge-only"
+        lam_used, method = 1.0, JUDGE_ONLY
         warnings.append("no usable audits: this is the judge's ranking, its intervals ignore the judge's errors")
     else:
         wts = _hajek_weights(d)

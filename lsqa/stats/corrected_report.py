@@ -25,7 +25,7 @@ from lsqa.stats import rank_flips
 from lsqa.stats.corrected import _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
 from lsqa.stats.sampling import USABLE_QUEUES, Item, judge_items, outcome
 from lsqa.store import verdicts as verdicts_store
-from lsqa.vocabulary import BINARY, PAIRWISE
+from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES, PAIRWISE
 from lsqa.store.workspace_cache import kept_while_unchanged
 
 
@@ -184,10 +184,10 @@ def _summary(result: dict) -> str:
 
 def ranking_section(result: dict) -> dict:
     """Display rows of a corrected ranking: side by side, adjacent pairs, rank flips."""
-    table = [{"rank": r["rank"], "system": r["system"], "corrected strength": round(r["strength"], 3),
-              "corrected 95% CI": _fmt_interval(r["ci_low"], r["ci_high"]),
-              "judge-only rank": r["judge_only_rank"], "judge-only strength": round(r["judge_only_strength"], 3),
-              "judge-only 95% CI": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"]),
+    table = [{"rank": r["rank"], "system": r["system"], f"{CORRECTED} strength": round(r["strength"], 3),
+              f"{CORRECTED} 95% CI": _fmt_interval(r["ci_low"], r["ci_high"]),
+              f"{JUDGE_ONLY} rank": r["judge_only_rank"], f"{JUDGE_ONLY} strength": round(r["judge_only_strength"], 3),
+              f"{JUDGE_ONLY} 95% CI": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"]),
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
     adjacent = [{"pair": f"{a['upper']} > {a['lower']}", "separated": "yes" if a["separated"] else "no",
                  "more random audits to separate": (
@@ -198,7 +198,7 @@ def ranking_section(result: dict) -> dict:
 
 def _mover_text(m: dict, view: str, binary: bool) -> str:
     where = m["question_id"] if binary else f"{m['question_id']} ({m['system_a']} vs {m['system_b']})"
-    if view == "overrides" and m["overridden"]:
+    if view == OVERRIDES and m["overridden"]:
         return where + ": " + ", ".join(f"judge {v['judge_label']} → human {v['human_label']}" for v in m["overridden"])
     if binary:
         return f"{where} on {m['system_a']}: judge {'yes' if m['judge_outcome'] else 'no'} → " \
@@ -220,7 +220,7 @@ def flip_rows(flips: list[dict], *, binary: bool = False) -> list[dict]:
         s, t = f["systems"]
         row = {"systems": f"{s} / {t}",
                **{f"{view} order": _order(s, t, ranks) for view, ranks in f["ranks"].items()}}
-        for view, label in (("corrected", "random audits that moved it"), ("overrides", "overrides that moved it")):
+        for view, label in ((CORRECTED, "random audits that moved it"), (OVERRIDES, "overrides that moved it")):
             movers = f["moved_by"].get(view)
             if movers is None:
                 row[label] = "—"
@@ -233,10 +233,10 @@ def flip_rows(flips: list[dict], *, binary: bool = False) -> list[dict]:
 
 
 def accuracy_section(result: dict) -> dict:
-    table = [{"system": r["system"], "corrected accuracy %": round(100 * r["estimate"], 1),
-              "corrected 95% CI %": _fmt_interval(100 * r["ci_low"], 100 * r["ci_high"], 1),
-              "judge-only accuracy %": round(100 * r["judge_only"], 1),
-              "judge-only 95% CI %": _fmt_interval(100 * r["judge_only_ci_low"], 100 * r["judge_only_ci_high"], 1),
+    table = [{"system": r["system"], f"{CORRECTED} accuracy %": round(100 * r["estimate"], 1),
+              f"{CORRECTED} 95% CI %": _fmt_interval(100 * r["ci_low"], 100 * r["ci_high"], 1),
+              f"{JUDGE_ONLY} accuracy %": round(100 * r["judge_only"], 1),
+              f"{JUDGE_ONLY} 95% CI %": _fmt_interval(100 * r["judge_only_ci_low"], 100 * r["judge_only_ci_high"], 1),
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
     return {"table": table, "adjacent": [], "flips": flip_rows(result["flips"], binary=True)}
 

@@ -1,5 +1,6 @@
 """Rank flips (issue 13, "rank-flip view"): which systems change places between the judge-only,
-the corrected and the "overrides" rankings, and which audited verdicts moved each flip.
+the corrected and the "overrides" rankings (``lsqa.vocabulary.RANKING_VIEWS``), and which audited
+verdicts moved each flip.
 
 The three rankings here are fitted on the same items, coded the same way (``lsqa.stats.sampling``: a
 side-by-side item's outcome is the mean over the orders the judge saw, ties and "none" count ½; a
@@ -28,11 +29,9 @@ import numpy as np
 from lsqa.stats.corrected import label_pulls
 from lsqa.stats.sampling import Item, outcome
 from lsqa.store import verdicts as verdicts_store
-from lsqa.vocabulary import BINARY
+from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES
 
 MOVERS_SHOWN = 3
-JUDGE = "judge-only"
-VIEWS = (JUDGE, "corrected", "overrides")
 
 
 @dataclass
@@ -94,7 +93,7 @@ def find_flips(names: list[str] | tuple[str, ...], scores: dict[str, np.ndarray]
             order = {view: int(np.sign(r[t] - r[s])) for view, r in rank_of.items()}   # +1: s above t
             if len(set(order.values()) - {0}) < 2:
                 continue
-            judge_sign = order[JUDGE] or next(v for v in order.values() if v)
+            judge_sign = order[JUDGE_ONLY] or next(v for v in order.values() if v)
             above, below = (s, t) if judge_sign > 0 else (t, s)
             up, down = names.index(below), names.index(above)
             entry = {"systems": [s, t], "ranks": {v: {s: r[s], t: r[t]} for v, r in rank_of.items()},
@@ -104,7 +103,7 @@ def find_flips(names: list[str] | tuple[str, ...], scores: dict[str, np.ndarray]
                     continue
                 toward = pull[:, up] - pull[:, down]            # > 0: pulls `below` up past `above`
                 entry["change"][view] = float((scores[view][up] - scores[view][down])
-                                              - (scores[JUDGE][up] - scores[JUDGE][down]))
+                                              - (scores[JUDGE_ONLY][up] - scores[JUDGE_ONLY][down]))
                 movers = []
                 for k in np.argsort(-toward, kind="stable")[:MOVERS_SHOWN]:
                     if toward[k] <= 0:
@@ -114,7 +113,7 @@ def find_flips(names: list[str] | tuple[str, ...], scores: dict[str, np.ndarray]
                                    "system_a": it.system_a, "system_b": it.system_b,
                                    "judge_outcome": float(it.f), "human_outcome": float(new_outcome[view][k]),
                                    "pull": float(toward[k]),
-                                   "overridden": over.changed[k] if over is not None and view == "overrides" else []})
+                                   "overridden": over.changed[k] if over is not None and view == OVERRIDES else []})
                 entry["moved_by"][view] = movers
                 entry.setdefault("n_pushing", {})[view] = int(np.sum(toward > 1e-12))
             out.append(entry)
@@ -128,14 +127,14 @@ def bradley_terry_flips(est, judge_fit, items: list[Item], human: np.ndarray, ov
     names = est.systems
     sa, sb = [it.system_a for it in items], [it.system_b for it in items]
     f = np.array([it.f for it in items])
-    scores = {JUDGE: judge_fit.beta, "corrected": est.beta}
-    pulls: dict[str, np.ndarray | None] = {"corrected": est.audit_effects}
-    new = {"corrected": human}
+    scores = {JUDGE_ONLY: judge_fit.beta, CORRECTED: est.beta}
+    pulls: dict[str, np.ndarray | None] = {CORRECTED: est.audit_effects}
+    new = {CORRECTED: human}
     if over is not None:
         fit = ppi_bradley_terry(names, sa, sb, over.f, design(np.full(len(items), np.nan)), level=est.level)
-        scores["overrides"] = fit.beta
-        pulls["overrides"] = label_pulls(names, sa, sb, fit.beta, over.f - f) if over.n_reviewed else None
-        new["overrides"] = over.f
+        scores[OVERRIDES] = fit.beta
+        pulls[OVERRIDES] = label_pulls(names, sa, sb, fit.beta, over.f - f) if over.n_reviewed else None
+        new[OVERRIDES] = over.f
     return find_flips(names, scores, pulls, items, new, over)
 
 
@@ -147,18 +146,18 @@ def accuracy_flips(systems: list[str], estimates: list, items: list[Item], idx: 
     """
     n_items, m = len(items), len(systems)
     f = np.array([it.f for it in items])
-    scores = {JUDGE: np.array([e.judge_only for e in estimates]), "corrected": np.array([e.estimate for e in estimates])}
+    scores = {JUDGE_ONLY: np.array([e.judge_only for e in estimates]), CORRECTED: np.array([e.estimate for e in estimates])}
     corrected = np.zeros((n_items, m))
     for k, (e, rows) in enumerate(zip(estimates, idx)):
         if e.audit_effects is not None:
             corrected[rows, k] = e.audit_effects
-    pulls: dict[str, np.ndarray | None] = {"corrected": corrected if any(e.n_audited for e in estimates) else None}
-    new = {"corrected": human}
+    pulls: dict[str, np.ndarray | None] = {CORRECTED: corrected if any(e.n_audited for e in estimates) else None}
+    new = {CORRECTED: human}
     if over is not None:
         moved = np.zeros((n_items, m))
-        scores["overrides"] = np.array([over.f[rows].mean() for rows in idx])
+        scores[OVERRIDES] = np.array([over.f[rows].mean() for rows in idx])
         for k, rows in enumerate(idx):
             moved[rows, k] = (over.f[rows] - f[rows]) / len(rows)
-        pulls["overrides"] = moved if over.n_reviewed else None
-        new["overrides"] = over.f
+        pulls[OVERRIDES] = moved if over.n_reviewed else None
+        new[OVERRIDES] = over.f
     return find_flips(systems, scores, pulls, items, new, over)

@@ -16,13 +16,6 @@ def setting(con, key: str) -> dict | None:
     return rows[0] if rows else None
 
 
-def settings_with_prefix(con, prefix: str) -> dict[str, str]:
-    rows = fetch_dicts(con, """
-        SELECT key, value FROM (SELECT key, value, row_number() OVER (PARTITION BY key ORDER BY id DESC) AS rn
-                                FROM workspace_settings WHERE starts_with(key, ?)) WHERE rn = 1""", [prefix])
-    return {r["key"]: r["value"] for r in rows}
-
-
 def add_setting(con, key: str, value: str, author: str = "") -> int:
     row = con.execute("INSERT INTO workspace_settings (key, value, author) VALUES (?, ?, ?) RETURNING id",
                       [key, value, author.strip()]).fetchone()

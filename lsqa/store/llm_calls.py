@@ -119,19 +119,6 @@ def run_call_totals(con: duckdb.DuckDBPyConnection, run_id: int) -> dict | None:
     return None if row is None else dict(zip(fields, row))
 
 
-def call_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:
-    """Per model and status: calls, tokens, known cost and calls without a price (for the dashboard)."""
-    cur = con.execute(
-        "SELECT model, status, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, "
-        "sum(completion_tokens) AS completion_tokens, sum(cached_prompt_tokens) AS cached_prompt_tokens, "
-        "sum(cost_usd) AS cost_usd, "
-        "count(*) FILTER (WHERE cost_usd IS NULL) AS calls_cost_unknown "
-        "FROM llm_calls GROUP BY model, status ORDER BY model, status"
-    )
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
-
-
 def cost_of_runs(con, run_ids: list[int]) -> dict:
     """LLM calls and cost recorded by these runs (a running job's own, so far)."""
     row = con.execute("""
