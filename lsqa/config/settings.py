@@ -4,6 +4,12 @@ Where the workspace is: ``--workspace`` on the command line, else ``LSQA_WORKSPA
 ``workspace`` in the settings file, else ``db/lsqa.duckdb``. The settings file is ``LSQA_SETTINGS``
 or ``lsqa.toml`` in the current folder. API keys are never read from here: litellm takes them from
 its usual environment variables, and nothing in lsqa stores them.
+
+Where the shared data is (the NarrativeQA slice, the books, LLMBar; read by the demo and the
+Agreement page): ``LSQA_DATA_DIR``, else ``data_dir`` in the settings file (a relative path is
+relative to the current folder), else ``../shared/data`` from the current folder, which is where
+a checkout run from its own folder (``make run``, ``make test``, ``lsqa demo``) finds it. It never
+depends on where the lsqa source sits, so an installed lsqa looks in the same place as a checkout.
 """
 
 from __future__ import annotations
@@ -19,8 +25,12 @@ from lsqa.config.schema import SettingsFile, first_refusal
 from lsqa.errors import LsqaError
 from lsqa.llm.keys import secret_in_setting
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_WORKSPACE = Path("db") / "lsqa.duckdb"
+
+
+def default_data_dir() -> Path:
+    """``../shared/data`` from the current folder, made absolute when the settings are loaded."""
+    return Path.cwd().parent / "shared" / "data"
 
 
 class SettingsError(LsqaError):
@@ -30,7 +40,7 @@ class SettingsError(LsqaError):
 @dataclass(frozen=True)
 class Settings:
     workspace: Path = DEFAULT_WORKSPACE
-    data_dir: Path = PROJECT_ROOT.parent / "shared" / "data"
+    data_dir: Path = field(default_factory=default_data_dir)   # module docstring: where it is looked for
     coref_model_path: str = ""          # a local FCoref / LingMessCoref folder; '' = built-in fallback
     coref_model_kind: str = "fcoref"    # fcoref | lingmess
     max_concurrency: int = 8            # per model, for LLM calls
@@ -89,4 +99,5 @@ def resolve_workspace(cli_value: str | Path | None = None, settings: Settings | 
 
 
 def data_dir(settings: Settings | None = None) -> Path:
+    """The shared data folder (module docstring): ``LSQA_DATA_DIR``, the settings file, ``../shared/data``."""
     return Path((settings or load_settings()).data_dir)

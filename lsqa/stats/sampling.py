@@ -22,6 +22,7 @@ Skipping items by looking at them would break this; the queue therefore only mov
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,10 +59,14 @@ class Item:
         return sum(self.judge_outcomes) / len(self.judge_outcomes)
 
     def stratum(self, stratify: str) -> str:
+        """The item's stratum under ``stratify`` as stored with a review: ``all``, ``system:<name>``
+        or ``pair:["<a>", "<b>"]``. The pair is JSON, not ``a|b``: system names may contain any
+        character, and ("a|b", "c") and ("a", "b|c") are two strata (each has its own π). Readers
+        take only the part before the first ``:`` (:mod:`lsqa.stats.corrected_report`)."""
         if stratify == "system":
             return f"system:{self.system_a}"
         if stratify == "pair":
-            return f"pair:{self.system_a}|{self.system_b}"
+            return "pair:" + json.dumps([self.system_a, self.system_b], ensure_ascii=False)
         return "all"
 
 
