@@ -94,7 +94,7 @@ def extend(ws: Path) -> dict:
 
     def copy(src: dict, judge: str, kind: str, qid: str, a: str, b: str = "", order: str = "ab", ref: str = "") -> dict:
         key = dict(judge=judge, kind=kind, question_id=qid, system_a=a, system_b=b, shown_order=order, reference=ref)
-        return {"id": judgment_id(**key), **key, "label": src["label"], "raw_label": src["raw_label"],
+        return {"id": judgment_id(**key), **key, "family": src["family"], "label": src["label"], "raw_label": src["raw_label"],
                 "score": src["score"], "evidence": src["evidence"], "status": src["status"], "raw": src["raw"],
                 "prompt_id": src["prompt_id"], "prompt_version": src["prompt_version"]}
 

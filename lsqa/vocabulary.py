@@ -1,4 +1,4 @@
-"""The words lsqa uses for verdicts, in one place: judge kinds and their families, labels,
+"""The words lsqa uses for verdicts, in one place: judge kinds' names and families, labels,
 winners, tie models, review actions, flag reasons, and what a verdict is about (its item).
 
 Every other module imports these names from here; the database stores the same strings.
@@ -9,26 +9,60 @@ from __future__ import annotations
 
 # --------------------------------------------------------------------------- judge kinds (§5)
 
-# absolute = AutoAIS yes/no against the book (§5.1); pairwise = side by side (§3.2);
-# groundtruth / groundtruth-pairwise = the same against the NarrativeQA references (§5.2);
-# similarity = embedding similarity to a reference, thresholded to yes/no.
-JUDGE_KINDS = ("absolute", "pairwise", "groundtruth", "groundtruth-pairwise", "similarity")
-PAIRWISE_KINDS = ("pairwise", "groundtruth-pairwise")
-BINARY_KINDS = ("absolute", "groundtruth", "similarity")
-
 # The two families: a verdict rates one answer (yes/no) or a pair of answers (side by side).
 PAIRWISE = "pairwise"
 BINARY = "binary"
 FAMILIES = (PAIRWISE, BINARY)
 
+# The judge kinds' names and families: the words. What each kind *is* (labels, prompts, task,
+# guideline) is its record in ``lsqa.judging.kinds``, built from these words; a kind registered
+# there later (``lsqa.judging.kinds.register``) adds its words here, so that the floors below
+# judging (the config's check of a study's judges) know every name without importing upward.
+# absolute = AutoAIS yes/no against the book (§5.1); pairwise = side by side (§3.2);
+# groundtruth / groundtruth-pairwise = the same against the NarrativeQA references (§5.2);
+# similarity = embedding similarity to a reference, thresholded to yes/no.
+_KIND_FAMILIES: dict[str, str] = {"absolute": BINARY, "pairwise": PAIRWISE, "groundtruth": BINARY,
+                                  "groundtruth-pairwise": PAIRWISE, "similarity": BINARY}
+BUILTIN_JUDGE_KINDS = tuple(_KIND_FAMILIES)
+# Kinds whose label may be written as a score (a similarity from -1 to 1) and thresholded to yes/no.
+_SCORED_KINDS: set[str] = {"similarity"}
+
+
+def judge_kind_names() -> tuple[str, ...]:
+    """Every judge kind's name: the built-in ones, then those registered since, in that order."""
+    return tuple(_KIND_FAMILIES)
+
+
+def add_judge_kind(name: str, family: str, *, scored: bool = False) -> None:
+    """The words of a new kind (``lsqa.judging.kinds.register`` calls this; nothing else should)."""
+    if family not in FAMILIES:
+        raise ValueError(f"judge kind {name!r}: family {family!r} is not one of {', '.join(FAMILIES)}")
+    if _KIND_FAMILIES.get(name, family) != family:
+        raise ValueError(f"judge kind {name!r} is already {_KIND_FAMILIES[name]}, not {family}")
+    _KIND_FAMILIES[name] = family
+    if scored:
+        _SCORED_KINDS.add(name)
+
+
+def remove_judge_kind(name: str) -> None:
+    """Forget a registered kind's words (``lsqa.judging.kinds.unregister``); built-in kinds stay."""
+    if name in BUILTIN_JUDGE_KINDS:
+        raise ValueError(f"{name!r} is a built-in judge kind")
+    _KIND_FAMILIES.pop(name, None)
+    _SCORED_KINDS.discard(name)
+
 
 def family(kind: str) -> str:
-    """``pairwise`` for side-by-side kinds, ``binary`` for yes/no kinds."""
-    return PAIRWISE if kind in PAIRWISE_KINDS else BINARY
+    """``pairwise`` for side-by-side kinds, ``binary`` for yes/no kinds; ValueError for an unknown kind."""
+    try:
+        return _KIND_FAMILIES[kind]
+    except KeyError:
+        raise ValueError(f"unknown judge kind {kind!r} (known: {', '.join(_KIND_FAMILIES)})") from None
 
 
 def is_pairwise(kind: str) -> bool:
-    return kind in PAIRWISE_KINDS
+    """Whether ``kind`` judges a pair (kept for ``lsqa.audit`` until it reads the stored family)."""
+    return family(kind) == PAIRWISE
 
 
 # --------------------------------------------------------------------------------- labels
@@ -56,32 +90,35 @@ def normalize_winner(value) -> str:
         raise ValueError(f"unknown winner {value!r}; expected one of {', '.join(WINNERS)}") from None
 
 
-_PAIRWISE_ALIASES = {
+# Labels as people and other tools write them (lower case) → the canonical label, per family.
+PAIRWISE_ALIASES = {
     "a": "A", "a is better": "A", "1": "A", "system a": "A",
     "b": "B", "b is better": "B", "2": "B", "system b": "B",
     "tie": "tie", "equal": "tie", "3": "tie", "draw": "tie",
     "none": "none", "neither": "none", "both wrong": "none",
 }
-_ABSOLUTE_ALIASES = {"yes": "yes", "y": "yes", "true": "yes", "1": "yes", "correct": "yes",
+ABSOLUTE_ALIASES = {"yes": "yes", "y": "yes", "true": "yes", "1": "yes", "correct": "yes",
                      "no": "no", "n": "no", "false": "no", "0": "no", "incorrect": "no"}
 
 
 def normalise_label(label: str, kind: str) -> str | None:
-    """Map a label as written in a file to the canonical one for ``kind``; ValueError if unknown."""
+    """Map a label as written in a file to the canonical one for ``kind``; ValueError if unknown.
+
+    The same mapping as ``lsqa.judging.kinds.JudgeKind.normalise_label`` for the built-in kinds'
+    tables; kept here for ``lsqa.audit.review_import`` until it asks the record (issue 29).
+    """
     text = str(label).strip().strip("'\"").lower()
-    if kind in PAIRWISE_KINDS:
-        table, allowed = _PAIRWISE_ALIASES, PAIRWISE_LABELS
-    elif kind in ("absolute", "groundtruth"):
-        table, allowed = _ABSOLUTE_ALIASES, ABSOLUTE_LABELS
-    elif kind == "similarity":
-        try:
-            float(text)
-        except ValueError:
-            table, allowed = _ABSOLUTE_ALIASES, ABSOLUTE_LABELS
-        else:
-            return text
+    if family(kind) == PAIRWISE:
+        table, allowed = PAIRWISE_ALIASES, PAIRWISE_LABELS
     else:
-        raise ValueError(f"unknown verdict kind {kind!r}")
+        table, allowed = ABSOLUTE_ALIASES, ABSOLUTE_LABELS
+        if kind in _SCORED_KINDS:
+            try:
+                float(text)
+            except ValueError:
+                pass
+            else:
+                return text
     if text not in table:
         raise ValueError(f"label {label!r} is not a {kind} label (expected one of {', '.join(allowed)})")
     return table[text]
@@ -113,7 +150,7 @@ IMPORTED = "imported"
 def item_key(row: dict) -> tuple[str, ...]:
     """What a verdict is about: (question, system) or (question, system A, system B). A tuple, not a
     joined string, so that any character may appear in question ids and system names."""
-    if is_pairwise(row["kind"]):
+    if row["family"] == PAIRWISE:  # stored with the verdict (migration 0012), from its kind's record
         return (row["question_id"], row["system_a"], row["system_b"])
     return (row["question_id"], row["system_a"])
 

@@ -2,6 +2,7 @@
 
 import json
 
+from lsqa.judging import kinds
 from lsqa.judging import tasks as judges
 from lsqa.corpus.contexts import BookContexts
 from lsqa.config.study import Context, JudgeSpec, SystemSpec
@@ -16,7 +17,8 @@ ANSWERS = {("q1", "sys-a"): "I don't know.", ("q1", "sys-b"): "Tom Kitten lost h
 
 def _tasks(**judge_kw):
     judge = JudgeSpec(name="j", model="lsqa/lexical-judge", kind="pairwise", **judge_kw)
-    return judges.pairwise_tasks(judge, [QUESTION], ANSWERS, SYSTEMS, BookContexts({"d1": DOC}, {}), seed=0)
+    inputs = judges.TaskInputs([QUESTION], [QUESTION], ANSWERS, SYSTEMS, BookContexts({"d1": DOC}, {}), seed=0)
+    return judges.pairwise_tasks(kinds.SIDE_BY_SIDE, judge, inputs)
 
 
 def test_order_is_drawn_once_per_comparison_and_reproducible():
@@ -36,6 +38,7 @@ def test_shown_answers_follow_the_order_and_labels_map_back_to_systems():
     assert ab.from_completion(said_a, True, "k")["label"] == "A"
     row = ba.from_completion(said_a, True, "k")
     assert row["label"] == "B" and row["raw_label"] == "A" and json.loads(row["evidence"])
+    assert row["family"] == "pairwise" and row["kind"] == "pairwise"
 
 
 def test_unparseable_and_failed_calls_are_kept_with_their_text():
@@ -58,6 +61,7 @@ def test_groundtruth_raters_never_compare_a_reference_with_itself():
     ref2 = SystemSpec("nqa-reference-2", "human:narrativeqa", Context("reference", reference="2"))
     judge = JudgeSpec(name="gt", model="lsqa/lexical-judge", kind="groundtruth", reference="both")
     answers = {("q1", "sys-b"): "Tom Kitten.", ("q1", "nqa-reference-2"): "Tom"}
-    tasks = judges.groundtruth_tasks(judge, [QUESTION], answers, [SYSTEMS[1], ref2])
+    inputs = judges.TaskInputs([QUESTION], [QUESTION], answers, [SYSTEMS[1], ref2], BookContexts({}, {}), seed=0)
+    tasks = judges.groundtruth_tasks(kinds.GROUNDTRUTH, judge, inputs)
     assert sorted((t.key["system_a"], t.key["reference"]) for t in tasks) == [
         ("nqa-reference-2", "1"), ("sys-b", "1"), ("sys-b", "2")]

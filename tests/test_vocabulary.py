@@ -24,7 +24,7 @@ def test_unknown_labels_and_kinds_name_what_is_allowed():
         vocabulary.normalise_label("maybe", "pairwise")
     with pytest.raises(ValueError, match="expected one of yes, no"):
         vocabulary.normalise_label("A", "absolute")
-    with pytest.raises(ValueError, match="unknown verdict kind"):
+    with pytest.raises(ValueError, match="unknown judge kind 'rubric'"):
         vocabulary.normalise_label("yes", "rubric")
     with pytest.raises(ValueError, match="expected one of A, B, tie, none"):
         vocabulary.normalize_winner("C")
@@ -33,29 +33,39 @@ def test_unknown_labels_and_kinds_name_what_is_allowed():
 
 def test_swap_and_families():
     assert [vocabulary.swap_pairwise(x) for x in ("A", "B", "tie", "none", None)] == ["B", "A", "tie", "none", None]
-    assert set(vocabulary.PAIRWISE_KINDS) | set(vocabulary.BINARY_KINDS) == set(vocabulary.JUDGE_KINDS)
-    assert not set(vocabulary.PAIRWISE_KINDS) & set(vocabulary.BINARY_KINDS)
+    assert vocabulary.judge_kind_names() == vocabulary.BUILTIN_JUDGE_KINDS
     assert vocabulary.family("groundtruth-pairwise") == vocabulary.PAIRWISE
     assert vocabulary.family("similarity") == vocabulary.BINARY
+    with pytest.raises(ValueError, match="unknown judge kind"):
+        vocabulary.family("rubric")  # never a default family
 
 
 def test_item_keys_keep_names_with_any_character_apart():
-    one = vocabulary.item_key({"kind": "absolute", "question_id": "q", "system_a": "x|y", "system_b": ""})
-    pair = vocabulary.item_key({"kind": "pairwise", "question_id": "q", "system_a": "x", "system_b": "y"})
+    one = vocabulary.item_key({"family": "binary", "question_id": "q", "system_a": "x|y", "system_b": ""})
+    pair = vocabulary.item_key({"family": "pairwise", "question_id": "q", "system_a": "x", "system_b": "y"})
     assert one == ("q", "x|y") and pair == ("q", "x", "y") and one != pair
 
 
-def test_the_verdict_items_view_uses_the_same_families(workspace):
-    """The view's SQL lists the pairwise kinds itself (a migration cannot import Python): it must
-    agree with vocabulary.PAIRWISE_KINDS for every kind."""
-    rows = [{"id": judgment_id("j", kind, "q", "x|y", "z" if kind in vocabulary.PAIRWISE_KINDS else ""),
-             "judge": "j", "kind": kind, "question_id": "q", "system_a": "x|y",
-             "system_b": "z" if kind in vocabulary.PAIRWISE_KINDS else "", "shown_order": "ab", "reference": "",
+def test_the_verdict_items_view_uses_the_stored_families(workspace):
+    """The view reads each verdict's stored family (migration 0012), written from its kind's record:
+    for every kind it agrees with the record."""
+    from lsqa.judging import kinds
+
+    rows = [{"id": judgment_id("j", k.name, "q", "x|y", "z" if k.pairwise else ""), "family": k.family,
+             "judge": "j", "kind": k.name, "question_id": "q", "system_a": "x|y",
+             "system_b": "z" if k.pairwise else "", "shown_order": "ab", "reference": "",
              "label": "A", "status": "ok"}
-            for kind in vocabulary.JUDGE_KINDS]
+            for k in kinds.all_kinds()]
     with store.write(workspace) as con:
         results_store.insert_judgments(con, rows)
         seen = dict(con.execute("SELECT kind, family FROM verdict_items").fetchall())
         items = dict(con.execute("SELECT kind, item FROM verdict_items").fetchall())
-    assert seen == {kind: vocabulary.family(kind) for kind in vocabulary.JUDGE_KINDS}
+    assert seen == {k.name: vocabulary.family(k.name) for k in kinds.all_kinds()}
     assert items["absolute"] == ["q", "x|y"] and items["pairwise"] == ["q", "x|y", "z"]
+
+
+def test_a_verdict_without_a_family_is_refused(workspace):
+    row = {"id": "x", "judge": "j", "kind": "absolute", "question_id": "q", "system_a": "s", "label": "yes",
+           "status": "ok"}
+    with store.write(workspace) as con, pytest.raises(ValueError, match="family None"):
+        results_store.insert_judgments(con, [row])

@@ -15,8 +15,9 @@ import re
 from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
-from lsqa.vocabulary import IMPORTED, JUDGE_KINDS
+from lsqa.vocabulary import IMPORTED, judge_kind_names
 
 QUESTION_SOURCES = ("narrativeqa", "generate", "all")
 ENTITY_METHODS = ("auto", "fastcoref", "fallback")
@@ -44,6 +45,18 @@ def _check_context(value: str) -> str:
         raise ValueError(f"{value!r} is not none, full, retrieval:<tokens> (1 to {MAX_TOKENS_SETTING:,} tokens) "
                          "or reference:1|2; use one of them")
     return value.strip()
+
+
+def _check_judge_kind(value: Any) -> str:
+    # The names live in lsqa.vocabulary (the words; a kind registered in lsqa.judging.kinds adds its
+    # own), read when a file is checked: a Literal fixed at import would refuse a registered kind.
+    # Refused as pydantic refuses a Literal, so the message reads as before: "use 'absolute', ... or 'x'".
+    known = judge_kind_names()
+    if not isinstance(value, str) or value not in known:
+        quoted = [repr(k) for k in known]
+        expected = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+    return value
 
 
 def _check_prompt_version(value):
@@ -90,13 +103,14 @@ class SystemTable(_CallerTable):
 
 
 class JudgeTable(_CallerTable):
-    kind: Literal[JUDGE_KINDS]  # type: ignore[valid-type]
+    kind: str
     context: str = "full"
     both_orders: bool = False
     reference: Union[Literal["1", "2", "both"], Literal[1, 2]] = "both"
     threshold: Optional[float] = Field(None, ge=-1.0, le=1.0, allow_inf_nan=False)
 
     _context = field_validator("context")(_check_context)
+    _kind = field_validator("kind", mode="before")(_check_judge_kind)
 
     @field_validator("reference", mode="before")
     @classmethod

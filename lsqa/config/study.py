@@ -16,6 +16,7 @@ Example (see README, "Running a study", for every key)::
     name = "lexical-sxs"
     model = "lsqa/lexical-judge"
     kind = "pairwise"                          # absolute | pairwise | groundtruth | groundtruth-pairwise | similarity
+                                               # (or a kind registered in lsqa.judging.kinds)
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from pydantic import ValidationError
 from lsqa.config.schema import CONTEXT_RE, StudyConfig, first_refusal
 from lsqa.errors import InputError
 from lsqa.llm.keys import secret_in_setting
-from lsqa.vocabulary import IMPORTED, JUDGE_KINDS
+from lsqa.vocabulary import IMPORTED
 
-__all__ = ["JUDGE_KINDS", "Context", "GenerationSpec", "JudgeSpec", "RunConfig", "SystemSpec", "load_run_config",
+__all__ = ["Context", "GenerationSpec", "JudgeSpec", "RunConfig", "SystemSpec", "load_run_config",
            "parse_context", "run_config_from_dict"]
 
 MAX_CONFIG_BYTES = 1024 * 1024

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lsqa.stats import analysis
 from lsqa.errors import NoVerdicts
-from lsqa.vocabulary import JUDGE_LABELS, OVERRIDES
+from lsqa.vocabulary import BINARY, JUDGE_LABELS, OVERRIDES, PAIRWISE
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def judge_choices(shown: dict[str, list[str]]) -> list[str]:
     One judge at a time is the default because a stakeholder reads one ranking at a time, and
     because every judge shown costs a Bradley-Terry fit with its bootstrap and, in the chart view, a
     chart the browser must draw (issue 12: with all nine of the demo's charts a switch took ~2 s)."""
-    return [*shown["pairwise"], *shown["binary"], ALL_JUDGES]
+    return [*shown[PAIRWISE], *shown[BINARY], ALL_JUDGES]
 
 
 def chosen_judge(choices: list[str], asked: str | None, remembered: str | None = None) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from lsqa import store, vocabulary
+from lsqa.judging import kinds as judge_kinds
 from lsqa.stats import analysis
 from lsqa.study import llmbar
 from lsqa.config.settings import resolve_workspace
@@ -121,7 +122,7 @@ def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrid
     """
     shown, hidden = leaderboard_judges(workspace, judges)
     rankings, accuracy = [], []
-    for judge in shown["pairwise"]:
+    for judge in shown[vocabulary.PAIRWISE]:
         try:
             result = analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
                                       bootstrap=bootstrap, seed=seed, by_question=by_question)
@@ -219,7 +220,7 @@ def _agreement_overview(workspace: Path, bootstrap: int, sections: set[str]) -> 
                     out["vs_annotator"] += [r for a in annotators if (r := judge_vs_human(
                         workspace, judge, annotator=a, bootstrap=bootstrap, read=read))]
     if "bias" in sections:
-        out["position"] = [analysis.position_bias(workspace, judge, read=read) for judge in families["pairwise"]]
+        out["position"] = [analysis.position_bias(workspace, judge, read=read) for judge in families[vocabulary.PAIRWISE]]
     if "annotators" in sections:
         out["annotators"] = analysis.annotator_agreement(workspace)
         out["annotator_pairs"] = _annotator_pairs(workspace, annotators, bootstrap, read)
@@ -384,7 +385,7 @@ def model_choices() -> dict[str, str]:
 
 def run_choices(workspace: Path) -> dict:
     """Books with text, the embedded models, context settings and judge kinds for the run form."""
-    return {"books": _books_with_text(workspace), "models": model_choices(), "judge_kinds": list(vocabulary.JUDGE_KINDS),
+    return {"books": _books_with_text(workspace), "models": model_choices(), "judge_kinds": list(judge_kinds.names()),
             "contexts": ["none", "retrieval:4000", "full"]}
 
 

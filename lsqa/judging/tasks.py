@@ -1,16 +1,17 @@
-"""Auto-raters: what each judge kind is asked, and how its answer becomes a stored verdict.
+"""Auto-raters' tasks: what a judge is asked, and how its answer becomes a stored verdict.
 
-- ``absolute``: AutoAIS (paper §3.1, Fig. 12; Fig. 19 for NarrativeQA): is the answer supported
-  by the book (or, for a short-context judge, by BM25 passages retrieved with the question and
-  the answer as query, §5.1)?
-- ``pairwise``: side by side (§3.2, Fig. 13; Fig. 20 with Equal for NarrativeQA) over all system
-  pairs on one seeded sample of ``c`` questions, the order shown randomised per comparison and
-  recorded, optionally both orders.
-- ``groundtruth``: yes/no against a NarrativeQA reference (§5.2, Fig. 17); correct if either
-  reference matches.
-- ``groundtruth-pairwise``: side by side given the reference (Fig. 18).
-- ``similarity``: cosine similarity of sentence embeddings to the references (§5.2 baseline).
+One builder per way of asking (each judge kind's record in ``lsqa.judging.kinds`` names its own):
 
+- ``absolute_tasks``: one answer against the book or BM25 passages retrieved with the question and
+  the answer as query (AutoAIS, paper §3.1, §5.1, Figs. 12, 19);
+- ``pairwise_tasks``: side by side (§3.2, Figs. 13, 20) over all system pairs on one seeded sample
+  of ``c`` questions, the order shown randomised per comparison and recorded, optionally both;
+- ``groundtruth_tasks``: yes/no against each usable NarrativeQA reference (§5.2, Fig. 17);
+- ``groundtruth_pairwise_tasks``: side by side given a reference (Fig. 18);
+- ``similarity_tasks`` + ``similarity_rate``: cosine similarity of sentence embeddings to the
+  references (§5.2 baseline), rated on this machine without a model call.
+
+``yes_no_tasks`` is the generic one-answer builder a new kind can use with its own prompt values.
 Building a task is pure given its inputs; the pipeline sends the requests and stores the rows.
 """
 
@@ -20,27 +21,31 @@ import hashlib
 import itertools
 import json
 import random
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 from lsqa.prompting import parsers
 from lsqa.prompting import templates as prompts
 from lsqa.corpus.contexts import BookContexts, ContextTooLong
 from lsqa.judging.ids import judgment_id
-from lsqa.vocabulary import is_pairwise, swap_pairwise
+from lsqa.vocabulary import FAMILIES, PAIRWISE, swap_pairwise
 from lsqa.llm import LLMRequest
 from lsqa.config.study import JudgeSpec, SystemSpec
 
-PROMPTS = {
-    ("absolute", True): "nqa_autoais",
-    ("absolute", False): "autoais",
-    ("pairwise", True): "nqa_side_by_side",
-    ("pairwise", False): "side_by_side",
-    ("groundtruth", True): "groundtruth_yes_no",
-    ("groundtruth", False): "groundtruth_yes_no",
-    ("groundtruth-pairwise", True): "groundtruth_side_by_side",
-    ("groundtruth-pairwise", False): "groundtruth_side_by_side",
-}
+if TYPE_CHECKING:
+    from lsqa.judging.kinds import JudgeKind
+
+
+@dataclass(frozen=True)
+class TaskInputs:
+    """What a study gives every task builder."""
+
+    questions: list[dict]          # the questions in the study's scope
+    sampled: list[dict]            # the c questions every system pair is compared on (§3.2)
+    answers: dict                  # (question id, system name) → answer text
+    systems: list[SystemSpec]
+    books: BookContexts
+    seed: int
 
 
 @dataclass
@@ -53,10 +58,16 @@ class JudgeTask:
     rendering it."""
 
     key: dict                      # judge, kind, question_id, system_a, system_b, shown_order, reference
+    family: str                    # the kind's (vocabulary.PAIRWISE | BINARY), stored with the verdict
     _request: LLMRequest | Callable[[], LLMRequest] | None
     prompt: prompts.Prompt | None
     ready_row: dict | None = None  # set when no call is needed (e.g. the context does not fit)
     mode: str = "online"
+    local: dict = field(default_factory=dict)  # what a kind rated on this machine reads (no request)
+
+    def __post_init__(self):
+        if self.family not in FAMILIES:
+            raise ValueError(f"a task's family is one of {', '.join(FAMILIES)}, not {self.family!r}")
 
     @property
     def request(self) -> LLMRequest | None:
@@ -72,7 +83,7 @@ class JudgeTask:
 
     def row(self, *, status: str, label: str | None = None, raw_label: str = "", evidence=(), raw: str = "",
             call_key: str = "", score: float | None = None, extra: dict | None = None) -> dict:
-        return {"id": self.id, **self.key, "label": label, "raw_label": raw_label or "", "score": score,
+        return {"id": self.id, **self.key, "family": self.family, "label": label, "raw_label": raw_label or "", "score": score,
                 "evidence": json.dumps(list(evidence)), "status": status, "raw": raw or "",
                 "llm_call_key": call_key, "prompt_id": self.prompt.id if self.prompt else "",
                 "prompt_version": str(self.prompt.version) if self.prompt else "",
@@ -86,7 +97,7 @@ class JudgeTask:
         if not parsed.ok:
             return self.row(status="parse_error", raw=parsed.raw, call_key=call_key, extra={"reason": parsed.reason})
         label = parsed.label
-        if is_pairwise(self.key["kind"]) and self.key["shown_order"] == "ba":
+        if self.family == PAIRWISE and self.key["shown_order"] == "ba":
             label = swap_pairwise(label)  # the judge's "A" was system_b
         return self.row(status="ok", label=label, raw_label=parsed.label or "", evidence=parsed.evidence,
                         raw=parsed.raw, call_key=call_key)
@@ -108,26 +119,28 @@ def shown_orders(judge: JudgeSpec, seed: int, question_id: str, a: str, b: str) 
     return ["ab" if digest[0] % 2 == 0 else "ba"]
 
 
-def _is_nqa(question: dict) -> bool:
-    return question["origin"] == "narrativeqa"
-
-
 def _request(judge: JudgeSpec, prompt: prompts.Prompt, values: dict, contexts: tuple[str, ...] = ()) -> LLMRequest:
     return prompts.request(prompt, judge.model, judge.params, prompt_caching=judge.prompt_caching, mode=judge.mode,
                            contexts=contexts, **values)
 
 
-def _context_task(judge: JudgeSpec, key: dict, question: dict, books: BookContexts, query: str,
+def _key(kind: JudgeKind, judge: JudgeSpec, question: dict, system_a: str, system_b: str = "",
+         shown_order: str = "ab", reference: str = "") -> dict:
+    return dict(judge=judge.name, kind=kind.name, question_id=question["id"], system_a=system_a, system_b=system_b,
+                shown_order=shown_order, reference=reference)
+
+
+def _context_task(kind: JudgeKind, judge: JudgeSpec, key: dict, question: dict, books: BookContexts, query: str,
                   build: Callable[[str], dict]) -> JudgeTask:
-    prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(question))], judge.prompt_version,
-                                    layout=prompts.layout_for(judge.prompt_caching))
+    prompt = kind.load_prompt(judge, question)
     try:
         ctx = books.context_for(question["document_id"], judge.context, query, max_tokens=judge.max_context_tokens)
     except ContextTooLong as exc:
-        task = JudgeTask(key, None, prompt)
+        task = JudgeTask(key, kind.family, None, prompt)
         task.ready_row = task.row(status="error", extra={"error": str(exc)})
         return task
-    return JudgeTask(key, lambda: _request(judge, prompt, build(ctx.text), ctx.pieces), prompt, mode=judge.mode)
+    return JudgeTask(key, kind.family, lambda: _request(judge, prompt, build(ctx.text), ctx.pieces), prompt,
+                     mode=judge.mode)
 
 
 def _references(judge: JudgeSpec, question: dict, system: SystemSpec | None) -> list[str]:
@@ -146,15 +159,27 @@ def _answered(questions: list[dict], answers: dict, systems: list[SystemSpec]):
                 yield q, s, answer
 
 
-def absolute_tasks(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec],
-                   books: BookContexts) -> list[JudgeTask]:
+def absolute_tasks(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
+    """AutoAIS on every answer, with the book (or passages for question + answer) as context (Figs. 12, 19)."""
     tasks = []
-    for q, s, answer in _answered(questions, answers, systems):
-        key = dict(judge=judge.name, kind="absolute", question_id=q["id"], system_a=s.name, system_b="",
-                   shown_order="ab", reference="")
-        tasks.append(_context_task(judge, key, q, books, f"{q['text']} {answer}",
+    for q, s, answer in _answered(inputs.questions, inputs.answers, inputs.systems):
+        tasks.append(_context_task(kind, judge, _key(kind, judge, q, s.name), q, inputs.books,
+                                   f"{q['text']} {answer}",
                                    lambda ctx, q=q, a=answer: {"context": ctx, "question": q["text"], "answer": a}))
     return tasks
+
+
+def yes_no_tasks(values: Callable[[dict, str], dict]) -> Callable:
+    """A builder for a kind that rates each answer alone with its own prompt: ``values(question,
+    answer)`` gives the prompt's placeholders. No book context, no reference (a new kind's start)."""
+    def build(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
+        tasks = []
+        for q, s, answer in _answered(inputs.questions, inputs.answers, inputs.systems):
+            prompt = kind.load_prompt(judge, q)
+            tasks.append(JudgeTask(_key(kind, judge, q, s.name), kind.family,
+                                   _request(judge, prompt, values(q, answer)), prompt, mode=judge.mode))
+        return tasks
+    return build
 
 
 def _compared(questions: list[dict], answers: dict, systems: list[SystemSpec]):
@@ -166,81 +191,82 @@ def _compared(questions: list[dict], answers: dict, systems: list[SystemSpec]):
                 yield q, a, b
 
 
-def pairwise_tasks(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec],
-                   books: BookContexts, seed: int) -> list[JudgeTask]:
+def pairwise_tasks(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
     """Side by side with the book (or passages for question + both answers) as context (Figs. 13, 20)."""
-    tasks = []
-    for q, a, b in _compared(questions, answers, systems):
-        for order in shown_orders(judge, seed, q["id"], a, b):
+    tasks, answers = [], inputs.answers
+    for q, a, b in _compared(inputs.sampled, answers, inputs.systems):
+        for order in shown_orders(judge, inputs.seed, q["id"], a, b):
             first, second = answers[(q["id"], a)], answers[(q["id"], b)]
             if order == "ba":
                 first, second = second, first
-            key = dict(judge=judge.name, kind="pairwise", question_id=q["id"], system_a=a, system_b=b,
-                       shown_order=order, reference="")
             tasks.append(_context_task(
-                judge, key, q, books, f"{q['text']} {first} {second}",
+                kind, judge, _key(kind, judge, q, a, b, order), q, inputs.books, f"{q['text']} {first} {second}",
                 lambda ctx, q=q, f=first, s=second: {"context": ctx, "question": q["text"],
                                                      "system_answer_A": f, "system_answer_B": s}))
     return tasks
 
 
-def groundtruth_pairwise_tasks(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec],
-                               seed: int) -> list[JudgeTask]:
+def groundtruth_pairwise_tasks(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
     """Side by side given a reference answer instead of the book (Fig. 18)."""
-    by_name = {s.name: s for s in systems}
-    tasks = []
-    for q, a, b in _compared(questions, answers, systems):
+    by_name = {s.name: s for s in inputs.systems}
+    tasks, answers = [], inputs.answers
+    for q, a, b in _compared(inputs.sampled, answers, inputs.systems):
         usable = [r for r in _references(judge, q, by_name[a]) if r in _references(judge, q, by_name[b])]
         if not usable:
             continue
         ref = usable[0]
-        prompt = prompts.load_prompt(PROMPTS[(judge.kind, _is_nqa(q))], judge.prompt_version,
-                                    layout=prompts.layout_for(judge.prompt_caching))
-        for order in shown_orders(judge, seed, q["id"], a, b):
+        prompt = kind.load_prompt(judge, q)
+        for order in shown_orders(judge, inputs.seed, q["id"], a, b):
             first, second = answers[(q["id"], a)], answers[(q["id"], b)]
             if order == "ba":
                 first, second = second, first
-            key = dict(judge=judge.name, kind=judge.kind, question_id=q["id"], system_a=a, system_b=b,
-                       shown_order=order, reference=ref)
             values = {"question": q["text"], "answer": q[f"reference_{ref}"], "system_answer_A": first,
                       "system_answer_B": second}
-            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt, mode=judge.mode))
+            tasks.append(JudgeTask(_key(kind, judge, q, a, b, order, ref), kind.family,
+                                   _request(judge, prompt, values), prompt, mode=judge.mode))
     return tasks
 
 
-def groundtruth_tasks(judge: JudgeSpec, questions: list[dict], answers: dict,
-                      systems: list[SystemSpec]) -> list[JudgeTask]:
+def groundtruth_tasks(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
+    """Yes/no against each reference the answer may be compared with (Fig. 17): one verdict per reference."""
     tasks = []
-    for q, s, answer in _answered(questions, answers, systems):
+    for q, s, answer in _answered(inputs.questions, inputs.answers, inputs.systems):
         for ref in _references(judge, q, s):
-            key = dict(judge=judge.name, kind="groundtruth", question_id=q["id"], system_a=s.name, system_b="",
-                       shown_order="ab", reference=ref)
-            prompt = prompts.load_prompt(PROMPTS[("groundtruth", _is_nqa(q))], judge.prompt_version,
-                                    layout=prompts.layout_for(judge.prompt_caching))
+            prompt = kind.load_prompt(judge, q)
             values = {"question": q["text"], "a1": q[f"reference_{ref}"], "a2": answer}
-            tasks.append(JudgeTask(key, _request(judge, prompt, values), prompt, mode=judge.mode))
+            tasks.append(JudgeTask(_key(kind, judge, q, s.name, reference=ref), kind.family,
+                                   _request(judge, prompt, values), prompt, mode=judge.mode))
     return tasks
 
 
-def similarity_rows(judge: JudgeSpec, questions: list[dict], answers: dict, systems: list[SystemSpec]) -> list[dict]:
+def similarity_tasks(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
+    """One task per answer with a usable reference; ``similarity_rate`` scores those still to do."""
+    tasks = []
+    for q, s, answer in _answered(inputs.questions, inputs.answers, inputs.systems):
+        refs = _references(judge, q, s)
+        if refs:
+            tasks.append(JudgeTask(_key(kind, judge, q, s.name), kind.family, None, None,
+                                   local={"answer": answer, "references": [q[f"reference_{r}"] for r in refs],
+                                          "used": refs}))
+    return tasks
+
+
+def similarity_rate(kind: JudgeKind, judge: JudgeSpec, tasks: list[JudgeTask]) -> list[dict]:
     """The §5.2 semantic-similarity baseline: best cosine to a reference, yes above the threshold."""
     from lsqa.judging import similarity
 
+    if not tasks:
+        return []  # the encoder is not even loaded
     threshold = judge.threshold if judge.threshold is not None else similarity.DEFAULT_THRESHOLD
-    items = [(q, s, answer, _references(judge, q, s)) for q, s, answer in _answered(questions, answers, systems)]
-    items = [item for item in items if item[3]]
-    if not items:
-        return []
-    flat_answers = [answer for _, _, answer, refs in items for _ in refs]
-    flat_refs = [q[f"reference_{r}"] for q, _, _, refs in items for r in refs]
+    flat_answers = [t.local["answer"] for t in tasks for _ in t.local["references"]]
+    flat_refs = [ref for t in tasks for ref in t.local["references"]]
     scores = similarity.similarity(flat_answers, flat_refs)
     rows, i = [], 0
-    for q, s, _, refs in items:
-        best = float(max(scores[i:i + len(refs)]))
-        i += len(refs)
-        key = dict(judge=judge.name, kind="similarity", question_id=q["id"], system_a=s.name, system_b="",
-                   shown_order="ab", reference="")
-        task = JudgeTask(key, None, None)
-        rows.append(task.row(status="ok", label="yes" if best >= threshold else "no", raw_label=f"{best:.4f}",
-                             score=best, extra={"model": judge.model, "threshold": threshold, "references": refs}))
+    for t in tasks:
+        n = len(t.local["references"])
+        best = float(max(scores[i:i + n]))
+        i += n
+        rows.append(t.row(status="ok", label="yes" if best >= threshold else "no", raw_label=f"{best:.4f}",
+                          score=best, extra={"model": judge.model, "threshold": threshold,
+                                             "references": t.local["used"]}))
     return rows

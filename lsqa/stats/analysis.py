@@ -24,7 +24,7 @@ from lsqa.stats.reports import agreement_table, rank_table
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa import vocabulary
-from lsqa.vocabulary import BINARY, BINARY_KINDS, HUMAN, PAIRWISE_KINDS, family, item_key
+from lsqa.vocabulary import BINARY, HUMAN, PAIRWISE, item_key
 
 
 
@@ -36,7 +36,7 @@ def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
             by_item[item_key(r)].append(r)
     out = {}
     for key, group in by_item.items():
-        if family(group[0]["kind"]) == BINARY:
+        if group[0]["family"] == BINARY:
             out[key] = "yes" if any(g[label_key] == "yes" for g in group) else group[0][label_key]
         else:
             group.sort(key=lambda g: g["shown_order"])
@@ -44,8 +44,8 @@ def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
     return out
 
 
-def _verdicts(con, judge: str, *, kinds=None, use_overrides=False, exclude_flagged=False) -> list[dict]:
-    return verdicts_store.effective_verdicts(con, judge=judge, kinds=kinds, use_overrides=use_overrides,
+def _verdicts(con, judge: str, *, family=None, use_overrides=False, exclude_flagged=False) -> list[dict]:
+    return verdicts_store.effective_verdicts(con, judge=judge, family=family, use_overrides=use_overrides,
                                              exclude_flagged=exclude_flagged)
 
 
@@ -57,16 +57,15 @@ def judges_by_family(workspace: Path) -> dict[str, list[str]]:
         rows = results_store.judges(con)
     out: dict[str, list[str]] = {f: [] for f in vocabulary.FAMILIES}
     for r in rows:
-        family = vocabulary.family(r["kind"])
-        if r["judge"] not in out[family]:
-            out[family].append(r["judge"])
+        if r["judge"] not in out[r["family"]]:
+            out[r["family"]].append(r["judge"])
     return out
 
 
 def comparison_rows(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
     """A side-by-side judge's verdicts as ``system_a, system_b, winner, question_id`` rows."""
     with store.connect(workspace) as con:
-        rows = _verdicts(con, judge, kinds=PAIRWISE_KINDS, use_overrides=use_overrides,
+        rows = _verdicts(con, judge, family=PAIRWISE, use_overrides=use_overrides,
                          exclude_flagged=exclude_flagged)
     return [{"system_a": r["system_a"], "system_b": r["system_b"], "winner": r["label"],
              "question_id": r["question_id"]} for r in rows]
@@ -89,7 +88,7 @@ def accuracy(workspace: Path, judge: str, *, use_overrides: bool = False, exclud
     from lsqa.stats.ranking import accuracy_ci
 
     with store.connect(workspace) as con:
-        rows = _verdicts(con, judge, kinds=BINARY_KINDS, use_overrides=use_overrides,
+        rows = _verdicts(con, judge, family=BINARY, use_overrides=use_overrides,
                          exclude_flagged=exclude_flagged)
         contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
     per_system: dict[str, list[str]] = defaultdict(list)
@@ -224,7 +223,7 @@ def position_bias(workspace: Path, judge: str, *, read: LabelsRead | None = None
     from lsqa.stats.agreement import position_consistency
 
     with store.connect(workspace) as con:
-        rows = [r for r in _judge_verdicts(con, judge, read) if r["kind"] in PAIRWISE_KINDS]
+        rows = [r for r in _judge_verdicts(con, judge, read) if r["family"] == PAIRWISE]
     decisive = [r["raw_label"] for r in rows if r["raw_label"] in ("A", "B")]  # as shown, not system terms
     out = {"judge": judge, "n": len(rows), "n_decisive": len(decisive),
            "first_position_rate": (sum(x == "A" for x in decisive) / len(decisive)) if decisive else None}
@@ -304,7 +303,7 @@ def export(workspace: Path, out: Path, fmt: str) -> dict[str, int]:
     out = Path(out)
     with store.connect(workspace) as con:
         written = export_store.export_tables(con, out, fmt)
-        pairwise_judges = sorted({j["judge"] for j in results_store.judges(con) if j["kind"] in PAIRWISE_KINDS})
+        pairwise_judges = sorted({j["judge"] for j in results_store.judges(con) if j["family"] == PAIRWISE})
     for judge in pairwise_judges:
         try:
             result = ranking(workspace, judge)

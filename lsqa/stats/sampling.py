@@ -30,7 +30,7 @@ from pathlib import Path
 from lsqa import store
 from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
-from lsqa.vocabulary import BINARY, PAIRWISE, family, item_key
+from lsqa.vocabulary import BINARY, PAIRWISE, item_key
 
 SAMPLED_QUEUES = ("random", "active")
 USABLE_QUEUES = ("random", "active", "import")
@@ -82,7 +82,7 @@ def judge_items(con, judge: str) -> list[Item]:
         value = outcome(r["judge_label"])
         if value is None:
             continue
-        fam = family(r["kind"])
+        fam = r["family"]
         key = item_key(r)
         it = items.get(key)
         if it is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts, insert_rows
-from lsqa.vocabulary import PAIRWISE_KINDS
+from lsqa.vocabulary import FAMILIES, PAIRWISE
 
 
 def upsert_systems(con, rows: list[dict], *, replace: bool = False) -> int:
@@ -79,6 +79,13 @@ def judgment_labels(con, ids: list[str]) -> dict[str, str | None]:
 
 
 def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
+    """Store verdicts. Each row carries its kind's ``family`` (from the kind's record in
+    ``lsqa.judging.kinds``): the readers below treat a verdict by it, so a row without one is refused."""
+    rows = list(rows)
+    for r in rows:
+        if r.get("family") not in FAMILIES:
+            raise ValueError(f"verdict {r.get('id')!r} ({r.get('kind')!r}) has family {r.get('family')!r}, "
+                             f"not one of {', '.join(FAMILIES)}: take it from the kind's record")
     return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing", key=("id",))
 
 
@@ -104,8 +111,8 @@ def list_judgments(con, *, judge: str | None = None, kind: str | None = None) ->
 def judges(con) -> list[dict]:
     return fetch_dicts(
         con,
-        "SELECT judge, kind, count(*) AS n, count(*) FILTER (WHERE status = 'ok') AS n_ok"
-        " FROM judgments GROUP BY judge, kind ORDER BY judge, kind",
+        "SELECT judge, kind, family, count(*) AS n, count(*) FILTER (WHERE status = 'ok') AS n_ok"
+        " FROM judgments GROUP BY judge, kind, family ORDER BY judge, kind",
     )
 
 
@@ -134,5 +141,5 @@ def other_verdicts(con, question_id: str, systems: list[str]) -> list[dict]:
         FROM judgments WHERE question_id = ?
           AND system_a IN (SELECT unnest(?))
           AND (system_b = '' OR system_b IN (SELECT unnest(?)))
-        ORDER BY kind IN (SELECT unnest(?)), judge, shown_order, reference""",
-                       [question_id, list(systems), list(systems), list(PAIRWISE_KINDS)])
+        ORDER BY family = ?, judge, shown_order, reference""",
+                       [question_id, list(systems), list(systems), PAIRWISE])

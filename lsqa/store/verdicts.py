@@ -1,7 +1,8 @@
 """Verdicts as the statistics see them: judge labels, human reviews, reference flags.
 
 Reviews and flags are append-only; the current state is derived by the views of
-``db/migrations/0005_derived_views.sql``, which every reader shares: ``human_labels`` (a review
+``db/migrations/0005_derived_views.sql``, which every reader shares (a verdict's family, which
+decides what it is about, is stored with it: migration 0012): ``human_labels`` (a review
 withdrawn by an ``undo`` row no longer counts; an annotator's latest remaining review of a
 verdict is their label, ``confirm`` = the judge's label), ``latest_human_labels`` (the latest of
 anyone), ``current_flags`` (a reference is flagged while some annotator's latest flag on it is
@@ -14,7 +15,7 @@ from lsqa.store.bulk import fetch_dicts
 
 def human_labels(con, judge: str | None = None) -> list[dict]:
     """Each annotator's current label for each reviewed verdict (of ``judge``, if given)."""
-    sql = "SELECT h.*, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference" \
+    sql = "SELECT h.*, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference" \
           " FROM human_labels h" \
           " JOIN judgments j ON j.id = h.judgment_id"
     params: list = []
@@ -33,16 +34,17 @@ def flagged_question_ids(con) -> set[str]:
     return {r[0] for r in con.execute("SELECT DISTINCT question_id FROM current_flags").fetchall()}
 
 
-def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] | None = None,
+def effective_verdicts(con, *, judge: str | None = None, family: str | None = None,
                        use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
-    """Decided verdicts (status ok) with the label the statistics should use.
+    """Decided verdicts (status ok) with the label the statistics should use; of one ``family``
+    (``vocabulary.PAIRWISE`` / ``BINARY``, stored with each verdict) if given.
 
     With ``use_overrides`` the latest human label (any annotator) replaces the judge's, and a
     verdict the judge failed to give (parse error, call error) counts once a human labelled it; with
     ``exclude_flagged`` questions with a flagged reference are left out.
     """
     sql = f"""
-        SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
+        SELECT j.id, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
                j.label AS judge_label, j.raw_label, h.human_label, j.score, q.document_id,
                {"coalesce(h.human_label, j.label)" if use_overrides else "j.label"} AS label
         FROM judgments j
@@ -53,9 +55,9 @@ def effective_verdicts(con, *, judge: str | None = None, kinds: tuple[str, ...] 
     if judge:
         sql += " AND j.judge = ?"
         params.append(judge)
-    if kinds:
-        sql += " AND j.kind IN (SELECT unnest(?))"
-        params.append(list(kinds))
+    if family:
+        sql += " AND j.family = ?"
+        params.append(family)
     if exclude_flagged:
         sql += " AND j.question_id NOT IN (SELECT question_id FROM current_flags)"
     return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order", params)

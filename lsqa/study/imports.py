@@ -19,7 +19,8 @@ from lsqa.errors import InputError
 from lsqa.judging.ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
-from lsqa.vocabulary import ABSOLUTE_LABELS, IMPORTED, JUDGE_KINDS, PAIRWISE_LABELS, REFERENCES, is_pairwise, normalise_label
+from lsqa.judging import kinds as judge_kinds
+from lsqa.vocabulary import IMPORTED, REFERENCES
 
 
 def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str, what: str) -> None:
@@ -124,14 +125,6 @@ def _evidence(path: Path, line_no: int, value) -> list[str]:
     return items
 
 
-def _label_hint(kind: str) -> str:
-    if is_pairwise(kind):
-        return f"use one of {', '.join(PAIRWISE_LABELS)} (in system terms)"
-    if kind == "similarity":
-        return "use yes, no or a similarity from -1 to 1"
-    return f"use one of {', '.join(ABSOLUTE_LABELS)}"
-
-
 def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     """Verdicts produced elsewhere, by a model or a person (CSV or JSONL).
 
@@ -145,24 +138,26 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     for line_no, rec in read_records(path, required_any=JUDGMENT_ALIASES):
         core = _aliased(path, line_no, rec, JUDGMENT_ALIASES)
         kind = core["kind"].lower()
-        if kind not in JUDGE_KINDS:
+        try:
+            record = judge_kinds.get(kind)
+        except judge_kinds.UnknownJudgeKind:
             raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no,
-                             hint=f"use one of {', '.join(JUDGE_KINDS)}")
+                             hint=f"use one of {', '.join(judge_kinds.names())}") from None
         system_b = _optional_text(path, line_no, rec, "system_b")
-        if is_pairwise(kind) and not system_b:
+        if record.pairwise and not system_b:
             raise InputError(path, "a pairwise verdict needs system_b", line=line_no, hint="add the other system")
-        if is_pairwise(kind) and system_b == core["system_a"]:
+        if record.pairwise and system_b == core["system_a"]:
             raise InputError(path, f"system_a and system_b are both {system_b!r}", line=line_no,
                              hint="a system cannot be compared with itself; fix the names")
-        if not is_pairwise(kind) and system_b:
+        if not record.pairwise and system_b:
             raise InputError(path, f"a {kind} verdict rates one answer, but system_b is {system_b!r}", line=line_no,
                              hint="leave system_b empty, or use a pairwise kind")
         try:
-            label = normalise_label(core["label"], kind)
+            label = record.normalise_label(core["label"])
         except ValueError as exc:
-            raise InputError(path, str(exc), line=line_no, hint=_label_hint(kind)) from None
+            raise InputError(path, str(exc), line=line_no, hint=record.label_hint) from None
         score, threshold = None, None
-        if kind == "similarity" and label not in ("yes", "no"):
+        if record.scored and label not in record.labels:
             # A similarity score as the label: stored as the score, the label by the rater's default
             # threshold (as the pipeline's similarity rows), never a label the statistics cannot read.
             from lsqa.judging.similarity import DEFAULT_THRESHOLD
@@ -184,7 +179,7 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
         extra = {k: v for k, v in rec.items() if k not in known_cols}
         records.append((line_no, {
             "id": judgment_id(core["rater"], kind, core["question_id"], core["system_a"], system_b, shown, reference),
-            "judge": core["rater"], "kind": kind, "question_id": core["question_id"], "system_a": core["system_a"],
+            "judge": core["rater"], "kind": kind, "family": record.family, "question_id": core["question_id"], "system_a": core["system_a"],
             "system_b": system_b, "shown_order": shown, "reference": reference, "label": label,
             "raw_label": core["label"], "score": score, "evidence": json.dumps(evidence), "status": "ok",
             "extra": json.dumps({"imported_from": str(path), **extra,

@@ -27,6 +27,7 @@ from typing import Iterator
 from lsqa import store
 from lsqa.stats import analysis
 from lsqa.errors import InputError
+from lsqa.judging import kinds
 from lsqa.judging.ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
@@ -72,8 +73,9 @@ def _verdict(judge: str, qid: str, order: str, run: dict) -> dict:
     # In the swapped run output 2 was shown first: "A" on screen was system B.
     raw = (label or "") if order == "ab" else {"A": "B", "B": "A"}.get(label, "")
     completion = run.get("completion") or [""]
-    return {"id": judgment_id(judge, "pairwise", qid, SYSTEM_1, SYSTEM_2, order), "judge": judge, "kind": "pairwise",
-            "question_id": qid, "system_a": SYSTEM_1, "system_b": SYSTEM_2, "shown_order": order, "reference": "",
+    kind = kinds.SIDE_BY_SIDE  # LLMBar's evaluators pick the better of two outputs
+    return {"id": judgment_id(judge, kind.name, qid, SYSTEM_1, SYSTEM_2, order), "judge": judge, "kind": kind.name,
+            "family": kind.family, "question_id": qid, "system_a": SYSTEM_1, "system_b": SYSTEM_2, "shown_order": order, "reference": "",
             "label": label, "raw_label": raw, "status": "ok" if label else "parse_error", "raw": str(completion[0]),
             "extra": json.dumps({"imported_from": "LLMBar", "winner": winner})}
 

@@ -189,6 +189,18 @@ def study_id(config: RunConfig) -> str:
 
 # --------------------------------------------------------------------------- loading the scope
 
+def _check_kinds(config: RunConfig) -> None:
+    """Every judge's kind has a record (a config file's names were checked when it was read; a
+    RunConfig made in code was not)."""
+    from lsqa.judging import kinds
+
+    for i, judge in enumerate(config.judges):
+        try:
+            kinds.get(judge.kind)
+        except kinds.UnknownJudgeKind as exc:
+            raise InputError(config.source, f"judges[{i}].kind: {exc}") from None
+
+
 def _load_scope(workspace: Path, config: RunConfig) -> tuple[list[str], BookContexts]:
     with store.connect(workspace) as con:
         if config.documents == ["all"]:
@@ -359,17 +371,13 @@ def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], 
 
 def judge_tasks(workspace: Path, config: RunConfig, judge, questions: list[dict], sampled: list[dict],
                 answers: dict, books: BookContexts) -> tuple[list, int]:
-    """(verdicts to obtain, how many the judge has in all) for a judge that calls a model."""
-    from lsqa.judging import tasks as judges_mod
+    """(verdicts to obtain, how many the judge has in all): the tasks its kind's record builds, less
+    those already decided."""
+    from lsqa.judging import kinds
+    from lsqa.judging.tasks import TaskInputs
 
-    if judge.kind == "absolute":
-        tasks = judges_mod.absolute_tasks(judge, questions, answers, config.systems, books)
-    elif judge.kind == "groundtruth":
-        tasks = judges_mod.groundtruth_tasks(judge, questions, answers, config.systems)
-    elif judge.kind == "groundtruth-pairwise":
-        tasks = judges_mod.groundtruth_pairwise_tasks(judge, sampled, answers, config.systems, config.seed)
-    else:
-        tasks = judges_mod.pairwise_tasks(judge, sampled, answers, config.systems, books, config.seed)
+    kind = kinds.get(judge.kind)
+    tasks = kind.build(kind, judge, TaskInputs(questions, sampled, answers, config.systems, books, config.seed))
     with store.connect(workspace) as con:
         decided = results_store.judgment_ids(con, [t.id for t in tasks])
     return [t for t in tasks if t.id not in decided], len(tasks)
@@ -377,6 +385,7 @@ def judge_tasks(workspace: Path, config: RunConfig, judge, questions: list[dict]
 
 def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
                   progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
+    from lsqa.judging import kinds
     from lsqa.judging import tasks as judges_mod
 
     with store.connect(workspace) as con:
@@ -386,23 +395,14 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
     sampled = [q for q in questions if q["id"] in sampled_ids]
     summaries = []
     for judge in config.judges:
+        kind = kinds.get(judge.kind)
         stage = _Stage(workspace, f"judge:{judge.name}", config)
-        if judge.kind == "similarity":
-            # Like every other judge: verdicts already stored are kept (a re-run adds only new answers).
-            ids = {key: judges_mod.judgment_id(judge.name, "similarity", key[0], key[1]) for key in answers}
-            with store.connect(workspace) as con:
-                decided = results_store.judgment_ids(con, list(ids.values()))
-            todo = {key: text for key, text in answers.items() if ids[key] not in decided}
-            rows = judges_mod.similarity_rows(judge, questions, todo, config.systems) if todo else []
-            with store.write(workspace) as con:
-                stage.summary.written = results_store.insert_judgments(con, rows, replace=True)
-            stage.summary.skipped = len(answers) - len(todo)
-            stage.summary.tasks = len(rows) + stage.summary.skipped
-            summaries.append(stage.close())
-            continue
+        # Like every stage: verdicts already stored are kept (a re-run adds only new answers).
         todo, n_tasks = judge_tasks(workspace, config, judge, questions, sampled, answers, books)
         stage.summary.tasks, stage.summary.skipped = n_tasks, n_tasks - len(todo)
         ready = [t.ready_row for t in todo if t.ready_row is not None]
+        if not kind.needs_call:  # rated on this machine (e.g. embeddings): rows at once, no requests
+            ready += kind.rate(kind, judge, [t for t in todo if t.ready_row is None])
         calls = [t for t in todo if t.needs_call]
         with store.write(workspace) as con:
             stage.summary.written += results_store.insert_judgments(con, ready, replace=True)
@@ -438,7 +438,8 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     _budgets.budget = None
     _open_stages.closed = []
     try:
-        # Before any write: an unknown document or a redefined name stops the run here.
+        # Before any write: an unknown judge kind or document, or a redefined name stops the run here.
+        _check_kinds(config)
         doc_ids, books = _load_scope(workspace, config)
         with store.write(workspace) as con:
             register_names(con, config)

@@ -244,12 +244,14 @@ def _planned_questions(planner: _Planner, doc_ids: list[str], books) -> list[dic
 
 def plan(workspace: str | Path, config: RunConfig | str | Path) -> StudyPlan:
     """The calls, tokens and cost of running ``config`` on ``workspace`` now. Reads only."""
+    from lsqa.judging import kinds as judge_kinds
     from lsqa.judging import tasks as judges_mod
     from lsqa.store import results as results_store
 
     workspace = Path(workspace)
     if not isinstance(config, RunConfig):
         config = load_run_config(config)
+    pipeline._check_kinds(config)
     planner = _Planner(workspace, config)
     doc_ids, books = pipeline._load_scope(workspace, config)
     questions = _planned_questions(planner, doc_ids, books)
@@ -275,8 +277,8 @@ def plan(workspace: str | Path, config: RunConfig | str | Path) -> StudyPlan:
     sampled_ids = set(judges_mod.sample_questions([q["id"] for q in questions], config.sample, config.seed))
     sampled = [q for q in questions if q["id"] in sampled_ids]
     for judge in config.judges:
-        if judge.kind == "similarity":
-            continue  # an embedding model on this machine: no LLM call
+        if not judge_kinds.get(judge.kind).needs_call:
+            continue  # rated on this machine (e.g. an embedding model): no LLM call
         todo, _ = pipeline.judge_tasks(workspace, config, judge, questions, sampled, answers, books)
         for t in todo:
             if not t.needs_call:
