@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # `make run` from a clean checkout: builds the demo workspace, serves the dashboard on
-# 127.0.0.1:8501, and this script checks that the page answers, then stops the server.
+# 127.0.0.1:8501, and this script checks that app.py runs there, then stops the server. The index
+# page and /_stcore/health answer whatever app.py does, so once the server is up a session is
+# opened as a browser opens it (scripts/app_renders.py) and must draw the Overview's heading
+# without an exception.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
@@ -15,7 +18,10 @@ cleanup() {
 trap cleanup EXIT
 for _ in $(seq 1 600); do
   if curl -sf http://127.0.0.1:8501/_stcore/health >/dev/null 2>&1; then
-    curl -sf http://127.0.0.1:8501/ | grep -qi "<title>" && { echo "make run: dashboard answers on http://127.0.0.1:8501"; exit 0; }
+    if .venv/bin/python scripts/app_renders.py http://127.0.0.1:8501 --expect "lsqa — long-span question answering"; then
+      echo "make run: the dashboard runs app.py on http://127.0.0.1:8501"; exit 0
+    fi
+    echo "make run: the server answers but app.py does not render:"; tail -50 "$log"; exit 1
   fi
   if ! kill -0 "$pid" 2>/dev/null; then echo "make run exited early:"; cat "$log"; exit 1; fi
   sleep 1

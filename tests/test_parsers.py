@@ -318,7 +318,42 @@ def test_parsers_never_raise(raw, prefill):
     _check(parse_side_by_side(raw, True, prefill=prefill), "side-by-side-equal-json")
     _check(parse_yes_no(raw), "yes-no")
     pairs, skipped = split_qa_pairs(raw)
-    assert all(q and a for q, a in pairs) and skipped >= 0
+    # Every pair and every skipped item is read from a line of its own (its question's, or its
+    # answer's when the question is missing or unlabelled): never more than there are lines.
+    assert all(q and a for q, a in pairs) and len(pairs) + skipped <= raw.count("\n") + 1
+
+
+# A Fig. 8 completion built from known items, so that what split_qa_pairs must return is known:
+# each item a question with its answer, a question whose answer is empty, or an answer with no
+# question; written in the label styles models use (numbered, bold, Q/A, one line).
+_WORDS = st.lists(st.sampled_from(["the", "bishop", "gave", "silver", "why", "Valjean", "candlesticks", "mercy"]),
+                  min_size=1, max_size=6).map(" ".join)
+_STYLES = {
+    "plain": "Question: {q}\nAnswer: {a}",
+    "numbered": "{n}. Question: {q}\nAnswer: {a}",
+    "bold": "**Question {n}:** {q}\n**Answer {n}:** {a}",
+    "short": "Q: {q}\nA: {a}",
+    "inline": "Question: {q} Answer: {a}",
+}
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(items=st.lists(st.tuples(st.sampled_from(["pair", "no answer", "no question"]), st.sampled_from(sorted(_STYLES)),
+                                _WORDS, _WORDS), max_size=8))
+def test_split_qa_pairs_counts_what_it_drops(items):
+    blocks, expected = [], []
+    for n, (what, style, question, answer) in enumerate(items, 1):
+        question += "?"
+        if what == "pair":
+            blocks.append(_STYLES[style].format(n=n, q=question, a=answer))
+            expected.append((question, answer))
+        elif what == "no answer":
+            blocks.append(_STYLES[style].format(n=n, q=question, a="").rstrip())
+        else:
+            blocks.append("Answer: " + answer)
+    pairs, skipped = split_qa_pairs("\n\n".join(blocks))
+    assert pairs == expected
+    assert skipped == len(items) - len(expected)
 
 
 def test_parse_reports_an_internal_error_instead_of_raising(monkeypatch):
