@@ -1,0 +1,413 @@
+"""What the Audit page shows, as plain text, HTML and rows: the page (``pages/audit.py``) keeps only
+the layout, the widgets and their callbacks.
+
+The page lets a person go through judge verdicts by hand, most in need of a human first
+(``lsqa.audit``): the queue's settings (filters, which queue, blind mode) live in the session;
+where the annotator is in the queue is a trail of items opened (``lsqa.audit.trail``); one item is
+shown as the judge saw it — the question and its NarrativeQA references (paper §5), the answers
+in the order shown (side by side, §3.2), the judge's verdict and the evidence it quoted from the
+book (Appendix A.3/A.4) — unless blind review hides the judge's label and the system names until
+the annotator decides. The functions here take the session's values as a plain mapping (never
+Streamlit itself) and read the workspace only where the page did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsqa import audit
+from lsqa.audit.trail import Trail
+from lsqa.audit.wording import SHORTCUTS
+from lsqa.dashboard import item_cards, page_data
+from lsqa.judging import guidelines
+from lsqa.stats import sampling
+from lsqa.text.highlight import md_escape as md
+
+# Static CSS only: the decision bar stays in view while the item scrolls under it.
+STYLE = ("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}"
+         ".lsqa-card{border:1px solid rgba(49,51,63,.2);border-radius:.5rem;padding:1rem 1rem .25rem;margin-bottom:1rem}"
+         ".lsqa-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:0 1rem}"
+         ".lsqa-note{font-size:.875rem;color:rgba(49,51,63,.6)}"
+         "[data-testid=stLayoutWrapper]:has(> .st-key-lsqa_keys){position:sticky;top:3.75rem;z-index:990;"
+         "background-color:#fff;border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}</style>")
+
+# ------------------------------------------------------------------------- the queue's settings
+
+# The session keys of the queue's settings, with the value each starts from (the "reviewed" filter
+# starts from the link that opened the page, ``opening_state``). Streamlit forgets a widget's value
+# when its page is left, or when the folded panel that holds it is closed: each is kept in a plain
+# key too, "_" + its name (``remember_settings``).
+SETTING_DEFAULTS = {"audit_judges": [], "audit_systems": [], "audit_books": [], "audit_labels": [],
+                    "audit_statuses": [], "audit_reviewed": None, "audit_blind": False, "audit_queue": "priority",
+                    "audit_rate": 0.1, "audit_stratify": "none"}
+SETTING_KEYS = tuple(SETTING_DEFAULTS)
+LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item")
+
+
+def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict]) -> dict:
+    """A session's first state: an empty trail, and the queue settings a link may give
+    (``?judge=<name>&system=<name>&reviewed=all&blind=1``, ``?item=<judgment id>`` for one verdict).
+
+    ``params``: each query parameter's values; ``offered``: the queue's choices (``audit.choices``),
+    called only when a link names a judge or a system, as a new tab then needs no read."""
+    def last(name: str) -> str | None:
+        values = params.get(name) or []
+        return values[-1] if values else None
+
+    reviewed = last("reviewed") or "not_mine"
+    state = {"audit_trail": [], "audit_at": 0,
+             "audit_judges": [j for j in params.get("judge") or [] if j in offered()["judges"]],
+             "audit_systems": [s for s in params.get("system") or [] if s in offered()["systems"]],
+             "audit_reviewed": reviewed if reviewed in audit.REVIEWED_FILTERS else "not_mine",
+             "audit_blind": last("blind") == "1"}
+    if last("item"):
+        state["audit_trail"].append(last("item"))
+    return state
+
+
+def restore_settings(state: MutableMapping) -> None:
+    """Settings Streamlit forgot (the page was left) come back from their plain keys; the rest start
+    from their defaults."""
+    for k in SETTING_KEYS:
+        if k not in state and f"_{k}" in state:
+            state[k] = state[f"_{k}"]
+    for k, default in SETTING_DEFAULTS.items():
+        if k != "audit_reviewed":
+            state.setdefault(k, default)
+
+
+def settings_as_last_used(state: MutableMapping) -> None:
+    """For a run that leaves the settings' widgets out (their panel folded): a widget left out of a
+    run falls back to the value code last gave its key, not to the one chosen in it, so each key
+    gets the value last used (kept in the plain keys)."""
+    for k in SETTING_KEYS:
+        if f"_{k}" in state:
+            state[k] = state[f"_{k}"]
+
+
+def remember_settings(state: MutableMapping) -> None:
+    for k in SETTING_KEYS:
+        state[f"_{k}"] = state[k]
+
+
+def queue_summary(state: Mapping) -> str:
+    """The queue settings in one line, shown above their folded panel (Markdown, escaped)."""
+    nouns = {"audit_judges": ("judge", "judges"), "audit_systems": ("system", "systems"), "audit_books": ("book", "books"),
+             "audit_labels": ("label", "labels"), "audit_statuses": ("status", "statuses")}
+    parts = [f"{n} {one if n == 1 else many}" for key, (one, many) in nouns.items() if (n := len(state.get(key) or ()))]
+    parts.append(audit.REVIEWED_FILTERS[state["audit_reviewed"]].split(" (")[0])
+    if state["audit_queue"] != "priority":
+        parts.append(f"{state['audit_queue']} sample")
+    if state.get("audit_blind"):
+        parts.append("blind")
+    return md("Queue: " + " · ".join(parts))
+
+
+def filters_of(state: Mapping) -> audit.Filters:
+    """The queue's filters as the session holds them."""
+    return audit.Filters(judges=tuple(state["audit_judges"]), systems=tuple(state["audit_systems"]),
+                         documents=tuple(state.get("audit_books", [])), labels=tuple(state.get("audit_labels", [])),
+                         statuses=tuple(state.get("audit_statuses", [])), reviewed=state["audit_reviewed"])
+
+
+def sampled_judge(state: Mapping, offered: Callable[[], dict]) -> str | None:
+    """The judge whose verdicts a random or active queue samples (the first judge chosen, else the
+    first offered); None for the priority queue."""
+    if state["audit_queue"] == "priority":
+        return None
+    return (state["audit_judges"] or offered()["judges"] or [""])[0]
+
+
+def filter_widgets(offered: dict) -> list[dict]:
+    """The queue's filters as the sidebar offers them (``audit.choices``): label, options, how an
+    option is shown (a book by its title), the session key it sets."""
+    titles = {d["id"]: d["title"] for d in offered["documents"]}
+    return [{"label": "Judge", "options": offered["judges"], "format_func": str, "key": "audit_judges"},
+            {"label": "System", "options": offered["systems"], "format_func": str, "key": "audit_systems"},
+            {"label": "Book", "options": list(titles), "format_func": titles.get, "key": "audit_books"},
+            {"label": "Judge's label", "options": offered["labels"], "format_func": str, "key": "audit_labels"},
+            {"label": "Status", "options": offered["statuses"], "format_func": str, "key": "audit_statuses"}]
+
+
+def sampling_caption(judge: str | None) -> str:
+    return f"Sampling the verdicts of **{md(judge)}** (the first judge chosen above)."
+
+
+def overlap_caption(share: float) -> str:
+    return f"Overlap {share:.0%}: the share of verdicts every annotator reviews."
+
+
+def percent(share: float) -> int:
+    """A share (0 to 1) as the overlap slider's whole percent."""
+    return int(round(share * 100))
+
+
+def save_overlap(workspace: Path, percent_chosen: int, annotator: str) -> str:
+    """Save the overlap chosen on the slider (in percent); what the screen says then."""
+    audit.set_overlap(workspace, percent_chosen / 100, annotator)
+    return f"Overlap set to {percent_chosen}% for this workspace"
+
+
+# ----------------------------------------------------------------------- where I am (the trail)
+
+@dataclass
+class Place:
+    """Where the annotator is: the item to show, and the queue after the trail. ``why``, ``sampled``
+    and ``opened`` are the session's own records of the items opened: why each was in the queue,
+    its inclusion probability when sampled (saved with the review), the latest review id when it
+    was opened (reviews by others after it are worth a warning)."""
+
+    current_id: str | None
+    remaining: int  # items the queue holds that were not opened yet
+    upcoming: list[dict]  # the queue without the item shown
+    why: dict[str, str] = field(default_factory=dict)
+    sampled: dict[str, dict] = field(default_factory=dict)
+    opened: dict[str, int] = field(default_factory=dict)
+
+
+def why_shown(row: dict) -> str:
+    """A queue row's priority in words, as the decision bar shows it."""
+    return f"priority {row['priority']:.2f} — {row['why']}"
+
+
+def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator: str, state: MutableMapping,
+               judge: str | None) -> Place:
+    """The queue with the trail left out, and the item to show now (the trail's, else the queue's
+    head, which joins the trail); the session's position (``audit_at``) and records of the items
+    opened follow. ``judge``: the sampled judge (``sampled_judge``), None for the priority queue. A
+    random / active audit queue (issue 13) is the sample in its own order, the items opened this
+    session left out."""
+    if judge is None:
+        q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
+    else:
+        q = sampling.page_queue(workspace, judge, state["audit_queue"], rate=state["audit_rate"],
+                                stratify=state.get("audit_stratify", "none"), page=0)
+        q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
+             "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
+    sampled = state.setdefault("audit_sampling", {})
+    sampled.update({r["id"]: r.get("sampling") for r in q["rows"][:1] if r.get("sampling")})
+    opened_before = len(trail.ids)
+    current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
+    remaining = q["total"] - (len(trail.ids) - opened_before)
+    # The queue without the item just opened. The next key's queue is made from q, kept, without a
+    # read, even after my decision on this item (lsqa.audit.priority_queue; issue 12).
+    upcoming = [r for r in q["rows"] if r["id"] != current_id]
+    state["audit_at"] = trail.at
+    why = state.setdefault("audit_why", {})
+    why.update({r["id"]: why_shown(r) for r in q["rows"][:1] if "priority" in r})
+    opened = state.setdefault("audit_opened", {})
+    if current_id and current_id not in opened:
+        opened[current_id] = audit.opened_marker(workspace)
+    return Place(current_id=current_id, remaining=remaining, upcoming=upcoming, why=why, sampled=sampled,
+                 opened=opened)
+
+
+def position_line(trail: Trail, remaining: int, why: str) -> str:
+    """"Item i of N" and why the item is in the queue, for the decision bar (Markdown)."""
+    i, n = trail.position(remaining)
+    return f"**Item {i:,} of {n:,}** · {md(why)}"
+
+
+# ------------------------------------------------------------------------------------ actions
+
+def late_reviewers(workspace: Path, judgment_id: str, annotator: str, opened_at: int) -> list[str]:
+    """Others who reviewed the item after I opened it (``opened_at``: ``audit.opened_marker`` then)."""
+    if not annotator:
+        return []
+    return sorted({r["annotator"] for r in audit.reviewed_since(workspace, judgment_id, annotator, opened_at)})
+
+
+def late_warning(names: list[str]) -> str:
+    """The warning over an item others reviewed after I opened it (Markdown)."""
+    return f"{md(', '.join(names))} reviewed this item after you opened it."
+
+
+def save_decision(workspace: Path, annotator: str, judgment_id: str, kind: str, shown: str | None,
+                  label: str | None, note: str, sampling_of: dict | None, opened_at: int) -> str:
+    """Confirm the judge's label (no ``label``) or save mine (system terms); what the screen says
+    then, in the terms shown (``shown``), with a note when others reviewed the item meanwhile.
+    Raises what ``audit.confirm`` / ``audit.review`` refuse (nothing saved)."""
+    if label is None:
+        audit.confirm(workspace, annotator, judgment_id, note, sampling=sampling_of)
+        action = "confirm"
+    else:
+        action = audit.review(workspace, annotator, judgment_id, label, note, sampling=sampling_of)["action"]
+    names = late_reviewers(workspace, judgment_id, annotator, opened_at)
+    late = f" — note: {', '.join(names)} reviewed this item after you opened it" if names else ""
+    return audit.saved_message(kind, shown, action) + late
+
+
+def flag_reference(workspace: Path, annotator: str, question_id: str, reference: str, reason: str, note: str) -> str:
+    """Flag a reference of the question (paper §5.2, Appendix E: NarrativeQA references can be
+    wrong); what the screen says then."""
+    audit.flag(workspace, annotator, question_id, reference, reason, note)
+    return f"Flagged reference {reference} as {reason}"
+
+
+def undo_mine(workspace: Path, annotator: str) -> str:
+    """Withdraw my latest action; what the screen says then."""
+    undone = audit.undo_last(workspace, annotator)
+    return "Undone: " + audit.describe_action(undone) if undone else "Nothing of yours to undo"
+
+
+# ------------------------------------------------------------------------------------- the item
+
+@dataclass
+class DecisionBar:
+    """The decision bar's buttons, row by row, each as the keyword arguments of its button with
+    ``on``, the page's callback for it: ``move`` (along the trail), ``undo``, ``decide`` (confirm or a
+    label), ``reason`` (of the next flag), ``flag``."""
+
+    nav: list[dict]
+    position: str = ""  # "Item i of N" and why (Markdown)
+    labels: list[dict] = field(default_factory=list)
+    flags: list[dict] = field(default_factory=list)
+    blind_note: str | None = None
+
+
+def decision_bar(it: dict | None, revealed: bool, annotator: str, trail: Trail, remaining: int, why: dict,
+                 reason_now: str) -> DecisionBar:
+    """What the decision bar offers for item ``it`` (None: nothing matches the filters), which of its
+    keys are off and why. Without an annotator the decision keys do nothing; blind (not revealed),
+    Confirm is off, as it would show the judge's label. Labels are offered in the positions shown
+    and passed on in system terms too, as stored."""
+    nav = [{"label": "Previous", "shortcut": SHORTCUTS["previous"], "on": "move", "args": ("back",),
+            "disabled": not trail.can_go_back(), "key": "audit_prev"},
+           {"label": "Next", "shortcut": SHORTCUTS["next"], "on": "move", "args": ("forward",),
+            "disabled": not trail.can_go_forward(remaining), "key": "audit_next"},
+           {"label": "Undo my last", "shortcut": SHORTCUTS["undo"], "on": "undo", "disabled": not annotator,
+            "key": "audit_undo"}]
+    if it is None:
+        return DecisionBar(nav=nav)
+    shown_label = it["shown_label"] if it["status"] == "ok" else None
+    labels = [{"label": "Confirm", "type": "primary", "shortcut": SHORTCUTS["confirm"], "on": "decide",
+               "args": (it["id"], it["kind"], shown_label),
+               "disabled": not annotator or it["status"] != "ok" or not revealed, "key": "audit_confirm",
+               "help": "Hidden while blind: give your own label" if not revealed else None}]
+    labels += [{"label": opt["text"], "shortcut": opt["shortcut"], "on": "decide",
+                "args": (it["id"], it["kind"], opt["shown"],
+                         audit.to_system_label(it["kind"], opt["shown"], it["shown_order"])),
+                "disabled": not annotator, "key": f"audit_opt_{opt['key']}"} for opt in it["options"]]
+    flags = [{"label": reason, "shortcut": key, "on": "reason", "args": (reason,), "key": f"audit_reason_{reason}",
+              "type": "primary" if reason == reason_now else "secondary", "help": "Reason for the next flag"}
+             for reason, key in audit.FLAG_REASON_KEYS.items()]
+    flags += [{"label": f"Flag reference {n}", "shortcut": SHORTCUTS[f"flag:{n}"], "on": "flag",
+               "args": (it["question_id"], n), "disabled": not annotator, "key": f"audit_flag{n}"} for n in ("1", "2")]
+    return DecisionBar(nav=nav, position=position_line(trail, remaining, why.get(it["id"], "opened before")),
+                       labels=labels, flags=flags,
+                       blind_note=None if revealed else ("Blind: the judge's label, other annotators' labels and "
+                                                         "system names appear once you decide; Confirm (V) is off "
+                                                         "until then."))
+
+
+@dataclass
+class ItemView:
+    """One item as the page draws it: each field one element (Markdown or HTML), None or empty when
+    not drawn."""
+
+    caption: str
+    question_html: str
+    answers_html: str
+    verdict: str | None  # the judge's verdict, once revealed
+    human_labels: list[str]  # the annotators' labels so far, once revealed
+    unusable: str | None  # the judge's output could not be used
+    evidence: list[dict]  # {"found", "caption", "html", "html_full", "folded"}
+
+
+def item_view(it: dict, revealed: bool) -> ItemView:
+    """What the page shows of one item (``audit.item``). Not revealed (blind, undecided): the answers
+    are "answer A" / "answer B", without the judge's label or the other annotators' labels."""
+    def sys_name(name: str, position: str = "") -> str:
+        return name if revealed else f"answer {position}".strip()
+
+    caption = (f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['judge'])}** ({md(it['kind'])})"
+               + (f" · prompt {md(it['prompt_version'])}" if it["prompt_version"] else ""))
+    question = item_cards.question_card(it["question"], it["references"], used=it["reference_used"],
+                                        flags=page_data.group_by(it["flags"], "reference"))
+    answers = [((f"Answer {a['position']}: " if a["position"] and revealed else "") + sys_name(a["system"], a["position"]),
+                a["text"] or f"[{a['status']}]") for a in it["answers"]]
+    answers_html = item_cards.answer_cards("Answers, in the order the judge saw them" if it["pairwise"] else "Answer",
+                                           answers)
+    verdict, labels = None, []
+    if revealed:
+        if it["status"] == "ok":
+            if it["pairwise"]:  # what the judge said about the positions shown, then what it means for the systems
+                said = f"“{md(it['raw_label'] or it['shown_label'])}” (positions as shown) → {md(it['label_text'])}"
+            else:
+                said = f"**{md(it['label'])}**"
+            score = f" (score {it['score']:.3f})" if it["score"] is not None else ""
+            verdict = f"**Verdict of {md(it['judge'])}:** {said}{score}"
+        labels = [f"{md(lab['annotator'])}: {lab['action']} → {md(audit.shown_text(it['kind'], lab['shown_label']))}"
+                  + (f" — {md(lab['note'])}" if lab["note"] else "") for lab in it["human_labels"]]
+    unusable = (f"The judge's output could not be used ({it['status']}); give the label yourself."
+                if it["status"] != "ok" else None)
+    return ItemView(caption=caption, question_html=question, answers_html=answers_html, verdict=verdict,
+                    human_labels=labels, unusable=unusable, evidence=evidence_blocks(it))
+
+
+def evidence_blocks(it: dict) -> list[dict]:
+    """The judge's evidence as the page shows it: quotes found in the book in their passage, folded
+    to a few sentences (``html``, the whole passage in ``html_full``), each with a caption saying
+    where it was found and which shown answer it is about; text not found as the judge's note."""
+    out = []
+    for ev in it["evidence"]:
+        about = audit.evidence_label(ev, it["pairwise"])
+        if ev["found"]:
+            caption = (f"Found in the book ({md(ev['where'])}" + (", spacing/case differ" if ev["how"] == "whitespace"
+                                                                  else "") + ")" + (f" — for {md(about)}" if about else ""))
+        else:
+            caption = ("The judge's note" + (f" on answer {ev['about']}" if ev["about"] else "")
+                       + " (not found in the book: an explanation or a paraphrase):")
+        out.append({"found": ev["found"], "caption": caption, "html": ev["html"], "html_full": ev["html_full"],
+                    "folded": ev["folded"]})
+    return out
+
+
+def guidelines_label(kind: str, guide: dict) -> str:
+    """The label of the guidelines' panel: the judge kind, and who edited them if anyone did."""
+    return f"Guidelines for {kind} verdicts" + ("" if guide["is_default"] else f" (edited by {guide['edited_by']})")
+
+
+def save_guidelines(workspace: Path, kind: str, text: str, annotator: str) -> str:
+    """Save edited guidelines for a judge kind (a new version in the workspace); what the screen says then."""
+    guidelines.save(workspace, kind, text, annotator)
+    return f"Guidelines for {kind} verdicts saved in this workspace"
+
+
+PROMPT_SHOWN_CHARS = 20_000  # a prompt can carry a whole book: the panel shows its start
+
+
+def prompt_shown(workspace: Path, judgment_id: str) -> str:
+    """The start of the prompt the verdict's judge was sent ("" without a recorded call)."""
+    return audit.prompt_of(workspace, judgment_id)[:PROMPT_SHOWN_CHARS]
+
+
+# ------------------------------------------------------------------------------------- tables
+
+UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on every J cost ~0.07 s (issue 12)
+
+
+def recent_table(mine: list[dict]) -> list[dict]:
+    """My recent reviews (``audit.recent``) as the table shows them."""
+    return [{k: r[k] for k in ("question", "judge", "my label", "action", "when")} for r in mine]
+
+
+def no_recent_note(annotator: str) -> str:
+    return "Nothing reviewed yet." if annotator else "Enter your name to see your reviews."
+
+
+def up_next_caption(remaining: int, upcoming: list[dict]) -> str:
+    more = f"; the next {UP_NEXT_ROWS} in queue order" if len(upcoming) > UP_NEXT_ROWS else ""
+    return f"{remaining:,} not opened yet{more}. The filters in the sidebar narrow the queue."
+
+
+def up_next_table(upcoming: list[dict], blind: bool) -> list[dict]:
+    """The first ``UP_NEXT_ROWS`` of the queue after this item, one row each; blind, without the
+    systems and the judge's label."""
+    return [{"priority": r.get("priority"), "why": r.get("why"), "judge": r.get("judge"), "book": r.get("title"),
+             "question": r.get("question_id"),
+             **({} if blind else {"system_a": r.get("system_a"), "system_b": r.get("system_b"),
+                                  "label": r.get("label")}),
+             "reviewers": r.get("n_reviewers")} for r in upcoming[:UP_NEXT_ROWS]]
