@@ -170,7 +170,7 @@ def queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT
 
 def page_queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT_RATE,
                stratify: str = "none", page: int = 0, page_size: int = 100) -> dict:
-    """:func:`queue` shaped like the Audit page's priority queue (``lsqa.audit.core``): rows with
+    """:func:`queue` shaped like the Audit page's priority queue (``lsqa.audit.priority_queue``): rows with
     ``priority`` (here the inclusion probability) and ``why``, ``total``, ``page``, ``pages``."""
     q = queue(workspace, judge, queue_name, rate=rate, stratify=stratify, limit=(page + 1) * page_size)
     rows = q["rows"][page * page_size:]

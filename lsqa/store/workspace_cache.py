@@ -119,7 +119,7 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
 
             ``judged_for``: the arguments (by name) of the call the result is for, in place of this
             call's own, when the steps since it was kept are judged: a step that leaves this call's
-            result stale can leave the derived one as it was (``lsqa.audit.core``: a review of the
+            result stale can leave the derived one as it was (``lsqa.audit.priority_queue``: a review of the
             very verdict the derived queue leaves out)."""
             try:
                 _, version, _, found, result = find(workspace, args, kwargs, judged_for)
@@ -129,7 +129,7 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
 
         def keep_derived(workspace, version, result, *args, **kwargs) -> None:
             """Keep ``result`` as this call's under ``version``: for a caller that derived it, without
-            reading, from a result ``kept_only`` gave with that version (``lsqa.audit.core``). Under
+            reading, from a result ``kept_only`` gave with that version (``lsqa.audit.priority_queue``). Under
             the version of what it came from, never the current one: another process may have
             committed since."""
             call = hash_key((args, sorted(kwargs.items())))
