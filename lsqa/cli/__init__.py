@@ -1,8 +1,8 @@
 """The ``lsqa`` command line.
 
-Each area registers its own subcommands (``register(app)`` in ``lsqa/cli_*.py``), listed here
-explicitly, so that this file stays a table of contents. Heavy imports (litellm, torch) happen inside the commands that
-need them, so that ``lsqa status`` answers at once.
+Each area registers its own subcommands (``register(app)`` in ``lsqa/cli/<area>.py``), listed here
+explicitly, so that this file stays a table of contents. Heavy imports (litellm, torch, numpy)
+happen inside the commands that need them, so that ``lsqa status`` answers at once.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from lsqa.cli import ingest as cli_ingest
 from lsqa.cli import study as cli_pipeline
 from lsqa.cli import stats as cli_stats
 from lsqa.cli import suspects as cli_suspects
+from lsqa.cli.stats import format_agreement_table, format_rank_table
+
+__all__ = ["app", "main", "format_agreement_table", "format_rank_table"]
 
 app = typer.Typer(
     name="lsqa",

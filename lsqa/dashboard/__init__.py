@@ -1,1 +1,65 @@
 """What the dashboard pages show, as plain data and figures (never imports streamlit)."""
+
+from __future__ import annotations
+
+import importlib
+
+# Loaded on first use (PEP 562): charts pull plotly, page_data the stats; each page should load only
+# what it draws. keys_script is the subpackage lsqa.dashboard.ui's.
+_LAZY = {
+    "lsqa.dashboard.chain_view": (
+        "mention_chain", "page_count",
+    ),
+    "lsqa.dashboard.chart_export": (
+        "to_png",
+    ),
+    "lsqa.dashboard.charts": (
+        "accuracy_bars", "confusion", "plain", "preference", "strength_bars", "to_html", "win_matrix",
+    ),
+    "lsqa.dashboard.item_cards": (
+        "answer_cards", "question_card",
+    ),
+    "lsqa.dashboard.leaderboard_view": (
+        "ALL_JUDGES", "baseline", "chosen_judge", "chosen_show", "file_name", "judge_choices", "now_utc",
+        "only", "SHOW", "strength_bar", "subtitle", "switch_changes", "View", "with_strength_bar",
+        "with_view",
+    ),
+    "lsqa.dashboard.page_data": (
+        "accuracy_rows", "agreement_overview", "agreement_rows", "AGREEMENT_SECTIONS", "books",
+        "config_files", "confusion_rows", "current_workspace", "entities", "exists", "has_llmbar",
+        "judge_vs_human", "judges_by_family", "kept_open", "leaderboard", "leaderboard_judges", "overview",
+        "pairwise_systems", "passages", "preference_rows", "questions_and_answers", "ranking_rows",
+        "read_config_file", "records", "run_choices", "run_history", "self_preference", "stage_rows",
+        "study_config", "study_plan", "to_csv", "win_rows",
+    ),
+    "lsqa.dashboard.run_form": (
+        "check", "clean_numbers", "defaults",
+    ),
+}
+
+__all__ = [
+    "mention_chain", "page_count", "to_png", "accuracy_bars", "confusion", "plain", "preference",
+    "strength_bars", "to_html", "win_matrix", "answer_cards", "question_card", "ALL_JUDGES", "baseline",
+    "chosen_judge", "chosen_show", "file_name", "judge_choices", "now_utc", "only", "SHOW", "strength_bar",
+    "subtitle", "switch_changes", "View", "with_strength_bar", "with_view", "accuracy_rows",
+    "agreement_overview", "agreement_rows", "AGREEMENT_SECTIONS", "books", "config_files", "confusion_rows",
+    "current_workspace", "entities", "exists", "has_llmbar", "judge_vs_human", "judges_by_family",
+    "kept_open", "leaderboard", "leaderboard_judges", "overview", "pairwise_systems", "passages",
+    "preference_rows", "questions_and_answers", "ranking_rows", "read_config_file", "records", "run_choices",
+    "run_history", "self_preference", "stage_rows", "study_config", "study_plan", "to_csv", "win_rows",
+    "check", "clean_numbers", "defaults",
+]
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use (PEP 562)."""
+    for module, names in _LAZY.items():
+        if name in names:
+            value = getattr(importlib.import_module(module), name)
+            globals()[name] = value  # found without this function from now on
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -24,14 +24,26 @@ judges (§3, Figs. 12-13, 17-20) all call :func:`complete_many` (or :func:`compl
   answers the finished ones from the cache.
 """
 
+# Eager: these modules are what any LLM call loads anyway, and none imports litellm at import
+# time (``litellm()`` does, on first use). The embedded models are the subpackage
+# lsqa.llm.embedded, with their own names (numpy loads with them).
+
+from lsqa.llm.batch import BatchJob, check_batch_model, input_file, transport_key
 from lsqa.llm.budget import Budget, UnpricedModel
-from lsqa.llm.keys import TRANSPORT_PARAMS, cache_key, provider_of, scrub, semantic_params, storable_params
-from lsqa.llm.provider import classify, litellm
+from lsqa.llm.claims import claim, now, owner
+from lsqa.llm.keys import (
+    cache_key, provider_of, scrub, secret_in_setting, semantic_params, storable_params, TRANSPORT_PARAMS,
+)
+from lsqa.llm.pricing import call_cost, counts_exactly, max_output_tokens, price_of, TokenCounter
+from lsqa.llm.provider import cache_marked, classify, litellm
 from lsqa.llm.runner import acomplete, acomplete_many, complete, complete_many, embedded_models
 from lsqa.llm.types import LLMError, LLMRequest, LLMResult, Results, RetryPolicy, RunTotals, totals
 
 __all__ = [
-    "Budget", "UnpricedModel", "TRANSPORT_PARAMS", "LLMError", "LLMRequest", "LLMResult", "Results", "RetryPolicy", "RunTotals", "acomplete",
-    "acomplete_many", "cache_key", "classify", "complete", "complete_many", "embedded_models", "litellm",
-    "provider_of", "scrub", "semantic_params", "storable_params", "totals",
+    "BatchJob", "check_batch_model", "input_file", "transport_key", "Budget", "UnpricedModel", "claim",
+    "now", "owner", "cache_key", "provider_of", "scrub", "secret_in_setting", "semantic_params",
+    "storable_params", "TRANSPORT_PARAMS", "call_cost", "counts_exactly", "max_output_tokens", "price_of",
+    "TokenCounter", "cache_marked", "classify", "litellm", "acomplete", "acomplete_many", "complete",
+    "complete_many", "embedded_models", "LLMError", "LLMRequest", "LLMResult", "Results", "RetryPolicy",
+    "RunTotals", "totals",
 ]

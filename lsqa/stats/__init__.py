@@ -1,1 +1,71 @@
 """The numbers: Bradley-Terry rankings, accuracy, agreement, corrected estimates, audit sampling, and the readers from a workspace."""
+
+from __future__ import annotations
+
+import importlib
+
+# Loaded on first use (PEP 562): every module here pulls numpy and most scipy, which `lsqa status`,
+# `lsqa --help` and the pages that draw no figure never need. Names that are also a module's name
+# stay in their module: analysis.agreement, analysis.ranking; self_preference is both
+# agreement.self_preference (the paper's table) and analysis.self_preference (a workspace's), so it
+# is read from its module too.
+_LAZY = {
+    "lsqa.stats.agreement": (
+        "acceptance_table", "agreement_mask", "category_counts", "cohen_kappa", "compare_raters",
+        "confusion_matrix", "fleiss_kappa", "infer_labels", "kappa_bootstrap_ci", "kappa_from_confusion",
+        "krippendorff_alpha_nominal", "paired_labels", "percent_agreement", "pivot_ratings",
+        "position_consistency", "preference_table", "SWAP_POSITIONS",
+    ),
+    "lsqa.stats.analysis": (
+        "accuracy", "annotator_agreement", "comparison_rows", "export", "judges_by_family", "LabelsRead",
+        "position_bias", "rater_labels", "rating_rows",
+    ),
+    "lsqa.stats.corrected": (
+        "audits_to_separate", "design", "label_pulls", "ppi_bradley_terry", "ppi_mean",
+    ),
+    "lsqa.stats.corrected_report": (
+        "board", "corrected_accuracy", "corrected_ranking", "ranking_section",
+    ),
+    "lsqa.stats.rank_flips": (
+        "bradley_terry_flips", "MOVERS_SHOWN", "Overrides",
+    ),
+    "lsqa.stats.ranking": (
+        "accuracy_ci", "bootstrap_bradley_terry", "count_comparisons", "counts_from_win_matrix",
+        "FALLBACK_PRIOR", "fit_bradley_terry", "fit_win_matrix", "is_strongly_connected", "log_likelihood",
+        "mcnemar_test", "PAPER_Z", "win_probability", "win_probability_matrix",
+    ),
+    "lsqa.stats.reports": (
+        "agreement_table", "rank_table",
+    ),
+    "lsqa.stats.sampling": (
+        "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",
+    ),
+}
+
+__all__ = [
+    "acceptance_table", "agreement_mask", "category_counts", "cohen_kappa", "compare_raters",
+    "confusion_matrix", "fleiss_kappa", "infer_labels", "kappa_bootstrap_ci", "kappa_from_confusion",
+    "krippendorff_alpha_nominal", "paired_labels", "percent_agreement", "pivot_ratings",
+    "position_consistency", "preference_table", "SWAP_POSITIONS", "accuracy", "annotator_agreement",
+    "comparison_rows", "export", "judges_by_family", "LabelsRead", "position_bias", "rater_labels",
+    "rating_rows", "audits_to_separate", "design", "label_pulls", "ppi_bradley_terry", "ppi_mean", "board",
+    "corrected_accuracy", "corrected_ranking", "ranking_section", "bradley_terry_flips", "MOVERS_SHOWN",
+    "Overrides", "accuracy_ci", "bootstrap_bradley_terry", "count_comparisons", "counts_from_win_matrix",
+    "FALLBACK_PRIOR", "fit_bradley_terry", "fit_win_matrix", "is_strongly_connected", "log_likelihood",
+    "mcnemar_test", "PAPER_Z", "win_probability", "win_probability_matrix", "agreement_table", "rank_table",
+    "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",
+]
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use (PEP 562)."""
+    for module, names in _LAZY.items():
+        if name in names:
+            value = getattr(importlib.import_module(module), name)
+            globals()[name] = value  # found without this function from now on
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,1 +1,21 @@
 """Pure text handling every floor shares: words and sentences, book passages with offsets, prompts as parts, excerpts marked in text."""
+
+from lsqa.text.book import count_tokens, Passage, read_text, sha1, split_passages, story_span, word_count
+from lsqa.text.highlight import (
+    escape, find_evidence, find_excerpt, marked_html, md_escape, sentence_window, text_html, window,
+    word_bounds,
+)
+from lsqa.text.prompt_parts import (
+    canonical_json, find_contexts, find_spans, join_messages, refs_of, split_content, split_messages,
+)
+from lsqa.text.units import (
+    approx_tokens, content_words, NUMBER_WORDS, one_line, sentence_spans, STOPWORDS, words,
+)
+
+__all__ = [
+    "count_tokens", "Passage", "read_text", "sha1", "split_passages", "story_span", "word_count", "escape",
+    "find_evidence", "find_excerpt", "marked_html", "md_escape", "sentence_window", "text_html", "window",
+    "word_bounds", "canonical_json", "find_contexts", "find_spans", "join_messages", "refs_of",
+    "split_content", "split_messages", "approx_tokens", "content_words", "NUMBER_WORDS", "one_line",
+    "sentence_spans", "STOPWORDS", "words",
+]

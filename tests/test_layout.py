@@ -1,0 +1,233 @@
+"""The shape of lsqa/ (issue 29): packages by concept on floors, three doors, small package fronts.
+
+Floors, bottom to top. A package imports only from packages on lower floors: never upward, never
+sideways on its own floor, also not inside a function (a lazy import is still a dependency).
+
+    0  lsqa/vocabulary.py, errors.py, package_files.py: the words and errors everything shares
+    1  text       words, sentences, book passages, prompts as parts, excerpts marked in text
+    2  store      the workspace: the only SQL (duckdb), and the reads kept while it is unchanged
+    3  llm        one call shape for every model; the only importer of litellm; embedded models
+    4  prompting  the paper's prompts (Appendix A) and the parsers of their output formats
+    5  config     settings, the study config, what a system or judge name stands for
+    6  corpus     books, NarrativeQA, entity chains, retrieval, generated questions, contexts
+    7  judging    judge kinds, their tasks and verdicts, guidelines, the similarity rater
+    8  stats, audit  numbers from verdicts; people's work on verdicts (same floor: neither imports the other)
+    9  study      pipeline, plan, systems, jobs, demo, imports of results made elsewhere
+    10 dashboard  what the pages show, as data and figures
+    11 cli        the command line
+
+Doors: duckdb only in lsqa/store/, litellm only in lsqa/llm/provider.py, streamlit never in lsqa/;
+app.py and pages/ (Streamlit, kept thin) import neither duckdb nor litellm. ruff's TID251
+(pyproject.toml) catches the same imports while editing, but opens a door per folder only, so
+this test holds the exact rule per file.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from .conftest import PROJECT_ROOT
+
+LSQA = PROJECT_ROOT / "lsqa"
+FLOORS = [["lsqa"], ["text"], ["store"], ["llm"], ["prompting"], ["config"], ["corpus"], ["judging"],
+          ["stats", "audit"], ["study"], ["dashboard"], ["cli"]]
+FLOOR = {name: level for level, names in enumerate(FLOORS) for name in names}
+DATA_FOLDERS = {"shipped", "demo_data"}   # files lsqa ships, not Python packages
+MAX_TOP_LEVEL_MODULES = 8
+RUFF = Path(sys.executable).parent / "ruff"
+
+
+def _python_files(root: Path = LSQA) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py")
+                  if "__pycache__" not in p.parts and not DATA_FOLDERS.intersection(p.relative_to(root).parts))
+
+
+def _module_name(path: Path, root: Path = LSQA) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, root: Path = LSQA) -> list[tuple[int, str]]:
+    """(line, dotted name) of every import in the file, at any depth; relative ones made absolute,
+    ``from a.b import c`` as ``a.b.c`` (c may be a module or a name: the package is what counts)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path, root) if path.name == "__init__.py" else _module_name(path, root).rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _package_of(dotted: str, root: Path = LSQA) -> str | None:
+    """The floor name of an lsqa module or name (``lsqa`` for the ground floor), None outside lsqa."""
+    parts = dotted.split(".")
+    if parts[0] != "lsqa":
+        return None
+    if len(parts) == 1 or not (root / parts[1]).is_dir():
+        return "lsqa"
+    return parts[1]
+
+
+def floor_violations(root: Path = LSQA) -> list[str]:
+    """Every import of a package on the same or a higher floor in ``root`` (an lsqa/ folder), as
+    ``path:line: ...`` with the path from the folder above it."""
+    found = []
+    for path in _python_files(root):
+        where = path.relative_to(root.parent)
+        me = _package_of(_module_name(path, root) + ".x", root)
+        for line, target in _imports(path, root):
+            other = _package_of(target, root)
+            if other is None or other == me:
+                continue
+            unplaced = [p for p in (me, other) if p not in FLOOR]
+            if unplaced:
+                found.append(f"{where}:{line}: package {unplaced[0]} has no floor (add it to FLOORS)")
+            elif FLOOR[other] >= FLOOR[me]:
+                found.append(f"{where}:{line}: {me} (floor {FLOOR[me]}) imports {target} ({other}, floor {FLOOR[other]})")
+    return found
+
+
+def test_no_package_imports_upward_or_sideways():
+    assert floor_violations() == []
+
+
+def test_a_planted_upward_or_sideways_import_is_found(tmp_path):
+    # The check itself, on a small lsqa/: an import inside a function from floor 1 up to floor 8,
+    # and one sideways between stats and audit (floor 8); a downward one passes.
+    root = tmp_path / "lsqa"
+    for package in ("text", "stats", "audit"):
+        (root / package).mkdir(parents=True)
+        (root / package / "__init__.py").write_text('"""A package."""\n')
+    (root / "text" / "probe.py").write_text("def f():\n    from lsqa.stats import sampling\n    return sampling\n")
+    (root / "stats" / "probe.py").write_text("from lsqa.audit.core import queue\nfrom lsqa.text import units\n")
+    assert floor_violations(root) == [
+        "lsqa/stats/probe.py:1: stats (floor 8) imports lsqa.audit.core.queue (audit, floor 8)",
+        "lsqa/text/probe.py:2: text (floor 1) imports lsqa.stats.sampling (stats, floor 8)",
+    ]
+
+
+# ----------------------------------------------------------------------------------------- doors
+
+def _importers(module: str, paths: list[Path]) -> list[str]:
+    return sorted(f"{p.relative_to(PROJECT_ROOT)}:{line}" for p in paths for line, target in _imports(p)
+                  if target == module or target.startswith(module + "."))
+
+
+def test_doors():
+    lsqa_files = _python_files(LSQA)
+    pages = [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]
+    outside_store = [p for p in lsqa_files if "store" not in p.relative_to(LSQA).parts[:1]]
+    assert _importers("duckdb", outside_store + pages) == []
+    not_provider = [p for p in lsqa_files if p != LSQA / "llm" / "provider.py"]
+    assert _importers("litellm", not_provider + pages) == []
+    assert _importers("streamlit", lsqa_files) == []
+    assert _importers("duckdb", [LSQA / "store" / "db.py"]) and _importers("litellm", [LSQA / "llm" / "provider.py"])
+
+
+@pytest.mark.parametrize("path, source, banned", [
+    ("lsqa/corpus/x.py", "import duckdb\n\nprint(duckdb)\n", True),
+    ("lsqa/corpus/x.py", "from duckdb import connect\n\nprint(connect)\n", True),
+    ("lsqa/stats/x.py", "def f():\n    import litellm\n    return litellm\n", True),
+    ("lsqa/dashboard/x.py", "import streamlit as st\n\nprint(st)\n", True),
+    ("lsqa/store/x.py", "import duckdb\n\nprint(duckdb)\n", False),
+    ("lsqa/llm/x.py", "from litellm import completion\n\nprint(completion)\n", False),
+    ("pages/x.py", "import streamlit as st\n\nprint(st)\n", False),
+])
+def test_ruff_keeps_the_doors(path, source, banned):
+    """``make lint`` with the project's config on a file at ``path``: TID251 fails it outside the door."""
+    result = subprocess.run([str(RUFF), "check", "--no-cache", "--stdin-filename", path, "-"], input=source,
+                            capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=60)
+    assert ("TID251" in result.stdout) is banned, result.stdout + result.stderr
+    assert result.returncode == (1 if banned else 0), result.stdout + result.stderr
+
+
+# ---------------------------------------------------------------------------------- package fronts
+
+def _packages() -> list[Path]:
+    """Every folder under lsqa/ that holds Python files (the data folders excepted)."""
+    return sorted({p.parent for p in _python_files(LSQA) if p.parent != LSQA})
+
+
+def test_at_most_eight_top_level_modules():
+    top = sorted(p.name for p in LSQA.glob("*.py") if p.name != "__init__.py")
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, top
+
+
+def test_every_package_says_its_job_in_one_line():
+    problems = []
+    for folder in _packages():
+        init = folder / "__init__.py"
+        if not init.exists():
+            problems.append(f"{folder.relative_to(PROJECT_ROOT)}: no __init__.py")
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")), clean=False) or ""
+        first, _, rest = doc.partition("\n")
+        if not first.strip().endswith(".") or (rest and not rest.startswith("\n")):
+            problems.append(f"{init.relative_to(PROJECT_ROOT)}: docstring does not open with one line ending in '.' "
+                            f"and a blank line after it: {first!r}")
+    assert problems == []
+
+
+def test_package_exports_resolve():
+    """Every name in a package's ``__all__`` is there (eager or through PEP 562 ``__getattr__``), is
+    the object its module defines, is listed once and is not a module's name."""
+    problems = []
+    for folder in _packages():
+        name = _module_name(folder / "__init__.py")
+        package = importlib.import_module(name)
+        exported = getattr(package, "__all__", [])
+        if len(exported) != len(set(exported)):
+            problems.append(f"{name}: names listed twice in __all__")
+        submodules = {p.stem for p in folder.glob("*.py")} | {p.name for p in folder.iterdir() if p.is_dir()}
+        for attr in exported:
+            if attr in submodules:
+                problems.append(f"{name}.{attr}: also a module's name")
+                continue
+            try:
+                value = getattr(package, attr)
+            except AttributeError as exc:
+                problems.append(f"{name}.{attr}: {exc}")
+                continue
+            if isinstance(value, types.ModuleType):
+                problems.append(f"{name}.{attr}: is a module")
+        for module, names in getattr(package, "_LAZY", {}).items():
+            missing = [n for n in names if n not in exported]
+            if missing:
+                problems.append(f"{name}: lazy names not in __all__: {missing}")
+            loaded = importlib.import_module(module)
+            problems += [f"{name}.{n} is not {module}.{n}" for n in names
+                         if getattr(package, n, None) is not getattr(loaded, n, False)]
+    assert problems == []
+
+
+# Package fronts that import their modules at once, heavy ones included: the two model
+# subpackages (their own fronts) and audit (the Audit page needs all of it on every key).
+EAGER_FRONTS = {"lsqa.llm.embedded", "lsqa.corpus.entities", "lsqa.audit"}
+
+
+def test_package_fronts_load_nothing_heavy():
+    # The lazy fronts (store, corpus, stats, study, dashboard) keep `lsqa status` and `lsqa --help`
+    # quick: importing every other package and the CLI loads none of these.
+    heavy = ["litellm", "torch", "sentence_transformers", "transformers", "numpy", "scipy", "pandas", "plotly",
+             "pyarrow", "rank_bm25", "streamlit"]
+    packages = [m for m in (_module_name(folder / "__init__.py") for folder in _packages()) if m not in EAGER_FRONTS]
+    assert "lsqa.cli" in packages and "lsqa.stats" in packages
+    code = (f"import importlib, sys\nfor m in {packages!r}: importlib.import_module(m)\n"
+            f"print(' '.join(h for h in {heavy!r} if h in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == []
