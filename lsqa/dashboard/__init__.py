@@ -7,6 +7,14 @@ import importlib
 # Loaded on first use (PEP 562): charts pull plotly, page_data the stats; each page should load only
 # what it draws. keys_script is the subpackage lsqa.dashboard.ui's.
 _LAZY = {
+    "lsqa.dashboard.audit_view": (
+        "decision_bar", "evidence_blocks", "filter_widgets", "filters_of", "flag_reference",
+        "guidelines_label", "item_view", "late_reviewers", "late_warning", "LINK_PARAMETERS",
+        "no_recent_note", "opening_state", "overlap_caption", "percent", "position_line", "prompt_shown",
+        "queue_summary", "recent_table", "remember_settings", "restore_settings", "sampled_judge",
+        "sampling_caption", "save_decision", "save_guidelines", "save_overlap", "settings_as_last_used",
+        "STYLE", "undo_mine", "up_next_caption", "UP_NEXT_ROWS", "up_next_table", "where_i_am", "why_shown",
+    ),
     "lsqa.dashboard.chain_view": (
         "mention_chain", "page_count",
     ),
@@ -38,6 +46,12 @@ _LAZY = {
 }
 
 __all__ = [
+    "decision_bar", "evidence_blocks", "filter_widgets", "filters_of", "flag_reference", "guidelines_label",
+    "item_view", "late_reviewers", "late_warning", "LINK_PARAMETERS", "no_recent_note", "opening_state",
+    "overlap_caption", "percent", "position_line", "prompt_shown", "queue_summary", "recent_table",
+    "remember_settings", "restore_settings", "sampled_judge", "sampling_caption", "save_decision",
+    "save_guidelines", "save_overlap", "settings_as_last_used", "STYLE", "undo_mine", "up_next_caption",
+    "UP_NEXT_ROWS", "up_next_table", "where_i_am", "why_shown",
     "mention_chain", "page_count", "to_png", "accuracy_bars", "confusion", "plain", "preference",
     "strength_bars", "to_html", "win_matrix", "answer_cards", "question_card", "ALL_JUDGES", "baseline",
     "chosen_judge", "chosen_show", "file_name", "judge_choices", "now_utc", "only", "SHOW", "strength_bar",
