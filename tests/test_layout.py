@@ -231,3 +231,16 @@ def test_package_fronts_load_nothing_heavy():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == []
+
+
+def test_ranking_view_names_are_spelled_once():
+    # The ranking views' names live in lsqa/vocabulary.py; a literal copy elsewhere would drift.
+    from lsqa import vocabulary
+
+    words = {*vocabulary.RANKING_VIEWS, vocabulary.JUDGE_LABELS}
+    files = [p for p in _python_files() if p != LSQA / "vocabulary.py"]
+    files += [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]
+    found = sorted(f"{p.relative_to(PROJECT_ROOT)}:{node.lineno}: {node.value!r}" for p in files
+                   for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                   if isinstance(node, ast.Constant) and node.value in words)
+    assert found == []
