@@ -24,8 +24,6 @@ FAMILIES = (PAIRWISE, BINARY)
 _KIND_FAMILIES: dict[str, str] = {"absolute": BINARY, "pairwise": PAIRWISE, "groundtruth": BINARY,
                                   "groundtruth-pairwise": PAIRWISE, "similarity": BINARY}
 BUILTIN_JUDGE_KINDS = tuple(_KIND_FAMILIES)
-# Kinds whose label may be written as a score (a similarity from -1 to 1) and thresholded to yes/no.
-_SCORED_KINDS: set[str] = {"similarity"}
 
 
 def judge_kind_names() -> tuple[str, ...]:
@@ -33,15 +31,13 @@ def judge_kind_names() -> tuple[str, ...]:
     return tuple(_KIND_FAMILIES)
 
 
-def add_judge_kind(name: str, family: str, *, scored: bool = False) -> None:
+def add_judge_kind(name: str, family: str) -> None:
     """The words of a new kind (``lsqa.judging.kinds.register`` calls this; nothing else should)."""
     if family not in FAMILIES:
         raise ValueError(f"judge kind {name!r}: family {family!r} is not one of {', '.join(FAMILIES)}")
     if _KIND_FAMILIES.get(name, family) != family:
         raise ValueError(f"judge kind {name!r} is already {_KIND_FAMILIES[name]}, not {family}")
     _KIND_FAMILIES[name] = family
-    if scored:
-        _SCORED_KINDS.add(name)
 
 
 def remove_judge_kind(name: str) -> None:
@@ -49,7 +45,6 @@ def remove_judge_kind(name: str) -> None:
     if name in BUILTIN_JUDGE_KINDS:
         raise ValueError(f"{name!r} is a built-in judge kind")
     _KIND_FAMILIES.pop(name, None)
-    _SCORED_KINDS.discard(name)
 
 
 def family(kind: str) -> str:
@@ -58,11 +53,6 @@ def family(kind: str) -> str:
         return _KIND_FAMILIES[kind]
     except KeyError:
         raise ValueError(f"unknown judge kind {kind!r} (known: {', '.join(_KIND_FAMILIES)})") from None
-
-
-def is_pairwise(kind: str) -> bool:
-    """Whether ``kind`` judges a pair (kept for ``lsqa.audit`` until it reads the stored family)."""
-    return family(kind) == PAIRWISE
 
 
 # --------------------------------------------------------------------------------- labels
@@ -99,29 +89,6 @@ PAIRWISE_ALIASES = {
 }
 ABSOLUTE_ALIASES = {"yes": "yes", "y": "yes", "true": "yes", "1": "yes", "correct": "yes",
                      "no": "no", "n": "no", "false": "no", "0": "no", "incorrect": "no"}
-
-
-def normalise_label(label: str, kind: str) -> str | None:
-    """Map a label as written in a file to the canonical one for ``kind``; ValueError if unknown.
-
-    The same mapping as ``lsqa.judging.kinds.JudgeKind.normalise_label`` for the built-in kinds'
-    tables; kept here for ``lsqa.audit.review_import`` until it asks the record (issue 29).
-    """
-    text = str(label).strip().strip("'\"").lower()
-    if family(kind) == PAIRWISE:
-        table, allowed = PAIRWISE_ALIASES, PAIRWISE_LABELS
-    else:
-        table, allowed = ABSOLUTE_ALIASES, ABSOLUTE_LABELS
-        if kind in _SCORED_KINDS:
-            try:
-                float(text)
-            except ValueError:
-                pass
-            else:
-                return text
-    if text not in table:
-        raise ValueError(f"label {label!r} is not a {kind} label (expected one of {', '.join(allowed)})")
-    return table[text]
 
 
 def swap_pairwise(label: str | None) -> str | None:

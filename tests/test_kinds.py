@@ -153,8 +153,6 @@ def test_an_unknown_kind_is_a_named_error_where_a_default_used_to_answer(workspa
         guidelines.save(workspace, "rubric", "text", "ann")
     with pytest.raises(ValueError, match="unknown judge kind"):
         vocabulary.family("rubric")  # it said binary
-    with pytest.raises(ValueError, match="unknown judge kind"):
-        vocabulary.is_pairwise("rubric")  # it said False
     # A RunConfig built in code (not read from a file) with an unknown kind: refused before any work
     # (the pipeline built side-by-side tasks for any kind it did not know).
     from dataclasses import replace
@@ -192,23 +190,17 @@ def test_the_records_say_what_the_old_branches_decided():
     assert [k.name for k in kinds.all_kinds() if not k.needs_call] == ["similarity"]
     assert kinds.get("similarity").normalise_label("0.83") == "0.83" and kinds.get("groundtruth").scored is False
     assert kinds.get("pairwise").normalise_label(" A is better ") == "A"
-    for k in kinds.all_kinds():  # the same mapping as the vocabulary's, kept for lsqa.audit
-        for written in (*k.aliases, "0.5"):
-            try:
-                expected = vocabulary.normalise_label(written, k.name)
-            except ValueError:
-                with pytest.raises(ValueError):
-                    k.normalise_label(written)
-            else:
-                assert k.normalise_label(written) == expected
+    for k in kinds.all_kinds():  # every alias reads as its label; a score only for a scored kind
+        for written, label in k.aliases.items():  # a scored kind reads "1" and "0" as scores
+            assert k.normalise_label(written.upper()) == (written if k.scored and written in ("0", "1") else label)
+        if k.scored:
+            assert k.normalise_label("0.5") == "0.5"
+        else:
+            with pytest.raises(ValueError, match=f"not a {k.name} label"):
+                k.normalise_label("0.5")
     assert "supported by the book" in guidelines.default("absolute")
 
 
-# Modules that still decide by a kind's name, to be converted by their owners (issue 29): the audit
-# asks vocabulary.is_pairwise / normalise_label; store.verdicts.reference_evidence (called by
-# audit.reference_errors) selects groundtruth verdicts by name.
-_NOT_YET = {"lsqa/audit/actions.py", "lsqa/audit/wording.py", "lsqa/audit/judged_item.py",
-            "lsqa/audit/review_import.py", "lsqa/store/verdicts.py"}
 _ALLOWED = {"lsqa/vocabulary.py", "lsqa/judging/kinds.py"}
 
 
@@ -235,7 +227,7 @@ def _decisions_by_name(path: Path) -> list[str]:
 
 def test_no_module_outside_the_record_and_the_vocabulary_decides_by_a_kinds_name(tmp_path):
     files = sorted([*(ROOT / "lsqa").rglob("*.py"), *(ROOT / "pages").rglob("*.py"), ROOT / "app.py"])
-    found = [f for p in files if str(p.relative_to(ROOT)) not in _ALLOWED | _NOT_YET
+    found = [f for p in files if str(p.relative_to(ROOT)) not in _ALLOWED
              for f in _decisions_by_name(p)]
     assert found == []
     # The check finds what it looks for (the code before this change had these).

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lsqa import store, vocabulary
+from lsqa.judging import kinds
 from lsqa.judging.ids import judgment_id
 from lsqa.store import results as results_store
 
@@ -16,16 +17,16 @@ from lsqa.store import results as results_store
     ("similarity", "true", "yes"), ("similarity", "0.83", "0.83"),
 ])
 def test_labels_as_written_become_the_canonical_ones(kind, written, label):
-    assert vocabulary.normalise_label(written, kind) == label
+    assert kinds.get(kind).normalise_label(written) == label
 
 
 def test_unknown_labels_and_kinds_name_what_is_allowed():
     with pytest.raises(ValueError, match="expected one of A, B, tie, none"):
-        vocabulary.normalise_label("maybe", "pairwise")
+        kinds.get("pairwise").normalise_label("maybe")
     with pytest.raises(ValueError, match="expected one of yes, no"):
-        vocabulary.normalise_label("A", "absolute")
+        kinds.get("absolute").normalise_label("A")
     with pytest.raises(ValueError, match="unknown judge kind 'rubric'"):
-        vocabulary.normalise_label("yes", "rubric")
+        kinds.get("rubric").normalise_label("yes")
     with pytest.raises(ValueError, match="expected one of A, B, tie, none"):
         vocabulary.normalize_winner("C")
     assert [vocabulary.normalize_winner(w) for w in ("a", " B ", "TIE", "None")] == ["A", "B", "tie", "none"]

@@ -332,9 +332,9 @@ def test_a_head_used_for_a_derived_queue_is_not_kept_as_its_own_after_a_review(d
 
 def other_label(row: dict) -> str:
     """A label a human may give this verdict that is not the judge's (an override)."""
-    from lsqa.vocabulary import ABSOLUTE_LABELS, PAIRWISE_LABELS, is_pairwise
+    from lsqa.judging import kinds
 
-    return next(lab for lab in (PAIRWISE_LABELS if is_pairwise(row["kind"]) else ABSOLUTE_LABELS) if lab != row["label"])
+    return next(lab for lab in kinds.get(row["kind"]).labels if lab != row["label"])
 
 
 def test_a_review_of_an_item_the_queue_shows_reads_it_again(demo_workspace, monkeypatch):

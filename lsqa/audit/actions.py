@@ -23,7 +23,8 @@ from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
-from lsqa.vocabulary import ABSOLUTE_LABELS, FLAG_REASONS, PAIRWISE_LABELS, REFERENCES, is_pairwise
+from lsqa.judging import kinds
+from lsqa.vocabulary import FLAG_REASONS, REFERENCES
 
 MAX_NOTE_CHARS = 2_000
 MAX_ANNOTATOR_CHARS = 100
@@ -59,11 +60,10 @@ def _verdict(con, judgment_id, action: str) -> dict:
 
 def check_label(kind: str, label, judgment_id: str) -> str:
     """``label`` if a human may give it to a verdict of ``kind`` (system terms), else AuditRefused."""
-    allowed = PAIRWISE_LABELS if is_pairwise(kind) else ABSOLUTE_LABELS
-    if not isinstance(label, str) or label not in allowed:
-        family = "side-by-side" if is_pairwise(kind) else "yes/no"
-        raise AuditRefused(f"review of verdict {judgment_id}: label {label!r} is not a {family} label; "
-                           f"use one of {', '.join(allowed)}")
+    record = kinds.get(kind)
+    if not isinstance(label, str) or label not in record.labels:
+        raise AuditRefused(f"review of verdict {judgment_id}: label {label!r} is not a {record.shown_family} label; "
+                           f"use one of {', '.join(record.labels)}")
     return label
 
 

@@ -24,7 +24,7 @@ from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.text import highlight
 from lsqa.text.units import content_words
-from lsqa.vocabulary import is_pairwise
+from lsqa.judging import kinds
 
 CONTEXT_CHARS = 350  # book text shown either side of an evidence excerpt when no passage holds it
 FOLD_SENTENCES = 2  # sentences kept either side of the marked evidence until the passage is unfolded
@@ -54,7 +54,7 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
         labels_now = reviews_store.human_labels_of(con, judgment_id)
         history = reviews_store.review_history(con, judgment_id)
         book = corpus_store.get_document(con, j["document_id"]) if j.get("has_text") else None
-        pairwise = is_pairwise(j["kind"])
+        pairwise = kinds.get(j["kind"]).pairwise
         if pairwise:
             shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
         else:
@@ -123,7 +123,7 @@ def _evidence(con, j: dict, book: dict | None, answers: list[dict], context_char
         excerpts = [str(e) for e in json.loads(j["evidence"] or "[]")]
     except json.JSONDecodeError:
         excerpts = [j["evidence"]]
-    pairwise = is_pairwise(j["kind"])
+    pairwise = kinds.get(j["kind"]).pairwise
     words = {a["position"]: set(content_words(a["text"] or "")) for a in answers} if pairwise else {}
     notes, blocks = [], {}
     full = (book or {}).get("full_text") or ""

@@ -51,6 +51,7 @@ from statistics import fmean
 
 from lsqa import store
 from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.judging import kinds
 from lsqa.judging.stored_embeddings import embed_in_workspace
 from lsqa.text.units import content_words
 from lsqa.store import corpus as corpus_store
@@ -146,6 +147,13 @@ def machine_suspicion(systems_confirm: float, refs_agree: float) -> float:
     return (1.0 - systems_confirm) * (1.0 - refs_agree)
 
 
+def reference_raters() -> list[str]:
+    """The judge kinds whose verdicts say yes/no about an answer against one NarrativeQA reference
+    (the ground-truth raters of paper §5.2): their verdicts, and people's labels of them, are evidence
+    about that reference."""
+    return [k.name for k in kinds.all_kinds() if not k.pairwise and k.one_reference]
+
+
 def _grouped(rows: list[dict], *key: str) -> dict[tuple, list[dict]]:
     out: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
@@ -162,7 +170,7 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     sources that were available for this reference.
     """
     with store.connect(workspace) as con:
-        data = verdicts_store.reference_evidence(con)
+        data = verdicts_store.reference_evidence(con, reference_raters())
         n_passages = corpus_store.passage_counts(con)
     answers = _grouped(data["answers"], "question_id")
     gt = _grouped(data["gt"], "question_id", "reference")

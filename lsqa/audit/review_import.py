@@ -17,7 +17,8 @@ from pathlib import Path
 from lsqa import store
 from lsqa.errors import InputError
 from lsqa.corpus.tables import IngestSummary
-from lsqa.vocabulary import normalise_label, swap_pairwise
+from lsqa.judging import kinds
+from lsqa.vocabulary import swap_pairwise
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 from lsqa.corpus.tables import records as read_records
@@ -81,7 +82,7 @@ def import_reviews(workspace: str | Path, path: str | Path) -> IngestSummary:
         reference = _value(rec, ("reference",))
         verdict, swapped = _find_verdict(by_key, path, line, judge, question_id, system_a, system_b, reference)
         try:
-            label = normalise_label(_value(rec, ("label",)), verdict["kind"])
+            label = kinds.get(verdict["kind"]).normalise_label(_value(rec, ("label",)))
         except ValueError as exc:
             raise InputError(path, str(exc), line=line) from None
         if swapped:

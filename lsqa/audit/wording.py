@@ -9,7 +9,8 @@ no positions.
 
 from __future__ import annotations
 
-from lsqa.vocabulary import is_pairwise, swap_pairwise
+from lsqa.judging import kinds
+from lsqa.vocabulary import swap_pairwise
 
 # Keyboard shortcuts of the audit screen (Streamlit ≥ 1.52 `st.button(shortcut=...)`; C and R are
 # reserved by Streamlit). Labels are given in the positions shown: "A" is the answer shown first.
@@ -29,7 +30,7 @@ def label_options(kind: str) -> list[dict]:
     Side-by-side labels are offered in shown positions (A = the answer shown first); ``to_system_label``
     turns them into system terms for storage.
     """
-    if is_pairwise(kind):
+    if kinds.get(kind).pairwise:
         return [{"key": "shown:A", "shown": "A", "text": "A is better", "shortcut": SHORTCUTS["shown:A"]},
                 {"key": "shown:B", "shown": "B", "text": "B is better", "shortcut": SHORTCUTS["shown:B"]},
                 {"key": "shown:tie", "shown": "tie", "text": "Equal", "shortcut": SHORTCUTS["shown:tie"]},
@@ -41,7 +42,7 @@ def label_options(kind: str) -> list[dict]:
 
 def to_system_label(kind: str, shown_label: str, shown_order: str) -> str:
     """A label given in shown positions → system terms (A = system_a won), as verdicts are stored."""
-    if is_pairwise(kind) and shown_order == "ba":
+    if kinds.get(kind).pairwise and shown_order == "ba":
         return swap_pairwise(shown_label)
     return shown_label
 
@@ -54,7 +55,7 @@ def describe(kind: str, label: str | None, system_a: str, system_b: str) -> str:
     """A stored label (system terms) in words."""
     if label is None:
         return "no label"
-    if is_pairwise(kind):
+    if kinds.get(kind).pairwise:
         return {"A": f"{system_a} better", "B": f"{system_b} better", "tie": "equal",
                 "none": "neither correct"}.get(label, label)
     return label

@@ -132,7 +132,7 @@ def register(kind: JudgeKind) -> JudgeKind:
         raise KindMisfit(f"judge kind {kind.name!r}: every label must be its own alias (lower case)")
     if kind.name in KINDS and KINDS[kind.name] is not kind:
         raise KindMisfit(f"judge kind {kind.name!r} is registered already")
-    vocabulary.add_judge_kind(kind.name, kind.family, scored=kind.scored)
+    vocabulary.add_judge_kind(kind.name, kind.family)
     KINDS[kind.name] = kind
     return kind
 

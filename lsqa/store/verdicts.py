@@ -67,14 +67,15 @@ def effective_verdicts(con, *, judge: str | None = None, family: str | None = No
 _INDEPENDENT = "SELECT name FROM systems WHERE context NOT LIKE 'reference:%'"
 
 
-def reference_evidence(con) -> dict:
+def reference_evidence(con, reference_raters: list[str]) -> dict:
     """Raw material for ``lsqa.audit.reference_errors``.
 
     - ``questions``: those with two references about a document where at least one question has an
       answer, verdict or flag (a book is triaged whole, unanswered questions included);
     - ``answers`` of independent systems (not those that answer with a reference);
-    - ``gt``: ground-truth yes/no verdicts against one reference, on independent systems' answers;
-    - ``human_gt``: current human labels on ground-truth verdicts; ``flags``: current flags.
+    - ``gt``: yes/no verdicts against one reference (judges of the kinds in ``reference_raters``, which
+      the caller chooses from the kind records), on independent systems' answers;
+    - ``human_gt``: current human labels on those verdicts; ``flags``: current flags.
     """
     questions = fetch_dicts(con, f"""
         SELECT q.id AS question_id, q.document_id, d.title, q.text AS question, q.reference_1, q.reference_2
@@ -90,12 +91,12 @@ def reference_evidence(con) -> dict:
         WHERE status = 'ok' AND system_name IN ({_INDEPENDENT})""")
     gt = fetch_dicts(con, f"""
         SELECT judge, question_id, system_a AS system, reference, label FROM judgments
-        WHERE kind = 'groundtruth' AND status = 'ok' AND reference IN ('1', '2') AND label IN ('yes', 'no')
-          AND system_a IN ({_INDEPENDENT})""")
+        WHERE list_contains(?, kind) AND status = 'ok' AND reference IN ('1', '2') AND label IN ('yes', 'no')
+          AND system_a IN ({_INDEPENDENT})""", [reference_raters])
     human_gt = fetch_dicts(con, """
         SELECT h.annotator, h.label AS human_label, j.label AS judge_label, j.question_id, j.reference
         FROM human_labels h JOIN judgments j ON j.id = h.judgment_id
-        WHERE j.kind = 'groundtruth' AND j.reference IN ('1', '2')""")
+        WHERE list_contains(?, j.kind) AND j.reference IN ('1', '2')""", [reference_raters])
     return {"questions": questions, "answers": answers, "gt": gt, "human_gt": human_gt, "flags": current_flags(con)}
 
 
