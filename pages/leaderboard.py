@@ -43,7 +43,7 @@ top[0].selectbox("Judge", choices, key="lb_judge", format_func=lambda j: "All ju
 show = top[1].radio("Show", list(lv.SHOW), format_func=lv.SHOW.get, key="lb_show", horizontal=True,
                     help="The ranking table draws each strength as a bar; the chart is the paper's figure with its "
                          "CIs (it takes a new browser tab about a second longer to open).")
-controls = st.columns([1.3, 1.6, 1, 1, 1.4])
+controls = st.columns([1.3, 1.6, 1, 1, 1.4, 1])
 controls[0].toggle("Use human overrides", key="lb_overrides",
                    help="Where an annotator reviewed a verdict, their latest label replaces the judge's.")
 controls[1].toggle("Leave out questions with a flagged reference", key="lb_exclude")
@@ -53,6 +53,8 @@ by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
                                  help="Bootstrap over questions instead of single comparisons.")
 scale = controls[4].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
                           help="A log axis (or β) keeps weak systems readable when one system dominates.")
+strengths = controls[5].toggle("Show strengths", key="lb_strengths",
+                              help="Tiers and rank intervals come first; this adds e^β, its CI and β to the tables.")
 ss._lb_overrides, ss._lb_exclude, ss._lb_scale, ss._lb_judge = ss.lb_overrides, ss.lb_exclude, ss.lb_scale, ss.lb_judge
 ss._lb_show = show
 st.query_params["judge"] = ss.lb_judge
@@ -132,20 +134,19 @@ for entry in board["rankings"]:
                      column_config={s["system"]: st.column_config.NumberColumn(format="percent")
                                     for s in result["systems"]})
     else:
-        table_rows, columns, bar = lv.with_strength_bar(rows, result, scale)
+        table_rows, columns, bar = lv.with_strength_bar(rows, result, scale, strengths=strengths)
+        st.caption(lv.TIERS_HELP)
         st.dataframe(table_rows, hide_index=True, width="stretch", key=f"lb_table_{judge}", column_order=columns,
                      column_config={bar["name"]: st.column_config.ProgressColumn(
                          bar["name"], min_value=bar["low"], max_value=bar["high"], format="%.3f",
                          help="The strength on the scale chosen above: β on the log and β scales, e^β on the "
                               "linear one."),
                          "strength": st.column_config.NumberColumn("e^β", format="%.4f"),
-                         "ci_low": st.column_config.NumberColumn("CI low", format="%.4f",
-                                                                 help="95% bootstrap CI of e^β (§3.2)"),
-                         "ci_high": st.column_config.NumberColumn("CI high", format="%.4f"),
+                         lv.CI_TEXT: st.column_config.TextColumn(help="95% bootstrap CI of e^β (§3.2)"),
                          "beta": st.column_config.NumberColumn("β", format="%.4f")})
     downloads(judge, {"ranking": ("Chart", lambda r=result: charts.strength_bars(r, scale=scale, subtitle=subtitle)),
                       "win_probability": ("Win matrix", lambda r=result: charts.win_matrix(r, subtitle=subtitle))},
-              {"ranking": ("Ranking", rows), "win_probability": ("Win matrix", wins)}, "rank")
+              {"ranking": ("Ranking", lv.with_ranks(rows, result)), "win_probability": ("Win matrix", wins)}, "rank")
 
 
 def accuracy_chart(rows: list[dict], judge: str):
@@ -160,11 +161,12 @@ for entry in board["accuracy"]:
     if not entry["rows"]:
         st.info("No decided verdicts.")
         continue
-    table = page_data.accuracy_rows(judge, entry["rows"])
+    table = lv.accuracy_with_ranks(page_data.accuracy_rows(judge, entry["rows"]), entry["rows"])
     if show == "chart":
         st.plotly_chart(accuracy_chart(entry["rows"], judge), key=f"lb_acc_{judge}")
     st.dataframe(table, hide_index=True, width="stretch", key=f"lb_acc_table_{judge}",
-                 column_order=["context", "system", "n", "accuracy %", "± (95% CI)"],
+                 column_order=["tier", "system", lv.RANKS, "context", "n",
+                               *(["accuracy %", "± (95% CI)"] if strengths else [])],
                  column_config={"accuracy %": st.column_config.ProgressColumn("accuracy %", min_value=0, max_value=100,
                                                                               format="%.1f")})
     downloads(judge, {"accuracy": ("Chart", lambda r=entry["rows"], j=judge: accuracy_chart(r, j))},
@@ -187,7 +189,8 @@ def _corrected_section():
         st.caption(entry["summary"])  # numbers and queue names only
         for warning in entry["warnings"]:
             st.warning(md(warning))
-        st.dataframe(entry["table"], hide_index=True, width="stretch", key=f"lb_corr_{judge}")
+        st.dataframe(entry["table"], hide_index=True, width="stretch", key=f"lb_corr_{judge}",
+                     column_order=lv.corrected_columns(entry["table"], strengths))
         if entry["adjacent"]:
             st.dataframe(entry["adjacent"], hide_index=True, width="stretch", key=f"lb_corr_adj_{judge}")
         if entry["flips"]:

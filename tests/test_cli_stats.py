@@ -18,7 +18,8 @@ from lsqa.corpus.tables import load_comparisons, load_ratings, read_table
 from tests.stats_helpers import load_llmbar, load_prd_human
 
 runner = CliRunner()
-SYSTEM_KEYS = ["system", "beta", "strength", "ci_low", "ci_high", "rank", "group", "estimable", "note"]
+SYSTEM_KEYS = ["system", "beta", "strength", "ci_low", "ci_high", "rank", "group", "estimable", "note",
+               "rank_low", "rank_high", "tier"]
 
 
 def _write_csv(path, header, rows):

@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import WorkspaceOption, existing_workspace, friendly_errors
+from lsqa.cli.common import WorkspaceOption, bounded, existing_workspace, friendly_errors
 from lsqa.errors import InputError
 from lsqa.stats.reports import agreement_table, rank_table
 from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, TIE_MODELS
@@ -41,13 +41,14 @@ def _interval(s: Mapping) -> str:
 def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -> str:
     """A readable, aligned table of :func:`rank_table`'s result (``note``: a line on how the CIs
     were made)."""
-    header = ["rank", "system", "beta", "strength", f"{level:.0%} CI of strength"]
+    n = len(result["systems"])
+    header = ["tier", "system", f"ranks ({level:.0%})", "rank", "beta", "strength", f"{level:.0%} CI of strength"]
     body = [
-        [str(s["rank"]), s["system"], _num(s["beta"], "{:+.4f}"), _num(s["strength"]),
-         _interval(s)]
+        [_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), str(s["rank"]), _num(s["beta"], "{:+.4f}"),
+         _num(s["strength"]), _interval(s)]
         for s in result["systems"]
     ]
-    lines = _align([header, *body], right={0, 2, 3})
+    lines = _align([header, *body], right={0, 3, 4, 5})
     lines.append("")
     lines.append(
         f"{len(result['systems'])} systems, {result['n_comparisons']} comparisons used, "
@@ -55,6 +56,7 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
     )
     if note:
         lines.append(note)
+    lines.append(RANKS_NOTE)
     names = [s["system"] for s in result["systems"]]
     if 1 < len(names) <= 12:
         lines.append("")
@@ -65,6 +67,18 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
             grid.append([a, *("" if a == b else f"{wp[a][b]:.3f}" for b in names)])
         lines.extend(_align(grid, right=set(range(1, len(names) + 1))))
     return "\n".join(lines)
+
+
+RANKS_NOTE = ("ranks: the ranks each system can hold, all at once with 95% confidence (simultaneous); "
+              "a tier groups systems whose ranks cannot be told apart from the tier's first")
+
+
+def _ranks(s: Mapping, n: int) -> str:
+    from lsqa.stats.rank_intervals import ranks_text
+
+    if s.get("rank_low") is None:
+        return "—"
+    return ranks_text(s["rank_low"], s["rank_high"], n)
 
 
 def format_agreement_table(result: Mapping, rater_a: str, rater_b: str) -> str:
@@ -143,6 +157,18 @@ def _rating_rows(input, workspace, rater_a, rater_b):
     return ws, analysis.rating_rows(ws, [rater_a, rater_b])
 
 
+# Bounds of the number options, checked in one line before any work (lsqa.cli.common.bounded):
+# 100,000 bootstrap rounds are minutes of work already; a seed is what numpy accepts (0 to 2³²−1).
+MAX_BOOTSTRAP = 100_000
+MAX_SEED = 2**32 - 1
+
+
+def _check_numbers(*, bootstrap: int | None = None, seed: int | None = None, level: float | None = None) -> None:
+    bounded("--bootstrap", bootstrap, 0, MAX_BOOTSTRAP)
+    bounded("--seed", seed, 0, MAX_SEED)
+    bounded("--level", level, 0.5, 0.999)
+
+
 def rank_command(
     input: Optional[Path] = typer.Option(
         None, "--input", "-i", help="CSV or JSONL with system_a, system_b, winner (A/B/tie/none), optional question_id."
@@ -151,7 +177,7 @@ def rank_command(
     judge: Optional[str] = typer.Option(None, "--judge", help="Side-by-side judge whose verdicts to rank."),
     use_overrides: bool = typer.Option(False, "--human-overrides", help="Use human overrides instead of the judge."),
     exclude_flagged: bool = typer.Option(False, "--exclude-flagged", help="Leave out questions with flagged references."),
-    bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap rounds for the CIs (0 = none)."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help=f"Bootstrap rounds for the CIs (0 = none, at most {MAX_BOOTSTRAP:,})."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     by_question: bool = typer.Option(False, "--by-question", help="Resample whole questions, not single comparisons."),
     anchor: Optional[str] = typer.Option(
@@ -160,7 +186,7 @@ def rank_command(
     tie_model: str = typer.Option(
         "half", "--tie-model", help="half: a tie is half a win each; davidson: Davidson (1970)."
     ),
-    level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals (0.5 to 0.999)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     corrected: bool = typer.Option(
         False, "--corrected", help="PPI++ strengths corrected by the audits (random/active/imported reviews), "
@@ -170,6 +196,7 @@ def rank_command(
                                     "default: the one with most usable audits)."),
 ) -> None:
     """Rank systems from pairwise verdicts with Bradley-Terry (paper §3.2) and bootstrap CIs."""
+    _check_numbers(bootstrap=bootstrap, seed=seed, level=level)
     if corrected:
         _corrected_command("rank", workspace, judge, audit_queue, level, as_json)
         return
@@ -197,13 +224,14 @@ def agreement_command(
     rater_a: str = typer.Option(..., "--rater-a", help="First rater (rows of the confusion matrix)."),
     rater_b: str = typer.Option(..., "--rater-b", help="Second rater (columns)."),
     labels: Optional[str] = typer.Option(None, "--labels", help="Comma-separated label order (default: inferred)."),
-    bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap rounds for the kappa CI (0 = none)."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help=f"Bootstrap rounds for the kappa CI (0 = none, at most {MAX_BOOTSTRAP:,})."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Agreement of two raters: percent agreement, Cohen's kappa with CI, confusion matrix (paper Fig. 4).
 
     Workspace raters: judge names, ``human`` or ``human:<annotator>``."""
+    _check_numbers(bootstrap=bootstrap, seed=seed)
     source, rows = _rating_rows(input, workspace, rater_a, rater_b)
     order = [x.strip() for x in labels.split(",")] if labels else None
     try:
@@ -218,13 +246,22 @@ def format_corrected(result: Mapping) -> str:
     ranking = result["estimand"] == "bradley-terry"
     value, judge_value = ("strength", "judge_only_strength") if ranking else ("estimate", "judge_only")
     low, high = ("judge_only_ci_low", "judge_only_ci_high")
-    header = ["system", CORRECTED, f"{result['level']:.0%} CI", JUDGE_ONLY, "CI", "n", "n_audited"]
-    body = [[s["system"], f"{s[value]:.4f}", f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]", f"{s[judge_value]:.4f}",
-             f"[{s[low]:.4f}, {s[high]:.4f}]", str(s["n"]), str(s["n_audited"])] for s in result["systems"]]
-    lines = _align([header, *body], right={1, 3, 5, 6})
+    n = len(result["systems"])
+    header = ["tier", "system", "ranks", CORRECTED, f"{result['level']:.0%} CI", f"{JUDGE_ONLY} ranks", JUDGE_ONLY,
+              "CI", "n", "n_audited"]
+    def interval(a, b) -> str:  # None: not estimable (lsqa.stats.corrected_report._mark_not_estimable)
+        return "not estimable" if a is None or b is None else f"[{a:.4f}, {b:.4f}]"
+
+    body = [[_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), f"{s[value]:.4f}",
+             interval(s["ci_low"], s["ci_high"]),
+             _ranks({"rank_low": s.get("judge_only_rank_low"), "rank_high": s.get("judge_only_rank_high")}, n),
+             f"{s[judge_value]:.4f}", interval(s[low], s[high]), str(s["n"]), str(s["n_audited"])]
+            for s in result["systems"]]
+    lines = _align([header, *body], right={0, 3, 6, 8, 9})
     lines.append("")
     lines.append(f"{result['n_usable_audits']} usable audits ({result['design'] or 'none'}); "
                  f"{result['n_reviews_not_used']} other reviews not used (priority queue or another design)")
+    lines.append(RANKS_NOTE)
     lines.extend(f"warning: {w}" for w in result["warnings"])
     return "\n".join(lines)
 
@@ -253,10 +290,11 @@ def accuracy_command(
     corrected: bool = typer.Option(False, "--corrected", help="PPI++ accuracy corrected by the audits, "
                                                               "with the judge-only accuracy beside it."),
     audit_queue: Optional[str] = typer.Option(None, "--audit-queue", help="With --corrected: random, active or import."),
-    level: float = typer.Option(0.95, "--level", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals (0.5 to 0.999)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Accuracy per system under a yes/no judge (paper Table 1), judge-only or corrected by audits."""
+    _check_numbers(level=level)
     if corrected:
         _corrected_command("accuracy", workspace, judge, audit_queue, level, as_json)
         return
@@ -266,14 +304,78 @@ def accuracy_command(
     rows = analysis.accuracy(ws, judge)
     if not rows:
         raise InputError(ws, f"judge {judge!r} has no decided yes/no verdicts in this workspace", hint="use a yes/no judge")
+    from lsqa.stats.rank_intervals import for_accuracies
+
+    ranks = for_accuracies([r["correct"] for r in rows], [r["n"] for r in rows], level=level)
     out = [{"system": r["system"], "estimate": r["accuracy"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
-            "n": r["n"], "n_audited": 0} for r in rows]
+            "n": r["n"], "n_audited": 0, **ranks.fields(k)} for k, r in enumerate(rows)]
     if as_json:
         typer.echo(json.dumps({"judge": judge, "estimand": "accuracy", "systems": out}, indent=2))
         return
-    grid = [["system", "accuracy", "95% CI", "n"]] + [
-        [r["system"], f"{r['estimate']:.4f}", f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]", str(r["n"])] for r in out]
-    typer.echo("\n".join(_align(grid, right={1, 3})))
+    grid = [["tier", "system", "ranks", "accuracy", "95% CI", "n"]] + [
+        [str(r["tier"]), r["system"], _ranks(r, len(out)), f"{r['estimate']:.4f}",
+         f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]", str(r["n"])] for r in out]
+    typer.echo("\n".join([*_align(grid, right={0, 3, 5}), "", RANKS_NOTE]))
+
+
+def format_certification(result: Mapping) -> str:
+    """A certification (``lsqa.stats.certification.certify``) as lines: the verdict first, then the figures."""
+    t = result["thresholds"]
+
+    def pct(x) -> str:
+        return "—" if x is None else f"{100 * x:.1f}%"
+
+    def span(r: Mapping) -> str:
+        return "—" if r["ci_low"] is None else f"[{pct(r['ci_low'])}, {pct(r['ci_high'])}]"
+
+    a = result["agreement"]
+    needed = f"; about {result['audits_needed']} more random audits would decide it" \
+        if result["audits_needed"] is not None else ""
+    lines = [f"{result['judge']}: {result['verdict']}{needed}",
+             f"{result['n_audits']} audits ({result['design'] or 'none'} queue); thresholds: lower bounds of "
+             f"agreement ≥ {t['min_agreement']:.0%}, of each gated recall ≥ {t['min_recall']:.0%} "
+             f"({t['level']:.0%} intervals)", ""]
+    grid = [["figure", "estimate", f"{t['level']:.0%} CI", "audits", "gated"],
+            ["agreement with people", pct(a["estimate"]), span(a), str(result["n_audits"]), "yes"]]
+    grid += [[f"recall of {r['label']}", pct(r["recall"]), span(r), str(r["n"]), "yes" if r["gated"] else "no"]
+             for r in result["per_label"]]
+    lines += _align(grid, right={1, 3})
+    top = result["ceiling"]
+    if top:
+        lines += ["", f"on {top['n_verdicts']} verdicts two or more people labelled: people agree with each other "
+                      f"{pct(top['people']['estimate'])}, the judge agrees with them {pct(top['judge']['estimate'])}"]
+    alt = result["alt_test"]
+    if alt:
+        lines += ["", f"alternative annotator test (ε = {alt['epsilon']}): the judge wins against "
+                      f"{alt['winning_rate']:.0%} of {alt['n_annotators']} annotators — "
+                      f"{'passed' if alt['passed'] else 'failed'} (50% passes)"]
+    lines += [""] + [f"- {r}" for r in result["reasons"]] + [f"note: {n}" for n in result["notes"]]
+    return "\n".join(lines)
+
+
+def certify_command(
+    workspace: Optional[Path] = WorkspaceOption,
+    judge: str = typer.Option(..., "--judge", help="The judge to certify."),
+    min_agreement: float = typer.Option(0.9, "--min-agreement", help="Lower bound its agreement with people must reach."),
+    min_recall: float = typer.Option(0.8, "--min-recall", help="Lower bound each gated per-label recall must reach."),
+    epsilon: float = typer.Option(0.15, "--epsilon", help="Alternative annotator test's ε (0.1 crowd workers, "
+                                                          "0.15 skilled annotators, 0.2 experts)."),
+    level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
+    audit_queue: Optional[str] = typer.Option(None, "--audit-queue", help="random, active or import (default: the "
+                                                                          "one with the most audits)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+) -> None:
+    """Can this judge replace the annotators? Replaceable, not replaceable or undecided, from its audits."""
+    from lsqa.stats import certification
+
+    ws = existing_workspace(workspace)
+    thresholds = certification.Thresholds(min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon,
+                                          level=level)
+    try:
+        result = certification.certify(ws, judge, queue=audit_queue, thresholds=thresholds)
+    except ValueError as exc:
+        raise InputError("lsqa certify", str(exc)) from None
+    typer.echo(json.dumps(result, indent=2) if as_json else format_certification(result))
 
 
 def register(app: typer.Typer) -> None:
@@ -281,3 +383,4 @@ def register(app: typer.Typer) -> None:
     app.command("rank")(friendly_errors(rank_command))
     app.command("accuracy")(friendly_errors(accuracy_command))
     app.command("agreement")(friendly_errors(agreement_command))
+    app.command("certify")(friendly_errors(certify_command))

@@ -105,6 +105,19 @@ def _ci_width(s: dict) -> float | None:
     return math.log(s["ci_high"]) - math.log(s["ci_low"])
 
 
+def _text(x) -> str:
+    """A number for a mixed table cell: rounded, or a dash when there is none."""
+    if x is None:
+        return "—"
+    return str(x) if isinstance(x, int) else f"{x:.4g}"
+
+
+def _width_text(width: float | None, s: dict) -> str:
+    if width is not None:
+        return f"{width:.3f}"
+    return ci_text(s)
+
+
 def switch_changes(before: dict, after: dict) -> dict:
     """Per system: rank and strength with the switches off and on, and the CI width change.
 
@@ -118,14 +131,20 @@ def switch_changes(before: dict, after: dict) -> dict:
         rank_old = o["rank"] if o else None
         if rank_old != s["rank"]:
             moved.append(s["system"])
+        n_old, n_new = len(before["systems"]), len(after["systems"])
         rows.append({
-            "system": s["system"], "rank (switches off)": rank_old, "rank (this view)": s["rank"],
+            "system": s["system"], "tier (switches off)": "—" if o is None else _text(o.get("tier")),
+            "tier (this view)": _text(s.get("tier")),
+            "ranks (switches off)": ("not ranked with the switches off" if o is None
+                                     else ranks_text(o.get("rank_low"), o.get("rank_high"), n_old)),
+            "ranks (this view)": ranks_text(s.get("rank_low"), s.get("rank_high"), n_new),
+            "rank (switches off)": "—" if rank_old is None else str(rank_old), "rank (this view)": str(s["rank"]),
             "moved": ("new" if rank_old is None else "—" if rank_old == s["rank"]
                       else f"{'up' if s['rank'] < rank_old else 'down'} {abs(rank_old - s['rank'])}"),
-            "strength (switches off)": None if o is None else round(o["strength"], 4),
-            "strength (this view)": round(s["strength"], 4),
-            "CI width in β (switches off)": None if w_old is None else round(w_old, 3),
-            "CI width in β (this view)": None if w_new is None else round(w_new, 3),
+            "strength (switches off)": "—" if o is None else _text(o["strength"]),
+            "strength (this view)": _text(s["strength"]),
+            "CI width in β (switches off)": "—" if o is None else _width_text(w_old, o),
+            "CI width in β (this view)": _width_text(w_new, s),
             "CI change": ("" if w_old is None or w_new is None
                           else f"{'narrower' if w_new < w_old else 'wider' if w_new > w_old else 'same'} "
                                f"({w_new - w_old:+.3f})"),
@@ -208,11 +227,73 @@ def strength_bar(result: dict, scale: str) -> dict:
     return {"name": "β = log strength", "values": values, "low": low - pad, "high": high}
 
 
-def with_strength_bar(rows: list[dict], result: dict, scale: str) -> tuple[list[dict], list[str], dict]:
+RANKS = "ranks (95%)"
+CI_TEXT = "95% CI of e^β"
+TIERS_HELP = ("Tier: systems whose ranks cannot be told apart share a tier. Ranks: the ranks each system can hold, "
+              "for all systems at once with 95% confidence (simultaneous intervals from the bootstrap; "
+              "docs/statistics.md, “Ranks with their uncertainty”).")
+
+
+def ci_text(s: dict, bootstrap: int | None = None) -> str:
+    """A strength's CI for a table cell, in words where there is no interval (never a bare None)."""
+    if s.get("ci_low") is not None and s.get("ci_high") is not None:
+        return f"{s['ci_low']:.4g} – {s['ci_high']:.4g}"
+    if s.get("note"):
+        return f"unbounded: {s['note']}"
+    if bootstrap == 0 or s.get("rank_low") is None:
+        return "no interval: bootstrap rounds set to 0"
+    return "no interval: the data cannot bound this strength"
+
+
+def with_ranks(rows: list[dict], result: dict) -> list[dict]:
+    """The ranking's rows (``page_data.ranking_rows``, one per system in ``result`` order) with the
+    tier, the simultaneous rank interval as numbers and in words, and the CI in words; so a CSV
+    carries the tiers too."""
+    n = len(result["systems"])
+    return [{**r, "tier": s.get("tier"), "rank_low": s.get("rank_low"), "rank_high": s.get("rank_high"),
+             RANKS: ranks_text(s.get("rank_low"), s.get("rank_high"), n), CI_TEXT: ci_text(s)}
+            for r, s in zip(rows, result["systems"])]
+
+
+def ranks_text(low: int | None, high: int | None, n: int) -> str:
+    """"2–4", "1", "any of 1–5"; words when the bootstrap was off (no interval)."""
+    if low is None or high is None:
+        return "no interval: bootstrap rounds set to 0"
+    return "any of 1–%d" % n if (low, high) == (1, n) and n > 1 else str(low) if low == high else f"{low}–{high}"
+
+
+def with_strength_bar(rows: list[dict], result: dict, scale: str, *,
+                      strengths: bool = True) -> tuple[list[dict], list[str], dict]:
     """The ranking's table rows (``page_data.ranking_rows``, one per system in ``result`` order) with
-    the inline bar's column added; the columns the page shows, in order: rank, system, the bar, e^β
-    with its bootstrap CI (§3.2) and β (the judge and comparison count are in the heading); and the
-    bar (``strength_bar``)."""
+    the tiers (``with_ranks``) and the inline bar's column added; the columns the page shows, in
+    order: tier, system, the rank interval, and with ``strengths`` the bar, e^β with its bootstrap
+    CI (§3.2) and β (the judge and comparison count are in the heading); and the bar (``strength_bar``)."""
     bar = strength_bar(result, scale)
-    shown = ["rank", "system", bar["name"], *([] if scale == "linear" else ["strength"]), "ci_low", "ci_high", "beta"]
-    return [{**r, bar["name"]: v} for r, v in zip(rows, bar["values"])], shown, bar
+    shown = ["tier", "system", RANKS]
+    if strengths:
+        shown += [bar["name"], *([] if scale == "linear" else ["strength"]), CI_TEXT, "beta"]
+    return [{**r, bar["name"]: v} for r, v in zip(with_ranks(rows, result), bar["values"])], shown, bar
+
+
+def accuracy_with_ranks(table: list[dict], rows: list[dict]) -> list[dict]:
+    """A yes/no judge's accuracy table (``page_data.accuracy_rows`` of ``rows``) with the tier and the
+    95% simultaneous rank interval of each system (``rank_intervals.for_accuracies``)."""
+    from lsqa.stats.rank_intervals import for_accuracies
+
+    if not rows:
+        return table
+    ri = for_accuracies([r["correct"] for r in rows], [r["n"] for r in rows])
+    return [{**t, "tier": int(ri.tier[k]), RANKS: ranks_text(int(ri.rank_low[k]), int(ri.rank_high[k]), len(rows))}
+            for k, t in enumerate(table)]
+
+
+def corrected_columns(table: list[dict], strengths: bool) -> list[str]:
+    """The corrected section's columns: tiers and rank intervals first; strengths/accuracies and
+    their CIs only on request (``strengths``)."""
+    if not table:
+        return []
+    first = [c for c in table[0] if c == "tier" or c == "system" or "ranks" in c]
+    rest = [c for c in table[0] if c not in first and c != "rank"]
+    if not strengths:
+        rest = [c for c in rest if c in ("verdicts", "audited")]
+    return [*first, *rest]

@@ -15,6 +15,7 @@ moved each flip (``lsqa.stats.rank_flips``).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -22,7 +23,8 @@ import numpy as np
 
 from lsqa import store
 from lsqa.stats import rank_flips
-from lsqa.stats.corrected import _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
+from lsqa.stats import rank_intervals
+from lsqa.stats.corrected import FEW_AUDITS, _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
 from lsqa.stats.sampling import USABLE_QUEUES, Item, judge_items, outcome
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES, PAIRWISE
@@ -90,10 +92,43 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
                     "judge_only_ci_low": max(0.0, est.judge_only_ci[0]),
                     "judge_only_ci_high": min(1.0, est.judge_only_ci[1]),
                     "human_only": est.human_only, "lam": est.lam, "method": est.method})
+    # 95% simultaneous rank intervals and tiers (lsqa.stats.rank_intervals), corrected and judge-only.
+    ranks = rank_intervals.from_estimates([e.estimate for e in estimates], [e.se for e in estimates], level=level)
+    z = _z(level)
+    judge_ranks = rank_intervals.from_estimates([e.judge_only for e in estimates],
+                                                [(e.judge_only_ci[1] - e.judge_only_ci[0]) / (2 * z) for e in estimates],
+                                                level=level)
+    for k, row in enumerate(out):
+        row.update(ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()})
     out.sort(key=lambda r: -r["estimate"])
     flips = rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over)
     return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
-            "n_overridden": over.n_reviewed, "flips": flips, "warnings": sorted(warnings)}
+            "n_overridden": over.n_reviewed, "flips": flips,
+            "warnings": sorted(warnings) + _mark_not_estimable(out)}
+
+
+def _mark_not_estimable(rows: list[dict]) -> list[str]:
+    """An interval of zero width (or not finite) says "exactly this value", which a few audits never
+    show: with 1-5 audits the variance they leave can be 0 and the interval collapses onto the
+    estimate (``9.3955 [9.3955, 9.3955]``). As the judge-only ranking does (``lsqa.stats.reports``),
+    such a system is reported *not estimable*: null bounds, ``estimable`` false and a note; the
+    judge-only interval beside it gets null bounds too when it has zero width. Returns the warning."""
+    bad = []
+    for row in rows:
+        for prefix in ("", "judge_only_"):
+            low, high = row[f"{prefix}ci_low"], row[f"{prefix}ci_high"]
+            if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)) \
+                    or high - low <= 1e-9 * max(1.0, abs(high)):
+                row[f"{prefix}ci_low"] = row[f"{prefix}ci_high"] = None
+        row["estimable"] = row["ci_low"] is not None
+        row["note"] = "" if row["estimable"] else (
+            f"{row['n_audited']} audits of its verdicts leave no spread to measure: an interval would have zero width")
+        if not row["estimable"]:
+            bad.append(row["system"])
+    if not bad:
+        return []
+    return [f"not estimable: {', '.join(bad)} (the audits leave no spread to measure, so an interval would have "
+            "zero width); audit more verdicts of these systems (random queue) before presenting them"]
 
 
 def _bt_inputs(con, judge: str, queue: str | None):
@@ -120,6 +155,9 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
     with store.connect(workspace) as con:
         items, human, pi, strata, info, over = _bt_inputs(con, judge, queue)
     est, judge_fit = _fit(items, human, pi, strata, level)
+    # 95% simultaneous rank intervals and tiers of both rankings (lsqa.stats.rank_intervals).
+    ranks = rank_intervals.from_covariance(est.beta, est.cov, level=level, df=est.df)
+    judge_ranks = rank_intervals.from_covariance(judge_fit.beta, judge_fit.cov, level=level, df=judge_fit.df)
     order = np.argsort(-est.beta, kind="stable")
     low, high = est.ci
     jlow, jhigh = judge_fit.ci
@@ -131,41 +169,56 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
                      "n_audited": int(est.n_audited_per_system[k]),
                      "judge_only_strength": float(np.exp(judge_fit.beta[k])),
                      "judge_only_ci_low": float(np.exp(jlow[k])), "judge_only_ci_high": float(np.exp(jhigh[k])),
-                     "judge_only_rank": int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12))})
+                     "judge_only_rank": int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12)),
+                     **ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()}})
     result = {"judge": judge, "estimand": "bradley-terry", "level": level, "lam": est.lam, "method": est.method,
               "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
-              "adjacent": adjacent_pairs(est), "warnings": list(est.warnings)}
+              "adjacent": adjacent_pairs(est, ranks), "warnings": list(est.warnings) + _mark_not_estimable(rows)}
     result["n_overridden"] = over.n_reviewed
     result["flips"] = rank_flips.bradley_terry_flips(est, judge_fit, items, human, over if with_overrides else None)
     return result
 
 
-def adjacent_pairs(est) -> list[dict]:
-    """For each pair of neighbours in the corrected ranking: separated at the interval level, and
-    about how many more random audits would separate them at the current rates (80% power)."""
+def adjacent_pairs(est, ranks=None) -> list[dict]:
+    """For each pair of neighbours in the corrected ranking: separated or not, and about how many
+    more random audits would separate them at the current rates (80% power).
+
+    With ``ranks`` (``rank_intervals.from_covariance`` of ``est``) "separated" means the two rank
+    intervals shown do not overlap, and ``ratio_low``/``ratio_high`` bound the strength ratio
+    e^(β_upper − β_lower) by the same simultaneous intervals; without, the pair's own interval.
+    ``too_few_audits``: fewer than FEW_AUDITS audits, too few for the intervals to hold their 95%
+    (bench_corrected.py), so the page says so instead of "yes"."""
     order = np.argsort(-est.beta, kind="stable")
     out = []
-    z_crit = _z(est.level, est.df)
+    z_crit = _z(est.level, est.df) if ranks is None or not np.isfinite(ranks.crit) else ranks.crit
+    few = 0 < est.n_audited < FEW_AUDITS
     for upper, lower in zip(order[:-1], order[1:]):
         diff = float(est.beta[upper] - est.beta[lower])
         var_now = est.diff_se(upper, lower) ** 2
         e = np.zeros(len(est.beta))
         e[upper], e[lower] = 1.0, -1.0
         var_judge = float(e @ est.cov_judge_part @ e) if est.cov_judge_part is not None else 0.0
-        separated = diff > z_crit * np.sqrt(var_now)
+        separated = (rank_intervals.separated(ranks, upper, lower) if ranks is not None
+                     else diff > z_crit * np.sqrt(var_now))
         needed = None
         if est.n_audited and not separated:
             needed = audits_to_separate(diff, var_now, var_judge, est.n_audited, est.n, level=est.level)
+            if needed == 0:   # separated pairwise, not yet by the simultaneous rank intervals
+                needed = 1
+        half = z_crit * np.sqrt(var_now)
         out.append({"upper": est.systems[upper], "lower": est.systems[lower], "difference": diff,
                     "se": float(np.sqrt(var_now)), "separated": bool(separated),
-                    "more_audits_needed": 0 if separated else needed})
+                    "ratio_low": float(np.exp(max(diff - half, -700))), "ratio_high": float(np.exp(min(diff + half, 700))),
+                    "too_few_audits": bool(few), "more_audits_needed": 0 if separated else needed})
     return out
 
 
 # ------------------------------------------------------------------------------ for the pages
 
-def _fmt_interval(low: float, high: float, digits: int = 3) -> str:
-    return f"{low:.{digits}f} – {high:.{digits}f}"
+def _fmt_interval(low: float | None, high: float | None, digits: int = 3, scale: float = 1.0) -> str:
+    if low is None or high is None:
+        return "not estimable"
+    return f"{scale * low:.{digits}f} – {scale * high:.{digits}f}"
 
 
 def _summary(result: dict) -> str:
@@ -173,7 +226,8 @@ def _summary(result: dict) -> str:
     text = (f"{used} usable audits ({result['design']} queue)" if used else "no usable audits yet") + \
         f"; {result['n_reviews_not_used']} other reviews not used (priority queue or another design)."
     if "lam" in result and used:
-        text += f" Weight on the judge λ = {result['lam']:.2f} (0 = humans only, 1 = plain PPI)."
+        text += (f" How much the corrected figures lean on the judge's verdicts: {result['lam']:.2f} "
+                 "(0 = on the audits alone, 1 = on every verdict, corrected by the audits).")
     reviewed = result.get("n_overridden", 0)
     text += f" Overrides ranking: {reviewed} reviewed verdicts (any queue) in place of the judge's." if reviewed \
         else " Nothing reviewed yet: the overrides ranking is the judge's."
@@ -184,16 +238,35 @@ def _summary(result: dict) -> str:
 
 def ranking_section(result: dict) -> dict:
     """Display rows of a corrected ranking: side by side, adjacent pairs, rank flips."""
-    table = [{"rank": r["rank"], "system": r["system"], f"{CORRECTED} strength": round(r["strength"], 3),
+    n = len(result["systems"])
+    table = [{"tier": r["tier"], "system": r["system"],
+              f"{CORRECTED} ranks (95%)": rank_intervals.ranks_text(r["rank_low"], r["rank_high"], n),
+              f"{JUDGE_ONLY} ranks (95%)": rank_intervals.ranks_text(r["judge_only_rank_low"],
+                                                                    r["judge_only_rank_high"], n),
+              "rank": r["rank"], f"{CORRECTED} strength": round(r["strength"], 3),
               f"{CORRECTED} 95% CI": _fmt_interval(r["ci_low"], r["ci_high"]),
               f"{JUDGE_ONLY} rank": r["judge_only_rank"], f"{JUDGE_ONLY} strength": round(r["judge_only_strength"], 3),
               f"{JUDGE_ONLY} 95% CI": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"]),
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
-    adjacent = [{"pair": f"{a['upper']} > {a['lower']}", "separated": "yes" if a["separated"] else "no",
+    adjacent = [{"pair": f"{a['upper']} > {a['lower']}", "separated": _separated_text(a, result["n_usable_audits"]),
+                 "strength ratio (95%, simultaneous)": _ratio_text(a),
                  "more random audits to separate": (
                      "—" if a["separated"] else "not within these verdicts" if a["more_audits_needed"] is None
                      else f"about {a['more_audits_needed']}")} for a in result["adjacent"]]
     return {"table": table, "adjacent": adjacent, "flips": flip_rows(result["flips"])}
+
+
+def _separated_text(pair: dict, n_audits: int) -> str:
+    """"yes" only when the rank intervals shown do not overlap and the audits are enough to trust them."""
+    if pair.get("too_few_audits"):
+        return f"too few audits to say ({n_audits}; at least {FEW_AUDITS} needed)"
+    return "yes" if pair["separated"] else "no"
+
+
+def _ratio_text(pair: dict) -> str:
+    if "ratio_low" not in pair:
+        return "—"
+    return f"{pair['ratio_low']:.3g}× – {pair['ratio_high']:.3g}×"
 
 
 def _mover_text(m: dict, view: str, binary: bool) -> str:
@@ -233,10 +306,15 @@ def flip_rows(flips: list[dict], *, binary: bool = False) -> list[dict]:
 
 
 def accuracy_section(result: dict) -> dict:
-    table = [{"system": r["system"], f"{CORRECTED} accuracy %": round(100 * r["estimate"], 1),
-              f"{CORRECTED} 95% CI %": _fmt_interval(100 * r["ci_low"], 100 * r["ci_high"], 1),
+    n = len(result["systems"])
+    table = [{"tier": r["tier"], "system": r["system"],
+              f"{CORRECTED} ranks (95%)": rank_intervals.ranks_text(r["rank_low"], r["rank_high"], n),
+              f"{JUDGE_ONLY} ranks (95%)": rank_intervals.ranks_text(r["judge_only_rank_low"],
+                                                                    r["judge_only_rank_high"], n),
+              f"{CORRECTED} accuracy %": round(100 * r["estimate"], 1),
+              f"{CORRECTED} 95% CI %": _fmt_interval(r["ci_low"], r["ci_high"], 1, 100),
               f"{JUDGE_ONLY} accuracy %": round(100 * r["judge_only"], 1),
-              f"{JUDGE_ONLY} 95% CI %": _fmt_interval(100 * r["judge_only_ci_low"], 100 * r["judge_only_ci_high"], 1),
+              f"{JUDGE_ONLY} 95% CI %": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"], 1, 100),
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
     return {"table": table, "adjacent": [], "flips": flip_rows(result["flips"], binary=True)}
 

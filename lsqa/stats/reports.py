@@ -32,7 +32,7 @@ def rank_table(
     """Bradley-Terry ranking (paper §3.2) of rows with ``system_a, system_b, winner`` (+ ``question_id``).
 
     Returns ``{"systems": [{"system", "beta", "strength", "ci_low", "ci_high", "rank", "group",
-    "estimable", "note"}, ...] (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}},
+    "estimable", "note", "rank_low", "rank_high", "tier"}, ...] (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}},
     "n_comparisons", "n_excluded", "warnings"}``; ``ci_low`` / ``ci_high`` bound the strength e^β
     (null when ``bootstrap=0`` or when the data cannot bound it).
 
@@ -41,6 +41,8 @@ def rank_table(
     resample the same: too few comparisons) are reported as not estimable, with null bounds and a
     note, never as a point. Systems in groups never compared with each other get a warning and a
     ``group`` number: their strengths are comparable only within a group.
+    ``rank_low`` / ``rank_high`` / ``tier``: 95% simultaneous rank intervals and tiers from the same
+    bootstrap rounds (``lsqa.stats.rank_intervals``; null when ``bootstrap=0``).
     Raises NoVerdicts when nothing is left to rank, ValueError for unusable rows.
     """
     from lsqa.stats.ranking import (bootstrap_bradley_terry, comparison_groups, count_comparisons, fit_bradley_terry,
@@ -67,6 +69,11 @@ def rank_table(
                                      tie_model=tie_model, anchor=anchor)
     order = sorted(range(len(fit.systems)), key=lambda k: (fit.rank[k], fit.systems[k]))
     groups = comparison_groups(data)
+    ranks = None
+    if ci is not None:
+        from lsqa.stats.rank_intervals import from_bootstrap
+
+        ranks = from_bootstrap(fit.beta, ci.samples, level=level, groups=groups)
     notes = unbounded_systems(data)
     systems = []
     for k in order:
@@ -84,6 +91,7 @@ def rank_table(
             "group": int(groups[k]),
             "estimable": k not in notes,
             "note": notes.get(k, ""),
+            **(ranks.fields(k) if ranks else {"rank_low": None, "rank_high": None, "tier": None}),
         })
     warnings = []
     n_groups = len(set(groups.tolist()))
