@@ -84,12 +84,15 @@ def test_rank_table_output_is_aligned_text(prd_csv, prd_rows):
     res = runner.invoke(app, ["rank", "--input", str(prd_csv), "--bootstrap", "100", "--by-question"])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert lines[0].split()[:4] == ["rank", "system", "beta", "strength"]
+    assert re.split(r"\s{2,}", lines[0].strip())[:6] == ["tier", "system", "ranks (95%)", "rank", "beta", "strength"]
     assert "7040 comparisons used, 0 excluded" in res.stdout
     systems = {r["system_a"] for r in prd_rows} | {r["system_b"] for r in prd_rows}
     body = lines[1:1 + len(systems)]
-    assert [line.split()[0] for line in body] == [str(k) for k in range(1, len(systems) + 1)]
-    assert {line.split()[1] for line in body} == systems
+    cells = [re.split(r"\s{2,}", line.strip()) for line in body]
+    assert [c[3] for c in cells] == [str(k) for k in range(1, len(systems) + 1)]
+    assert {c[1] for c in cells} == systems
+    tiers = [int(c[0]) for c in cells]
+    assert tiers[0] == 1 and tiers == sorted(tiers)  # tiers first, in rank order
     assert len({len(line) for line in body}) == 1  # aligned columns: same width for all rows
 
 

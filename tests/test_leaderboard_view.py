@@ -38,13 +38,17 @@ def test_linear_scale_draws_strength_from_zero(ranking):
     assert bar["high"] == max(bar["values"])
 
 
-def test_table_rows_keep_the_ranking_rows_and_add_the_bar(ranking):
+def test_table_rows_keep_the_ranking_rows_and_add_tiers_and_the_bar(ranking):
     rows = page_data.ranking_rows(ranking)
+    added = {"tier", "rank_low", "rank_high", lv.RANKS, lv.CI_TEXT}
     for scale in ("log", "linear"):
         table, shown, bar = lv.with_strength_bar(rows, ranking, scale)
-        assert [{k: v for k, v in r.items() if k != bar["name"]} for r in table] == rows  # CSV columns intact
-        assert set(shown) <= set(table[0]) and shown[:3] == ["rank", "system", bar["name"]]
+        assert [{k: v for k, v in r.items() if k not in added | {bar["name"]}} for r in table] == rows  # CSV intact
+        assert set(shown) <= set(table[0]) and shown[:4] == ["tier", "system", lv.RANKS, bar["name"]]
         assert ("strength" in shown) == (scale != "linear")  # the linear bar is e^β itself
+        assert [r["tier"] for r in table] == [s["tier"] for s in ranking["systems"]]
+        _, shown, _ = lv.with_strength_bar(rows, ranking, scale, strengths=False)
+        assert shown == ["tier", "system", lv.RANKS]  # tiers first, strengths on request
 
 
 def test_a_diverged_fit_does_not_break_the_bar(ranking):

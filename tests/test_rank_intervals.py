@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 from typer.testing import CliRunner
 
 from lsqa import audit
@@ -136,3 +135,36 @@ def test_switch_changes_show_no_none(demo_workspace_template):
     rows = lv.switch_changes(before, after)["rows"]
     assert all(v is not None and "None" not in str(v) for r in rows for v in r.values())
     assert {"tier (this view)", "ranks (this view)"} <= set(rows[0])
+
+
+def test_leaderboard_shows_tiers_first_and_strengths_on_request(demo_workspace, monkeypatch):
+    from .test_dashboard_pages import open_app, pick_judge, set_toggle
+
+    monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
+    at = open_app(page="leaderboard")
+    pick_judge(at, SXS)
+    ranking = next(df for df in at.dataframe if "judge" in df.value.columns and lv.RANKS in df.value.columns)
+    assert list(ranking.proto.column_order) == ["tier", "system", lv.RANKS]     # strengths hidden
+    frame = ranking.value
+    assert list(frame["tier"]) == sorted(frame["tier"]) and frame["tier"].iloc[0] == 1
+    assert all("None" not in str(v) for v in frame[lv.RANKS])
+    set_toggle(at, "lb_strengths", True)
+    ranking = next(df for df in at.dataframe if "judge" in df.value.columns and lv.RANKS in df.value.columns)
+    order = list(ranking.proto.column_order)
+    assert order[:3] == ["tier", "system", lv.RANKS] and {"strength", lv.CI_TEXT, "beta"} <= set(order)
+
+
+def test_a_switch_that_widens_every_interval_says_why():
+    """A few overrides that give a never-winning system its first wins make it estimable; strengths
+    are measured against the mean β, so every interval widens (issue 30: nine overrides, ~5×)."""
+    rng = np.random.default_rng(4)
+    rows = _rows([1.0, 0.8, 0.0], 300, rng)
+    before = rows + [{"system_a": "s3", "system_b": s, "winner": "B"} for s in ("s0", "s1", "s2") for _ in range(40)]
+    after = [dict(r) for r in before]
+    for r in [r for r in after if r["system_a"] == "s3"][:3]:
+        r["winner"] = "A"                     # three overrides: s3 wins for once
+    b, a = rank_table(before, bootstrap=300, seed=0), rank_table(after, bootstrap=300, seed=0)
+    changes = lv.switch_changes(b, a)
+    assert "wider than with the switches off: s3 now has a strength the data bound" in changes["summary"]
+    assert "rank intervals compare systems pairwise" in changes["summary"]
+    assert lv.width_change_reason(b, b) == ""

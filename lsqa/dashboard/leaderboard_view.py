@@ -118,6 +118,46 @@ def _width_text(width: float | None, s: dict) -> str:
     return ci_text(s)
 
 
+def width_change_reason(before: dict, after: dict) -> str:
+    """Why the strength intervals got much wider or narrower between two views, in words ("" when
+    their median width in β changed by less than half).
+
+    Strengths are measured against the mean β of all systems, so a system whose strength the data
+    barely bound (one that beat the others only a few times) makes every strength, and every
+    interval, move with it. That is what happens when a few overrides give a system that never won
+    its first wins: it becomes estimable, and every interval widens (issue 30: nine overrides, every
+    interval about 5× wider). Rank intervals compare systems pairwise and do not move for this."""
+    def widths(result):
+        return {s["system"]: w for s in result["systems"] if (w := _ci_width(s)) is not None}
+
+    old, new = widths(before), widths(after)
+    shared = sorted(set(old) & set(new))
+    if not shared:
+        return ""
+    ratio = sorted(new[k] / old[k] for k in shared if old[k] > 0)
+    if not ratio:
+        return ""
+    median = ratio[len(ratio) // 2]
+    if 1 / 1.5 < median < 1.5:
+        return ""
+    became = [s["system"] for s in after["systems"] if s.get("estimable", True)
+              and any(o["system"] == s["system"] and not o.get("estimable", True) for o in before["systems"])]
+    lost = [s["system"] for s in after["systems"] if not s.get("estimable", True)
+            and any(o["system"] == s["system"] and o.get("estimable", True) for o in before["systems"])]
+    text = f"The strength intervals are about {median:.1f}× {'wider' if median > 1 else 'as wide'} than with the switches off"
+    if median < 1:
+        text = f"The strength intervals are about {1 / median:.1f}× narrower than with the switches off"
+    if became or lost:
+        who = ", ".join(became or lost)
+        text += (f": {who} {'now has' if became else 'no longer has'} a strength the data bound, and strengths are "
+                 f"measured against the mean of all systems, so {'its' if len(became or lost) == 1 else 'their'} "
+                 "uncertainty moves every interval.")
+    else:
+        text += ": strengths are measured against the mean of all systems, so a change in one system's uncertainty " \
+                "moves every interval."
+    return text + " The tiers and rank intervals compare systems pairwise and are not affected by this."
+
+
 def switch_changes(before: dict, after: dict) -> dict:
     """Per system: rank and strength with the switches off and on, and the CI width change.
 
@@ -150,13 +190,14 @@ def switch_changes(before: dict, after: dict) -> dict:
                                f"({w_new - w_old:+.3f})"),
         })
     n_before, n_after = before["n_comparisons"], after["n_comparisons"]
+    why = width_change_reason(before, after)
     if moved:
         ranks = {r["system"]: r for r in rows}
         what = "; ".join(f"{m} {ranks[m]['rank (switches off)']} → {ranks[m]['rank (this view)']}" for m in moved)
         summary = f"Rank changed: {what}."
     else:
         summary = "No system changed rank."
-    summary += f" Comparisons: {n_before:,} → {n_after:,}."
+    summary += f" Comparisons: {n_before:,} → {n_after:,}." + (f" {why}" if why else "")
     return {"rows": rows, "moved": moved, "summary": summary, "comparisons": (n_before, n_after)}
 
 

@@ -34,6 +34,9 @@ _LAZY = {
         "FALLBACK_PRIOR", "fit_bradley_terry", "fit_win_matrix", "is_strongly_connected", "log_likelihood",
         "mcnemar_test", "PAPER_Z", "win_probability", "win_probability_matrix",
     ),
+    "lsqa.stats.rank_intervals": (
+        "for_accuracies", "from_bootstrap", "from_covariance", "RankIntervals",
+    ),
     "lsqa.stats.reports": (
         "agreement_table", "rank_table",
     ),
@@ -53,7 +56,7 @@ __all__ = [
     "Overrides", "accuracy_ci", "bootstrap_bradley_terry", "count_comparisons", "counts_from_win_matrix",
     "FALLBACK_PRIOR", "fit_bradley_terry", "fit_win_matrix", "is_strongly_connected", "log_likelihood",
     "mcnemar_test", "PAPER_Z", "win_probability", "win_probability_matrix", "agreement_table", "rank_table",
-    "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",
+    "for_accuracies", "from_bootstrap", "from_covariance", "RankIntervals", "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",
 ]
 
 
