@@ -127,7 +127,7 @@ def test_import_reviews_adds_usable_audits(demo_workspace, tmp_path):
 @pytest.mark.parametrize("bad, message", [
     ({"label": "maybe"}, "label"),
     ({"question_id": "nope"}, "no verdict"),
-    ({"inclusion_probability": 1.5}, "outside (0, 1]"),
+    ({"inclusion_probability": 1.5}, "outside [1e-06, 1]"),
 ])
 def test_import_reviews_refuses_bad_rows_and_writes_nothing(demo_workspace, tmp_path, bad, message):
     rows = _verdict_rows(demo_workspace, SXS)[:3]

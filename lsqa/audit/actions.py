@@ -24,17 +24,25 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.judging import kinds
+from lsqa.text.names import name_problem, shown_name
 from lsqa.vocabulary import FLAG_REASONS, REFERENCES
 
 MAX_NOTE_CHARS = 2_000
 MAX_ANNOTATOR_CHARS = 100
 
 
+def annotator_problem(value) -> str:
+    """Why ``value`` cannot sign a review ('' when it can): the one name rule (``lsqa.text.names``:
+    no control, bidi or invisible character), at most MAX_ANNOTATOR_CHARS characters. The Audit
+    page and ``lsqa import-reviews`` both ask here."""
+    return name_problem(value, max_chars=MAX_ANNOTATOR_CHARS)
+
+
 def _annotator(value) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ANNOTATOR_CHARS or \
-            any(ord(c) < 32 for c in value):
-        raise AuditRefused(f"annotator {str(value)[:40]!r} cannot sign a review or flag: give a name "
-                           f"(one line, 1 to {MAX_ANNOTATOR_CHARS} characters)")
+    problem = annotator_problem(value)
+    if problem:
+        raise AuditRefused(f"annotator {shown_name(value)} {problem}, so it cannot sign a review or flag: give a "
+                           f"name (one line of visible text, 1 to {MAX_ANNOTATOR_CHARS} characters)")
     return value.strip()
 
 

@@ -7,7 +7,11 @@ Each row becomes a review as if made in the Audit page: ``confirm`` when the lab
 ``override`` otherwise, queue ``import`` with the probability. Rows with a probability count as
 usable audits for corrected estimates; rows without one count for agreement and overrides only.
 A pair given in the other order than the verdict's (system_b, system_a) has its label swapped.
-Every row is checked before anything is written; one bad row writes nothing.
+Every row is checked before anything is written; one bad row writes nothing. A row that is already
+in the workspace as an imported review (same annotator, verdict, label, probability and stratum:
+the same file imported again) is skipped, so importing a file twice adds nothing the second time.
+Annotator names follow the one name rule (``lsqa.text.names``); one that looks like another
+annotator's gets a warning in the summary's notes.
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from lsqa.judging import kinds
 from lsqa.vocabulary import swap_pairwise
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store.reviews import MIN_INCLUSION_PROB  # the floor on π (1/π weighs an audit)
 from lsqa.corpus.tables import records as read_records
+from lsqa.audit.actions import MAX_ANNOTATOR_CHARS, annotator_problem
+from lsqa.text.names import lookalike_warnings, shown_name
 
 REVIEW_ALIASES = {"judge": ("judge", "rater"), "question_id": ("question_id", "item_id"),
                   "system_a": ("system_a", "system"), "label": ("label",), "annotator": ("annotator",)}
@@ -43,10 +50,23 @@ def _probability(path: Path, line, rec: dict) -> float | None:
         value = float(text)
     except ValueError:
         raise InputError(path, f"inclusion probability {text!r} is not a number", line=line) from None
-    if not 0 < value <= 1:
-        raise InputError(path, f"inclusion probability {value} is outside (0, 1]", line=line,
+    if not MIN_INCLUSION_PROB <= value <= 1:  # also NaN
+        raise InputError(path, f"inclusion probability {text[:40]!r} is outside [{MIN_INCLUSION_PROB:g}, 1]", line=line,
                          hint="give the probability with which the item was drawn for review")
     return value
+
+
+def _annotator(path: Path, line, value: str) -> str:
+    problem = annotator_problem(value)
+    if problem:
+        raise InputError(path, f"annotator {shown_name(value)} {problem}", line=line,
+                         hint=f"use one line of visible text, at most {MAX_ANNOTATOR_CHARS} characters")
+    return value
+
+
+def _key(review: dict) -> tuple:
+    return (review["annotator"], review["judgment_id"], review["action"], review["label"], review["inclusion_prob"],
+            review["stratum"])
 
 
 def _find_verdict(by_key: dict, path: Path, line, judge, question_id, system_a, system_b, reference):
@@ -89,14 +109,26 @@ def import_reviews(workspace: str | Path, path: str | Path) -> IngestSummary:
             label = swap_pairwise(label)
         probability = _probability(path, line, rec)
         action = "confirm" if verdict["status"] == "ok" and label == verdict["label"] else "override"
-        reviews.append({"annotator": _value(rec, ("annotator",)), "judgment_id": verdict["id"], "action": action,
+        reviews.append({"annotator": _annotator(path, line, _value(rec, ("annotator",))),
+                        "judgment_id": verdict["id"], "action": action,
                         "label": label, "note": f"imported from {path.name}", "queue": "import",
                         "inclusion_prob": probability,
                         "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else "")})
     with store.write(workspace) as con:
+        stored = reviews_store.reviews(con)
+        known = {_key(r) for r in stored if r["queue"] == "import"}
+        summary.notes.extend(lookalike_warnings([r["annotator"] for r in reviews],
+                                                sorted({r["annotator"] for r in stored}), what="annotator"))
+        new = []
         for r in reviews:
+            if _key(r) not in known:
+                known.add(_key(r))
+                new.append(r)
+        for r in new:
             reviews_store.add_review(con, **r)
-    summary.add("reviews", len(reviews))
+    summary.add("reviews", len(new))
+    summary.skip("reviews", len(reviews) - len(new))
+    reviews = new
     usable = sum(r["inclusion_prob"] is not None for r in reviews)
     summary.notes.append(f"{usable} with an inclusion probability (usable for corrected estimates), "
                          f"{len(reviews) - usable} without (agreement and overrides only)")

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import typer
 
 from lsqa.config.settings import resolve_workspace
-from lsqa.errors import LsqaError, WorkspaceError
+from lsqa.errors import InputError, LsqaError, WorkspaceError
 from lsqa.store.db import check_workspace_path
 
 WorkspaceOption = typer.Option(
@@ -27,6 +28,40 @@ def workspace_path(value: Optional[Path]) -> Path:
         check_workspace_path(path)
         typer.echo(f"creating a new workspace at {path}", err=True)
     return path
+
+
+@contextlib.contextmanager
+def starting_workspace(value: Optional[Path]) -> Iterator[Path]:
+    """The workspace of a command that may start one (ingest). When the path did not exist and the
+    command fails (a refused input), the file and the folders made for it are removed again: a
+    refusal leaves no empty workspace behind. On success a new workspace is announced on stderr."""
+    path = resolve_workspace(value)
+    if path.exists():
+        yield path
+        return
+    check_workspace_path(path)
+    folders = [p for p in path.parents if not p.exists()]   # made by the first write, innermost first
+    try:
+        yield path
+    except BaseException:
+        from lsqa.store.db import forget_migrated
+
+        for made in (path, path.with_name(path.name + ".wal")):
+            made.unlink(missing_ok=True)
+        forget_migrated(path)
+        for folder in folders:
+            with contextlib.suppress(OSError):   # not empty: something else was put there meanwhile
+                folder.rmdir()
+        raise
+    if path.exists():
+        typer.echo(f"creating a new workspace at {path}", err=True)
+
+
+def bounded(option: str, value: int | float | None, low: int | float, high: int | float) -> None:
+    """Refuse a number option outside [low, high] in one line (typer's own range check prints a
+    box of several lines, and has no upper bound unless given one)."""
+    if value is not None and not low <= value <= high:
+        raise InputError(option, f"{value} is outside {low:,} to {high:,}", hint=f"give a number from {low:,} to {high:,}")
 
 
 def existing_workspace(value: Optional[Path]) -> Path:

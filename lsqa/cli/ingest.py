@@ -7,14 +7,18 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace, friendly_errors, workspace_path
+from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace, friendly_errors, starting_workspace
 
 
 def _print_summary(summary, as_json: bool) -> None:
+    """The summary on stdout; its warnings (look-alike names, ``lsqa.text.names``) also on stderr."""
     if as_json:
         emit_json(summary.to_dict())
     else:
         typer.echo("\n".join(summary.lines()))
+    for note in summary.notes:
+        if note.startswith("warning:"):
+            typer.echo(note, err=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -30,7 +34,9 @@ def register(app: typer.Typer) -> None:
         """Add a book with its passages (exact character offsets and token counts)."""
         from lsqa.corpus import ingest
 
-        _print_summary(ingest.ingest_book(workspace_path(workspace), path, title=title, author=author), as_json)
+        with starting_workspace(workspace) as ws:
+            summary = ingest.ingest_book(ws, path, title=title, author=author)
+        _print_summary(summary, as_json)
 
     @app.command("ingest-narrativeqa")
     @friendly_errors
@@ -44,7 +50,9 @@ def register(app: typer.Typer) -> None:
         """Add NarrativeQA documents, questions with both references, summaries and story texts."""
         from lsqa.corpus import ingest
 
-        _print_summary(ingest.ingest_narrativeqa(workspace_path(workspace), directory, set_name=set_name), as_json)
+        with starting_workspace(workspace) as ws:
+            summary = ingest.ingest_narrativeqa(ws, directory, set_name=set_name)
+        _print_summary(summary, as_json)
 
     @app.command("import-answers")
     @friendly_errors

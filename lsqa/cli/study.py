@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace, friendly_errors
+from lsqa.cli.common import WorkspaceOption, bounded, emit_json, existing_workspace, friendly_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
     @friendly_errors
     def entities(
         document: str = typer.Argument(..., help="Document id or title."),
-        top: int = typer.Option(15, "--top", help="How many entities to list."),
+        top: int = typer.Option(15, "--top", help="How many entities to list (1 to 10,000)."),
         method: str = typer.Option("auto", "--method", help="auto | fastcoref | fallback"),
         workspace: Optional[Path] = WorkspaceOption,
         as_json: bool = typer.Option(False, "--json"),
@@ -75,6 +75,7 @@ def register(app: typer.Typer) -> None:
         from lsqa.corpus import chains
         from lsqa.config.settings import load_settings
 
+        bounded("--top", top, 1, 10_000)
         found = chains.book_entities(existing_workspace(workspace), document, method, top, load_settings())
         doc, method, top_chains = found["document"], found["method"], found["chains"]
         if as_json:

@@ -11,12 +11,14 @@ Adding a key to a study config is one field here plus its use in ``lsqa.config.s
 from __future__ import annotations
 
 import difflib
+import math
 import re
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
 from lsqa.vocabulary import IMPORTED, judge_kind_names
 
 QUESTION_SOURCES = ("narrativeqa", "generate", "all")
@@ -29,14 +31,60 @@ MAX_TOKENS_SETTING = 10_000_000
 MAX_CONCURRENCY = 1024
 MAX_COUNT = 10_000_000
 MAX_SEED = 2**32 - 1
-MAX_NAME_CHARS = 200
+# Tables and lists inside each other: a study config is 4 deep (params of a system), an imported row
+# 2 or 3. Far deeper is a broken or hostile file, which Python's parsers meet with a RecursionError.
+MAX_NESTING = 32
 
 CONTEXT_RE = re.compile(r"^(none|full|retrieval:(\d{1,9})|reference:([12]))$")
-_NAME_RE = r"^[^\x00-\x1f\x7f]+$"  # no control characters (NUL, newline, ...)
 _MODEL_RE = r"^[^\s\x00-\x1f\x7f]+$"
 
-Name = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=_NAME_RE)
 Model = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=_MODEL_RE)
+
+
+def nested_deeper_than(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether tables/lists (dicts/lists) in ``value`` nest more than ``limit`` levels (walked
+    without recursion, so a deep value cannot overflow the stack here either)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _check_name(value: str) -> str:
+    """A system's or judge's name: the one rule of ``lsqa.text.names`` (printable, no control, bidi or
+    invisible character, at most 200 characters)."""
+    problem = name_problem(value)
+    if problem:
+        raise ValueError(f"{shown_name(value)} {problem}; use one line of visible text, at most {MAX_NAME_CHARS} "
+                         "characters")
+    return value
+
+
+Name = Annotated[str, AfterValidator(_check_name)]
+
+
+def _check_finite(value: Any, where: str = "") -> Any:
+    """``params`` are sent to the provider as JSON, which has no NaN or Infinity: ``temperature = nan``
+    would be stored as invalid JSON and come back as a server error after the retries."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where or 'a value'} is {value!r}; write a finite number")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, f"{where}.{k}" if where else str(k))
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{where}[{i}]")
+    return value
+
+
+def _finite_params(value: dict) -> dict:
+    return _check_finite(value)
 
 
 def _check_context(value: str) -> str:
@@ -71,7 +119,7 @@ class _Strict(BaseModel):
 
 class _CallerTable(_Strict):
     """What systems and judges share: a named model, its parameters and how its prompts are sent."""
-    name: str = Name
+    name: Name
     model: str = Model
     params: dict[str, Any] = {}
     max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
@@ -80,6 +128,7 @@ class _CallerTable(_Strict):
     mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]  # "batch": the provider's batch API
 
     _prompt_version = field_validator("prompt_version")(_check_prompt_version)
+    _params = field_validator("params")(_finite_params)
 
 
 class SystemTable(_CallerTable):
@@ -130,6 +179,7 @@ class GenerationTable(_Strict):
     prompt_caching: bool = False
     mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]
 
+    _params = field_validator("params")(_finite_params)
 
 
 class StudyConfig(_Strict):
@@ -151,9 +201,21 @@ class StudyConfig(_Strict):
         items = [value] if isinstance(value, str) else value
         if not items:
             raise ValueError("documents is empty: list document ids or titles, or write \"all\"")
-        if any(not d.strip() or re.search(r"[\x00-\x1f]", d) for d in items):
-            raise ValueError("documents must be document ids or titles (non-empty, one line each), or \"all\"")
+        for d in items:
+            problem = name_problem(d)
+            if problem:
+                raise ValueError(f"{shown_name(d)} {problem}; list document ids or titles (one line of visible "
+                                 f"text each, at most {MAX_NAME_CHARS} characters), or write \"all\"")
         return items
+
+    @model_validator(mode="after")
+    def _judges_need_systems(self):
+        # Every judge rates the answers of the study's systems: with none, a run would end at once
+        # with nothing judged and exit 0, as if it had done its work.
+        if self.judges and not self.systems:
+            raise ValueError(f"{len(self.judges)} judge(s) but no [[systems]] to judge: add the systems whose "
+                             "answers they rate (model = \"imported\" for answers made elsewhere)")
+        return self
 
 
 class SettingsFile(BaseModel):

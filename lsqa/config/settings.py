@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lsqa.config.schema import SettingsFile, first_refusal
+from lsqa.config.schema import MAX_NESTING, SettingsFile, first_refusal, nested_deeper_than
 from lsqa.errors import LsqaError
 from lsqa.llm.keys import secret_in_setting
 
@@ -66,10 +66,16 @@ def load_settings() -> Settings:
     if path is not None:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except RecursionError:
+            raise SettingsError(f"settings file {path}: tables or lists nested more than {MAX_NESTING} levels "
+                                "deep (write flat keys, or unset LSQA_SETTINGS)") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SettingsError(f"settings file {path}: not valid TOML: {exc} (fix it or unset LSQA_SETTINGS)") from None
         except OSError as exc:
             raise SettingsError(f"settings file {path}: cannot be read ({exc.strerror})") from None
+        if nested_deeper_than(data):
+            raise SettingsError(f"settings file {path}: tables or lists nested more than {MAX_NESTING} levels "
+                                "deep (write flat keys, or unset LSQA_SETTINGS)")
         problem = secret_in_setting("", data)
         if problem:
             raise SettingsError(f"settings file {path}: {problem}")

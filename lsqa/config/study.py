@@ -27,13 +27,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lsqa.config.schema import CONTEXT_RE, StudyConfig, first_refusal
+from lsqa.config.schema import CONTEXT_RE, MAX_NESTING, StudyConfig, first_refusal, nested_deeper_than
 from lsqa.errors import InputError
 from lsqa.llm.keys import secret_in_setting
+from lsqa.text.names import lookalike_warnings
 from lsqa.vocabulary import IMPORTED
 
 __all__ = ["Context", "GenerationSpec", "JudgeSpec", "RunConfig", "SystemSpec", "load_run_config",
-           "parse_context", "run_config_from_dict"]
+           "name_warnings", "parse_context", "run_config_from_dict"]
 
 MAX_CONFIG_BYTES = 1024 * 1024
 
@@ -139,6 +140,13 @@ class RunConfig:
         return dataclasses.asdict(self)
 
 
+def name_warnings(config: RunConfig, systems: list[str] = (), judges: list[str] = ()) -> list[str]:
+    """Warnings (not refusals) for look-alike names (``lsqa.text.names``): a system or judge of the
+    config that looks like another of the config or like a stored one (``systems``, ``judges``)."""
+    return (lookalike_warnings([s.name for s in config.systems], systems, what="system")
+            + lookalike_warnings([j.name for j in config.judges], judges, what="judge"))
+
+
 def _refuse_secrets(source, data: dict) -> None:
     problem = secret_in_setting("", data)
     if problem:
@@ -172,6 +180,9 @@ def load_run_config(path: str | Path) -> RunConfig:
         raise InputError(path, f"larger than {MAX_CONFIG_BYTES // 1024} KB; a study config is a short TOML file: check the path")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise InputError(path, f"tables or lists nested more than {MAX_NESTING} levels deep",
+                         hint="a study config is a few flat tables: see configs/*.toml") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, f"not valid TOML: {exc}", hint="see configs/*.toml for working examples") from None
     except UnicodeDecodeError:
@@ -184,6 +195,9 @@ def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:
     first problem's place and what to write instead; nothing is written by checking."""
     if not isinstance(data, dict):
         raise InputError(source, "a study config is a table of keys (documents, systems, judges, ...)")
+    if nested_deeper_than(data):
+        raise InputError(source, f"tables or lists nested more than {MAX_NESTING} levels deep",
+                         hint="a study config is a few flat tables: see configs/*.toml")
     _refuse_secrets(source, data)
     _refuse_misplaced_tables(source, data)
     try:

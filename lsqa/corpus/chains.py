@@ -46,6 +46,8 @@ def book_entities(workspace: Path, document: str, method: str, top: int, setting
     with store.connect(workspace) as con:
         try:
             doc = corpus_store.get_document(con, corpus_store.resolve_documents(con, [document])[0])
+        except corpus_store.AmbiguousTitle as exc:
+            raise LsqaError(f"{exc.args[0]} (lsqa entities DOCUMENT_ID)") from None
         except (KeyError, IndexError):
             raise LsqaError(f"unknown document {document!r}: give a document id or title from the workspace "
                             "(the Corpus page lists them)") from None

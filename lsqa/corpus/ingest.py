@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.text import book as book_text
+from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
 from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.corpus.tables import IngestSummary
@@ -47,6 +48,7 @@ def ingest_book(workspace: str | Path, path: str | Path, *, title: str | None = 
     text = book_text.read_text(path)
     summary = IngestSummary(str(path))
     title = title or _gutenberg_meta(text, "Title") or path.stem
+    _checked_name(path, None, "title", title)
     author = author if author is not None else _gutenberg_meta(text, "Author")
     doc_id = "book-" + book_text.sha1(text)[:12]
     with store.write(workspace) as con:
@@ -82,15 +84,29 @@ def _nqa_files(directory: Path) -> tuple[Path, list[Path], list[Path]]:
     return docs, qaps, summaries
 
 
+# A question index or a word count above this is a broken file (NarrativeQA's longest book has ~430k
+# words, its largest q_index is ~40); it would also not fit the workspace's integer columns.
+MAX_WHOLE_NUMBER = 1_000_000_000
+
+
 def _whole_number(path: Path, line_no: int, value, column: str) -> int:
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         number = None
-    if number is None or not number.is_integer() or number < 0:
-        raise InputError(path, f"{column} must be a whole number, not {value!r}", line=line_no,
-                         hint="write a number such as 0, 1, 2")
+    if number is None or not number.is_integer() or not 0 <= number <= MAX_WHOLE_NUMBER:
+        raise InputError(path, f"{column} must be a whole number from 0 to {MAX_WHOLE_NUMBER:,}, not "
+                               f"{str(value)[:40]!r}", line=line_no, hint="write a number such as 0, 1, 2")
     return int(number)
+
+
+def _checked_name(path: Path, line_no: int | None, column: str, value: str) -> str:
+    """A document id or title under the one name rule (``lsqa.text.names``), or InputError naming the line."""
+    problem = name_problem(value)
+    if problem:
+        raise InputError(path, f"{column} {shown_name(value)} {problem}", line=line_no,
+                         hint=f"use one line of visible text, at most {MAX_NAME_CHARS} characters")
+    return value
 
 
 QUESTION_TEXT = ("text", "reference_1", "reference_2")
@@ -164,6 +180,8 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
             raise InputError(docs_file, f"document_id {rec['document_id']!r} repeats line {first[0]} with other "
                                         "values", line=line_no, hint="keep one row per document")
         if rec["set"] == set_name:
+            _checked_name(docs_file, line_no, "document_id", rec["document_id"])
+            _checked_name(docs_file, line_no, "wiki_title", rec["wiki_title"])
             words = rec.get("story_word_count")
             rec["story_word_count"] = _whole_number(docs_file, line_no, words, "story_word_count") \
                 if words not in (None, "") else 0

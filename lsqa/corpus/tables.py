@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from lsqa.config.schema import MAX_NESTING, nested_deeper_than
 from lsqa.errors import InputError
 from lsqa.vocabulary import WINNER_HINT, normalize_winner
+
 
 @dataclass
 class IngestSummary:
@@ -168,6 +170,55 @@ def _clean_key(key) -> str:
     return str(key).strip().lower()
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    # json.loads keeps the last of two equal keys: one of the two values would be dropped unseen.
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
+def parse_json(path, text: str, line: int | None = None, *, hint: str = "write one JSON object per line"):
+    """``text`` as JSON, refusing what ``json.loads`` lets through or chokes on: a key given twice in
+    one object (the last would silently win), and objects or arrays nested more than ``MAX_NESTING``
+    levels (a RecursionError in the parser). InputError names the file and line."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        data = None
+        deep = True
+    except _DuplicateKey as exc:
+        raise InputError(path, f"key {exc.args[0]!r} appears twice in one JSON object", line=line,
+                         hint="keep one value per key") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
+                         line=line if line is not None else exc.lineno, hint=hint) from None
+    else:
+        deep = nested_deeper_than(data)
+    if deep:
+        raise InputError(path, f"JSON objects or arrays nested more than {MAX_NESTING} levels deep", line=line,
+                         hint="flatten the values: a table row holds text, numbers and short lists")
+    return data
+
+
+def _row(path: Path, line: int | None, obj: dict) -> dict:
+    """An object's keys as column names; two keys that differ only by case or spaces are one column."""
+    row: dict = {}
+    for key, value in obj.items():
+        column = _clean_key(key)
+        if column in row:
+            raise InputError(path, f"column {column!r} appears twice in one JSON object (as {key!r} and another "
+                                   "spelling)", line=line, hint="keep one value per column")
+        row[column] = value
+    return row
+
+
 def _read_csv(path: Path, text: str, delimiter: str) -> Table:
     # strict: an unterminated quote is an error, not the rest of the file swallowed into one value
     csv.field_size_limit(MAX_CELL_CHARS)
@@ -209,15 +260,11 @@ def _read_jsonl(path: Path, text: str) -> Table:
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=number,
-                             hint="write one JSON object per line") from None
+        obj = parse_json(path, raw, number)
         if not isinstance(obj, dict):
             raise InputError(path, f"expected a JSON object per line, got {type(obj).__name__}", line=number,
                              hint="write one JSON object per line")
-        row = {_clean_key(k): v for k, v in obj.items()}
+        row = _row(path, number, obj)
         _check_sizes(path, number, row)
         columns.update(dict.fromkeys(row))
         table.rows.append(row)
@@ -227,11 +274,7 @@ def _read_jsonl(path: Path, text: str) -> Table:
 
 
 def _read_json_array(path: Path, text: str) -> Table:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno,
-                         hint="write a JSON array of objects, or one JSON object per line") from None
+    data = parse_json(path, text, hint="write a JSON array of objects, or one JSON object per line")
     if not isinstance(data, list):
         raise InputError(path, "expected a JSON array of objects (or one JSON object per line)",
                          hint="write a JSON array of objects, or one JSON object per line")
@@ -241,7 +284,7 @@ def _read_json_array(path: Path, text: str) -> Table:
         if not isinstance(obj, dict):
             raise InputError(path, f"element {k} of the JSON array is not an object",
                              hint="write a JSON array of objects")
-        row = {_clean_key(key): v for key, v in obj.items()}
+        row = _row(path, None, obj)
         _check_sizes(path, None, row)
         columns.update(dict.fromkeys(row))
         table.rows.append(row)

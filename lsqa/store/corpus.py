@@ -50,8 +50,13 @@ def get_document(con, document_id: str) -> dict | None:
     return rows[0] if rows else None
 
 
+class AmbiguousTitle(KeyError):
+    """A title (not an id) that several documents share: naming it must not pick one unseen."""
+
+
 def resolve_documents(con, keys: list[str]) -> list[str]:
-    """Document ids for ids or titles (case-insensitive); unknown keys raise KeyError naming them."""
+    """Document ids for ids or titles (case-insensitive); unknown keys raise KeyError naming them,
+    a title shared by several documents AmbiguousTitle naming the title and every id."""
     rows = con.execute("SELECT id, lower(title) FROM documents").fetchall()
     by_id = {r[0] for r in rows}
     by_title: dict[str, list[str]] = {}
@@ -62,6 +67,9 @@ def resolve_documents(con, keys: list[str]) -> list[str]:
         if key in by_id:
             out.append(key)
         elif key.lower() in by_title:
+            if len(by_title[key.lower()]) > 1:
+                raise AmbiguousTitle(f"title {key!r} is shared by documents {', '.join(sorted(by_title[key.lower()]))}; "
+                                     "name the one you mean by its id")
             out.extend(by_title[key.lower()])
         else:
             unknown.append(key)

@@ -12,6 +12,9 @@ from __future__ import annotations
 from lsqa.store.bulk import fetch_dicts
 from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES
 
+# A corrected estimate weighs an audit by 1/π: below this floor one audit would outweigh a million
+# verdicts, and at 1e-320 the weight overflows and the estimate is NaN (issue 33).
+MIN_INCLUSION_PROB = 1e-6
 
 
 def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str | None = None,
@@ -23,8 +26,8 @@ def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str
         raise ValueError("an annotator name is required")
     if queue not in REVIEW_QUEUES:
         raise ValueError(f"review queue must be one of {REVIEW_QUEUES}, not {queue!r}")
-    if inclusion_prob is not None and not 0 < inclusion_prob <= 1:
-        raise ValueError(f"inclusion probability must be in (0, 1], not {inclusion_prob!r}")
+    if inclusion_prob is not None and not MIN_INCLUSION_PROB <= inclusion_prob <= 1:
+        raise ValueError(f"inclusion probability must be in [{MIN_INCLUSION_PROB:g}, 1], not {inclusion_prob!r}")
     row = con.execute(
         "INSERT INTO human_reviews (annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,"
         " stratum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",

@@ -20,7 +20,17 @@ from lsqa.judging.ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.judging import kinds as judge_kinds
+from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, name_problem, shown_name
 from lsqa.vocabulary import IMPORTED, REFERENCES
+
+
+def _name(path: Path, line_no: int, column: str, value: str) -> str:
+    """A system, rater or question id under the one name rule (``lsqa.text.names``)."""
+    problem = name_problem(value)
+    if problem:
+        raise InputError(path, f"column {column}: {shown_name(value)} {problem}", line=line_no,
+                         hint=f"use one line of visible text, at most {MAX_NAME_CHARS} characters")
+    return value
 
 
 def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str, what: str) -> None:
@@ -65,6 +75,8 @@ def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, 
             value = int(value)
         out[canonical] = plain_value(path, line_no, column, value,
                                      numbers=canonical in texts or not isinstance(value, float))
+        if canonical not in texts:
+            _name(path, line_no, column, out[canonical])
     return out
 
 
@@ -91,6 +103,7 @@ def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
                 raise InputError(path, f"system {r['system']!r} already has another answer to {r['question_id']} "
                                        f"in the workspace ({old[:60]!r})", line=line_no,
                                  hint="give the new answers another system name")
+        summary.notes.extend(lookalike_warnings(systems, results_store.system_definitions(con), what="system"))
         summary.add("systems", results_store.upsert_systems(
             con, [{"name": s, "model": IMPORTED, "context": IMPORTED} for s in systems]))
         rows = [{"question_id": r["question_id"], "system_name": r["system"], "text": r["answer"],
@@ -144,6 +157,8 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
             raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no,
                              hint=f"use one of {', '.join(judge_kinds.names())}") from None
         system_b = _optional_text(path, line_no, rec, "system_b")
+        if system_b:
+            _name(path, line_no, "system_b", system_b)
         if record.pairwise and not system_b:
             raise InputError(path, "a pairwise verdict needs system_b", line=line_no, hint="add the other system")
         if record.pairwise and system_b == core["system_a"]:
@@ -197,6 +212,11 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
                 raise InputError(path, f"rater {r['judge']!r} already has the verdict {stored[r['id']]!r} on this item "
                                        "in the workspace", line=line_no,
                                  hint="give the new verdicts another rater name")
+        summary.notes.extend(lookalike_warnings([r["judge"] for _, r in records], results_store.judge_definitions(con),
+                                                what="rater"))
+        summary.notes.extend(lookalike_warnings(
+            [s for _, r in records for s in (r["system_a"], r["system_b"]) if s],
+            results_store.system_definitions(con), what="system"))
         n = results_store.insert_judgments(con, [r for _, r in records])
     summary.add("judgments", n)
     summary.skip("judgments", len(records) - n)

@@ -208,6 +208,8 @@ def _load_scope(workspace: Path, config: RunConfig) -> tuple[list[str], BookCont
         else:
             try:
                 doc_ids = corpus_store.resolve_documents(con, config.documents)
+            except corpus_store.AmbiguousTitle as exc:
+                raise InputError(config.source, f"documents: {exc.args[0]}") from None
             except KeyError as exc:
                 raise InputError(config.source, f"unknown document(s) {exc.args[0]}",
                                  hint="see `lsqa status` / the Corpus page for ids and titles") from None

@@ -5,6 +5,7 @@ from lsqa.text.highlight import (
     escape, find_evidence, find_excerpt, marked_html, md_escape, sentence_window, text_html, window,
     word_bounds,
 )
+from lsqa.text.names import lookalike_warnings, lookalikes, MAX_NAME_CHARS, name_problem, shown_name, skeleton
 from lsqa.text.prompt_parts import (
     canonical_json, find_contexts, find_spans, join_messages, refs_of, split_content, split_messages,
 )
@@ -15,7 +16,8 @@ from lsqa.text.units import (
 __all__ = [
     "count_tokens", "Passage", "read_text", "sha1", "split_passages", "story_span", "word_count", "escape",
     "find_evidence", "find_excerpt", "marked_html", "md_escape", "sentence_window", "text_html", "window",
-    "word_bounds", "canonical_json", "find_contexts", "find_spans", "join_messages", "refs_of",
+    "word_bounds", "lookalike_warnings", "lookalikes", "MAX_NAME_CHARS", "name_problem", "shown_name", "skeleton",
+    "canonical_json", "find_contexts", "find_spans", "join_messages", "refs_of",
     "split_content", "split_messages", "approx_tokens", "content_words", "NUMBER_WORDS", "one_line",
     "sentence_spans", "STOPWORDS", "words",
 ]
