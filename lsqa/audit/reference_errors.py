@@ -280,11 +280,14 @@ def errata(workspace: Path) -> list[dict]:
 
 
 def errata_csv(rows: list[dict]) -> bytes:
+    """The errata as CSV; a cell a spreadsheet would run as a formula starts with a ' (``lsqa.text.csv_cells``)."""
+    from lsqa.text.csv_cells import safe_row
+
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=ERRATA_COLUMNS, extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow({**r, **{k: "; ".join(r[k]) for k in ("reasons", "annotators", "notes")}})
+        writer.writerow(safe_row({**r, **{k: "; ".join(r[k]) for k in ("reasons", "annotators", "notes")}}))
     return buf.getvalue().encode("utf-8")
 
 

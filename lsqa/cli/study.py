@@ -91,16 +91,23 @@ def register(app: typer.Typer) -> None:
     @app.command("export")
     @friendly_errors
     def export(
-        out: Path = typer.Option(Path("export"), "--out", help="Folder to write into."),
+        out: Path = typer.Option(Path("export"), "--out", help="Folder to write into: a new one, an empty one or a "
+                                 "previous export (other files are refused unless --force)."),
         fmt: str = typer.Option("csv", "--format", help="csv | jsonl | parquet"),
+        force: bool = typer.Option(False, "--force", help="Write into a folder that holds other files too "
+                                   "(lsqa's file names there are replaced, the other files kept)."),
         workspace: Optional[Path] = WorkspaceOption,
     ):
-        """Write questions, answers, verdicts, reviews, flags and rankings to files."""
+        """Write questions, answers, verdicts, reviews, flags and rankings to files, all inside --out.
+
+        The files appear together when all are written (a failed export leaves --out as it was);
+        CSV cells that a spreadsheet would run as a formula start with a ' (JSONL and Parquet keep
+        the exact text)."""
         from lsqa.stats import analysis
         from lsqa.errors import LsqaError
 
         if fmt not in ("csv", "jsonl", "parquet"):
             raise LsqaError(f"--format {fmt!r}: use csv, jsonl or parquet")
-        written = analysis.export(existing_workspace(workspace), out, fmt)
+        written = analysis.export(existing_workspace(workspace), out, fmt, force=force)
         for name, n in written.items():
             typer.echo(f"  {n:>8,} rows  {out / name}")

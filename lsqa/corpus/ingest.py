@@ -71,6 +71,30 @@ NQA_DOC_COLUMNS = ("document_id", "set", "kind", "wiki_title")
 NQA_QA_COLUMNS = ("document_id", "question", "answer1", "answer2")
 
 
+def _inside(root: Path, path: Path, *, line_of: str = "") -> Path:
+    """``path`` if it lies inside the dataset folder ``root`` (resolved: no ``..``, no link leading
+    out of it), else an InputError naming it. Every file the NarrativeQA importer opens passes here."""
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError) as exc:  # a loop of links, a name too long
+        raise InputError(path, f"cannot be resolved ({exc}){line_of}", hint="fix or remove this file") from None
+    if target != root and not target.is_relative_to(root):
+        raise InputError(path, f"leads outside the dataset folder {root} (to {target}){line_of}",
+                         hint="put the file itself inside the folder, not a link to elsewhere")
+    return path
+
+
+def _story_file(root: Path, stories_dir: Path, doc_id: str, docs_file: Path, line_no: int) -> Path:
+    """``stories/<document_id>.txt``, refused when the id could name a file elsewhere (issue 33)."""
+    name = f"{doc_id}.txt"
+    shown = doc_id if len(doc_id) <= 60 else doc_id[:60] + "…"
+    if "/" in doc_id or "\\" in doc_id or "\x00" in doc_id or len(name.encode("utf-8", "surrogatepass")) > 255:
+        raise InputError(docs_file, f"document_id {shown!r} cannot name a story file stories/<document_id>.txt "
+                                    "(it holds /, \\ or NUL, or is longer than a file name may be)", line=line_no,
+                         hint="use a plain id such as NarrativeQA's 40-character hex ids")
+    return _inside(root, stories_dir / name, line_of=f"; document_id of {docs_file}:{line_no}")
+
+
 def _nqa_files(directory: Path) -> tuple[Path, list[Path], list[Path]]:
     """documents.csv, the question files and the summary files, in either published layout."""
     docs = directory / "documents.csv"
@@ -81,6 +105,9 @@ def _nqa_files(directory: Path) -> tuple[Path, list[Path], list[Path]]:
         raise InputError(directory, "no qaps.csv or *qaps*.jsonl question file")
     summaries = [p for p in (directory / "third_party" / "wikipedia" / "summaries.csv",) if p.is_file()]
     summaries += sorted(directory.glob("*summaries*.jsonl"))
+    root = directory.resolve()
+    for path in [docs, *qaps, *summaries]:
+        _inside(root, path)
     return docs, qaps, summaries
 
 
@@ -192,7 +219,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
         for line_no, rec in read_records(path, required=("document_id", "summary")):
             if rec["document_id"] in docs:
                 summaries[rec["document_id"]] = rec["summary"]
-    stories_dir = directory / "stories"
+    stories_dir = _inside(directory.resolve(), directory / "stories")
     wanted = {q["document_id"] for q in questions} | set(summaries)
     wanted |= {p.stem for p in stories_dir.glob("*.txt") if p.stem in docs} if stories_dir.is_dir() else set()
 
@@ -201,7 +228,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
     for doc_id in sorted(wanted):
         meta = docs[doc_id]
         kind = "book" if meta["kind"] == "gutenberg" else meta["kind"]
-        story_file = stories_dir / f"{doc_id}.txt"
+        story_file = _story_file(directory.resolve(), stories_dir, doc_id, docs_file, doc_lines[doc_id][0])
         if story_file.is_file():
             text = book_text.read_text(story_file)
             doc, passages, _ = _book_rows(

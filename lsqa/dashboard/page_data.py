@@ -58,12 +58,16 @@ def exists(workspace: Path) -> bool:
 
 
 def to_csv(rows: list[dict], columns: list[str] | None = None) -> bytes:
-    """Rows as a CSV file (the tables stakeholders download)."""
+    """Rows as a CSV file (the tables stakeholders download); a text cell a spreadsheet would run as
+    a formula starts with a ' (``lsqa.text.csv_cells``), column names too (a win-probability table's
+    columns are system names)."""
+    from lsqa.text.csv_cells import safe_cell
+
     buf = io.StringIO()
     columns = columns or (list(rows[0]) if rows else [])
-    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
+    writer = csv.writer(buf, lineterminator="\r\n")  # as csv.DictWriter wrote it
+    writer.writerow([safe_cell(c) for c in columns])
+    writer.writerows([safe_cell(r.get(c)) for c in columns] for r in rows)
     return buf.getvalue().encode("utf-8")
 
 

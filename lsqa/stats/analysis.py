@@ -294,22 +294,30 @@ def annotator_agreement(workspace: Path) -> dict:
 
 # -------------------------------------------------------------------------------------- export
 
-def export(workspace: Path, out: Path, fmt: str) -> dict[str, int]:
-    """Tables as files plus one ranking file per side-by-side judge (JSON, or CSV rows)."""
+def export(workspace: Path, out: Path, fmt: str, *, force: bool = False) -> dict[str, int]:
+    """Tables as files plus one ranking file (JSON) per side-by-side judge, all inside ``out``.
+
+    ``out`` must be new, empty or a previous export unless ``force`` (``lsqa.store.export``); the
+    files appear together when all are written. A ranking file is named from a safe slug of the
+    judge's name (``ranking_<slug>.json``) and holds the real name under ``judge``."""
     import json
 
     from lsqa.store import export as export_store
 
-    out = Path(out)
-    with store.connect(workspace) as con:
-        written = export_store.export_tables(con, out, fmt)
-        pairwise_judges = sorted({j["judge"] for j in results_store.judges(con) if j["family"] == PAIRWISE})
-    for judge in pairwise_judges:
-        try:
-            result = ranking(workspace, judge)
-        except NoVerdicts:
-            continue
-        name = f"ranking_{judge}.json"
-        (out / name).write_text(json.dumps(result, indent=2))
-        written[name] = len(result["systems"])
+    # The folder is checked (and its temporary twin made) before the workspace is read.
+    with export_store.export_folder(Path(out), force=force) as writer:
+        with store.connect(workspace) as con:
+            written = export_store.export_tables(con, writer, fmt)
+            pairwise_judges = sorted({j["judge"] for j in results_store.judges(con) if j["family"] == PAIRWISE})
+        rankings = {}
+        for judge in pairwise_judges:
+            try:
+                rankings[judge] = ranking(workspace, judge)
+            except NoVerdicts:
+                continue
+        slugs = export_store.file_slugs(rankings)
+        for judge, result in rankings.items():
+            name = f"ranking_{slugs[judge]}.json"
+            writer.file(name).write_text(json.dumps({**result, "judge": judge}, indent=2), encoding="utf-8")
+            written[name] = len(result["systems"])
     return written
