@@ -40,7 +40,7 @@ _LAZY = {
         "save_vectors", "stored_vectors",
     ),
     "lsqa.store.export": (
-        "export_tables",
+        "export_folder", "export_tables", "file_slugs",
     ),
     "lsqa.store.lineage": (
         "Change", "forget", "history",
@@ -91,7 +91,7 @@ __all__ = [
     "list_documents", "list_entities", "list_questions", "passage_counts", "passage_page",
     "passages_covering", "passages_of_documents", "question_ids", "question_texts", "questions_with_answers",
     "resolve_documents", "set_document_text", "text_slice", "save_vectors", "stored_vectors",
-    "export_tables", "Change", "forget", "history", "add_batch", "get_batch", "list_batches", "OPEN",
+    "export_folder", "export_tables", "file_slugs", "Change", "forget", "history", "add_batch", "get_batch", "list_batches", "OPEN",
     "open_batches", "update_batch", "add_to_run", "cached_ok", "claim_calls", "cost_of_runs", "get_call",
     "held_by_others", "release_claims", "renew_claims", "run_call_totals", "save_calls", "judge_kinds",
     "system_models", "systems_with_answers", "verdict_kinds", "save_texts", "answered", "answers_for",

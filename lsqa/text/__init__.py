@@ -1,6 +1,7 @@
 """Pure text handling every floor shares: words and sentences, book passages with offsets, prompts as parts, excerpts marked in text."""
 
 from lsqa.text.book import count_tokens, Passage, read_text, sha1, split_passages, story_span, word_count
+from lsqa.text.csv_cells import FORMULA_START, PLAIN_NUMBER, QUOTE, safe_cell, safe_row
 from lsqa.text.highlight import (
     escape, find_evidence, find_excerpt, marked_html, md_escape, sentence_window, text_html, window,
     word_bounds,
@@ -14,7 +15,8 @@ from lsqa.text.units import (
 )
 
 __all__ = [
-    "count_tokens", "Passage", "read_text", "sha1", "split_passages", "story_span", "word_count", "escape",
+    "count_tokens", "Passage", "read_text", "sha1", "split_passages", "story_span", "word_count", "FORMULA_START",
+    "PLAIN_NUMBER", "QUOTE", "safe_cell", "safe_row", "escape",
     "find_evidence", "find_excerpt", "marked_html", "md_escape", "sentence_window", "text_html", "window",
     "word_bounds", "lookalike_warnings", "lookalikes", "MAX_NAME_CHARS", "name_problem", "shown_name", "skeleton",
     "canonical_json", "find_contexts", "find_spans", "join_messages", "refs_of",
