@@ -168,3 +168,32 @@ def test_a_switch_that_widens_every_interval_says_why():
     assert "wider than with the switches off: s3 now has a strength the data bound" in changes["summary"]
     assert "rank intervals compare systems pairwise" in changes["summary"]
     assert lv.width_change_reason(b, b) == ""
+
+
+def test_separated_means_disjoint_rank_intervals_not_just_a_significant_pair():
+    # A significantly above C, yet their rank intervals [1,2] and [2,3] share rank 2: not "separated".
+    sig = np.zeros((3, 3), dtype=bool)
+    sig[0, 2] = True
+    ri = rank_intervals.RankIntervals(np.array([1, 1, 2]), np.array([2, 3, 3]), np.array([1, 1, 1]), sig, 2.4,
+                                      0.95, "test")
+    assert not rank_intervals.separated(ri, 0, 2)
+    ri = rank_intervals.RankIntervals(np.array([1, 2, 2]), np.array([1, 3, 3]), np.array([1, 2, 2]), sig, 2.4,
+                                      0.95, "test")
+    assert rank_intervals.separated(ri, 0, 2) and not rank_intervals.separated(ri, 1, 2)
+
+
+def test_corrected_accuracy_and_rank_flip_movers_in_words(demo_workspace):
+    q = sampling.queue(demo_workspace, YESNO, "random", rate=0.5, stratify="none")
+    for k, row in enumerate(q["rows"]):
+        audit.review(demo_workspace, "ann", row["id"], row["label"] if k % 4 else
+                     {"yes": "no", "no": "yes"}[row["label"]], sampling=row["sampling"])
+    result = corrected_report.corrected_accuracy(demo_workspace, YESNO)
+    m = len(result["systems"])
+    for s in result["systems"]:
+        assert 1 <= s["rank_low"] <= s["rank_high"] <= m and s["tier"] >= 1
+        assert 1 <= s["judge_only_rank_low"] <= s["judge_only_rank_high"] <= m
+    section = corrected_report.accuracy_section(result)
+    assert list(section["table"][0])[:4] == ["tier", "system", "corrected ranks (95%)", "judge-only ranks (95%)"]
+    mover = {"question_id": "q1", "system_a": "x", "system_b": "y", "judge_outcome": 0.5, "human_outcome": 0.0}
+    text = corrected_report._mover_text(mover, "corrected", False)
+    assert text.endswith("judge tie or both wrong → human y better") and "0.5" not in text

@@ -276,7 +276,16 @@ def _mover_text(m: dict, view: str, binary: bool) -> str:
     if binary:
         return f"{where} on {m['system_a']}: judge {'yes' if m['judge_outcome'] else 'no'} → " \
                f"human {'yes' if m['human_outcome'] else 'no'}"
-    return f"{where}: judge {m['judge_outcome']:.1f} → human {m['human_outcome']:.1f}"
+    return f"{where}: judge {_outcome_words(m['judge_outcome'], m)} → human {_outcome_words(m['human_outcome'], m)}"
+
+
+def _outcome_words(value: float, m: dict) -> str:
+    """A side-by-side outcome (1 = system_a better, 0 = system_b, 0.5 = tie or both wrong) in words."""
+    if value >= 0.75:
+        return f"{m['system_a']} better"
+    if value <= 0.25:
+        return f"{m['system_b']} better"
+    return "tie or both wrong"
 
 
 def _order(s: str, t: str, ranks: dict[str, int]) -> str:
