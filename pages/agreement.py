@@ -149,3 +149,50 @@ for tab, (section, show) in zip(tabs, SECTIONS.values()):
         view = page_data.agreement_overview(workspace, bootstrap=rounds, sections=(section,))
         with tab:
             show(view)
+
+
+def certification_panel() -> None:
+    """Can this judge replace the annotators? The verdict from its random/active audits (issue 30;
+    lsqa.stats.certification, the same as `lsqa certify`)."""
+    from lsqa.stats import certification
+
+    st.divider()
+    st.subheader("Can this judge replace the annotators?")
+    judges = [j for names in page_data.judges_by_family(workspace).values() for j in names]
+    if not judges:
+        st.info("No judge verdicts yet.")
+        return
+    defaults = certification.Thresholds()
+    c = st.columns(4)
+    judge = c[0].selectbox("Judge", judges, key="cert_judge")
+    min_agreement = c[1].number_input("Minimum agreement", 0.01, 1.0, defaults.min_agreement, 0.01, key="cert_min_agr",
+                                      help="The lower end of the judge's agreement interval must reach this")
+    min_recall = c[2].number_input("Minimum recall per label", 0.01, 1.0, defaults.min_recall, 0.01, key="cert_min_rec",
+                                   help="For each label people gave: of the verdicts they labelled so, the share "
+                                        "the judge labelled so too (its lower end must reach this)")
+    epsilon = c[3].number_input("ε (alternative annotator test)", 0.0, 0.5, defaults.epsilon, 0.05, key="cert_eps",
+                                help="How much better than the judge people must be to keep their place: 0.1 for "
+                                     "crowd workers, 0.15 for skilled annotators, 0.2 for experts (Calderon et al. 2025)")
+    view = certification.panel(workspace, judge, thresholds=certification.Thresholds(
+        min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon))
+    say = {certification.REPLACEABLE: st.success, certification.NOT_REPLACEABLE: st.error}.get(view["verdict"], st.warning)
+    say(md(view["headline"]))
+    st.caption(f"From {view['n_audits']} random or active audits ({md(view['design'] or 'none yet')}), each weighed by "
+               "how likely it was to be drawn. Priority-queue reviews are left out: they are picked for disagreement.")
+    st.dataframe(view["rows"], hide_index=True, width="stretch", key="cert_table")
+    for line in view["reasons"]:
+        st.markdown(f"- {md(line)}")
+    if view["ceiling_rows"]:
+        st.markdown("**The people's ceiling**: on verdicts two or more people labelled")
+        st.dataframe(view["ceiling_rows"], hide_index=True, width="stretch", key="cert_ceiling")
+    if view["alt_rows"]:
+        alt = view["alt_test"]
+        st.markdown(f"**Alternative annotator test** (Calderon et al. 2025): the judge wins against "
+                    f"{alt['winning_rate']:.0%} of {alt['n_annotators']} annotators — "
+                    f"{'passed' if alt['passed'] else 'failed'} (50% passes)")
+        st.dataframe(view["alt_rows"], hide_index=True, width="stretch", key="cert_alt")
+    for note in view["notes"]:
+        st.caption(md(note))
+
+
+certification_panel()
