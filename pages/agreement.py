@@ -173,8 +173,12 @@ def certification_panel() -> None:
     epsilon = c[3].number_input("ε (alternative annotator test)", 0.0, 0.5, defaults.epsilon, 0.05, key="cert_eps",
                                 help="How much better than the judge people must be to keep their place: 0.1 for "
                                      "crowd workers, 0.15 for skilled annotators, 0.2 for experts (Calderon et al. 2025)")
-    view = certification.panel(workspace, judge, thresholds=certification.Thresholds(
-        min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon))
+    try:
+        view = certification.panel(workspace, judge, thresholds=certification.Thresholds(
+            min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon))
+    except ValueError as exc:  # a judge whose verdicts all failed to parse has nothing to certify
+        st.info(md(str(exc)))
+        return
     say = {certification.REPLACEABLE: st.success, certification.NOT_REPLACEABLE: st.error}.get(view["verdict"], st.warning)
     say(md(view["headline"]))
     st.caption(f"From {view['n_audits']} random or active audits ({md(view['design'] or 'none yet')}), each weighed by "
