@@ -188,7 +188,9 @@ def test_a_batch_created_before_a_kill_is_found_not_created_again(workspace, llm
 ])
 def test_batch_mode_config_errors_name_the_place(spec, message):
     with pytest.raises(InputError, match=message):
-        run_config_from_dict({"documents": ["x"], "judges": [{"name": "j", "kind": "pairwise", **spec}]})
+        # A system to judge: a config with judges and no systems is refused first (issue 33).
+        run_config_from_dict({"documents": ["x"], "systems": [{"name": "s", "model": "lsqa/extractive", "context": "none"}],
+                              "judges": [{"name": "j", "kind": "pairwise", **spec}]})
 
 
 _STARTED_CLIENT = _CLIENT.replace("results = llm.complete_many", "print('STARTED', flush=True)\nresults = llm.complete_many")

@@ -117,7 +117,9 @@ def test_two_identical_runs_at_once_pay_for_each_call_once(nqa_workspace, llm_se
     llm_server.script(reply="Tom Kitten, a kitten.", latency_s=0.4)
     study = _study(tmp_path, llm_server, n=12, max_concurrency=3)
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT)}
-    cmd = [sys.executable, "-m", "lsqa.cli", "run", str(study), "--workspace", str(nqa_workspace), "--json"]
+    # lsqa.cli is a package without __main__: start its typer app as the `lsqa` script does.
+    cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
+           "run", str(study), "--workspace", str(nqa_workspace), "--json"]
     procs = [subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for _ in range(2)]
     outputs = [p.communicate(timeout=300) for p in procs]

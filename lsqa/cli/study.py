@@ -22,7 +22,9 @@ def register(app: typer.Typer) -> None:
         """Run the stages a config names, skipping finished work (a re-run makes no new calls).
 
         Exit code 1 when calls failed (their count and first errors go to stderr; a re-run tries
-        them again), 3 when max_cost_usd stopped the run (raise it and run again to go on)."""
+        them again) or a judge's verdicts were all unreadable, or more than max_unreadable_share of
+        them (the count and first raw outputs go to stderr); 3 when max_cost_usd stopped the run
+        (raise it and run again to go on)."""
         import dataclasses
         import sys
 
@@ -37,12 +39,12 @@ def register(app: typer.Typer) -> None:
             emit_json(summary.to_dict())
         else:
             typer.echo("\n".join(summary.lines()))
-        for line in summary.failure_lines():
+        for line in summary.failure_lines() + summary.unreadable_lines():
             typer.echo(line, err=True)
         if summary.stopped:
             typer.echo(f"stopped: {summary.stopped} — {summary.stop_reason}", err=True)
             raise typer.Exit(3)
-        if summary.failure_lines():
+        if summary.failure_lines() or summary.unreadable_lines():
             raise typer.Exit(1)
 
     @app.command("plan")

@@ -193,6 +193,7 @@ class StudyConfig(_Strict):
     generation: GenerationTable = GenerationTable()
     max_concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
     max_cost_usd: Optional[float] = Field(None, ge=0)  # the study's budget in USD (lsqa.llm.budget)
+    max_unreadable_share: float = Field(0.5, ge=0, le=1, allow_inf_nan=False)  # a judge's parse_error share that fails the run
     use_cache: bool = True
 
     @field_validator("documents")

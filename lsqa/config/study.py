@@ -130,6 +130,7 @@ class RunConfig:
     generation: GenerationSpec = field(default_factory=GenerationSpec)
     max_concurrency: int = 8
     max_cost_usd: float | None = None       # the study's spending limit (issue 15); None = no limit
+    max_unreadable_share: float = 0.5       # a judge whose verdicts are unreadable above this share fails the run
     use_cache: bool = True
     source: str = ""
 
@@ -230,4 +231,5 @@ def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:
     return RunConfig(documents=list(checked.documents), questions=checked.questions, sample=checked.sample,
                      seed=checked.seed, max_questions=checked.max_questions, systems=systems, judges=judges,
                      generation=generation, max_concurrency=checked.max_concurrency, use_cache=checked.use_cache,
-                     max_cost_usd=checked.max_cost_usd, source=source)
+                     max_cost_usd=checked.max_cost_usd, max_unreadable_share=checked.max_unreadable_share,
+                     source=source)

@@ -20,6 +20,12 @@ in that transaction; it alone uploads, creates and collects the batch. Another r
 calls finds the row, waits while that claim is live (taking it over if its process died) and,
 once the batch is final and collected, takes the results from the cache. So one provider batch
 is submitted for the calls however many runs ask for them.
+
+Budgets (issue 33): the calls of a new batch are admitted by the caller's ``admit`` (the study's
+budget reserves each call's worst case at the batch rates) in the transaction that writes the
+batch's row, which keeps the ledger and the most the batch can cost (``bound_usd``); calls that
+do not fit are never put in a batch. While the batch is open the ledger counts it at that bound,
+so a run killed after submitting it cannot hide its cost.
 """
 
 from __future__ import annotations
@@ -110,21 +116,25 @@ def run_batches(
     run_id: int | None = None,
     poll_s: float | None = None,
     adopt_results: Callable[[list[str], str], None],
+    admit: Callable[[list[str]], tuple[list[str], float]] | None = None,
+    ledger: str | None = None,
 ) -> None:
     """Answer ``jobs`` through batch APIs; ``store_results([(key, result), ...])`` is called as
     each batch finishes (the caller writes them to ``llm_calls`` and counts them), and
     ``adopt_results(keys, batch_id)`` for a batch another run collected (the caller takes its
     results from the cache). Blocks until every batch is final; safe to kill at any point, and
-    to run twice at once (see the module docstring)."""
+    to run twice at once (see the module docstring). ``admit(keys)`` returns the keys a new batch
+    may hold and the most they can cost (a budget); the others are the caller's to report."""
     groups: dict[tuple[str, str], list[BatchJob]] = {}
     for job in jobs:
         groups.setdefault((job.model, transport_key(job.params)), []).append(job)
     for (model, transport), group in groups.items():
         _run_group(workspace, model, transport, group, store_results, adopt_results, run_id,
-                   POLL_INTERVAL_S if poll_s is None else poll_s)
+                   POLL_INTERVAL_S if poll_s is None else poll_s, admit, ledger)
 
 
-def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[BatchJob], run_id) -> list[dict]:
+def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[BatchJob], run_id,
+              admit=None, ledger: str | None = None) -> list[dict]:
     """The open batch rows covering ``group``, a new row (claimed by this process) for the calls
     none covers: found and added in one transaction, so two runs never both add one."""
     from lsqa.store import llm_batches, write
@@ -134,9 +144,12 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
         rows = [row for row in llm_batches.open_batches(con, model, transport) if set(row["cache_keys"]) & wanted]
         covered = {key for row in rows for key in row["cache_keys"]}
         new = [job.key for job in group if job.key not in covered]
+        bound = None
+        if new and admit is not None:
+            new, bound = admit(new)
         if new:
             row_id = uuid.uuid4().hex
-            llm_batches.add_batch(con, row_id, model, transport, new, run_id)
+            llm_batches.add_batch(con, row_id, model, transport, new, run_id, ledger=ledger, bound_usd=bound)
             claims.claim_in(con, [submission_claim(row_id)])
             rows.append({"id": row_id, "cache_keys": new, "status": "uploading", "input_file_id": None,
                          "batch_id": None})
@@ -159,12 +172,13 @@ def _take_turn(workspace: Path, row: dict) -> bool:
         return bool(claims.claim_in(con, [submission_claim(row["id"])]))
 
 
-def _run_group(workspace, model, transport, group, store_results, adopt_results, run_id, poll_s) -> None:
+def _run_group(workspace, model, transport, group, store_results, adopt_results, run_id, poll_s, admit=None,
+               ledger=None) -> None:
     from lsqa.store import llm_batches
 
     params = group[0].params  # one transport per group; the secrets in it are sent, never stored
     wanted = {job.key: job for job in group}
-    pending = {row["id"]: row for row in _rows_for(workspace, model, transport, group, run_id)}
+    pending = {row["id"]: row for row in _rows_for(workspace, model, transport, group, run_id, admit, ledger)}
     while pending:
         for row_id, row in list(pending.items()):
             if not _take_turn(workspace, row):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import os
 import queue
@@ -28,6 +29,7 @@ from lsqa.llm.keys import (
 )
 from lsqa.llm.provider import KIND_TEXT, cache_marked, classify, error_text, litellm, router_call, usage_of
 from lsqa.llm import claims as _claims
+from lsqa.llm import pricing
 from lsqa.llm.budget import Budget
 from lsqa.llm.claims import CLAIM_POLL_S, CLAIM_RENEW_S
 from lsqa.llm.types import RETRYABLE, LLMRequest, LLMResult, Results, RetryPolicy
@@ -50,17 +52,23 @@ class _Job:
     request: LLMRequest
     key: str
     indices: list[int]
-    bound_usd: float = 0.0  # its worst-case cost, reserved from the budget while it runs
+    bound_usd: float = 0.0  # its worst-case cost
+    reserved_usd: float = 0.0  # what the budget reserved for it while it runs (the worst case, scaled by overruns)
 
 
-async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, budget: Budget | None = None) -> LLMResult:
-    result = await _attempts(job, semaphore, retry, budget)
+Mark = Callable[["_Job"], "concurrent.futures.Future"]  # records a call as sent (calls_in_flight) before it is sent
+
+
+async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, budget: Budget | None = None,
+                mark: Mark | None = None) -> LLMResult:
+    result = await _attempts(job, semaphore, retry, budget, mark)
     if budget is not None and result.error_kind != "budget":
-        budget.settle(job.bound_usd, result.cost_usd if result.ok else 0.0)
+        budget.settle(job.reserved_usd, result.cost_usd if result.ok else 0.0, job.bound_usd)
     return result
 
 
-async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, budget: Budget | None) -> LLMResult:
+async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, budget: Budget | None,
+                    mark: Mark | None = None) -> LLMResult:
     ll = litellm()
     req = job.request
     kwargs = dict(req.params)
@@ -76,10 +84,16 @@ async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy,
         try:
             async with semaphore:
                 # Reserved when the call is about to leave: the budget counts only the calls in flight.
-                if budget is not None and attempts == 1 and not budget.reserve(job.bound_usd):
-                    return LLMResult(text=None, status="error", error_kind="budget", cache_key=job.key, model=req.model,
-                                     error_message=f"{req.model}: not sent, it could pass the budget "
-                                                   f"({budget.describe()})")
+                if budget is not None and attempts == 1:
+                    reserved = budget.reserve(job.bound_usd)
+                    if reserved is None:
+                        return LLMResult(text=None, status="error", error_kind="budget", cache_key=job.key,
+                                         model=req.model, error_message=f"{req.model}: not sent, it could pass "
+                                                                        f"the budget ({budget.describe()})")
+                    job.reserved_usd = reserved
+                    if mark is not None:
+                        # In the workspace before it leaves: a kill from here on cannot hide its cost.
+                        await asyncio.wrap_future(mark(job))
                 started = time.monotonic()  # latency: this attempt, not the wait for a free slot
                 if isinstance(kwargs.get("api_base"), (list, tuple)):  # several servers: litellm's Router
                     response = await router_call(req.model, messages, kwargs)
@@ -116,6 +130,9 @@ async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy,
             hidden = getattr(response, "_hidden_params", None) or {}
             cost = hidden.get("response_cost")
             cost = float(cost) if cost is not None else None
+            if cost is None:  # litellm did not price it: the reported usage at its table's prices, if any
+                cost = pricing.call_cost(req.model, prompt_tokens, completion_tokens or 0,
+                                         cached_input_tokens=cached_prompt_tokens or 0)
         return LLMResult(
             text=text or "", status="ok", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
             cached_prompt_tokens=cached_prompt_tokens, cost_usd=cost, latency_s=time.monotonic() - started,
@@ -153,14 +170,14 @@ def _limit_for(model: str, max_concurrency: int | Mapping[str, int]) -> int:
 
 
 async def _run_jobs(jobs: list[_Job], max_concurrency, retry: RetryPolicy, on_done: Callable[[_Job, LLMResult], None],
-                   budget: Budget | None = None) -> None:
+                   budget: Budget | None = None, mark: Mark | None = None) -> None:
     semaphores: dict[str, asyncio.Semaphore] = {}
     for job in jobs:
         if job.request.model not in semaphores:
             semaphores[job.request.model] = asyncio.Semaphore(_limit_for(job.request.model, max_concurrency))
 
     async def one(job: _Job) -> None:
-        result = await _call(job, semaphores[job.request.model], retry, budget)
+        result = await _call(job, semaphores[job.request.model], retry, budget, mark)
         on_done(job, result)
 
     tasks = [asyncio.ensure_future(one(job)) for job in jobs]
@@ -235,6 +252,13 @@ class _Writer:
     def put(self, job: "_Job", result: LLMResult) -> None:
         self.queue.put((job, result, time.monotonic()))
 
+    def mark_sent(self, job: "_Job", ledger: str) -> concurrent.futures.Future:
+        """Record ``job`` in ``calls_in_flight`` at once (not after the flush interval); the future
+        is done when it is committed, and the call may leave."""
+        done: concurrent.futures.Future = concurrent.futures.Future()
+        self.queue.put(_Mark(job, ledger, done))
+        return done
+
     def close(self) -> None:
         self.queue.put(self._STOP)
         self.thread.join()
@@ -249,6 +273,21 @@ class _Writer:
             except queue.Empty:
                 item = None
             stop = item is self._STOP
+            if isinstance(item, _Mark):
+                marks = [item]
+                while True:  # every call waiting to leave, in one transaction
+                    try:
+                        more = self.queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is self._STOP:
+                        stop = True
+                    elif isinstance(more, _Mark):
+                        marks.append(more)
+                    else:
+                        pending.append(more)
+                self._mark(marks)
+                item = None
             if item is not None and not stop:
                 pending.append(item)
             if pending and (stop or time.monotonic() >= free_until):
@@ -259,6 +298,21 @@ class _Writer:
                 return
             if time.monotonic() - self.renewed_at >= CLAIM_RENEW_S:
                 self._renew()
+
+    def _mark(self, marks: list["_Mark"]) -> None:
+        from lsqa.store import llm_calls, write
+
+        try:
+            with _save_lock, write(self.workspace) as con:
+                llm_calls.mark_in_flight(con, [(m.job.key, _claims.owner(), m.ledger, m.job.reserved_usd, self.run_id)
+                                               for m in marks])
+        except BaseException as exc:  # noqa: BLE001 - the calls are not sent; the run reports it
+            self.error = self.error or exc
+            for m in marks:
+                m.done.set_exception(LsqaError(f"could not record a call as sent in {self.workspace}: {exc}"))
+            return
+        for m in marks:
+            m.done.set_result(None)
 
     def _renew(self) -> None:
         """Extend this process's claims on the calls it still has in flight (a long call must not
@@ -287,6 +341,15 @@ class _Writer:
             self.error = self.error or exc
 
 
+@dataclass
+class _Mark:
+    """A call to record as sent before it is sent (see :meth:`_Writer.mark_sent`)."""
+
+    job: _Job
+    ledger: str
+    done: concurrent.futures.Future
+
+
 _save_lock = _claims.write_lock  # writers of concurrent batches in one process take turns (no write conflicts)
 
 
@@ -300,6 +363,7 @@ def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
         prompt_texts.save_texts(con, texts)
         llm_calls.save_calls(con, rows)
         _claims.release_in(con, [r["cache_key"] for r in rows])
+        llm_calls.resolve_in_flight(con, [r["cache_key"] for r in rows], _claims.owner())
         _claims.renew_in(con)
         if run_id is not None:
             made = [r for r in rows if r["status"] == "ok"]
@@ -486,7 +550,7 @@ def complete_many(
         # run's batch (lsqa.llm.batch claims each batch's submission).
         batched = [job for job in jobs.values() if job.request.mode == "batch"]
         if batched:
-            _run_batch_jobs(workspace, batched, results, run_id, tracker)
+            _run_batch_jobs(workspace, batched, results, run_id, tracker, budget)
     finally:
         tracker.close()
     out = Results(results)  # type: ignore[arg-type]
@@ -509,18 +573,48 @@ def _place(job: _Job, result: LLMResult, results: list) -> int:
     return len(copies) if result.ok else 0
 
 
-def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: int | None, tracker: "_Progress") -> None:
+def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: int | None, tracker: "_Progress",
+                    budget: Budget | None = None) -> None:
     """The calls of ``mode = "batch"`` requests, through the providers' batch APIs
-    (:mod:`lsqa.llm.batch`), stored in ``llm_calls`` and counted in the run like any other."""
+    (:mod:`lsqa.llm.batch`), stored in ``llm_calls`` and counted in the run like any other.
+
+    With ``budget``, a new batch holds only the calls whose worst cases fit in it, reserved before
+    the batch is written (and counted at their worst case in the ledger while it is open); the
+    others come back with ``error_kind="budget"``, never submitted."""
     from lsqa.llm import batch
 
     by_key = {job.key: job for job in jobs}
     env_secrets = secret_env_values()
+    reserved: dict[str, float] = {}
+
+    def admit(keys: list[str]) -> tuple[list[str], float]:
+        """The keys a new batch may hold, and the most they can cost together."""
+        if budget is None:
+            return keys, 0.0
+        kept, total = [], 0.0
+        for key in keys:
+            job = by_key[key]
+            amount = budget.reserve(job.bound_usd)
+            if amount is None:
+                _place(job, LLMResult(text=None, status="error", error_kind="budget", cache_key=key,
+                                      model=job.request.model,
+                                      error_message=f"{job.request.model}: not put in a batch, it could pass the "
+                                                    f"budget ({budget.describe()})"), results)
+                tracker.advance(len(job.indices))
+                continue
+            job.reserved_usd = reserved[key] = amount
+            kept.append(key)
+            total += amount
+        return kept, total
 
     def store(finished: list[tuple[str, LLMResult]]) -> None:
         rows = [_row(by_key[key], result, run_id, env_secrets) for key, result in finished]
         with _save_lock:
             _save(workspace, rows, run_id)
+        if budget is not None:
+            for key, result in finished:
+                if key in reserved:
+                    budget.settle(reserved.pop(key), result.cost_usd if result.ok else 0.0, by_key[key].bound_usd)
         copies = sum(_place(by_key[key], result, results) for key, result in finished)
         if run_id is not None and copies:
             from lsqa.store import llm_calls, write
@@ -553,7 +647,8 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
 
     batch.run_batches(workspace, [batch.BatchJob(job.key, job.request.model, job.request.messages,
                                                  dict(job.request.params)) for job in jobs],
-                      store, run_id=run_id, adopt_results=adopt)
+                      store, run_id=run_id, adopt_results=adopt, admit=admit,
+                      ledger=budget.ledger if budget is not None else None)
 
 
 def _wait_for_others(workspace: Path, theirs: list[_Job], results, run_id, tracker) -> list[_Job]:
@@ -596,7 +691,11 @@ def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker
             writer.put(job, result)
         finished.put((job, result))
 
-    future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done, budget), loop)
+    mark = None
+    if budget is not None and budget.ledger:
+        ledger = budget.ledger
+        mark = lambda job: writer.mark_sent(job, ledger)  # noqa: E731
+    future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done, budget, mark), loop)
     remaining = len(jobs)
     extra_copies = 0
     try:

@@ -18,9 +18,12 @@ _UPDATABLE = frozenset(_FIELDS) - {"id", "model", "transport", "cache_keys"}
 
 
 def add_batch(con: duckdb.DuckDBPyConnection, row_id: str, model: str, transport: str, cache_keys: Sequence[str],
-              run_id: int | None) -> None:
-    con.execute("INSERT INTO llm_batches (id, model, transport, cache_keys, status, run_id) VALUES (?, ?, ?, ?, 'uploading', ?)",
-                [row_id, model, transport, list(cache_keys), run_id])
+              run_id: int | None, *, ledger: str | None = None, bound_usd: float | None = None) -> None:
+    """A new batch row; ``ledger`` and ``bound_usd``: the study budget that pays for it and the most
+    its calls can cost (counted in the ledger while the batch is open, ``lsqa.store.runs.study_spent``)."""
+    con.execute("INSERT INTO llm_batches (id, model, transport, cache_keys, status, run_id, ledger, bound_usd) "
+                "VALUES (?, ?, ?, ?, 'uploading', ?, ?, ?)", [row_id, model, transport, list(cache_keys), run_id,
+                                                             ledger, bound_usd])
 
 
 def update_batch(con: duckdb.DuckDBPyConnection, row_id: str, **fields) -> None:

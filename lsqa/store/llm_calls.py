@@ -212,3 +212,33 @@ def held_by_others(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: s
     rows = con.execute("SELECT cache_key, owner, host, pid, expires_at, claimed_at FROM call_claims "
                        "WHERE owner <> ? AND cache_key IN (SELECT unnest(?::VARCHAR[]))", [owner, list(keys)]).fetchall()
     return {r[0] for r in rows if not _claim_is_stale(r[1:], now, host)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Calls in flight (issue 33): recorded as sent before they are sent, so a kill cannot hide spend
+# ---------------------------------------------------------------------------------------------
+
+
+def mark_in_flight(con: duckdb.DuckDBPyConnection, rows: Sequence[tuple]) -> None:
+    """Record calls about to be sent: ``(cache_key, owner, ledger, bound_usd, run_id)`` each."""
+    rows = list(rows)
+    for start in range(0, len(rows), _CHUNK):
+        chunk = rows[start:start + _CHUNK]
+        con.execute("INSERT INTO calls_in_flight (cache_key, owner, ledger, bound_usd, run_id) VALUES "
+                    + ", ".join(["(?, ?, ?, ?, ?)"] * len(chunk)), [v for row in chunk for v in row])
+
+
+def resolve_in_flight(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str) -> None:
+    """The calls ``keys`` of ``owner`` came back and are stored (their cost is in their run's row)."""
+    if keys:
+        con.execute("DELETE FROM calls_in_flight WHERE owner = ? AND cache_key IN (SELECT unnest(?::VARCHAR[]))",
+                    [owner, list(keys)])
+
+
+def in_flight_spend(con: duckdb.DuckDBPyConnection, ledger: str, but_owner: str | None = None) -> tuple[float, int]:
+    """(USD, calls) of the calls of ``ledger`` sent and not stored, at their most — those of processes
+    killed while the calls were out (the provider may have charged them) and of other runs going on
+    now — leaving out ``but_owner``'s own."""
+    row = con.execute("SELECT coalesce(sum(bound_usd), 0), count(*) FROM calls_in_flight WHERE ledger = ? "
+                      "AND owner IS DISTINCT FROM ?", [ledger, but_owner]).fetchone()
+    return float(row[0]), int(row[1])

@@ -29,6 +29,10 @@ from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 
 BATCH = 256
+# The most verdicts one judge may have to give in a study (issue 33): 10,000 systems side by side are
+# ~50 million pairs per question, which `lsqa plan` and `lsqa run` would spend minutes building
+# before any output. The paper's studies need ~20,000 (c = 200 questions, 10 systems, both orders).
+MAX_VERDICTS_PER_JUDGE = 200_000
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -46,6 +50,26 @@ class StageSummary:
     cost_usd: float | None = 0.0
     seconds: float = 0.0
     missing: dict[str, int] = field(default_factory=dict)  # imported system → questions it has no answer to
+    verdicts_read: int = 0          # judge stages: completions parsed in this run (ok or parse_error)
+    parse_errors: int = 0           # ... of which the parser could not read (stored as parse_error)
+    unreadable: list[str] = field(default_factory=list)  # the first raw outputs it could not read
+    over_max_tokens: int = 0        # calls whose reported completion passed their max_tokens (counted as reported)
+
+    def add_verdicts(self, rows: list[dict]) -> None:
+        """Count the verdicts parsed from completions (call failures are counted as failed calls)."""
+        for row in rows:
+            if row["status"] not in ("ok", "parse_error"):
+                continue
+            self.verdicts_read += 1
+            if row["status"] == "parse_error":
+                self.parse_errors += 1
+                if len(self.unreadable) < 3:
+                    self.unreadable.append(str(row.get("raw") or "")[:300])
+
+    def unreadable_fails(self, share: float) -> bool:
+        """All verdicts read unreadable, or more than ``share`` of them."""
+        return bool(self.parse_errors) and (self.parse_errors == self.verdicts_read
+                                            or self.parse_errors > share * self.verdicts_read)
 
     def add_results(self, results: list[llm.LLMResult]) -> None:
         # The counting of ``lsqa.llm.totals`` (and of the runs row the runner keeps): made + cached +
@@ -71,6 +95,7 @@ class RunSummary:
     seconds: float = 0.0
     stopped: str = ""          # "budget" when max_cost_usd stopped the run before a call
     stop_reason: str = ""
+    max_unreadable_share: float = 0.5  # the config's: a judge stage above it fails the run
 
     def to_dict(self) -> dict:
         total = lambda attr: sum(getattr(s, attr) for s in self.stages)  # noqa: E731
@@ -80,6 +105,8 @@ class RunSummary:
             "calls_failed": total("calls_failed"), "cached_prompt_tokens": total("cached_prompt_tokens"),
             "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
             "seconds": round(self.seconds, 2), "stopped": self.stopped or None, "stop_reason": self.stop_reason,
+            "parse_errors": {s.stage: s.parse_errors for s in self.stages if s.verdicts_read},
+            "over_max_tokens": total("over_max_tokens"),
             "stages": [{k: v for k, v in s.__dict__.items()} for s in self.stages],
         }
 
@@ -99,6 +126,11 @@ class RunSummary:
             for e in s.errors:
                 counts[e] = counts.get(e, 0) + 1
             out.extend(f"  {s.stage} error ({n}×): {e}" for e, n in list(counts.items())[:5])
+            if s.parse_errors:
+                out.append(f"  {s.stage}: {s.parse_errors} of {s.verdicts_read} verdict(s) unreadable (parse_error)")
+            if s.over_max_tokens:
+                out.append(f"  {s.stage}: {s.over_max_tokens} call(s) reported more completion tokens than their "
+                           "max_tokens allows; counted (and charged) as the provider reported")
         if self.stopped:
             out.append(f"stopped: {self.stopped} — {self.stop_reason}")
         return out
@@ -110,6 +142,20 @@ class RunSummary:
             return []
         errors = [f"  {s.stage}: {e}" for s in self.stages for e in s.errors][:first]
         return [f"{failed} call(s) failed; the first errors:", *errors]
+
+    def unreadable_lines(self) -> list[str]:
+        """For each judge stage whose verdicts are all unreadable, or more than
+        ``max_unreadable_share`` of them: the count and the first raw outputs ([] when none)."""
+        out = []
+        for s in self.stages:
+            if s.unreadable_fails(self.max_unreadable_share):
+                out.append(f"{s.stage}: {s.parse_errors} of {s.verdicts_read} verdict(s) unreadable (parse_error; "
+                           f"more than max_unreadable_share = {self.max_unreadable_share:g}); the first raw outputs:")
+                out.extend(f"  {raw!r}" for raw in s.unreadable)
+        if out:
+            out.append("check the judge's model and prompt (the Audit page shows each raw output); a rerun "
+                       "parses the cached completions again at no cost")
+        return out
 
 
 _open_stages = threading.local()  # stages of the run going on in this thread, closed if it fails
@@ -166,6 +212,10 @@ def _send(workspace: Path, stage: _Stage, requests: list[llm.LLMRequest], config
                                 use_cache=config.use_cache, run_id=stage.run_id, progress=callback,
                                 show_bar=show_bar, budget=getattr(_budgets, "budget", None))
     stage.summary.add_results(results)
+    for request, result in zip(requests, results):
+        limit = llm.max_output_tokens(request) if result.ok and not result.cached and result.completion_tokens else None
+        if limit is not None and result.completion_tokens > limit:
+            stage.summary.over_max_tokens += 1
     return results
 
 
@@ -179,12 +229,67 @@ def _stop_if_over_budget(results) -> None:
         raise BudgetStop(_budgets.budget.describe())
 
 
+_HOW_RUN = ("max_cost_usd", "max_concurrency", "use_cache", "source", "max_unreadable_share")
+
+
+def _without_transport(value):
+    """``value`` with every ``params`` table's transport settings (``api_base``, ``timeout``,
+    retries, headers: ``lsqa.llm.TRANSPORT_PARAMS``) left out, at any depth."""
+    if isinstance(value, dict):
+        return {k: ({p: v for p, v in _without_transport(x).items() if p not in llm.TRANSPORT_PARAMS}
+                    if k == "params" and isinstance(x, dict) else _without_transport(x))
+                for k, x in value.items()}
+    if isinstance(value, list):
+        return [_without_transport(x) for x in value]
+    return value
+
+
 def study_id(config: RunConfig) -> str:
-    """What identifies a study across runs (for its budget): the config without how it is run."""
+    """What identifies a study across runs: the key of its spend ledger (its budget counts every
+    call the study paid for). It is the config without how it is run (budget, concurrency, cache)
+    and without where and how its calls travel (transport settings), so moving to another server
+    URL, timeout or retry count keeps the study's spending (issue 33)."""
     from lsqa.text.prompt_parts import canonical_json
 
-    d = {k: v for k, v in config.to_dict().items() if k not in ("max_cost_usd", "max_concurrency", "use_cache", "source")}
-    return hashlib.sha256(canonical_json(d).encode()).hexdigest()[:16]
+    d = {k: v for k, v in config.to_dict().items() if k not in _HOW_RUN}
+    return hashlib.sha256(canonical_json(_without_transport(d)).encode()).hexdigest()[:16]
+
+
+def check_scale(config: RunConfig, n_questions: int) -> None:
+    """Refuse, before any work, a judge that could have to give more than
+    ``MAX_VERDICTS_PER_JUDGE`` verdicts (counted from the config: pairs of systems on the sampled
+    questions for side-by-side kinds, answers times references for the others)."""
+    from lsqa.judging import kinds
+
+    n_systems = len(config.systems)
+    sampled = min(config.sample, n_questions)
+    for i, judge in enumerate(config.judges):
+        kind = kinds.get(judge.kind)
+        orders = 2 if judge.both_orders else 1
+        if kind.pairwise:
+            most = sampled * (n_systems * (n_systems - 1) // 2) * orders
+            what = (f"{n_systems:,} systems make {n_systems * (n_systems - 1) // 2:,} pairs, on {sampled:,} sampled "
+                    f"question(s){' in both orders' if orders == 2 else ''}")
+        else:
+            refs = 2 if kind.one_reference and judge.reference == "both" else 1
+            most = n_questions * n_systems * refs
+            what = f"{n_systems:,} systems × {n_questions:,} question(s)" + (" × 2 references" if refs == 2 else "")
+        if most > MAX_VERDICTS_PER_JUDGE:
+            raise InputError(config.source, f"judges[{i}] ({judge.name}): up to {most:,} verdicts ({what}), more "
+                                            f"than lsqa takes for one judge ({MAX_VERDICTS_PER_JUDGE:,})",
+                             hint="judge fewer systems or questions (sample, max_questions), or split the study")
+
+
+def _questions_to_come(config: RunConfig, doc_ids: list[str], questions: list[dict]) -> int:
+    """How many questions the run will answer: those stored, plus for ``questions = "generate"`` the
+    most the generation can add to books without any yet."""
+    if config.questions != "generate":
+        return len(questions)
+    have = {q["document_id"] for q in questions}
+    n = config.generation.entities * config.generation.questions_per_entity
+    if config.max_questions:
+        n = min(n, config.max_questions)
+    return len(questions) + n * sum(d not in have for d in doc_ids)
 
 
 # --------------------------------------------------------------------------- loading the scope
@@ -415,6 +520,7 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
             done += len(batch)
             rows = [t.from_completion(r.text, r.status == "ok", r.cache_key, r.error_message)
                     for t, r in _sent(zip(batch, results))]
+            stage.summary.add_verdicts(rows)
             with store.write(workspace) as con:
                 stage.summary.written += results_store.insert_judgments(con, rows, replace=True)
             _stop_if_over_budget(results)
@@ -436,19 +542,24 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     if not isinstance(config, RunConfig):
         config = load_run_config(config)
     t0 = time.monotonic()
-    summary = RunSummary()
+    summary = RunSummary(max_unreadable_share=config.max_unreadable_share)
     _budgets.budget = None
     _open_stages.closed = []
     try:
         # Before any write: an unknown judge kind or document, or a redefined name stops the run here.
         _check_kinds(config)
         doc_ids, books = _load_scope(workspace, config)
+        check_scale(config, _questions_to_come(config, doc_ids, _questions(workspace, config, doc_ids)))
         with store.write(workspace) as con:
             register_names(con, config)
             if config.max_cost_usd is not None:
                 # The budget is the study's: what its earlier runs spent counts (a stopped run goes on
                 # only with a higher max_cost_usd).
-                _budgets.budget = llm.Budget(config.max_cost_usd, runs_store.study_spent(con, study_id(config)))
+                # Calls sent and not stored count at their most: a killed run's (the provider may have
+                # charged them) and another live run's of the same study.
+                ledger = study_id(config)
+                _budgets.budget = llm.Budget(config.max_cost_usd, runs_store.study_spent(con, ledger, llm.owner()),
+                                             ledger=ledger)
         if config.questions in ("generate",):
             summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
         questions = _questions(workspace, config, doc_ids)

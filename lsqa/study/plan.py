@@ -254,6 +254,9 @@ def plan(workspace: str | Path, config: RunConfig | str | Path) -> StudyPlan:
     pipeline._check_kinds(config)
     planner = _Planner(workspace, config)
     doc_ids, books = pipeline._load_scope(workspace, config)
+    # Before any request is built: a study too large to plan is refused with its size.
+    pipeline.check_scale(config, pipeline._questions_to_come(config, doc_ids,
+                                                             pipeline._questions(workspace, config, doc_ids)))
     questions = _planned_questions(planner, doc_ids, books)
     planned_ids = {q["id"] for q in questions if q.get("planned")}
 

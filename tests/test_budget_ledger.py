@@ -1,0 +1,287 @@
+"""One spend ledger per study (issue 33, money) and honest outcomes (issue 33), over real HTTP on
+127.0.0.1 (tests/llm_server.py; tests/batch_api.py for batch mode).
+
+The budget holds whatever the transport settings (``api_base``, ``timeout``) of each run, in
+online and batch mode; a kill cannot hide a call that was sent; usage past ``max_tokens`` is
+counted as reported; a judge whose verdicts are all unreadable fails the run; ``plan`` refuses a
+study whose pairs pass the stated limit before building them.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from lsqa import store
+from lsqa.cli import app
+from lsqa.config.study import load_run_config
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.llm import batch as batch_mod
+from lsqa.store import llm_calls, runs as runs_store
+from lsqa.study import pipeline
+from lsqa.study.plan import plan
+
+from .conftest import PROJECT_ROOT, TEST_DATA
+from .llm_server import FakeLLMServer
+
+runner = CliRunner()
+KEY = "sk-local-test-0000"
+DOC = "The Tale of Tom Kitten"
+
+
+@pytest.fixture
+def nqa_workspace(workspace, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr(batch_mod, "POLL_INTERVAL_S", 0.05)
+    ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
+    return workspace
+
+
+@pytest.fixture
+def second_server():
+    server = FakeLLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _write(tmp_path, text: str) -> str:
+    path = tmp_path / f"study{len(list(tmp_path.glob('study*.toml')))}.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def _study(tmp_path, api_base: str, *, n=6, timeout=20, mode="online", max_tokens=10, extra="") -> str:
+    return _write(tmp_path, f"""documents = ["{DOC}"]
+questions = "narrativeqa"
+max_questions = {n}
+max_concurrency = 2
+{extra}
+[[systems]]
+name = "mini"
+model = "openai/gpt-4o-mini"
+context = "none"
+mode = "{mode}"
+params = {{ api_base = "{api_base}", max_tokens = {max_tokens}, timeout = {timeout} }}
+""")
+
+
+def _ledger(workspace, study_path) -> float:
+    """What the workspace records as the study's spending (stored calls + calls sent and not stored)."""
+    with store.connect(workspace) as con:
+        return runs_store.study_spent(con, pipeline.study_id(load_run_config(study_path)))
+
+
+def _recorded(workspace) -> float:
+    with store.connect(workspace) as con:
+        return float(con.execute("SELECT coalesce(sum(cost_usd), 0) FROM runs").fetchone()[0])
+
+
+def _per_call_bound(workspace, study_path) -> float:
+    planned = plan(workspace, load_run_config(study_path))
+    return planned.cost_usd / planned.calls
+
+
+def test_the_study_id_ignores_transport_settings(tmp_path):
+    a = load_run_config(_study(tmp_path, "http://127.0.0.1:1/v1", timeout=20))
+    b = load_run_config(_study(tmp_path, "http://127.0.0.1:2/v1/", timeout=90))
+    c = load_run_config(_study(tmp_path, "http://127.0.0.1:1/v1", max_tokens=11))
+    assert pipeline.study_id(a) == pipeline.study_id(b)   # where and how calls travel: one ledger
+    assert pipeline.study_id(a) != pipeline.study_id(c)   # what is asked: another study
+
+
+@pytest.mark.slow
+def test_online_budget_holds_across_runs_with_other_servers_and_timeouts(nqa_workspace, llm_server, second_server,
+                                                                         tmp_path):
+    """Three runs, each with another api_base (a second server, the first under another URL form)
+    and timeout: recorded spend stays within one budget (the old study id reset it each time)."""
+    for server in (llm_server, second_server):
+        server.script(reply="Tom Kitten is a cat.")
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base))
+    budget = round(bound * 2.5, 8)
+    extra = f"max_cost_usd = {budget}"
+    studies = [_study(tmp_path, llm_server.api_base, timeout=20, extra=extra),
+               _study(tmp_path, second_server.api_base, timeout=35, extra=extra),
+               _study(tmp_path, f"http://127.0.0.1:{llm_server.port}/v1/", timeout=50, extra=extra)]
+    codes = []
+    for path in studies:
+        r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace)])
+        codes.append(r.exit_code)
+        assert r.exit_code in (0, 3), r.output
+        assert _recorded(nqa_workspace) <= budget + 1e-12
+    assert codes[0] == 3                                   # the first run already met the budget
+    assert _ledger(nqa_workspace, studies[2]) <= budget + 1e-12
+    made = len(llm_server.requests) + len(second_server.requests)
+    assert 2 <= made < 6
+
+
+@pytest.mark.slow
+def test_batch_mode_splits_the_batch_to_the_budget_and_stops(nqa_workspace, llm_server, second_server, tmp_path):
+    """A batch that could pass the budget is cut to what fits before it is submitted (exit 3,
+    "stopped: budget", as online); a rerun through another server adds nothing past the budget."""
+    for server in (llm_server, second_server):
+        server.script(reply="Tom Kitten is a cat.")
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base, mode="batch"))
+    budget = round(bound * 2.5, 8)
+    extra = f"max_cost_usd = {budget}"
+    r = runner.invoke(app, ["run", _study(tmp_path, llm_server.api_base, mode="batch", extra=extra),
+                            "--workspace", str(nqa_workspace), "--json"])
+    assert r.exit_code == 3 and "stopped: budget" in r.stderr, r.output
+    assert json.loads(r.stdout)["stopped"] == "budget"
+    (batch,) = llm_server.batches.batches.values()
+    (content,) = [c for f, c in llm_server.batches.files.items() if f == batch["input_file_id"]]
+    assert len(content.decode().splitlines()) == 2            # two worst cases fit, not the six calls
+    assert _recorded(nqa_workspace) <= budget + 1e-12
+
+    again = _study(tmp_path, second_server.api_base, mode="batch", timeout=45, extra=extra)
+    r = runner.invoke(app, ["run", again, "--workspace", str(nqa_workspace)])
+    assert r.exit_code == 3, r.output
+    assert _recorded(nqa_workspace) <= budget + 1e-12 and _ledger(nqa_workspace, again) <= budget + 1e-12
+
+
+@pytest.mark.slow
+def test_usage_past_max_tokens_is_counted_as_reported(nqa_workspace, llm_server, tmp_path):
+    """The server answers 40 words to max_tokens = 10: the run says so and records the cost of
+    the tokens reported. Stated bound: spend <= budget + the overrun of the calls in flight when
+    the first overrun came back (max_concurrency = 2), since later calls reserve the overrun too."""
+    llm_server.script(reply=" ".join(["word"] * 40))
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base))
+    budget = round(bound * 4.5, 8)
+    path = _study(tmp_path, llm_server.api_base, extra=f"max_cost_usd = {budget}")
+    r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace), "--json"])
+    summary = json.loads(r.stdout)
+    assert summary["over_max_tokens"] == summary["calls_made"] == len(llm_server.requests) >= 1
+    with store.connect(nqa_workspace) as con:
+        rows = con.execute("SELECT completion_tokens, cost_usd FROM llm_calls").fetchall()
+    assert all(tokens == 40 for tokens, _ in rows)
+    worst = max(cost for _, cost in rows)
+    assert worst > bound * 1.5                                # counted at the reported tokens, not max_tokens
+    assert _recorded(nqa_workspace) <= budget + 2 * (worst - bound) + 1e-12
+    text = pipeline.RunSummary(stages=[pipeline.StageSummary("answers", over_max_tokens=2)]).lines()
+    assert any("2 call(s) reported more completion tokens than their max_tokens allows" in line for line in text)
+
+
+@pytest.mark.slow
+def test_a_run_killed_with_calls_in_flight_keeps_their_spend_on_the_ledger(nqa_workspace, llm_server, tmp_path):
+    """kill -9 while the server holds three calls: each call the server answered is on the ledger
+    (stored with its cost, or at its worst case as sent and not stored), and the next run keeps to
+    what is left of the budget."""
+    llm_server.script(reply="Tom Kitten is a cat.", hold_after=2)
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base, n=8))
+    budget = round(bound * 6.5, 8)
+    path = _study(tmp_path, llm_server.api_base, n=8, extra=f"max_cost_usd = {budget}")
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT)}
+    cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
+           "run", path, "--workspace", str(nqa_workspace)]
+    proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while len(llm_server.requests) < 4 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert len(llm_server.requests) >= 4, proc.communicate()
+        time.sleep(1.0)                                       # the two answered calls are stored meanwhile
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    llm_server.release()                                      # the held calls are answered (and paid) now
+    deadline = time.monotonic() + 10
+    while len(llm_server.completed) < len(llm_server.requests) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    answered = len(llm_server.completed)
+    with store.connect(nqa_workspace) as con:
+        stored = con.execute("SELECT count(*), coalesce(sum(cost_usd), 0) FROM llm_calls WHERE status = 'ok'").fetchone()
+        pending_usd, pending = llm_calls.in_flight_spend(con, pipeline.study_id(load_run_config(path)))
+    assert stored[0] + pending == answered                    # every answered call is on record
+    assert stored[0] < answered                               # ... some of them only as sent
+    assert pending_usd >= pending * bound * 0.9               # at their worst case (prompts differ a little)
+    ledger = _ledger(nqa_workspace, path)
+    assert ledger >= float(stored[1]) + pending_usd - 1e-12
+
+    llm_server.script(reply="Tom Kitten is a cat.")
+    r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace)])
+    assert r.exit_code in (0, 3), r.output
+    assert _ledger(nqa_workspace, path) <= budget + 1e-12     # the lost calls count against what is left
+    with store.connect(nqa_workspace) as con:
+        made_now = con.execute("SELECT count(*) FROM llm_calls WHERE status = 'ok'").fetchone()[0] - stored[0]
+    assert made_now <= int((budget - ledger) / (bound * 0.9)) + 1
+
+
+def _judged(tmp_path, api_base: str, extra: str = "") -> str:
+    return _write(tmp_path, f"""documents = ["{DOC}"]
+questions = "narrativeqa"
+max_questions = 3
+{extra}
+[[systems]]
+name = "extractive"
+model = "lsqa/extractive"
+context = "full"
+
+[[judges]]
+name = "autoais"
+model = "openai/gpt-4o-mini"
+kind = "absolute"
+context = "none"
+params = {{ api_base = "{api_base}", max_tokens = 20 }}
+""")
+
+
+@pytest.mark.slow
+def test_a_judge_whose_verdicts_are_all_unreadable_fails_the_run(nqa_workspace, llm_server, tmp_path):
+    llm_server.script(reply="I would rather not say.")
+    path = _judged(tmp_path, llm_server.api_base)
+    r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace), "--json"])
+    assert r.exit_code == 1, r.output
+    assert "judge:autoais: 3 of 3 verdict(s) unreadable" in r.stderr
+    assert "'I would rather not say.'" in r.stderr              # the first raw outputs
+    summary = json.loads(r.stdout)
+    assert summary["parse_errors"] == {"judge:autoais": 3}
+    (stage,) = [s for s in summary["stages"] if s["stage"] == "judge:autoais"]
+    assert stage["parse_errors"] == stage["verdicts_read"] == 3
+    # A rerun parses the cached completions again: still unreadable, still exit 1, no new call.
+    r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace)])
+    assert r.exit_code == 1 and len(llm_server.requests) == 3
+
+
+def test_max_unreadable_share_is_checked(nqa_workspace, tmp_path):
+    path = _judged(tmp_path, "http://127.0.0.1:9/v1", extra="max_unreadable_share = 1.5")
+    r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace)])
+    assert r.exit_code == 2 and "max_unreadable_share" in r.stderr
+
+
+def test_unreadable_share_rule():
+    s = pipeline.StageSummary("judge:j", verdicts_read=4, parse_errors=2)
+    assert not s.unreadable_fails(0.5) and s.unreadable_fails(0.25)
+    assert pipeline.StageSummary("judge:j", verdicts_read=3, parse_errors=3).unreadable_fails(1.0)
+    assert not pipeline.StageSummary("judge:j", verdicts_read=3, parse_errors=0).unreadable_fails(0.0)
+
+
+def test_plan_refuses_a_study_whose_pairs_pass_the_limit_with_the_number(nqa_workspace, tmp_path):
+    systems = "".join(f'[[systems]]\nname = "s{i}"\nmodel = "lsqa/extractive"\ncontext = "none"\n' for i in range(700))
+    path = _write(tmp_path, f"""documents = ["{DOC}"]
+questions = "narrativeqa"
+max_questions = 1
+{systems}
+[[judges]]
+name = "sxs"
+model = "lsqa/lexical-judge"
+kind = "pairwise"
+""")
+    with store.connect(nqa_workspace) as con:
+        before = runs_store.table_counts(con)
+    started = time.monotonic()
+    for command in ("plan", "run"):
+        r = runner.invoke(app, [command, path, "--workspace", str(nqa_workspace)])
+        assert r.exit_code == 2, r.output
+        assert "up to 244,650 verdicts" in r.stderr and "200,000" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    assert time.monotonic() - started < 30
+    with store.connect(nqa_workspace) as con:
+        assert runs_store.table_counts(con) == before         # refused before any write
