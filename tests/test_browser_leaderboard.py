@@ -92,6 +92,8 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
                 "^" + re.escape(default))])
             assert _wait_charts_drawn(page) == 0
             expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+            # Tiers first (issue 30): the table's caption says what a tier and a rank interval are.
+            expect(page.get_by_text(re.compile(r"^Tier: systems whose ranks cannot be told apart"))).to_be_visible()
             assert f"judge={default}" in page.url.replace("%2D", "-") and "show=table" in page.url
             # The stakeholder asks for the chart (the paper's figure): one chart, and the link keeps it.
             page.get_by_text("Chart (paper Fig. 2-3)").click()
