@@ -49,7 +49,8 @@ def _probability(path: Path, line, rec: dict) -> float | None:
     try:
         value = float(text)
     except ValueError:
-        raise InputError(path, f"inclusion probability {text!r} is not a number", line=line) from None
+        raise InputError(path, f"inclusion probability {text[:40]!r} is not a number", line=line,
+                         hint=f"give the probability with which the item was drawn, from {MIN_INCLUSION_PROB:g} to 1") from None
     if not MIN_INCLUSION_PROB <= value <= 1:  # also NaN
         raise InputError(path, f"inclusion probability {text[:40]!r} is outside [{MIN_INCLUSION_PROB:g}, 1]", line=line,
                          hint="give the probability with which the item was drawn for review")

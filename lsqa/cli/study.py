@@ -10,6 +10,14 @@ import typer
 from lsqa.cli.common import WorkspaceOption, bounded, emit_json, existing_workspace, friendly_errors
 
 
+def _warn_names(cfg, workspace: Path) -> None:
+    """Look-alike system and judge names (``lsqa.text.names``) on stderr: a warning, not a refusal."""
+    from lsqa.config.study import name_warnings
+
+    for line in name_warnings(cfg, workspace):
+        typer.echo(line, err=True)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     @friendly_errors
@@ -34,6 +42,7 @@ def register(app: typer.Typer) -> None:
         cfg = load_run_config(config)
         if no_cache:
             cfg = dataclasses.replace(cfg, use_cache=False)
+        _warn_names(cfg, existing_workspace(workspace))
         summary = pipeline.run(existing_workspace(workspace), cfg, show_bar=sys.stderr.isatty() and not as_json)
         if as_json:
             emit_json(summary.to_dict())
@@ -58,7 +67,10 @@ def register(app: typer.Typer) -> None:
         from lsqa.study import plan as plan_mod
         from lsqa.config.study import load_run_config
 
-        study = plan_mod.plan(existing_workspace(workspace), load_run_config(config))
+        ws = existing_workspace(workspace)
+        cfg = load_run_config(config)
+        _warn_names(cfg, ws)
+        study = plan_mod.plan(ws, cfg)
         if as_json:
             emit_json(study.to_dict())
         else:

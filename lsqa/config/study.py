@@ -141,9 +141,17 @@ class RunConfig:
         return dataclasses.asdict(self)
 
 
-def name_warnings(config: RunConfig, systems: list[str] = (), judges: list[str] = ()) -> list[str]:
+def name_warnings(config: RunConfig, workspace: str | Path | None = None) -> list[str]:
     """Warnings (not refusals) for look-alike names (``lsqa.text.names``): a system or judge of the
-    config that looks like another of the config or like a stored one (``systems``, ``judges``)."""
+    config that looks like another of the config or like one ``workspace`` already holds."""
+    systems: list[str] = []
+    judges: list[str] = []
+    if workspace is not None:
+        from lsqa import store
+        from lsqa.store import results as results_store
+
+        with store.connect(workspace) as con:
+            systems, judges = list(results_store.system_definitions(con)), list(results_store.judge_definitions(con))
     return (lookalike_warnings([s.name for s in config.systems], systems, what="system")
             + lookalike_warnings([j.name for j in config.judges], judges, what="judge"))
 

@@ -203,7 +203,7 @@ def parse_json(path, text: str, line: int | None = None, *, hint: str = "write o
         deep = nested_deeper_than(data)
     if deep:
         raise InputError(path, f"JSON objects or arrays nested more than {MAX_NESTING} levels deep", line=line,
-                         hint="flatten the values: a table row holds text, numbers and short lists")
+                         hint="write flatter values: a table row holds text, numbers and short lists")
     return data
 
 

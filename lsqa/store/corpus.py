@@ -69,7 +69,7 @@ def resolve_documents(con, keys: list[str]) -> list[str]:
         elif key.lower() in by_title:
             if len(by_title[key.lower()]) > 1:
                 raise AmbiguousTitle(f"title {key!r} is shared by documents {', '.join(sorted(by_title[key.lower()]))}; "
-                                     "name the one you mean by its id")
+                                     "use the id of the one you mean")
             out.extend(by_title[key.lower()])
         else:
             unknown.append(key)
