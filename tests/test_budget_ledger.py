@@ -208,6 +208,7 @@ def test_a_run_killed_with_calls_in_flight_keeps_their_spend_on_the_ledger(nqa_w
     llm_server.script(reply="Tom Kitten is a cat.")
     r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace)])
     assert r.exit_code in (0, 3), r.output
+    assert f"budget: {pending} call(s) of this study were sent by a run that ended before storing" in r.stdout
     assert _ledger(nqa_workspace, path) <= budget + 1e-12     # the lost calls count against what is left
     with store.connect(nqa_workspace) as con:
         made_now = con.execute("SELECT count(*) FROM llm_calls WHERE status = 'ok'").fetchone()[0] - stored[0]

@@ -25,6 +25,7 @@ from lsqa.errors import InputError
 from lsqa.package_files import CONFIGS, shipped_folder
 from lsqa.config.study import RunConfig, load_run_config
 from lsqa.store import corpus as corpus_store
+from lsqa.store import llm_calls
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 
@@ -96,6 +97,8 @@ class RunSummary:
     stopped: str = ""          # "budget" when max_cost_usd stopped the run before a call
     stop_reason: str = ""
     max_unreadable_share: float = 0.5  # the config's: a judge stage above it fails the run
+    unrecorded_calls: int = 0       # calls of the study sent and never stored (a killed run's), on its ledger ...
+    unrecorded_usd: float = 0.0     # ... at their worst case
 
     def to_dict(self) -> dict:
         total = lambda attr: sum(getattr(s, attr) for s in self.stages)  # noqa: E731
@@ -107,6 +110,7 @@ class RunSummary:
             "seconds": round(self.seconds, 2), "stopped": self.stopped or None, "stop_reason": self.stop_reason,
             "parse_errors": {s.stage: s.parse_errors for s in self.stages if s.verdicts_read},
             "over_max_tokens": total("over_max_tokens"),
+            "unrecorded_calls": self.unrecorded_calls, "unrecorded_usd": round(self.unrecorded_usd, 6),
             "stages": [{k: v for k, v in s.__dict__.items()} for s in self.stages],
         }
 
@@ -131,6 +135,10 @@ class RunSummary:
             if s.over_max_tokens:
                 out.append(f"  {s.stage}: {s.over_max_tokens} call(s) reported more completion tokens than their "
                            "max_tokens allows; counted (and charged) as the provider reported")
+        if self.unrecorded_calls:
+            out.append(f"budget: {self.unrecorded_calls} call(s) of this study were sent by a run that ended before "
+                       f"storing their answers (killed?), or are out in another run now; counted at their worst "
+                       f"case, ${self.unrecorded_usd:.4f}")
         if self.stopped:
             out.append(f"stopped: {self.stopped} — {self.stop_reason}")
         return out
@@ -558,6 +566,7 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
                 # Calls sent and not stored count at their most: a killed run's (the provider may have
                 # charged them) and another live run's of the same study.
                 ledger = study_id(config)
+                summary.unrecorded_usd, summary.unrecorded_calls = llm_calls.in_flight_spend(con, ledger, llm.owner())
                 _budgets.budget = llm.Budget(config.max_cost_usd, runs_store.study_spent(con, ledger, llm.owner()),
                                              ledger=ledger)
         if config.questions in ("generate",):
