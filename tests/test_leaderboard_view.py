@@ -64,3 +64,17 @@ def test_a_diverged_fit_does_not_break_the_bar(ranking):
     (None, None, "table"), ("", "win", "win")])
 def test_which_view_a_link_opens(asked, remembered, expected):
     assert lv.chosen_show(asked, remembered) == expected
+
+
+def test_corrected_and_accuracy_tables_lead_with_tiers(demo_workspace_template):
+    table = [{"tier": 1, "system": "a", "corrected ranks (95%)": "1–2", "judge-only ranks (95%)": "1", "rank": 1,
+              "corrected strength": 2.0, "corrected 95% CI": "1 – 3", "verdicts": 10, "audited": 2}]
+    assert lv.corrected_columns(table, False) == ["tier", "system", "corrected ranks (95%)", "judge-only ranks (95%)",
+                                                  "verdicts", "audited"]
+    shown = lv.corrected_columns(table, True)
+    assert shown[:4] == lv.corrected_columns(table, False)[:4] and "corrected strength" in shown and "rank" not in shown
+    rows = analysis.accuracy(demo_workspace_template, "lexical-autoais-fc")
+    acc = lv.accuracy_with_ranks(page_data.accuracy_rows("lexical-autoais-fc", rows), rows)
+    assert [r["system"] for r in acc] == [r["system"] for r in rows]
+    assert acc[0]["tier"] == 1 and all(isinstance(r[lv.RANKS], str) for r in acc)
+    assert [r["tier"] for r in acc] == sorted(r["tier"] for r in acc)
