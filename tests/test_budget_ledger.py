@@ -96,6 +96,21 @@ def test_the_study_id_ignores_transport_settings(tmp_path):
     assert pipeline.study_id(a) != pipeline.study_id(c)   # what is asked: another study
 
 
+def test_spending_recorded_under_the_old_study_id_stays_on_the_ledger(nqa_workspace, llm_server, tmp_path):
+    """Runs stored before the ledger left transport settings out carry the old id: their spending
+    of the same study, sent the same way, still counts (here it is the whole budget: no call)."""
+    path = _study(tmp_path, llm_server.api_base, extra="max_cost_usd = 0.25")
+    config = load_run_config(path)
+    with store.write(nqa_workspace) as con:
+        run_id = runs_store.start_run(con, "answers", {"study_id": pipeline.legacy_study_id(config)})
+        con.execute("UPDATE runs SET cost_usd = 0.25, status = 'ok' WHERE id = ?", [run_id])
+    with store.connect(nqa_workspace) as con:
+        assert runs_store.study_spent(con, pipeline.study_id(config)) == 0.0
+    r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace)])
+    assert r.exit_code == 3 and "$0.2500 spent of max_cost_usd $0.2500" in r.stderr, r.output
+    assert len(llm_server.requests) == 0
+
+
 @pytest.mark.slow
 def test_online_budget_holds_across_runs_with_other_servers_and_timeouts(nqa_workspace, llm_server, second_server,
                                                                          tmp_path):

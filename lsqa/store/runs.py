@@ -73,15 +73,16 @@ def finish_run(con, run_id: int, *, status: str, counts: dict | None = None, err
     )
 
 
-def study_spent(con, study_id: str, but_owner: str | None = None) -> float:
+def study_spent(con, study_id: str, but_owner: str | None = None, legacy: str | None = None) -> float:
     """The spend ledger of one study (``lsqa.study.pipeline.study_id``, which no transport setting
     changes), in USD: what its runs' stored calls cost, plus, at their most, its calls sent and not
     stored (``llm_calls.in_flight_spend``: killed runs' and other live runs', not ``but_owner``'s)
-    and the calls of its provider batches not yet collected."""
+    and the calls of its provider batches not yet collected. ``legacy``: the id its runs had before
+    the ledger left transport settings out (their spending counts too)."""
     from lsqa.store import llm_calls
 
-    row = con.execute("SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE json_extract_string(config, '$.study_id') = ?",
-                      [study_id]).fetchone()
+    row = con.execute("SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE json_extract_string(config, '$.study_id') "
+                      "IN (?, ?)", [study_id, legacy or study_id]).fetchone()
     batches = con.execute("SELECT coalesce(sum(bound_usd), 0) FROM llm_batches WHERE ledger = ? "
                           "AND status IN ('uploading', 'submitted')", [study_id]).fetchone()
     return float(row[0]) + llm_calls.in_flight_spend(con, study_id, but_owner)[0] + float(batches[0])

@@ -263,6 +263,15 @@ def study_id(config: RunConfig) -> str:
     return hashlib.sha256(canonical_json(_without_transport(d)).encode()).hexdigest()[:16]
 
 
+def legacy_study_id(config: RunConfig) -> str:
+    """The study id runs stored before issue 33 (transport settings included), so that a workspace's
+    earlier spending of the same study, sent the same way, stays on its ledger after the upgrade."""
+    from lsqa.text.prompt_parts import canonical_json
+
+    d = {k: v for k, v in config.to_dict().items() if k not in ("max_cost_usd", "max_concurrency", "use_cache", "source")}
+    return hashlib.sha256(canonical_json(d).encode()).hexdigest()[:16]
+
+
 def check_scale(config: RunConfig, n_questions: int) -> None:
     """Refuse, before any work, a judge that could have to give more than
     ``MAX_VERDICTS_PER_JUDGE`` verdicts (counted from the config: pairs of systems on the sampled
@@ -567,8 +576,8 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
                 # charged them) and another live run's of the same study.
                 ledger = study_id(config)
                 summary.unrecorded_usd, summary.unrecorded_calls = llm_calls.in_flight_spend(con, ledger, llm.owner())
-                _budgets.budget = llm.Budget(config.max_cost_usd, runs_store.study_spent(con, ledger, llm.owner()),
-                                             ledger=ledger)
+                spent = runs_store.study_spent(con, ledger, llm.owner(), legacy=legacy_study_id(config))
+                _budgets.budget = llm.Budget(config.max_cost_usd, spent, ledger=ledger)
         if config.questions in ("generate",):
             summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
         questions = _questions(workspace, config, doc_ids)
