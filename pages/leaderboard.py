@@ -53,10 +53,12 @@ by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
                                  help="Bootstrap over questions instead of single comparisons.")
 scale = controls[4].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
                           help="A log axis (or β) keeps weak systems readable when one system dominates.")
+if "lb_strengths" not in ss:  # kept across pages like the other switches
+    ss.lb_strengths = ss.get("_lb_strengths", False)
 strengths = controls[5].toggle("Show strengths", key="lb_strengths",
                               help="Tiers and rank intervals come first; this adds e^β, its CI and β to the tables.")
 ss._lb_overrides, ss._lb_exclude, ss._lb_scale, ss._lb_judge = ss.lb_overrides, ss.lb_exclude, ss.lb_scale, ss.lb_judge
-ss._lb_show = show
+ss._lb_show, ss._lb_strengths = show, strengths
 st.query_params["judge"] = ss.lb_judge
 st.query_params["show"] = show
 st.query_params[OVERRIDES] = "1" if ss.lb_overrides else "0"

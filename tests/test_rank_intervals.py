@@ -138,7 +138,7 @@ def test_switch_changes_show_no_none(demo_workspace_template):
 
 
 def test_leaderboard_shows_tiers_first_and_strengths_on_request(demo_workspace, monkeypatch):
-    from .test_dashboard_pages import open_app, pick_judge, set_toggle
+    from .test_dashboard_pages import goto, open_app, pick_judge, set_toggle
 
     monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
     at = open_app(page="leaderboard")
@@ -152,6 +152,9 @@ def test_leaderboard_shows_tiers_first_and_strengths_on_request(demo_workspace, 
     ranking = next(df for df in at.dataframe if "judge" in df.value.columns and lv.RANKS in df.value.columns)
     order = list(ranking.proto.column_order)
     assert order[:3] == ["tier", "system", lv.RANKS] and {"strength", lv.CI_TEXT, "beta"} <= set(order)
+    goto(goto(at, "overview"), "leaderboard")   # the switch is kept across pages, like the others
+    ranking = next(df for df in at.dataframe if "judge" in df.value.columns and lv.RANKS in df.value.columns)
+    assert "strength" in list(ranking.proto.column_order)
 
 
 def test_a_switch_that_widens_every_interval_says_why():
