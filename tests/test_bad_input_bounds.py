@@ -120,6 +120,7 @@ OPTION_PROBES = {
     "agreement --seed": (lambda ws, t: ["agreement", "--input", _ratings(t), "--rater-a", "a", "--rater-b", "b",
                                         "--seed"], ["-1", str(2**33)]),
     "accuracy --level": (lambda ws, t: ["accuracy", "--judge", "j", "--workspace", ws, "--level"], ["0", "2"]),
+    "suspects --limit": (lambda ws, t: ["suspects", "--workspace", ws, "--limit"], ["0", "-2", str(10**30)]),
 }
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import WorkspaceOption, emit_json, friendly_errors, workspace_path
+from lsqa.cli.common import WorkspaceOption, bounded, emit_json, friendly_errors, workspace_path
 
 def _cell(value) -> str:
     if value is None:
@@ -20,13 +20,14 @@ def register(app: typer.Typer) -> None:
     @friendly_errors
     def suspects_cmd(
         workspace: Optional[Path] = WorkspaceOption,
-        limit: Optional[int] = typer.Option(None, "--limit", "-n", min=1, help="Show the first N references."),
+        limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Show the first N references (1 to 10,000,000)."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON: {references: [...], n_references}."),
     ) -> None:
         """References most likely wrong first: the systems' answers, ground-truth verdicts, the other
         reference, human reviews and flags behind each score (README, "Reference errors")."""
         from lsqa.audit.reference_errors import COLUMNS, suspects
 
+        bounded("--limit", limit, 1, 10_000_000)
         rows = suspects(workspace_path(workspace))
         shown = rows[:limit] if limit else rows
         if as_json:
