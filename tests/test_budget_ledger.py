@@ -301,3 +301,47 @@ kind = "pairwise"
     assert time.monotonic() - started < 30
     with store.connect(nqa_workspace) as con:
         assert runs_store.table_counts(con) == before         # refused before any write
+
+
+@pytest.mark.slow
+def test_a_batch_run_killed_while_its_batch_is_out_keeps_the_batch_on_the_ledger(nqa_workspace, llm_server, tmp_path):
+    """kill -9 after the batch is submitted: the open batch is on the ledger at its worst case; the
+    next run, with another timeout, collects it, submits no second batch for those calls, and the
+    ledger then holds what the calls cost, within the budget. (Under another URL form of the server
+    lsqa cannot tell it is the batch's server: the batch stays open, on the ledger at its worst case.)"""
+    llm_server.script(reply="Tom Kitten is a cat.", batch_hold=True)
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base, mode="batch"))
+    budget = round(bound * 4.5, 8)
+    path = _study(tmp_path, llm_server.api_base, mode="batch", extra=f"max_cost_usd = {budget}")
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT), "LSQA_BATCH_POLL_S": "0.05"}
+    cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
+           "run", path, "--workspace", str(nqa_workspace)]
+    proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not llm_server.batches.batches and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert llm_server.batches.batches, proc.communicate()
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    (batch,) = llm_server.batches.batches.values()
+    lines = len(llm_server.batches.files[batch["input_file_id"]].decode().splitlines())
+    assert lines == 4                                          # four worst cases fit, not six
+    assert _recorded(nqa_workspace) == 0
+    assert 4 * bound * 0.9 <= _ledger(nqa_workspace, path) <= budget + 1e-12   # the open batch, at its bound
+
+    other_url = _study(tmp_path, f"http://127.0.0.1:{llm_server.port}/v1/", mode="batch", extra=f"max_cost_usd = {budget}")
+    r = runner.invoke(app, ["run", other_url, "--workspace", str(nqa_workspace)])
+    assert r.exit_code == 3 and len(llm_server.batches.batches) == 1, r.output   # no call fits beside the open batch
+
+    llm_server.release()
+    again = _study(tmp_path, llm_server.api_base, mode="batch", timeout=45, extra=f"max_cost_usd = {budget}")
+    r = runner.invoke(app, ["run", again, "--workspace", str(nqa_workspace)])
+    assert r.exit_code == 3, r.output                          # the other two calls do not fit beside it
+    assert len(llm_server.batches.batches) == 1                # collected, not sent again
+    recorded = _recorded(nqa_workspace)
+    assert 0 < recorded <= budget + 1e-12 and _ledger(nqa_workspace, again) == pytest.approx(recorded)

@@ -93,6 +93,21 @@ def transport_key(params: dict) -> str:
     return canonical_json(storable_params(_transport(params)))
 
 
+_WAITING = ("timeout", "request_timeout", "stream_timeout")
+
+
+def _route(transport: str) -> str:
+    """A recorded transport without how long the client waits: a rerun with another ``timeout``
+    still reaches the batch it submitted (and must collect it, not pay for its calls again)."""
+    try:
+        settings = json.loads(transport)
+    except ValueError:
+        return transport
+    if not isinstance(settings, dict):
+        return transport
+    return canonical_json({k: v for k, v in settings.items() if k not in _WAITING})
+
+
 def input_file(jobs: Sequence[BatchJob]) -> bytes:
     """The JSONL batch input file: one chat-completion request per line, ``custom_id`` = cache key."""
     lines = []
@@ -141,7 +156,9 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
 
     wanted = {job.key for job in group}
     with _rows_lock, claims.write_lock, write(workspace) as con:
-        rows = [row for row in llm_batches.open_batches(con, model, transport) if set(row["cache_keys"]) & wanted]
+        route = _route(transport)
+        rows = [row for row in llm_batches.open_batches(con, model) if _route(row["transport"]) == route
+                and set(row["cache_keys"]) & wanted]
         covered = {key for row in rows for key in row["cache_keys"]}
         new = [job.key for job in group if job.key not in covered]
         bound = None

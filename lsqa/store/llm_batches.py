@@ -35,9 +35,9 @@ def update_batch(con: duckdb.DuckDBPyConnection, row_id: str, **fields) -> None:
     con.execute(f"UPDATE llm_batches SET {sets}, updated_at = now() WHERE id = ?", [*fields.values(), row_id])
 
 
-def open_batches(con: duckdb.DuckDBPyConnection, model: str, transport: str) -> list[dict]:
-    """The unfinished batches of ``model`` sent with ``transport`` (oldest first)."""
-    cur = con.execute(f"SELECT {', '.join(_FIELDS)} FROM llm_batches WHERE model = ? AND transport = ? "
+def open_batches(con: duckdb.DuckDBPyConnection, model: str, transport: str | None = None) -> list[dict]:
+    """The unfinished batches of ``model`` sent with ``transport`` (any transport when None), oldest first."""
+    cur = con.execute(f"SELECT {', '.join(_FIELDS)} FROM llm_batches WHERE model = ? AND transport = coalesce(?, transport) "
                       "AND status IN (SELECT unnest(?::VARCHAR[])) ORDER BY created_at", [model, transport, list(OPEN)])
     return [dict(zip(_FIELDS, row)) for row in cur.fetchall()]
 
