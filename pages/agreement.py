@@ -37,13 +37,14 @@ def confusion_table(result: dict) -> None:
 
 def vs_humans(view: dict) -> None:
     """Each judge against the humans who reviewed its verdicts, and against each of them."""
-    st.caption("Only reviews of the judge's own verdicts count; the latest label per item and annotator.")
+    st.caption("Per verdict: each person's label on a verdict of the judge is compared with the judge's label on "
+               "that same verdict (one reference, one answer order); “human” is the latest label of anyone.")
     if view["vs_human"]:
         rows = page_data.agreement_rows(view["vs_human"])
         st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")
         st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_human.csv", "text/csv",
                            on_click="ignore", key="ag_dl_human")
-        st.markdown("**Confusion matrices** (items; the diagonal is where the judge and the humans agree)")
+        st.markdown("**Confusion matrices** (verdicts; the diagonal is where the judge and the humans agree)")
         cols = st.columns(min(3, len(view["vs_human"])))
         for i, res in enumerate(view["vs_human"]):
             with cols[i % len(cols)]:
@@ -112,11 +113,12 @@ def among_annotators(view: dict) -> None:
     ann = view["annotators"]
     c = st.columns(3)
     c[0].metric("annotators", len(ann["annotators"]))
-    c[1].metric("items reviewed by ≥ 2", ann["n_items"],
-                help="Counted as in the pair table below: an item is an answer (yes/no) or a pair of answers")
+    c[1].metric("verdicts reviewed by ≥ 2", ann["n_items"],
+                help="Counted as in the pair table below: two people's labels are paired only on the same verdict "
+                     "(one judge, one reference, one answer order), never across judges")
     c[2].metric("Krippendorff's α", "—" if ann["krippendorff_alpha"] is None else f"{ann['krippendorff_alpha']:.3f}")
     if ann["fleiss_kappa"] is not None:
-        st.caption(f"Fleiss' κ over the {ann['n_complete']} items every annotator reviewed: {ann['fleiss_kappa']:.3f}")
+        st.caption(f"Fleiss' κ over the {ann['n_complete']} verdicts every annotator reviewed: {ann['fleiss_kappa']:.3f}")
     if view["annotator_pairs"]:
         st.dataframe(page_data.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
                      key="ag_annotator_pairs")

@@ -165,8 +165,9 @@ def test_a_person_who_confirms_every_verdict_of_a_judge_agrees_with_it_fully(dem
     for rater in ("human@lexical-gt", "human:alice@lexical-gt"):
         result = analysis.agreement(demo_workspace, "lexical-gt", rater, bootstrap=0)
         assert result["agreement"] == 1.0, rater
+    # Per verdict (issue 30): alice's label on each verdict is the judge's label on it.
     assert analysis.rater_labels(demo_workspace, "human:alice@lexical-gt") == analysis.rater_labels(
-        demo_workspace, "lexical-gt")
+        demo_workspace, "lexical-gt", per_verdict=True)
 
 
 def test_a_system_name_with_a_bar_keeps_its_verdicts_apart(demo_workspace, tmp_path):

@@ -122,11 +122,11 @@ def test_reference_selection_is_by_question(demo_workspace):
 def test_reviewed_by_two_counts_the_items_of_the_pair_table(demo_workspace):
     ws = demo_workspace
     rows = audit.queue(ws, audit.Filters(judges=(SXS,), reviewed="all"), "", page_size=1000)["rows"]
-    # Both orders of one pair are one item for the pair table: two verdict rows, one item.
+    # Two people are paired per verdict (issue 30): both orders of one pair are two verdicts.
     pair = [r for r in rows if (r["question_id"], {r["system_a"], r["system_b"]}) ==
             (rows[0]["question_id"], {rows[0]["system_a"], rows[0]["system_b"]})]
     for r in pair + [rows[-1]]:
         audit.confirm(ws, "al", r["id"])
         audit.confirm(ws, "bo", r["id"])
     shared = set(analysis.rater_labels(ws, "human:al")) & set(analysis.rater_labels(ws, "human:bo"))
-    assert analysis.annotator_agreement(ws)["n_items"] == len(shared) == 2 and len(pair) == 2
+    assert analysis.annotator_agreement(ws)["n_items"] == len(shared) == 3 and len(pair) == 2

@@ -217,7 +217,7 @@ def test_agreement_opens_on_judges_against_humans_and_builds_only_the_open_secti
     assert at.selectbox(key="sp_j1").value and not _vs_human_raters(at)
     at.session_state["section"] = "Among annotators"
     at.run()
-    assert not at.exception and [m.label for m in at.metric][:2] == ["annotators", "items reviewed by ≥ 2"]
+    assert not at.exception and [m.label for m in at.metric][:2] == ["annotators", "verdicts reviewed by ≥ 2"]
     assert "Position consistency" not in headings()
 
 

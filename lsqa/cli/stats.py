@@ -198,6 +198,16 @@ def rank_command(
     """Rank systems from pairwise verdicts with Bradley-Terry (paper §3.2) and bootstrap CIs."""
     _check_numbers(bootstrap=bootstrap, seed=seed, level=level)
     if corrected:
+        # The corrected report's judge-only figures are the plain ranking's (judge's labels, all
+        # questions, ties half a win, mean β = 0): options that would change them are refused, not ignored.
+        ignored = [opt for opt, on in (("--input", input is not None), ("--anchor", anchor is not None),
+                                       ("--tie-model", tie_model != "half"), ("--human-overrides", use_overrides),
+                                       ("--exclude-flagged", exclude_flagged)) if on]
+        if ignored:
+            raise InputError("lsqa rank --corrected", f"{' and '.join(ignored)} would be ignored: the corrected "
+                             "ranking and its judge-only figures use the judge's labels on all questions, ties "
+                             "as half a win and mean beta = 0",
+                             hint=f"leave out {ignored[0]}, or run lsqa rank without --corrected")
         _corrected_command("rank", workspace, judge, audit_queue, level, as_json)
         return
     if tie_model not in TIE_MODELS:

@@ -10,6 +10,8 @@ Items. Yes/no verdicts (absolute, ground truth, similarity) rate one answer: ite
 labels in system terms, so verdicts seen in different orders are comparable. A ground-truth rater
 that used both references says yes if either says yes (paper §5.2); a judge that saw both orders
 is represented by the order ``ab`` (``position_bias`` reports how much the other order differs).
+Agreement with people is per verdict instead (``rating_rows``): a person reviews one verdict (one
+reference, one order), and is compared with the judge's label on it and with other people's on it.
 """
 
 from __future__ import annotations
@@ -114,15 +116,18 @@ def parse_human_rater(rater: str) -> tuple[str | None, str | None] | None:
     return annotator or None, judge or None
 
 
-def rater_labels(workspace: Path, rater: str) -> dict[str, str]:
-    """Item → label for a judge name or a human rater.
+def rater_labels(workspace: Path, rater: str, *, per_verdict: bool | None = None) -> dict:
+    """Labels of a judge name or a human rater.
 
-    ``human`` is the latest review of anyone, ``human:<annotator>`` one person's; ``@<judge>``
-    keeps only reviews of that judge's verdicts (an AutoAIS review and a ground-truth review of the
-    same answer ask different questions, and differ exactly when a reference is wrong, §5.2).
+    A person reviews one verdict at a time, so a human rater's labels are keyed by verdict
+    (judgment id): ``human`` is the latest review of anyone per verdict, ``human:<annotator>`` one
+    person's; ``@<judge>`` keeps only reviews of that judge's verdicts. A judge's labels are keyed
+    by item (answer, or pair of answers: ``_collapse``) unless ``per_verdict``, then by its own
+    verdicts. ``per_verdict`` defaults to True for a person, False for a judge.
     """
     with store.connect(workspace) as con:
-        return _rater_labels(con, rater, None)
+        return _rater_labels(con, rater, None, parse_human_rater(rater) is not None if per_verdict is None
+                             else per_verdict)
 
 
 @dataclass
@@ -132,7 +137,7 @@ class LabelsRead:
     the human labels of all judges are each read in one query: a query per judge costs 10-30 ms
     on the full demo whatever its size (the derived views are recomputed), one for all ~40 ms."""
 
-    by_rater: dict[str, dict[str, str]] = field(default_factory=dict)
+    by_rater: dict[tuple, dict] = field(default_factory=dict)  # (rater, per verdict, order) → labels
     human_rows: list[dict] | None = None
     judge_rows: dict[str, list[dict]] | None = None  # judge → its decided verdicts, judge's labels
 
@@ -148,10 +153,13 @@ def _judge_verdicts(con, judge: str, read: LabelsRead | None) -> list[dict]:
     return read.judge_rows.get(judge, [])
 
 
-def _rater_labels(con, rater: str, read: LabelsRead | None) -> dict[str, str]:
+def _rater_labels(con, rater: str, read: LabelsRead | None, per_verdict: bool,
+                  shown_order: str | None = None) -> dict:
+    """``rater_labels`` (``shown_order``: only verdicts given with the answers in that order)."""
     human = parse_human_rater(rater)
     if human is None:
-        return _collapse(_judge_verdicts(con, rater, read))
+        rows = [r for r in _judge_verdicts(con, rater, read) if shown_order is None or r["shown_order"] == shown_order]
+        return {r["id"]: r["label"] for r in rows if r["label"] is not None} if per_verdict else _collapse(rows)
     annotator, judge = human
     if read is None:
         rows = verdicts_store.human_labels(con, judge=judge)
@@ -161,56 +169,54 @@ def _rater_labels(con, rater: str, read: LabelsRead | None) -> dict[str, str]:
         rows = [r for r in read.human_rows if not judge or r["judge"] == judge]
     if annotator:
         rows = [r for r in rows if r["annotator"] == annotator]
-    return _human_items(rows)
+    if shown_order is not None:
+        rows = [r for r in rows if r["shown_order"] == shown_order]
+    return _human_verdicts(rows)
 
 
-def _human_items(rows: list[dict]) -> dict[str, str]:
-    """Item → label from human labels, read the way a judge's verdicts are read.
-
-    Per verdict the latest label counts (anyone's, or the one annotator's rows given); the
-    verdicts of one judge on an item are collapsed like the judge's own (``_collapse``: either
-    reference's yes; order ``ab`` represents both), so a person who confirmed every verdict of a
-    judge agrees with it fully; across judges of one item the most recent review wins.
-    """
+def _human_verdicts(rows: list[dict]) -> dict[str, str]:
+    """Verdict (judgment id) → the latest human label among ``rows`` (anyone's, or the one
+    annotator's rows given). Never collapsed over a judge's references or orders, nor across
+    judges: a person's review of one verdict is compared with that verdict, and two people's
+    reviews are paired only on the same verdict (issue 30)."""
     latest: dict[str, dict] = {}
     for r in sorted(rows, key=lambda r: r["review_id"]):
         if r["label"] is not None:
             latest[r["judgment_id"]] = r
-    by_judge: dict[str, list[dict]] = defaultdict(list)
-    for r in latest.values():
-        by_judge[r["judge"]].append(r)
-    out: dict[str, str] = {}
-    when: dict[str, int] = {}
-    for judge_rows in by_judge.values():
-        newest: dict[str, int] = {}
-        for r in judge_rows:
-            key = item_key(r)
-            newest[key] = max(newest.get(key, 0), r["review_id"])
-        for key, label in _collapse(judge_rows).items():
-            if key not in when or newest[key] > when[key]:
-                out[key], when[key] = label, newest[key]
-    return out
+    return {jid: r["label"] for jid, r in latest.items()}
 
 
-def rating_rows(workspace: Path, raters: list[str], *, read: LabelsRead | None = None) -> list[dict]:
+def rating_rows(workspace: Path, raters: list[str], *, read: LabelsRead | None = None,
+                shown_order: str | None = None) -> list[dict]:
     """Long-format ``item_id, rater, label`` rows of workspace raters (the `lsqa agreement` file format).
 
+    The unit: when a person is among ``raters`` every rater is read per verdict (a judge's labels on
+    its own verdicts; ``item_id`` = judgment id), so a person is compared with the judge's label on
+    the very verdict they reviewed and two people only on verdicts both reviewed; between judges
+    only, per item (answer or pair of answers; ``item_id`` = the item's key), since two judges
+    never share a verdict. ``shown_order``: only verdicts given in that answer order (``ab``, ``ba``).
     ``read``: labels already read in this report (filled in here), so that a report comparing many
     pairs reads each rater once."""
     read = LabelsRead() if read is None else read
-    missing = [r for r in dict.fromkeys(raters) if r not in read.by_rater]
+    per_verdict = any(parse_human_rater(r) is not None for r in raters)
+    keys = [(rater, per_verdict, shown_order) for rater in dict.fromkeys(raters)]
+    missing = [k for k in keys if k not in read.by_rater]
     if missing:
         with store.connect(workspace) as con:
-            for rater in missing:
-                read.by_rater[rater] = _rater_labels(con, rater, read)
-    return [{"item_id": k, "rater": rater, "label": v} for rater in raters for k, v in read.by_rater[rater].items()]
+            for key in missing:
+                read.by_rater[key] = _rater_labels(con, key[0], read, per_verdict, shown_order)
+    return [{"item_id": k, "rater": rater, "label": v} for rater in raters
+            for k, v in read.by_rater[(rater, per_verdict, shown_order)].items()]
 
 
 def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1000, seed: int = 0,
-              read: LabelsRead | None = None) -> dict:
-    """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4)."""
-    return agreement_table(rating_rows(workspace, [rater_a, rater_b], read=read), rater_a, rater_b,
-                           bootstrap=bootstrap, seed=seed)
+              read: LabelsRead | None = None, shown_order: str | None = None) -> dict:
+    """Agreement %, Cohen's κ with a bootstrap CI and the confusion matrix of two raters (Fig. 4).
+
+    A judge against a person, or two people: over the verdicts both labelled (``rating_rows``);
+    two judges: over the items both judged. ``shown_order``: only verdicts given in that order."""
+    return agreement_table(rating_rows(workspace, [rater_a, rater_b], read=read, shown_order=shown_order),
+                           rater_a, rater_b, bootstrap=bootstrap, seed=seed)
 
 
 def position_bias(workspace: Path, judge: str, *, read: LabelsRead | None = None) -> dict:
@@ -258,22 +264,23 @@ def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str
 
 
 def annotator_agreement(workspace: Path) -> dict:
-    """Agreement among annotators over items reviewed by two or more: Krippendorff's α (nominal,
-    missing ratings allowed) and Fleiss' κ over the items every annotator reviewed."""
+    """Agreement among annotators over verdicts reviewed by two or more: Krippendorff's α (nominal,
+    missing ratings allowed) and Fleiss' κ over the verdicts every annotator reviewed (``n_items``
+    and ``n_complete`` count verdicts)."""
     import math
 
     from lsqa.stats.agreement import category_counts, fleiss_kappa, krippendorff_alpha_nominal
 
     with store.connect(workspace) as con:
         rows = verdicts_store.human_labels(con)
-    # Items as the annotator-pair tables count them (``rater_labels('human:<name>')``): so "reviewed
-    # by ≥ 2" is the number of items the pairs share, not of verdict rows.
+    # Verdicts, as the annotator-pair tables count them (``rater_labels('human:<name>')``): two
+    # people's labels count as a pair only on the same verdict, never across references or judges.
     by_item: dict[str, dict[str, str]] = defaultdict(dict)
     per_annotator: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         per_annotator[r["annotator"]].append(r)
     for annotator, own in per_annotator.items():
-        for key, label in _human_items(own).items():
+        for key, label in _human_verdicts(own).items():
             by_item[key][annotator] = label
     annotators = sorted({a for labels in by_item.values() for a in labels})
     shared = sorted(i for i, labels in by_item.items() if len(labels) >= 2)

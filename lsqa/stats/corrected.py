@@ -40,7 +40,9 @@ sample variance is below it; ``bench/bench_corrected.py`` measures the coverage 
 Edge cases: no usable audit → the judge-only estimate with a warning (its interval reflects only
 sampling noise, not the judge's errors); every item audited → the humans-only estimate (``ψ`` no
 longer depends on ``λ``). Side-by-side outcomes are coded 1 (system_a better), 0 (system_b) and
-0.5 (tie, or "none": both answers wrong), so that the estimand is defined on every compared item.
+0.5 (tie); an item may count for several comparisons or none (``pred_weight`` / ``human_weight``:
+its verdicts in both answer orders, "none" = both answers wrong = no comparison), which is how the
+Leaderboard's callers make the judge-only fit the ranking table's (``lsqa.stats.sampling.comparisons``).
 """
 
 from __future__ import annotations
@@ -361,7 +363,9 @@ def _fit_weighted_bt(p: _Pairs, target: np.ndarray, count: np.ndarray, ridge: fl
         s = p.x @ beta
         mu = _sigmoid(s)
         grad = p.x.T @ (count * mu - target) + ridge * beta
-        hess = (p.x * (count * mu * (1 - mu))[:, None]).T @ p.x + (ridge + RIDGE) * np.eye(m) + 1.0 / m
+        # Curvature from the non-negative counts: a rectified count may be negative (an audit saying
+        # "none" where the judge decided); the step stays a descent direction and the search is exact.
+        hess = (p.x * (np.maximum(count, 0.0) * mu * (1 - mu))[:, None]).T @ p.x + (ridge + RIDGE) * np.eye(m) + 1.0 / m
         step = np.linalg.solve(hess, grad)
         step = center @ step
         t = 1.0
@@ -378,26 +382,35 @@ def _fit_weighted_bt(p: _Pairs, target: np.ndarray, count: np.ndarray, ridge: fl
     return beta - beta.mean(), False
 
 
-def _bt_gradients(p: _Pairs, beta: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Per-item gradient of the logistic loss, (σ(β_a − β_b) − y)·x, shape (N, m)."""
+def _bt_gradients(p: _Pairs, beta: np.ndarray, labels: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Per-item gradient of the logistic loss, c·(σ(β_a − β_b) − y)·x, shape (N, m); ``c`` = the
+    item's weight (its decided comparisons)."""
     mu = _sigmoid(p.x @ beta)
-    return (mu - labels)[:, None] * p.x
+    return (weight * (mu - labels))[:, None] * p.x
 
 
-def _bt_fit(p: _Pairs, f: np.ndarray, y: np.ndarray, wts: _Weights, lam: float, ridge: float):
-    target = lam * f + wts.w * (y - lam * f)
-    count = lam + wts.w * (1 - lam)
+def _bt_fit(p: _Pairs, f: np.ndarray, y: np.ndarray, wts: _Weights, lam: float, ridge: float,
+            cf: np.ndarray, cy: np.ndarray):
+    target = lam * cf * f + wts.w * (cy * y - lam * cf * f)
+    count = lam * cf + wts.w * (cy - lam * cf)
     return _fit_weighted_bt(p, target, count, ridge)
 
 
 def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str],
                       pred: Sequence[float], d: Design, *, lam: float | None = None,
-                      level: float = 0.95) -> BTEstimate:
+                      level: float = 0.95, pred_weight: Sequence[float] | None = None,
+                      human_weight: Sequence[float] | None = None) -> BTEstimate:
     """PPI++ Bradley-Terry strengths from per-item judge outcomes ``pred`` (1 = system_a better,
     0 = system_b, 0.5 = tie) and the human outcomes in ``d`` on the audited items.
 
     The fit is the paper's eq. 2 with ties as half wins, solved for the rectified pseudo-data
     (``target = λf + ξw(Y − λf)`` wins out of ``count = λ + ξw(1 − λ)`` comparisons per item).
+    ``pred_weight`` / ``human_weight`` (default 1): how many decided comparisons the item counts for
+    under the judge's and the human's label (``pred`` / ``Y`` are then the win shares among them):
+    the number of verdicts (answer orders) of the item, 0 for "none" (both answers wrong), so that
+    with no audits the fit is exactly the ranking table's (``lsqa.stats.reports.rank_table``: every
+    verdict a comparison, ties half a win, "none" left out; issue 30). Then ``target = λ c_f f +
+    ξw(c_Y Y − λ c_f f)``, ``count = λ c_f + ξw(c_Y − λ c_f)``.
     """
     names = tuple(dict.fromkeys(systems))
     index = {s: k for k, s in enumerate(names)}
@@ -419,6 +432,11 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     audited = d.audited
     n_aud = int(audited.sum())
     y = np.where(audited, d.human, 0.0)
+    cf = np.ones(n_items) if pred_weight is None else np.asarray(pred_weight, dtype=float)
+    cy = np.ones(n_items) if human_weight is None else np.asarray(human_weight, dtype=float)
+    if len(cf) != n_items or len(cy) != n_items or np.any(cf < 0) or np.any(cy < 0):
+        raise ValueError("pred_weight and human_weight need one non-negative entry per item")
+    cy = np.where(audited, cy, 0.0)
     warnings: list[str] = []
     per_system = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
     aud_per_system = np.bincount(a[audited], minlength=m) + np.bincount(b[audited], minlength=m)
@@ -434,40 +452,43 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
         lam_used = 1.0 if lam is None else float(lam)
 
     ridge = 0.0
-    beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge)
+    beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge, cf, cy)
     if not ok or np.max(np.abs(beta)) > MAX_ABS_BETA:
         ridge = FALLBACK_RIDGE
         warnings.append("some strengths are unbounded on these data: a weak prior on β keeps them finite")
-        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge)
+        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge, cf, cy)
 
-    def hessian(bt):
+    def hessian(bt, lam_h):
+        # Each item's curvature weight: λ c_f plus its stratum's audit mean of c_Y − λ c_f (1 when
+        # every weight is 1, as before weights existed; c_f alone without audits).
+        weight = cf if n_aud == 0 else lam_h * cf + _stratum_means((cy - lam_h * cf)[:, None], wts)[:, 0]
         mu = _sigmoid(p.x @ bt)
-        h = (p.x * (mu * (1 - mu))[:, None]).T @ p.x / n_items + ridge / n_items * np.eye(m)
+        h = (p.x * (np.maximum(weight, 0.0) * mu * (1 - mu))[:, None]).T @ p.x / n_items + ridge / n_items * np.eye(m)
         return h + 1.0 / m  # fixes the mean-0 direction; the inverse is then the constrained one
 
     center = np.eye(m) - 1.0 / m
 
     def parts(bt):
-        g_f = _bt_gradients(p, bt, f)
+        g_f = _bt_gradients(p, bt, f, cf)
         if n_aud == 0:
             return g_f, np.zeros_like(g_f)  # ψ = g_f ("A" with λ = 1 is folded below)
-        g_y = _bt_gradients(p, bt, y)
+        g_y = _bt_gradients(p, bt, y, cy)
         return _influence_parts(g_y, g_f, wts)
 
-    h_inv = center @ np.linalg.inv(hessian(beta)) @ center
+    h_inv = center @ np.linalg.inv(hessian(beta, lam_used)) @ center
     if n_aud and lam is None and n_aud < n_items:
         a_part, b_part = parts(beta)
         lam_used = _optimal_lambda(a_part, b_part, h_inv)
-        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge)
-        h_inv = center @ np.linalg.inv(hessian(beta)) @ center
+        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge, cf, cy)
+        h_inv = center @ np.linalg.inv(hessian(beta, lam_used)) @ center
     a_part, b_part = parts(beta)
     psi = a_part + (lam_used * b_part if n_aud else 0.0)
     cov = h_inv @ _cov(psi, psi) @ h_inv / n_items
-    g_f = _bt_gradients(p, beta, f)
+    g_f = _bt_gradients(p, beta, f, cf)
     judge_part = h_inv @ _cov(lam_used * g_f, lam_used * g_f) @ h_inv / n_items
     effects = None
     if n_aud:
-        g_y = _bt_gradients(p, beta, y)
+        g_y = _bt_gradients(p, beta, y, cy)
         # An audited item's pull on β: −H⁻¹ ξw (g_Y − λ g_f) / N (the one-step influence of its label).
         effects = -(wts.w[:, None] * (g_y - lam_used * g_f)) @ h_inv / n_items
         effects[~audited] = 0.0

@@ -25,14 +25,15 @@ from lsqa import store
 from lsqa.stats import rank_flips
 from lsqa.stats import rank_intervals
 from lsqa.stats.corrected import FEW_AUDITS, _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
-from lsqa.stats.sampling import USABLE_QUEUES, Item, judge_items, outcome
+from lsqa.stats.sampling import USABLE_QUEUES, Item, comparisons, judge_items, outcome
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES, PAIRWISE
 from lsqa.store.workspace_cache import kept_while_unchanged
 
 
-def _audits(con, judge: str, items: list[Item], queue: str | None):
-    """Human outcome, π and stratum per item from the chosen design; counts for the report."""
+def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict | None = None):
+    """Human outcome, π and stratum per item from the chosen design; counts for the report.
+    ``labels``: filled with item index → the human label used (system terms)."""
     by_judgment = {jid: k for k, it in enumerate(items) for jid in it.judgment_ids}
     latest: dict[int, dict] = {}
     other = 0
@@ -60,6 +61,8 @@ def _audits(con, judge: str, items: list[Item], queue: str | None):
     for k, r in latest.items():
         human[k] = outcome(r["label"])
         pi[k] = float(r["inclusion_prob"])
+        if labels is not None:
+            labels[k] = r["label"]
     info = {"design": chosen or "", "n_usable_audits": len(latest), "n_reviews_not_used": other,
             "usable_by_queue": dict(usable_by_queue)}
     return human, pi, strata, info
@@ -135,16 +138,34 @@ def _bt_inputs(con, judge: str, queue: str | None):
     items = [it for it in judge_items(con, judge) if it.family == PAIRWISE]
     if not items:
         raise ValueError(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
-    human, pi, strata, info = _audits(con, judge, items, queue)
-    return items, human, pi, strata, info, rank_flips.overrides(con, judge, items)
+    labels: dict[int, str] = {}
+    _, pi, strata, info = _audits(con, judge, items, queue, labels)
+    # The human label stands for every verdict (answer order) of its item, coded like the judge's.
+    human = np.full(len(items), np.nan)
+    human_weight = np.zeros(len(items))
+    for k, label in labels.items():
+        human[k], decided = comparisons([label])
+        human_weight[k] = decided * len(items[k].judgment_ids)
+    return items, (human, human_weight), pi, strata, info, rank_flips.overrides(con, judge, items)
 
 
 def _fit(items: list[Item], human, pi, strata, level: float):
+    """The corrected and the judge-only Bradley-Terry fits of a side-by-side judge's items.
+
+    Coded as the ranking table counts verdicts (``sampling.comparisons``: each verdict one
+    comparison, ties half a win, "none" none), so that the judge-only fit is the ranking table's
+    fit on the same verdicts, with the same identification (mean β = 0): one judge-only ranking on
+    the Leaderboard, in ``lsqa rank`` and here (issue 30). ``human``: (win share, weight) per item.
+    """
+    human, human_weight = human
     systems = sorted({it.system_a for it in items} | {it.system_b for it in items})
-    f = np.array([it.f for it in items])
+    coded = np.array([it.comparisons for it in items]).reshape(len(items), 2)
+    f, weight = coded[:, 0], coded[:, 1]
     sa, sb = [it.system_a for it in items], [it.system_b for it in items]
-    est = ppi_bradley_terry(systems, sa, sb, f, design(human, pi, strata), level=level)
-    judge = ppi_bradley_terry(systems, sa, sb, f, design(np.full(len(items), np.nan)), level=level)
+    est = ppi_bradley_terry(systems, sa, sb, f, design(human, pi, strata), level=level, pred_weight=weight,
+                            human_weight=human_weight)
+    judge = ppi_bradley_terry(systems, sa, sb, f, design(np.full(len(items), np.nan)), level=level,
+                              pred_weight=weight)
     return est, judge
 
 
@@ -175,7 +196,7 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
               "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
               "adjacent": adjacent_pairs(est, ranks), "warnings": list(est.warnings) + _mark_not_estimable(rows)}
     result["n_overridden"] = over.n_reviewed
-    result["flips"] = rank_flips.bradley_terry_flips(est, judge_fit, items, human, over if with_overrides else None)
+    result["flips"] = rank_flips.bradley_terry_flips(est, judge_fit, items, human[0], over if with_overrides else None)
     return result
 
 
@@ -233,7 +254,17 @@ def _summary(result: dict) -> str:
         else " Nothing reviewed yet: the overrides ranking is the judge's."
     if not result.get("flips"):
         text += " No system changes places between the judge-only, corrected and overrides rankings."
+    if result.get("estimand") == "bradley-terry":
+        text += " " + JUDGE_ONLY_SAME_AS_TABLE
     return text
+
+
+# What the judge-only columns of a corrected ranking share with the ranking table, and what not (issue 30).
+JUDGE_ONLY_SAME_AS_TABLE = (
+    "Judge-only strengths and ranks here are the ranking table's with the switches off (the judge's labels, "
+    "all questions: every verdict one comparison, a tie half a win, 'none' left out, strengths scaled to a "
+    "geometric mean of 1). Only their intervals differ: here analytic, like the corrected ones, so that the "
+    "two compare; in the ranking table, a bootstrap.")
 
 
 def ranking_section(result: dict) -> dict:

@@ -3,8 +3,10 @@ the corrected and the "overrides" rankings (``lsqa.vocabulary.RANKING_VIEWS``), 
 verdicts moved each flip.
 
 The three rankings here are fitted on the same items, coded the same way (``lsqa.stats.sampling``: a
-side-by-side item's outcome is the mean over the orders the judge saw, ties and "none" count ½; a
-yes/no item is accepted under either reference), so they differ only by their labels:
+side-by-side item counts as the ranking table counts its verdicts, each verdict one comparison, ties
+half a win, "none" no comparison (``sampling.comparisons``); a yes/no item is accepted under either
+reference), so they differ only by their labels, and the judge-only one is the Leaderboard's ranking
+table (issue 30):
 
 * judge-only: the judge's outcomes;
 * corrected: PPI++ on the judge's outcomes and the usable (random / active / imported) audits;
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lsqa.stats.corrected import label_pulls
-from lsqa.stats.sampling import Item, outcome
+from lsqa.stats.sampling import Item, comparisons, outcome
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES
 
@@ -41,6 +43,7 @@ class Overrides:
     f: np.ndarray                   # (N,) item outcome with overrides
     changed: list[list[dict]]       # per item: the verdicts whose human label differs from the judge's
     n_reviewed: int                 # verdicts of these items with a human label
+    labels: list[list] | None = None  # per item: each verdict's label with overrides (system terms)
 
 
 def _item_outcome(it: Item, values: list[float]) -> float:
@@ -55,20 +58,23 @@ def overrides(con, judge: str, items: list[Item]) -> Overrides:
     human = {r["id"]: r["human_label"] for r in rows if outcome(r["human_label"]) is not None}
     f = np.empty(len(items))
     changed: list[list[dict]] = []
+    labels: list[list] = []
     reviewed = 0
     for k, it in enumerate(items):
-        values, moved = [], []
+        values, moved, now = [], [], []
         for jid, label, value in zip(it.judgment_ids, it.judge_labels, it.judge_outcomes):
             if jid in human:
                 reviewed += 1
                 new = outcome(human[jid])
-                if new != value:
+                if human[jid] != label:
                     moved.append({"judgment_id": jid, "judge_label": label, "human_label": human[jid]})
-                value = new
+                value, label = new, human[jid]
             values.append(value)
+            now.append(label)
         f[k] = _item_outcome(it, values)
         changed.append(moved)
-    return Overrides(f, changed, reviewed)
+        labels.append(now)
+    return Overrides(f, changed, reviewed, labels)
 
 
 def ranks(names: tuple[str, ...] | list[str], scores: np.ndarray) -> dict[str, int]:
@@ -126,14 +132,28 @@ def bradley_terry_flips(est, judge_fit, items: list[Item], human: np.ndarray, ov
 
     names = est.systems
     sa, sb = [it.system_a for it in items], [it.system_b for it in items]
-    f = np.array([it.f for it in items])
     scores = {JUDGE_ONLY: judge_fit.beta, CORRECTED: est.beta}
     pulls: dict[str, np.ndarray | None] = {CORRECTED: est.audit_effects}
     new = {CORRECTED: human}
     if over is not None:
-        fit = ppi_bradley_terry(names, sa, sb, over.f, design(np.full(len(items), np.nan)), level=est.level)
+        # Coded as the judge-only fit (the ranking table's counting), so that the overrides ranking is
+        # the Leaderboard's "Use human overrides" one on these verdicts.
+        judge_coded = np.array([it.comparisons for it in items]).reshape(len(items), 2)
+        coded = (np.array([comparisons(labels) for labels in over.labels]).reshape(len(items), 2)
+                 if over.labels is not None else np.stack([over.f, np.ones(len(items))], axis=1))
+        fit = ppi_bradley_terry(names, sa, sb, coded[:, 0], design(np.full(len(items), np.nan)), level=est.level,
+                                pred_weight=coded[:, 1])
         scores[OVERRIDES] = fit.beta
-        pulls[OVERRIDES] = label_pulls(names, sa, sb, fit.beta, over.f - f) if over.n_reviewed else None
+        if over.n_reviewed:
+            # An item's change of wins minus its change of decided comparisons times P(a beats b):
+            # its change of the score equation, whose first-order effect label_pulls gives.
+            index = {s: k for k, s in enumerate(names)}
+            d = fit.beta[[index[s] for s in sa]] - fit.beta[[index[s] for s in sb]]
+            change = (coded[:, 0] * coded[:, 1] - judge_coded[:, 0] * judge_coded[:, 1]) \
+                - (coded[:, 1] - judge_coded[:, 1]) / (1 + np.exp(-d))
+            pulls[OVERRIDES] = label_pulls(names, sa, sb, fit.beta, change)
+        else:
+            pulls[OVERRIDES] = None
         new[OVERRIDES] = over.f
     return find_flips(names, scores, pulls, items, new, over)
 

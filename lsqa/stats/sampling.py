@@ -58,6 +58,12 @@ class Item:
             return 1.0 if any(o == 1.0 for o in self.judge_outcomes) else 0.0
         return sum(self.judge_outcomes) / len(self.judge_outcomes)
 
+    @property
+    def comparisons(self) -> tuple[float, float]:
+        """A side-by-side item as the ranking table counts it: (system_a's win share, decided
+        comparisons) over the judge's verdicts (:func:`comparisons`)."""
+        return comparisons(self.judge_labels)
+
     def stratum(self, stratify: str) -> str:
         """The item's stratum under ``stratify`` as stored with a review: ``all``, ``system:<name>``
         or ``pair:["<a>", "<b>"]``. The pair is JSON, not ``a|b``: system names may contain any
@@ -73,6 +79,17 @@ class Item:
 def outcome(label: str | None) -> float | None:
     """A label (system terms) as a number: yes/A = 1, no/B = 0, tie/none = ½; None if unknown."""
     return _OUTCOME.get(label) if label is not None else None
+
+
+def comparisons(labels: list[str | None]) -> tuple[float, float]:
+    """Side-by-side verdicts (system terms) as Bradley-Terry comparisons, counted as the ranking
+    table counts them (``lsqa.stats.reports.rank_table``, paper §3.2): each verdict is one
+    comparison, a tie half a win each, "none" (both answers wrong) no comparison at all. Returns
+    (system_a's share of wins among the decided comparisons, ½ if none is decided; how many are
+    decided). The corrected and rank-flip fits weight items by it, so that with no audits they are
+    the ranking table's fit (issue 30)."""
+    wins = [_OUTCOME[x] for x in labels if x in _OUTCOME and x != "none"]
+    return (sum(wins) / len(wins) if wins else 0.5), float(len(wins))
 
 
 def judge_items(con, judge: str) -> list[Item]:

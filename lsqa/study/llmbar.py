@@ -150,7 +150,9 @@ def figures(workspace: str | Path, data_dir: str | Path, *, read: analysis.Label
             if judge not in present:
                 continue
             stats = published(root, dataset, evaluator)
-            vs_gold = analysis.agreement(workspace, judge, f"{analysis.HUMAN}:{GOLD}@{judge}", bootstrap=0, read=read)
+            # correct_False: the judge against the gold label in the first (original) order only.
+            vs_gold = analysis.agreement(workspace, judge, f"{analysis.HUMAN}:{GOLD}@{judge}", bootstrap=0, read=read,
+                                         shown_order="ab")
             n = vs_gold["n"]
             bias = analysis.position_bias(workspace, judge, read=read)
             ours = {"correct_False": _fraction(round(vs_gold["agreement"] * n), n),
