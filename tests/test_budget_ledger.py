@@ -345,3 +345,20 @@ def test_a_batch_run_killed_while_its_batch_is_out_keeps_the_batch_on_the_ledger
     assert len(llm_server.batches.batches) == 1                # collected, not sent again
     recorded = _recorded(nqa_workspace)
     assert 0 < recorded <= budget + 1e-12 and _ledger(nqa_workspace, again) == pytest.approx(recorded)
+
+
+def test_a_call_that_cannot_be_recorded_as_sent_is_not_sent(workspace, llm_server, monkeypatch):
+    from lsqa import llm
+    from lsqa.errors import LsqaError
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+    def broken(con, rows):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(llm_calls, "mark_in_flight", broken)
+    request = llm.LLMRequest("openai/gpt-4o-mini", [{"role": "user", "content": "Who lost the mittens?"}],
+                             {"api_base": llm_server.api_base, "max_tokens": 10})
+    with pytest.raises(LsqaError, match="could not record a call as sent.*disk full"):
+        llm.complete_many(workspace, [request], budget=llm.Budget(1.0, ledger="study"))
+    assert llm_server.requests == []                          # not sent, not retried

@@ -59,6 +59,10 @@ class _Job:
 Mark = Callable[["_Job"], "concurrent.futures.Future"]  # records a call as sent (calls_in_flight) before it is sent
 
 
+class _NotRecorded(LsqaError):
+    """A call could not be recorded as sent: it is not sent, and the batch stops (never a retry)."""
+
+
 async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, budget: Budget | None = None,
                 mark: Mark | None = None) -> LLMResult:
     result = await _attempts(job, semaphore, retry, budget, mark)
@@ -99,7 +103,7 @@ async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy,
                     response = await router_call(req.model, messages, kwargs)
                 else:
                     response = await ll.acompletion(model=req.model, messages=messages, **kwargs)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, _NotRecorded):
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a result
             kind, status, retry_after = classify(exc)
@@ -309,7 +313,7 @@ class _Writer:
         except BaseException as exc:  # noqa: BLE001 - the calls are not sent; the run reports it
             self.error = self.error or exc
             for m in marks:
-                m.done.set_exception(LsqaError(f"could not record a call as sent in {self.workspace}: {exc}"))
+                m.done.set_exception(_NotRecorded(f"could not record a call as sent in {self.workspace}: {exc}"))
             return
         for m in marks:
             m.done.set_result(None)
