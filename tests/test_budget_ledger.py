@@ -362,3 +362,23 @@ def test_a_call_that_cannot_be_recorded_as_sent_is_not_sent(workspace, llm_serve
     with pytest.raises(LsqaError, match="could not record a call as sent.*disk full"):
         llm.complete_many(workspace, [request], budget=llm.Budget(1.0, ledger="study"))
     assert llm_server.requests == []                          # not sent, not retried
+
+
+@pytest.mark.slow
+def test_two_runs_of_one_study_at_once_share_one_budget(nqa_workspace, llm_server, tmp_path):
+    """Each run's call is recorded only while the ledger, as the workspace holds it, has room for
+    it: two `lsqa run` processes of one study spend one budget between them, not one each."""
+    llm_server.script(reply=" ".join(["kitten"] * 10), latency_s=0.4)   # max_tokens = 10: each call costs its worst case
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base, n=12))
+    budget = round(bound * 3.5, 8)
+    path = _study(tmp_path, llm_server.api_base, n=12, extra=f"max_cost_usd = {budget}")
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT)}
+    cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
+           "run", path, "--workspace", str(nqa_workspace), "--json"]
+    procs = [subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [3, 3], outputs
+    assert _ledger(nqa_workspace, path) <= budget + 1e-12
+    assert _recorded(nqa_workspace) <= budget + 1e-12
+    assert 3 <= len(llm_server.requests) <= 4                 # ~3.5 worst cases (prompts differ), between the two runs

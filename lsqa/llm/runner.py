@@ -95,9 +95,16 @@ async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy,
                                          model=req.model, error_message=f"{req.model}: not sent, it could pass "
                                                                         f"the budget ({budget.describe()})")
                     job.reserved_usd = reserved
-                    if mark is not None:
-                        # In the workspace before it leaves: a kill from here on cannot hide its cost.
-                        await asyncio.wrap_future(mark(job))
+                    # In the workspace before it leaves: a kill from here on cannot hide its cost. The
+                    # record is refused when the study's ledger, as the workspace holds it (other runs
+                    # of the study going on now included), has no room for it.
+                    if mark is not None and not await asyncio.wrap_future(mark(job)):
+                        budget.settle(reserved, 0.0)
+                        budget.refused += 1
+                        return LLMResult(text=None, status="error", error_kind="budget", cache_key=job.key,
+                                         model=req.model, error_message=f"{req.model}: not sent, it could pass "
+                                                                       f"the budget with the study's other runs "
+                                                                       f"({budget.describe()})")
                 started = time.monotonic()  # latency: this attempt, not the wait for a free slot
                 if isinstance(kwargs.get("api_base"), (list, tuple)):  # several servers: litellm's Router
                     response = await router_call(req.model, messages, kwargs)
@@ -256,11 +263,12 @@ class _Writer:
     def put(self, job: "_Job", result: LLMResult) -> None:
         self.queue.put((job, result, time.monotonic()))
 
-    def mark_sent(self, job: "_Job", ledger: str) -> concurrent.futures.Future:
-        """Record ``job`` in ``calls_in_flight`` at once (not after the flush interval); the future
-        is done when it is committed, and the call may leave."""
+    def mark_sent(self, job: "_Job", ledger: str, max_usd: float) -> concurrent.futures.Future:
+        """Record ``job`` in ``calls_in_flight`` at once (not after the flush interval), if the
+        ledger as the workspace holds it has room for it under ``max_usd``; the future's result,
+        once committed, says whether it was recorded (and the call may leave)."""
         done: concurrent.futures.Future = concurrent.futures.Future()
-        self.queue.put(_Mark(job, ledger, done))
+        self.queue.put(_Mark(job, ledger, max_usd, done))
         return done
 
     def close(self) -> None:
@@ -304,19 +312,26 @@ class _Writer:
                 self._renew()
 
     def _mark(self, marks: list["_Mark"]) -> None:
-        from lsqa.store import llm_calls, write
+        from lsqa.store import llm_calls, runs, write
 
         try:
             with _save_lock, write(self.workspace) as con:
+                # The whole ledger, this process's calls included (stored ones in runs.cost_usd, the
+                # others in calls_in_flight until their result is stored, in the same transaction).
+                spent = {ledger: runs.study_spent(con, ledger) for ledger in {m.ledger for m in marks}}
+                fits = []
+                for m in marks:
+                    fits.append(spent[m.ledger] + m.job.reserved_usd <= m.max_usd + 1e-12)
+                    spent[m.ledger] += m.job.reserved_usd if fits[-1] else 0.0
                 llm_calls.mark_in_flight(con, [(m.job.key, _claims.owner(), m.ledger, m.job.reserved_usd, self.run_id)
-                                               for m in marks])
+                                               for m, fit in zip(marks, fits) if fit])
         except BaseException as exc:  # noqa: BLE001 - the calls are not sent; the run reports it
             self.error = self.error or exc
             for m in marks:
                 m.done.set_exception(_NotRecorded(f"could not record a call as sent in {self.workspace}: {exc}"))
             return
-        for m in marks:
-            m.done.set_result(None)
+        for m, fit in zip(marks, fits):
+            m.done.set_result(fit)
 
     def _renew(self) -> None:
         """Extend this process's claims on the calls it still has in flight (a long call must not
@@ -351,6 +366,7 @@ class _Mark:
 
     job: _Job
     ledger: str
+    max_usd: float
     done: concurrent.futures.Future
 
 
@@ -698,7 +714,7 @@ def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker
     mark = None
     if budget is not None and budget.ledger:
         ledger = budget.ledger
-        mark = lambda job: writer.mark_sent(job, ledger)  # noqa: E731
+        mark = lambda job: writer.mark_sent(job, ledger, budget.max_usd)  # noqa: E731
     future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done, budget, mark), loop)
     remaining = len(jobs)
     extra_copies = 0
