@@ -131,15 +131,16 @@ def run_batches(
     run_id: int | None = None,
     poll_s: float | None = None,
     adopt_results: Callable[[list[str], str], None],
-    admit: Callable[[list[str]], tuple[list[str], float]] | None = None,
+    admit: Callable[[list[str], float], tuple[list[str], float]] | None = None,
     ledger: str | None = None,
 ) -> None:
     """Answer ``jobs`` through batch APIs; ``store_results([(key, result), ...])`` is called as
     each batch finishes (the caller writes them to ``llm_calls`` and counts them), and
     ``adopt_results(keys, batch_id)`` for a batch another run collected (the caller takes its
     results from the cache). Blocks until every batch is final; safe to kill at any point, and
-    to run twice at once (see the module docstring). ``admit(keys)`` returns the keys a new batch
-    may hold and the most they can cost (a budget); the others are the caller's to report."""
+    to run twice at once (see the module docstring). ``admit(keys, ledger_usd)`` returns the keys a new
+    batch may hold and the most they can cost (a budget; ``ledger_usd``: the study's ledger as the
+    workspace holds it); the others are the caller's to report."""
     groups: dict[tuple[str, str], list[BatchJob]] = {}
     for job in jobs:
         groups.setdefault((job.model, transport_key(job.params)), []).append(job)
@@ -152,7 +153,7 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
               admit=None, ledger: str | None = None) -> list[dict]:
     """The open batch rows covering ``group``, a new row (claimed by this process) for the calls
     none covers: found and added in one transaction, so two runs never both add one."""
-    from lsqa.store import llm_batches, write
+    from lsqa.store import llm_batches, runs, write
 
     wanted = {job.key for job in group}
     with _rows_lock, claims.write_lock, write(workspace) as con:
@@ -163,7 +164,9 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
         new = [job.key for job in group if job.key not in covered]
         bound = None
         if new and admit is not None:
-            new, bound = admit(new)
+            # The ledger as the workspace holds it now (other runs of the study included), read in
+            # the transaction that adds the batch.
+            new, bound = admit(new, runs.study_spent(con, ledger) if ledger else 0.0)
         if new:
             row_id = uuid.uuid4().hex
             llm_batches.add_batch(con, row_id, model, transport, new, run_id, ledger=ledger, bound_usd=bound)

@@ -607,14 +607,19 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
     env_secrets = secret_env_values()
     reserved: dict[str, float] = {}
 
-    def admit(keys: list[str]) -> tuple[list[str], float]:
-        """The keys a new batch may hold, and the most they can cost together."""
+    def admit(keys: list[str], ledger_usd: float) -> tuple[list[str], float]:
+        """The keys a new batch may hold, and the most they can cost together: each fits this run's
+        budget and the ledger as the workspace holds it (``ledger_usd``, other runs included)."""
         if budget is None:
             return keys, 0.0
         kept, total = [], 0.0
         for key in keys:
             job = by_key[key]
             amount = budget.reserve(job.bound_usd)
+            if amount is not None and ledger_usd + total + amount > budget.max_usd + 1e-12:
+                budget.settle(amount, 0.0)
+                budget.refused += 1
+                amount = None
             if amount is None:
                 _place(job, LLMResult(text=None, status="error", error_kind="budget", cache_key=key,
                                       model=job.request.model,
