@@ -5,7 +5,7 @@ Entities and their chains are the subpackage :mod:`lsqa.corpus.entities`, which 
 
 from __future__ import annotations
 
-import importlib
+from lsqa.fronts import lazy_front, lazy_names
 
 # Loaded on first use (PEP 562): retrieval pulls numpy and rank_bm25, chains the entity back ends;
 # a CLI command or a page that needs one of them should not pay for the others.
@@ -32,24 +32,7 @@ _LAZY = {
     ),
 }
 
-__all__ = [
-    "annotated_excerpt", "book_entities", "ensure_all_entities", "ensure_entities", "resolve_method",
-    "top_chains", "BookContexts", "ContextTooLong", "ingest_book", "ingest_narrativeqa",
-    "annotated_rendering", "GeneratedQuestion", "names_entity", "questions_from_generation", "book_index",
-    "BookIndex", "query_for", "retrieve", "search", "tokenize", "IngestSummary", "load_comparisons",
-    "load_ratings", "MAX_CELL_CHARS", "MAX_TABLE_BYTES", "plain_value", "read_table", "records",
-]
+__all__ = lazy_names(_LAZY)
 
 
-def __getattr__(name: str):
-    """A public name, imported from its module on first use (PEP 562)."""
-    for module, names in _LAZY.items():
-        if name in names:
-            value = getattr(importlib.import_module(module), name)
-            globals()[name] = value  # found without this function from now on
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_front(__name__, _LAZY, globals())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+from lsqa.fronts import lazy_front, lazy_names
 
 # Loaded on first use (PEP 562): every module here pulls numpy and most scipy, which `lsqa status`,
 # `lsqa --help` and the pages that draw no figure never need. Names that are also a module's name
@@ -45,30 +45,7 @@ _LAZY = {
     ),
 }
 
-__all__ = [
-    "acceptance_table", "agreement_mask", "category_counts", "cohen_kappa", "compare_raters",
-    "confusion_matrix", "fleiss_kappa", "infer_labels", "kappa_bootstrap_ci", "kappa_from_confusion",
-    "krippendorff_alpha_nominal", "paired_labels", "percent_agreement", "pivot_ratings",
-    "position_consistency", "preference_table", "SWAP_POSITIONS", "accuracy", "annotator_agreement",
-    "comparison_rows", "export", "judges_by_family", "LabelsRead", "position_bias", "rater_labels",
-    "rating_rows", "audits_to_separate", "design", "label_pulls", "ppi_bradley_terry", "ppi_mean", "board",
-    "corrected_accuracy", "corrected_ranking", "ranking_section", "bradley_terry_flips", "MOVERS_SHOWN",
-    "Overrides", "accuracy_ci", "bootstrap_bradley_terry", "count_comparisons", "counts_from_win_matrix",
-    "FALLBACK_PRIOR", "fit_bradley_terry", "fit_win_matrix", "is_strongly_connected", "log_likelihood",
-    "mcnemar_test", "PAPER_Z", "win_probability", "win_probability_matrix", "agreement_table", "rank_table",
-    "for_accuracies", "from_bootstrap", "from_covariance", "RankIntervals", "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",
-]
+__all__ = lazy_names(_LAZY)
 
 
-def __getattr__(name: str):
-    """A public name, imported from its module on first use (PEP 562)."""
-    for module, names in _LAZY.items():
-        if name in names:
-            value = getattr(importlib.import_module(module), name)
-            globals()[name] = value  # found without this function from now on
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_front(__name__, _LAZY, globals())

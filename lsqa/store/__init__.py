@@ -7,7 +7,7 @@ from each other's modules, never from this file.
 
 from __future__ import annotations
 
-import importlib
+from lsqa.fronts import lazy_front, lazy_names
 
 # Connections and migrations: every reader needs them, and they cost only duckdb.
 from lsqa.store.db import (
@@ -82,39 +82,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "check_workspace_path", "connect", "data_version", "forget_migrated", "is_read_only", "migrate",
-    "migration_files", "MigrationChanged", "MIGRATIONS_DIR", "transaction", "WorkspaceError", "write",
-    "add_setting", "last_review_id", "question_of", "question_text", "recent_reviews",
-    "reviews_by_others_since", "setting", "audit_work", "queue_choices", "fetch_dicts", "books",
-    "document_by_sha1", "document_ids", "documents_by_sha1", "entity_mentions", "get_document",
-    "get_passages", "insert_documents", "insert_entities", "insert_passages", "insert_questions",
-    "list_documents", "list_entities", "list_questions", "passage_counts", "passage_page",
-    "passages_covering", "passages_of_documents", "question_ids", "question_texts", "questions_with_answers",
-    "resolve_documents", "set_document_text", "text_slice", "save_vectors", "stored_vectors",
-    "export_folder", "export_tables", "file_slugs", "Change", "forget", "history", "add_batch", "get_batch", "list_batches", "OPEN",
-    "open_batches", "update_batch", "add_to_run", "cached_ok", "claim_calls", "cost_of_runs", "get_call",
-    "held_by_others", "release_claims", "renew_claims", "run_call_totals", "save_calls", "judge_kinds",
-    "system_models", "systems_with_answers", "verdict_kinds", "save_texts", "answered", "answers_for",
-    "insert_answers", "insert_judgments", "judge_definitions", "judges", "judgment_ids",
-    "judgment_in_context", "judgment_label", "judgment_labels", "list_judgments", "list_systems",
-    "names_with_results", "other_verdicts", "record_definitions", "system_definitions", "upsert_systems",
-    "add_flag", "add_review", "annotator_progress", "flag_before", "flagged_questions", "flags", "flags_of",
-    "human_labels_of", "last_action", "review_history", "close_abandoned_runs", "finish_run", "list_runs",
-    "overview_counts", "recent_runs", "run_counts", "start_run", "study_spent", "table_counts",
-    "current_flags", "effective_verdicts", "flagged_question_ids", "human_labels", "reference_evidence",
-    "sampled_human_labels", "clear", "kept_while_unchanged",
-]
+    "check_workspace_path", "connect", "data_version", "forget_migrated", "is_read_only", "migrate", "migration_files", "MigrationChanged", "MIGRATIONS_DIR", "transaction", "WorkspaceError", "write",
+] + lazy_names(_LAZY)
 
 
-def __getattr__(name: str):
-    """A public name, imported from its module on first use (PEP 562)."""
-    for module, names in _LAZY.items():
-        if name in names:
-            value = getattr(importlib.import_module(module), name)
-            globals()[name] = value  # found without this function from now on
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_front(__name__, _LAZY, globals())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+from lsqa.fronts import lazy_front, lazy_names
 
 # Loaded on first use (PEP 562): the pipeline pulls the judges, retrieval and the stats (numpy, scipy);
 # `lsqa status` reads only status. plan.plan stays in its module (the module has its name).
@@ -28,22 +28,7 @@ _LAZY = {
     ),
 }
 
-__all__ = [
-    "build_demo", "import_answers", "import_judgments", "cost_so_far", "list_jobs", "start", "wait",
-    "EVALUATORS", "figures", "import_llmbar", "is_llmbar_judge", "judge_name", "JUDGES", "LLMBAR_DIR",
-    "present_judges", "SETS", "answer_tasks", "run", "RunSummary", "StageSummary", "workspace_status",
-]
+__all__ = lazy_names(_LAZY)
 
 
-def __getattr__(name: str):
-    """A public name, imported from its module on first use (PEP 562)."""
-    for module, names in _LAZY.items():
-        if name in names:
-            value = getattr(importlib.import_module(module), name)
-            globals()[name] = value  # found without this function from now on
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_front(__name__, _LAZY, globals())
