@@ -194,9 +194,15 @@ def rank_command(
     audit_queue: Optional[str] = typer.Option(
         None, "--audit-queue", help="With --corrected: which audits to use (random, active, import; "
                                     "default: the one with most usable audits)."),
+    style_control: Optional[str] = typer.Option(
+        None, "--style-control", help="length: also fit Bradley-Terry with the answers' length difference as a "
+                                      "covariate (LMArena's style control); reports its coefficient with a CI "
+                                      "and the style-controlled strengths beside the plain ones (needs --judge)."),
 ) -> None:
     """Rank systems from pairwise verdicts with Bradley-Terry (paper §3.2) and bootstrap CIs."""
     _check_numbers(bootstrap=bootstrap, seed=seed, level=level)
+    if style_control is not None:
+        _check_style_control(style_control, input=input, corrected=corrected, tie_model=tie_model)
     if corrected:
         # The corrected report's judge-only figures are the plain ranking's (judge's labels, all
         # questions, ties half a win, mean β = 0): options that would change them are refused, not ignored.
@@ -218,6 +224,15 @@ def rank_command(
                             anchor=anchor, tie_model=tie_model, level=level)
     except ValueError as exc:
         raise InputError(source, str(exc)) from None
+    if style_control is not None:
+        from lsqa.stats import analysis
+
+        try:
+            result["style_control"] = analysis.style_ranking(
+                source, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged, bootstrap=bootstrap,
+                seed=seed, by_question=by_question, anchor=anchor, level=level)
+        except ValueError as exc:
+            raise InputError(source, str(exc)) from None
     for warning in result.get("warnings", []):
         typer.echo(f"warning: {warning}", err=True)
     if as_json:
@@ -226,6 +241,47 @@ def rank_command(
     note = (f"CIs: percentile bootstrap, {bootstrap} rounds, seed {seed}, resampling "
             f"{'whole questions' if by_question else 'comparisons'}" if bootstrap else "no bootstrap (--bootstrap 0)")
     typer.echo(format_rank_table(result, level=level, note=note))
+    if style_control is not None:
+        typer.echo("")
+        typer.echo(format_style_table(result["style_control"], result, level=level))
+
+
+def _check_style_control(feature: str, *, input, corrected: bool, tie_model: str) -> None:
+    """Refuse, before any work, what style control cannot do (docs/limits.md)."""
+    from lsqa.stats.style_control import FEATURES
+
+    if feature not in FEATURES:
+        raise InputError("--style-control", f"unknown style feature {feature!r}", hint=f"use {' or '.join(FEATURES)}")
+    if input is not None:
+        raise InputError(input, "--style-control needs the answers' lengths, which a comparisons file does not hold",
+                         hint="rank a workspace judge's verdicts (--judge NAME), or leave out --style-control")
+    if corrected:
+        raise InputError("lsqa rank --corrected", "--style-control is not combined with the corrected ranking",
+                         hint="run lsqa rank --style-control length and lsqa rank --corrected separately")
+    if tie_model != "half":
+        raise InputError("--tie-model", f"style control counts a tie as half a win each, not {tie_model!r}",
+                         hint="leave out --tie-model with --style-control")
+
+
+def format_style_table(style: Mapping, plain: Mapping, *, level: float = 0.95) -> str:
+    """Style-controlled strengths beside the plain ones, and the length coefficient with its CI."""
+    n = len(style["systems"])
+    before = {s["system"]: s for s in plain["systems"]}
+    header = ["tier", "system", f"ranks ({level:.0%})", "strength", f"{level:.0%} CI of strength",
+              "plain strength", "plain rank"]
+    body = [[_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), _num(s["strength"]), _interval(s),
+             _num(before.get(s["system"], {}).get("strength")), str(before.get(s["system"], {}).get("rank", "—"))]
+            for s in style["systems"]]
+    coef, longer = style["coefficient"], style["longer_wins"]
+    ci = "" if coef["ci_low"] is None else f" [{coef['ci_low']:+.3f}, {coef['ci_high']:+.3f}]"
+    lines = [f"Style-controlled ({style['feature']}): d = {style['definition']}", *_align([header, *body], right={0, 3, 5, 6}),
+             "",
+             f"length coefficient: {coef['estimate']:+.3f}{ci} (log-odds per unit of d; an answer twice as long as "
+             "the other (d = 1/3) gains a third of it; > 0: longer answers win by themselves)"]
+    if longer["n"]:
+        lines.append(f"longer answer won {100 * longer['share']:.1f}% [{100 * longer['ci_low']:.1f}%, "
+                     f"{100 * longer['ci_high']:.1f}%] of {longer['n']} decisive verdicts of answers of different length")
+    return "\n".join(lines)
 
 
 def agreement_command(
@@ -388,9 +444,49 @@ def certify_command(
     typer.echo(json.dumps(result, indent=2) if as_json else format_certification(result))
 
 
+def report_command(
+    workspace: Optional[Path] = WorkspaceOption,
+    judge: str = typer.Option(..., "--judge", help="The judge to report on."),
+    out: Path = typer.Option(..., "--out", help="The HTML file to write (one self-contained page, opens offline)."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help=f"Bootstrap rounds for the strength intervals "
+                                                            f"(0 = none, at most {MAX_BOOTSTRAP:,})."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    audit_queue: Optional[str] = typer.Option(None, "--audit-queue", help="random, active or import (default: the "
+                                                                          "one with the most audits)."),
+) -> None:
+    """A report a stakeholder can be handed: tiers, certification, bias, switches and provenance in one HTML file."""
+    import os
+
+    from lsqa.dashboard import report
+
+    _check_numbers(bootstrap=bootstrap, seed=seed)
+    if audit_queue not in (None, "random", "active", "import"):
+        raise InputError("--audit-queue", f"unknown audit queue {audit_queue!r}", hint="use random, active or import")
+    if out.is_dir():
+        raise InputError(out, "is a folder", hint="give a file name, e.g. --out report.html")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise InputError(out, f"its folder {parent} {what}", hint="give a path in an existing folder")
+    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise InputError(out, "cannot be written here (no permission)", hint="give a path you can write to")
+    ws = existing_workspace(workspace)
+    try:
+        page = report.build(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue)
+    except ValueError as exc:
+        raise InputError(ws, str(exc)) from None
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(out, f"cannot be written: {exc.strerror or exc}", hint="give a path you can write to") \
+            from None
+    typer.echo(f"wrote {out} ({len(page.encode('utf-8')):,} bytes): report on {judge}")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``rank``, ``accuracy`` and ``agreement`` to the ``lsqa`` app (called by lsqa/cli/__init__.py)."""
     app.command("rank")(friendly_errors(rank_command))
     app.command("accuracy")(friendly_errors(accuracy_command))
     app.command("agreement")(friendly_errors(agreement_command))
     app.command("certify")(friendly_errors(certify_command))
+    app.command("report")(friendly_errors(report_command))

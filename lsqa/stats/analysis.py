@@ -328,3 +328,57 @@ def export(workspace: Path, out: Path, fmt: str, *, force: bool = False) -> dict
             writer.file(name).write_text(json.dumps({**result, "judge": judge}, indent=2), encoding="utf-8")
             written[name] = len(result["systems"])
     return written
+
+
+# ------------------------------------------------------------------------------- style control
+
+def style_rows(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
+    """``comparison_rows`` plus the two answers' lengths in words (``len_a``, ``len_b``), the verdict's
+    ``id`` and both labels (``judge_label``; ``human_label``: the latest review, None if unreviewed).
+    Verdicts whose answers are no longer stored are left out (style control needs their lengths)."""
+    with store.connect(workspace) as con:
+        rows = _verdicts(con, judge, family=PAIRWISE, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+        lengths = verdicts_store.answer_lengths(con, judge)
+    return [{"id": r["id"], "system_a": r["system_a"], "system_b": r["system_b"], "winner": r["label"],
+             "question_id": r["question_id"], "len_a": lengths[r["id"]][0], "len_b": lengths[r["id"]][1],
+             "judge_label": r["judge_label"], "human_label": r["human_label"]}
+            for r in rows if r["id"] in lengths]
+
+
+def style_ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+                  bootstrap: int = 1000, seed: int = 0, by_question: bool = False, anchor: str | None = None,
+                  level: float = 0.95) -> dict:
+    """Style-controlled Bradley-Terry (answer length as a covariate; ``lsqa.stats.style_control``)
+    of one judge's side-by-side verdicts, read as ``ranking`` reads them."""
+    from lsqa.stats.style_control import style_table
+
+    rows = style_rows(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    if not rows:
+        raise NoVerdicts(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
+    result = style_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor, level=level)
+    result["judge"] = judge
+    return result
+
+
+def length_preference(workspace: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0) -> dict:
+    """How much a side-by-side judge prefers longer answers, and how much the people who audited it do.
+
+    One estimator for all three figures: the length coefficient of the style-controlled fit (with a
+    bootstrap CI) and the share of decisive verdicts won by the longer answer (Wilson CI). ``judge``:
+    on all its decided verdicts; ``audited.judge`` and ``audited.people``: on the verdicts people
+    reviewed, with the judge's labels and with the latest person's label of each, so the two differ
+    only by who labelled. ``audited`` is None when nobody reviewed a verdict of the judge."""
+    from lsqa.stats.style_control import LENGTH_UNIT, length_coefficient, style_data
+
+    rows = style_rows(workspace, judge)
+
+    def coefficient(rs: list[dict], label: str) -> dict:
+        data = style_data([r["system_a"] for r in rs], [r["system_b"] for r in rs], [r[label] for r in rs],
+                          [r["len_a"] for r in rs], [r["len_b"] for r in rs])
+        return length_coefficient(data, bootstrap=bootstrap, seed=seed)
+
+    audited = [r for r in rows if r["human_label"] is not None]
+    return {"judge": judge, "unit": LENGTH_UNIT, "n": len(rows),
+            "all_verdicts": coefficient(rows, "winner") if rows else None,
+            "audited": {"n": len(audited), "judge": coefficient(audited, "judge_label"),
+                        "people": coefficient(audited, "human_label")} if audited else None}

@@ -12,6 +12,7 @@ not a ``retract``).
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts
+from lsqa.vocabulary import PAIRWISE
 
 def human_labels(con, judge: str | None = None) -> list[dict]:
     """Each annotator's current label for each reviewed verdict (of ``judge``, if given)."""
@@ -113,3 +114,15 @@ def sampled_human_labels(con, judge: str) -> list[dict]:
             WHERE j.judge = ? AND l.id IN (SELECT id FROM live_reviews))
         WHERE rn = 1 ORDER BY review_id"""
     return fetch_dicts(con, sql, [judge])
+
+
+def answer_lengths(con, judge: str) -> dict[str, tuple[int, int]]:
+    """Side-by-side verdicts of ``judge``: judgment id → (words of system A's answer, words of B's),
+    a word being a run of non-whitespace (the length style control uses; ``lsqa.stats.style_control``)."""
+    rows = con.execute(r"""
+        SELECT j.id, len(regexp_extract_all(a.text, '\S+')), len(regexp_extract_all(b.text, '\S+'))
+        FROM judgments j
+        JOIN answers a ON a.question_id = j.question_id AND a.system_name = j.system_a
+        JOIN answers b ON b.question_id = j.question_id AND b.system_name = j.system_b
+        WHERE j.judge = ? AND j.family = ?""", [judge, PAIRWISE]).fetchall()
+    return {r[0]: (int(r[1]), int(r[2])) for r in rows}
