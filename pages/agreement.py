@@ -87,6 +87,17 @@ def bias(view: dict) -> None:
     else:
         st.info("No side-by-side judges.")
 
+    st.subheader("Length preference")
+    st.caption("Does a longer answer win by itself? The length coefficient of the style-controlled Bradley-Terry fit "
+               "(> 0: longer answers win, whoever wrote them; 95% bootstrap CI) and the share of decisive verdicts "
+               "the longer answer won, for the judge on all its verdicts and, on the verdicts people audited, for "
+               "the judge and for the people (same verdicts, same estimator).")
+    lengths = page_data.length_preference_rows(workspace, bootstrap=rounds)
+    if lengths:
+        st.dataframe(lengths, hide_index=True, width="stretch", key="ag_length")
+    else:
+        st.info("No side-by-side judges.")
+
     st.subheader("Self-preference (paper §5.1)")
     pairwise = view["families"]["pairwise"]
     systems = page_data.pairwise_systems(workspace)

@@ -37,12 +37,17 @@ shown, _ = page_data.leaderboard_judges(workspace)
 choices = lv.judge_choices(shown)
 if "lb_judge" not in ss or ss.lb_judge not in choices:
     ss.lb_judge = lv.chosen_judge(choices, st.query_params.get("judge"), ss.get("_lb_judge"))
-top = st.columns([1, 1.4])
+top = st.columns([1, 1.4, 0.8])
 top[0].selectbox("Judge", choices, key="lb_judge", format_func=lambda j: "All judges" if j == lv.ALL_JUDGES else j,
                  help="One judge's ranking at a time; “All judges” shows every judge on one page (slower).")
 show = top[1].radio("Show", list(lv.SHOW), format_func=lv.SHOW.get, key="lb_show", horizontal=True,
                     help="The ranking table draws each strength as a bar; the chart is the paper's figure with its "
                          "CIs (it takes a new browser tab about a second longer to open).")
+if "lb_style" not in ss:  # kept across pages and in links like the other switches
+    ss.lb_style = st.query_params["style"] == "length" if "style" in st.query_params else ss.get("_lb_style", False)
+style_on = top[2].toggle("Style control (length)", key="lb_style", help=lv.STYLE_HELP)
+ss._lb_style = style_on
+st.query_params["style"] = "length" if style_on else "none"
 controls = st.columns([1.3, 1.6, 1, 1, 1.4, 1])
 controls[0].toggle("Use human overrides", key="lb_overrides",
                    help="Where an annotator reviewed a verdict, their latest label replaces the judge's.")
@@ -146,6 +151,18 @@ for entry in board["rankings"]:
                          "strength": st.column_config.NumberColumn("e^β", format="%.4f"),
                          lv.CI_TEXT: st.column_config.TextColumn(help="95% bootstrap CI of e^β (§3.2)"),
                          "beta": st.column_config.NumberColumn("β", format="%.4f")})
+    if style_on:
+        style = page_data.style_controlled(workspace, judge, use_overrides=view.use_overrides,
+                                           exclude_flagged=view.exclude_flagged, bootstrap=rounds,
+                                           by_question=by_question)
+        st.markdown("**Style-controlled: answer length taken out**")
+        if style["error"]:
+            st.info(md(style["error"]))
+        else:
+            st.caption(md(style["summary"]))
+            st.dataframe(style["rows"], hide_index=True, width="stretch", key=f"lb_style_{judge}",
+                         column_config={"e^β, length controlled": st.column_config.NumberColumn(format="%.4f"),
+                                        "plain e^β": st.column_config.NumberColumn(format="%.4f")})
     downloads(judge, {"ranking": ("Chart", lambda r=result: charts.strength_bars(r, scale=scale, subtitle=subtitle)),
                       "win_probability": ("Win matrix", lambda r=result: charts.win_matrix(r, subtitle=subtitle))},
               {"ranking": ("Ranking", lv.with_ranks(rows, result)), "win_probability": ("Win matrix", wins)}, "rank")

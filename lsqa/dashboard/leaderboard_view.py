@@ -338,3 +338,64 @@ def corrected_columns(table: list[dict], strengths: bool) -> list[str]:
     if not strengths:
         rest = [c for c in rest if c in ("verdicts", "audited")]
     return [*first, *rest]
+
+
+# ------------------------------------------------------------------------------- style control
+
+STYLE_HELP = ("Style control (LMArena's method): the answers' length difference d = (words of A − words of B) / "
+              "(words of A + words of B) enters the Bradley-Terry fit beside the systems, so the strengths below "
+              "are what is left once longer answers' own advantage is taken out (docs/statistics.md, “Style control”).")
+
+
+def _coef_text(c: dict) -> str:
+    if c is None or c.get("estimate") is None:
+        return "no decided verdicts"
+    ci = ("no interval: bootstrap rounds set to 0" if c.get("ci_low") is None
+          else f"{c['ci_low']:+.2f} to {c['ci_high']:+.2f}")
+    return f"{c['estimate']:+.2f} ({ci})"
+
+
+def _share_text(s: dict | None) -> str:
+    if not s or not s.get("n"):
+        return "no decisive verdicts of answers of different length"
+    return f"{100 * s['share']:.0f}% ({100 * s['ci_low']:.0f}–{100 * s['ci_high']:.0f}%) of {s['n']}"
+
+
+def style_rows(style: dict, plain: dict) -> list[dict]:
+    """Style-controlled ranking rows (tier, ranks, e^β with its CI) with the plain rank and e^β beside."""
+    n = len(style["systems"])
+    before = {s["system"]: s for s in plain["systems"]}
+    return [{"tier": s.get("tier"), "system": s["system"], RANKS: ranks_text(s.get("rank_low"), s.get("rank_high"), n),
+             "e^β, length controlled": s["strength"], CI_TEXT: ci_text(s),
+             "plain rank": before.get(s["system"], {}).get("rank"), "plain e^β": before.get(s["system"], {}).get("strength")}
+            for s in style["systems"]]
+
+
+def style_summary(style: dict) -> str:
+    """One sentence on how much longer answers win by themselves, in plain words."""
+    c = style["coefficient"]
+    if c["ci_low"] is None:
+        direction = "no interval (bootstrap rounds set to 0)"
+    elif c["ci_low"] > 0:
+        direction = "longer answers win by themselves"
+    elif c["ci_high"] < 0:
+        direction = "shorter answers win by themselves"
+    else:
+        direction = "no clear length preference (the interval includes 0)"
+    return (f"Length coefficient {_coef_text(c)}: {direction}. It is the change in log-odds of winning per unit of "
+            f"d; an answer twice as long as the other has d = 1/3. Longer answer won "
+            f"{_share_text(style['longer_wins'])} decisive verdicts with answers of different length.")
+
+
+def length_preference_row(pref: dict) -> dict:
+    """One judge's line in the bias panel (``analysis.length_preference``)."""
+    audited = pref["audited"]
+    return {"judge": pref["judge"], "verdicts": pref["n"],
+            "judge's length coefficient (all verdicts)": _coef_text(pref["all_verdicts"]),
+            "longer answer wins (all verdicts)": _share_text((pref["all_verdicts"] or {}).get("longer_wins")),
+            "audited verdicts": audited["n"] if audited else 0,
+            "judge on audited": _coef_text(audited["judge"]) if audited else "no audits yet",
+            "people on audited": _coef_text(audited["people"]) if audited else "no audits yet",
+            "longer answer wins: judge / people (audited)":
+                f"{_share_text(audited['judge']['longer_wins'])} / {_share_text(audited['people']['longer_wins'])}"
+                if audited else "no audits yet"}

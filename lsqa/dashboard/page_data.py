@@ -466,3 +466,36 @@ def study_plan(workspace: Path, config: dict) -> dict:
 
     planned = plan(workspace, run_config_from_dict(config, source="Run page"))
     return {**planned.to_dict(), "notes": [line for line in planned.lines() if line.startswith("~")]}
+
+
+# ------------------------------------------------------------------------------- style control
+
+@kept_while_unchanged()
+def style_controlled(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+                     bootstrap: int = 1000, seed: int = 0, by_question: bool = False) -> dict:
+    """The Leaderboard's style-control switch for one judge: the style-controlled ranking (answer
+    length as a covariate; ``analysis.style_ranking``) with the plain one beside it, as table rows
+    and one sentence on the length coefficient (``leaderboard_view.style_rows`` / ``style_summary``).
+    ``{"result", "rows", "summary", "error"}``; ``error`` says why there is nothing to show."""
+    from lsqa.dashboard import leaderboard_view as lv
+
+    try:
+        plain = analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                                 bootstrap=bootstrap, seed=seed, by_question=by_question)
+        style = analysis.style_ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                                       bootstrap=bootstrap, seed=seed, by_question=by_question)
+    except (NoVerdicts, ValueError) as exc:
+        return {"result": None, "rows": [], "summary": "", "error": str(exc)}
+    return {"result": style, "rows": lv.style_rows(style, plain), "summary": lv.style_summary(style), "error": ""}
+
+
+@kept_while_unchanged()
+def length_preference_rows(workspace: Path, *, bootstrap: int = 1000, seed: int = 0) -> list[dict]:
+    """The Agreement bias panel's length preference: per side-by-side judge, its length coefficient on
+    all its verdicts, then the judge's and the people's on the verdicts people audited (one estimator,
+    ``analysis.length_preference``), each with its 95% CI and the longer answer's win share."""
+    from lsqa.dashboard import leaderboard_view as lv
+
+    shown, _ = leaderboard_judges(workspace)
+    return [lv.length_preference_row(analysis.length_preference(workspace, judge, bootstrap=bootstrap, seed=seed))
+            for judge in shown[vocabulary.PAIRWISE]]

@@ -18,7 +18,8 @@ Ties and ``none`` as in :mod:`lsqa.stats.ranking` (``tie_model="half"``): a tie 
 each side (outcome 0.5 in the log-likelihood), a ``none`` verdict (both answers wrong) is left out
 and counted. Identification: mean β = 0 (or β_anchor = 0). When the comparison graph is not strongly
 connected the plain MLE does not exist and the same fallback ridge ``(λ/2)·Σβ²`` with
-``λ = FALLBACK_PRIOR`` is used (also on ``c``), per bootstrap round as in ``bootstrap_bradley_terry``.
+``λ = FALLBACK_PRIOR`` is used (also on ``c``), per bootstrap round as in ``bootstrap_bradley_terry``;
+so it is where length alone separates the outcomes (Newton does not converge: ``c`` would be infinite).
 
 Fit: Newton's method (IRLS) with step halving on the convex negative log-likelihood. Confidence
 intervals: the percentile bootstrap lsqa uses for rankings (Efron & Tibshirani 1993), resampling
@@ -33,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from scipy.stats import rankdata
 
 from lsqa.stats.ranking import (FALLBACK_PRIOR, _identify, accuracy_ci, comparison_groups, count_comparisons,
@@ -45,6 +47,7 @@ FEATURE_TEXT = "(len_A - len_B) / (len_A + len_B), answer lengths in words"
 _TOL = 1e-10
 _MAX_ITER = 100
 _MAX_HALVINGS = 30
+_SAFE_STEP = 1e-3               # Newton steps below this are taken without a line search (as in ranking)
 _CHUNK_CELLS = 4_000_000        # bootstrap rounds per chunk ≈ this / rows (bounds memory)
 
 
@@ -146,11 +149,20 @@ def _newton(X: np.ndarray, y: np.ndarray, w: np.ndarray, lam: np.ndarray, x0: np
         eta = x @ X.T
         p = 0.5 * (1.0 + np.tanh(0.5 * eta))  # σ(η) without overflow
         grad = (w * (p - y)) @ X + lam[:, None] * x + (x @ e)[:, None] * e
-        H = np.einsum("bn,nk,nl->bkl", w * p * (1 - p), X, X, optimize=True)
-        H += lam[:, None, None] * np.eye(k) + np.outer(e, e)[None]
+        H = (X.T[None] * (w * p * (1 - p))[:, None, :]) @ X
+        # 1e-9·I only in the Hessian (the fixed point is still the exact optimum): where length
+        # separates the outcomes p(1−p) underflows to 0 and the step must stay finite until the
+        # caller sees no convergence and refits with the fallback ridge.
+        H += (lam[:, None, None] + 1e-9) * np.eye(k) + np.outer(e, e)[None]
         step = -np.linalg.solve(H, grad[..., None])[..., 0]
         t = np.ones(B)
         new = x + step
+        if np.abs(step).max() < _SAFE_STEP:  # near the optimum Newton steps are safe: no line search
+            x, converged = new, np.abs(step).max(axis=1) < _TOL
+            if converged.all():
+                break
+            f = objective(x)
+            continue
         f_new = objective(new)
         for _ in range(_MAX_HALVINGS):
             worse = f_new > f + 1e-12 * np.abs(f)
@@ -173,6 +185,24 @@ def _lam_for(data: StyleData, weights: np.ndarray | None, prior: float | None) -
             raise ValueError("prior must be >= 0")
         return float(prior)
     return 0.0 if is_strongly_connected(data.win_matrix(weights)) else FALLBACK_PRIOR
+
+
+def _round_priors(data: StyleData, w: np.ndarray, prior: float | None, full_wins: np.ndarray, full_ok: bool,
+                  to_cells) -> np.ndarray:
+    """Ridge λ per bootstrap round: the fallback where that round's MLE would not exist. A round
+    can only lose strong connectivity where a direction that had wins in the data has none."""
+    if prior is not None:
+        return np.full(len(w), float(prior))
+    if not full_ok:
+        return np.full(len(w), FALLBACK_PRIOR)
+    m = len(data.systems)
+    wins = np.asarray((to_cells.T @ w.T).T)
+    suspect = np.any((wins == 0) & (full_wins > 0)[None], axis=1)
+    lam = np.zeros(len(w))
+    for r in np.flatnonzero(suspect):
+        if not is_strongly_connected(wins[r].reshape(m, m)):
+            lam[r] = FALLBACK_PRIOR
+    return lam
 
 
 @dataclass(frozen=True)
@@ -202,7 +232,13 @@ def fit_style_controlled(data: StyleData, *, anchor: str | None = None, prior: f
     if m == 0 or data.n == 0:
         raise ValueError("no decided comparisons to fit")
     lam = _lam_for(data, None, prior)
-    x, conv = _newton(data.design(), data.y, np.ones((1, data.n)), np.array([lam]), np.zeros((1, m + 1)))
+    X, w = data.design(), np.ones((1, data.n))
+    x, conv = _newton(X, data.y, w, np.array([lam]), np.zeros((1, m + 1)))
+    if not conv[0] and prior is None and lam == 0:
+        # Length alone separates the outcomes (e.g. a person who always picked the shorter
+        # answer): the MLE of the coefficient is infinite; the fallback ridge keeps it finite.
+        lam = FALLBACK_PRIOR
+        x, conv = _newton(X, data.y, w, np.array([lam]), np.zeros((1, m + 1)))
     return StyleFit(data.systems, _identify(x[0, :m], data.systems, anchor), float(x[0, m]), data.n,
                     data.n_excluded, lam, bool(conv[0]))
 
@@ -243,6 +279,11 @@ def bootstrap_style_controlled(data: StyleData, *, rounds: int = 1000, level: fl
     samples, coefs = np.empty((rounds, m)), np.empty(rounds)
     n_fallback = 0
     chunk = max(1, min(rounds, _CHUNK_CELLS // max(1, n)))
+    # Row → directed cell of W (i beat j), for the win matrices of all rounds in one product.
+    to_cells = (sparse.csr_matrix((data.y, (np.arange(n), data.ia * m + data.ib)), shape=(n, m * m))
+                + sparse.csr_matrix((1 - data.y, (np.arange(n), data.ib * m + data.ia)), shape=(n, m * m))).tocsc()
+    full_wins = np.asarray(to_cells.sum(axis=0)).ravel()
+    full_ok = is_strongly_connected(full_wins.reshape(m, m))
     done = 0
     while done < rounds:
         b = min(chunk, rounds - done)
@@ -252,9 +293,14 @@ def bootstrap_style_controlled(data: StyleData, *, rounds: int = 1000, level: fl
             w = picks[:, data.question]
         else:
             w = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(float)
-        lam = np.array([_lam_for(data, w[r], prior) for r in range(b)])
+        lam = _round_priors(data, w, prior, full_wins, full_ok, to_cells)
         n_fallback += int(np.count_nonzero(lam > (prior or 0.0)))
-        x, _ = _newton(X, data.y, w, lam, np.tile(start, (b, 1)))
+        x, conv = _newton(X, data.y, w, lam, np.tile(start, (b, 1)))
+        redo = np.flatnonzero(~conv & (lam == 0)) if prior is None else np.zeros(0, dtype=int)
+        if redo.size:  # rounds where length separates the outcomes: the fallback ridge (fit_style_controlled)
+            lam[redo] = FALLBACK_PRIOR
+            x[redo], _ = _newton(X, data.y, w[redo], lam[redo], np.tile(start, (redo.size, 1)))
+        n_fallback += redo.size
         samples[done:done + b] = _identify(x[:, :m], data.systems, anchor)
         coefs[done:done + b] = x[:, m]
         done += b
