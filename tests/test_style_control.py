@@ -198,3 +198,47 @@ def test_rank_style_control_refuses_a_comparisons_file(tmp_path):
     f.write_text("system_a,system_b,winner\nx,y,A\ny,x,B\n")
     out = CliRunner().invoke(app, ["rank", "--input", str(f), "--style-control", "length"])
     assert out.exit_code == 2 and "needs the answers' lengths" in out.output, out.output
+
+
+def test_the_leaderboard_switch_and_the_bias_panel_show_style_control(demo_workspace, monkeypatch):
+    """Leaderboard: the *Style control (length)* switch adds the style-controlled table (the library's
+    rows: same systems, strengths and the plain rank beside) and the coefficient sentence; Agreement:
+    the bias section's length table has a row per side-by-side judge with the judge's coefficient."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from lsqa.dashboard import page_data
+
+    from .conftest import PROJECT_ROOT
+
+    monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
+    st.cache_data.clear()
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120)
+    at.session_state["annotator"] = "alice"
+    at.session_state["lb_rounds"] = 200
+    at.run()
+    at.switch_page("pages/leaderboard.py")
+    at.run()
+    assert not at.exception, at.exception
+    at.selectbox(key="lb_judge").set_value(SXS).run()
+    assert not [d for d in at.dataframe if "e^β, length controlled" in d.value.columns]
+    at.toggle(key="lb_style").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (shown,) = [d.value for d in at.dataframe if "e^β, length controlled" in d.value.columns]
+    expected = page_data.style_controlled(demo_workspace, SXS, bootstrap=200)
+    assert list(shown["system"]) == [r["system"] for r in expected["rows"]]
+    assert list(shown["e^β, length controlled"]) == pytest.approx([r["e^β, length controlled"] for r in expected["rows"]])
+    assert list(shown["plain rank"]) == [r["plain rank"] for r in expected["rows"]]
+    assert any(c.value.startswith("Length coefficient") for c in at.caption)
+    assert at.query_params["style"] == ["length"] or at.query_params["style"] == "length"
+
+    at.switch_page("pages/agreement.py")
+    at.session_state["section"] = "Position and self-preference"
+    at.session_state["ag_rounds"] = 200
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    (lengths,) = [d.value for d in at.dataframe if "people on audited" in d.value.columns]
+    assert SXS in set(lengths["judge"])
+    row = lengths.set_index("judge").loc[SXS]
+    assert row["verdicts"] == 288 and row["people on audited"] == "no audits yet"
+    assert row["judge's length coefficient (all verdicts)"].startswith("-1.24")
