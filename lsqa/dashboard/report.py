@@ -30,7 +30,7 @@ from lsqa.stats import analysis, certification, corrected_report
 from lsqa.stats.rank_intervals import for_accuracies
 from lsqa.store import runs as runs_store
 from lsqa.text.highlight import escape
-from lsqa.vocabulary import BINARY, PAIRWISE
+from lsqa.vocabulary import BINARY, CORRECTED, PAIRWISE
 
 # The Greek letters the report may use, each with the line that says what it means.
 GLOSSARY = {
@@ -307,7 +307,7 @@ def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: 
     sections = [
         ("tiers", f"Tiers and {kind}", ranking_html),
         ("certification", "Can this judge replace the annotators?", cert_html),
-        ("corrected", "Corrected by the audits", _corrected(ws, judge, binary, queue)),
+        (CORRECTED, "Corrected by the audits", _corrected(ws, judge, binary, queue)),
         ("bias", "Bias panel", _bias(ws, judge, binary)),
         ("switches", "What each switch changes", _switches(ws, judge, binary, base, bootstrap, seed)),
         ("provenance", "Where the data came from", _provenance(ws, when)),
