@@ -43,6 +43,10 @@ _LAZY = {
     "lsqa.stats.sampling": (
         "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",
     ),
+    "lsqa.stats.style_control": (
+        "bootstrap_style_controlled", "fit_style_controlled", "length_coefficient", "length_difference",
+        "style_data", "style_table",
+    ),
 }
 
 __all__ = lazy_names(_LAZY)
