@@ -13,6 +13,7 @@ from lsqa import audit
 from lsqa.stats import corrected_report
 from lsqa.stats import sampling
 from lsqa.cli import app
+from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
 
 SXS, YESNO = "lexical-sxs-fc", "lexical-autoais-fc"
@@ -183,7 +184,11 @@ def test_rank_flips_name_the_overrides_that_moved_them(demo_workspace):
     rows = corrected_report.ranking_section(after)["flips"]
     row = next(r for r in rows if r["systems"] in (f"{top} / {second}", f"{second} / {top}"))
     assert row["judge-only order"] == f"{top} > {second}" and row["overrides order"] == f"{second} > {top}"
-    assert movers[0]["question_id"] in row["overrides that moved it"]
+    shown = row["overrides that moved it"]
+    with store.connect(demo_workspace) as con:
+        text = corpus_store.question_texts(con, [movers[0]["question_id"]])[movers[0]["question_id"]][0]
+    assert " ".join(text.split())[:40] in shown                 # the question as a person reads it,
+    assert all(mv["question_id"] not in shown for mv in movers)  # never its id (issue 30: no hashes)
 
 
 def test_accuracy_flips_name_the_audits_and_overrides_that_moved_them(demo_workspace):

@@ -26,6 +26,7 @@ from lsqa.stats import rank_flips
 from lsqa.stats import rank_intervals
 from lsqa.stats.corrected import FEW_AUDITS, _z, audits_to_separate, design, ppi_bradley_terry, ppi_mean
 from lsqa.stats.sampling import USABLE_QUEUES, Item, comparisons, judge_items, outcome
+from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES, PAIRWISE
 from lsqa.store.workspace_cache import kept_while_unchanged
@@ -104,7 +105,7 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
     for k, row in enumerate(out):
         row.update(ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()})
     out.sort(key=lambda r: -r["estimate"])
-    flips = rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over)
+    flips = _with_questions(workspace, rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over))
     return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
             "n_overridden": over.n_reviewed, "flips": flips,
             "warnings": sorted(warnings) + _mark_not_estimable(out)}
@@ -196,8 +197,34 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
               "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
               "adjacent": adjacent_pairs(est, ranks), "warnings": list(est.warnings) + _mark_not_estimable(rows)}
     result["n_overridden"] = over.n_reviewed
-    result["flips"] = rank_flips.bradley_terry_flips(est, judge_fit, items, human[0], over if with_overrides else None)
+    result["flips"] = _with_questions(workspace, rank_flips.bradley_terry_flips(
+        est, judge_fit, items, human[0], over if with_overrides else None))
     return result
+
+
+QUESTION_CHARS = 80  # a mover's question as a stakeholder reads it, cut on a word
+
+
+def _with_questions(workspace: Path, flips: list[dict]) -> list[dict]:
+    """Each mover of each flip with its question's text (``question``), so a flip names the question a
+    person can read instead of its id (issue 30: no hashes on the Leaderboard)."""
+    ids = sorted({m["question_id"] for f in flips for movers in f["moved_by"].values() for m in movers})
+    if not ids:
+        return flips
+    with store.connect(workspace) as con:
+        texts = corpus_store.question_texts(con, ids)
+    for f in flips:
+        for movers in f["moved_by"].values():
+            for m in movers:
+                m["question"] = _short(texts[m["question_id"]][0]) if m["question_id"] in texts else m["question_id"]
+    return flips
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= QUESTION_CHARS:
+        return f"“{text}”"
+    return f"“{text[:QUESTION_CHARS].rsplit(' ', 1)[0]}…”"
 
 
 def adjacent_pairs(est, ranks=None) -> list[dict]:
@@ -301,7 +328,8 @@ def _ratio_text(pair: dict) -> str:
 
 
 def _mover_text(m: dict, view: str, binary: bool) -> str:
-    where = m["question_id"] if binary else f"{m['question_id']} ({m['system_a']} vs {m['system_b']})"
+    question = m.get("question", m["question_id"])
+    where = question if binary else f"{question} ({m['system_a']} vs {m['system_b']})"
     if view == OVERRIDES and m["overridden"]:
         return where + ": " + ", ".join(f"judge {v['judge_label']} → human {v['human_label']}" for v in m["overridden"])
     if binary:
