@@ -44,7 +44,7 @@ TEST_FLAGS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist workst
 test: install browser lint
 	$(PY) -m pytest -q $(TEST_FLAGS) tests
 
-# The fast lane (~75 s on two cores here): lint, then the tests not marked slow or browser.
+# The fast lane (~95 s on two cores here, its tests 62-75 s): lint, then the tests not marked slow or browser.
 check: lint
 	$(PY) -m pytest -q $(TEST_FLAGS) -m "not slow and not browser" tests
 
