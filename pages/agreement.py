@@ -187,7 +187,7 @@ def certification_panel() -> None:
                                 help="How much better than the judge people must be to keep their place: 0.1 for "
                                      "crowd workers, 0.15 for skilled annotators, 0.2 for experts (Calderon et al. 2025)")
     try:
-        view = certification.panel(workspace, judge, thresholds=certification.Thresholds(
+        view = page_data.certification_panel(workspace, judge, certification.Thresholds(
             min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon))
     except ValueError as exc:  # a judge whose verdicts all failed to parse has nothing to certify
         st.info(md(str(exc)))

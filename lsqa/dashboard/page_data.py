@@ -96,6 +96,16 @@ def _overview_counts(workspace: Path) -> dict:
 
 
 @kept_while_unchanged()
+def certification_panel(workspace: Path, judge: str, thresholds) -> dict:
+    """The Agreement page's "can this judge replace the annotators?" panel
+    (``lsqa.stats.certification.panel``), kept while the workspace is unchanged: it reads every audit
+    and runs the alternative annotator test, which cost the page 1.15× a new tab when run on each render."""
+    from lsqa.stats import certification
+
+    return certification.panel(workspace, judge, thresholds=thresholds)
+
+
+@kept_while_unchanged()
 def judges_by_family(workspace: Path) -> dict[str, list[str]]:
     """Judge names: ``pairwise`` (side by side, rankable) and ``binary`` (yes/no, accuracy)."""
     return analysis.judges_by_family(workspace)
