@@ -1,8 +1,11 @@
 """lsqa dashboard: navigation over pages/. Start with `make run` (http://127.0.0.1:8501).
 
-Besides the navigation, this file keeps the one piece of state every page shares: who the
-annotator is. It lives in the session and in the URL (``?annotator=<name>``), so a bookmark or a
-reload keeps it without cookies.
+Besides the navigation, this file keeps the one piece of state every page shares: who acts
+(``lsqa.dashboard.sign_in``). In a workspace with people, a personal link (``/?token=…``) signs a
+person in: the token moves from the address bar to the session, and every page asks for it again
+until then. In a workspace without people, the annotator is a typed name, kept in the session and in
+the URL (``?annotator=<name>``) so a bookmark or a reload keeps it without cookies; it may act only
+while the dashboard listens on this machine's loopback address.
 """
 
 import os
@@ -26,15 +29,60 @@ PAGES = [
     st.Page("pages/corpus.py", title="Corpus", icon=":material/menu_book:"),
 ]
 
-if "annotator" not in st.session_state:
-    st.session_state["annotator"] = st.query_params.get("annotator", "")
-st.sidebar.text_input("Annotator", key="annotator", placeholder="your name",
-                      help="Saved with every review and flag. Kept in the URL (?annotator=…).")
-if st.session_state["annotator"].strip():
-    st.query_params["annotator"] = st.session_state["annotator"].strip()
-
-from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.config.settings import load_settings  # noqa: E402
+from lsqa.dashboard import page_data, sign_in  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
+
+ss = st.session_state
+if "token" in st.query_params:  # a personal link: the token goes to the session, out of the address bar
+    ss["lsqa_token"] = st.query_params["token"]
+    del st.query_params["token"]
+if "annotator" not in ss:
+    ss["annotator"] = st.query_params.get("annotator", "")
+SERVER_ADDRESS = st.get_option("server.address")
+try:
+    presence = sign_in.who_is_here(page_data.current_workspace(), token=ss.get("lsqa_token"),
+                                   headers=st.context.headers, typed_name=ss["annotator"],
+                                   server_address=SERVER_ADDRESS, identity_header=load_settings().identity_header)
+except LsqaError as exc:  # e.g. a settings file that cannot be read: say so instead of a traceback
+    st.error(str(exc))
+    st.stop()
+ss["lsqa_presence"] = presence  # the pages read who acts from here (sign_in.presence_of)
+
+
+def _sign_out():
+    ss.pop("lsqa_token", None)
+
+
+def _sign_in_typed():
+    ss["lsqa_token"] = ss.pop("sign_in_token", "").strip()  # the field forgets it: one place holds a token
+
+
+def _sign_in_page():
+    st.title("Sign in")
+    if presence.problem:
+        st.error(presence.problem)
+    st.markdown("This workspace has people: open your personal sign-in link (an admin makes one with "
+                "`lsqa users add NAME --role ROLE`), or paste its token here.")
+    st.text_input("Token", type="password", key="sign_in_token", on_change=_sign_in_typed)
+    st.button("Sign in", key="sign_in", on_click=_sign_in_typed)
+
+
+if presence.team:
+    st.query_params.pop("annotator", None)  # a typed name acts no more once the workspace has people
+    if presence.person is None:  # the only page until somebody signs in: a page of its own, so its
+        st.navigation([st.Page(_sign_in_page, title="Sign in")], position="hidden").run()  # widgets keep their ids
+        st.stop()
+    st.sidebar.markdown(sign_in.signed_in_caption(presence))
+    st.sidebar.button("Sign out", on_click=_sign_out, key="sign_out")
+else:
+    st.sidebar.text_input("Annotator", key="annotator", placeholder="your name",
+                          help="Saved with every review and flag. Kept in the URL (?annotator=…).")
+    if ss["annotator"].strip():
+        st.query_params["annotator"] = ss["annotator"].strip()
+    note = sign_in.read_only_note(presence, SERVER_ADDRESS)
+    if note:
+        st.sidebar.warning(note)
 
 with page_data.kept_open(page_data.current_workspace()):  # one attachment per render, not one per read
     try:

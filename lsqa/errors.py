@@ -31,3 +31,8 @@ class InputError(LsqaError):
 class AuditRefused(LsqaError, ValueError):
     """A review or flag that cannot be stored as given: a label not of the verdict's kind, an
     unknown verdict or question, an empty annotator. Nothing is written."""
+
+
+class NotAllowed(LsqaError, PermissionError):
+    """An action the person may not take: not signed in where the workspace has people, a revoked
+    link, or a role without the permission (``lsqa.team.roles``). Nothing is written."""

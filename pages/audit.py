@@ -20,17 +20,32 @@ from lsqa import audit  # noqa: E402
 from lsqa.audit.trail import Trail  # noqa: E402
 from lsqa.dashboard import audit_view as view  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.dashboard import sign_in  # noqa: E402
 from lsqa.dashboard import ui  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 from lsqa.judging import guidelines  # noqa: E402
 
 workspace = page_data.current_workspace()
-annotator = st.session_state.get("annotator", "").strip()
 ss = st.session_state
+presence = sign_in.presence_of(ss, workspace, st.get_option("server.address"))
+who = presence.person  # passed to every write: the library checks who may do it (lsqa.team)
+annotator = presence.name if presence.may("review") else ""  # my queue, my recent reviews; '' offers no decision keys
 
 st.html(ui.keys_script(), unsafe_allow_javascript=True)
 st.markdown(view.STYLE, unsafe_allow_html=True)
 st.title("Audit judge verdicts")
+
+
+def _act(refused: str, act, *args, **kwargs) -> bool:
+    """A decision, a flag or an undo, saved at once: its message, or why it was refused (then False)."""
+    try:
+        ss.audit_msg = act(workspace, who, *args, **kwargs)
+    except LsqaError as exc:
+        ss.audit_refused = f"{refused}: {exc}"
+        return False
+    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
+    return True
+
 
 # ------------------------------------------------------------------------------------ filters
 
@@ -109,8 +124,8 @@ def overlap_sidebar():
                         step=5, format="%d%%", key="audit_overlap_pct",
                         help="The rest is reviewed once: it leaves everybody's 'not reviewed by me' queue "
                              "as soon as someone reviewed it. Saved in the workspace.")
-        if st.form_submit_button("Save overlap", disabled=not annotator):
-            ss.audit_msg = view.save_overlap(workspace, new, annotator)
+        if st.form_submit_button("Save overlap", disabled=not presence.may("settings")):
+            _act("Not saved", view.save_overlap, new)
             st.rerun()
 
 
@@ -121,8 +136,7 @@ filters = view.filters_of(ss)
 blind = bool(ss.get("audit_blind", False))
 
 if not annotator:
-    st.warning("Enter your name under **Annotator** in the sidebar to review and flag (it is saved with every "
-               "action). Until then the decision keys (V, A/B/T/X, Y/N, F/G, U) do nothing.")
+    st.warning(sign_in.cannot_act_note(presence, "review", "review and flag"))
 
 
 # ----------------------------------------------------------------------- where I am (the trail)
@@ -162,17 +176,6 @@ def _save_decision():
     if _act("Not saved", view.save_decision, *pending, opened_at=opened_at):
         ss.audit_note = ""
         _move("forward")
-
-
-def _act(refused: str, act, *args, **kwargs) -> bool:
-    """A decision, a flag or an undo, saved at once: its message, or why it was refused (then False)."""
-    try:
-        ss.audit_msg = act(workspace, annotator, *args, **kwargs)
-    except LsqaError as exc:
-        ss.audit_refused = f"{refused}: {exc}"
-        return False
-    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
-    return True
 
 
 def _flag(question_id: str, reference: str):
@@ -252,7 +255,7 @@ def show_evidence(item_id: str, evidence: list[dict]):
 
 
 def show_guidelines(kind: str):
-    """The workspace's guidelines for this judge kind; anybody named can edit them (a new version)."""
+    """The workspace's guidelines for this judge kind; an admin may edit them (a new version)."""
     g = guidelines.for_kind(workspace, kind)
     box = _lazy_expander(view.guidelines_label(kind, g), f"audit_x_guidelines_{kind}")
     if box is None:
@@ -262,8 +265,8 @@ def show_guidelines(kind: str):
         with st.form(f"audit_guidelines_{kind}", border=False):
             text = st.text_area("Edit the guidelines for this workspace", g["text"], height=220,
                                 key=f"audit_guidelines_text_{kind}")
-            if st.form_submit_button("Save guidelines", disabled=not annotator):
-                ss.audit_msg = view.save_guidelines(workspace, kind, text, annotator)
+            if st.form_submit_button("Save guidelines", disabled=not presence.may("guidelines")):
+                _act("Not saved", view.save_guidelines, kind, text)
                 st.rerun()
 
 

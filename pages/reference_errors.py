@@ -12,12 +12,15 @@ from lsqa import audit  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.text import highlight  # noqa: E402
 from lsqa.audit import reference_errors  # noqa: E402
+from lsqa.dashboard import sign_in  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 from lsqa.vocabulary import FLAG_REASONS  # noqa: E402
 
 workspace = page_data.current_workspace()
 md = highlight.md_escape
-annotator = st.session_state.get("annotator", "").strip()
+presence = sign_in.presence_of(st.session_state, workspace, st.get_option("server.address"))
+who = presence.person  # passed to every write: the library checks who may do it (lsqa.team)
+annotator = presence.name if presence.may("review") else ""
 st.title("Reference errors")
 st.caption("Ranked by how little confirms a reference: the systems' answers do not contain it and ground-truth "
            "judges reject answers against it, the other reference says something else, humans overturned "
@@ -88,7 +91,7 @@ st.caption(reference_errors.explain(r))
 def _flag(question_id: str, reference: str) -> None:
     reason = ss.get("re_reason", "wrong")
     try:
-        audit.flag(workspace, annotator, question_id, reference, reason, ss.get("re_note", ""))
+        audit.flag(workspace, who, question_id, reference, reason, ss.get("re_note", ""))
     except LsqaError as exc:
         ss.re_refused = f"Not flagged: {exc}"
         return
@@ -98,7 +101,7 @@ def _flag(question_id: str, reference: str) -> None:
 
 def _undo() -> None:
     try:
-        undone = audit.undo_last(workspace, annotator, "flag")
+        undone = audit.undo_last(workspace, who, "flag")
     except LsqaError as exc:
         ss.re_refused = f"Not undone: {exc}"
         return
@@ -112,4 +115,4 @@ with st.form("re_flag_form", clear_on_submit=True):
                           on_click=_flag, args=(r["question_id"], r["reference"]))
 st.button("Undo my last flag", on_click=_undo, disabled=not annotator, key="re_undo")
 if not annotator:
-    st.caption("Enter your name under **Annotator** in the sidebar to flag.")
+    st.caption(sign_in.cannot_act_note(presence, "review", "flag references"))

@@ -15,19 +15,24 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
 from lsqa.study import jobs  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.dashboard import run_form  # noqa: E402
+from lsqa.dashboard import sign_in  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 
 workspace = page_data.current_workspace()
 ss = st.session_state
+presence = sign_in.presence_of(ss, workspace, st.get_option("server.address"))
 st.title("Run a study")
 st.caption("Embedded offline models need no key; any litellm model string (e.g. `openai/gpt-4o-mini`) works "
            "with its API key in the server's environment — keys are never typed here or stored.")
 choices = page_data.run_choices(workspace)
+may_run = presence.may("run")  # a run spends the server's API keys: admins only (jobs.start checks it too)
+if not may_run:
+    st.info(sign_in.cannot_act_note(presence, "run", "start runs"))
 
 
 def _start(config: dict, label: str) -> None:
     try:
-        job_id = jobs.start(workspace, config, label=label)
+        job_id = jobs.start(workspace, config, label=label, by=presence.person)
     except (LsqaError, ValueError) as exc:
         ss.run_error = str(exc)
         return
@@ -124,7 +129,7 @@ if mode == "Build one here":
         except (LsqaError, ValueError) as exc:
             config, problem = None, str(exc)
     _plan_section(config, "form")
-    st.button("Start run", type="primary", key="run_start", disabled=config is None, on_click=_start,
+    st.button("Start run", type="primary", key="run_start", disabled=config is None or not may_run, on_click=_start,
               args=(config, "run form"))
     if problem:
         st.warning(problem)
@@ -138,7 +143,8 @@ else:
     else:
         st.code(text, language="toml")
         _plan_section(data, "file")
-        st.button("Start run", type="primary", key="run_start_file", on_click=_start, args=(data, str(path)))
+        st.button("Start run", type="primary", key="run_start_file", disabled=not may_run, on_click=_start,
+                  args=(data, str(path)))
 remember_form_state(systems, judges)
 
 if "run_error" in ss:

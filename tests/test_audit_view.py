@@ -150,9 +150,9 @@ def test_what_the_screen_says_after_a_decision_a_flag_and_an_undo(demo_workspace
 
 
 def test_saving_the_overlap_and_the_guidelines(demo_workspace):
-    assert view.save_overlap(demo_workspace, 35, "ann") == "Overlap set to 35% for this workspace"
+    assert view.save_overlap(demo_workspace, "ann", 35) == "Overlap set to 35% for this workspace"
     assert audit.overlap(demo_workspace) == 0.35 and view.percent(0.35) == 35
-    assert view.save_guidelines(demo_workspace, "pairwise", "Prefer the answer the book supports.", "ann") == \
+    assert view.save_guidelines(demo_workspace, "ann", "pairwise", "Prefer the answer the book supports.") == \
         "Guidelines for pairwise verdicts saved in this workspace"
     from lsqa.judging import guidelines
 

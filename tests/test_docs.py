@@ -53,6 +53,7 @@ def test_every_command_is_in_the_command_table():
     table = _section("Command line")
     documented = set(re.findall(r"^\| `lsqa ([a-z][a-z-]*)", table, flags=re.M))
     registered = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
+    registered |= {g.name or g.typer_instance.info.name for g in app.registered_groups}  # `lsqa users …`
     assert registered, "no commands registered"
     assert registered - documented == set(), "commands missing from README's command table"
     assert documented - registered == set(), "README lists commands that do not exist"

@@ -36,7 +36,7 @@ import pytest
 from .conftest import PROJECT_ROOT
 
 LSQA = PROJECT_ROOT / "lsqa"
-FLOORS = [["lsqa"], ["text"], ["store"], ["llm"], ["prompting"], ["config"], ["corpus"], ["judging"],
+FLOORS = [["lsqa"], ["text"], ["store"], ["llm", "team"], ["prompting"], ["config"], ["corpus"], ["judging"],
           ["stats", "audit"], ["study"], ["dashboard"], ["cli"]]
 FLOOR = {name: level for level, names in enumerate(FLOORS) for name in names}
 DATA_FOLDERS = {"shipped", "demo_data"}   # files lsqa ships, not Python packages

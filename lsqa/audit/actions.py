@@ -24,6 +24,7 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.judging import kinds
+from lsqa.team import acting, Person
 from lsqa.text.names import name_problem, shown_name
 from lsqa.vocabulary import FLAG_REASONS, REFERENCES
 
@@ -39,6 +40,8 @@ def annotator_problem(value) -> str:
 
 
 def _annotator(value) -> str:
+    if isinstance(value, Person):  # a signed-in person: their stored name passed the rule when added
+        return value.name if value.via != "single-user" else _annotator(value.name)
     problem = annotator_problem(value)
     if problem:
         raise AuditRefused(f"annotator {shown_name(value)} {problem}, so it cannot sign a review or flag: give a "
@@ -75,53 +78,69 @@ def check_label(kind: str, label, judgment_id: str) -> str:
     return label
 
 
-def review(workspace: Path, annotator: str, judgment_id: str, label: str, note: str = "",
+def _signer(con, who: Person | str) -> tuple[str, str]:
+    """``(name, role)`` that signs a person's action, checked in the writing transaction
+    (``lsqa.team.acting``: signed in where the workspace has people, with a role that may review)."""
+    return acting(con, who, "review")
+
+
+def review(workspace: Path, annotator: Person | str, judgment_id: str, label: str, note: str = "",
            sampling: dict | None = None) -> dict:
     """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``.
 
     ``sampling``: how the verdict was drawn (``{queue, inclusion_prob, stratum}`` from
     ``lsqa.stats.sampling.queue``); without it the review is a priority-queue review.
 
+    ``annotator``: a name (a workspace without people) or the signed-in Person (``lsqa.team``).
+
     Raises AuditRefused (nothing written) for a label not of the verdict's kind, an unknown verdict,
-    an empty annotator or a note that is not short text."""
-    annotator, note = _annotator(annotator), _note(note)
+    an empty annotator or a note that is not short text; NotAllowed for a person who may not review."""
+    who, note = annotator, _note(note)
+    _annotator(who)
     with store.write(workspace, change=review_change(judgment_id)) as con:
+        annotator, role = _signer(con, who)
         j = _verdict(con, judgment_id, "review")
         label = check_label(j["kind"], label, judgment_id)
         action = "confirm" if j["status"] == "ok" and label == j["label"] else "override"
         review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action=action,
-                                             label=label, note=note, **(sampling or {}))
+                                             label=label, note=note, role=role, **(sampling or {}))
     return {"id": review_id, "action": action, "label": label}
 
 
-def confirm(workspace: Path, annotator: str, judgment_id: str, note: str = "",
+def confirm(workspace: Path, annotator: Person | str, judgment_id: str, note: str = "",
             sampling: dict | None = None) -> dict:
     """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
-    annotator, note = _annotator(annotator), _note(note)
+    who, note = annotator, _note(note)
+    _annotator(who)
     with store.write(workspace, change=review_change(judgment_id)) as con:
+        annotator, role = _signer(con, who)
         j = _verdict(con, judgment_id, "confirm")
         if j["status"] != "ok" or j["label"] is None:
             raise AuditRefused(f"confirm of verdict {judgment_id}: it has no label to confirm; choose a label instead")
         review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action="confirm",
-                                             label=j["label"], note=note, **(sampling or {}))
+                                             label=j["label"], note=note, role=role, **(sampling or {}))
     return {"id": review_id, "action": "confirm", "label": j["label"]}
 
 
-def flag(workspace: Path, annotator: str, question_id: str, reference: str, reason: str, note: str = "") -> dict:
+def flag(workspace: Path, annotator: Person | str, question_id: str, reference: str, reason: str,
+         note: str = "") -> dict:
     """Flag NarrativeQA reference ``reference`` (``'1'`` or ``'2'``) of a stored question as wrong,
-    ambiguous or unanswerable (``retract`` withdraws). AuditRefused for anything else."""
-    annotator, note = _annotator(annotator), _note(note)
+    ambiguous or unanswerable (``retract`` withdraws). AuditRefused for anything else; NotAllowed
+    for a person who may not review."""
+    who, note = annotator, _note(note)
+    _annotator(who)
     if not isinstance(reference, str) or reference not in REFERENCES:
         raise AuditRefused(f"flag on {question_id!r}: reference {reference!r} is not one of the question's "
                            f"references; use '1' or '2'")
     if not isinstance(reason, str) or reason not in FLAG_REASONS:
         raise AuditRefused(f"flag on {question_id!r}: reason {reason!r} is unknown; use one of {', '.join(FLAG_REASONS)}")
     with store.write(workspace) as con:
+        annotator, role = _signer(con, who)
         if not isinstance(question_id, str) or not corpus_store.question_ids(con, [question_id]):
             raise AuditRefused(f"flag: no question {question_id!r} in this workspace; flag a question shown in the "
                                "audit queue or the Reference errors page")
         flag_id = reviews_store.add_flag(con, annotator=annotator, question_id=question_id, reference=reference,
-                                         reason=reason, note=note)
+                                         reason=reason, note=note, role=role)
     return {"id": flag_id, "reference": reference, "reason": reason}
 
 
@@ -132,35 +151,39 @@ def last_action(workspace: Path, annotator: str) -> dict | None:
         return reviews_store.last_action(con, annotator.strip())
 
 
-def undo_last(workspace: Path, annotator: str, what: str | None = None) -> dict | None:
+def undo_last(workspace: Path, annotator: Person | str, what: str | None = None) -> dict | None:
     """Withdraw the annotator's own latest standing action (only a ``review`` or only a ``flag``
     when ``what`` says so); None when there is nothing to undo. The result carries the question's text.
 
     Undoing a review writes one review row for one verdict, as a review does, and says so
     (``review_change``): the reads kept across a review stay kept across its undo. The action to
     undo is looked up before the write declares it; if another action of mine lands in between,
-    the write is rolled back and made again without the declaration."""
-    annotator = annotator.strip()
+    the write is rolled back and made again without the declaration. NotAllowed for a person who
+    may not review (checked again in the write)."""
+    who = annotator
+    annotator = who.name if isinstance(who, Person) else who.strip()
     if not annotator:
         raise ValueError("an annotator name is required")
     with store.connect(workspace) as con:
+        _signer(con, who)  # "nothing to undo" is for somebody who may undo; the write checks again
         seen = reviews_store.last_action(con, annotator, what)
     if seen is None:
         return None
     declared = review_change(seen["target"]) if seen["what"] == "review" else None
     try:
-        return _undo(workspace, annotator, what, declared, seen)
+        return _undo(workspace, who, what, declared, seen)
     except _ActionMoved:
-        return _undo(workspace, annotator, what, None, None)
+        return _undo(workspace, who, what, None, None)
 
 
 class _ActionMoved(Exception):
     """The latest action changed between the look-up and the write that declared what it undoes."""
 
 
-def _undo(workspace: Path, annotator: str, what: str | None, declared: Change | None,
+def _undo(workspace: Path, who: Person | str, what: str | None, declared: Change | None,
           seen: dict | None) -> dict | None:
     with store.write(workspace, change=declared) as con:
+        annotator, role = _signer(con, who.strip() if isinstance(who, str) else who)
         last = reviews_store.last_action(con, annotator, what)
         if declared is not None and (last is None or (last["what"], last["id"]) != (seen["what"], seen["id"])):
             raise _ActionMoved  # rolls the transaction back: nothing written, no step recorded
@@ -170,13 +193,14 @@ def _undo(workspace: Path, annotator: str, what: str | None, declared: Change | 
             last.update({k: v for k, v in (annotation_store.question_of(con, last["target"]) or {}).items()
                          if k in ("question", "judge", "kind", "shown_order")})
             reviews_store.add_review(con, annotator=annotator, judgment_id=last["target"], action="undo",
-                                     undoes=int(last["id"]), note="undo")
+                                     undoes=int(last["id"]), note="undo", role=role)
         else:
             last["question"] = annotation_store.question_text(con, last["target"])
             before = reviews_store.flag_before(con, annotator, last["target"], last["reference"], int(last["id"]))
             reason = before["reason"] if before else "retract"
             reviews_store.add_flag(con, annotator=annotator, question_id=last["target"], reference=last["reference"],
-                                   reason=reason, note=before["note"] if before else "", undoes=int(last["id"]))
+                                   reason=reason, note=before["note"] if before else "", undoes=int(last["id"]),
+                                   role=role)
     return last
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
+from lsqa.team import acting, Person
 from lsqa.audit.kept_reads import no_reviews_read
 from lsqa.store import annotation as annotation_store
 from lsqa.store.workspace_cache import kept_while_unchanged
@@ -29,10 +30,12 @@ def overlap(workspace: Path) -> float:
         return read_overlap(con)
 
 
-def set_overlap(workspace: Path, share: float, author: str) -> float:
-    """Save a new overlap (a share from 0 to 1) for the workspace, signed by ``author``."""
+def set_overlap(workspace: Path, share: float, author: Person | str) -> float:
+    """Save a new overlap (a share from 0 to 1) for the workspace, signed by ``author`` (a name in a
+    workspace without people, else a signed-in admin: NotAllowed for anyone else)."""
     if not 0.0 <= float(share) <= 1.0:
         raise ValueError(f"overlap must be a share between 0 and 1, not {share!r}")
     with store.write(workspace) as con:
-        annotation_store.add_setting(con, OVERLAP_KEY, repr(float(share)), author)
+        name, _ = acting(con, author, "settings")
+        annotation_store.add_setting(con, OVERLAP_KEY, repr(float(share)), name)
     return float(share)

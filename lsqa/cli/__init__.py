@@ -13,6 +13,7 @@ from lsqa.cli import ingest as cli_ingest
 from lsqa.cli import study as cli_pipeline
 from lsqa.cli import stats as cli_stats
 from lsqa.cli import suspects as cli_suspects
+from lsqa.cli import team as cli_team
 from lsqa.cli.stats import format_agreement_table, format_rank_table
 
 __all__ = ["app", "main", "format_agreement_table", "format_rank_table"]
@@ -31,6 +32,7 @@ cli_ingest.register(app)     # ingest-book, ingest-narrativeqa, import-answers, 
 cli_pipeline.register(app)   # run, entities, export
 cli_stats.register(app)      # rank, agreement
 cli_suspects.register(app)   # suspects
+cli_team.register(app)       # users add | list | revoke
 
 
 def main() -> None:

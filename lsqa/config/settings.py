@@ -45,6 +45,7 @@ class Settings:
     coref_model_kind: str = "fcoref"    # fcoref | lingmess
     max_concurrency: int = 8            # per model, for LLM calls
     passage_tokens: int = 200           # target passage size when indexing a book
+    identity_header: str = ""           # a trusted proxy's header naming the person; '' ignores headers
     source: str = ""                    # the settings file read, '' if none
     extra: dict = field(default_factory=dict)
 

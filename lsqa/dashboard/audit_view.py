@@ -23,6 +23,7 @@ from lsqa.audit.wording import SHORTCUTS
 from lsqa.dashboard import item_cards, page_data
 from lsqa.judging import guidelines
 from lsqa.stats import sampling
+from lsqa.team import Person
 from lsqa.text.highlight import md_escape as md
 
 # Static CSS only: the decision bar stays in view while the item scrolls under it.
@@ -144,9 +145,9 @@ def percent(share: float) -> int:
     return int(round(share * 100))
 
 
-def save_overlap(workspace: Path, percent_chosen: int, annotator: str) -> str:
-    """Save the overlap chosen on the slider (in percent); what the screen says then."""
-    audit.set_overlap(workspace, percent_chosen / 100, annotator)
+def save_overlap(workspace: Path, who: Person | str, percent_chosen: int) -> str:
+    """Save the overlap chosen on the slider (in percent) as ``who``; what the screen says then."""
+    audit.set_overlap(workspace, percent_chosen / 100, who)
     return f"Overlap set to {percent_chosen}% for this workspace"
 
 
@@ -224,7 +225,7 @@ def late_warning(names: list[str]) -> str:
     return f"{md(', '.join(names))} reviewed this item after you opened it."
 
 
-def save_decision(workspace: Path, annotator: str, judgment_id: str, kind: str, shown: str | None,
+def save_decision(workspace: Path, annotator: Person | str, judgment_id: str, kind: str, shown: str | None,
                   label: str | None, note: str, sampling_of: dict | None, opened_at: int) -> str:
     """Confirm the judge's label (no ``label``) or save mine (system terms); what the screen says
     then, in the terms shown (``shown``), with a note when others reviewed the item meanwhile.
@@ -234,19 +235,20 @@ def save_decision(workspace: Path, annotator: str, judgment_id: str, kind: str, 
         action = "confirm"
     else:
         action = audit.review(workspace, annotator, judgment_id, label, note, sampling=sampling_of)["action"]
-    names = late_reviewers(workspace, judgment_id, annotator, opened_at)
+    names = late_reviewers(workspace, judgment_id, annotator.name if isinstance(annotator, Person) else annotator,
+                           opened_at)
     late = f" — note: {', '.join(names)} reviewed this item after you opened it" if names else ""
     return audit.saved_message(kind, shown, action) + late
 
 
-def flag_reference(workspace: Path, annotator: str, question_id: str, reference: str, reason: str, note: str) -> str:
+def flag_reference(workspace: Path, annotator: Person | str, question_id: str, reference: str, reason: str, note: str) -> str:
     """Flag a reference of the question (paper §5.2, Appendix E: NarrativeQA references can be
     wrong); what the screen says then."""
     audit.flag(workspace, annotator, question_id, reference, reason, note)
     return f"Flagged reference {reference} as {reason}"
 
 
-def undo_mine(workspace: Path, annotator: str) -> str:
+def undo_mine(workspace: Path, annotator: Person | str) -> str:
     """Withdraw my latest action; what the screen says then."""
     undone = audit.undo_last(workspace, annotator)
     return "Undone: " + audit.describe_action(undone) if undone else "Nothing of yours to undo"
@@ -370,9 +372,10 @@ def guidelines_label(kind: str, guide: dict) -> str:
     return f"Guidelines for {kind} verdicts" + ("" if guide["is_default"] else f" (edited by {guide['edited_by']})")
 
 
-def save_guidelines(workspace: Path, kind: str, text: str, annotator: str) -> str:
-    """Save edited guidelines for a judge kind (a new version in the workspace); what the screen says then."""
-    guidelines.save(workspace, kind, text, annotator)
+def save_guidelines(workspace: Path, who: Person | str, kind: str, text: str) -> str:
+    """Save edited guidelines for a judge kind (a new version in the workspace) as ``who``; what the
+    screen says then."""
+    guidelines.save(workspace, kind, text, who)
     return f"Guidelines for {kind} verdicts saved in this workspace"
 
 

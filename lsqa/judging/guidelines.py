@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
+from lsqa.team import acting, Person
 from lsqa.judging import kinds
 from lsqa.store import annotation as annotation_store
 
@@ -35,11 +36,13 @@ def for_kind(workspace: Path, kind: str) -> dict:
             "is_default": False}
 
 
-def save(workspace: Path, kind: str, text: str, author: str) -> dict:
-    """Store a new version of the guidelines for ``kind`` in the workspace (empty text: the default again)."""
-    if not author.strip():
+def save(workspace: Path, kind: str, text: str, author: Person | str) -> dict:
+    """Store a new version of the guidelines for ``kind`` in the workspace (empty text: the default again).
+    ``author``: a name (a workspace without people) or a signed-in admin; NotAllowed for anyone else."""
+    if not (author.name if isinstance(author, Person) else author).strip():
         raise ValueError("an annotator name is required to edit the guidelines")
     fallback = default(kind)  # an unknown kind is refused before anything is written
     with store.write(workspace) as con:
-        annotation_store.add_setting(con, KEY_PREFIX + kind, text.strip() or fallback, author)
+        name, _ = acting(con, author.strip() if isinstance(author, str) else author, "guidelines")
+        annotation_store.add_setting(con, KEY_PREFIX + kind, text.strip() or fallback, name)
     return for_kind(workspace, kind)

@@ -19,7 +19,7 @@ MIN_INCLUSION_PROB = 1e-6
 
 def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str | None = None,
                note: str = "", undoes: int | None = None, queue: str = "priority",
-               inclusion_prob: float | None = None, stratum: str = "") -> int:
+               inclusion_prob: float | None = None, stratum: str = "", role: str = "") -> int:
     if action not in REVIEW_ACTIONS:
         raise ValueError(f"review action must be one of {REVIEW_ACTIONS}, not {action!r}")
     if not annotator.strip():
@@ -30,8 +30,8 @@ def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str
         raise ValueError(f"inclusion probability must be in [{MIN_INCLUSION_PROB:g}, 1], not {inclusion_prob!r}")
     row = con.execute(
         "INSERT INTO human_reviews (annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,"
-        " stratum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        [annotator.strip(), judgment_id, action, label, note, undoes, queue, inclusion_prob, stratum],
+        " stratum, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [annotator.strip(), judgment_id, action, label, note, undoes, queue, inclusion_prob, stratum, role],
     ).fetchone()
     return int(row[0])
 
@@ -43,7 +43,7 @@ def reviews(con, judgment_id: str | None = None) -> list[dict]:
 
 
 def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: str, note: str = "",
-             undoes: int | None = None) -> int:
+             undoes: int | None = None, role: str = "") -> int:
     if reason not in FLAG_REASONS:
         raise ValueError(f"flag reason must be one of {FLAG_REASONS}, not {reason!r}")
     if reference not in REFERENCES:
@@ -51,9 +51,9 @@ def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: s
     if not annotator.strip():
         raise ValueError("an annotator name is required")
     row = con.execute(
-        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note, undoes)"
-        " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        [annotator.strip(), question_id, reference, reason, note, undoes],
+        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note, undoes, role)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [annotator.strip(), question_id, reference, reason, note, undoes, role],
     ).fetchone()
     return int(row[0])
 

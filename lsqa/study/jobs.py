@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.store import llm_calls as llm_calls_store
+from lsqa.team import Person, require
 
 _lock = threading.Lock()
 _jobs: dict[str, "Job"] = {}
@@ -86,13 +87,18 @@ def _run(job: Job) -> None:
             job.finished = time.time()
 
 
-def start(workspace: str | Path, config: dict, *, label: str = "dashboard") -> str:
+def start(workspace: str | Path, config: dict, *, label: str = "dashboard", by: Person | str = "") -> str:
     """Validate ``config`` (a study config as a dict, see ``lsqa.config.study``) and run it in the background.
 
+    ``by``: who starts it. A run spends the server's API keys, so in a workspace with people only a
+    signed-in admin may (``lsqa.team``); ``NotAllowed`` at once otherwise, nothing started.
     Raises ``lsqa.errors.InputError`` at once for a config that cannot run; returns the job id.
     """
     from lsqa.config.study import run_config_from_dict
 
+    if Path(workspace).exists():  # a new workspace has nobody in it yet: its first run is the shell user's
+        with store.connect(workspace) as con:
+            require(con, by, "run")
     run_config_from_dict(config, source=label)  # refuse a bad config here, not in the thread
     job = Job(id=f"job-{next(_ids)}-{int(time.time())}", workspace=str(workspace), config=dict(config), label=label)
     with _lock:

@@ -1,0 +1,86 @@
+"""``lsqa users``: the people of a workspace and their sign-in links (issue 34).
+
+Whoever runs these commands can open the workspace file anyway, so they act as its owner; on the
+dashboard the same actions need a signed-in admin (``lsqa.team.roles``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lsqa.cli.common import emit_json, existing_workspace, friendly_errors, WorkspaceOption
+
+DEFAULT_DASHBOARD = "http://127.0.0.1:8501"
+
+users = typer.Typer(name="users", help="People who sign in to the dashboard: add, list, revoke.",
+                    no_args_is_help=True, pretty_exceptions_enable=False)
+
+
+def sign_in_link(token: str, base: str | None = None) -> str:
+    """The personal link that signs a person in: the dashboard address (``--dashboard-url``, else
+    ``LSQA_DASHBOARD_URL``, else make run's address) with ``?token=``."""
+    base = (base or os.environ.get("LSQA_DASHBOARD_URL") or DEFAULT_DASHBOARD).rstrip("/")
+    return f"{base}/?token={token}"
+
+
+@users.command("add")
+@friendly_errors
+def add_cmd(
+    name: str = typer.Argument(..., help="The person's name, as it will sign their reviews."),
+    role: str = typer.Option(..., "--role", help="viewer | annotator | adjudicator | admin"),
+    workspace: Optional[Path] = WorkspaceOption,
+    dashboard_url: Optional[str] = typer.Option(None, "--dashboard-url", help="Where people open the dashboard "
+                                                "(default LSQA_DASHBOARD_URL, else http://127.0.0.1:8501)."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"name", "role", "token", "link"}.'),
+) -> None:
+    """Add a person and print their personal sign-in link (shown once: only a salted hash is kept)."""
+    from lsqa.team import add_person
+
+    added = add_person(existing_workspace(workspace), name, role)
+    added["link"] = sign_in_link(added["token"], dashboard_url)
+    if as_json:
+        emit_json(added)
+        return
+    typer.echo(f"{added['name']} ({added['role']}) added. Their personal sign-in link (shown only now; "
+               f"send it to them privately):\n{added['link']}")
+
+
+@users.command("list")
+@friendly_errors
+def list_cmd(
+    workspace: Optional[Path] = WorkspaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print [{name, role, created_at, revoked_at}]."),
+) -> None:
+    """Everyone ever added, with their role and whether their link still works (never a token)."""
+    from lsqa.team import list_people
+
+    people = list_people(existing_workspace(workspace))
+    if as_json:
+        emit_json(people)
+        return
+    if not people:
+        typer.echo("nobody yet: the dashboard is a one-person tool until `lsqa users add NAME --role ROLE`")
+    for p in people:
+        state = f"revoked {p['revoked_at']:%Y-%m-%d %H:%M}" if p["revoked_at"] else "active"
+        typer.echo(f"{p['name']:<24} {p['role']:<12} added {p['created_at']:%Y-%m-%d %H:%M}  {state}")
+
+
+@users.command("revoke")
+@friendly_errors
+def revoke_cmd(
+    name: str = typer.Argument(..., help="The person whose link stops working."),
+    workspace: Optional[Path] = WorkspaceOption,
+) -> None:
+    """Revoke a person's link at once; their past work keeps their name. `users add` gives a new link."""
+    from lsqa.team import revoke_person
+
+    revoke_person(existing_workspace(workspace), name)
+    typer.echo(f"{name}'s sign-in link is revoked")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(users)

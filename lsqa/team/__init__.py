@@ -1,0 +1,14 @@
+"""The people of a workspace: who they are (sign-in tokens), what each role may do, and who acts."""
+
+from __future__ import annotations
+
+from lsqa.team.people import add_person, has_people, list_people, revoke_person, sign_in, sign_in_by_name
+from lsqa.team.roles import (
+    acting, allowed, is_loopback, may, Person, PERMISSIONS, require, ROLES, single_user, team_workspace,
+)
+
+__all__ = [
+    "add_person", "has_people", "list_people", "revoke_person", "sign_in", "sign_in_by_name",
+    "acting", "allowed", "is_loopback", "may", "Person", "PERMISSIONS", "require", "ROLES", "single_user",
+    "team_workspace",
+]
