@@ -9,6 +9,8 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     st.rerun()
 
 from lsqa.dashboard import chain_view  # noqa: E402
+from lsqa.dashboard import longspan_view  # noqa: E402
+from lsqa.errors import LsqaError  # noqa: E402
 from lsqa.text import highlight  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
 
@@ -26,8 +28,11 @@ st.dataframe(books, hide_index=True, width="stretch", key="co_books",
                            "answered"])
 titles = {b["id"]: b["title"] for b in books}
 with_questions = [b["id"] for b in books if b["answered"]] or [b["id"] for b in books if b["questions"]] or list(titles)
+# A link may open a book's tab (`/corpus?book=<id>&tab=long-span`, e.g. from an Audit item): only the
+# first time, so that the person's own choices win from then on.
+linked_book = st.query_params.get("book")
 doc = st.selectbox("Book", list(titles), format_func=titles.get, key="co_book",
-                   index=list(titles).index(with_questions[0]))
+                   index=list(titles).index(linked_book if linked_book in titles else with_questions[0]))
 
 
 
@@ -84,10 +89,43 @@ def entities_tab() -> None:
     show_chain(doc, ent)
 
 
+def longspan_tab() -> None:
+    """Which of this book's questions needed the whole book (issue 31, `lsqa longspan`)."""
+    judges = page_data.binary_judges(workspace)
+    judge = st.selectbox("Judge (says whether an answer is right)", ["(default)", *judges], key="co_ls_judge")
+    try:
+        result = longspan_view.book(workspace, doc, None if judge == "(default)" else judge)
+    except LsqaError as exc:
+        st.info(str(exc))
+        return
+    s, d = {role: ", ".join(names) for role, names in result["systems"].items()}, result["document"]
+    st.caption(f"Judge {md(result['judge'])}; systems: no context {md(s['no_context'])}, retrieval "
+               f"{md(s['retrieval'])}, full book {md(s['full'])}. Evidence places: quotes of "
+               f"{md(result['evidence_judge'] or 'no judge')} found in the book, and the mention chain of a "
+               "question's entity.")
+    c = st.columns(2)
+    c[0].metric("Full book vs retrieval", longspan_view.gain_words(d["full_vs_retrieval"]))
+    c[1].metric("Full book vs no context", longspan_view.gain_words(d["full_vs_no_context"]))
+    st.caption(" · ".join(f"{name}: {share:.0%}" for name, share in d["classes"].items() if share is not None)
+               + f" of {d['n_classified']} classified questions (of {d['n_questions']})")
+    mentions, entity = None, ""
+    if result["entities"]:
+        ent = st.selectbox("Entity whose mention chain is drawn", list(result["entities"]),
+                           format_func=result["entities"].get, key="co_ls_entity")
+        entity, mentions = result["entities"][ent], longspan_view.mention_fractions(workspace, doc, ent)
+    st.plotly_chart(longspan_view.timeline(result, mentions, entity), key="co_ls_timeline")
+    st.dataframe(longspan_view.question_rows(result), hide_index=True, width="stretch", key="co_ls_questions",
+                 column_config={"evidence from": st.column_config.NumberColumn(format="percent"),
+                                "evidence to": st.column_config.NumberColumn(format="percent")})
+
+
 # Only the open tab is built and sent (switching tabs reruns the page): building all three tabs'
 # tables and passages at once made this the slowest page to open (issue 12).
-tabs = st.tabs(["Questions and answers", "Passages", "Entities"], key="co_tab", on_change="rerun")
-for tab, show in zip(tabs, (questions_tab, passages_tab, entities_tab)):
+TAB_LINKS = {"questions": "Questions and answers", "passages": "Passages", "entities": "Entities",
+             "long-span": "Long span"}
+tabs = st.tabs(list(TAB_LINKS.values()), key="co_tab", on_change="rerun",
+               default=TAB_LINKS.get(st.query_params.get("tab", ""), "Questions and answers"))
+for tab, show in zip(tabs, (questions_tab, passages_tab, entities_tab, longspan_tab)):
     if tab.open:
         with tab:
             show()

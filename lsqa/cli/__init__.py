@@ -10,6 +10,7 @@ from __future__ import annotations
 import typer
 
 from lsqa.cli import ingest as cli_ingest
+from lsqa.cli import longspan as cli_longspan
 from lsqa.cli import study as cli_pipeline
 from lsqa.cli import stats as cli_stats
 from lsqa.cli import suspects as cli_suspects
@@ -32,6 +33,7 @@ cli_ingest.register(app)     # ingest-book, ingest-narrativeqa, import-answers, 
 cli_pipeline.register(app)   # run, entities, export
 cli_stats.register(app)      # rank, agreement
 cli_suspects.register(app)   # suspects
+cli_longspan.register(app)   # longspan
 cli_team.register(app)       # users add | list | revoke
 
 

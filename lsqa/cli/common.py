@@ -95,3 +95,20 @@ def friendly_errors(func: Callable) -> Callable:
 def emit_json(obj) -> None:
     json.dump(obj, sys.stdout, indent=2, sort_keys=False, default=str)
     sys.stdout.write("\n")
+
+
+def checked_output_file(out: Path, example: str, *, force: bool = True) -> None:
+    """Refuse, before any work, an output file that cannot be written: a folder, a missing or
+    unwritable folder, (without ``force``) a file that is already there."""
+    import os
+
+    if out.is_dir():
+        raise InputError(out, "is a folder", hint=f"give a file name, e.g. --out {example}")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise InputError(out, f"its folder {parent} {what}", hint="give a path in an existing folder")
+    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise InputError(out, "cannot be written here (no permission)", hint="give a path you can write to")
+    if out.exists() and not force:
+        raise InputError(out, "already exists", hint="give a new file name, or pass --force to replace it")

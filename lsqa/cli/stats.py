@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import WorkspaceOption, bounded, existing_workspace, friendly_errors
+from lsqa.cli.common import WorkspaceOption, bounded, checked_output_file, existing_workspace, friendly_errors
 from lsqa.errors import InputError
 from lsqa.stats.reports import agreement_table, rank_table
 from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, TIE_MODELS
@@ -455,21 +455,12 @@ def report_command(
                                                                           "one with the most audits)."),
 ) -> None:
     """A report a stakeholder can be handed: tiers, certification, bias, switches and provenance in one HTML file."""
-    import os
-
     from lsqa.dashboard import report
 
     _check_numbers(bootstrap=bootstrap, seed=seed)
     if audit_queue not in (None, "random", "active", "import"):
         raise InputError("--audit-queue", f"unknown audit queue {audit_queue!r}", hint="use random, active or import")
-    if out.is_dir():
-        raise InputError(out, "is a folder", hint="give a file name, e.g. --out report.html")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        what = "is not a folder" if parent.exists() else "does not exist"
-        raise InputError(out, f"its folder {parent} {what}", hint="give a path in an existing folder")
-    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise InputError(out, "cannot be written here (no permission)", hint="give a path you can write to")
+    checked_output_file(out, "report.html")
     ws = existing_workspace(workspace)
     try:
         page = report.build(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue)

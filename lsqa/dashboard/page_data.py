@@ -354,6 +354,11 @@ def entities(workspace: Path, document_id: str) -> list[dict]:
         return corpus_store.list_entities(con, document_id)
 
 
+def binary_judges(workspace: Path) -> list[str]:
+    """The yes/no judges (they say whether one answer is right)."""
+    return analysis.judges_by_family(workspace)[vocabulary.BINARY]
+
+
 @kept_while_unchanged()
 def questions_and_answers(workspace: Path, document_id: str) -> dict:
     """The book's questions with both references and every system's answer (one column per system)."""

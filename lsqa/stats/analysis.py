@@ -84,17 +84,25 @@ def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude
     return result
 
 
+def answer_labels(workspace: Path, judge: str, *, use_overrides: bool = False,
+                  exclude_flagged: bool = False) -> dict[tuple[str, str], str]:
+    """A yes/no judge's one label per answer, ``(question id, system) → yes | no``: what accuracy
+    counts (either reference's yes, paper §5.2) and what the long-span classes read."""
+    with store.connect(workspace) as con:
+        rows = _verdicts(con, judge, family=BINARY, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+    return _collapse(rows)
+
+
 def accuracy(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
              method: str = "normal") -> list[dict]:
     """Share of answers a yes/no judge accepts, per system, with a 95% CI (paper Table 1)."""
     from lsqa.stats.ranking import accuracy_ci
 
+    labels = answer_labels(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
     with store.connect(workspace) as con:
-        rows = _verdicts(con, judge, family=BINARY, use_overrides=use_overrides,
-                         exclude_flagged=exclude_flagged)
         contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
     per_system: dict[str, list[str]] = defaultdict(list)
-    for key, label in _collapse(rows).items():
+    for key, label in labels.items():
         per_system[key[1]].append(label)
     out = []
     for system, labels in sorted(per_system.items()):

@@ -1,0 +1,92 @@
+"""The Corpus page's *Long span* tab (issue 31): one book's questions by class, its full-book gains,
+and a timeline of the book with an entity's mention chain and each question's evidence span."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import plotly.graph_objects as go
+
+from lsqa import store
+from lsqa.dashboard.charts import plain
+from lsqa.stats import longspan
+from lsqa.store import corpus as corpus_store
+from lsqa.store.workspace_cache import kept_while_unchanged
+
+CLASS_COLOURS = {"memorised": "#868e96", "retrieval": "#1c7ed6", "needs-full-book": "#e8590c",
+                 "unanswered": "#c92a2a", None: "#ced4da"}
+CLASS_WORDS = {"memorised": "answered without the book", "retrieval": "answered from retrieved passages",
+               "needs-full-book": "only the full book answered it", "unanswered": "no system answered it",
+               None: "not every answer judged"}
+
+
+@kept_while_unchanged()
+def book(workspace: Path, document_id: str, judge: str | None = None) -> dict:
+    """``lsqa.stats.longspan.analyse`` for one book, with the entities its questions are about."""
+    result = longspan.analyse(workspace, judge=judge, documents=[document_id])
+    entities = {}
+    for q in result["questions"]:
+        if q["entity_id"]:
+            entities[q["entity_id"]] = q["entity"]
+    result["entities"] = entities
+    result["document"] = result["by_document"][0] if result["by_document"] else None
+    return result
+
+
+def question_rows(result: dict) -> list[dict]:
+    """The book's questions, grouped by class (in the order of ``longspan.CLASSES``), for a table."""
+    order = {c: i for i, c in enumerate((*longspan.CLASSES, None))}
+    mark = {True: "right", False: "wrong", None: "—"}
+    rows = sorted(result["questions"], key=lambda q: (order[q["class"]], q["question_id"]))
+    return [{"class": q["class"] or "not classified", "question": q["question"],
+             "no context": mark[q["no_context_right"]], "retrieval": mark[q["retrieval_right"]],
+             "full book": mark[q["full_right"]], "entity": q["entity"] or "",
+             "evidence from": q["evidence_start"], "evidence to": q["evidence_end"]} for q in rows]
+
+
+def gain_words(g: dict) -> str:
+    if g["gain"] is None:
+        return "no question with both answers judged"
+    ci = "" if g["ci_low"] is None else f" (95% CI {g['ci_low']:+.0%} to {g['ci_high']:+.0%})"
+    return f"{g['gain']:+.0%}{ci}, {g['n']} questions"
+
+
+def mention_fractions(workspace: Path, document_id: str, entity_id: str) -> list[float]:
+    """Where the entity's mentions lie, as fractions of the story."""
+    with store.connect(workspace) as con:
+        doc = corpus_store.get_document(con, document_id)
+        mentions = corpus_store.entity_mentions(con, entity_id)
+    lo = (doc or {}).get("clean_start") or 0
+    hi = (doc or {}).get("clean_end") or len((doc or {}).get("full_text") or "") or 1
+    return [min(1.0, max(0.0, (s - lo) / max(1, hi - lo))) for s, _, _ in mentions]
+
+
+def timeline(result: dict, mentions: list[float] | None = None, entity: str = "") -> go.Figure:
+    """The book from start (0) to end (1): the entity's mentions as ticks on the top row, below them
+    one line per question from the first to the last place its evidence lies, coloured by class."""
+    fig = go.Figure()
+    spans = [q for q in result["questions"] if q["evidence_start"] is not None]
+    if mentions:
+        fig.add_trace(go.Scatter(x=mentions, y=[0] * len(mentions), mode="markers", name=plain(f"mentions of {entity}"),
+                                 marker=dict(symbol="line-ns-open", size=14, color="#2b8a3e"),
+                                 hovertemplate="%{x:.1%} of the book<extra></extra>"))
+    for cls in (*longspan.CLASSES, None):
+        group = [q for q in spans if q["class"] == cls]
+        if not group:
+            continue
+        xs, ys, texts = [], [], []
+        for q in group:
+            y = 1 + spans.index(q)
+            xs += [q["evidence_start"], max(q["evidence_end"], q["evidence_start"] + 0.002), None]
+            ys += [y, y, None]
+            texts += [plain(q["question"])] * 2 + [""]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=plain(f"{cls or 'not classified'}: "
+                                                                             f"{CLASS_WORDS[cls]}"),
+                                 line=dict(color=CLASS_COLOURS[cls], width=4), marker=dict(size=6),
+                                 text=texts, hovertemplate="%{text}<br>%{x:.1%} of the book<extra></extra>"))
+    fig.update_layout(height=max(260, 60 + 18 * (len(spans) + 1)), template="plotly_white",
+                      margin=dict(l=40, r=20, t=40, b=40), legend=dict(orientation="h", y=-0.15),
+                      title=dict(text="Where in the book each question's evidence lies"))
+    fig.update_xaxes(range=[0, 1], tickformat=".0%", title="position in the book (start of the story to its end)")
+    fig.update_yaxes(autorange="reversed", showticklabels=False, title="")
+    return fig

@@ -1,0 +1,297 @@
+"""Which questions need the whole book (issue 31; the paper's thesis, §1 and §4: a full-context
+system beats retrieval, which beats no context, and many NarrativeQA questions are answered from
+memory).
+
+For one yes/no judge (by default the one that classifies the most of the questions analysed) and
+three systems of a study — no context, BM25 retrieval, the full book —
+each question gets whether each answer was judged right (``None`` when that answer has no decided
+verdict: never guessed) and, when all three are known, a class:
+
+    memorised        the no-context answer is right (the model knew it without the book)
+    retrieval        no context wrong, retrieval right
+    needs-full-book  only the full book right
+    unanswered       none right
+
+and an evidence span: where in the story (fractions of its length, Gutenberg header and footer
+cut) the quotes an evidence-citing judge gave for these answers lie, and, for a question written
+about an entity (§2, Appendix A.1), where that entity's mention chain begins and ends.
+
+Per book and per entity: the full-vs-retrieval and full-vs-none gains (difference of the share of
+right answers, on the questions where both answers are judged) with percentile bootstrap 95% CIs
+over questions (paired: one draw resamples questions, both systems with them), and each class's share.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from lsqa import store
+from lsqa.errors import LsqaError, NoVerdicts
+from lsqa.judging import kinds
+from lsqa.stats.analysis import answer_labels
+from lsqa.store import longspan as longspan_store
+from lsqa.store import results as results_store
+from lsqa.text.highlight import find_evidence
+from lsqa.vocabulary import BINARY
+
+CLASSES = ("memorised", "retrieval", "needs-full-book", "unanswered")
+ROLES = ("no_context", "retrieval", "full")  # the three systems, by what context they answer with
+BOOTSTRAP_ROUNDS = 1000
+
+
+class LongSpanRefused(LsqaError, ValueError):
+    """A judge or system that cannot be used, or cannot be chosen without a name."""
+
+
+def _context_role(context: str) -> str | None:
+    if context == "none":
+        return "no_context"
+    if context.startswith("retrieval:"):
+        return "retrieval"
+    if context == "full":
+        return "full"
+    return None
+
+
+_OPTION = {"no_context": "--no-context", "retrieval": "--retrieval", "full": "--full"}
+
+
+def candidate_systems(contexts: dict[str, str], named: dict[str, str | None]) -> dict[str, list[str]]:
+    """The systems that may serve each role: the one named, else every system whose context says it
+    (a study may use one full-book system for some books and another for others)."""
+    out = {}
+    for role in ROLES:
+        name = named.get(role)
+        if name:
+            if name not in contexts:
+                raise LongSpanRefused(f"{_OPTION[role]} {name!r}: no such system in this workspace; choose one of "
+                                      f"{', '.join(sorted(contexts))}")
+            out[role] = [name]
+            continue
+        found = sorted(s for s, c in contexts.items() if _context_role(c) == role)
+        if not found:
+            raise LongSpanRefused(f"no system answers with {role.replace('_', ' ')} context here; name one with "
+                                  f"{_OPTION[role]} (systems: {', '.join(sorted(contexts)) or 'none'})")
+        out[role] = found
+    return out
+
+
+def system_per_question(candidates: dict[str, list[str]], answers: list[tuple[str, str]]) -> dict[str, dict]:
+    """question id → {role: the system that answered it in that role}. Two candidates of one role
+    answering the same question are refused with their names: a silent pick would change the figures."""
+    out: dict[str, dict] = defaultdict(dict)
+    role_of = {s: role for role, names in candidates.items() for s in names}
+    for question_id, system in sorted(answers):
+        role = role_of.get(system)
+        if role is None:
+            continue
+        other = out[question_id].get(role)
+        if other is not None and other != system:
+            raise LongSpanRefused(f"question {question_id} was answered by {other} and {system}, both with "
+                                  f"{role.replace('_', ' ')} context: name one with {_OPTION[role]}")
+        out[question_id][role] = system
+    return out
+
+
+def _judge_preference(kind: str) -> int:
+    """Lower is better: a ground-truth rater (right = agrees with a reference) first, then a judge
+    that reads the book (AutoAIS), a similarity score last."""
+    record = kinds.get(kind)
+    return 0 if record.one_reference else 2 if record.scored else 1
+
+
+def choose_judge(judge_rows: list[dict], named: str | None, classified: dict[str, int] | None = None) -> str:
+    """The named yes/no judge, else the one that classifies the most questions here (``classified``:
+    judge → count), a ground-truth judge before AutoAIS before a similarity score when they tie."""
+    binary = [r for r in judge_rows if r["family"] == BINARY and r["n_ok"] > 0]
+    if named:
+        if named not in {r["judge"] for r in judge_rows}:
+            raise LongSpanRefused(f"--judge {named!r}: no such judge in this workspace; use one of "
+                                  f"{', '.join(sorted({r['judge'] for r in binary})) or '(none)'}")
+        if named not in {r["judge"] for r in binary}:
+            raise LongSpanRefused(f"--judge {named!r} rates pairs of answers, not whether one answer is right: use a "
+                                  f"yes/no judge ({', '.join(sorted({r['judge'] for r in binary})) or 'none here'})")
+        return named
+    if not binary:
+        raise NoVerdicts("no yes/no judge has decided verdicts here: run a ground-truth or AutoAIS judge first")
+    counts = classified or {}
+    return sorted(binary, key=lambda r: (-counts.get(r["judge"], 0), _judge_preference(r["kind"]), -r["n_ok"],
+                                         r["judge"]))[0]["judge"]
+
+
+def classify(no_context: bool | None, retrieval: bool | None, full: bool | None) -> str | None:
+    """The question's class; None unless all three answers were judged."""
+    if no_context is None or retrieval is None or full is None:
+        return None
+    if no_context:
+        return "memorised"
+    if retrieval:
+        return "retrieval"
+    return "needs-full-book" if full else "unanswered"
+
+
+def _classified_count(labels: dict, questions: list[dict], per_question: dict[str, dict]) -> int:
+    return sum(all((q["question_id"], per_question.get(q["question_id"], {}).get(role)) in labels for role in ROLES)
+               for q in questions)
+
+
+def _fraction(pos: int, bounds: dict) -> float:
+    span = max(1, bounds["story_end"] - bounds["story_start"])
+    return round(min(1.0, max(0.0, (pos - bounds["story_start"]) / span)), 4)
+
+
+def _cited_spans(con, evidence_judge: str | None, systems: list[str], bounds: dict[str, dict]) -> dict:
+    """question id → (first, last) offset of the cited quotes found in the book."""
+    if not evidence_judge:
+        return {}
+    rows = longspan_store.cited_evidence(con, evidence_judge, systems)
+    texts: dict[str, str] = {}
+    out: dict[str, tuple[int, int]] = {}
+    for r in rows:
+        doc = r["document_id"]
+        if doc not in texts:
+            texts[doc] = longspan_store.book_text(con, doc)
+        b = bounds.get(doc)
+        if not texts[doc] or b is None:
+            continue
+        try:
+            quotes = [str(q) for q in json.loads(r["evidence"])]
+        except (json.JSONDecodeError, TypeError):
+            quotes = [r["evidence"]]
+        for q in quotes:
+            for m in find_evidence(texts[doc], q, b["story_start"], b["story_end"]):
+                lo, hi = out.get(r["question_id"], (m.start, m.end))
+                out[r["question_id"]] = (min(lo, m.start), max(hi, m.end))
+    return out
+
+
+def _evidence_judge(con, judge: str, named: str | None) -> str | None:
+    with_evidence = longspan_store.judges_with_evidence(con)
+    if named:
+        if named not in with_evidence:
+            raise LongSpanRefused(f"--evidence-judge {named!r} cites no evidence here; use one of "
+                                  f"{', '.join(with_evidence) or '(none: no judge quoted the book)'}")
+        return named
+    return judge if judge in with_evidence else (with_evidence[0] if with_evidence else None)
+
+
+def analyse(workspace: Path, *, judge: str | None = None, no_context: str | None = None,
+            retrieval: str | None = None, full: str | None = None, evidence_judge: str | None = None,
+            use_overrides: bool = False, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = 0,
+            documents: list[str] | None = None) -> dict:
+    """The long-span analysis of a workspace, or of the books ``documents`` only (module docstring).
+
+    Systems not named are chosen per question from their context settings (a study may give one book
+    to one full-book system and another to another): ``systems`` lists, per role, the systems used,
+    and each question says which answered it. Returns ``{"judge", "evidence_judge", "systems":
+    {"no_context": [...], "retrieval": [...], "full": [...]}, "questions": [...], "by_document": [...],
+    "by_entity": [...]}``."""
+    with store.connect(workspace) as con:
+        contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
+        candidates = candidate_systems(contexts, {"no_context": no_context, "retrieval": retrieval, "full": full})
+        all_candidates = sorted({s for names in candidates.values() for s in names})
+        judge_rows = results_store.judges(con)
+        questions = longspan_store.questions_answered_by(con, all_candidates)
+        per_question = system_per_question(candidates, longspan_store.answered(con, all_candidates))
+        if documents is not None:
+            questions = [q for q in questions if q["document_id"] in set(documents)]
+    if judge is None:  # the judge that says the most about these questions (module docstring)
+        classified = {r["judge"]: _classified_count(answer_labels(workspace, r["judge"], use_overrides=use_overrides),
+                                                    questions, per_question)
+                      for r in judge_rows if r["family"] == BINARY}
+        judge = choose_judge(judge_rows, None, classified)
+    else:
+        judge = choose_judge(judge_rows, judge)
+    with store.connect(workspace) as con:
+        evidence_judge = _evidence_judge(con, judge, evidence_judge)
+        bounds = longspan_store.story_bounds(con, sorted({q["document_id"] for q in questions}))
+        cited = _cited_spans(con, evidence_judge, all_candidates, bounds)
+    labels = answer_labels(workspace, judge, use_overrides=use_overrides)
+    rows = []
+    for q in questions:
+        used = per_question.get(q["question_id"], {})
+        right = {role: (None if (lab := labels.get((q["question_id"], used.get(role)))) is None else lab == "yes")
+                 for role in ROLES}
+        b = bounds.get(q["document_id"])
+        has_text = bool(b and b["has_text"])
+        spans = []
+        cited_span = cited.get(q["question_id"]) if has_text else None
+        if cited_span:
+            spans.append(cited_span)
+        mentions = (q["mentions_first"], q["mentions_last"]) if has_text and q["mentions_first"] is not None else None
+        if mentions:
+            spans.append(mentions)
+        rows.append({
+            "question_id": q["question_id"], "document_id": q["document_id"],
+            "title": b["title"] if b else "", "question": q["question"],
+            "references": [r for r in (q["reference_1"], q["reference_2"]) if r],
+            "entity": q["entity"], "entity_id": q["entity_id"], "systems": {role: used.get(role) for role in ROLES},
+            "no_context_right": right["no_context"], "retrieval_right": right["retrieval"],
+            "full_right": right["full"],
+            "class": classify(right["no_context"], right["retrieval"], right["full"]),
+            "evidence_start": _fraction(min(s[0] for s in spans), b) if spans else None,
+            "evidence_end": _fraction(max(s[1] for s in spans), b) if spans else None,
+            "cited_start": _fraction(cited_span[0], b) if cited_span else None,
+            "cited_end": _fraction(cited_span[1], b) if cited_span else None,
+            "mentions_start": _fraction(mentions[0], b) if mentions else None,
+            "mentions_end": _fraction(mentions[1], b) if mentions else None,
+        })
+    if not any(r["class"] for r in rows):
+        raise NoVerdicts(f"judge {judge!r} has not judged the answers of a no-context, a retrieval and a full-book "
+                         f"system on any question{' of this book' if documents else ''}: run it on them first")
+    systems = {role: sorted({r["systems"][role] for r in rows if r["systems"][role]}) for role in ROLES}
+    rng_seed = seed
+    by_document = _groups(rows, "document_id", {"title": lambda g: g[0]["title"]}, bootstrap, rng_seed)
+    by_entity = _groups([r for r in rows if r["entity_id"]], "entity_id",
+                        {"entity": lambda g: g[0]["entity"], "document_id": lambda g: g[0]["document_id"]},
+                        bootstrap, rng_seed)
+    return {"judge": judge, "evidence_judge": evidence_judge, "systems": systems, "questions": rows,
+            "by_document": by_document, "by_entity": by_entity}
+
+
+def gain(full: np.ndarray, other: np.ndarray, *, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = 0) -> dict:
+    """Share right with the full book minus share right with ``other``, on the same questions (both
+    arrays of 0/1 in question order), with a paired percentile bootstrap 95% CI over questions."""
+    n = len(full)
+    if n == 0:
+        return {"gain": None, "ci_low": None, "ci_high": None, "n": 0}
+    diff = full.astype(float) - other.astype(float)
+    out = {"gain": float(diff.mean()), "ci_low": None, "ci_high": None, "n": int(n)}
+    if bootstrap and n > 1:
+        rng = np.random.default_rng(seed)
+        means = diff[rng.integers(0, n, size=(bootstrap, n))].mean(axis=1)
+        out["ci_low"], out["ci_high"] = (float(v) for v in np.percentile(means, [2.5, 97.5]))
+    return out
+
+
+def _groups(rows: list[dict], key: str, extra: dict, bootstrap: int, seed: int) -> list[dict]:
+    grouped: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        grouped[r[key]].append(r)
+    out = []
+    for k, group in sorted(grouped.items()):
+        entry = {key: k, **{name: f(group) for name, f in extra.items()}, "n_questions": len(group)}
+        for other in ("retrieval", "no_context"):
+            both = [g for g in group if g["full_right"] is not None and g[f"{other}_right"] is not None]
+            entry[f"full_vs_{other}"] = gain(np.array([g["full_right"] for g in both], dtype=float),
+                                             np.array([g[f"{other}_right"] for g in both], dtype=float),
+                                             bootstrap=bootstrap, seed=seed)
+        classified = [g["class"] for g in group if g["class"]]
+        entry["n_classified"] = len(classified)
+        entry["classes"] = {c: (classified.count(c) / len(classified) if classified else None) for c in CLASSES}
+        out.append(entry)
+    return out
+
+
+def benchmark_rows(result: dict, provenance: dict) -> list[dict]:
+    """The harder subset to export: ``needs-full-book`` questions (none memorised by construction),
+    with their references, book, evidence span and where they came from."""
+    return [{"question_id": r["question_id"], "document_id": r["document_id"], "title": r["title"],
+             "question": r["question"], "references": r["references"], "entity": r["entity"],
+             "evidence_start": r["evidence_start"], "evidence_end": r["evidence_end"],
+             "provenance": provenance}
+            for r in result["questions"] if r["class"] == "needs-full-book"]
