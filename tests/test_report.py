@@ -334,3 +334,43 @@ def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
             assert requested == []
         finally:
             browser.close()
+
+
+STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")
+
+
+def test_leaderboard_report_button_gives_the_cli_report(demo_workspace, tmp_path, monkeypatch):
+    """The Leaderboard's "Report (HTML)" button, for the judge shown, makes the file `lsqa report` writes
+    (the same rounds), but for the minute it was made. The button makes its file on click (a deferred
+    download): the test runs the function the click would run, recorded where Streamlit registers it."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    from .test_dashboard_pages import open_app, pick_judge
+
+    made: dict[str, object] = {}
+    register = MediaFileManager.add_deferred
+
+    def recording(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        made[file_name] = data_callable
+        return register(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recording)
+    ws = demo_workspace
+    monkeypatch.setenv("LSQA_WORKSPACE", str(ws))
+    audited(ws, SXS, 12, override=1)
+    at = pick_judge(open_app(page="leaderboard"), SXS)
+    at.selectbox(key="lb_rounds").set_value(200).run()
+    buttons = [b for b in at.get("download_button") if b.proto.label == "Report (HTML)"]
+    assert len(buttons) == 1, "one report button for the judge shown"
+    assert "lsqa report" in buttons[0].proto.help
+    html = made[lv.report_file_name(SXS, lv.now_utc())]()  # the latest render's: 200 rounds
+    out = tmp_path / "cli.html"
+    result = invoke("report", "--workspace", ws, "--judge", SXS, "--out", out, "--bootstrap", 200)
+    assert result.exit_code == 0, result.stderr
+    cli = out.read_text(encoding="utf-8")
+    assert STAMP.sub("<when>", html) == STAMP.sub("<when>", cli)
+    assert STAMP.search(html) and "Bias panel: self-preference" in html
+    # A yes/no judge shown alone gets its own report.
+    pick_judge(at, YES_NO)
+    assert [b.proto.label for b in at.get("download_button")].count("Report (HTML)") == 1
+    assert any(n and n.startswith(f"report_{YES_NO}_") for n in made)

@@ -201,6 +201,27 @@ def switch_changes(before: dict, after: dict) -> dict:
     return {"rows": rows, "moved": moved, "summary": summary, "comparisons": (n_before, n_after)}
 
 
+# ------------------------------------------------------------------------------ the stakeholder report
+
+REPORT_HELP = ("One self-contained page on this judge that opens offline (`lsqa report --judge J --bootstrap N`, with "
+               "the bootstrap rounds chosen here): tiers and ranking, whether the judge can replace the annotators, "
+               "the bias panel, what each switch changes and where the data came from. It shows the ranking with "
+               "every switch off and says what each switch changes.")
+
+
+def report_file_name(judge: str, when: datetime) -> str:
+    """``report_<judge>_<date>.html``, safe on every OS."""
+    safe_judge = _UNSAFE.sub("-", judge).strip("-") or "judge"
+    return f"report_{safe_judge}_{when.strftime('%Y-%m-%d')}.html"
+
+
+def report_html(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, when: datetime | None = None) -> str:
+    """The Leaderboard's "Report (HTML)" download: ``lsqa report``'s page (``lsqa.dashboard.report.build``)."""
+    from lsqa.dashboard import report
+
+    return report.build(ws, judge, bootstrap=bootstrap, seed=seed, when=when)
+
+
 # ------------------------------------------------------------------------------------ judge picker
 
 ALL_JUDGES = "all"
