@@ -217,8 +217,9 @@ def _corrected_section():
         if entry["adjacent"]:
             st.dataframe(entry["adjacent"], hide_index=True, width="stretch", key=f"lb_corr_adj_{judge}")
         if entry["flips"]:
-            st.markdown("**Rank flips** between the judge-only, corrected and overrides rankings")
-            st.dataframe(entry["flips"], hide_index=True, width="stretch", key=f"lb_corr_flips_{judge}")
+            st.markdown("**Rank flips** between the judge-only, corrected and overrides rankings (a question opens "
+                        "its verdict on the Audit page)")
+            st.markdown(lv.flip_markdown(entry["raw_flips"], binary=entry["estimand"] == "accuracy"))
 
 
 _corrected_section()

@@ -15,9 +15,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 from lsqa.stats import analysis
 from lsqa.errors import NoVerdicts
+from lsqa.text.highlight import md_escape as md
 from lsqa.vocabulary import BINARY, JUDGE_LABELS, OVERRIDES, PAIRWISE
 
 
@@ -199,6 +201,40 @@ def switch_changes(before: dict, after: dict) -> dict:
         summary = "No system changed rank."
     summary += f" Comparisons: {n_before:,} → {n_after:,}." + (f" {why}" if why else "")
     return {"rows": rows, "moved": moved, "summary": summary, "comparisons": (n_before, n_after)}
+
+
+# ------------------------------------------------------------------------------ rank flips, linked
+
+def audit_link(judgment_id: str) -> str:
+    """The Audit page opened on one verdict (``audit_view.opening_state``'s ``item``), relative to the
+    app's address so that it holds under a base path too."""
+    return f"audit?item={quote(judgment_id, safe='')}"
+
+
+def mover_verdict(mover: dict) -> str:
+    """The verdict a rank-flip mover opens on the Audit page: the one a person overrode, when the
+    mover is an override, else the item's first verdict (a verdict of this judge on that question)."""
+    overridden = mover.get("overridden") or []
+    return overridden[0]["judgment_id"] if overridden else mover["judgment_id"]
+
+
+def _question_link(mover: dict) -> str:
+    text = mover.get("question") or "this question"
+    return f"[{md(text)}]({audit_link(mover_verdict(mover))})"
+
+
+def flip_markdown(flips: list[dict], *, binary: bool = False) -> str:
+    """Rank flips (``corrected_report.flip_rows``) as a Markdown table whose questions link to their
+    verdict on the Audit page (issue 30: a question is named by its text, linked to the item)."""
+    from lsqa.stats import corrected_report
+
+    rows = corrected_report.flip_rows(flips, binary=binary, question=_question_link, escape=md)
+    if not rows:
+        return ""
+    head = list(rows[0])
+    lines = ["| " + " | ".join(md(h) for h in head) + " |", "|" + " --- |" * len(head)]
+    lines += ["| " + " | ".join(r[h] for h in head) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------ the stakeholder report
