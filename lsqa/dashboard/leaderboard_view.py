@@ -17,7 +17,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
-from lsqa.stats import analysis
 from lsqa.errors import NoVerdicts
 from lsqa.text.highlight import md_escape as md
 from lsqa.vocabulary import BINARY, JUDGE_LABELS, OVERRIDES, PAIRWISE
@@ -93,9 +92,14 @@ def with_view(rows: list[dict], judge: str, view: View, when: datetime) -> list[
 # ------------------------------------------------------------------------- what the switches changed
 
 def baseline(ws: Path, judge: str, view: View, *, seed: int = 0) -> dict | None:
-    """The same judge's ranking with every switch off (the judges' labels, all questions), or None."""
+    """The same judge's ranking with every switch off (the judges' labels, all questions), or None; the
+    one the page showed with the switches off, kept (``page_data.ranking``), when there was one."""
+    from lsqa.dashboard import page_data
+
     try:
-        return analysis.ranking(ws, judge, bootstrap=view.bootstrap, seed=seed, by_question=view.by_question)
+        # The arguments as page_data.leaderboard gives them, every one named: the kept result's key.
+        return page_data.ranking(ws, judge, use_overrides=False, exclude_flagged=False, bootstrap=view.bootstrap,
+                                 seed=seed, by_question=view.by_question)
     except NoVerdicts:  # nothing decided without the switches: no "before" to compare with
         return None
 

@@ -316,7 +316,10 @@ def _self_preference(ws: Path, judge: str, binary: bool) -> str:
             continue
         mine_shown = False
         for other in partners:
-            t = analysis.self_preference(ws, (judge, other), pair)
+            try:
+                t = analysis.self_preference(ws, (judge, other), pair)
+            except NoVerdicts:  # the pair's verdicts are all undecided for both: nothing to count
+                continue
             for k, name in enumerate(t["judges"]):
                 if name == judge and mine_shown:
                     continue
