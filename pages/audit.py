@@ -57,7 +57,8 @@ def choices() -> dict:
 
 
 if "audit_trail" not in ss:
-    ss.update(view.opening_state({p: st.query_params.get_all(p) for p in view.LINK_PARAMETERS}, choices))
+    ss.update(view.opening_state({p: st.query_params.get_all(p) for p in view.LINK_PARAMETERS}, choices,
+                                 lambda jid: audit.item(workspace, jid) is not None))
 view.restore_settings(ss)
 
 

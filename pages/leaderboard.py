@@ -112,10 +112,14 @@ def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
                 for key, (label, draw) in figures.items()]
     buttons += [(f"{label} (CSV)", lambda r=rows: page_data.to_csv(lv.with_view(r, judge, view, when)), "csv",
                  "text/csv", key) for key, (label, rows) in tables.items()]
-    cols = st.columns(len(buttons))
+    cols = st.columns(len(buttons) + 1)
     for col, (label, data, ext, mime, key) in zip(cols, buttons):
         col.download_button(label, data, lv.file_name(key, judge, view, when, ext), mime,
                             key=f"lb_dl_{what}_{key}_{ext}_{judge}", on_click="ignore")
+    # The stakeholder report, the same file as `lsqa report --judge J --bootstrap <rounds>` (made on click).
+    cols[-1].download_button("Report (HTML)", lambda: lv.report_html(workspace, judge, bootstrap=rounds),
+                             lv.report_file_name(judge, when), "text/html", key=f"lb_dl_{what}_report_{judge}",
+                             on_click="ignore", help=lv.REPORT_HELP)
 
 
 if board["rankings"]:
@@ -213,8 +217,9 @@ def _corrected_section():
         if entry["adjacent"]:
             st.dataframe(entry["adjacent"], hide_index=True, width="stretch", key=f"lb_corr_adj_{judge}")
         if entry["flips"]:
-            st.markdown("**Rank flips** between the judge-only, corrected and overrides rankings")
-            st.dataframe(entry["flips"], hide_index=True, width="stretch", key=f"lb_corr_flips_{judge}")
+            st.markdown("**Rank flips** between the judge-only, corrected and overrides rankings (a question opens "
+                        "its verdict on the Audit page)")
+            st.markdown(lv.flip_markdown(entry["raw_flips"], binary=entry["estimand"] == "accuracy"))
 
 
 _corrected_section()

@@ -199,3 +199,42 @@ def test_urls_in_notes_stay_text(demo_workspace):
             assert note.locator("a, b").count() == 0
         finally:
             browser.close()
+
+
+def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_workspace):
+    """A rank flip's question is a link that opens its verdict on the Audit page, resolved against the
+    Leaderboard's own address; "Report (HTML)" downloads `lsqa report`'s page for the judge shown."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from .test_corrected_workspace import override_between_top_two
+
+    _need_browser()
+    ws = demo_workspace
+    _, _, changed = override_between_top_two(ws, JUDGE)
+    with serve(ws) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1600}, accept_downloads=True)
+        try:
+            page.goto(f"{base}/leaderboard?annotator=alice&judge={JUDGE}")
+            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
+            _wait_idle(page, 60000)
+            links = page.locator('a[href^="audit?item="]')
+            expect(links.first).to_be_visible(timeout=60000)
+            link = links.first
+            url = link.evaluate("a => a.href")
+            jid = url.split("item=", 1)[1]
+            assert url == f"{base}/audit?item={jid}" and jid in changed
+            item = audit.item(ws, jid)
+            assert link.inner_text().strip("“”…").split()[:4] == item["question"].split()[:4]
+
+            name, body = _download(page, "Report (HTML)")
+            assert name.startswith(f"report_{JUDGE}_") and name.endswith(".html")
+            html = body.decode("utf-8")
+            assert f"<title>lsqa report: {JUDGE}</title>" in html and '<section id="self-preference">' in html
+
+            page.goto(url)  # as the link opens it (in a new tab: a new session reads the address)
+            expect(page.get_by_role("heading", name="Audit judge verdicts")).to_be_visible(timeout=60000)
+            _wait_idle(page, 60000)
+            expect(page.get_by_text(item["question"], exact=True).first).to_be_visible(timeout=60000)
+        finally:
+            browser.close()

@@ -78,3 +78,20 @@ def test_corrected_and_accuracy_tables_lead_with_tiers(demo_workspace_template):
     assert [r["system"] for r in acc] == [r["system"] for r in rows]
     assert acc[0]["tier"] == 1 and all(isinstance(r[lv.RANKS], str) for r in acc)
     assert [r["tier"] for r in acc] == sorted(r["tier"] for r in acc)
+
+
+def test_the_switches_baseline_is_the_ranking_shown_with_them_off_not_a_second_fit(demo_workspace, monkeypatch):
+    """With a switch on, "What the switches changed" compares with the ranking the page showed with the
+    switches off, kept (page_data.ranking): "All judges" fits each judge once per view, not twice (it
+    fitted every judge's baseline again on every render, rank intervals included: issue 30, 1.2x)."""
+    ws = demo_workspace
+    off = page_data.leaderboard(ws, bootstrap=200)          # the page with the switches off
+    fitted = []
+    fit = analysis.ranking
+    monkeypatch.setattr(analysis, "ranking", lambda *a, **k: fitted.append((a[1], k["use_overrides"])) or fit(*a, **k))
+    on = page_data.leaderboard(ws, use_overrides=True, bootstrap=200)
+    view = lv.View(use_overrides=True, bootstrap=200)
+    baselines = {e["judge"]: lv.baseline(ws, e["judge"], view) for e in on["rankings"]}
+    assert sorted(fitted) == sorted((e["judge"], True) for e in on["rankings"])  # the overrides fits only
+    assert baselines == {e["judge"]: e["result"] for e in off["rankings"]}
+    assert len(baselines) == 3

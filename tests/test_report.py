@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from lsqa import audit, store
+from lsqa.dashboard import leaderboard_view as lv
 from lsqa.dashboard import report
-from lsqa.stats import analysis, certification, sampling
+from lsqa.stats import analysis, certification, corrected_report, sampling
 from lsqa.stats.rank_intervals import ranks_text
 
 from .bad_input import assert_refused, invoke
@@ -154,11 +155,71 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     pb = analysis.position_bias(ws, SXS)
     assert bias["verdicts"] == str(pb["n"]) and bias["answer pairs judged in both orders"] == str(pb["n_both_orders"])
 
-    # What each switch changes: the override changed a comparison's outcome, not their number.
+    # Length preference: the Agreement page's figures (analysis.length_preference), the judge beside the
+    # people on the 12 audited verdicts.
+    pref = analysis.length_preference(ws, SXS, bootstrap=BOOT, seed=0)
+    assert pref["audited"]["n"] == 12
+    length = {r["figure"]: r["value"] for r in page.table("length")}
+    row = lv.length_preference_row(pref)
+    assert length == {label: str(row[key]) for key, label in report.LENGTH_FIGURES.items()}
+    assert length["verdicts people audited"] == "12"
+    judge_c, people_c = pref["audited"]["judge"], pref["audited"]["people"]
+    assert length["the judge's length coefficient on the audited verdicts"].startswith(f"{judge_c['estimate']:+.2f} (")
+    assert length["the people's length coefficient on the same verdicts"].startswith(f"{people_c['estimate']:+.2f} (")
+    overlap = judge_c["ci_low"] <= people_c["ci_high"] and people_c["ci_low"] <= judge_c["ci_high"]
+    assert ("cannot be told apart (the two intervals overlap)" in page.text("length")) == overlap
+
+    # Self-preference (§5.1): every pair the judge compared, beside the two other side-by-side judges,
+    # counted by hand from the stored verdicts (one per pair of answers: the stored order's where the pair
+    # was judged in both orders, else its one verdict).
+    shown = page.table("self-preference")
+    assert page.text("self-preference").count("no system here answers with that model") == 1
+    with store.connect(ws) as con:
+        stored = con.execute("SELECT judge, system_a, system_b, arg_min(label, shown_order) FROM judgments "
+                             "WHERE status = 'ok' AND family = 'pairwise' "
+                             "GROUP BY judge, question_id, system_a, system_b").fetchall()
+    pairs = sorted({tuple(sorted((a, b))) for j, a, b, _ in stored if j == SXS})
+    assert len(pairs) == 6 and len(shown) == 6 * 3
+    for row in shown:
+        first, second = row["systems compared"].split(" / ")
+        judge = row["judge"].removesuffix(" (this report's judge)")
+        mine = [(a, b, lab) for j, a, b, lab in stored if j == judge and {a, b} == {first, second}]
+        won = {s: sum((lab == "A" and a == s) or (lab == "B" and b == s) for a, b, lab in mine) for s in (first, second)}
+        assert row["answer pairs judged"] == str(len(mine))
+        assert row["preferred the first"].startswith(f"{first}: {won[first]} (")
+        assert row["preferred the second"].startswith(f"{second}: {won[second]} (")
+        assert row["neither (a tie, or both answers wrong)"] == str(len(mine) - won[first] - won[second])
+    assert sum(r["judge"] == f"{SXS} (this report's judge)" for r in shown) == 6
+    # The same figures as the Agreement page's 2×2 (analysis.self_preference) for one pair.
+    t = analysis.self_preference(ws, (SXS, "lexical-gt-sxs"), pairs[0])
+    gt_row = next(r for r in shown if r["judge"] == "lexical-gt-sxs" and r["systems compared"] == " / ".join(pairs[0]))
+    assert gt_row["answer pairs judged"] == str(t["totals"][1])
+
+    # What each switch changes: the override changed a comparison's outcome, not their number; style
+    # control and the correction by audits measured here as in their own sections.
     switches = {r["switch"]: r["what it changes here"] for r in page.table("switches")}
-    assert set(switches) == {"Use human overrides", "Leave out questions with a flagged reference"}
+    assert set(switches) == {"Use human overrides", "Leave out questions with a flagged reference",
+                             "Style control (length)", "Corrected by the audits (its own section above)"}
     comparisons = ranking["n_comparisons"]
     assert f"Comparisons: {comparisons:,} → " in switches["Use human overrides"]
+    style = analysis.style_ranking(ws, SXS, bootstrap=BOOT, seed=0)
+    plain_rank = {s["system"]: s["rank"] for s in ranking["systems"]}
+    style_moved = [f"{s['system']} {plain_rank[s['system']]} → {s['rank']}" for s in style["systems"]
+                   if plain_rank[s["system"]] != s["rank"]]
+    assert switches["Style control (length)"].startswith(
+        f"Rank changed: {'; '.join(style_moved)}." if style_moved else "No system changed rank.")
+    coefficient = style["coefficient"]
+    assert (f"Length coefficient {coefficient['estimate']:+.2f} ({coefficient['ci_low']:+.2f} to "
+            f"{coefficient['ci_high']:+.2f})") in switches["Style control (length)"]
+    corrected = corrected_report.corrected_ranking(ws, SXS)
+    moved = [f"{r['system']} {r['judge_only_rank']} → {r['rank']}" for r in corrected["systems"]
+             if r["judge_only_rank"] != r["rank"]]
+    correction = switches["Corrected by the audits (its own section above)"]
+    assert correction.startswith("From 12 audits. " + (f"Rank changed: {'; '.join(moved)}." if moved
+                                                      else "No system changed rank."))
+    assert f"Tiers: {len({r['judge_only_tier'] for r in corrected['systems']})} judge-only, " \
+           f"{len({r['tier'] for r in corrected['systems']})} corrected." in correction
+    assert re.search(r"about \d+\.\d× as wide as the judge-only ones", correction)
 
     # Provenance: the lsqa version, the runs and their dates, the study config (books by title).
     provenance = page.text("provenance")
@@ -200,6 +261,12 @@ def test_report_yes_no_without_audits(demo_workspace, tmp_path):
     assert page.table("certification")[0]["95% interval"] == "no audits of this yet"
     assert "No corrected ranking: no random or active audits" in page.text("corrected")
     assert "side-by-side judges" in page.text("bias")
+    assert "a yes/no judge sees one answer at a time" in page.text("length")
+    assert "a yes/no judge sees one answer at a time" in page.text("self-preference")
+    switches = {r["switch"]: r["what it changes here"] for r in page.table("switches")}
+    assert switches["Style control (length)"].startswith("Applies to side-by-side judges only")
+    assert switches["Corrected by the audits (its own section above)"] == (
+        "Nothing yet: no random or active audits of this judge.")
     assert "None" not in page.text()
 
 
@@ -250,6 +317,60 @@ def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
             shown = page.locator("#verdict").text_content()
             assert shown.startswith(f"{SXS}: ") and f"(verdict: {verdict})" in shown
             assert page.locator("#verdict").is_visible()
+            # The bias panel's new sections and the switches, with their figures, as the browser shows them.
+            length = dict(page.locator("#length table tbody tr").evaluate_all(
+                "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))"))
+            assert length["verdicts people audited"] == "12"
+            assert length["the people's length coefficient on the same verdicts"] == lv.length_preference_row(
+                analysis.length_preference(ws, SXS, bootstrap=BOOT, seed=0))["people on audited"]
+            assert page.locator("#self-preference table tbody tr").count() == 6 * 3
+            assert page.locator("#self-preference").is_visible()
+            switches = page.locator("#switches table tbody tr").evaluate_all(
+                "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[2].textContent])")
+            assert [name for name, _ in switches] == [
+                "Use human overrides", "Leave out questions with a flagged reference", "Style control (length)",
+                "Corrected by the audits (its own section above)"]
+            assert dict(switches)["Corrected by the audits (its own section above)"].startswith("From 12 audits.")
             assert requested == []
         finally:
             browser.close()
+
+
+STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")
+
+
+def test_leaderboard_report_button_gives_the_cli_report(demo_workspace, tmp_path, monkeypatch):
+    """The Leaderboard's "Report (HTML)" button, for the judge shown, makes the file `lsqa report` writes
+    (the same rounds), but for the minute it was made. The button makes its file on click (a deferred
+    download): the test runs the function the click would run, recorded where Streamlit registers it."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    from .test_dashboard_pages import open_app, pick_judge
+
+    made: dict[str, object] = {}
+    register = MediaFileManager.add_deferred
+
+    def recording(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        made[file_name] = data_callable
+        return register(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recording)
+    ws = demo_workspace
+    monkeypatch.setenv("LSQA_WORKSPACE", str(ws))
+    audited(ws, SXS, 12, override=1)
+    at = pick_judge(open_app(page="leaderboard"), SXS)
+    at.selectbox(key="lb_rounds").set_value(200).run()
+    buttons = [b for b in at.get("download_button") if b.proto.label == "Report (HTML)"]
+    assert len(buttons) == 1, "one report button for the judge shown"
+    assert "lsqa report" in buttons[0].proto.help
+    html = made[lv.report_file_name(SXS, lv.now_utc())]()  # the latest render's: 200 rounds
+    out = tmp_path / "cli.html"
+    result = invoke("report", "--workspace", ws, "--judge", SXS, "--out", out, "--bootstrap", 200)
+    assert result.exit_code == 0, result.stderr
+    cli = out.read_text(encoding="utf-8")
+    assert STAMP.sub("<when>", html) == STAMP.sub("<when>", cli)
+    assert STAMP.search(html) and "Bias panel: self-preference" in html
+    # A yes/no judge shown alone gets its own report.
+    pick_judge(at, YES_NO)
+    assert [b.proto.label for b in at.get("download_button")].count("Report (HTML)") == 1
+    assert any(n and n.startswith(f"report_{YES_NO}_") for n in made)

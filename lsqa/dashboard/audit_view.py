@@ -47,12 +47,16 @@ SETTING_KEYS = tuple(SETTING_DEFAULTS)
 LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item")
 
 
-def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict]) -> dict:
+def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
+                  known: Callable[[str], bool] | None = None) -> dict:
     """A session's first state: an empty trail, and the queue settings a link may give
-    (``?judge=<name>&system=<name>&reviewed=all&blind=1``, ``?item=<judgment id>`` for one verdict).
+    (``?judge=<name>&system=<name>&reviewed=all&blind=1``, ``?item=<judgment id>`` for one verdict,
+    shown first, before the queue: the Leaderboard's rank flips link their questions so).
 
     ``params``: each query parameter's values; ``offered``: the queue's choices (``audit.choices``),
-    called only when a link names a judge or a system, as a new tab then needs no read."""
+    called only when a link names a judge or a system, as a new tab then needs no read; ``known``:
+    whether a verdict exists, asked only for a link's item (one that names none is said so in
+    ``audit_msg``, and the queue is shown instead)."""
     def last(name: str) -> str | None:
         values = params.get(name) or []
         return values[-1] if values else None
@@ -63,8 +67,12 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict]) 
              "audit_systems": [s for s in params.get("system") or [] if s in offered()["systems"]],
              "audit_reviewed": reviewed if reviewed in audit.REVIEWED_FILTERS else "not_mine",
              "audit_blind": last("blind") == "1"}
-    if last("item"):
-        state["audit_trail"].append(last("item"))
+    item = last("item")
+    if item and (known is None or known(item)):
+        state["audit_trail"].append(item)
+    elif item:
+        state["audit_msg"] = (f"The link's item={item} names no verdict in this workspace: showing the queue "
+                              "instead.")
     return state
 
 

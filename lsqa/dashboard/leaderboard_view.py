@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
-from lsqa.stats import analysis
 from lsqa.errors import NoVerdicts
+from lsqa.text.highlight import md_escape as md
 from lsqa.vocabulary import BINARY, JUDGE_LABELS, OVERRIDES, PAIRWISE
 
 
@@ -91,9 +92,14 @@ def with_view(rows: list[dict], judge: str, view: View, when: datetime) -> list[
 # ------------------------------------------------------------------------- what the switches changed
 
 def baseline(ws: Path, judge: str, view: View, *, seed: int = 0) -> dict | None:
-    """The same judge's ranking with every switch off (the judges' labels, all questions), or None."""
+    """The same judge's ranking with every switch off (the judges' labels, all questions), or None; the
+    one the page showed with the switches off, kept (``page_data.ranking``), when there was one."""
+    from lsqa.dashboard import page_data
+
     try:
-        return analysis.ranking(ws, judge, bootstrap=view.bootstrap, seed=seed, by_question=view.by_question)
+        # The arguments as page_data.leaderboard gives them, every one named: the kept result's key.
+        return page_data.ranking(ws, judge, use_overrides=False, exclude_flagged=False, bootstrap=view.bootstrap,
+                                 seed=seed, by_question=view.by_question)
     except NoVerdicts:  # nothing decided without the switches: no "before" to compare with
         return None
 
@@ -199,6 +205,61 @@ def switch_changes(before: dict, after: dict) -> dict:
         summary = "No system changed rank."
     summary += f" Comparisons: {n_before:,} → {n_after:,}." + (f" {why}" if why else "")
     return {"rows": rows, "moved": moved, "summary": summary, "comparisons": (n_before, n_after)}
+
+
+# ------------------------------------------------------------------------------ rank flips, linked
+
+def audit_link(judgment_id: str) -> str:
+    """The Audit page opened on one verdict (``audit_view.opening_state``'s ``item``), relative to the
+    app's address so that it holds under a base path too."""
+    return f"audit?item={quote(judgment_id, safe='')}"
+
+
+def mover_verdict(mover: dict) -> str:
+    """The verdict a rank-flip mover opens on the Audit page: the one a person overrode, when the
+    mover is an override, else the item's first verdict (a verdict of this judge on that question)."""
+    overridden = mover.get("overridden") or []
+    return overridden[0]["judgment_id"] if overridden else mover["judgment_id"]
+
+
+def _question_link(mover: dict) -> str:
+    text = mover.get("question") or "this question"
+    return f"[{md(text)}]({audit_link(mover_verdict(mover))})"
+
+
+def flip_markdown(flips: list[dict], *, binary: bool = False) -> str:
+    """Rank flips (``corrected_report.flip_rows``) as a Markdown table whose questions link to their
+    verdict on the Audit page (issue 30: a question is named by its text, linked to the item)."""
+    from lsqa.stats import corrected_report
+
+    rows = corrected_report.flip_rows(flips, binary=binary, question=_question_link, escape=md)
+    if not rows:
+        return ""
+    head = list(rows[0])
+    lines = ["| " + " | ".join(md(h) for h in head) + " |", "|" + " --- |" * len(head)]
+    lines += ["| " + " | ".join(r[h] for h in head) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ the stakeholder report
+
+REPORT_HELP = ("One self-contained page on this judge that opens offline (`lsqa report --judge J --bootstrap N`, with "
+               "the bootstrap rounds chosen here): tiers and ranking, whether the judge can replace the annotators, "
+               "the bias panel, what each switch changes and where the data came from. It shows the ranking with "
+               "every switch off and says what each switch changes.")
+
+
+def report_file_name(judge: str, when: datetime) -> str:
+    """``report_<judge>_<date>.html``, safe on every OS."""
+    safe_judge = _UNSAFE.sub("-", judge).strip("-") or "judge"
+    return f"report_{safe_judge}_{when.strftime('%Y-%m-%d')}.html"
+
+
+def report_html(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, when: datetime | None = None) -> str:
+    """The Leaderboard's "Report (HTML)" download: ``lsqa report``'s page (``lsqa.dashboard.report.build``)."""
+    from lsqa.dashboard import report
+
+    return report.build(ws, judge, bootstrap=bootstrap, seed=seed, when=when)
 
 
 # ------------------------------------------------------------------------------------ judge picker

@@ -124,6 +124,18 @@ def leaderboard_judges(workspace: Path, judges: list[str] | None = None) -> tupl
     return shown, hidden
 
 
+@kept_while_unchanged(maxsize=64)
+def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+            bootstrap: int = 1000, seed: int = 0, by_question: bool = False) -> dict:
+    """One judge's ranking (``analysis.ranking``: strengths, bootstrap CIs, rank intervals, tiers), kept
+    while the workspace is unchanged and per judge, so that "All judges" and the one-judge view, and
+    the ranking with the switches off that "What the switches changed" compares with
+    (``leaderboard_view.baseline``), are each fitted once: with the rank intervals of issue 30, "All
+    judges" fitted every judge twice per render when a switch was on. Raises ``NoVerdicts``."""
+    return analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                            bootstrap=bootstrap, seed=seed, by_question=by_question)
+
+
 @kept_while_unchanged()
 def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrides: bool = False,
                 exclude_flagged: bool = False, bootstrap: int = 1000, seed: int = 0,
@@ -138,8 +150,8 @@ def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrid
     rankings, accuracy = [], []
     for judge in shown[vocabulary.PAIRWISE]:
         try:
-            result = analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
-                                      bootstrap=bootstrap, seed=seed, by_question=by_question)
+            result = ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                             bootstrap=bootstrap, seed=seed, by_question=by_question)
             rankings.append({"judge": judge, "result": result, "error": ""})
         except NoVerdicts as exc:
             rankings.append({"judge": judge, "result": None, "error": str(exc)})

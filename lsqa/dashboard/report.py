@@ -3,9 +3,11 @@
 It composes what the Leaderboard and the Agreement page already compute, with nothing recomputed
 differently: the tiers and the ranking (paper §3.2 for side-by-side judges, Table 1's accuracy for
 yes/no judges), the ranking corrected by random audits when there are some, the judge's
-certification (``lsqa.stats.certification``) and how many audits it rests on, the bias panel
-(position bias, §5.1), what each Leaderboard switch changes (``leaderboard_view.switch_changes``),
-and where the data came from (the runs' study configs and dates, the lsqa version).
+certification (``lsqa.stats.certification``) and how many audits it rests on, the bias panel as the
+Agreement page computes it (position bias; the judge's length preference beside the people's, from
+audits; self-preference, §5.1), what each switch changes (overrides, flagged references, style
+control, the correction by audits: ``leaderboard_view.switch_changes`` and the sections' own
+figures), and where the data came from (the runs' study configs and dates, the lsqa version).
 
 The page opens offline: no script, no stylesheet or font fetched, no plotly. Bars are HTML
 ``<div>``s sized in percent, because a bar chart of a handful of systems needs no plotting library
@@ -18,6 +20,7 @@ hash; each Greek letter used has a line in the glossary.
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import datetime
 from importlib import metadata
@@ -28,6 +31,7 @@ from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
 from lsqa.stats import analysis, certification, corrected_report
 from lsqa.stats.rank_intervals import for_accuracies
+from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 from lsqa.text.highlight import escape
 from lsqa.vocabulary import BINARY, CORRECTED, PAIRWISE
@@ -145,14 +149,15 @@ def _ranking_binary(ws: Path, judge: str) -> tuple[str, list[dict]]:
     return html, acc
 
 
-def _corrected(ws: Path, judge: str, binary: bool, queue: str | None) -> str:
+def _corrected(ws: Path, judge: str, binary: bool, queue: str | None) -> tuple[str, dict | None]:
+    """The corrected section, and the corrected result (None when there is none) for the switches."""
     try:
         result = (corrected_report.corrected_accuracy(ws, judge, queue=queue) if binary
                   else corrected_report.corrected_ranking(ws, judge, queue=queue))
     except (ValueError, NoVerdicts) as exc:
-        return _p(f"No corrected ranking: {exc}", "note")
+        return _p(f"No corrected ranking: {exc}", "note"), None
     if not result["n_usable_audits"]:
-        return _p("No corrected ranking: no random or active audits of this judge yet.", "note")
+        return _p("No corrected ranking: no random or active audits of this judge yet.", "note"), result
     section = corrected_report.accuracy_section(result) if binary else corrected_report.ranking_section(result)
     lines = [f"Rests on {result['n_usable_audits']} audits from the {result['design']} queue; "
              f"{result['n_reviews_not_used']} other reviews not used (priority queue or another design)."]
@@ -161,7 +166,7 @@ def _corrected(ws: Path, judge: str, binary: bool, queue: str | None) -> str:
     out = table(section["table"]) + "".join(_p(x, "note") for x in lines)
     if section["adjacent"]:
         out += "<h3>Neighbours in the corrected order</h3>" + table(section["adjacent"])
-    return out + _items([f"warning: {w}" for w in result["warnings"]])
+    return out + _items([f"warning: {w}" for w in result["warnings"]]), result
 
 
 def _certification(ws: Path, judge: str, queue: str | None) -> tuple[str, dict]:
@@ -205,8 +210,179 @@ def _bias(ws: Path, judge: str, binary: bool) -> str:
     return table(rows)
 
 
-def _switches(ws: Path, judge: str, binary: bool, base, bootstrap: int, seed: int) -> str:
-    """What each Leaderboard switch changes, measured, not only described."""
+def _length(ws: Path, judge: str, binary: bool, bootstrap: int, seed: int) -> str:
+    """The judge's length preference beside the people's, as the Agreement page's bias panel has it
+    (``analysis.length_preference``, worded by ``leaderboard_view.length_preference_row``)."""
+    if binary:
+        return _p("Length preference concerns side-by-side judges (does the longer of two answers win by itself?); "
+                  "a yes/no judge sees one answer at a time.", "note")
+    pref = analysis.length_preference(ws, judge, bootstrap=bootstrap, seed=seed)
+    if not pref["n"]:
+        return _p("No verdict of this judge has both answers stored: their lengths are not known.", "note")
+    row = lv.length_preference_row(pref)
+    rows = [{"figure": label, "value": row[key]} for key, label in LENGTH_FIGURES.items()]
+    audited = pref["audited"]
+    if audited is None:
+        compared = "Nobody has audited a verdict of this judge yet: the people's length preference is not known."
+    else:
+        j, p = audited["judge"], audited["people"]
+        if None in (j["ci_low"], p["ci_low"]):
+            compared = "No intervals (bootstrap rounds set to 0): the judge and the people are not compared."
+        elif j["ci_low"] > p["ci_high"]:
+            compared = (f"On the {audited['n']} verdicts people audited, the judge leans to longer answers more than "
+                        "the people do (the two intervals do not overlap).")
+        elif j["ci_high"] < p["ci_low"]:
+            compared = (f"On the {audited['n']} verdicts people audited, the judge leans to longer answers less than "
+                        "the people do (the two intervals do not overlap).")
+        else:
+            compared = (f"On the {audited['n']} verdicts people audited, the judge's and the people's length "
+                        "preferences cannot be told apart (the two intervals overlap).")
+    return (table(rows) + _p(compared)
+            + _p("Length coefficient: from the Bradley-Terry fit with the answers' length difference beside the "
+                 "systems (style control, LMArena's method): above 0, the longer answer wins more often than its "
+                 "system's strength explains; below 0, the shorter one; an interval that includes 0, no clear "
+                 "preference. Length difference d = (words of A − words of B) / (words of A + words of B): an "
+                 "answer twice as long as the other has d = 1/3; the coefficient is the change in log-odds of "
+                 f"winning per unit of d. Intervals: 95%, percentile bootstrap, {bootstrap:,} rounds. The judge and "
+                 "the people are measured on the same audited verdicts with the same method, so they differ only "
+                 "by who gave the label.", "note"))
+
+
+# The bias panel's length row (leaderboard_view.length_preference_row) in the report's words.
+LENGTH_FIGURES = {
+    "verdicts": "verdicts with both answers' lengths known",
+    "judge's length coefficient (all verdicts)": "the judge's length coefficient on all its verdicts (95% interval)",
+    "longer answer wins (all verdicts)": "the longer answer won (all verdicts; share, 95% interval, of how many)",
+    "audited verdicts": "verdicts people audited",
+    "judge on audited": "the judge's length coefficient on the audited verdicts",
+    "people on audited": "the people's length coefficient on the same verdicts",
+    "longer answer wins: judge / people (audited)": "the longer answer won on the audited verdicts: judge / people",
+}
+
+
+def _models(ws: Path) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    """Judge → its model and system → its model, as recorded (None where not recorded)."""
+    def model(definition) -> str | None:
+        if isinstance(definition, str):
+            try:
+                definition = json.loads(definition)
+            except json.JSONDecodeError:
+                return None
+        return (definition or {}).get("model") or None
+
+    with store.connect(ws) as con:
+        judges = {k: model(v) for k, v in results_store.judge_definitions(con).items()}
+        systems = {k: model(v) for k, v in results_store.system_definitions(con).items()}
+    return judges, systems
+
+
+def _pairs(ws: Path, judge: str) -> dict[tuple[str, str], int]:
+    """The system pairs a side-by-side judge compared (names in order), with its comparisons of each."""
+    out: dict[tuple[str, str], int] = {}
+    for r in analysis.comparison_rows(ws, judge):
+        pair = tuple(sorted((r["system_a"], r["system_b"])))
+        out[pair] = out.get(pair, 0) + 1
+    return out
+
+
+def _self_preference(ws: Path, judge: str, binary: bool) -> str:
+    """Paper §5.1's 2×2 (``analysis.self_preference``, as the Agreement page has it): on each pair of
+    systems this judge compared, how often it preferred each, beside every other side-by-side judge
+    that compared the same pair; which systems answer with the judge's own model, if any."""
+    if binary:
+        return _p("Self-preference concerns side-by-side judges (which of two answers a judge prefers); a yes/no "
+                  "judge sees one answer at a time.", "note")
+    judge_models, system_models = _models(ws)
+    mine = _pairs(ws, judge)
+    model = judge_models.get(judge)
+    own = sorted({s for pair in mine for s in pair if model and system_models.get(s) == model})
+    if model is None:
+        lead = ("The judge's model is not recorded (its verdicts were imported): which systems are its own cannot "
+                "be told.")
+    elif own:
+        lead = (f"{judge} runs on {model}, as {', '.join(own)} {'does' if len(own) == 1 else 'do'}: a judge that "
+                "prefers its own model's answers more often than the other judges do shows self-preference "
+                "(paper §5.1).")
+    else:
+        lead = (f"{judge} runs on {model}; no system here answers with that model, so it has no answers of its own "
+                "to favour. The table shows the paper's comparison all the same: on each pair of systems, how often "
+                "it and each other judge that compared the same pair preferred either answer.")
+    others = [k for k in analysis.judges_by_family(ws)[PAIRWISE] if k != judge]
+    shared = {k: _pairs(ws, k) for k in others}
+    rows = []
+    for pair in sorted(mine, key=lambda p: (not (set(p) & set(own)), p)):
+        partners = [k for k in others if pair in shared[k]]
+        if not partners:
+            continue
+        mine_shown = False
+        for other in partners:
+            try:
+                t = analysis.self_preference(ws, (judge, other), pair)
+            except NoVerdicts:  # the pair's verdicts are all undecided for both: nothing to count
+                continue
+            for k, name in enumerate(t["judges"]):
+                if name == judge and mine_shown:
+                    continue
+                mine_shown = mine_shown or name == judge
+                counts, total = t["counts"][k], t["totals"][k]
+                rows.append({"systems compared": " / ".join(f"{s} (judge's own model)" if s in own else s
+                                                            for s in t["systems"]),
+                             "judge": name if name != judge else f"{name} (this report's judge)",
+                             "preferred the first": f"{t['systems'][0]}: {_count_share(counts[0], total)}",
+                             "preferred the second": f"{t['systems'][1]}: {_count_share(counts[1], total)}",
+                             "neither (a tie, or both answers wrong)": total - counts[0] - counts[1],
+                             "answer pairs judged": total})
+    if not rows:
+        return _p(lead) + _p("No other side-by-side judge compared the same systems: there is nothing to set this "
+                             "judge's preferences against.", "note")
+    return (_p(lead) + table(rows)
+            + _p("Counted per pair of answers (one question, the two systems' answers), as on the Agreement page: a "
+                 "pair judged in both orders counts once, with the verdict given with the answers in their stored "
+                 "order. Shares are of all the pairs judged, so the two preferences and 'neither' add up to all of "
+                 "them. A judge that picks one system much more often than the other judges do on the same pair "
+                 "leans towards it.", "note"))
+
+
+def _count_share(n: int, total: int) -> str:
+    return f"{n} ({100 * n / total:.1f}%)" if total else f"{n}"
+
+
+def _corrected_change(result: dict | None, binary: bool) -> str:
+    """What "corrected by the audits" changes, from the corrected section's own result."""
+    if result is None or not result["n_usable_audits"]:
+        return "Nothing yet: no random or active audits of this judge."
+    rows = result["systems"]
+    n = result["n_usable_audits"]
+    if binary:
+        moved = "; ".join(f"{r['system']} {_pct(r['judge_only'])} → {_pct(r['estimate'])}" for r in rows)
+        ranks = [f"{r['system']} ranks {lv.ranks_text(r['judge_only_rank_low'], r['judge_only_rank_high'], len(rows))}"
+                 f" → {lv.ranks_text(r['rank_low'], r['rank_high'], len(rows))}" for r in rows
+                 if (r["judge_only_rank_low"], r["judge_only_rank_high"]) != (r["rank_low"], r["rank_high"])]
+        return (f"From {n} audits. Accuracy, judge-only → corrected: {moved}."
+                + (f" Ranks each can hold: {'; '.join(ranks)}." if ranks else " No system's ranks change."))
+    moved = [f"{r['system']} {r['judge_only_rank']} → {r['rank']}" for r in rows if r["judge_only_rank"] != r["rank"]]
+    text = f"From {n} audits. " + (f"Rank changed: {'; '.join(moved)}." if moved else "No system changed rank.")
+    tiers = (len({r["judge_only_tier"] for r in rows}), len({r["tier"] for r in rows}))
+    text += f" Tiers: {tiers[0]} judge-only, {tiers[1]} corrected."
+    ratios = sorted(w / w0 for r in rows
+                    if (w := _width(r["ci_low"], r["ci_high"])) and (w0 := _width(r["judge_only_ci_low"],
+                                                                               r["judge_only_ci_high"])))
+    if ratios:
+        median = ratios[len(ratios) // 2]
+        text += (f" The corrected strength intervals are about {median:.1f}× as wide as the judge-only ones (median "
+                 "over the systems): they include the judge's errors the audits measured.")
+    return text
+
+
+def _width(low: float, high: float) -> float | None:
+    """An interval's width in β (log strength); None when it is empty, unbounded or not finite."""
+    if not (low and high and low > 0 and math.isfinite(high)) or high <= low:
+        return None
+    return math.log(high) - math.log(low)
+
+
+def _switches(ws: Path, judge: str, binary: bool, base, bootstrap: int, seed: int, corrected: dict | None) -> str:
+    """What each Leaderboard switch (and the corrected section) changes, measured, not only described."""
     rows = []
     for name, options, what in (
             ("Use human overrides", {"use_overrides": True},
@@ -225,8 +401,25 @@ def _switches(ws: Path, judge: str, binary: bool, base, bootstrap: int, seed: in
         except NoVerdicts:
             effect = "Nothing left to rank with this switch on."
         rows.append({"switch": name, "what it does": what, "what it changes here": effect})
-    return (table(rows) + _p("The ranking above is the one with both switches off: the judge's labels on all "
-                             "questions.", "note"))
+    if binary:
+        style = "Applies to side-by-side judges only: a yes/no judge's verdicts do not compare two answers."
+    else:
+        try:
+            styled = analysis.style_ranking(ws, judge, bootstrap=bootstrap, seed=seed)
+            style = lv.switch_changes(base, styled)["summary"] + " " + lv.style_summary(styled)
+        except (NoVerdicts, ValueError) as exc:
+            style = f"Not available: {exc}."
+    rows.append({"switch": "Style control (length)",
+                 "what it does": "the answers' length difference enters the ranking beside the systems, so each "
+                                 "strength is what is left once longer answers' own advantage is taken out",
+                 "what it changes here": style})
+    rows.append({"switch": "Corrected by the audits (its own section above)",
+                 "what it does": "people's labels on a random sample of verdicts correct the judge's estimates "
+                                 "(prediction-powered inference): the judge's errors measured on the sample are taken "
+                                 "out, and the intervals widen to include the uncertainty of that measurement",
+                 "what it changes here": _corrected_change(corrected, binary)})
+    return (table(rows) + _p("The ranking at the top is the one with every switch off: the judge's labels on all "
+                             "questions, no style control, not corrected.", "note"))
 
 
 def _readable(value):
@@ -303,13 +496,18 @@ def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: 
     else:
         ranking_html, base = _ranking_pairwise(ws, judge, bootstrap, seed)
     cert_html, _ = _certification(ws, judge, queue)
+    corrected_html, corrected = _corrected(ws, judge, binary, queue)
     kind = "accuracy of each system (yes/no judge)" if binary else "ranking of the systems (side-by-side judge)"
     sections = [
         ("tiers", f"Tiers and {kind}", ranking_html),
         ("certification", "Can this judge replace the annotators?", cert_html),
-        (CORRECTED, "Corrected by the audits", _corrected(ws, judge, binary, queue)),
-        ("bias", "Bias panel", _bias(ws, judge, binary)),
-        ("switches", "What each switch changes", _switches(ws, judge, binary, base, bootstrap, seed)),
+        (CORRECTED, "Corrected by the audits", corrected_html),
+        ("bias", "Bias panel: the order the answers were shown in", _bias(ws, judge, binary)),
+        ("length", "Bias panel: length preference, the judge beside the people", _length(ws, judge, binary,
+                                                                                       bootstrap, seed)),
+        ("self-preference", "Bias panel: self-preference (paper §5.1)", _self_preference(ws, judge, binary)),
+        ("switches", "What each switch changes",
+         _switches(ws, judge, binary, base, bootstrap, seed, corrected)),
         ("provenance", "Where the data came from", _provenance(ws, when)),
         ("glossary", "What the symbols mean", _glossary()),
     ]

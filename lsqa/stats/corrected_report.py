@@ -327,15 +327,19 @@ def _ratio_text(pair: dict) -> str:
     return f"{pair['ratio_low']:.3g}× – {pair['ratio_high']:.3g}×"
 
 
-def _mover_text(m: dict, view: str, binary: bool) -> str:
-    question = m.get("question", m["question_id"])
-    where = question if binary else f"{question} ({m['system_a']} vs {m['system_b']})"
+def _mover_text(m: dict, view: str, binary: bool, question=None, escape=None) -> str:
+    """One mover in words; ``question(m)`` renders its question (default: the text, escaped) and
+    ``escape`` every other piece (default: none), for a Markdown table whose questions are links."""
+    esc = escape or (lambda x: x)
+    q = question(m) if question else esc(m.get("question", m["question_id"]))
+    where = q if binary else q + esc(f" ({m['system_a']} vs {m['system_b']})")
     if view == OVERRIDES and m["overridden"]:
-        return where + ": " + ", ".join(f"judge {v['judge_label']} → human {v['human_label']}" for v in m["overridden"])
+        return where + esc(": " + ", ".join(f"judge {v['judge_label']} → human {v['human_label']}"
+                                            for v in m["overridden"]))
     if binary:
-        return f"{where} on {m['system_a']}: judge {'yes' if m['judge_outcome'] else 'no'} → " \
-               f"human {'yes' if m['human_outcome'] else 'no'}"
-    return f"{where}: judge {_outcome_words(m['judge_outcome'], m)} → human {_outcome_words(m['human_outcome'], m)}"
+        return where + esc(f" on {m['system_a']}: judge {'yes' if m['judge_outcome'] else 'no'} → "
+                           f"human {'yes' if m['human_outcome'] else 'no'}")
+    return where + esc(f": judge {_outcome_words(m['judge_outcome'], m)} → human {_outcome_words(m['human_outcome'], m)}")
 
 
 def _outcome_words(value: float, m: dict) -> str:
@@ -353,22 +357,28 @@ def _order(s: str, t: str, ranks: dict[str, int]) -> str:
     return " > ".join(sorted((s, t), key=ranks.get))
 
 
-def flip_rows(flips: list[dict], *, binary: bool = False) -> list[dict]:
+def flip_rows(flips: list[dict], *, binary: bool = False, question=None, escape=None) -> list[dict]:
     """One display row per rank flip: the pair's order in each view and, for the corrected and the
-    overrides views, the audited verdicts that pulled hardest towards that view's order."""
+    overrides views, the audited verdicts that pulled hardest towards that view's order.
+
+    ``question(mover)``: how a mover's question is shown (default: its text); ``escape``: applied to
+    every other piece of text (default: none) -- the Leaderboard's Markdown table links each question
+    to its verdict on the Audit page (``leaderboard_view.flip_markdown``)."""
+    esc = escape or (lambda x: x)
     rows = []
     for f in flips:
         s, t = f["systems"]
-        row = {"systems": f"{s} / {t}",
-               **{f"{view} order": _order(s, t, ranks) for view, ranks in f["ranks"].items()}}
+        row = {"systems": esc(f"{s} / {t}"),
+               **{f"{view} order": esc(_order(s, t, ranks)) for view, ranks in f["ranks"].items()}}
         for view, label in ((CORRECTED, "random audits that moved it"), (OVERRIDES, "overrides that moved it")):
             movers = f["moved_by"].get(view)
             if movers is None:
-                row[label] = "—"
+                row[label] = esc("—")
                 continue
-            text = "; ".join(_mover_text(m, view, binary) for m in movers) or "none pull this way"
+            text = (esc("; ").join(_mover_text(m, view, binary, question, escape) for m in movers)
+                    or esc("none pull this way"))
             more = f["n_pushing"][view] - len(movers)
-            row[label] = text + (f" (and {more} more)" if more > 0 else "")
+            row[label] = text + (esc(f" (and {more} more)") if more > 0 else "")
         rows.append(row)
     return rows
 
@@ -394,7 +404,8 @@ def board(workspace: Path, judges: dict[str, list[str]]) -> list[dict]:
     for fam, names in judges.items():
         for judge in names:
             entry = {"judge": judge, "estimand": "bradley-terry" if fam == PAIRWISE else "accuracy",
-                     "error": "", "warnings": [], "summary": "", "table": [], "adjacent": [], "flips": []}
+                     "error": "", "warnings": [], "summary": "", "table": [], "adjacent": [], "flips": [],
+                     "raw_flips": []}
             try:
                 if fam == PAIRWISE:
                     result = corrected_ranking(workspace, judge)
@@ -406,6 +417,6 @@ def board(workspace: Path, judges: dict[str, list[str]]) -> list[dict]:
                 entry["error"] = str(exc)
                 out.append(entry)
                 continue
-            entry.update(summary=_summary(result), warnings=result["warnings"])
+            entry.update(summary=_summary(result), warnings=result["warnings"], raw_flips=result["flips"])
             out.append(entry)
     return out
