@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import typer
 
+from lsqa.cli import assign as cli_assign
 from lsqa.cli import ingest as cli_ingest
 from lsqa.cli import study as cli_pipeline
 from lsqa.cli import stats as cli_stats
@@ -33,6 +34,7 @@ cli_pipeline.register(app)   # run, entities, export
 cli_stats.register(app)      # rank, agreement
 cli_suspects.register(app)   # suspects
 cli_team.register(app)       # users add | list | revoke
+cli_assign.register(app)     # assign
 
 
 def main() -> None:
