@@ -294,3 +294,10 @@ def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_worksp
     assert at.session_state["audit_trail"][-1] == mine[1]  # the next of mine
     at.run()
     assert "1 of 3 of my assignments done" in _text(at)
+    # Ben filters the queue by who reviewed: only the verdict ana labelled.
+    at = _app(tokens["ben"], audit_x_queue=True)
+    box = at.sidebar.multiselect(key="audit_reviewed_by")
+    assert box.label == "Reviewed by" and box.options == ["ana"]
+    box.select("ana").run()
+    assert at.session_state["audit_trail"] == [mine[0]]
+    assert "reviewed by ana" in _text(at)
