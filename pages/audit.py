@@ -392,8 +392,10 @@ def review():
 def _review():
     with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
         _save_decision()
-        if ss.pop("audit_decided", False) and ss.get("audit_x_progress") and ss.get("audit_run") == "keys":
-            st.rerun(scope="app")  # a decision in this fragment: the sidebar's open progress table counts it
+        if ss.pop("audit_decided", False) and (ss.get("audit_x_progress") or ss.get("audit_queue") == audit.ASSIGNED) \
+                and ss.get("audit_run") == "keys":
+            # A decision in this fragment: the sidebar's open progress table, or my assignments' line, counts it.
+            st.rerun(scope="app")
         where_i_am()
         if "audit_msg" in ss:
             st.toast(ss.pop("audit_msg"))
