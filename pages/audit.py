@@ -58,7 +58,8 @@ def choices() -> dict:
 
 if "audit_trail" not in ss:
     ss.update(view.opening_state({p: st.query_params.get_all(p) for p in view.LINK_PARAMETERS}, choices,
-                                 lambda jid: audit.item(workspace, jid) is not None))
+                                 lambda jid: audit.item(workspace, jid) is not None,
+                                 lambda: audit.my_progress(workspace, annotator)["open"]))
 view.restore_settings(ss)
 
 
@@ -81,11 +82,11 @@ def queue_settings_sidebar():
     box = _lazy_expander("Queue settings", "audit_x_queue", st.sidebar)
     if box is None:
         view.settings_as_last_used(ss)
-    summary.caption(view.queue_summary(ss))
+    summary.caption(view.queue_summary(ss, audit.my_progress(workspace, annotator)))
     if box is None:
         return
     with box:
-        for w in view.filter_widgets(choices()):
+        for w in view.filter_widgets(choices(), audit.reviewers(workspace)):
             st.multiselect(w["label"], w["options"], format_func=w["format_func"], key=w["key"], on_change=_reset_trail)
         st.radio("Show", list(audit.REVIEWED_FILTERS), format_func=audit.REVIEWED_FILTERS.get, key="audit_reviewed",
                  on_change=_reset_trail)
@@ -97,10 +98,12 @@ def queue_settings_sidebar():
 def sampled_queue_choice():
     """Priority queue, or a random / active audit queue for one judge (issue 13): their reviews
     carry the inclusion probability, so they also correct the Leaderboard's estimates."""
-    st.selectbox("Audit queue", ["priority", "random", "active"], key="audit_queue", on_change=_reset_trail,
-                 help="priority: most in need of a human first. random / active: a sample with known "
+    st.selectbox("Audit queue", list(view.QUEUE_CHOICES), format_func=view.QUEUE_CHOICES.get, key="audit_queue",
+                 on_change=_reset_trail,
+                 help="priority: most in need of a human first. My assignments: the verdicts assigned to me "
+                      "that I have not reviewed yet. random / active: a sample with known "
                       "probabilities, for corrected estimates; review in order, without skipping.")
-    if ss.audit_queue == "priority":
+    if ss.audit_queue in ("priority", audit.ASSIGNED):
         return
     st.caption(view.sampling_caption(sampled_judge()))
     st.select_slider("Audit rate", [0.05, 0.1, 0.2, 0.3, 0.5], key="audit_rate", on_change=_reset_trail)
@@ -130,7 +133,38 @@ def overlap_sidebar():
             st.rerun()
 
 
+def assign_sidebar():
+    """Admins: give annotators their own verdicts of a judge, with overlap (``lsqa assign``'s one call)."""
+    if not presence.may("assign"):
+        return
+    box = _lazy_expander("Assign items", "audit_x_assign", st.sidebar)
+    if box is None:
+        return
+    people = view.assignable(workspace)
+    # Plain widgets and a callback, not a form: the panel is folded and rarely used, so its reruns
+    # cost nothing while items are reviewed, and a callback acts before the page runs again.
+    with box:
+        st.selectbox("Judge", choices()["judges"], key="audit_assign_judge")
+        if people is None:
+            st.text_input("Annotators (comma-separated)", key="audit_assign_names")
+        else:
+            st.multiselect("Annotators", people, key="audit_assign_names")
+        st.number_input("Reviews per verdict", 1, 20, 2, key="audit_assign_per_item")
+        st.number_input("Verdicts", 1, 100_000, 50, key="audit_assign_count")
+        st.radio("Choose", list(audit.ASSIGN_QUEUES), key="audit_assign_queue", horizontal=True,
+                 help="priority: the audit queue's head, verdicts assigned before left out. random: a "
+                      "simple random sample of the judge's items; their reviews count for corrected estimates.")
+        st.number_input("Seed", 0, 2**31 - 1, 0, key="audit_assign_seed")
+        st.button("Assign", key="audit_assign_go", on_click=_assign)
+
+
+def _assign():
+    _act("Not assigned", view.assign_items, *(ss.get(f"audit_assign_{k}") for k in
+                                              ("judge", "names", "per_item", "count", "queue", "seed")))
+
+
 queue_settings_sidebar()
+assign_sidebar()
 overlap_sidebar()
 view.remember_settings(ss)
 filters = view.filters_of(ss)
@@ -359,8 +393,10 @@ def review():
 def _review():
     with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
         _save_decision()
-        if ss.pop("audit_decided", False) and ss.get("audit_x_progress") and ss.get("audit_run") == "keys":
-            st.rerun(scope="app")  # a decision in this fragment: the sidebar's open progress table counts it
+        if ss.pop("audit_decided", False) and (ss.get("audit_x_progress") or ss.get("audit_queue") == audit.ASSIGNED) \
+                and ss.get("audit_run") == "keys":
+            # A decision in this fragment: the sidebar's open progress table, or my assignments' line, counts it.
+            st.rerun(scope="app")
         where_i_am()
         if "audit_msg" in ss:
             st.toast(ss.pop("audit_msg"))

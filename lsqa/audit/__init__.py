@@ -13,10 +13,12 @@ from lsqa.audit.actions import (
     reviewed_since,
     undo_last,
 )
+from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
 from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, item, prompt_of, reveal
 from lsqa.audit.kept_reads import REVIEWS_TABLE
 from lsqa.audit.priority_queue import (
+    ASSIGNED,
     HEAD_SLACK,
     PAGE_SIZE,
     PRIORITY_WEIGHTS,
@@ -26,6 +28,7 @@ from lsqa.audit.priority_queue import (
     progress,
     queue,
     reasons,
+    reviewers,
 )
 from lsqa.audit.wording import (
     FLAG_REASON_KEYS,
@@ -43,7 +46,9 @@ from lsqa.audit.wording import (
 __all__ = [
     # the queue (priority_queue)
     "PRIORITY_WEIGHTS", "REVIEWED_FILTERS", "PAGE_SIZE", "HEAD_SLACK", "Filters", "queue", "reasons", "choices",
-    "progress",
+    "progress", "reviewers", "ASSIGNED",
+    # assignments (issue 34)
+    "ASSIGN_QUEUES", "assign", "my_progress", "team_progress",
     # the overlap setting (double_annotation)
     "OVERLAP_KEY", "overlap", "set_overlap",
     # one item (judged_item)

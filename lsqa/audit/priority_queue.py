@@ -33,6 +33,7 @@ from pathlib import Path
 from lsqa import store
 from lsqa.audit.double_annotation import read_overlap
 from lsqa.audit.kept_reads import REVIEWS_TABLE, no_reviews_read
+from lsqa.store import assignments as assignments_store
 from lsqa.store import audit_queue as queue_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store.lineage import Change
@@ -42,13 +43,16 @@ PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0
 REVIEWED_FILTERS = {"not_mine": "not reviewed by me", "unreviewed": "not reviewed by anyone",
                     "second": "needs a second review (reviewed by exactly one other person)",
                     "all": "all", "mine": "reviewed by me"}
+ASSIGNED = "assigned"  # the queue of my open assignments (not a choice of the "Show" filter: a queue of its own)
 PAGE_SIZE = 100
 HEAD_SLACK = 50  # the rows a queue's head may lose to derivations before it is read again
 
 
 @dataclass(frozen=True)
 class Filters:
-    """Which verdicts the queue holds: empty tuples mean any; ``reviewed`` is a key of ``REVIEWED_FILTERS``."""
+    """Which verdicts the queue holds: empty tuples mean any; ``reviewed`` is a key of ``REVIEWED_FILTERS``,
+    or ``ASSIGNED`` (my open assignments: ``lsqa.audit.assignments``); ``reviewed_by``: only verdicts
+    one of these annotators has a current label for."""
 
     judges: tuple[str, ...] = ()
     systems: tuple[str, ...] = ()
@@ -56,6 +60,7 @@ class Filters:
     labels: tuple[str, ...] = ()
     statuses: tuple[str, ...] = ()
     reviewed: str = "not_mine"
+    reviewed_by: tuple[str, ...] = ()
 
 
 def _queue_survives(change: Change, arguments: dict) -> bool:
@@ -135,12 +140,21 @@ def _queue_page(workspace: Path, filters: Filters, annotator: str, *, page: int,
         rows, total = queue_store.audit_queue(
             con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
             documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
-            reviewed=filters.reviewed, exclude=list(exclude), overlap=share, limit=page_size,
-            offset=page * page_size)
+            reviewed=filters.reviewed, exclude=list(exclude), overlap=share, reviewed_by=filters.reviewed_by,
+            limit=page_size, offset=page * page_size)
+        drawn = ({a["judgment_id"]: a for a in assignments_store.open_assignments(con, annotator)}
+                 if filters.reviewed == ASSIGNED else {})
     for r in rows:
         r["priority"] = round(float(r["priority"]), 3)
         r["disagreement"] = round(float(r["disagreement"]), 3)
         r["why"] = reasons(r)
+        a = drawn.get(r["id"])
+        if a is not None and a["queue"] == "random" and a["inclusion_prob"] is not None:
+            # Drawn by a random batch: the review carries the draw, so it counts for corrected estimates.
+            r["sampling"] = {"queue": "random", "inclusion_prob": float(a["inclusion_prob"]), "stratum": a["stratum"]}
+            r["why"] = f"assigned to you (random sample, drawn with probability {a['inclusion_prob']:.3f}); {r['why']}"
+        elif a is not None:
+            r["why"] = f"assigned to you; {r['why']}"
     return {"rows": rows, "total": total, "page": page, "pages": max(1, -(-total // page_size))}
 
 
@@ -163,6 +177,13 @@ def choices(workspace: Path) -> dict:
     """What the queue's filters offer: judges, systems, books, labels, statuses."""
     with store.connect(workspace) as con:
         return queue_store.queue_choices(con)
+
+
+@kept_while_unchanged()
+def reviewers(workspace: Path) -> list[str]:
+    """Who has a current label on some verdict: what the queue's "Reviewed by" filter offers."""
+    with store.connect(workspace) as con:
+        return reviews_store.reviewers(con)
 
 
 @kept_while_unchanged()

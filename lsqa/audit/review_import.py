@@ -67,7 +67,7 @@ def _annotator(path: Path, line, value: str) -> str:
 
 def _key(review: dict) -> tuple:
     return (review["annotator"], review["judgment_id"], review["action"], review["label"], review["inclusion_prob"],
-            review["stratum"])
+            review["stratum"], review["gold"])
 
 
 def _find_verdict(by_key: dict, path: Path, line, judge, question_id, system_a, system_b, reference):
@@ -83,8 +83,12 @@ def _find_verdict(by_key: dict, path: Path, line, judge, question_id, system_a, 
                      hint="import or run the judge's verdicts first; names must match exactly")
 
 
-def import_reviews(workspace: str | Path, path: str | Path) -> IngestSummary:
-    """Add the reviews in ``path`` (module docstring); nothing is written when any row is bad."""
+def import_reviews(workspace: str | Path, path: str | Path, *, gold: bool = False) -> IngestSummary:
+    """Add the reviews in ``path`` (module docstring); nothing is written when any row is bad.
+
+    ``gold``: the file is a gold set (reference labels, not a person's review): each row is marked
+    gold (migration 0015) and never makes a verdict "need a second review". Marked per row, so a
+    file imported again with ``gold`` adds its rows as gold (the latest label of each annotator counts)."""
     path = Path(path)
     summary = IngestSummary(str(path))
     rows = read_records(path, required_any=REVIEW_ALIASES)
@@ -114,10 +118,11 @@ def import_reviews(workspace: str | Path, path: str | Path) -> IngestSummary:
                         "judgment_id": verdict["id"], "action": action,
                         "label": label, "note": f"imported from {path.name}", "queue": "import",
                         "inclusion_prob": probability,
-                        "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else "")})
+                        "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else ""),
+                        "gold": bool(gold)})
     with store.write(workspace) as con:
         stored = reviews_store.reviews(con)
-        known = {_key(r) for r in stored if r["queue"] == "import"}
+        known = {_key({**r, "gold": bool(r["gold"])}) for r in stored if r["queue"] == "import"}
         summary.notes.extend(lookalike_warnings([r["annotator"] for r in reviews],
                                                 sorted({r["annotator"] for r in stored}), what="annotator"))
         new = []

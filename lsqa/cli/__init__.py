@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import typer
 
+from lsqa.cli import assign as cli_assign
 from lsqa.cli import ingest as cli_ingest
 from lsqa.cli import longspan as cli_longspan
 from lsqa.cli import study as cli_pipeline
@@ -35,6 +36,7 @@ cli_stats.register(app)      # rank, agreement
 cli_suspects.register(app)   # suspects
 cli_longspan.register(app)   # longspan
 cli_team.register(app)       # users add | list | revoke
+cli_assign.register(app)     # assign
 
 
 def main() -> None:

@@ -86,11 +86,13 @@ def register(app: typer.Typer) -> None:
                                               "reference, label, annotator; optional inclusion_probability, stratum."),
         workspace: Optional[Path] = WorkspaceOption,
         as_json: bool = typer.Option(False, "--json"),
+        gold: bool = typer.Option(False, "--gold", help="The file is a gold set: its labels are references, "
+                                  "recorded per review row, and never make a verdict need a second review."),
     ):
         """Add human reviews of verdicts made elsewhere, as if made in the Audit page."""
         from lsqa.audit import review_import as importer
 
-        _print_summary(importer.import_reviews(existing_workspace(workspace), path), as_json)
+        _print_summary(importer.import_reviews(existing_workspace(workspace), path, gold=gold), as_json)
 
     @app.command("status")
     @friendly_errors

@@ -23,6 +23,7 @@ from lsqa.audit.wording import SHORTCUTS
 from lsqa.dashboard import item_cards, page_data
 from lsqa.judging import guidelines
 from lsqa.stats import sampling
+from lsqa import team
 from lsqa.team import Person
 from lsqa.text.highlight import md_escape as md
 
@@ -42,21 +43,27 @@ STYLE = ("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;
 # key too, "_" + its name (``remember_settings``).
 SETTING_DEFAULTS = {"audit_judges": [], "audit_systems": [], "audit_books": [], "audit_labels": [],
                     "audit_statuses": [], "audit_reviewed": None, "audit_blind": False, "audit_queue": "priority",
-                    "audit_rate": 0.1, "audit_stratify": "none"}
+                    "audit_rate": 0.1, "audit_stratify": "none", "audit_reviewed_by": []}
 SETTING_KEYS = tuple(SETTING_DEFAULTS)
 LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item")
+# The "Audit queue" choices: the priority queue, my assignments (issue 34), the sampled queues (issue 13).
+QUEUE_CHOICES = {"priority": "priority", audit.ASSIGNED: "My assignments", "random": "random", "active": "active"}
 
 
 def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
-                  known: Callable[[str], bool] | None = None) -> dict:
+                  known: Callable[[str], bool] | None = None,
+                  open_assignments: Callable[[], int] = lambda: 0) -> dict:
     """A session's first state: an empty trail, and the queue settings a link may give
     (``?judge=<name>&system=<name>&reviewed=all&blind=1``, ``?item=<judgment id>`` for one verdict,
-    shown first, before the queue: the Leaderboard's rank flips link their questions so).
+    shown first, before the queue: the Leaderboard's rank flips link their questions so). An
+    annotator with open assignments opens on them ("My assignments"), unless the link asks for
+    another queue (a judge, a "reviewed" filter or an item).
 
     ``params``: each query parameter's values; ``offered``: the queue's choices (``audit.choices``),
     called only when a link names a judge or a system, as a new tab then needs no read; ``known``:
     whether a verdict exists, asked only for a link's item (one that names none is said so in
-    ``audit_msg``, and the queue is shown instead)."""
+    ``audit_msg``, and the queue is shown instead); ``open_assignments``: how many verdicts assigned
+    to me I have not reviewed yet."""
     def last(name: str) -> str | None:
         values = params.get(name) or []
         return values[-1] if values else None
@@ -73,6 +80,8 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
     elif item:
         state["audit_msg"] = (f"The link's item={item} names no verdict in this workspace: showing the queue "
                               "instead.")
+    if not any(params.get(p) for p in ("judge", "system", "reviewed", "item")) and open_assignments() > 0:
+        state["audit_queue"] = audit.ASSIGNED
     return state
 
 
@@ -101,16 +110,24 @@ def remember_settings(state: MutableMapping) -> None:
         state[f"_{k}"] = state[k]
 
 
-def queue_summary(state: Mapping) -> str:
-    """The queue settings in one line, shown above their folded panel (Markdown, escaped)."""
+def queue_summary(state: Mapping, mine: Mapping | None = None) -> str:
+    """The queue settings in one line, shown above their folded panel (Markdown, escaped). ``mine``:
+    my assignments' progress (``audit.my_progress``), shown when I have any."""
     nouns = {"audit_judges": ("judge", "judges"), "audit_systems": ("system", "systems"), "audit_books": ("book", "books"),
              "audit_labels": ("label", "labels"), "audit_statuses": ("status", "statuses")}
     parts = [f"{n} {one if n == 1 else many}" for key, (one, many) in nouns.items() if (n := len(state.get(key) or ()))]
-    parts.append(audit.REVIEWED_FILTERS[state["audit_reviewed"]].split(" (")[0])
-    if state["audit_queue"] != "priority":
+    if state.get("audit_reviewed_by"):
+        parts.append("reviewed by " + ", ".join(state["audit_reviewed_by"]))
+    if state["audit_queue"] == audit.ASSIGNED:
+        parts.insert(0, "my assignments")
+    else:
+        parts.append(audit.REVIEWED_FILTERS[state["audit_reviewed"]].split(" (")[0])
+    if state["audit_queue"] not in ("priority", audit.ASSIGNED):
         parts.append(f"{state['audit_queue']} sample")
     if state.get("audit_blind"):
         parts.append("blind")
+    if mine and mine.get("assigned"):
+        parts.append(f"{mine['done']:,} of {mine['assigned']:,} of my assignments done")
     return md("Queue: " + " · ".join(parts))
 
 
@@ -118,26 +135,30 @@ def filters_of(state: Mapping) -> audit.Filters:
     """The queue's filters as the session holds them."""
     return audit.Filters(judges=tuple(state["audit_judges"]), systems=tuple(state["audit_systems"]),
                          documents=tuple(state.get("audit_books", [])), labels=tuple(state.get("audit_labels", [])),
-                         statuses=tuple(state.get("audit_statuses", [])), reviewed=state["audit_reviewed"])
+                         statuses=tuple(state.get("audit_statuses", [])),
+                         reviewed=audit.ASSIGNED if state.get("audit_queue") == audit.ASSIGNED else state["audit_reviewed"],
+                         reviewed_by=tuple(state.get("audit_reviewed_by") or ()))
 
 
 def sampled_judge(state: Mapping, offered: Callable[[], dict]) -> str | None:
     """The judge whose verdicts a random or active queue samples (the first judge chosen, else the
     first offered); None for the priority queue."""
-    if state["audit_queue"] == "priority":
+    if state["audit_queue"] in ("priority", audit.ASSIGNED):
         return None
     return (state["audit_judges"] or offered()["judges"] or [""])[0]
 
 
-def filter_widgets(offered: dict) -> list[dict]:
-    """The queue's filters as the sidebar offers them (``audit.choices``): label, options, how an
-    option is shown (a book by its title), the session key it sets."""
+def filter_widgets(offered: dict, reviewers: list[str] = ()) -> list[dict]:
+    """The queue's filters as the sidebar offers them (``audit.choices``; ``reviewers``:
+    ``audit.reviewers``, for "Reviewed by"): label, options, how an option is shown (a book by its
+    title), the session key it sets."""
     titles = {d["id"]: d["title"] for d in offered["documents"]}
     return [{"label": "Judge", "options": offered["judges"], "format_func": str, "key": "audit_judges"},
             {"label": "System", "options": offered["systems"], "format_func": str, "key": "audit_systems"},
             {"label": "Book", "options": list(titles), "format_func": titles.get, "key": "audit_books"},
             {"label": "Judge's label", "options": offered["labels"], "format_func": str, "key": "audit_labels"},
-            {"label": "Status", "options": offered["statuses"], "format_func": str, "key": "audit_statuses"}]
+            {"label": "Status", "options": offered["statuses"], "format_func": str, "key": "audit_statuses"},
+            {"label": "Reviewed by", "options": list(reviewers), "format_func": str, "key": "audit_reviewed_by"}]
 
 
 def sampling_caption(judge: str | None) -> str:
@@ -157,6 +178,25 @@ def save_overlap(workspace: Path, who: Person | str, percent_chosen: int) -> str
     """Save the overlap chosen on the slider (in percent) as ``who``; what the screen says then."""
     audit.set_overlap(workspace, percent_chosen / 100, who)
     return f"Overlap set to {percent_chosen}% for this workspace"
+
+
+def assignable(workspace: Path) -> list[str] | None:
+    """Who the "Assign items" panel offers: the active people who may review, or None in a workspace
+    without people (then names are typed)."""
+    if not team.has_people(workspace):
+        return None
+    return [p["name"] for p in team.list_people(workspace) if p["revoked_at"] is None and team.may(p["role"], "review")]
+
+
+def assign_items(workspace: Path, who: Person | str, judge: str, annotators, per_item: int, count: int,
+                 queue: str, seed: int) -> str:
+    """The "Assign items" panel's one call (``audit.assign``, as ``lsqa assign``); what the screen says then."""
+    if isinstance(annotators, str):
+        annotators = [a for a in annotators.split(",") if a.strip()]
+    done = audit.assign(workspace, judge, annotators, by=who, per_item=int(per_item), count=int(count),
+                        queue=queue, seed=int(seed))
+    each = ", ".join(f"{a['annotator']} {a['n_items']}" for a in done["assigned"])
+    return f"Assigned {done['items']} verdicts of {done['judge']}, each to {done['per_item']}: {each}"
 
 
 # ----------------------------------------------------------------------- where I am (the trail)

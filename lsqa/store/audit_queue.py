@@ -68,13 +68,16 @@ def _signals(con):
 
 def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems=None, documents=None,
                 labels=None, statuses=None, reviewed: str = "all", exclude=None, overlap: float = 1.0,
-                limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
+                reviewed_by=None, limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
     """One page of verdicts, most in need of a human first, and the number matching the filters.
 
     ``weights``: ``failed``, ``disagreement``, ``self_inconsistent``, ``flagged`` (see
     ``lsqa.audit.PRIORITY_WEIGHTS``). ``reviewed``: ``all`` | ``unreviewed`` (by nobody) |
     ``not_mine`` (not by ``annotator``) | ``mine`` | ``second`` (by exactly one other annotator,
-    not by ``annotator``). ``exclude``: verdict ids left out (those already opened this session).
+    not by ``annotator``; labels from a gold set do not count: migration 0015) | ``assigned``
+    (assigned to ``annotator``, not reviewed by them yet: ``lsqa.store.assignments``).
+    ``reviewed_by``: only verdicts with a current label by one of these annotators.
+    ``exclude``: verdict ids left out (those already opened this session).
     ``overlap``: the share of verdicts every annotator reviews (a fixed hash of the verdict id
     decides which); in ``not_mine`` the others drop out once anybody reviewed them. Order:
     verdicts nobody reviewed yet first, then by priority, then by a stable key (the id last: a total
@@ -103,18 +106,24 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     elif reviewed == "mine":
         where.append("h.my_action IS NOT NULL")
     elif reviewed == "second":
-        where.append("h.n_reviewers = 1 AND h.my_action IS NULL")
+        where.append("h.n_people = 1 AND h.my_action IS NULL")
+    elif reviewed == "assigned":
+        where.append("j.id IN (SELECT judgment_id FROM assignments WHERE annotator = $annotator)"
+                     " AND h.my_action IS NULL")
     elif reviewed != "all":
-        raise ValueError(f"reviewed must be all, unreviewed, not_mine, mine or second, not {reviewed!r}")
+        raise ValueError(f"reviewed must be all, unreviewed, not_mine, mine, second or assigned, not {reviewed!r}")
+    if reviewed_by:
+        where.append(f"j.id IN (SELECT judgment_id FROM human_labels WHERE annotator IN (SELECT unnest({param(list(reviewed_by))})))")
     if exclude:
         where.append(f"j.id NOT IN (SELECT unnest({param(list(exclude))}))")
     con.register("queue_signals", _signals(con))
     sql = f"""
         WITH s AS (SELECT * FROM queue_signals),
-             h AS (SELECT judgment_id, count(*) AS n_reviewers,
-                          any_value(label) FILTER (WHERE annotator = $annotator) AS my_label,
-                          any_value(action) FILTER (WHERE annotator = $annotator) AS my_action
-                   FROM human_labels GROUP BY judgment_id),
+             h AS (SELECT l.judgment_id, count(*) AS n_reviewers, count(*) FILTER (WHERE g.id IS NULL) AS n_people,
+                          any_value(l.label) FILTER (WHERE l.annotator = $annotator) AS my_label,
+                          any_value(l.action) FILTER (WHERE l.annotator = $annotator) AS my_action
+                   FROM human_labels l LEFT JOIN (SELECT id FROM human_reviews WHERE gold) g ON g.id = l.review_id
+                   GROUP BY l.judgment_id),
              f AS (SELECT DISTINCT question_id FROM current_flags)
         SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
                j.label, j.raw_label, j.status, q.document_id, d.title,

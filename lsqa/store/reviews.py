@@ -19,7 +19,8 @@ MIN_INCLUSION_PROB = 1e-6
 
 def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str | None = None,
                note: str = "", undoes: int | None = None, queue: str = "priority",
-               inclusion_prob: float | None = None, stratum: str = "", role: str = "") -> int:
+               inclusion_prob: float | None = None, stratum: str = "", role: str = "", gold: bool = False) -> int:
+    """One review row; ``gold``: a label from a gold set (migration 0015), never a reason for a second review."""
     if action not in REVIEW_ACTIONS:
         raise ValueError(f"review action must be one of {REVIEW_ACTIONS}, not {action!r}")
     if not annotator.strip():
@@ -30,8 +31,9 @@ def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str
         raise ValueError(f"inclusion probability must be in [{MIN_INCLUSION_PROB:g}, 1], not {inclusion_prob!r}")
     row = con.execute(
         "INSERT INTO human_reviews (annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,"
-        " stratum, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        [annotator.strip(), judgment_id, action, label, note, undoes, queue, inclusion_prob, stratum, role],
+        " stratum, role, gold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [annotator.strip(), judgment_id, action, label, note, undoes, queue, inclusion_prob, stratum, role,
+         bool(gold)],
     ).fetchone()
     return int(row[0])
 
@@ -135,3 +137,8 @@ def flagged_questions(con) -> list[dict]:
         LEFT JOIN questions q ON q.id = f.question_id
         LEFT JOIN documents d ON d.id = q.document_id
         ORDER BY d.title, f.question_id, f.reference, f.annotator""")
+
+
+def reviewers(con) -> list[str]:
+    """Everybody with a current label on some verdict (gold sets included): the queue's "Reviewed by" filter."""
+    return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_labels ORDER BY 1").fetchall()]

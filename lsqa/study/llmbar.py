@@ -121,7 +121,8 @@ def import_llmbar(workspace: str | Path, data_dir: str | Path) -> Iterator[str]:
                 for v in verdicts:
                     action = "confirm" if v["label"] == gold[v["question_id"]] else "override"
                     reviews_store.add_review(con, annotator=GOLD, judgment_id=v["id"], action=action,
-                                             label=gold[v["question_id"]], note="LLMBar human gold label")
+                                             label=gold[v["question_id"]], note="LLMBar human gold label",
+                                             gold=True)
                     n_reviews += 1
         yield (f"LLMBar {dataset}: {len(items)} items, {len(EVALUATORS)} judges × 2 orders, "
                f"{n_reviews} gold labels as reviews by {GOLD}")
