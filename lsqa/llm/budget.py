@@ -55,16 +55,33 @@ class Budget:
                                 "remove max_cost_usd or use a model litellm prices")
         return cost
 
-    def reserve(self, bound: float) -> float | None:
+    def reserve(self, bound: float, *, ahead: bool = False) -> float | None:
         """Reserve ``bound`` (scaled by the overrun seen so far); the amount reserved, or None when
-        it does not fit (the call must not be sent)."""
+        it does not fit (the call must not be sent). ``ahead``: for a call recorded as sent before
+        its turn (lsqa.llm.runner records calls a wave ahead); not fitting then is no refusal yet."""
         with self._lock:
             amount = bound * self.overrun
             if self.spent_usd + self.reserved_usd + amount > self.max_usd + 1e-12:
-                self.refused += 1
+                if not ahead:
+                    self.refused += 1
                 return None
             self.reserved_usd += amount
             return amount
+
+    def top_up(self, reserved: float, bound: float) -> float | None:
+        """A call reserved ``reserved`` ahead of its turn and an overrun was seen since: reserve the
+        difference to ``bound`` at today's overrun. The call's new reservation, or None (refused:
+        its old reservation is released)."""
+        with self._lock:
+            extra = bound * self.overrun - reserved
+            if extra <= 0:
+                return reserved
+            if self.spent_usd + self.reserved_usd + extra > self.max_usd + 1e-12:
+                self.reserved_usd -= reserved
+                self.refused += 1
+                return None
+            self.reserved_usd += extra
+            return reserved + extra
 
     def settle(self, reserved: float, cost: float | None, bound: float | None = None) -> None:
         """A call that had ``reserved`` came back costing ``cost`` (None: unknown, counted at

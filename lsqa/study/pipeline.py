@@ -218,7 +218,8 @@ def _send(workspace: Path, stage: _Stage, requests: list[llm.LLMRequest], config
     callback = (lambda d, _t: progress(stage.summary.stage, done + d, total)) if progress else None
     results = llm.complete_many(workspace, requests, max_concurrency=config.max_concurrency,
                                 use_cache=config.use_cache, run_id=stage.run_id, progress=callback,
-                                show_bar=show_bar, budget=getattr(_budgets, "budget", None))
+                                show_bar=show_bar, budget=getattr(_budgets, "budget", None),
+                                ledger=getattr(_budgets, "ledger", None))
     stage.summary.add_results(results)
     for request, result in zip(requests, results):
         limit = llm.max_output_tokens(request) if result.ok and not result.cached and result.completion_tokens else None
@@ -561,12 +562,16 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     t0 = time.monotonic()
     summary = RunSummary(max_unreadable_share=config.max_unreadable_share)
     _budgets.budget = None
+    _budgets.ledger = None
     _open_stages.closed = []
     try:
         # Before any write: an unknown judge kind or document, or a redefined name stops the run here.
         _check_kinds(config)
         doc_ids, books = _load_scope(workspace, config)
         check_scale(config, _questions_to_come(config, doc_ids, _questions(workspace, config, doc_ids)))
+        # Every call of the study is recorded as sent under its ledger before it leaves, with or
+        # without a budget (lsqa.llm.runner._SentMarks): a kill cannot hide what was paid for.
+        _budgets.ledger = study_id(config)
         with store.write(workspace) as con:
             register_names(con, config)
             if config.max_cost_usd is not None:
@@ -601,6 +606,7 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
         raise
     finally:
         _open_stages.run_ids = None
+        _budgets.ledger = None  # a stage called on its own later records its calls under no study
     summary.seconds = time.monotonic() - t0
     return summary
 
