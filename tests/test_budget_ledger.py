@@ -424,3 +424,44 @@ def test_two_runs_of_one_study_at_once_share_one_budget(nqa_workspace, llm_serve
     assert _ledger(nqa_workspace, path) <= budget + 1e-12
     assert _recorded(nqa_workspace) <= budget + 1e-12
     assert 3 <= len(llm_server.requests) <= 4                 # ~3.5 worst cases (prompts differ), between the two runs
+
+
+@pytest.mark.slow
+def test_two_batch_runs_of_one_study_at_once_share_one_budget_and_send_no_batch_twice(nqa_workspace, llm_server,
+                                                                                        tmp_path):
+    """Two `lsqa run` processes of one batch-mode study, started at once on one workspace: between
+    them they keep to the one budget (each batch's calls are admitted against the ledger as the
+    workspace holds it, open batches included), no call goes into two batches, and every call a
+    batch carried is collected and stored. The stated slack: none — when both runs have ended no
+    batch is open and no call is in flight, so the ledger is what the calls cost."""
+    llm_server.script(reply=" ".join(["kitten"] * 10))        # max_tokens = 10: each call costs its worst case
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base, mode="batch", n=8))
+    budget = round(bound * 4.5, 8)
+    path = _study(tmp_path, llm_server.api_base, mode="batch", n=8, extra=f"max_cost_usd = {budget}")
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT), "LSQA_BATCH_POLL_S": "0.05"}
+    cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
+           "run", path, "--workspace", str(nqa_workspace), "--json"]
+    procs = [subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    codes = [p.returncode for p in procs]
+    assert set(codes) <= {0, 3} and 3 in codes, outputs           # 8 worst cases never fit in 4.5
+
+    batches = llm_server.batches.batches.values()
+    sent = [json.loads(line)["custom_id"] for b in batches
+            for line in llm_server.batches.files[b["input_file_id"]].decode().splitlines() if line.strip()]
+    assert len({b["input_file_id"] for b in batches}) == len(batches)   # one batch per uploaded file
+    assert len(sent) == len(set(sent)), sent                      # no call in two batches
+    assert 1 <= len(sent) <= 4                                    # what fits: 4 worst cases of 4.5
+    with store.connect(nqa_workspace) as con:
+        stored = {k for (k,) in con.execute("SELECT cache_key FROM llm_calls WHERE status = 'ok'").fetchall()}
+        answers = con.execute("SELECT count(*) FROM answers WHERE system_name = 'mini' AND status = 'ok'").fetchone()[0]
+        open_batches = con.execute("SELECT count(*) FROM llm_batches WHERE status IN ('uploading', 'submitted')"
+                                   ).fetchone()[0]
+        in_flight = con.execute("SELECT count(*) FROM calls_in_flight").fetchone()[0]
+        (a, b) = con.execute("SELECT started_at, finished_at FROM runs WHERE stage = 'answers' ORDER BY id").fetchall()
+    assert a[0] < b[1] and b[0] < a[1]                            # the two runs' answers stages overlapped
+    assert set(sent) <= stored and answers == len(sent)           # nothing a batch carried is lost
+    assert open_batches == 0 and in_flight == 0
+    assert _recorded(nqa_workspace) <= budget + 1e-12
+    assert _ledger(nqa_workspace, path) == pytest.approx(_recorded(nqa_workspace))
