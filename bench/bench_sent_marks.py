@@ -11,7 +11,15 @@ answer was stored).
     .venv/bin/python bench/bench_sent_marks.py [--calls 400] [--concurrency 16] [--latency 0.1]
         [--rounds 3] [--trees /work/main,.]
 
+``--alternate N`` instead runs this checkout only, in one process: the record switched off and on
+in turns, N times each, the calls in flight that had to wait for their record counted (the
+quickest A/B on a loaded machine: no process start-up between the variants).
+
 ``--trees`` lists checkouts (their lsqa is imported through PYTHONPATH); the default is this one.
+Variants (``--modes``): ``unrecorded`` is this code with the record switched off (the same
+process layout, so the difference is what recording costs); on a checkout without the record
+it is the same as ``none``. CPU seconds (this process) are printed beside wall seconds: on a
+loaded machine they vary less.
 """
 
 from __future__ import annotations
@@ -35,7 +43,14 @@ def child(args) -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ["OPENAI_API_KEY"] = "sk-bench-not-a-real-key-0000000000"
     from lsqa import llm
+    from lsqa.llm import runner
     from lsqa.store import connect
+
+    if args.mode == "unrecorded" and hasattr(runner, "_SentMarks"):
+        async def unrecorded(self, job):  # the record switched off: what the same code costs without it
+            return None
+
+        runner._SentMarks.before_send = unrecorded
 
     params = {"api_base": args.api_base, "temperature": 0.0, "max_tokens": 32}
 
@@ -57,14 +72,60 @@ def child(args) -> None:
 
         llm.complete_many(workspace, [request(i, "warm") for i in range(args.concurrency)], **kwargs())
         requests = [request(i, f"q{args.seed}-") for i in range(args.calls)]
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         results = llm.complete_many(workspace, requests, **kwargs())
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         with connect(workspace) as con:
             left = con.execute("SELECT count(*) FROM calls_in_flight").fetchone()[0]
     made = results.totals().calls_made
-    print(json.dumps({"seconds": seconds, "made": made, "in_flight_left": left,
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "made": made, "in_flight_left": left,
                       "record_writes": getattr(results, "sent_record_writes", None)}))
+
+
+def alternate(args, api_base: str) -> None:
+    """This checkout, one process: unrecorded and recorded (no budget) in turns."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ["OPENAI_API_KEY"] = "sk-bench-not-a-real-key-0000000000"
+    from lsqa import llm
+    from lsqa.llm import runner
+
+    recorded = runner._SentMarks.before_send
+    waits: list[float] = []
+
+    async def timed(self, job):
+        started = time.perf_counter()
+        refusal = await recorded(self, job)
+        waits.append(time.perf_counter() - started)
+        return refusal
+
+    async def unrecorded(self, job):
+        return None
+
+    params = {"api_base": api_base, "temperature": 0.0, "max_tokens": 32}
+
+    def request(i: int, tag: str) -> "llm.LLMRequest":
+        return llm.LLMRequest("openai/gpt-4o-mini", [{"role": "user", "content": f"Question {tag}{i}: who?"}],
+                              params, "bench", "1")
+
+    rows: dict[str, list[tuple[float, float, int]]] = {"unrecorded": [], "recorded": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(args.alternate):
+            for variant in ("unrecorded", "recorded"):
+                runner._SentMarks.before_send = unrecorded if variant == "unrecorded" else timed
+                workspace = Path(tmp) / f"{variant}{n}.duckdb"
+                llm.complete_many(workspace, [request(i, "warm") for i in range(args.concurrency)],
+                                  max_concurrency=args.concurrency, ledger="bench")
+                waits.clear()
+                started, cpu = time.perf_counter(), time.process_time()
+                llm.complete_many(workspace, [request(i, f"{variant}{n}-") for i in range(args.calls)],
+                                  max_concurrency=args.concurrency, ledger="bench")
+                rows[variant].append((time.perf_counter() - started, time.process_time() - cpu,
+                                      sum(w > 0.005 for w in waits)))
+    runner._SentMarks.before_send = recorded
+    for variant, values in rows.items():
+        print(f"{variant:>10}: wall median {statistics.median(v[0] for v in values):.2f} s "
+              f"[{', '.join(f'{v[0]:.2f}' for v in values)}], CPU median {statistics.median(v[1] for v in values):.2f} s; "
+              f"calls that waited > 5 ms for their record: {[v[2] for v in values]}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,9 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--trees", default=str(ROOT))
     parser.add_argument("--child", action="store_true")
-    parser.add_argument("--mode", choices=("none", "budget"), default="none")
+    parser.add_argument("--mode", choices=("none", "budget", "unrecorded"), default="none")
+    parser.add_argument("--modes", default="unrecorded,none,budget",
+                        help="variants per tree: unrecorded (this code with the record switched off), none (no "
+                             "budget), budget")
     parser.add_argument("--api-base", default="")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--alternate", type=int, default=0)
     args = parser.parse_args(argv)
     if args.child:
         child(args)
@@ -91,15 +156,23 @@ def main(argv: list[str] | None = None) -> int:
         server.kill()
         raise SystemExit(f"benchmark server did not start: {line!r}")
     api_base = f"http://127.0.0.1:{int(line.split()[1])}/v1"
+    if args.alternate:
+        try:
+            alternate(args, api_base)
+        finally:
+            server.kill()
+            server.wait()
+        return 0
     trees = [str(Path(t).resolve()) for t in args.trees.split(",")]
     seconds: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     left: dict[tuple[str, str], int] = {}
     writes: dict[tuple[str, str], object] = {}
     seed = 0
     try:
         for _ in range(args.rounds):
             for tree in trees:
-                for mode in ("none", "budget"):
+                for mode in args.modes.split(","):
                     seed += 1
                     env = {**os.environ, "PYTHONPATH": tree}
                     out = subprocess.run([sys.executable, __file__, "--child", "--mode", mode, "--api-base", api_base,
@@ -110,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                     row = json.loads(out.stdout.strip().splitlines()[-1])
                     assert row["made"] == args.calls, row
                     seconds.setdefault((tree, mode), []).append(row["seconds"])
+                    cpus.setdefault((tree, mode), []).append(row["cpu"])
                     left[(tree, mode)] = max(left.get((tree, mode), 0), row["in_flight_left"])
                     writes[(tree, mode)] = row["record_writes"]
     finally:
@@ -119,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.calls} calls, concurrency {args.concurrency}, server {args.latency * 1000:.0f} ms "
           f"(ideal {ideal:.2f} s), {args.rounds} rounds in turns")
     for (tree, mode), values in seconds.items():
-        print(f"{tree:>30} {mode:>6}: median {statistics.median(values):.2f} s "
+        print(f"{tree:>30} {mode:>10}: median {statistics.median(values):.2f} s, CPU {statistics.median(cpus[(tree, mode)]):.2f} s "
               f"[{', '.join(f'{v:.2f}' for v in values)}]; recorded as sent in {writes[(tree, mode)]} transactions "
               f"(None: not counted); calls_in_flight rows left {left[(tree, mode)]}")
     return 0

@@ -288,7 +288,7 @@ class _SentMarks:
                 job.reserved_usd = amount
             return None
         while key in self.recording:
-            await self.recording[key]
+            await asyncio.shield(self.recording[key])  # shared by the wave: one call cancelled must not cancel it
         if key in self.recorded:
             del self.recorded[key]
             self.ahead[model] -= 1
@@ -305,7 +305,7 @@ class _SentMarks:
                 if amount is None:
                     return self._refusal(model)
                 job.reserved_usd, job.overrun_at = amount, budget.overrun
-            await self._start_wave(model, job)
+            await asyncio.shield(self._start_wave(model, job))
             if key not in self.recorded:  # the ledger had no room for it (its reservation is released)
                 if budget is not None:
                     budget.refused += 1
@@ -466,10 +466,12 @@ class _Writer:
         except BaseException as exc:  # noqa: BLE001 - the calls are not sent; the run reports it
             self.error = self.error or exc
             for m in marks:
-                m.done.set_exception(_NotRecorded(f"could not record a call as sent in {self.workspace}: {exc}"))
+                if not m.done.done():  # a cancelled run stopped waiting for it
+                    m.done.set_exception(_NotRecorded(f"could not record a call as sent in {self.workspace}: {exc}"))
             return
         for m, fit in zip(marks, fits):
-            m.done.set_result(fit)
+            if not m.done.done():
+                m.done.set_result(fit)
 
     def _renew(self) -> None:
         """Extend this process's claims on the calls it still has in flight (a long call must not
@@ -875,7 +877,8 @@ def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker
             writer.put(job, result)
         finished.put((job, result))
 
-    max_usd = budget.max_usd if budget is not None else None
+    # Checked against the workspace's ledger only when the budget names one (a study's).
+    max_usd = budget.max_usd if budget is not None and budget.ledger else None
     marks = _SentMarks(jobs, max_concurrency, budget,
                        lambda entries: writer.mark_sent(entries, ledger, max_usd))
     future = asyncio.run_coroutine_threadsafe(_run_jobs(jobs, max_concurrency, retry, on_done, budget, marks), loop)
