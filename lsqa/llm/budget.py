@@ -11,7 +11,9 @@ The budget is the study's (issue 33): ``ledger`` names its spend ledger (the stu
 transport setting changes), ``spent_usd`` starts at what the ledger holds
 (:func:`lsqa.store.runs.study_spent`: earlier runs, calls a killed run sent without storing their
 answers, batches not collected), and every call is recorded in the workspace as sent, at its
-worst case, before it leaves (``calls_in_flight``), so a ``kill -9`` cannot hide it.
+worst case, before it leaves (``calls_in_flight``; a wave ahead of its turn, with its reservation:
+lsqa.llm.runner._SentMarks), so a ``kill -9`` cannot hide it. Runs without a budget keep the same
+record.
 
 A provider may report more completion tokens than ``max_tokens`` allows: the call is counted at
 what the provider reported (``over_limit`` counts them), and from then on every reservation is
