@@ -465,3 +465,23 @@ def test_two_batch_runs_of_one_study_at_once_share_one_budget_and_send_no_batch_
     assert open_batches == 0 and in_flight == 0
     assert _recorded(nqa_workspace) <= budget + 1e-12
     assert _ledger(nqa_workspace, path) == pytest.approx(_recorded(nqa_workspace))
+
+
+def test_a_budget_reserves_ahead_without_refusing_and_tops_up_after_an_overrun():
+    """Calls recorded a wave ahead reserve without counting a refusal when they do not fit (they are
+    tried again at their turn); after an overrun a call reserved ahead tops up to its scaled worst
+    case at its turn, or is refused and its reservation released."""
+    from lsqa.llm import Budget
+
+    b = Budget(2.0)
+    assert b.reserve(0.4, ahead=True) == 0.4 and b.reserve(0.4, ahead=True) == 0.4
+    assert b.reserve(1.4, ahead=True) is None and b.refused == 0
+    b.settle(0.4, 0.8, 0.4)                                     # a call cost 2x its worst case
+    assert b.overrun == pytest.approx(2.0)
+    assert b.top_up(0.4, 0.4) == pytest.approx(0.8)             # 0.8 spent + 0.8 reserved: fits in 2.0
+    assert b.reserved_usd == pytest.approx(0.8)
+    tight = Budget(1.0)
+    tight.reserve(0.4, ahead=True), tight.reserve(0.4, ahead=True)
+    tight.settle(0.4, 0.8, 0.4)
+    assert tight.top_up(0.4, 0.4) is None                       # 0.8 + 0.8 > 1.0: refused at its turn
+    assert tight.refused == 1 and tight.reserved_usd == pytest.approx(0.0)
