@@ -697,7 +697,7 @@ def complete_many(
                 job.bound_usd = budget.bound(job.request)  # an unpriced model stops here, before any call
             ledger = budget.ledger or ledger
         else:
-            counter = pricing.TokenCounter()
+            counter = _bound_counter()
             for job in jobs.values():
                 if job.request.mode != "batch" and provider_of(job.request.model) not in OFFLINE_PROVIDERS:
                     job.bound_usd = _worst_case(job.request, counter)
@@ -733,6 +733,21 @@ def complete_many(
         out.store_write_s += writer.write_seconds
         out.store_max_delay_s = max(out.store_max_delay_s, writer.max_delay_s)
     return out
+
+
+_counter: pricing.TokenCounter | None = None
+_COUNTER_TEXTS = 20_000
+
+
+def _bound_counter() -> pricing.TokenCounter:
+    """The token counter of the records made without a budget, shared by the calls of a process:
+    a run sends its requests in chunks (lsqa.study.pipeline), and a whole book's tokens, counted
+    once, take seconds (5.7 s for Les Misérables on a busy machine). A fresh one after
+    ``_COUNTER_TEXTS`` texts, so a long-lived dashboard process keeps no more than that."""
+    global _counter
+    if _counter is None or len(_counter) > _COUNTER_TEXTS:
+        _counter = pricing.TokenCounter()
+    return _counter
 
 
 def _worst_case(request: LLMRequest, counter: "pricing.TokenCounter") -> float:
