@@ -40,12 +40,15 @@ def _start(config: dict, label: str) -> None:
     st.query_params["job"] = job_id
 
 
-def _plan_section(config: dict | None, key: str) -> None:
-    """The study's plan (issue 15): calls new vs cached, tokens and cost, before any call is made."""
-    if config is None or not st.toggle("Show the plan (calls, tokens, cost) before starting", key=f"plan_{key}"):
+def _before_start(config: dict | None, key: str) -> None:
+    """What to know before Start: look-alike names (issue 33) and the study's plan (issue 15: calls
+    new vs cached, tokens and cost), shown with the form, never behind a toggle (issue 34)."""
+    if config is None:
         return
     try:
-        planned = page_data.study_plan(workspace, config)
+        for warning in run_form.name_warnings(workspace, config):
+            st.warning(warning)
+        planned = run_form.plan(workspace, config)
     except (LsqaError, ValueError) as exc:
         st.warning(f"No plan: {exc}")
         return
@@ -128,7 +131,7 @@ if mode == "Build one here":
             run_form.check(workspace, config)
         except (LsqaError, ValueError) as exc:
             config, problem = None, str(exc)
-    _plan_section(config, "form")
+    _before_start(config, "form")
     st.button("Start run", type="primary", key="run_start", disabled=config is None or not may_run, on_click=_start,
               args=(config, "run form"))
     if problem:
@@ -142,7 +145,7 @@ else:
         st.error(str(exc))
     else:
         st.code(text, language="toml")
-        _plan_section(data, "file")
+        _before_start(data, "file")
         st.button("Start run", type="primary", key="run_start_file", disabled=not may_run, on_click=_start,
                   args=(data, str(path)))
 remember_form_state(systems, judges)
@@ -172,8 +175,7 @@ def show_jobs() -> None:
         with st.container(border=True):
             st.markdown(f"**{job['id']}** · {job['label']} · **{job['status']}**" + (" · (yours)" if mine else ""))
             if job["status"] in ("queued", "running"):
-                frac = job["done"] / job["total"] if job["total"] else 0.0
-                st.progress(min(1.0, frac), text=f"{job['stage'] or 'starting'}: {job['done']:,} / {job['total']:,}")
+                st.progress(*run_form.progress_of(job))
             cost = jobs.cost_so_far(job)
             st.caption(f"LLM calls stored so far: {cost['calls']:,} ({cost['failed']:,} failed) · "
                        f"cost so far ${cost['cost_usd']:.4f}"

@@ -86,3 +86,40 @@ def clean_numbers(rows: list[dict]) -> list[dict]:
     """Whole numbers the table editor turned into floats (200000.0) back into ints."""
     return [{k: int(v) if isinstance(v, float) and v == v and v.is_integer() else v for k, v in r.items()}
             for r in rows]
+
+
+@kept_while_unchanged()  # the Run page shows them on every render, before Start
+def name_warnings(ws: str | Path, config: dict) -> list[str]:
+    """The look-alike name warnings of ``config`` (a system or judge whose name looks like another
+    of the config's or one the workspace holds: ``gpt4o`` beside ``gрt4o``), worded as ``lsqa run``
+    prints them (``lsqa.config.study.name_warnings``, the one place they are worked out)."""
+    from lsqa.config.study import name_warnings as warnings_of, run_config_from_dict
+
+    return warnings_of(run_config_from_dict(config, source="run form"), ws)
+
+
+@kept_while_unchanged()  # shown on every render before Start: planned once per form and workspace state
+def plan(ws: str | Path, config: dict) -> dict:
+    """``lsqa plan`` for the config on the Run page: its JSON shape (calls new and cached, tokens, cost,
+    per stage) plus the notes on what is estimated."""
+    from lsqa.config.study import run_config_from_dict
+    from lsqa.study.plan import plan as plan_of
+
+    planned = plan_of(ws, run_config_from_dict(config, source="Run page"))
+    return {**planned.to_dict(), "notes": [line for line in planned.lines() if line.startswith("~")]}
+
+
+def progress_of(job: dict) -> tuple[float, str]:
+    """A running job's progress bar (``lsqa.study.jobs`` snapshot): (fraction done, text). The
+    pipeline names each stage and its number of calls before the first call goes out, then moves
+    as calls finish; before that the job loads the LLM library (once per dashboard process)."""
+    from lsqa.study.jobs import LOADING
+
+    stage, done, total = job.get("stage") or "", int(job.get("done") or 0), int(job.get("total") or 0)
+    if not stage:
+        return 0.0, "starting"
+    if stage == LOADING:
+        return 0.0, f"{LOADING} (once per dashboard process)"
+    if not total:
+        return 0.0, f"{stage}: preparing the calls"
+    return min(1.0, done / total), f"{stage}: {done:,} / {total:,} calls"

@@ -20,8 +20,11 @@ judges (§3, Figs. 12-13, 17-20) all call :func:`complete_many` (or :func:`compl
   background event loop per process (litellm's async HTTP clients stay bound to it).
 * **Resume**: each finished call is written as it finishes (a writer thread commits what has
   finished every ``FLUSH_INTERVAL_S`` with a short-lived connection, so the workspace stays free
-  for the dashboard in between). A killed run loses only the calls in flight; the next run
-  answers the finished ones from the cache.
+  for the dashboard in between). A killed run loses only the answers of the calls in flight; the
+  next run answers the finished ones from the cache.
+* **Spend on record**: every call to a paid model is recorded as sent (``calls_in_flight``, under
+  the study's ledger) before it leaves, a wave of calls per transaction, so a ``kill -9`` cannot
+  hide what the provider answered and charged (:mod:`lsqa.llm.budget`; docs/cost-and-scale.md).
 """
 
 # Eager: these modules are what any LLM call loads anyway, and none imports litellm at import

@@ -11,7 +11,9 @@ The budget is the study's (issue 33): ``ledger`` names its spend ledger (the stu
 transport setting changes), ``spent_usd`` starts at what the ledger holds
 (:func:`lsqa.store.runs.study_spent`: earlier runs, calls a killed run sent without storing their
 answers, batches not collected), and every call is recorded in the workspace as sent, at its
-worst case, before it leaves (``calls_in_flight``), so a ``kill -9`` cannot hide it.
+worst case, before it leaves (``calls_in_flight``; a wave ahead of its turn, with its reservation:
+lsqa.llm.runner._SentMarks), so a ``kill -9`` cannot hide it. Runs without a budget keep the same
+record.
 
 A provider may report more completion tokens than ``max_tokens`` allows: the call is counted at
 what the provider reported (``over_limit`` counts them), and from then on every reservation is
@@ -55,16 +57,33 @@ class Budget:
                                 "remove max_cost_usd or use a model litellm prices")
         return cost
 
-    def reserve(self, bound: float) -> float | None:
+    def reserve(self, bound: float, *, ahead: bool = False) -> float | None:
         """Reserve ``bound`` (scaled by the overrun seen so far); the amount reserved, or None when
-        it does not fit (the call must not be sent)."""
+        it does not fit (the call must not be sent). ``ahead``: for a call recorded as sent before
+        its turn (lsqa.llm.runner records calls a wave ahead); not fitting then is no refusal yet."""
         with self._lock:
             amount = bound * self.overrun
             if self.spent_usd + self.reserved_usd + amount > self.max_usd + 1e-12:
-                self.refused += 1
+                if not ahead:
+                    self.refused += 1
                 return None
             self.reserved_usd += amount
             return amount
+
+    def top_up(self, reserved: float, bound: float) -> float | None:
+        """A call reserved ``reserved`` ahead of its turn and an overrun was seen since: reserve the
+        difference to ``bound`` at today's overrun. The call's new reservation, or None (refused:
+        its old reservation is released)."""
+        with self._lock:
+            extra = bound * self.overrun - reserved
+            if extra <= 0:
+                return reserved
+            if self.spent_usd + self.reserved_usd + extra > self.max_usd + 1e-12:
+                self.reserved_usd -= reserved
+                self.refused += 1
+                return None
+            self.reserved_usd += extra
+            return reserved + extra
 
     def settle(self, reserved: float, cost: float | None, bound: float | None = None) -> None:
         """A call that had ``reserved`` came back costing ``cost`` (None: unknown, counted at

@@ -57,6 +57,10 @@ class TokenCounter:
         self._memo: dict[tuple[str, str], int] = {}
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        """How many texts it has counted (and keeps)."""
+        return len(self._memo)
+
     def text_tokens(self, model: str, text: str) -> int:
         if not counts_exactly(model) or is_free(model):
             return len(text)  # characters: divided once per request (the embedded models' rule)

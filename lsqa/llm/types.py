@@ -136,9 +136,11 @@ class RunTotals:
 class Results(list):
     """The results of :func:`complete_many`, in request order, with the batch's wall time and
     how it used the workspace: ``store_writes`` commits holding the file ``store_write_s`` seconds
-    in total, a finished call committed at most ``store_max_delay_s`` after it finished."""
+    in total, a finished call committed at most ``store_max_delay_s`` after it finished; the calls
+    were recorded as sent in ``sent_record_writes`` transactions (one per wave of calls)."""
 
     elapsed_s: float | None = None
+    sent_record_writes: int = 0
     store_writes: int = 0
     store_write_s: float = 0.0
     store_max_delay_s: float = 0.0

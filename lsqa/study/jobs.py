@@ -64,6 +64,19 @@ def _progress(job: Job):
     return callback
 
 
+LOADING = "loading the LLM library"  # the stage a job shows while litellm is imported
+
+
+def _load_llm_library(job: Job) -> None:
+    """Import litellm before the first stage, saying so: the first job of a dashboard process waits
+    for it (~3-10 s on a busy machine), and its progress must not read "starting: 0 / 0" meanwhile."""
+    from lsqa import llm
+
+    with _lock:
+        job.stage = LOADING
+    llm.litellm()
+
+
 def _run(job: Job) -> None:
     from lsqa.study import pipeline
     from lsqa.config.study import run_config_from_dict
@@ -72,6 +85,7 @@ def _run(job: Job) -> None:
         config = run_config_from_dict(job.config, source=job.label)
         with _lock:
             job.status = "running"
+        _load_llm_library(job)
         summary = pipeline.run(job.workspace, config, progress=_progress(job), run_ids=job.run_ids)
         with _lock:
             job.summary = summary.to_dict()

@@ -213,12 +213,21 @@ def _batches(items: list, mode_of: Callable = lambda task: task.request.mode, si
         yield items[i:i + size]
 
 
+def _announce(progress: Progress | None, stage: _Stage, total: int) -> None:
+    """Say which stage runs and how many calls it has before the first of them: the dashboard's
+    progress bar reads "judge:x: 0 / 72" (not "starting: 0 / 0") while the calls are prepared and
+    the first ones go out (issue 34); it then moves as calls finish (``_send``)."""
+    if progress is not None:
+        progress(stage.summary.stage, 0, total)
+
+
 def _send(workspace: Path, stage: _Stage, requests: list[llm.LLMRequest], config: RunConfig,
           progress: Progress | None, done: int, total: int, show_bar: bool) -> list[llm.LLMResult]:
     callback = (lambda d, _t: progress(stage.summary.stage, done + d, total)) if progress else None
     results = llm.complete_many(workspace, requests, max_concurrency=config.max_concurrency,
                                 use_cache=config.use_cache, run_id=stage.run_id, progress=callback,
-                                show_bar=show_bar, budget=getattr(_budgets, "budget", None))
+                                show_bar=show_bar, budget=getattr(_budgets, "budget", None),
+                                ledger=getattr(_budgets, "ledger", None))
     stage.summary.add_results(results)
     for request, result in zip(requests, results):
         limit = llm.max_output_tokens(request) if result.ok and not result.cached and result.completion_tokens else None
@@ -405,6 +414,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
     stage = _Stage(workspace, "questions", config)
     tasks = generation_tasks(config, chains, books)
     stage.summary.tasks = len(tasks)
+    _announce(progress, stage, len(tasks))
     done = 0
     for batch in _batches(tasks, lambda task: task[2].mode):
         results = _send(workspace, stage, [t[2] for t in batch], config, progress, done, len(tasks), show_bar)
@@ -471,11 +481,13 @@ def answer_tasks(workspace: Path, config: RunConfig, questions: list[dict],
 def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
                      progress: Progress | None = None, show_bar: bool = False) -> StageSummary:
     stage = _Stage(workspace, "answers", config)
+    _announce(progress, stage, 0)  # building the prompts (retrieval, whole books) can take a while
     tasks, stage.summary.skipped, missing = answer_tasks(workspace, config, questions, books)
     stage.summary.missing.update(missing)
     stage.summary.tasks = len(tasks) + stage.summary.skipped
     ready = [t.ready_row for t in tasks if t.ready_row is not None]
     calls = [t for t in tasks if t.request is not None]
+    _announce(progress, stage, len(calls))
     with store.write(workspace) as con:
         stage.summary.written += results_store.insert_answers(con, ready, replace=True)
     stage.summary.errors.extend(json.loads(r["extra"]).get("error", "") for r in ready if r["status"] != "ok")
@@ -521,6 +533,7 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
     for judge in config.judges:
         kind = kinds.get(judge.kind)
         stage = _Stage(workspace, f"judge:{judge.name}", config)
+        _announce(progress, stage, 0)  # building the judge prompts (whole books) can take a while
         # Like every stage: verdicts already stored are kept (a re-run adds only new answers).
         todo, n_tasks = judge_tasks(workspace, config, judge, questions, sampled, answers, books)
         stage.summary.tasks, stage.summary.skipped = n_tasks, n_tasks - len(todo)
@@ -528,6 +541,7 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
         if not kind.needs_call:  # rated on this machine (e.g. embeddings): rows at once, no requests
             ready += kind.rate(kind, judge, [t for t in todo if t.ready_row is None])
         calls = [t for t in todo if t.needs_call]
+        _announce(progress, stage, len(calls))
         with store.write(workspace) as con:
             stage.summary.written += results_store.insert_judgments(con, ready, replace=True)
         done = 0
@@ -561,12 +575,16 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     t0 = time.monotonic()
     summary = RunSummary(max_unreadable_share=config.max_unreadable_share)
     _budgets.budget = None
+    _budgets.ledger = None
     _open_stages.closed = []
     try:
         # Before any write: an unknown judge kind or document, or a redefined name stops the run here.
         _check_kinds(config)
         doc_ids, books = _load_scope(workspace, config)
         check_scale(config, _questions_to_come(config, doc_ids, _questions(workspace, config, doc_ids)))
+        # Every call of the study is recorded as sent under its ledger before it leaves, with or
+        # without a budget (lsqa.llm.runner._SentMarks): a kill cannot hide what was paid for.
+        _budgets.ledger = study_id(config)
         with store.write(workspace) as con:
             register_names(con, config)
             if config.max_cost_usd is not None:
@@ -601,6 +619,7 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
         raise
     finally:
         _open_stages.run_ids = None
+        _budgets.ledger = None  # a stage called on its own later records its calls under no study
     summary.seconds = time.monotonic() - t0
     return summary
 
