@@ -1,4 +1,5 @@
-"""People's work on judge verdicts: the audit queue, one item as the judge saw it, reviews and flags, reference errors, review imports."""
+"""People's work on judge verdicts: the audit queue, one item as the judge saw it, reviews and flags, adjudication
+of disagreements and comments, reference errors, review imports."""
 
 from lsqa.audit.actions import (
     MAX_ANNOTATOR_CHARS,
@@ -12,6 +13,14 @@ from lsqa.audit.actions import (
     review,
     reviewed_since,
     undo_last,
+)
+from lsqa.audit.adjudication import (
+    FINAL_LABEL_RULE,
+    MAX_COMMENT_CHARS,
+    adjudicate,
+    comment,
+    comments,
+    disagreements,
 )
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
 from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, item, prompt_of, reveal
@@ -54,6 +63,8 @@ __all__ = [
     # keys and words (wording)
     "SHORTCUTS", "FLAG_REASON_KEYS", "label_options", "to_system_label", "to_shown_label", "describe", "shown_text",
     "saved_message", "describe_action", "evidence_label",
+    # disagreements, final labels and comments (adjudication)
+    "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "disagreements", "comment", "comments",
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
 ]

@@ -32,7 +32,7 @@ cli_ingest.register(app)     # ingest-book, ingest-narrativeqa, import-answers, 
 cli_pipeline.register(app)   # run, entities, export
 cli_stats.register(app)      # rank, agreement
 cli_suspects.register(app)   # suspects
-cli_team.register(app)       # users add | list | revoke
+cli_team.register(app)       # users add | list | revoke, disagreements
 
 
 def main() -> None:
