@@ -341,3 +341,20 @@ def test_the_audit_pages_comments_panel_adds_a_comment_and_hides_others_while_bl
     audit.confirm(ws, "alice", v["id"])  # decided: the others' comments show
     at.run()
     assert "reference 1 looks wrong" in _text(at)
+
+
+def test_the_agreement_page_states_the_rule_and_counts_with_the_final_labels(ws):
+    ids, judge, other = _split_four(ws)
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["annotator"] = "alice"
+    at.run()
+    at.switch_page("pages/agreement.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(audit.FINAL_LABEL_RULE in c.value for c in at.caption)
+    docs = " ".join((PROJECT_ROOT / "docs" / "statistics.md").read_text(encoding="utf-8").split())
+    assert "## The human label of a verdict" in docs and "**no human label**" in docs
+    # The "human" row of GT: the final labels, by hand 3 verdicts (the tie left out), 2 agree.
+    rows = [r for df in at.dataframe for r in df.value.to_dict("records")
+            if r.get("rater A") == GT and r.get("rater B") == "human"]
+    assert [(r["items"], r["agreement %"]) for r in rows] == [(3, 66.7)], rows

@@ -29,7 +29,7 @@ CREATE TABLE item_comments (
 -- "The latest label of anyone" silently let the second person's label replace the first's. It is
 -- replaced by one final label per verdict, the rule stated once here:
 --   1. the latest adjudication of the verdict, when there is one;
---   2. else the label most of the people gave (their current labels, `human_labels`: Audit page
+--   2. else the label more people gave than any other (their current labels, `human_labels`: Audit page
 --      reviews and imported reviews alike; one person's label is the majority of one);
 --   3. else (a tie between people, not adjudicated) no final label: the verdict is neither confirmed
 --      nor overridden, and the statistics leave it out as if nobody had labelled it.

@@ -1,5 +1,4 @@
-"""People's work on judge verdicts: the audit queue, one item as the judge saw it, reviews and flags, adjudication
-of disagreements and comments, reference errors, review imports."""
+"""People's work on judge verdicts: the queue, one item, reviews, flags, adjudication, comments, reference errors, imports."""
 
 from lsqa.audit.actions import (
     MAX_ANNOTATOR_CHARS,

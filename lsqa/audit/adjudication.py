@@ -29,8 +29,8 @@ MAX_COMMENT_CHARS = 2_000
 # checks both say it).
 FINAL_LABEL_RULE = (
     "The human label of a verdict is its adjudicated label when an adjudicator set one (Adjudicate page); "
-    "otherwise the label most of the people who labelled it gave (one person's label counts as theirs). A tie "
-    "between people that nobody adjudicated is no human label at all: it is neither a confirm nor an override, "
+    "otherwise the label that more of the people who labelled it gave than any other label (one person's label "
+    "counts as theirs). A tie between people that nobody adjudicated is no human label at all: it is neither a confirm nor an override, "
     "and is left out of judge-vs-human agreement, overrides and corrected estimates until adjudicated. "
     "Agreement between two people compares their own labels, before any adjudication."
 )
