@@ -39,8 +39,13 @@ st.subheader(f"{len(rows)} disagreement{'' if len(rows) == 1 else 's'}, {n_open}
 st.dataframe(view.table(rows), hide_index=True, width="stretch", key="adj_table",
              column_config={"open": st.column_config.LinkColumn("item", display_text="open on Audit")})
 
-pick = st.selectbox("Disagreement", range(len(rows)), format_func=lambda k: view.choice(rows[k]), key="adj_pick")
-d = view.detail(workspace, rows[pick])
+# The one open is kept by its verdict, not its row: a final label moves the row to the end of the list.
+# No widget key: a list in a new order is a new picker, opened on the same verdict.
+by_id = {r["judgment_id"]: r for r in rows}
+ids = list(by_id)
+ss.adj_current = st.selectbox("Disagreement", ids, index=ids.index(ss.get("adj_current", ids[0]))
+                              if ss.get("adj_current") in by_id else 0, format_func=lambda i: view.choice(by_id[i]))
+d = view.detail(workspace, by_id[ss.adj_current])
 st.markdown(f"**{md(d['question'])}** — *{md(d['title'])}* · [open on the Audit page]({d['link']})")
 for ref in d["references"]:
     st.markdown(f"{md(ref['label'])}: {md(ref['text'])}")
@@ -61,6 +66,9 @@ for c in d["comments"]:
 def _set_final(jid: str, options: dict) -> None:
     """The adjudicator's click: the label and note chosen, saved (or why not)."""
     label = ss.get(f"adj_label_{jid}")
+    if label is None:
+        ss.adj_refused = "Not saved: choose the final label first."
+        return
     try:
         audit.adjudicate(workspace, who, jid, label, ss.get(f"adj_note_{jid}", ""))
         ss.adj_msg = f"Final label set: {options.get(label, label)}"
@@ -80,7 +88,8 @@ def _add_comment(jid: str) -> None:
 
 jid = d["judgment_id"]
 if presence.may("adjudicate"):
-    st.radio("Final label", list(d["options"]), format_func=d["options"].get, horizontal=True, key=f"adj_label_{jid}")
+    st.radio("Final label", list(d["options"]), format_func=d["options"].get, horizontal=True, index=None,
+             key=f"adj_label_{jid}")
     st.text_input("Note (why)", key=f"adj_note_{jid}", max_chars=2_000)
     st.button("Set final label", key=f"adj_set_{jid}", type="primary", on_click=_set_final, args=(jid, d["options"]))
 else:

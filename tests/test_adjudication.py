@@ -171,9 +171,9 @@ def people(ws) -> dict[str, dict]:
     return {role: team.add_person(ws, role, role) for role in ROLES}
 
 
-def _split_by(ws: Path, people: dict) -> str:
-    """A verdict the annotator confirms and the admin overrides: a disagreement."""
-    v = _verdicts(ws, GT, 1)[0]
+def _split_by(ws: Path, people: dict, k: int = 0) -> str:
+    """The k-th verdict of GT, which the annotator confirms and the admin overrides: a disagreement."""
+    v = _verdicts(ws, GT, k + 1)[k]
     audit.confirm(ws, team.sign_in(ws, people["annotator"]["token"]), v["id"])
     audit.review(ws, team.sign_in(ws, people["admin"]["token"]), v["id"], _other(v["kind"], v["judge_label"]))
     return v["id"]
@@ -358,3 +358,17 @@ def test_the_agreement_page_states_the_rule_and_counts_with_the_final_labels(ws)
     rows = [r for df in at.dataframe for r in df.value.to_dict("records")
             if r.get("rater A") == GT and r.get("rater B") == "human"]
     assert [(r["items"], r["agreement %"]) for r in rows] == [(3, 66.7)], rows
+
+
+def test_the_adjudicate_page_stays_on_the_verdict_just_adjudicated(ws, people):
+    """A final label moves its row to the end of the list (open ones first): the page must not then
+    show another verdict in its place."""
+    first, second = sorted([_split_by(ws, people, 0), _split_by(ws, people, 1)])
+    at = _page(people["adjudicator"]["token"])
+    assert f"/audit?item={first}" in " ".join(m.value for m in at.markdown)  # the first open one is shown
+    at.radio(key=f"adj_label_{first}").set_value("no")
+    at.button(key=f"adj_set_{first}").click().run()
+    assert [d["judgment_id"] for d in audit.disagreements(ws)] == [second, first]
+    shown = " ".join(m.value for m in at.markdown)
+    assert f"/audit?item={first}" in shown and "set by adjudicator" in _text(at)
+    assert at.radio(key=f"adj_label_{first}")
