@@ -372,3 +372,22 @@ def test_the_adjudicate_page_stays_on_the_verdict_just_adjudicated(ws, people):
     shown = " ".join(m.value for m in at.markdown)
     assert f"/audit?item={first}" in shown and "set by adjudicator" in _text(at)
     assert at.radio(key=f"adj_label_{first}")
+
+
+def test_an_imported_label_and_an_audit_page_label_that_differ_are_a_disagreement(demo_workspace, tmp_path):
+    ws = demo_workspace
+    v = _verdicts(ws, SXS, 1)[0]
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps({"judge": SXS, "question_id": v["question_id"], "system_a": v["system_a"],
+                                "system_b": v["system_b"], "label": "A", "annotator": "gold"}) + "\n",
+                    encoding="utf-8")
+    out = invoke("import-reviews", path, "--workspace", ws)
+    assert out.exit_code == 0, out.output
+    with store.connect(ws) as con:
+        (imported,) = verdicts_store.human_labels(con, judge=SXS)
+    audit.review(ws, "ana", imported["judgment_id"], "B", "B names the right cat")
+    (d,) = audit.disagreements(ws)
+    assert d["judgment_id"] == imported["judgment_id"]
+    assert [(lab["annotator"], lab["label"]) for lab in d["labels"]] == [("gold", "A"), ("ana", "B")]
+    with store.connect(ws) as con:  # one against one: a tie, no human label until adjudicated
+        assert [r for r in verdicts_store.final_labels(con, SXS) if r["judgment_id"] == d["judgment_id"]] == []

@@ -107,11 +107,10 @@ def sampled_human_labels(con, judge: str) -> list[dict]:
     """Each reviewed verdict of ``judge`` with how its latest live review (anyone's) was sampled
     (queue, inclusion probability, stratum; migration 0007) and its final label
     (``final_human_labels``: None for a tie between people nobody adjudicated), for corrected estimates.
-    ``basis``: adjudicated | unanimous | majority, None for a tie; ``n_people``: how many labelled it."""
+    ``basis``: adjudicated | unanimous | majority, None for a tie."""
     # human_reviews itself (not the live_reviews view of 0005, which predates these columns).
     sql = """
-        SELECT s.judgment_id, s.review_id, f.label, f.basis, s.queue, s.inclusion_prob, s.stratum, s.annotator,
-               (SELECT count(*) FROM human_labels h WHERE h.judgment_id = s.judgment_id) AS n_people FROM (
+        SELECT s.judgment_id, s.review_id, f.label, f.basis, s.queue, s.inclusion_prob, s.stratum, s.annotator FROM (
             SELECT l.judgment_id, l.id AS review_id, l.annotator, l.queue, l.inclusion_prob, l.stratum,
                    row_number() OVER (PARTITION BY l.judgment_id ORDER BY l.id DESC) AS rn
             FROM human_reviews l JOIN judgments j ON j.id = l.judgment_id
