@@ -391,3 +391,19 @@ def test_an_imported_label_and_an_audit_page_label_that_differ_are_a_disagreemen
     assert [(lab["annotator"], lab["label"]) for lab in d["labels"]] == [("gold", "A"), ("ana", "B")]
     with store.connect(ws) as con:  # one against one: a tie, no human label until adjudicated
         assert [r for r in verdicts_store.final_labels(con, SXS) if r["judgment_id"] == d["judgment_id"]] == []
+
+
+def test_the_final_label_is_a_plurality_and_a_tie_at_the_top_is_none(demo_workspace):
+    ws = demo_workspace
+    first, second = (r["id"] for r in _verdicts(ws, SXS, 2))
+    for who, label in (("p1", "A"), ("p2", "A"), ("p3", "B"), ("p4", "tie")):
+        audit.review(ws, who, first, label)     # A twice, B and tie once: A
+    for who, label in (("p1", "A"), ("p2", "A"), ("p3", "B"), ("p4", "B")):
+        audit.review(ws, who, second, label)    # two against two: none
+    with store.connect(ws) as con:
+        final = {r["judgment_id"]: (r["label"], r["basis"]) for r in verdicts_store.final_labels(con, SXS)}
+    assert final == {first: ("A", "majority")}
+    audit.undo_last(ws, "p4")                    # p4's B withdrawn: A, A, B on the second
+    with store.connect(ws) as con:
+        final = {r["judgment_id"]: (r["label"], r["basis"]) for r in verdicts_store.final_labels(con, SXS)}
+    assert final == {first: ("A", "majority"), second: ("A", "majority")}

@@ -39,23 +39,14 @@ DROP VIEW latest_human_labels;
 CREATE VIEW final_human_labels AS
 WITH counted AS (
     SELECT judgment_id, label, count(*) AS n FROM human_labels WHERE label IS NOT NULL GROUP BY judgment_id, label
-), ranked AS (
-    SELECT judgment_id, label, n,
-           sum(n) OVER (PARTITION BY judgment_id) AS n_people,
-           count(*) OVER (PARTITION BY judgment_id) AS n_labels,
-           rank() OVER (PARTITION BY judgment_id ORDER BY n DESC) AS r
-    FROM counted
-), top AS (
-    SELECT judgment_id, label, n, n_people, n_labels, count(*) OVER (PARTITION BY judgment_id) AS n_top
-    FROM ranked WHERE r = 1
+), people AS (
+    -- ns: how many people gave each label, most first; the top label is unique when ns[1] > ns[2]
+    SELECT judgment_id, arg_max(label, n) AS label, count(*) AS n_labels, list_sort(list(n), 'DESC') AS ns
+    FROM counted GROUP BY judgment_id
 ), adjudicated AS (
-    SELECT judgment_id, label FROM (
-        SELECT judgment_id, label, row_number() OVER (PARTITION BY judgment_id ORDER BY id DESC) AS rn
-        FROM adjudications)
-    WHERE rn = 1
+    SELECT judgment_id, arg_max(label, id) AS label FROM adjudications GROUP BY judgment_id
 )
-SELECT judgment_id, label, 'adjudicated' AS basis FROM adjudicated
-UNION ALL
-SELECT judgment_id, label, CASE WHEN n_labels = 1 THEN 'unanimous' ELSE 'majority' END AS basis
-FROM top
-WHERE n_top = 1 AND judgment_id NOT IN (SELECT judgment_id FROM adjudicated);
+SELECT coalesce(a.judgment_id, p.judgment_id) AS judgment_id, coalesce(a.label, p.label) AS label,
+       CASE WHEN a.label IS NOT NULL THEN 'adjudicated' WHEN p.n_labels = 1 THEN 'unanimous' ELSE 'majority' END AS basis
+FROM people p FULL OUTER JOIN adjudicated a ON a.judgment_id = p.judgment_id
+WHERE a.label IS NOT NULL OR p.n_labels = 1 OR p.ns[1] > p.ns[2];
