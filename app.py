@@ -23,6 +23,7 @@ PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
     st.Page("pages/run.py", title="Run", icon=":material/play_arrow:"),
     st.Page("pages/audit.py", title="Audit", icon=":material/fact_check:"),
+    st.Page("pages/adjudicate.py", title="Adjudicate", icon=":material/gavel:"),
     st.Page("pages/reference_errors.py", title="Reference errors", icon=":material/flag:"),
     st.Page("pages/agreement.py", title="Agreement", icon=":material/handshake:"),
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),

@@ -126,7 +126,7 @@ def item_key(row: dict) -> tuple[str, ...]:
 
 # One judge's ranking (or accuracy) three ways, side by side on the Leaderboard and in `lsqa rank
 # --corrected`: the judge's own labels; corrected by random / active / imported audits (PPI++,
-# lsqa.stats.corrected); the latest human label in place of the judge's wherever someone reviewed
+# lsqa.stats.corrected); the final human label in place of the judge's wherever someone reviewed
 # ("Use human overrides"). The names key rank flips (lsqa.stats.rank_flips), head their columns and
 # name the overrides switch in the Leaderboard's URL.
 JUDGE_ONLY = "judge-only"

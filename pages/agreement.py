@@ -12,6 +12,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
+from lsqa.audit import FINAL_LABEL_RULE  # noqa: E402
 from lsqa.dashboard import charts  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.text import highlight  # noqa: E402
@@ -38,7 +39,8 @@ def confusion_table(result: dict) -> None:
 def vs_humans(view: dict) -> None:
     """Each judge against the humans who reviewed its verdicts, and against each of them."""
     st.caption("Per verdict: each person's label on a verdict of the judge is compared with the judge's label on "
-               "that same verdict (one reference, one answer order); “human” is the latest label of anyone.")
+               "that same verdict (one reference, one answer order); “human” is the verdict's final human label. "
+               + FINAL_LABEL_RULE)
     if view["vs_human"]:
         rows = page_data.agreement_rows(view["vs_human"])
         st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")

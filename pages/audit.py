@@ -329,6 +329,24 @@ def show_details(it: dict, revealed: bool):
                 st.caption("Hidden while blind, until you decide.")
 
 
+def show_comments(it: dict, revealed: bool):
+    """Comments on this verdict (author, time), folded: while blind and undecided only my own (issue 34)."""
+    key = f"audit_comment_{it['id']}"
+
+    def add():  # a callback: it runs before the page, so the new comment is drawn at once
+        said = lambda ws, me, jid, text: (audit.comment(ws, me, jid, text), "Comment added")[1]  # noqa: E731
+        if _act("Comment not saved", said, it["id"], ss.get(key, "")):
+            ss[key] = ""
+
+    def draw():
+        for c in audit.comments(workspace, it["id"], reader=annotator, revealed=revealed):
+            st.markdown(f"- {view.md(c['author'])} ({c['created_at']:%Y-%m-%d %H:%M}): {view.md(c['text'])}")
+        if annotator:
+            st.text_area("Comment", key=key, max_chars=audit.MAX_COMMENT_CHARS)
+            st.button("Add comment", key=f"{key}_add", on_click=add)
+    _folded("Comments", "audit_x_comments", draw)
+
+
 def _folded(label: str, key: str, draw) -> None:
     """``draw()`` inside a panel built only while open (``_lazy_expander``)."""
     box = _lazy_expander(label, key)
@@ -409,6 +427,7 @@ def _review():
             show_guidelines(it["kind"])
             show_item(it, revealed)
             show_details(it, revealed)
+            show_comments(it, revealed)
         my_recent_reviews()
         up_next()
         if here.upcoming and sampled_judge() is None and ss.get("audit_run") == "keys":

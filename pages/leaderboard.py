@@ -50,7 +50,8 @@ ss._lb_style = style_on
 st.query_params["style"] = "length" if style_on else "none"
 controls = st.columns([1.3, 1.6, 1, 1, 1.4, 1])
 controls[0].toggle("Use human overrides", key="lb_overrides",
-                   help="Where an annotator reviewed a verdict, their latest label replaces the judge's.")
+                   help="Where people reviewed a verdict, its final human label replaces the judge's: adjudicated, else "
+                        "the people's majority; a tie keeps the judge's (docs/statistics.md).")
 controls[1].toggle("Leave out questions with a flagged reference", key="lb_exclude")
 rounds = controls[2].selectbox("Bootstrap rounds", [1000, 200, 0], key="lb_rounds",
                                help="Percentile bootstrap over comparisons (paper §3.2); 0 = no CI.")

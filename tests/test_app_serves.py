@@ -17,7 +17,7 @@ from .conftest import PROJECT_ROOT, TEST_DATA
 from .streamlit_server import serve
 
 OVERVIEW_TITLE = "lsqa — long-span question answering"
-PAGES = ["Overview", "Run", "Audit", "Reference errors", "Agreement", "Leaderboard", "Corpus"]
+PAGES = ["Overview", "Run", "Audit", "Adjudicate", "Reference errors", "Agreement", "Leaderboard", "Corpus"]
 
 
 def _app_renders():

@@ -33,10 +33,10 @@ from lsqa.store import reviews as reviews_store
 from .conftest import PROJECT_ROOT
 
 APP = str(PROJECT_ROOT / "app.py")
-PAGES = ["overview", "run", "audit", "reference_errors", "agreement", "leaderboard", "corpus"]
+PAGES = ["overview", "run", "audit", "adjudicate", "reference_errors", "agreement", "leaderboard", "corpus"]
 TITLES = {"overview": "lsqa — long-span question answering", "run": "Run a study", "audit": "Audit judge verdicts",
-          "reference_errors": "Reference errors", "agreement": "Agreement", "leaderboard": "Leaderboard",
-          "corpus": "Corpus"}
+          "adjudicate": "Adjudicate", "reference_errors": "Reference errors", "agreement": "Agreement",
+          "leaderboard": "Leaderboard", "corpus": "Corpus"}
 SXS = "lexical-sxs-fc"  # the demo's side-by-side judge with the book as context, both orders
 
 

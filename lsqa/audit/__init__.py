@@ -1,4 +1,4 @@
-"""People's work on judge verdicts: the audit queue, one item as the judge saw it, reviews and flags, reference errors, review imports."""
+"""People's work on judge verdicts: the queue, one item, reviews, flags, adjudication, comments, reference errors, imports."""
 
 from lsqa.audit.actions import (
     MAX_ANNOTATOR_CHARS,
@@ -12,6 +12,14 @@ from lsqa.audit.actions import (
     review,
     reviewed_since,
     undo_last,
+)
+from lsqa.audit.adjudication import (
+    FINAL_LABEL_RULE,
+    MAX_COMMENT_CHARS,
+    adjudicate,
+    comment,
+    comments,
+    disagreements,
 )
 from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
@@ -59,6 +67,8 @@ __all__ = [
     # keys and words (wording)
     "SHORTCUTS", "FLAG_REASON_KEYS", "label_options", "to_system_label", "to_shown_label", "describe", "shown_text",
     "saved_message", "describe_action", "evidence_label",
+    # disagreements, final labels and comments (adjudication)
+    "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "disagreements", "comment", "comments",
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
 ]

@@ -63,7 +63,9 @@ COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "references_agre
            "book_support", "evidence")
 FLAG_WEIGHT = {"wrong": 1.0, "unanswerable": 1.0, "ambiguous": 0.5}
 ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "other_reference", "reasons",
-                  "annotators", "notes", "score")
+                  "annotators", "flagged_at", "notes", "score")
+# Lists in an errata row, one entry per annotator whose flag stands (a CSV cell joins them with "; ").
+ERRATA_LISTS = ("reasons", "annotators", "flagged_at", "notes")
 
 
 # An answer that declines to answer says nothing about the reference (a model's refusal, lsqa/extractive's
@@ -259,7 +261,9 @@ def find(rows: list[dict], key: tuple[str, str] | None) -> int | None:
 
 
 def errata(workspace: Path) -> list[dict]:
-    """The flagged references, one row per (question, reference), with reasons, annotators and notes."""
+    """The flagged references, one row per (question, reference), with reasons, annotators, when each
+    flagged it (``flagged_at``, the workspace's clock, ``YYYY-MM-DD HH:MM:SS``; beside ``annotators``)
+    and notes."""
     with store.connect(workspace) as con:
         rows = reviews_store.flagged_questions(con)
     scores = {(r["question_id"], r["reference"]): r["score"] for r in suspects(workspace)} if rows else {}
@@ -270,10 +274,11 @@ def errata(workspace: Path) -> list[dict]:
                                      "question": r["question"] or "", "reference": r["reference"],
                                      "reference_text": r["reference_text"] or "",
                                      "other_reference": r["other_reference"] or "",
-                                     "reasons": [], "annotators": [], "notes": [],
+                                     "reasons": [], "annotators": [], "flagged_at": [], "notes": [],
                                      "score": scores.get(key)})
         g["reasons"].append(r["reason"])
         g["annotators"].append(r["annotator"])
+        g["flagged_at"].append(r["created_at"].isoformat(sep=" ", timespec="seconds"))
         if r["note"]:
             g["notes"].append(f"{r['annotator']}: {r['note']}")
     return list(grouped.values())
@@ -287,7 +292,7 @@ def errata_csv(rows: list[dict]) -> bytes:
     writer = csv.DictWriter(buf, fieldnames=ERRATA_COLUMNS, extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow(safe_row({**r, **{k: "; ".join(r[k]) for k in ("reasons", "annotators", "notes")}}))
+        writer.writerow(safe_row({**r, **{k: "; ".join(r[k]) for k in ERRATA_LISTS}}))
     return buf.getvalue().encode("utf-8")
 
 

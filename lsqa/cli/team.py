@@ -1,4 +1,5 @@
-"""``lsqa users``: the people of a workspace and their sign-in links (issue 34).
+"""``lsqa users``: the people of a workspace and their sign-in links; ``lsqa disagreements``: where
+they disagree (issue 34).
 
 Whoever runs these commands can open the workspace file anyway, so they act as its owner; on the
 dashboard the same actions need a signed-in admin (``lsqa.team.roles``).
@@ -82,5 +83,41 @@ def revoke_cmd(
     typer.echo(f"{name}'s sign-in link is revoked")
 
 
+def _when(value) -> str | None:
+    return value.isoformat(sep=" ", timespec="seconds") if value is not None else None
+
+
+def disagreements_cmd(
+    workspace: Optional[Path] = WorkspaceOption,
+    as_json: bool = typer.Option(False, "--json", help='Print {"disagreements": [{"judgment_id", "labels": '
+                                 '[{"annotator", "label", "note", "created_at"}], "adjudicated"}]}.'),
+) -> None:
+    """Verdicts whose people's current labels differ (Audit page and imported reviews alike), each
+    with every label, note and time and the adjudicated label if any; not yet adjudicated first. An
+    adjudicator sets the final label on the dashboard's Adjudicate page."""
+    from lsqa.audit import disagreements
+
+    rows = disagreements(existing_workspace(workspace))
+    if as_json:
+        emit_json({"disagreements": [
+            {"judgment_id": d["judgment_id"],
+             "labels": [{"annotator": lab["annotator"], "label": lab["label"], "note": lab["note"],
+                         "created_at": _when(lab["created_at"])} for lab in d["labels"]],
+             "adjudicated": d["adjudicated"]} for d in rows]})
+        return
+    if not rows:
+        typer.echo("no disagreements: no verdict has two people's labels that differ")
+        return
+    for d in rows:
+        final = f"adjudicated: {d['adjudicated']}" if d["adjudicated"] is not None else "not adjudicated"
+        typer.echo(f"{d['judgment_id']}  {d['judge']}  {final}")
+        for lab in d["labels"]:
+            note = f"  — {lab['note']}" if lab["note"] else ""
+            typer.echo(f"    {lab['annotator']}: {lab['label']}  ({_when(lab['created_at'])}){note}")
+    open_ = sum(d["adjudicated"] is None for d in rows)
+    typer.echo(f"{len(rows)} disagreements, {open_} not adjudicated")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(users)
+    app.command("disagreements")(friendly_errors(disagreements_cmd))

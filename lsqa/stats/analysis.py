@@ -128,8 +128,8 @@ def rater_labels(workspace: Path, rater: str, *, per_verdict: bool | None = None
     """Labels of a judge name or a human rater.
 
     A person reviews one verdict at a time, so a human rater's labels are keyed by verdict
-    (judgment id): ``human`` is the latest review of anyone per verdict, ``human:<annotator>`` one
-    person's; ``@<judge>`` keeps only reviews of that judge's verdicts. A judge's labels are keyed
+    (judgment id): ``human`` is the final label per verdict (adjudicated, else the people's majority,
+    none for a tie: ``lsqa.audit.FINAL_LABEL_RULE``), ``human:<annotator>`` one person's; ``@<judge>`` keeps only reviews of that judge's verdicts. A judge's labels are keyed
     by item (answer, or pair of answers: ``_collapse``) unless ``per_verdict``, then by its own
     verdicts. ``per_verdict`` defaults to True for a person, False for a judge.
     """
@@ -147,6 +147,7 @@ class LabelsRead:
 
     by_rater: dict[tuple, dict] = field(default_factory=dict)  # (rater, per verdict, order) → labels
     human_rows: list[dict] | None = None
+    final_rows: list[dict] | None = None  # final human labels (``human`` rater): verdicts_store.final_labels
     judge_rows: dict[str, list[dict]] | None = None  # judge → its decided verdicts, judge's labels
 
 
@@ -169,6 +170,17 @@ def _rater_labels(con, rater: str, read: LabelsRead | None, per_verdict: bool,
         rows = [r for r in _judge_verdicts(con, rater, read) if shown_order is None or r["shown_order"] == shown_order]
         return {r["id"]: r["label"] for r in rows if r["label"] is not None} if per_verdict else _collapse(rows)
     annotator, judge = human
+    if not annotator:
+        # "human": the final label per verdict (adjudicated, else the people's majority; a tie is left
+        # out), defined once in the workspace's final_human_labels view (migration 0016).
+        if read is None:
+            finals = verdicts_store.final_labels(con, judge=judge)
+        else:
+            if read.final_rows is None:
+                read.final_rows = verdicts_store.final_labels(con)
+            finals = [r for r in read.final_rows if not judge or r["judge"] == judge]
+        return {r["judgment_id"]: r["label"] for r in finals
+                if shown_order is None or r["shown_order"] == shown_order}
     if read is None:
         rows = verdicts_store.human_labels(con, judge=judge)
     else:
@@ -183,8 +195,8 @@ def _rater_labels(con, rater: str, read: LabelsRead | None, per_verdict: bool,
 
 
 def _human_verdicts(rows: list[dict]) -> dict[str, str]:
-    """Verdict (judgment id) → the latest human label among ``rows`` (anyone's, or the one
-    annotator's rows given). Never collapsed over a judge's references or orders, nor across
+    """Verdict (judgment id) → the latest human label among ``rows`` (one annotator's rows: their
+    own label; the ``human`` rater reads the final labels instead). Never collapsed over a judge's references or orders, nor across
     judges: a person's review of one verdict is compared with that verdict, and two people's
     reviews are paired only on the same verdict (issue 30)."""
     latest: dict[str, dict] = {}

@@ -55,8 +55,8 @@ from lsqa.vocabulary import BINARY
 
 REPLACEABLE, NOT_REPLACEABLE, UNDECIDED = "replaceable", "not replaceable", "undecided"
 VERDICTS = (REPLACEABLE, NOT_REPLACEABLE, UNDECIDED)
-NO_ADJUDICATION = ("lsqa stores no adjudicated labels yet: the latest review of each audited verdict stands for "
-                   "the people")
+NO_ADJUDICATION = ("the people's label of each audited verdict is its final label: adjudicated, else the people's "
+                   "majority; a tie nobody adjudicated is left out (docs/statistics.md)")
 
 
 @dataclass(frozen=True)

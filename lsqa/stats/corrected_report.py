@@ -44,10 +44,13 @@ def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict 
         if r["queue"] in USABLE_QUEUES and r["inclusion_prob"] is not None and r["judgment_id"] in by_judgment:
             usable_by_queue[r["queue"]] += 1
     chosen = queue or (usable_by_queue.most_common(1)[0][0] if usable_by_queue else None)
+    tied = 0
     for r in rows:
         k = by_judgment.get(r["judgment_id"])
-        usable = (r["queue"] == chosen and r["inclusion_prob"] is not None and k is not None
-                  and outcome(r["label"]) is not None)
+        drawn = r["queue"] == chosen and r["inclusion_prob"] is not None and k is not None
+        if drawn and r["label"] is None and r["basis"] is None:
+            tied += 1  # people tie and nobody adjudicated: no human label (lsqa.audit.FINAL_LABEL_RULE)
+        usable = drawn and outcome(r["label"]) is not None
         if not usable:
             other += 1
             continue
@@ -65,8 +68,20 @@ def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict 
         if labels is not None:
             labels[k] = r["label"]
     info = {"design": chosen or "", "n_usable_audits": len(latest), "n_reviews_not_used": other,
-            "usable_by_queue": dict(usable_by_queue)}
+            "n_tied_not_used": tied, "usable_by_queue": dict(usable_by_queue)}
     return human, pi, strata, info
+
+
+def _tie_warning(info: dict) -> list[str]:
+    """Drawn verdicts left out because people tie on them: the audits are then no longer the sample the
+    design drew (which verdicts drop out depends on their labels), so the estimate may be biased."""
+    n = info["n_tied_not_used"]
+    if not n:
+        return []
+    return [f"{n} audited verdict{'s' if n > 1 else ''} left out: the people who labelled "
+            f"{'them' if n > 1 else 'it'} tie and nobody adjudicated, so the audits are not the sample the design "
+            "drew and the estimate may be biased (toward the verdicts people agree on); adjudicate "
+            f"{'them' if n > 1 else 'it'} on the Adjudicate page"]
 
 
 def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None, level: float = 0.95) -> dict:
@@ -108,7 +123,7 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
     flips = _with_questions(workspace, rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over))
     return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
             "n_overridden": over.n_reviewed, "flips": flips,
-            "warnings": sorted(warnings) + _mark_not_estimable(out)}
+            "warnings": sorted(warnings) + _tie_warning(info) + _mark_not_estimable(out)}
 
 
 def _mark_not_estimable(rows: list[dict]) -> list[str]:
@@ -195,7 +210,7 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
                      **ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()}})
     result = {"judge": judge, "estimand": "bradley-terry", "level": level, "lam": est.lam, "method": est.method,
               "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
-              "adjacent": adjacent_pairs(est, ranks), "warnings": list(est.warnings) + _mark_not_estimable(rows)}
+              "adjacent": adjacent_pairs(est, ranks), "warnings": list(est.warnings) + _tie_warning(info) + _mark_not_estimable(rows)}
     result["n_overridden"] = over.n_reviewed
     result["flips"] = _with_questions(workspace, rank_flips.bradley_terry_flips(
         est, judge_fit, items, human[0], over if with_overrides else None))

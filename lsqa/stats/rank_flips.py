@@ -10,7 +10,8 @@ table (issue 30):
 
 * judge-only: the judge's outcomes;
 * corrected: PPI++ on the judge's outcomes and the usable (random / active / imported) audits;
-* overrides: the judge's outcomes with the latest human label wherever someone reviewed, through
+* overrides: the judge's outcomes with the final human label (adjudicated, else the people's majority;
+  a tie keeps the judge's) wherever someone reviewed, through
   any queue (what "Use human overrides" shows).
 
 A verdict that moved a flip is one whose human label pulls the lower-ranked system of the pair
@@ -53,7 +54,7 @@ def _item_outcome(it: Item, values: list[float]) -> float:
 
 
 def overrides(con, judge: str, items: list[Item]) -> Overrides:
-    """Item outcomes under "Use human overrides" (latest human label of anyone, any queue)."""
+    """Item outcomes under "Use human overrides" (the final human label, any queue)."""
     rows = verdicts_store.effective_verdicts(con, judge=judge, use_overrides=True)
     human = {r["id"]: r["human_label"] for r in rows if outcome(r["human_label"]) is not None}
     f = np.empty(len(items))

@@ -73,8 +73,8 @@ _LAZY = {
         "start_run", "study_spent", "table_counts",
     ),
     "lsqa.store.verdicts": (
-        "current_flags", "effective_verdicts", "flagged_question_ids", "human_labels", "reference_evidence",
-        "sampled_human_labels",
+        "current_flags", "effective_verdicts", "final_labels", "flagged_question_ids", "human_labels",
+        "reference_evidence", "sampled_human_labels",
     ),
     "lsqa.store.workspace_cache": (
         "clear", "kept_while_unchanged",

@@ -46,6 +46,8 @@ EXPORTS = {
                 " score, evidence, status, prompt_id, prompt_version, raw FROM judgments ORDER BY judge, question_id",
     "human_reviews": "SELECT * FROM human_reviews ORDER BY id",
     "reference_flags": "SELECT * FROM reference_flags ORDER BY id",
+    "adjudications": "SELECT * FROM adjudications ORDER BY id",
+    "item_comments": "SELECT * FROM item_comments ORDER BY id",
 }
 
 

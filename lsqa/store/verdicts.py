@@ -4,8 +4,9 @@ Reviews and flags are append-only; the current state is derived by the views of
 ``db/migrations/0005_derived_views.sql``, which every reader shares (a verdict's family, which
 decides what it is about, is stored with it: migration 0012): ``human_labels`` (a review
 withdrawn by an ``undo`` row no longer counts; an annotator's latest remaining review of a
-verdict is their label, ``confirm`` = the judge's label), ``latest_human_labels`` (the latest of
-anyone), ``current_flags`` (a reference is flagged while some annotator's latest flag on it is
+verdict is their label, ``confirm`` = the judge's label), ``final_human_labels`` (the one label per
+verdict the statistics use: adjudicated, else the people's majority, else none; migration 0016),
+``current_flags`` (a reference is flagged while some annotator's latest flag on it is
 not a ``retract``).
 """
 
@@ -40,7 +41,8 @@ def effective_verdicts(con, *, judge: str | None = None, family: str | None = No
     """Decided verdicts (status ok) with the label the statistics should use; of one ``family``
     (``vocabulary.PAIRWISE`` / ``BINARY``, stored with each verdict) if given.
 
-    With ``use_overrides`` the latest human label (any annotator) replaces the judge's, and a
+    With ``use_overrides`` the final human label (``final_human_labels``: adjudicated, else the
+    people's majority; a tie leaves the judge's label) replaces the judge's, and a
     verdict the judge failed to give (parse error, call error) counts once a human labelled it; with
     ``exclude_flagged`` questions with a flagged reference are left out.
     """
@@ -49,7 +51,7 @@ def effective_verdicts(con, *, judge: str | None = None, family: str | None = No
                j.label AS judge_label, j.raw_label, h.human_label, j.score, q.document_id,
                {"coalesce(h.human_label, j.label)" if use_overrides else "j.label"} AS label
         FROM judgments j
-        LEFT JOIN (SELECT judgment_id, label AS human_label FROM latest_human_labels) h ON h.judgment_id = j.id
+        LEFT JOIN (SELECT judgment_id, label AS human_label FROM final_human_labels) h ON h.judgment_id = j.id
         LEFT JOIN questions q ON q.id = j.question_id
         WHERE {"(j.status = 'ok' OR h.human_label IS NOT NULL)" if use_overrides else "j.status = 'ok'"}"""
     params: list = []
@@ -102,18 +104,32 @@ def reference_evidence(con, reference_raters: list[str]) -> dict:
 
 
 def sampled_human_labels(con, judge: str) -> list[dict]:
-    """The latest live review (anyone's) of each verdict of ``judge``, with how it was sampled
-    (queue, inclusion probability, stratum; migration 0007), for corrected estimates."""
+    """Each reviewed verdict of ``judge`` with how its latest live review (anyone's) was sampled
+    (queue, inclusion probability, stratum; migration 0007) and its final label
+    (``final_human_labels``: None for a tie between people nobody adjudicated), for corrected estimates.
+    ``basis``: adjudicated | unanimous | majority, None for a tie."""
     # human_reviews itself (not the live_reviews view of 0005, which predates these columns).
     sql = """
-        SELECT judgment_id, review_id, label, queue, inclusion_prob, stratum, annotator FROM (
+        SELECT s.judgment_id, s.review_id, f.label, f.basis, s.queue, s.inclusion_prob, s.stratum, s.annotator FROM (
             SELECT l.judgment_id, l.id AS review_id, l.annotator, l.queue, l.inclusion_prob, l.stratum,
-                   CASE WHEN l.action = 'confirm' THEN j.label ELSE l.label END AS label,
                    row_number() OVER (PARTITION BY l.judgment_id ORDER BY l.id DESC) AS rn
             FROM human_reviews l JOIN judgments j ON j.id = l.judgment_id
-            WHERE j.judge = ? AND l.id IN (SELECT id FROM live_reviews))
-        WHERE rn = 1 ORDER BY review_id"""
+            WHERE j.judge = ? AND l.id IN (SELECT id FROM live_reviews)) s
+        LEFT JOIN final_human_labels f ON f.judgment_id = s.judgment_id
+        WHERE s.rn = 1 ORDER BY s.review_id"""
     return fetch_dicts(con, sql, [judge])
+
+
+def final_labels(con, judge: str | None = None) -> list[dict]:
+    """The final human label of each verdict that has one (``final_human_labels``; of ``judge``, if
+    given), with what the verdict is about (judge, shown order)."""
+    sql = ("SELECT f.judgment_id, f.label, f.basis, j.judge, j.kind, j.family, j.shown_order"
+           " FROM final_human_labels f JOIN judgments j ON j.id = f.judgment_id")
+    params: list = []
+    if judge:
+        sql += " WHERE j.judge = ?"
+        params.append(judge)
+    return fetch_dicts(con, sql + " ORDER BY f.judgment_id", params)
 
 
 def answer_lengths(con, judge: str) -> dict[str, tuple[int, int]]:

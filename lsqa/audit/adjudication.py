@@ -1,0 +1,113 @@
+"""Where people disagree on a verdict, the final label an adjudicator sets; and comments on an item
+(issue 34: a team on one dashboard).
+
+A disagreement is a verdict whose people's *current* labels differ (each person's latest review
+that was not undone; labels given on the Audit page and labels imported with ``lsqa import-reviews``
+alike). Adjudications and comments are append-only rows (migration 0016), signed with the person and
+their role, checked inside the writing transaction (``lsqa.team.acting``).
+
+The label the statistics use for a verdict — judge-vs-human agreement, overrides, corrected
+estimates — is the final label of ``FINAL_LABEL_RULE``, defined once, in the workspace's
+``final_human_labels`` view. Agreement between two people is computed before any adjudication,
+from each person's own label.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsqa import store
+from lsqa.audit.actions import _note, check_label
+from lsqa.errors import AuditRefused
+from lsqa.store import adjudications as adjudications_store
+from lsqa.store import results as results_store
+from lsqa.team import acting, Person
+
+MAX_COMMENT_CHARS = 2_000
+
+# The rule, in the words the Agreement page and docs/statistics.md use (tests/test_adjudication.py
+# checks both say it).
+FINAL_LABEL_RULE = (
+    "The human label of a verdict is its adjudicated label when an adjudicator set one (Adjudicate page); "
+    "otherwise the label that more of the people who labelled it gave than any other label (one person's label "
+    "counts as theirs). A tie between people that nobody adjudicated is no human label at all: it is neither a confirm nor an override, "
+    "and is left out of judge-vs-human agreement, overrides and corrected estimates until adjudicated. "
+    "Agreement between two people compares their own labels, before any adjudication."
+)
+
+
+def _verdict(con, judgment_id) -> dict:
+    j = results_store.judgment_label(con, judgment_id) if isinstance(judgment_id, str) else None
+    if j is None:
+        raise AuditRefused(f"no verdict {judgment_id!r} in this workspace; choose one from `lsqa disagreements` "
+                           f"or the Adjudicate page")
+    return j
+
+
+def adjudicate(workspace: Path, who: Person | str, judgment_id: str, label: str, note: str = "") -> dict:
+    """Set the final label (system terms, one of the verdict's kind's labels) of a verdict people
+    labelled; a later adjudication of the same verdict replaces this one. ``{"id", "label"}``.
+
+    NotAllowed (nothing written) unless ``who`` may adjudicate; AuditRefused (nothing written) for an
+    unknown verdict, one nobody labelled yet, a label not of its kind or a note that is not short text."""
+    note = _note(note)
+    with store.write(workspace) as con:
+        adjudicator, role = acting(con, who, "adjudicate")
+        j = _verdict(con, judgment_id)
+        label = check_label(j["kind"], label, judgment_id)
+        if adjudications_store.labelled_by_people(con, judgment_id) == 0:
+            raise AuditRefused(f"adjudication of verdict {judgment_id}: nobody has labelled it yet, so there is "
+                               f"nothing to resolve; review it on the Audit page instead")
+        row_id = adjudications_store.add_adjudication(con, judgment_id=judgment_id, label=label, note=note,
+                                                      adjudicator=adjudicator, role=role)
+    return {"id": row_id, "label": label}
+
+
+def disagreements(workspace: Path) -> list[dict]:
+    """The verdicts whose people's current labels differ, each as ``{"judgment_id", "labels":
+    [{"annotator", "label", "note", "created_at"}], "adjudicated": label or None}`` plus what the page
+    shows beside it (``judge, kind, question_id, system_a, system_b, reference, judge_label`` and
+    ``adjudication``: ``{"label", "note", "adjudicator", "created_at"}`` or None). Not yet adjudicated
+    first, then by verdict id."""
+    with store.connect(workspace) as con:
+        rows = adjudications_store.disagreements(con)
+    out: dict[str, dict] = {}
+    for r in rows:
+        d = out.get(r["judgment_id"])
+        if d is None:
+            d = out[r["judgment_id"]] = {
+                "judgment_id": r["judgment_id"], "labels": [], "adjudicated": r["adjudicated"],
+                **{k: r[k] for k in ("judge", "kind", "question_id", "system_a", "system_b", "reference", "judge_label")},
+                "adjudication": None if r["adjudicated"] is None else {
+                    "label": r["adjudicated"], "note": r["adjudication_note"], "adjudicator": r["adjudicator"],
+                    "created_at": r["adjudicated_at"]}}
+        d["labels"].append({"annotator": r["annotator"], "label": r["label"], "note": r["note"],
+                            "created_at": r["created_at"]})
+    return sorted(out.values(), key=lambda d: (d["adjudicated"] is not None, d["judgment_id"]))
+
+
+def comment(workspace: Path, who: Person | str, judgment_id: str, text: str) -> dict:
+    """Add a comment on a verdict (a remark for the team, never a label): ``{"id"}``. Needs the review
+    permission (NotAllowed, nothing written); AuditRefused for an unknown verdict or an empty or
+    over-long text."""
+    if not isinstance(text, str) or not text.strip():
+        raise AuditRefused("an empty comment cannot be kept: write some text")
+    if len(text) > MAX_COMMENT_CHARS:
+        raise AuditRefused(f"a comment of {len(text):,} characters cannot be kept: write at most "
+                           f"{MAX_COMMENT_CHARS:,} characters")
+    text = _note(text).strip()
+    with store.write(workspace) as con:
+        author, role = acting(con, who, "review")
+        _verdict(con, judgment_id)
+        row_id = adjudications_store.add_comment(con, judgment_id=judgment_id, author=author, text=text, role=role)
+    return {"id": row_id}
+
+
+def comments(workspace: Path, judgment_id: str, *, reader: str = "", revealed: bool = True) -> list[dict]:
+    """A verdict's comments (``author, role, text, created_at``), oldest first. Not ``revealed``
+    (blind, and ``reader`` has not decided the item yet: ``lsqa.audit.reveal``): only ``reader``'s own."""
+    with store.connect(workspace) as con:
+        rows = adjudications_store.comments_of(con, judgment_id)
+    if revealed:
+        return rows
+    return [r for r in rows if reader and r["author"] == reader.strip()]

@@ -1,0 +1,409 @@
+"""Disagreements, adjudication and comments (issue 34): which verdicts people disagree on, the one
+human label the statistics use (adjudicated, else the people's majority, a tie none: docs/statistics.md),
+who may adjudicate or comment, the Adjudicate page, `lsqa disagreements --json`, and the errata's
+flag times. Counts are made by hand on the small demo workspace."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lsqa import audit, store, team
+from lsqa.audit import reference_errors
+from lsqa.errors import AuditRefused, NotAllowed
+from lsqa.judging import kinds
+from lsqa.stats import analysis, corrected_report, sampling
+from lsqa.store import verdicts as verdicts_store
+
+from .bad_input import invoke, snapshot
+from .conftest import PROJECT_ROOT
+
+APP = str(PROJECT_ROOT / "app.py")
+ROLES = ("viewer", "annotator", "adjudicator", "admin")
+GT = "lexical-gt"        # yes/no, against one reference
+SXS = "lexical-sxs-fc"   # side by side, both orders
+
+
+def _other(kind: str, label: str) -> str:
+    return next(lab for lab in kinds.get(kind).labels if lab != label)
+
+
+def _verdicts(ws: Path, judge: str, n: int) -> list[dict]:
+    with store.connect(ws) as con:
+        rows = verdicts_store.effective_verdicts(con, judge=judge)
+    assert len(rows) >= n
+    return rows[:n]
+
+
+def _split_four(ws: Path) -> tuple[list[str], list[str], list[str]]:
+    """Four verdicts of GT: v0 ana and ben confirm; v1 ana confirms, ben overrides (a tie); v2 ana
+    alone confirms; v3 ana and ben override, cat confirms (a majority against the judge)."""
+    v = _verdicts(ws, GT, 4)
+    ids, judge = [r["id"] for r in v], [r["judge_label"] for r in v]
+    other = [_other(r["kind"], r["judge_label"]) for r in v]
+    for i in ids[:3]:
+        audit.confirm(ws, "ana", i)
+    audit.confirm(ws, "ben", ids[0])
+    audit.review(ws, "ben", ids[1], other[1], "the book says otherwise")
+    audit.review(ws, "ana", ids[3], other[3])
+    audit.review(ws, "ben", ids[3], other[3])
+    audit.confirm(ws, "cat", ids[3])
+    return ids, judge, other
+
+
+def _agreement(ws: Path, a: str, b: str) -> tuple[int, float]:
+    res = analysis.agreement(ws, a, b, bootstrap=0)
+    return res["n"], res["agreement"]
+
+
+def test_disagreements_are_listed_and_the_final_label_is_adjudicated_else_the_majority(demo_workspace):
+    ws = demo_workspace
+    ids, judge, other = _split_four(ws)
+    listed = audit.disagreements(ws)
+    assert [(d["judgment_id"], d["adjudicated"]) for d in listed] == sorted([(ids[1], None), (ids[3], None)])
+    tie = next(d for d in listed if d["judgment_id"] == ids[1])
+    assert [(lab["annotator"], lab["label"], lab["note"]) for lab in tie["labels"]] == [
+        ("ana", judge[1], ""), ("ben", other[1], "the book says otherwise")]
+    assert all(isinstance(lab["created_at"], datetime) for lab in tie["labels"])
+
+    # By hand, judge vs "human" (the final labels): v0 agree, v1 a tie (left out), v2 agree, v3 the
+    # majority overrides (disagree) -> 2 of 3. People against each other, per verdict, before any
+    # adjudication: ana and ben share v0 (same), v1 (differ), v3 (same) -> 2 of 3.
+    assert _agreement(ws, GT, f"human@{GT}") == (3, pytest.approx(2 / 3))
+    assert _agreement(ws, f"human:ana@{GT}", f"human:ben@{GT}") == (3, pytest.approx(2 / 3))
+    with store.connect(ws) as con:
+        over = {r["id"]: r for r in verdicts_store.effective_verdicts(con, judge=GT, use_overrides=True)}
+    # The tie is neither a confirm nor an override: the judge's label stays; v3's majority overrides.
+    assert (over[ids[1]]["human_label"], over[ids[1]]["label"]) == (None, judge[1])
+    assert (over[ids[3]]["human_label"], over[ids[3]]["label"]) == (other[3], other[3])
+
+    audit.adjudicate(ws, "judy", ids[1], other[1], "ben is right: chapter 3")
+    # Now v1 counts with ben's label: 2 of 4. ana vs ben is unchanged (their own labels).
+    assert _agreement(ws, GT, f"human@{GT}") == (4, pytest.approx(2 / 4))
+    assert _agreement(ws, f"human:ana@{GT}", f"human:ben@{GT}") == (3, pytest.approx(2 / 3))
+    with store.connect(ws) as con:
+        over = {r["id"]: r for r in verdicts_store.effective_verdicts(con, judge=GT, use_overrides=True)}
+    assert (over[ids[1]]["human_label"], over[ids[1]]["label"]) == (other[1], other[1])
+    listed = audit.disagreements(ws)
+    assert listed[0]["judgment_id"] == ids[3]  # the one still open comes first
+    done = next(d for d in listed if d["judgment_id"] == ids[1])
+    assert done["adjudicated"] == other[1] and done["adjudication"]["adjudicator"] == "judy"
+    # An adjudicator may also overrule a majority; the latest adjudication stands.
+    audit.adjudicate(ws, "judy", ids[3], judge[3])
+    audit.adjudicate(ws, "judy", ids[1], judge[1], "on second reading, ana")
+    assert _agreement(ws, GT, f"human@{GT}") == (4, pytest.approx(4 / 4))
+
+
+def test_the_corrected_ranking_leaves_a_tie_out_and_uses_the_adjudicated_label(demo_workspace, tmp_path):
+    """The same random audits in two workspaces: ws has a tie on one drawn verdict, twin has only
+    ann's labels. Before adjudication ws's correction equals twin's without that verdict audited;
+    after, twin's with that verdict audited with the adjudicated label."""
+    ws = demo_workspace
+    twin = tmp_path / "twin.duckdb"
+    shutil.copy(ws, twin)
+    q = sampling.queue(ws, SXS, "random", rate=0.3)
+    rows = q["rows"]
+    assert len(rows) >= 4
+    flip = {"A": "B", "B": "A", "tie": "A", "none": "A"}
+    tied = rows[1]
+    for k, row in enumerate(rows):
+        label = flip[row["label"]] if k % 3 == 0 else row["label"]
+        audit.review(ws, "ann", row["id"], label, sampling=row["sampling"])
+        if row is not tied:
+            audit.review(twin, "ann", row["id"], label, sampling=row["sampling"])
+    audit.review(ws, "ben", tied["id"], flip[tied["label"]], sampling=tied["sampling"])  # ann confirmed it
+
+    def strengths(workspace):
+        out = corrected_report.corrected_ranking(workspace, SXS, queue="random")
+        return out, {s["system"]: round(s["strength"], 9) for s in out["systems"]}
+
+    before, before_s = strengths(ws)
+    assert before["n_usable_audits"] == len(rows) - 1 and before["n_tied_not_used"] == 1
+    assert any("tie and nobody adjudicated" in w for w in before["warnings"])
+    assert before_s == strengths(twin)[1]
+
+    audit.adjudicate(ws, "judy", tied["id"], flip[tied["label"]])
+    audit.review(twin, "ann", tied["id"], flip[tied["label"]], sampling=tied["sampling"])
+    after, after_s = strengths(ws)
+    assert after["n_usable_audits"] == len(rows) and after["n_tied_not_used"] == 0
+    assert not any("tie" in w for w in after["warnings"])
+    assert after_s == strengths(twin)[1]
+    assert after_s != before_s  # the adjudicated audit moved the corrected strengths
+
+
+def test_adjudication_refuses_bad_input_and_writes_nothing(demo_workspace):
+    ws = demo_workspace
+    ids, judge, other = _split_four(ws)
+    unlabelled = _verdicts(ws, GT, 6)[5]["id"]
+    before = snapshot(ws)
+    for call, says in ((lambda: audit.adjudicate(ws, "judy", ids[1], "A"), "not a"),
+                       (lambda: audit.adjudicate(ws, "judy", "no-such-verdict", "yes"), "no verdict"),
+                       (lambda: audit.adjudicate(ws, "judy", unlabelled, "yes"), "nobody has labelled it"),
+                       (lambda: audit.adjudicate(ws, "judy", ids[1], "yes", "x" * 2001), "2,000"),
+                       (lambda: audit.comment(ws, "ana", ids[1], "   "), "empty comment"),
+                       (lambda: audit.comment(ws, "ana", "no-such-verdict", "hm"), "no verdict"),
+                       (lambda: audit.comment(ws, "ana", ids[1], "y" * 2001), "2,000")):
+        with pytest.raises(AuditRefused, match=says) as refused:
+            call()
+        assert "\n" not in str(refused.value)
+    assert snapshot(ws) == before
+
+
+# ------------------------------------------------------------------------------------ roles
+
+
+@pytest.fixture
+def ws(demo_workspace, monkeypatch) -> Path:
+    monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
+    return demo_workspace
+
+
+@pytest.fixture
+def people(ws) -> dict[str, dict]:
+    """One person per role (name = role), with their token."""
+    return {role: team.add_person(ws, role, role) for role in ROLES}
+
+
+def _split_by(ws: Path, people: dict, k: int = 0) -> str:
+    """The k-th verdict of GT, which the annotator confirms and the admin overrides: a disagreement."""
+    v = _verdicts(ws, GT, k + 1)[k]
+    audit.confirm(ws, team.sign_in(ws, people["annotator"]["token"]), v["id"])
+    audit.review(ws, team.sign_in(ws, people["admin"]["token"]), v["id"], _other(v["kind"], v["judge_label"]))
+    return v["id"]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_adjudicate_and_comment_refuse_what_the_role_may_not_do(ws, people, role):
+    jid = _split_by(ws, people)
+    me = team.sign_in(ws, people[role]["token"])
+    for permission, call in (("adjudicate", lambda: audit.adjudicate(ws, me, jid, "yes", "why")),
+                             ("review", lambda: audit.comment(ws, me, jid, "look at chapter 2"))):
+        before = snapshot(ws)
+        if team.may(role, permission):
+            call()
+            assert snapshot(ws) != before
+            continue
+        with pytest.raises(NotAllowed) as refused:
+            call()
+        assert snapshot(ws) == before, f"{role} {permission}: refused but the workspace changed"
+        assert role in str(refused.value) and team.PERMISSIONS[permission] in str(refused.value)
+    if team.may(role, "adjudicate"):
+        assert audit.disagreements(ws)[0]["adjudication"]["adjudicator"] == role
+    if team.may(role, "review"):
+        assert [(c["author"], c["role"]) for c in audit.comments(ws, jid)] == [(role, role)]
+
+
+def test_a_plain_name_may_not_adjudicate_once_the_workspace_has_people(ws, people):
+    jid = _split_by(ws, people)
+    before = snapshot(ws)
+    with pytest.raises(NotAllowed, match="not signed in"):
+        audit.adjudicate(ws, "admin", jid, "yes")
+    with pytest.raises(NotAllowed, match="not signed in"):
+        audit.comment(ws, "admin", jid, "hello")
+    assert snapshot(ws) == before
+
+
+# ------------------------------------------------------------------------------------ comments
+
+
+def test_blind_hides_other_peoples_comments_until_the_reader_decides(demo_workspace):
+    ws = demo_workspace
+    v = _verdicts(ws, GT, 1)[0]
+    audit.comment(ws, "ben", v["id"], "reference 1 looks wrong")
+    audit.comment(ws, "ana", v["id"], "my own remark")
+    it = audit.item(ws, v["id"])
+    revealed = audit.reveal(it, "ana", True)
+    assert not revealed
+    assert [c["text"] for c in audit.comments(ws, v["id"], reader="ana", revealed=revealed)] == ["my own remark"]
+    assert audit.comments(ws, v["id"], reader="", revealed=False) == []
+    audit.confirm(ws, "ana", v["id"])
+    it = audit.item(ws, v["id"])
+    revealed = audit.reveal(it, "ana", True)
+    assert revealed
+    shown = audit.comments(ws, v["id"], reader="ana", revealed=revealed)
+    assert [(c["author"], c["text"]) for c in shown] == [("ben", "reference 1 looks wrong"), ("ana", "my own remark")]
+    assert all(isinstance(c["created_at"], datetime) for c in shown)
+
+
+# ------------------------------------------------------------------------------------ the CLI
+
+
+def test_disagreements_cli_json_shape(demo_workspace):
+    ws = demo_workspace
+    ids, judge, other = _split_four(ws)
+    audit.adjudicate(ws, "judy", ids[1], other[1])
+    result = invoke("disagreements", "--workspace", ws, "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert list(out) == ["disagreements"]
+    assert [(d["judgment_id"], d["adjudicated"]) for d in out["disagreements"]] == [(ids[3], None), (ids[1], other[1])]
+    for d in out["disagreements"]:
+        assert list(d) == ["judgment_id", "labels", "adjudicated"]
+        for lab in d["labels"]:
+            assert list(lab) == ["annotator", "label", "note", "created_at"]
+            datetime.fromisoformat(lab["created_at"])
+    assert [lab["annotator"] for lab in out["disagreements"][0]["labels"]] == ["ana", "ben", "cat"]
+    text = invoke("disagreements", "--workspace", ws)
+    assert text.exit_code == 0 and "2 disagreements, 1 not adjudicated" in text.stdout
+    missing = invoke("disagreements", "--workspace", ws.parent / "nope.duckdb")
+    assert missing.exit_code == 2 and "does not exist" in missing.stderr
+
+
+# ------------------------------------------------------------------------------------ the page
+
+
+def _page(token: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params["token"] = token
+    at.run()
+    at.switch_page("pages/adjudicate.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _text(at: AppTest) -> str:
+    return " ".join(str(e.value) for kind in ("markdown", "caption", "title", "subheader", "error", "warning", "info", "success")
+                    for e in getattr(at, kind))
+
+
+def test_the_adjudicate_page_lets_an_adjudicator_set_the_final_label_and_a_viewer_only_read(ws, people):
+    jid = _split_by(ws, people)
+    audit.comment(ws, team.sign_in(ws, people["annotator"]["token"]), jid, "see the last page")
+
+    viewer = _page(people["viewer"]["token"])
+    text = _text(viewer)
+    assert "1 disagreement, 1 not adjudicated yet" in text and "see the last page" in text
+    assert f"/audit?item={jid}" in text  # the link to the item on the Audit page
+    assert "annotator" in text and "admin" in text
+    assert not viewer.radio and "Set final label" not in [b.label for b in viewer.button]
+    before = snapshot(ws)
+    for b in viewer.button:
+        if b.key != "sign_out":
+            b.click().run()
+    assert snapshot(ws) == before
+
+    at = _page(people["adjudicator"]["token"])
+    at.radio(key=f"adj_label_{jid}").set_value("yes")
+    at.text_input(key=f"adj_note_{jid}").input("the answer is in the book")
+    at.button(key=f"adj_set_{jid}").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    listed = audit.disagreements(ws)
+    assert listed[0]["adjudicated"] == "yes"
+    assert listed[0]["adjudication"]["note"] == "the answer is in the book"
+    assert "set by adjudicator" in _text(at)
+
+
+# ------------------------------------------------------------------------------------ errata
+
+
+def test_the_errata_carry_when_each_flag_was_set(demo_workspace, monkeypatch):
+    monkeypatch.setattr(reference_errors, "suspects", lambda workspace, **_: [])  # the score is not tested here
+    ws = demo_workspace
+    v = _verdicts(ws, GT, 1)[0]
+    start = datetime.now().replace(microsecond=0) - timedelta(seconds=1)
+    audit.flag(ws, "alice", v["question_id"], "1", "wrong", "the book says otherwise")
+    audit.flag(ws, "bob", v["question_id"], "1", "ambiguous")
+    rows = reference_errors.errata(ws)
+    assert len(rows) == 1 and rows[0]["annotators"] == ["alice", "bob"]
+    times = [datetime.fromisoformat(t) for t in rows[0]["flagged_at"]]
+    assert len(times) == 2 and all(start <= t <= datetime.now() + timedelta(seconds=1) for t in times)
+    parsed = list(csv.DictReader(io.StringIO(reference_errors.errata_csv(rows).decode("utf-8"), newline="")))
+    assert parsed[0]["flagged_at"] == "; ".join(rows[0]["flagged_at"])
+    assert json.loads(reference_errors.errata_jsonl(rows))["flagged_at"] == rows[0]["flagged_at"]
+
+
+def test_the_audit_pages_comments_panel_adds_a_comment_and_hides_others_while_blind(ws):
+    v = _verdicts(ws, GT, 1)[0]
+    audit.comment(ws, "ben", v["id"], "reference 1 looks wrong")
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["annotator"] = "alice"
+    at.query_params["item"], at.query_params["blind"] = v["id"], "1"
+    at.run()
+    at.switch_page("pages/audit.py")
+    at.session_state["audit_x_comments"] = True  # unfold "Comments"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "reference 1 looks wrong" not in _text(at)  # blind, and alice has not decided
+    at.text_area(key=f"audit_comment_{v['id']}").input("the answer names the wrong cat")
+    at.button(key=f"audit_comment_{v['id']}_add").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert [(c["author"], c["text"]) for c in audit.comments(ws, v["id"])] == [
+        ("ben", "reference 1 looks wrong"), ("alice", "the answer names the wrong cat")]
+    assert "the answer names the wrong cat" in _text(at) and "reference 1 looks wrong" not in _text(at)
+    audit.confirm(ws, "alice", v["id"])  # decided: the others' comments show
+    at.run()
+    assert "reference 1 looks wrong" in _text(at)
+
+
+def test_the_agreement_page_states_the_rule_and_counts_with_the_final_labels(ws):
+    ids, judge, other = _split_four(ws)
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["annotator"] = "alice"
+    at.run()
+    at.switch_page("pages/agreement.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(audit.FINAL_LABEL_RULE in c.value for c in at.caption)
+    docs = " ".join((PROJECT_ROOT / "docs" / "statistics.md").read_text(encoding="utf-8").split())
+    assert "## The human label of a verdict" in docs and "**no human label**" in docs
+    # The "human" row of GT: the final labels, by hand 3 verdicts (the tie left out), 2 agree.
+    rows = [r for df in at.dataframe for r in df.value.to_dict("records")
+            if r.get("rater A") == GT and r.get("rater B") == "human"]
+    assert [(r["items"], r["agreement %"]) for r in rows] == [(3, 66.7)], rows
+
+
+def test_the_adjudicate_page_stays_on_the_verdict_just_adjudicated(ws, people):
+    """A final label moves its row to the end of the list (open ones first): the page must not then
+    show another verdict in its place."""
+    first, second = sorted([_split_by(ws, people, 0), _split_by(ws, people, 1)])
+    at = _page(people["adjudicator"]["token"])
+    assert f"/audit?item={first}" in " ".join(m.value for m in at.markdown)  # the first open one is shown
+    at.radio(key=f"adj_label_{first}").set_value("no")
+    at.button(key=f"adj_set_{first}").click().run()
+    assert [d["judgment_id"] for d in audit.disagreements(ws)] == [second, first]
+    shown = " ".join(m.value for m in at.markdown)
+    assert f"/audit?item={first}" in shown and "set by adjudicator" in _text(at)
+    assert at.radio(key=f"adj_label_{first}")
+
+
+def test_an_imported_label_and_an_audit_page_label_that_differ_are_a_disagreement(demo_workspace, tmp_path):
+    ws = demo_workspace
+    v = _verdicts(ws, SXS, 1)[0]
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps({"judge": SXS, "question_id": v["question_id"], "system_a": v["system_a"],
+                                "system_b": v["system_b"], "label": "A", "annotator": "gold"}) + "\n",
+                    encoding="utf-8")
+    out = invoke("import-reviews", path, "--workspace", ws)
+    assert out.exit_code == 0, out.output
+    with store.connect(ws) as con:
+        (imported,) = verdicts_store.human_labels(con, judge=SXS)
+    audit.review(ws, "ana", imported["judgment_id"], "B", "B names the right cat")
+    (d,) = audit.disagreements(ws)
+    assert d["judgment_id"] == imported["judgment_id"]
+    assert [(lab["annotator"], lab["label"]) for lab in d["labels"]] == [("gold", "A"), ("ana", "B")]
+    with store.connect(ws) as con:  # one against one: a tie, no human label until adjudicated
+        assert [r for r in verdicts_store.final_labels(con, SXS) if r["judgment_id"] == d["judgment_id"]] == []
+
+
+def test_the_final_label_is_a_plurality_and_a_tie_at_the_top_is_none(demo_workspace):
+    ws = demo_workspace
+    first, second = (r["id"] for r in _verdicts(ws, SXS, 2))
+    for who, label in (("p1", "A"), ("p2", "A"), ("p3", "B"), ("p4", "tie")):
+        audit.review(ws, who, first, label)     # A twice, B and tie once: A
+    for who, label in (("p1", "A"), ("p2", "A"), ("p3", "B"), ("p4", "B")):
+        audit.review(ws, who, second, label)    # two against two: none
+    with store.connect(ws) as con:
+        final = {r["judgment_id"]: (r["label"], r["basis"]) for r in verdicts_store.final_labels(con, SXS)}
+    assert final == {first: ("A", "majority")}
+    audit.undo_last(ws, "p4")                    # p4's B withdrawn: A, A, B on the second
+    with store.connect(ws) as con:
+        final = {r["judgment_id"]: (r["label"], r["basis"]) for r in verdicts_store.final_labels(con, SXS)}
+    assert final == {first: ("A", "majority"), second: ("A", "majority")}
