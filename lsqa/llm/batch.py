@@ -168,7 +168,8 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
                 and set(row["cache_keys"]) & wanted]
         covered = {key for row in rows for key in row["cache_keys"]}
         stored = list(llm_calls.cached_ok(con, [job.key for job in group if job.key not in covered]))
-        new = [job.key for job in group if job.key not in covered and job.key not in stored]
+        done = covered | set(stored)
+        new = [job.key for job in group if job.key not in done]
         bound = None
         if new and admit is not None:
             # The ledger as the workspace holds it now (other runs of the study included), read in
