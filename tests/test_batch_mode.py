@@ -240,15 +240,44 @@ def test_a_batch_row_claimed_by_a_live_run_is_not_submitted_by_another(workspace
     jobs = [batch_mod.BatchJob(llm.cache_key(r), r.model, r.messages, dict(r.params)) for r in reqs]
     transport = batch_mod.transport_key(jobs[0].params)
     monkeypatch.setattr(claims, "owner", lambda: "otherhost:1:run-a")   # run A, on another host, alive
-    (row_a,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)
+    (row_a,), _ = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)
     monkeypatch.undo()
     with store.write(workspace) as con:   # run A runs on another host sharing the workspace
         con.execute("UPDATE call_claims SET host = 'otherhost'")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    (row_b,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)   # run B: finds A's row
+    (row_b,), _ = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)   # run B: finds A's row
     assert row_b["id"] == row_a["id"] and not batch_mod._take_turn(workspace, row_b)
     with store.write(workspace) as con:   # A's process died on another host: its claim expires
         con.execute("UPDATE call_claims SET expires_at = ?", [claims.now() - dt.timedelta(minutes=1)])
     assert batch_mod._take_turn(workspace, row_b)
     with store.connect(workspace) as con:
         assert len(llm_batches.list_batches(con)) == 1
+
+
+def test_a_call_another_run_collected_after_the_cache_lookup_is_not_batched_again(workspace, llm_server,
+                                                                                   monkeypatch):
+    """Run B looks in the cache (nothing), and before it adds its batch row run A submits,
+    collects and closes a batch of the same calls (its row no longer open). B's row is added in
+    the transaction that reads the stored calls: B takes A's answers from the cache and sends
+    nothing (issue 33: a call is paid for once). Deterministic: A runs inside B's pause, in the
+    window between B's cache lookup and B's batch admission."""
+    from lsqa.llm import batch as batch_mod
+
+    llm_server.script(reply="once")
+    reqs = _requests(llm_server, 4)
+    find_or_add = batch_mod._rows_for
+    ran_a = []
+
+    def b_admits_after_a_collected(*args, **kwargs):
+        if not ran_a:
+            ran_a.append(True)
+            assert all(r.ok and not r.cached for r in llm.complete_many(workspace, reqs))   # run A, start to end
+        return find_or_add(*args, **kwargs)
+
+    monkeypatch.setattr(batch_mod, "_rows_for", b_admits_after_a_collected)
+    results = llm.complete_many(workspace, reqs)                                              # run B
+    assert ran_a and [r.text for r in results] == ["once"] * 4 and all(r.cached for r in results)
+    assert llm_server.batches.uploads == 1 and len(llm_server.batches.batches) == 1
+    with store.connect(workspace) as con:
+        assert [row["status"] for row in llm_batches.list_batches(con)] == ["done"]
+        assert con.execute("SELECT count(*) FROM call_claims").fetchone()[0] == 0

@@ -16,7 +16,10 @@ or creates it from the uploaded file. So each call is paid for once.
 
 Two runs at once: finding the open batches and adding a new row happen in one transaction, and
 the run that adds a row claims its submission (:mod:`lsqa.llm.claims`, key ``batch:<row id>``)
-in that transaction; it alone uploads, creates and collects the batch. Another run of the same
+in that transaction; it alone uploads, creates and collects the batch. An open row is the claim
+on its calls, and a stored answer ends it: that transaction also reads which calls are stored
+now, and a call stored since this run looked in the cache (another run's batch, collected
+meanwhile) is taken from the cache, never put in a new batch. Another run of the same
 calls finds the row, waits while that claim is live (taking it over if its process died) and,
 once the batch is final and collected, takes the results from the cache. So one provider batch
 is submitted for the calls however many runs ask for them.
@@ -150,10 +153,13 @@ def run_batches(
 
 
 def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[BatchJob], run_id,
-              admit=None, ledger: str | None = None) -> list[dict]:
+              admit=None, ledger: str | None = None) -> tuple[list[dict], list[str]]:
     """The open batch rows covering ``group``, a new row (claimed by this process) for the calls
-    none covers: found and added in one transaction, so two runs never both add one."""
-    from lsqa.store import llm_batches, runs, write
+    none covers and that are not stored, and the calls of ``group`` stored already: found and
+    added in one transaction (the workspace's write lock held), so two runs never both add a row
+    for a call. The stored ones matter: the caller looked in the cache before it came here, and
+    another run's batch may have been collected (its row no longer open) since."""
+    from lsqa.store import llm_batches, llm_calls, runs, write
 
     wanted = {job.key for job in group}
     with _rows_lock, claims.write_lock, write(workspace) as con:
@@ -161,7 +167,9 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
         rows = [row for row in llm_batches.open_batches(con, model) if _route(row["transport"]) == route
                 and set(row["cache_keys"]) & wanted]
         covered = {key for row in rows for key in row["cache_keys"]}
-        new = [job.key for job in group if job.key not in covered]
+        stored = list(llm_calls.cached_ok(con, [job.key for job in group if job.key not in covered]))
+        done = covered | set(stored)
+        new = [job.key for job in group if job.key not in done]
         bound = None
         if new and admit is not None:
             # The ledger as the workspace holds it now (other runs of the study included), read in
@@ -174,7 +182,7 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
             rows.append({"id": row_id, "cache_keys": new, "status": "uploading", "input_file_id": None,
                          "batch_id": None})
             log.info("batch %s: %d calls of %s", row_id, len(new), model)
-    return rows
+    return rows, stored
 
 
 def _take_turn(workspace: Path, row: dict) -> bool:
@@ -198,7 +206,10 @@ def _run_group(workspace, model, transport, group, store_results, adopt_results,
 
     params = group[0].params  # one transport per group; the secrets in it are sent, never stored
     wanted = {job.key: job for job in group}
-    pending = {row["id"]: row for row in _rows_for(workspace, model, transport, group, run_id, admit, ledger)}
+    rows, stored = _rows_for(workspace, model, transport, group, run_id, admit, ledger)
+    if stored:  # answered by another run's batch since this run looked in the cache
+        adopt_results(stored, "another run's batch")
+    pending = {row["id"]: row for row in rows}
     while pending:
         for row_id, row in list(pending.items()):
             if not _take_turn(workspace, row):
