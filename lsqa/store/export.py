@@ -46,6 +46,7 @@ EXPORTS = {
                 " score, evidence, status, prompt_id, prompt_version, raw FROM judgments ORDER BY judge, question_id",
     "human_reviews": "SELECT * FROM human_reviews ORDER BY id",
     "reference_flags": "SELECT * FROM reference_flags ORDER BY id",
+    "review_skips": "SELECT * FROM review_skips ORDER BY id",
 }
 
 
