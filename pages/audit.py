@@ -227,7 +227,6 @@ def decision_bar(it: dict | None, revealed: bool):
     """Navigation, the labels, the flags and the note, in one bar that stays at the top of the view.
     Each row is one horizontal container, not columns: a column is an element of its own, drawn again
     on every key (issue 12; docs/BENCHMARKS.md, ninth pass)."""
-    ss.audit_shown = it["id"] if it is not None else None  # what a key pressed from now on writes on
     bar = view.decision_bar(it, revealed, annotator, trail, here.remaining, here.why,
                             ss.get("audit_flag_reason", view.FLAG_REASON_DEFAULT))
     with st.container(key="lsqa_keys"):
@@ -401,10 +400,12 @@ def _review():
             st.error(ss.pop("audit_refused"))
         it = audit.item(workspace, here.current_id) if here.current_id else None
         revealed = audit.reveal(it, annotator, blind) if it else True
+        ss.audit_shown = None  # until the item is on screen, a key writes nothing
         decision_bar(it, revealed)
         if it is not None:
             show_guidelines(it["kind"])
             show_item(it, revealed)
+            ss.audit_shown = it["id"]  # its question and answers are drawn: a key pressed from now on writes on it
             show_details(it, revealed)
         my_recent_reviews()
         up_next()

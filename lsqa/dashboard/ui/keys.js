@@ -107,6 +107,23 @@
     const m = holder && /(?:^|\s)st-key-\S*?__(\S+)/.exec(holder.className);
     return m ? m[1] : null;
   };
+  // The item whose question and answers are on screen: every card stamped with an item (data-lsqa-item)
+  // names the same one. None while they disagree: between two items the decision bar of the next one
+  // is drawn before its question and answers.
+  const cardsItem = () => {
+    const ids = new Set(Array.from(doc.querySelectorAll("[data-lsqa-item]")).map((e) => e.getAttribute("data-lsqa-item")));
+    return ids.size === 1 ? Array.from(ids)[0] : null;
+  };
+  // Since when that item is on screen: nobody reads an item in less than SETTLE_MS, so a key pressed
+  // sooner was meant for the item before it (a second key 50 ms after a decision).
+  const SETTLE_MS = 150;
+  let seenItem = null, seenSince = 0;
+  const look = () => {
+    const now = cardsItem();
+    if (now !== seenItem) { seenItem = now; seenSince = Date.now(); }
+    return now;
+  };
+  setInterval(look, 25);
   const scriptState = () => {
     const app = doc.querySelector("[data-test-script-state]");
     return app ? app.getAttribute("data-test-script-state") : "";
@@ -123,7 +140,7 @@
     held = null;
     const button = keyButton(h.key);
     const now = itemOf(button);
-    if (!button || now !== h.item) {
+    if (!button || !h.item || now !== h.item || look() !== h.item) {
       say(`Not saved: the item changed under your key (${h.key.toUpperCase()} was pressed on the item before). `
         + "Nothing was written; press it again for this item.");
     } else if (button.disabled) {
@@ -154,7 +171,8 @@
     if (!open) { help.style.display = "none"; return; }
     const rows = Array.from(doc.querySelectorAll(".st-key-lsqa_keys button")).map((b) => {
       const k = b.querySelector("kbd");
-      const label = (b.innerText || "").replace(k ? k.innerText : "", "").trim();
+      const text = b.querySelector('[data-testid="stMarkdownContainer"]');
+      const label = (text ? text.innerText : b.innerText || "").trim();
       return k ? [k.innerText.trim(), label + (b.disabled ? " (off now)" : "")] : null;
     }).filter(Boolean);
     rows.push(["Enter / Esc", "leave a field: the keys act again"], ["?", "show or hide this list (Esc hides it)"]);
@@ -188,10 +206,19 @@
     const button = keyButton(e.key);
     if (!button) return;
     const item = itemOf(button);
-    if (item && busy()) { // the screen may be about to change: hold the key until it has
+    const seen = look();
+    if (item && seen === item && Date.now() - seenSince < SETTLE_MS && !held) {
+      e.stopPropagation(); e.preventDefault();
+      say(`Not saved: the item had just changed when ${e.key.toUpperCase()} was pressed (it was meant for the `
+        + "item before). Nothing was written; press it again for this item.");
+      return;
+    }
+    // The screen may be about to change, or is changing (the bar and the cards name different items):
+    // hold the key, for the item whose question and answers are on screen, until the page is ready.
+    if (item && (busy() || seen !== item)) {
       e.stopPropagation(); e.preventDefault();
       if (held) say("Not saved: one key at a time while the page updates. Nothing was written by " + e.key.toUpperCase() + ".");
-      else held = { key: e.key, item, at: Date.now() };
+      else held = { key: e.key, item: seen, at: Date.now() };
       return;
     }
     if (!button.disabled) sent();
