@@ -105,7 +105,7 @@ REVIEW_QUEUES = ("priority", "random", "active", "import")
 # ``retract`` withdraws the annotator's earlier flag on that reference.
 FLAG_REASONS = ("wrong", "ambiguous", "unanswerable", "retract")
 REFERENCES = ("1", "2")
-# Passing an item over on the Audit page (migration 0014): recorded, never a label.
+# Passing an item over on the Audit page (migration 0015): recorded, never a label.
 SKIP_REASONS = ("skip", "unsure")
 # A rater name for the humans in agreement tables: ``human``, ``human:<annotator>``.
 HUMAN = "human"

@@ -87,7 +87,8 @@
     clearTimeout(noteTimer);
     if (text) noteTimer = setTimeout(() => { note.style.display = "none"; }, ms);
   };
-  const pageHasKeys = () => !!doc.querySelector(".st-key-lsqa_keys");
+  const keysHere = doc.getElementsByClassName("st-key-lsqa_keys"); // live: cheap to ask every few ms
+  const pageHasKeys = () => keysHere.length > 0;
   function banner() {
     paused.style.display = pageHasKeys() && inWidget(doc.activeElement) ? "block" : "none";
   }
@@ -115,22 +116,24 @@
     return ids.size === 1 ? Array.from(ids)[0] : null;
   };
   // Since when that item is on screen: nobody reads an item in less than SETTLE_MS, so a key pressed
-  // sooner was meant for the item before it (a second key 50 ms after a decision).
+  // sooner was meant for the item before it (a second key 50 ms after a decision). The item changes
+  // only in a run: it is looked at when a run ends and when a key comes (no polling). A change first
+  // seen when a key comes happened after the last key or click sent and the last run's end, whichever
+  // is later (the page's first item: long before).
   const SETTLE_MS = 150;
-  let seenItem = null, seenSince = 0;
-  const look = () => {
-    const now = cardsItem();
-    if (now !== seenItem) { seenItem = now; seenSince = Date.now(); }
+  let seenItem = null, seenSince = 0, lastSent = 0, lastRunEnd = 0;
+  const look = (atKey) => {
+    const now = pageHasKeys() ? cardsItem() : null;
+    if (now !== seenItem) { seenItem = now; seenSince = atKey ? Math.max(lastSent, lastRunEnd) : Date.now(); }
     return now;
   };
-  setInterval(look, 25);
   const scriptState = () => {
     const app = doc.querySelector("[data-test-script-state]");
     return app ? app.getAttribute("data-test-script-state") : "";
   };
   // Busy: a run is going on, or a key or click was just sent and its run has not started yet.
   let sentAt = 0, runSeen = false;
-  function sent() { sentAt = Date.now(); runSeen = false; }
+  function sent() { sentAt = lastSent = Date.now(); runSeen = false; }
   const busy = () => scriptState() === "running" || (sentAt && !runSeen && Date.now() - sentAt < 1500);
   let held = null; // {key, item, at}
 
@@ -140,7 +143,7 @@
     held = null;
     const button = keyButton(h.key);
     const now = itemOf(button);
-    if (!button || !h.item || now !== h.item || look() !== h.item) {
+    if (!button || !h.item || now !== h.item || look(false) !== h.item) {
       say(`Not saved: the item changed under your key (${h.key.toUpperCase()} was pressed on the item before). `
         + "Nothing was written; press it again for this item.");
     } else if (button.disabled) {
@@ -156,7 +159,11 @@
     if (!app) return setTimeout(watch, 200);
     new MutationObserver(() => {
       if (scriptState() === "running") runSeen = true;
-      else if (runSeen) { sentAt = 0; runSeen = false; }
+      else {
+        lastRunEnd = Date.now();
+        look(false);
+        if (runSeen) { sentAt = 0; runSeen = false; }
+      }
       setTimeout(release, 0);
     }).observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
   };
@@ -206,7 +213,7 @@
     const button = keyButton(e.key);
     if (!button) return;
     const item = itemOf(button);
-    const seen = look();
+    const seen = look(true);
     if (item && seen === item && Date.now() - seenSince < SETTLE_MS && !held) {
       e.stopPropagation(); e.preventDefault();
       say(`Not saved: the item had just changed when ${e.key.toUpperCase()} was pressed (it was meant for the `
