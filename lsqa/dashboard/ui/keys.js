@@ -46,7 +46,10 @@
     // Enter: Streamlit reads it first (it saves the text, or picks the highlighted option).
     // A one-line text field gives the focus back at once (a key pressed next acts, or is held while
     // the page takes the text in); a list keeps it 60 ms, for its pick.
-    else if (e.key === "Enter" && el.tagName === "INPUT") leave(el, el.closest('[data-testid="stTextInput"]') ? 0 : 60);
+    else if (e.key === "Enter" && el.tagName === "INPUT") {
+      sent(); // Enter starts a run (the text is taken in): until it is over, a write key is held
+      leave(el, el.closest('[data-testid="stTextInput"]') ? 0 : 60);
+    }
   }, true);
   // A choice made with the mouse (radio, checkbox, toggle, slider): the control keeps no focus.
   let pointerAt = 0;
@@ -132,9 +135,12 @@
     return app ? app.getAttribute("data-test-script-state") : "";
   };
   // Busy: a run is going on, or a key or click was just sent and its run has not started yet.
-  let sentAt = 0, runSeen = false;
-  function sent() { sentAt = lastSent = Date.now(); runSeen = false; }
-  const busy = () => scriptState() === "running" || (sentAt && !runSeen && Date.now() - sentAt < 1500);
+  // Busy also for SETTLE_MS after the run: the next item may be drawn, but nobody has read it yet. A
+  // key held while busy after a key or Enter is for the item on screen when that was sent.
+  let sentAt = 0, runSeen = false, quietUntil = 0, itemAtSend = null;
+  function sent() { sentAt = lastSent = Date.now(); runSeen = false; itemAtSend = cardsItem(); }
+  const busy = () => scriptState() === "running" || (sentAt && !runSeen && Date.now() - sentAt < 1500)
+    || Date.now() < quietUntil;
   let held = null; // {key, item, at}
 
   function release() {
@@ -162,7 +168,7 @@
       else {
         lastRunEnd = Date.now();
         look(false);
-        if (runSeen) { sentAt = 0; runSeen = false; }
+        if (runSeen) { sentAt = 0; runSeen = false; quietUntil = Date.now() + SETTLE_MS; }
       }
       setTimeout(release, 0);
     }).observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
@@ -214,20 +220,28 @@
     if (!button) return;
     const item = itemOf(button);
     const seen = look(true);
-    if (item && seen === item && Date.now() - seenSince < SETTLE_MS && !held) {
+    // The screen may be about to change, is changing or has just changed: hold the key, for the item
+    // on screen when the last key (or Enter) was sent, until the page is ready and quiet.
+    if (item && busy()) {
+      e.stopPropagation(); e.preventDefault();
+      if (held) say("Not saved: one key at a time while the page updates. Nothing was written by " + e.key.toUpperCase() + ".");
+      else held = { key: e.key, item: Date.now() - lastSent < 3000 ? itemAtSend : seen, at: Date.now() };
+      return;
+    }
+    // The item on screen (cards or bar) changed less than SETTLE_MS ago: the key was meant for the one before.
+    if (item && Date.now() - seenSince < SETTLE_MS && !held) {
       e.stopPropagation(); e.preventDefault();
       say(`Not saved: the item had just changed when ${e.key.toUpperCase()} was pressed (it was meant for the `
         + "item before). Nothing was written; press it again for this item.");
       return;
     }
-    // The screen may be about to change, or is changing (the bar and the cards name different items):
-    // hold the key, for the item whose question and answers are on screen, until the page is ready.
-    if (item && (busy() || seen !== item)) {
+    if (item && seen !== item) { // the bar and the cards name different items: a redraw under way
       e.stopPropagation(); e.preventDefault();
-      if (held) say("Not saved: one key at a time while the page updates. Nothing was written by " + e.key.toUpperCase() + ".");
-      else held = { key: e.key, item: seen, at: Date.now() };
+      say(`Not saved: the item was changing when ${e.key.toUpperCase()} was pressed. Nothing was written; press it again.`);
       return;
     }
-    if (!button.disabled) sent();
+    if (button.disabled) {
+      if (item) say(`${e.key.toUpperCase()} is off for this item: nothing was written.`);
+    } else sent();
   }, false);
 })();
