@@ -105,6 +105,8 @@ REVIEW_QUEUES = ("priority", "random", "active", "import")
 # ``retract`` withdraws the annotator's earlier flag on that reference.
 FLAG_REASONS = ("wrong", "ambiguous", "unanswerable", "retract")
 REFERENCES = ("1", "2")
+# Passing an item over on the Audit page (migration 0017): recorded, never a label.
+SKIP_REASONS = ("skip", "unsure")
 # A rater name for the humans in agreement tables: ``human``, ``human:<annotator>``.
 HUMAN = "human"
 # The model (and context) of a system whose answers were made elsewhere (`lsqa import-answers`):

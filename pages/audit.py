@@ -1,8 +1,10 @@
 """Audit: go through judge verdicts by hand, most in need of a human first, from the keyboard.
 
 Keys: J next · K previous · V confirm · A/B/T/X (side by side, in the positions shown) or Y/N
-(yes/no) to give a label · W/M/Q flag reason (wrong / ambiguous / unanswerable) · F / G flag
-reference 1 / 2 · U undo my last action. Enter or Esc leaves a field and gives the keys back.
+(yes/no) to give a label · S skip, D unsure (recorded, not a label) · W/M/Q flag reason (wrong /
+ambiguous / unanswerable, for this item) · F / G flag reference 1 / 2 · U undo my last action (its
+item opens again) · ? the keys. Enter or Esc leaves a field and gives the keys back; keys pause
+while a widget has the focus, and a key writes only on the item on screen when it was pressed.
 Every action is saved at once (append-only, with the annotator's name and the time). Layout and
 wiring only: what is shown is made in ``lsqa.dashboard.audit_view``.
 """
@@ -207,14 +209,29 @@ def _save_decision():
     pending = ss.pop("audit_pending", None)
     if pending is None:
         return
+    stale = view.stale_refusal(pending[0], ss.get("audit_shown"))
+    if stale:  # pressed on an item no longer on screen (the last run moved on): nothing is written
+        ss.audit_refused = stale
+        return
     opened_at = ss.get("audit_opened", {}).get(pending[0], 0)  # before where_i_am() in a whole run
     if _act("Not saved", view.save_decision, *pending, opened_at=opened_at):
         ss.audit_note = ""
+        ss.audit_shown = None  # decided: a key pressed on this item from now on writes nothing
         _move("forward")
 
 
-def _flag(question_id: str, reference: str):
-    if _act("Not flagged", view.flag_reference, question_id, reference, ss.get("audit_flag_reason", "wrong"),
+def _on_screen(judgment_id: str) -> bool:
+    """Whether the item a key or click was pressed on is the one on screen; if not, the page says so."""
+    stale = view.stale_refusal(judgment_id, ss.get("audit_shown"))
+    if stale:
+        ss.audit_refused = stale
+    return stale is None
+
+
+def _flag(question_id: str, reference: str, judgment_id: str):
+    if not _on_screen(judgment_id):
+        return
+    if _act("Not flagged", view.flag_reference, question_id, reference, ss.get("audit_flag_reason", view.FLAG_REASON_DEFAULT),
             ss.get("audit_note", "")):
         ss.audit_note = ""
 
@@ -223,8 +240,24 @@ def _reason(reason: str):
     ss.audit_flag_reason = reason
 
 
+def _skip(judgment_id: str, reason: str):
+    """Pass the item over (skip, unsure): recorded, not a label; the next item."""
+    if _on_screen(judgment_id) and _act("Not skipped", view.skip_item, judgment_id, reason, ss.get("audit_note", "")):
+        ss.audit_note = ""
+        ss.audit_shown = None
+        _move("forward")
+
+
 def _undo():
-    _act("Not undone", view.undo_mine)
+    """Withdraw my last action; a review undone opens its item again (to decide it anew)."""
+    try:
+        ss.audit_msg, again = view.undo_mine_at(workspace, who)
+    except LsqaError as exc:
+        ss.audit_refused = f"Not undone: {exc}"
+        return
+    ss.audit_decided = True
+    if again:
+        _move("open", again)
 
 
 # ------------------------------------------------------------------------------------- the item
@@ -232,7 +265,8 @@ def decision_bar(it: dict | None, revealed: bool):
     """Navigation, the labels, the flags and the note, in one bar that stays at the top of the view.
     Each row is one horizontal container, not columns: a column is an element of its own, drawn again
     on every key (issue 12; docs/BENCHMARKS.md, ninth pass)."""
-    bar = view.decision_bar(it, revealed, annotator, trail, here.remaining, here.why, ss.get("audit_flag_reason", "wrong"))
+    bar = view.decision_bar(it, revealed, annotator, trail, here.remaining, here.why,
+                            ss.get("audit_flag_reason", view.FLAG_REASON_DEFAULT))
     with st.container(key="lsqa_keys"):
         nav = st.container(horizontal=True, vertical_alignment="center")
         _buttons(nav, bar.nav)
@@ -251,7 +285,7 @@ def decision_bar(it: dict | None, revealed: bool):
 
 def _buttons(where, specs: list[dict]):
     """One button per spec (``view.decision_bar``), its ``on`` the callback it calls."""
-    callbacks = {"move": _move, "undo": _undo, "decide": _decide, "reason": _reason, "flag": _flag}
+    callbacks = {"move": _move, "undo": _undo, "decide": _decide, "reason": _reason, "flag": _flag, "skip": _skip}
     for spec in specs:
         where.button(**{k: v for k, v in spec.items() if k != "on"}, on_click=callbacks[spec["on"]])
 
@@ -261,7 +295,7 @@ def show_item(it: dict, revealed: bool):
     if late:
         st.warning(view.late_warning(late))
     # One element each, not columns of elements: every element is drawn again on each key (lsqa.dashboard.item_cards).
-    shown = view.item_view(it, revealed)
+    shown = view.item_view(it, revealed, annotator)
     st.caption(shown.caption)
     st.markdown(shown.question_html, unsafe_allow_html=True)
     st.markdown(shown.answers_html, unsafe_allow_html=True)
@@ -416,16 +450,20 @@ def _review():
             # A decision in this fragment: the sidebar's open progress table, or my assignments' line, counts it.
             st.rerun(scope="app")
         where_i_am()
+        if ss.get("audit_reason_for") != here.current_id:  # a flag reason chosen holds for its item only
+            ss.audit_flag_reason, ss.audit_reason_for = view.FLAG_REASON_DEFAULT, here.current_id
         if "audit_msg" in ss:
             st.toast(ss.pop("audit_msg"))
         if "audit_refused" in ss:
             st.error(ss.pop("audit_refused"))
         it = audit.item(workspace, here.current_id) if here.current_id else None
         revealed = audit.reveal(it, annotator, blind) if it else True
+        ss.audit_shown = None  # until the item is on screen, a key writes nothing
         decision_bar(it, revealed)
         if it is not None:
             show_guidelines(it["kind"])
             show_item(it, revealed)
+            ss.audit_shown = it["id"]  # its question and answers are drawn: a key pressed from now on writes on it
             show_details(it, revealed)
             show_comments(it, revealed)
         my_recent_reviews()

@@ -149,6 +149,55 @@ def test_what_the_screen_says_after_a_decision_a_flag_and_an_undo(demo_workspace
     assert view.undo_mine(demo_workspace, "nobody") == "Nothing of yours to undo"
 
 
+def test_undo_of_a_review_opens_its_item_again_a_flag_stays(demo_workspace):
+    """Issue 34: undo returned the message only, and the page stayed on the next item."""
+    it = first(demo_workspace, AIS)
+    audit.review(demo_workspace, "ann", it["id"], "no")
+    audit.flag(demo_workspace, "ann", it["question_id"], "1", "wrong")
+    said, again = view.undo_mine_at(demo_workspace, "ann")
+    assert said.startswith("Undone: your flag 'wrong'") and again is None  # a flag is a question's, not an item's
+    said, again = view.undo_mine_at(demo_workspace, "ann")
+    assert said.startswith("Undone: your override (") and again == it["id"]
+    assert view.undo_mine_at(demo_workspace, "ann") == ("Nothing of yours to undo", None)
+
+
+def test_a_key_writes_only_on_the_item_on_screen_when_it_was_pressed():
+    assert view.stale_refusal("item-1", "item-1") is None
+    for shown in ("item-2", None):  # another item on screen, or none (between two items)
+        assert view.stale_refusal("item-1", shown).startswith("Not saved: the item changed under your key")
+    assert view.shown_item_of(view.item_key("audit_opt_shown:A", "abc123")) == "abc123"
+    assert view.shown_item_of("audit_next") is None
+
+
+def test_a_skip_is_recorded_and_is_never_a_label(demo_workspace):
+    from lsqa import store
+    from lsqa.store import reviews as reviews_store
+
+    ws = demo_workspace
+    it = first(ws, SXS)
+    audit.review(ws, "bob", it["id"], "tie")
+    with store.connect(ws) as con:
+        before = reviews_store.reviews(con)
+    queue_before = audit.queue(ws, audit.Filters(judges=(SXS,)), "ann", page_size=400)["total"]
+    labels_before = audit.item(ws, it["id"])["human_labels"]
+    assert view.skip_item(ws, "ann", it["id"], "unsure", "can't tell from the passage") == \
+        "Marked unsure and passed over (recorded, not a label)"
+    assert view.skip_item(ws, "ann", it["id"], "skip", "") == "Skipped (recorded, not a label)"
+    with store.connect(ws) as con:
+        assert reviews_store.reviews(con) == before  # not a review: no reader of human_reviews sees it
+        assert [(s["annotator"], s["judgment_id"], s["reason"], s["note"]) for s in reviews_store.skips(con)] == \
+            [("ann", it["id"], "unsure", "can't tell from the passage"), ("ann", it["id"], "skip", "")]
+    assert audit.item(ws, it["id"])["human_labels"] == labels_before
+    assert audit.queue(ws, audit.Filters(judges=(SXS,)), "ann", page_size=400)["total"] == queue_before
+    assert audit.last_action(ws, "ann") is None  # undo withdraws reviews and flags, never a skip
+    for bad in (dict(reason="maybe"), dict(judgment_id="no-such-verdict"), dict(annotator=" ")):
+        args = {"annotator": "ann", "judgment_id": it["id"], "reason": "skip", **bad}
+        with pytest.raises(AuditRefused):
+            audit.skip(ws, args["annotator"], args["judgment_id"], args["reason"])
+    with store.connect(ws) as con:
+        assert len(reviews_store.skips(con)) == 2  # refused: nothing written
+
+
 def test_saving_the_overlap_and_the_guidelines(demo_workspace):
     assert view.save_overlap(demo_workspace, "ann", 35) == "Overlap set to 35% for this workspace"
     assert audit.overlap(demo_workspace) == 0.35 and view.percent(0.35) == 35
@@ -166,15 +215,21 @@ def test_the_decision_bar_gives_labels_in_positions_shown_and_stores_them_in_sys
     it = first(demo_workspace, SXS, order="ba")
     trail = Trail([it["id"]], 0)
     bar = view.decision_bar(it, True, "ann", trail, 5, {}, "ambiguous")
-    by_key = {b["key"]: b for b in bar.nav + bar.labels + bar.flags}
+    # A button that writes is named after its item (a key pressed on another item finds no button);
+    # one that does not write (moves, undo, a flag's reason) is not.
+    by_key = {b["key"].removesuffix(f"__{it['id']}"): b for b in bar.nav + bar.labels + bar.flags}
+    writes = {b["key"] for b in bar.labels + bar.flags if b["on"] in ("decide", "flag", "skip")}
+    assert writes and all(view.shown_item_of(k) == it["id"] for k in writes)
+    assert all(view.shown_item_of(b["key"]) is None for b in bar.nav + bar.flags[:3])
     assert by_key["audit_opt_shown:A"]["args"] == (it["id"], it["kind"], "A", "B")  # shown first = system_b
     assert by_key["audit_opt_shown:tie"]["args"][2:] == ("tie", "tie")
     assert by_key["audit_confirm"]["args"] == (it["id"], it["kind"], it["shown_label"])
     assert not by_key["audit_confirm"]["disabled"] and by_key["audit_confirm"]["help"] is None
     assert by_key["audit_prev"]["disabled"] and not by_key["audit_next"]["disabled"]
     assert [b["type"] for b in bar.flags[:3]] == ["secondary", "primary", "secondary"]  # the reason now
-    assert by_key["audit_flag2"]["args"] == (it["question_id"], "2")
-    assert {b["shortcut"] for b in bar.labels} == {"V", "A", "B", "T", "X"}
+    assert by_key["audit_flag2"]["args"] == (it["question_id"], "2", it["id"])
+    assert by_key["audit_skip"]["args"] == (it["id"], "skip") and by_key["audit_unsure"]["args"] == (it["id"], "unsure")
+    assert {b["shortcut"] for b in bar.labels} == {"V", "A", "B", "T", "X", "S", "D"}
     assert bar.position == "**Item 1 of 6** · opened before" and bar.blind_note is None
 
 
@@ -187,7 +242,8 @@ def test_blind_or_unnamed_the_decision_bar_turns_keys_off(demo_workspace):
     assert not any(b["disabled"] for b in blind.labels[1:]) and blind.blind_note.startswith("Blind:")
     unnamed = view.decision_bar(it, True, "", trail, 0, {}, "wrong")
     assert all(b["disabled"] for b in unnamed.labels + unnamed.flags if b["on"] != "reason")
-    assert [b["key"] for b in unnamed.labels] == ["audit_confirm", "audit_opt_yes", "audit_opt_no"]
+    assert [b["key"] for b in unnamed.labels] == [f"{k}__{it['id']}" for k in
+                                                  ("audit_confirm", "audit_opt_yes", "audit_opt_no", "audit_skip", "audit_unsure")]
     assert view.decision_bar(None, True, "ann", Trail(), 0, {}, "wrong").labels == []
 
 
@@ -210,6 +266,57 @@ def test_an_item_blind_hides_system_names_the_verdict_and_others_labels(demo_wor
     failed = view.item_view({**it, "status": "parse_error"}, True)
     assert failed.verdict is None
     assert failed.unusable == "The judge's output could not be used (parse_error); give the label yourself."
+
+
+def _page_text(v: view.ItemView, bar: view.DecisionBar) -> str:
+    """All the text one item puts on the page: the item's elements and the decision bar's."""
+    return "\n".join([v.caption, v.question_html, v.answers_html, v.verdict or "", *v.human_labels, v.unusable or "",
+                      *(f"{e['caption']} {e['html']} {e['html_full']}" for e in v.evidence),
+                      bar.position, bar.blind_note or "",
+                      *(f"{b['label']} {b.get('help') or ''}" for b in bar.nav + bar.labels + bar.flags)])
+
+
+def test_blind_the_page_holds_none_of_the_judges_words_scores_or_other_peoples_labels_and_flags(demo_workspace):
+    """Issue 34: until I decide, nothing on the page tells what the judge or anybody else said. On
+    real demo items of every judge kind, with another person's label, note and flag on each."""
+    ws = demo_workspace
+    judges = audit.choices(ws)["judges"]
+    kinds_seen = set()
+    for judge in judges:
+        rows = audit.queue(ws, audit.Filters(judges=(judge,), reviewed="all"), "bea", page_size=400)["rows"]
+        items = [audit.item(ws, r["id"]) for r in rows[:40]]
+        # The items that say the most: notes (scores in words), quotes found in the book, a score.
+        items.sort(key=lambda it: (-sum(not e["found"] for e in it["evidence"]), -len(it["evidence"]),
+                                   it["score"] is None))
+        for it in items[:3]:
+            label = it["label"] if it["label"] is not None else audit.label_options(it["kind"])[0]["shown"]
+            audit.review(ws, "zorbwick", it["id"], label if it["status"] == "ok" else
+                         audit.to_system_label(it["kind"], audit.label_options(it["kind"])[0]["shown"], it["shown_order"]),
+                         "zorbwick-note-on-the-label")
+            audit.flag(ws, "zorbwick", it["question_id"], "1", "ambiguous", "zorbwick-note-on-the-flag")
+            audit.flag(ws, "bea", it["question_id"], "2", "wrong", "my own flag")
+            it = audit.item(ws, it["id"])
+            kinds_seen.add(it["kind"])
+            assert not audit.reveal(it, "bea", blind=True)
+            hidden = audit.as_shown(it, "bea", blind=True)
+            assert hidden["revealed"] is False and audit.as_shown(it, "bea", blind=False)["revealed"] is True
+            text = _page_text(view.item_view(hidden, False, "bea"),
+                              view.decision_bar(hidden, False, "bea", Trail([it["id"]], 0), 3, {}, "wrong"))
+            judge_words = [e["text"] for e in it["evidence"] if not e["found"]]  # the judge's notes, scores in words
+            judge_words += [it["raw"]] if len(it["raw"]) > 12 else []  # a raw "no" is also a button's word
+            if it["score"] is not None:
+                judge_words += [f"{it['score']:.3f}", f"{it['score']:.2f}"]
+            judge_words += [f"for {audit.evidence_label(e, True)}" for e in it["evidence"] if e["found"] and it["pairwise"]]
+            others = ["zorbwick", "zorbwick-note-on-the-label", "zorbwick-note-on-the-flag", "Verdict of", "→"]
+            names = [s for s in (it["system_a"], it["system_b"]) if s]
+            for words in judge_words + others + names:
+                assert md(words) not in text and words not in text, (judge, it["id"], words)
+            assert "my own flag" in text  # one's own flag is one's own doing
+            assert it["question"] and md(it["question"]).split()[0] in text  # the question and answers are there
+            for e in it["evidence"]:
+                if e["found"]:
+                    assert e["html"] in text  # quotes found in the book stay, as passages of the book
+    assert kinds_seen == {"absolute", "groundtruth", "groundtruth-pairwise", "pairwise", "similarity"}, kinds_seen
 
 
 def test_evidence_says_where_it_was_found_and_which_answer_it_is_about(demo_workspace):

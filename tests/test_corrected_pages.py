@@ -14,7 +14,7 @@ from lsqa.text import highlight
 from lsqa.stats import sampling
 from lsqa.store import verdicts as verdicts_store
 
-from .test_dashboard_pages import APP, SXS, _fresh_streamlit_caches, goto, open_app, pick_judge, ws  # noqa: F401
+from .test_dashboard_pages import APP, SXS, _fresh_streamlit_caches, bar_button, goto, open_app, pick_judge, ws  # noqa: F401
 
 
 def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
@@ -27,7 +27,7 @@ def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
     assert not at.exception, [e.value for e in at.exception]
     expected = sampling.queue(ws, SXS, "random", rate=0.1)["rows"][0]
     item = audit.item(ws, expected["id"])
-    at.button(key=f"audit_opt_shown:{item['shown_label'] or 'A'}").click().run()
+    bar_button(at, f"audit_opt_shown:{item['shown_label'] or 'A'}").click().run()
     assert not at.exception, [e.value for e in at.exception]
     with store.connect(ws) as con:
         saved = verdicts_store.sampled_human_labels(con, SXS)

@@ -145,7 +145,7 @@ def test_audit_shows_the_item_as_the_judge_saw_it_with_shortcuts(ws):
     # Answers in the order shown: "Answer A" is system_b when the judge saw the pair as 'ba'.
     first = item["system_a"] if item["shown_order"] == "ab" else item["system_b"]
     assert any(f"Answer A: {first}</b>" in b for b in bodies)
-    shortcuts = {b.key: b.proto.shortcut for b in at.button if b.key}
+    shortcuts = {b.key.split("__")[0]: b.proto.shortcut for b in at.button if b.key}
     assert shortcuts["audit_next"] == "j" and shortcuts["audit_prev"] == "k"
     assert shortcuts["audit_confirm"] == "v" and shortcuts["audit_undo"] == "u"
     assert {shortcuts[f"audit_opt_shown:{x}"] for x in ("A", "B", "tie", "none")} == {"a", "b", "t", "x"}
@@ -177,7 +177,7 @@ def test_override_changes_agreement_and_leaderboard(ws):
     item = audit_first_of(at, SXS)
     # Give a decisive label the judge did not give (in shown positions, as the annotator sees them).
     shown = "A" if item["shown_label"] != "A" else "B"
-    at.button(key=f"audit_opt_shown:{shown}").click().run()
+    bar_button(at, f"audit_opt_shown:{shown}").click().run()
     assert not at.exception
     with store.connect(ws) as con:
         saved = reviews_store.reviews(con, item["id"])
@@ -234,6 +234,14 @@ def test_overview_builds_the_documents_table_only_when_unfolded(ws):
     assert sorted(shown["title"]) == sorted(d["title"] for d in stored) and len(shown) > 0
 
 
+def bar_button(at: AppTest, name: str):
+    """The decision bar's button ``name`` for the item on screen: a button that writes is keyed
+    after its item (``audit_view.item_key``), so that a key pressed on another item finds none."""
+    found = [b for b in at.button if b.key and b.key.split("__")[0] == name]
+    assert len(found) == 1, (name, [b.key for b in at.button])
+    return found[0]
+
+
 def _vs_human_raters(at: AppTest) -> list[str]:
     for df in at.dataframe:
         frame = df.value
@@ -246,7 +254,7 @@ def test_flag_appears_in_reference_errors_and_leaves_the_ranking(ws):
     at = open_app(page="audit")
     item = audit_first_of(at, SXS)
     at.text_input(key="audit_note").set_value("the book says otherwise").run()
-    at.button(key="audit_flag1").click().run()
+    bar_button(at, "audit_flag1").click().run()
     assert not at.exception
 
     goto(at, "reference_errors")
@@ -325,7 +333,7 @@ def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws)
     at.text_input(key="audit_note").input(note).run()
     for key, said in (("audit_confirm", "Not saved: a note"), ("audit_opt_shown:B", "Not saved: a note"),
                       ("audit_flag1", "Not flagged: a note")):
-        at.button(key=key).click().run()
+        bar_button(at, key).click().run()
         assert not at.exception, [e.value for e in at.exception]
         assert [e.value for e in at.error if e.value.startswith("Not ")] == [
             f"{said} holding a NUL character (\\x00) cannot be kept: remove it and try again"]
@@ -334,7 +342,7 @@ def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws)
     with store.connect(ws) as con:
         assert [r["action"] for r in reviews_store.reviews(con)] == [] and reviews_store.flags(con) == []
     at.text_input(key="audit_note").input("mended").run()
-    at.button(key="audit_confirm").click().run()
+    bar_button(at, "audit_confirm").click().run()
     assert not at.exception and not [e for e in at.error if e.value.startswith("Not ")]
     assert any(t.value.startswith("Saved") for t in at.toast)
     assert [m.value for m in at.markdown if m.value.startswith("**Item ")] != shown
@@ -375,8 +383,8 @@ def test_undo_withdraws_my_last_action_flag_or_review(ws):
 
     at = open_app(page="audit")
     item = audit_first_of(at, SXS)
-    at.button(key="audit_flag2").click().run()  # a flag keeps the item on screen
-    at.button(key="audit_confirm").click().run()  # a review moves on to the next item
+    bar_button(at, "audit_flag2").click().run()  # a flag keeps the item on screen
+    bar_button(at, "audit_confirm").click().run()  # a review moves on to the next item
     with store.connect(ws) as con:
         assert verdicts.flagged_question_ids(con) == {item["question_id"]}
         assert [(h["annotator"], h["judgment_id"]) for h in verdicts.human_labels(con)] == [("alice", item["id"])]
@@ -422,13 +430,13 @@ def test_two_annotators_on_one_item_while_the_command_line_runs(ws, tmp_path):
     proc = subprocess.Popen([str(cli), "run", str(config), "--workspace", str(ws)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        alice.button(key="audit_confirm").click().run()
-        bob.button(key="audit_opt_shown:none").click().run()
+        bar_button(alice, "audit_confirm").click().run()
+        bar_button(bob, "audit_opt_shown:none").click().run()
         actions = 2
         while proc.poll() is None and actions < 14:  # keep both busy while the run writes
             for at in (alice, bob):
                 at.button(key="audit_next").click().run()
-                at.button(key="audit_confirm").click().run()
+                bar_button(at, "audit_confirm").click().run()
                 assert not at.exception, [e.value for e in at.exception]
                 actions += 1
         out, _ = proc.communicate(timeout=180)
@@ -509,9 +517,9 @@ def test_a_verdict_that_failed_to_parse_comes_first(ws):
     top = audit.queue(ws, audit.Filters(), "alice")["rows"][0]
     assert top["id"] == item["id"] and top["priority"] >= audit.PRIORITY_WEIGHTS["failed"]
     at = open_app(page="audit")
-    assert at.button(key="audit_confirm").disabled  # nothing to confirm: the annotator gives the label
+    assert bar_button(at, "audit_confirm").disabled  # nothing to confirm: the annotator gives the label
     assert any("could not be used" in e.value for e in at.error)
-    at.button(key="audit_opt_shown:B").click().run()
+    bar_button(at, "audit_opt_shown:B").click().run()
     with store.connect(ws) as con:
         assert reviews_store.reviews(con, item["id"])[0]["action"] == "override"
 

@@ -11,6 +11,7 @@ from lsqa.audit.actions import (
     recent,
     review,
     reviewed_since,
+    skip,
     undo_last,
 )
 from lsqa.audit.adjudication import (
@@ -23,7 +24,7 @@ from lsqa.audit.adjudication import (
 )
 from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
-from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, item, prompt_of, reveal
+from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, as_shown, blind_copy, item, prompt_of, reveal
 from lsqa.audit.kept_reads import REVIEWS_TABLE
 from lsqa.audit.priority_queue import (
     ASSIGNED,
@@ -60,9 +61,9 @@ __all__ = [
     # the overlap setting (double_annotation)
     "OVERLAP_KEY", "overlap", "set_overlap",
     # one item (judged_item)
-    "CONTEXT_CHARS", "FOLD_SENTENCES", "item", "prompt_of", "reveal",
+    "CONTEXT_CHARS", "FOLD_SENTENCES", "item", "prompt_of", "reveal", "as_shown", "blind_copy",
     # actions
-    "MAX_NOTE_CHARS", "MAX_ANNOTATOR_CHARS", "check_label", "review", "confirm", "flag", "last_action", "undo_last",
+    "MAX_NOTE_CHARS", "MAX_ANNOTATOR_CHARS", "check_label", "review", "confirm", "skip", "flag", "last_action", "undo_last",
     "opened_marker", "reviewed_since", "recent",
     # keys and words (wording)
     "SHORTCUTS", "FLAG_REASON_KEYS", "label_options", "to_system_label", "to_shown_label", "describe", "shown_text",

@@ -26,9 +26,10 @@ from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.judging import kinds
 from lsqa.team import acting, Person
 from lsqa.text.names import name_problem, shown_name
-from lsqa.vocabulary import FLAG_REASONS, REFERENCES
+from lsqa.vocabulary import FLAG_REASONS, REFERENCES, SKIP_REASONS
 
 MAX_NOTE_CHARS = 2_000
+SKIPS_TABLE = "review_skips"
 MAX_ANNOTATOR_CHARS = 100
 
 
@@ -120,6 +121,22 @@ def confirm(workspace: Path, annotator: Person | str, judgment_id: str, note: st
         review_id = reviews_store.add_review(con, annotator=annotator, judgment_id=judgment_id, action="confirm",
                                              label=j["label"], note=note, role=role, **(sampling or {}))
     return {"id": review_id, "action": "confirm", "label": j["label"]}
+
+
+def skip(workspace: Path, annotator: Person | str, judgment_id: str, reason: str = "skip", note: str = "") -> dict:
+    """Pass a verdict over without labelling it: ``skip`` (the note says why) or ``unsure``. Recorded
+    (``review_skips``, who and when), never a label: agreement, corrected estimates, overrides and
+    the queue read reviews only. AuditRefused (nothing written) for an unknown reason or verdict;
+    NotAllowed for a person who may not review."""
+    who, note = annotator, _note(note)
+    _annotator(who)
+    if not isinstance(reason, str) or reason not in SKIP_REASONS:
+        raise AuditRefused(f"skip of {judgment_id!r}: reason {reason!r} is unknown; use one of {', '.join(SKIP_REASONS)}")
+    with store.write(workspace, change=Change(tables=frozenset({SKIPS_TABLE}))) as con:
+        annotator, role = _signer(con, who)
+        _verdict(con, judgment_id, "skip")
+        skip_id = reviews_store.add_skip(con, annotator=annotator, role=role, judgment_id=judgment_id, reason=reason, note=note)
+    return {"id": skip_id, "reason": reason}
 
 
 def flag(workspace: Path, annotator: Person | str, question_id: str, reference: str, reason: str,

@@ -169,3 +169,32 @@ def reveal(it: dict, annotator: str, blind: bool) -> bool:
     if not blind:
         return True
     return any(lab["annotator"] == annotator.strip() for lab in it["human_labels"])
+
+
+def as_shown(it: dict, annotator: str, blind: bool) -> dict:
+    """The item as a page may show it to ``annotator``: the item itself once revealed (``reveal``),
+    else ``blind_copy``. ``revealed`` says which."""
+    if reveal(it, annotator, blind):
+        return {**it, "revealed": True}
+    return blind_copy(it, annotator)
+
+
+def blind_copy(it: dict, annotator: str) -> dict:
+    """What an item holds before the person decides, in blind review: the question, its references
+    and the answers in the order shown, and nothing that tells what the judge or anybody else
+    thought of them. Left out: the judge's label in any form (label, raw label, its words, the
+    label in the positions shown), its score, its raw completion and extra output, its notes (the
+    evidence text not found in the book: "B: 1 of 1 content words … (1.00)", "token F1 0.00 …"),
+    which answer each quote is about, the other verdicts on these answers, the review history,
+    other people's labels and other people's flags on the references (one's own flags stay: one
+    made them). System names give way to "answer A" / "answer B" (a system's name is a prior on
+    its quality). Quotes found in the book stay, as passages of the book, without attribution.
+    ``status`` stays: a verdict whose output could not be used has no label to hide, and the person
+    has to give one."""
+    who = (annotator or "").strip()
+    answers = [{**a, "system": f"answer {a['position']}".strip()} for a in it["answers"]]
+    evidence = [{**ev, "about": ""} for ev in it["evidence"] if ev["found"]]
+    return {**it, "revealed": False, "answers": answers, "evidence": evidence,
+            "system_a": "", "system_b": "", "label": None, "raw_label": None, "score": None, "label_text": "",
+            "shown_label": None, "raw": "", "extra": {}, "other_verdicts": [], "human_labels": [], "history": [],
+            "flags": [f for f in it["flags"] if who and f.get("annotator") == who]}

@@ -19,6 +19,7 @@ SHORTCUTS = {
     "shown:A": "A", "shown:B": "B", "shown:tie": "T", "shown:none": "X",
     "yes": "Y", "no": "N",
     "flag:1": "F", "flag:2": "G",
+    "skip": "S", "unsure": "D",
 }
 # A key per flag reason: it chooses the reason for the next F / G (retracting is Undo's job).
 FLAG_REASON_KEYS = {"wrong": "W", "ambiguous": "M", "unanswerable": "Q"}

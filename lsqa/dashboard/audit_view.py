@@ -298,11 +298,47 @@ def flag_reference(workspace: Path, annotator: Person | str, question_id: str, r
 
 def undo_mine(workspace: Path, annotator: Person | str) -> str:
     """Withdraw my latest action; what the screen says then."""
+    return undo_mine_at(workspace, annotator)[0]
+
+
+def undo_mine_at(workspace: Path, annotator: Person | str) -> tuple[str, str | None]:
+    """Withdraw my latest action: what the screen says then, and the verdict to show again (the one
+    whose review was undone; None for a flag, which belongs to a question, or nothing undone)."""
     undone = audit.undo_last(workspace, annotator)
-    return "Undone: " + audit.describe_action(undone) if undone else "Nothing of yours to undo"
+    if not undone:
+        return "Nothing of yours to undo", None
+    return "Undone: " + audit.describe_action(undone), undone["target"] if undone["what"] == "review" else None
+
+
+def skip_item(workspace: Path, annotator: Person | str, judgment_id: str, reason: str, note: str) -> str:
+    """Pass the item over (``audit.skip``); what the screen says then."""
+    audit.skip(workspace, annotator, judgment_id, reason, note)
+    return "Skipped (recorded, not a label)" if reason == "skip" else "Marked unsure and passed over (recorded, not a label)"
 
 
 # ------------------------------------------------------------------------------------- the item
+
+def item_key(name: str, item_id: str) -> str:
+    """The widget key of a button that writes on item ``item_id``: named after the item, so that a key
+    pressed on an item no longer on screen finds no button in the page's next run (Streamlit drops
+    it), and the page's keys.js can tell which item the button writes on (after "__")."""
+    return f"{name}__{item_id}"
+
+
+def shown_item_of(key: str) -> str | None:
+    """The item a button's key (``item_key``) writes on; None for a button that writes nothing."""
+    return key.split("__", 1)[1] if "__" in key else None
+
+
+def stale_refusal(pressed_on: str, shown: str | None) -> str | None:
+    """Why a key pressed on item ``pressed_on`` must not write, if it must not: the item on screen is
+    now ``shown`` (None: none is, the page is between two items). The write happens only on the item
+    that was on screen when the key was pressed (issue 34)."""
+    if pressed_on == shown:
+        return None
+    return ("Not saved: the item changed under your key (it was pressed on an item no longer on screen). "
+            "Nothing was written; press it again for this item.")
+
 
 @dataclass
 class DecisionBar:
@@ -315,6 +351,12 @@ class DecisionBar:
     labels: list[dict] = field(default_factory=list)
     flags: list[dict] = field(default_factory=list)
     blind_note: str | None = None
+
+
+# Passing an item over (``audit.skip``): recorded with who and when, never a label.
+SKIP_BUTTONS = (("skip", "Skip", "Pass this item over (the note, if any, says why): recorded, not a label"),
+                ("unsure", "Unsure", "Pass this item over as unsure: recorded, not a label"))
+FLAG_REASON_DEFAULT = "wrong"  # the reason each item starts from (a reason chosen holds for its item only)
 
 
 def decision_bar(it: dict | None, revealed: bool, annotator: str, trail: Trail, remaining: int, why: dict,
@@ -334,17 +376,21 @@ def decision_bar(it: dict | None, revealed: bool, annotator: str, trail: Trail, 
     shown_label = it["shown_label"] if it["status"] == "ok" else None
     labels = [{"label": "Confirm", "type": "primary", "shortcut": SHORTCUTS["confirm"], "on": "decide",
                "args": (it["id"], it["kind"], shown_label),
-               "disabled": not annotator or it["status"] != "ok" or not revealed, "key": "audit_confirm",
+               "disabled": not annotator or it["status"] != "ok" or not revealed, "key": item_key("audit_confirm", it["id"]),
                "help": "Hidden while blind: give your own label" if not revealed else None}]
     labels += [{"label": opt["text"], "shortcut": opt["shortcut"], "on": "decide",
                 "args": (it["id"], it["kind"], opt["shown"],
                          audit.to_system_label(it["kind"], opt["shown"], it["shown_order"])),
-                "disabled": not annotator, "key": f"audit_opt_{opt['key']}"} for opt in it["options"]]
+                "disabled": not annotator, "key": item_key(f"audit_opt_{opt['key']}", it["id"])} for opt in it["options"]]
+    labels += [{"label": text, "shortcut": SHORTCUTS[reason], "on": "skip", "args": (it["id"], reason),
+                "disabled": not annotator, "key": item_key(f"audit_{reason}", it["id"]), "help": helptext}
+               for reason, text, helptext in SKIP_BUTTONS]
     flags = [{"label": reason, "shortcut": key, "on": "reason", "args": (reason,), "key": f"audit_reason_{reason}",
               "type": "primary" if reason == reason_now else "secondary", "help": "Reason for the next flag"}
              for reason, key in audit.FLAG_REASON_KEYS.items()]
     flags += [{"label": f"Flag reference {n}", "shortcut": SHORTCUTS[f"flag:{n}"], "on": "flag",
-               "args": (it["question_id"], n), "disabled": not annotator, "key": f"audit_flag{n}"} for n in ("1", "2")]
+               "args": (it["question_id"], n, it["id"]), "disabled": not annotator,
+               "key": item_key(f"audit_flag{n}", it["id"])} for n in ("1", "2")]
     return DecisionBar(nav=nav, position=position_line(trail, remaining, why.get(it["id"], "opened before")),
                        labels=labels, flags=flags,
                        blind_note=None if revealed else ("Blind: the judge's label, other annotators' labels and "
@@ -366,20 +412,24 @@ class ItemView:
     evidence: list[dict]  # {"found", "caption", "html", "html_full", "folded"}
 
 
-def item_view(it: dict, revealed: bool) -> ItemView:
-    """What the page shows of one item (``audit.item``). Not revealed (blind, undecided): the answers
-    are "answer A" / "answer B", without the judge's label or the other annotators' labels."""
+def item_view(it: dict, revealed: bool, annotator: str = "") -> ItemView:
+    """What the page shows of one item (``audit.item``). Not revealed (blind, undecided): what
+    ``audit.blind_copy`` keeps of it for ``annotator`` — the answers are "answer A" / "answer B",
+    without the judge's label, score, notes or evidence attribution, nor other people's labels and flags."""
+    if not revealed and it.get("revealed") is not False:
+        it = audit.blind_copy(it, annotator)
+
     def sys_name(name: str, position: str = "") -> str:
         return name if revealed else f"answer {position}".strip()
 
     caption = (f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['judge'])}** ({md(it['kind'])})"
                + (f" · prompt {md(it['prompt_version'])}" if it["prompt_version"] else ""))
     question = item_cards.question_card(it["question"], it["references"], used=it["reference_used"],
-                                        flags=page_data.group_by(it["flags"], "reference"))
+                                        flags=page_data.group_by(it["flags"], "reference"), item_id=it["id"])
     answers = [((f"Answer {a['position']}: " if a["position"] and revealed else "") + sys_name(a["system"], a["position"]),
                 a["text"] or f"[{a['status']}]") for a in it["answers"]]
     answers_html = item_cards.answer_cards("Answers, in the order the judge saw them" if it["pairwise"] else "Answer",
-                                           answers)
+                                           answers, item_id=it["id"])
     verdict, labels = None, []
     if revealed:
         if it["status"] == "ok":
@@ -394,16 +444,17 @@ def item_view(it: dict, revealed: bool) -> ItemView:
     unusable = (f"The judge's output could not be used ({it['status']}); give the label yourself."
                 if it["status"] != "ok" else None)
     return ItemView(caption=caption, question_html=question, answers_html=answers_html, verdict=verdict,
-                    human_labels=labels, unusable=unusable, evidence=evidence_blocks(it))
+                    human_labels=labels, unusable=unusable, evidence=evidence_blocks(it, revealed))
 
 
-def evidence_blocks(it: dict) -> list[dict]:
+def evidence_blocks(it: dict, revealed: bool = True) -> list[dict]:
     """The judge's evidence as the page shows it: quotes found in the book in their passage, folded
     to a few sentences (``html``, the whole passage in ``html_full``), each with a caption saying
-    where it was found and which shown answer it is about; text not found as the judge's note."""
+    where it was found and which shown answer it is about; text not found as the judge's note. Not
+    revealed (``it`` a blind copy): the passages only, about no answer in particular."""
     out = []
     for ev in it["evidence"]:
-        about = audit.evidence_label(ev, it["pairwise"])
+        about = audit.evidence_label(ev, it["pairwise"]) if revealed else ""
         if ev["found"]:
             caption = (f"Found in the book ({md(ev['where'])}" + (", spacing/case differ" if ev["how"] == "whitespace"
                                                                   else "") + ")" + (f" — for {md(about)}" if about else ""))

@@ -20,16 +20,23 @@ from __future__ import annotations
 from lsqa.text.highlight import escape, text_html
 
 
+def _stamp(item_id: str) -> str:
+    """The item a card shows, as an attribute: the page's keys.js lets a key write only while every
+    card on screen and the decision bar name the same item (issue 34: between two items, the bar of
+    the next one was up before its question and answers)."""
+    return f' data-lsqa-item="{escape(item_id)}"' if item_id else ""
+
+
 def question_card(question: str, references: list[dict], *, used: object = None,
-                  flags: dict | None = None) -> str:
+                  flags: dict | None = None, item_id: str = "") -> str:
     """The question above its references side by side.
 
     ``references``: ``{"n", "text"}`` each; ``used``: the ``n`` of the reference this rater was
     given, if any; ``flags``: per ``n``, the flags on that reference (``{"reason", "annotator",
-    "note"}``), shown under it."""
+    "note"}``), shown under it; ``item_id``: the item it belongs to (``_stamp``)."""
     flags = flags or {}
     refs = "".join(_reference(ref, ref["n"] == used, flags.get(ref["n"], [])) for ref in references)
-    return (f'<div class="lsqa-card"><p><b>Question</b></p>{text_html(question, css="font-size:1.15rem")}'
+    return (f'<div class="lsqa-card"{_stamp(item_id)}><p><b>Question</b></p>{text_html(question, css="font-size:1.15rem")}'
             f'<div class="lsqa-grid">{refs}</div></div>')
 
 
@@ -40,8 +47,9 @@ def _reference(ref: dict, used: bool, flags: list[dict]) -> str:
     return f"<div>{head}{text_html(ref['text'] or '—')}{notes}</div>"
 
 
-def answer_cards(heading: str, answers: list[tuple[str, str]]) -> str:
-    """``heading`` above one card per answer, ``(title, text)`` each, in the order given."""
+def answer_cards(heading: str, answers: list[tuple[str, str]], item_id: str = "") -> str:
+    """``heading`` above one card per answer, ``(title, text)`` each, in the order given; ``item_id``:
+    the item they belong to (``_stamp``)."""
     cards = "".join(f'<div class="lsqa-card"><p><b>{escape(title)}</b></p>{text_html(text)}</div>'
                     for title, text in answers)
-    return f'<p><b>{escape(heading)}</b></p><div class="lsqa-grid">{cards}</div>'
+    return f'<p><b>{escape(heading)}</b></p><div class="lsqa-grid"{_stamp(item_id)}>{cards}</div>'

@@ -48,6 +48,7 @@ EXPORTS = {
     "reference_flags": "SELECT * FROM reference_flags ORDER BY id",
     "adjudications": "SELECT * FROM adjudications ORDER BY id",
     "item_comments": "SELECT * FROM item_comments ORDER BY id",
+    "review_skips": "SELECT * FROM review_skips ORDER BY id",
 }
 
 

@@ -10,7 +10,7 @@ reference (``retract`` when there was none). The current state is derived by the
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts
-from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES
+from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES, SKIP_REASONS
 
 # A corrected estimate weighs an audit by 1/π: below this floor one audit would outweigh a million
 # verdicts, and at 1e-320 the weight overflows and the estimate is NaN (issue 33).
@@ -36,6 +36,21 @@ def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str
          bool(gold)],
     ).fetchone()
     return int(row[0])
+
+
+def add_skip(con, *, annotator: str, judgment_id: str, reason: str, note: str = "", role: str = "") -> int:
+    """A person passed the verdict over (``skip`` or ``unsure``): a row of ``review_skips``, not a review."""
+    if reason not in SKIP_REASONS:
+        raise ValueError(f"skip reason must be one of {SKIP_REASONS}, not {reason!r}")
+    if not annotator.strip():
+        raise ValueError("an annotator name is required")
+    row = con.execute("INSERT INTO review_skips (annotator, judgment_id, reason, note, role) VALUES (?, ?, ?, ?, ?) "
+                      "RETURNING id", [annotator.strip(), judgment_id, reason, note, role]).fetchone()
+    return int(row[0])
+
+
+def skips(con) -> list[dict]:
+    return fetch_dicts(con, "SELECT * FROM review_skips ORDER BY id")
 
 
 def reviews(con, judgment_id: str | None = None) -> list[dict]:
