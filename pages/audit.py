@@ -390,10 +390,18 @@ def _folded(label: str, key: str, draw) -> None:
 
 
 def _row_picked(rows: list[dict], key: str, **options) -> int | None:
-    """A table of ``rows``, one of which a person may pick to open it: the index of the row picked, if any."""
+    """A table of ``rows``, one of which a person may pick to open it: the index of the row picked, if any.
+
+    A pick is used once: the table after it is a new widget (a count of picks in its key), with
+    nothing selected. Keyed by the place on the trail instead, a later place could meet a key whose
+    old selection was still kept, open that row again, and so on: the page reran without end, and a
+    key pressed meanwhile waited for a quiet page that never came."""
+    n = ss.get("audit_picks", 0)
     picked = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                          key=f"{key}_{len(ss.audit_trail)}_{ss.audit_at}", **options)
+                          key=f"{key}_{n}", **options)
     sel = picked.selection.rows if picked else []
+    if sel:
+        ss.audit_picks = n + 1
     return sel[0] if sel else None
 
 
