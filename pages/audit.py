@@ -296,7 +296,7 @@ def show_item(it: dict, revealed: bool):
         st.warning(view.late_warning(late))
     # One element each, not columns of elements: every element is drawn again on each key (lsqa.dashboard.item_cards).
     shown = view.item_view(it, revealed, annotator)
-    st.caption(shown.caption)
+    st.caption(f"{shown.caption} · {view.evidence_chain_link(it)}")  # one element: each is redrawn per key
     st.markdown(shown.question_html, unsafe_allow_html=True)
     st.markdown(shown.answers_html, unsafe_allow_html=True)
     if shown.verdict:

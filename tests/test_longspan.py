@@ -277,3 +277,32 @@ def longspan_view_mentions(ws: Path, doc: str, result: dict) -> int:
 
     first = next(iter(longspan_view.book(ws, doc)["entities"]))
     return len(longspan_view.mention_fractions(ws, doc, first))
+
+
+def test_an_audit_item_links_to_its_book_long_span_tab(entity_ws, monkeypatch):
+    """From the Audit item to the question's chain and span (issue 31's "evidence chain link"): the
+    link the item's caption carries opens the Corpus page on that book's Long span tab."""
+    from streamlit.testing.v1 import AppTest
+
+    from lsqa import audit
+
+    monkeypatch.setenv("LSQA_WORKSPACE", str(entity_ws))
+    app = str(Path(__file__).parents[1] / "app.py")
+    at = AppTest.from_file(app, default_timeout=90)
+    at.session_state["annotator"] = "ana"
+    at.run()
+    at.switch_page("pages/audit.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    link = next(m for c in at.caption if (m := re.search(r"\]\((corpus\?book=([^&)]+)&tab=long-span)\)", c.value)))
+    shown = [c.value for c in at.caption if link.group(0) in c.value][0]
+    item = audit.item(entity_ws, audit.queue(entity_ws, audit.Filters(), "ana")["rows"][0]["id"])
+    assert link.group(2) == item["document_id"] and item["question"]  # the book of the item on screen
+    corpus = AppTest.from_file(app, default_timeout=90)
+    corpus.query_params["book"] = link.group(2)
+    corpus.query_params["tab"] = "long-span"
+    corpus.run()
+    corpus.switch_page("pages/corpus.py")
+    corpus.run()
+    assert not corpus.exception, [e.value for e in corpus.exception]
+    assert [m.label for m in corpus.metric] == ["Full book vs retrieval", "Full book vs no context"], shown

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from lsqa import audit
 from lsqa.audit.trail import Trail
@@ -513,3 +514,10 @@ def up_next_table(upcoming: list[dict], blind: bool) -> list[dict]:
              **({} if blind else {"system_a": r.get("system_a"), "system_b": r.get("system_b"),
                                   "label": r.get("label")}),
              "reviewers": r.get("n_reviewers")} for r in upcoming[:UP_NEXT_ROWS]]
+
+
+def evidence_chain_link(it: dict) -> str:
+    """A Markdown link from an item to its book's *Long span* tab on the Corpus page (issue 31): where
+    the question's evidence lies in the book, with its entity's mention chain. Relative, as the rank
+    flips' links, so that it works under a base path; it reveals nothing of the verdict."""
+    return f"[where in the book]({'corpus?book=' + quote(it['document_id'], safe='')}&tab=long-span)"
