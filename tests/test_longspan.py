@@ -276,7 +276,7 @@ def longspan_view_mentions(ws: Path, doc: str, result: dict) -> int:
     from lsqa.dashboard import longspan_view
 
     first = next(iter(longspan_view.book(ws, doc)["entities"]))
-    return len(longspan_view.mention_fractions(ws, doc, first))
+    return len(longspan.mention_fractions(ws, doc, first))
 
 
 def test_an_audit_item_links_to_its_book_long_span_tab(entity_ws, monkeypatch):

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from lsqa import store
 from lsqa.dashboard.charts import plain
 from lsqa.stats import longspan
-from lsqa.store import corpus as corpus_store
+from lsqa.stats.longspan import mention_fractions  # noqa: F401 (the page draws the chain with it)
 from lsqa.store.workspace_cache import kept_while_unchanged
 
 CLASS_COLOURS = {"memorised": "#868e96", "retrieval": "#1c7ed6", "needs-full-book": "#e8590c",
@@ -49,16 +48,6 @@ def gain_words(g: dict) -> str:
         return "no question with both answers judged"
     ci = "" if g["ci_low"] is None else f" (95% CI {g['ci_low']:+.0%} to {g['ci_high']:+.0%})"
     return f"{g['gain']:+.0%}{ci}, {g['n']} questions"
-
-
-def mention_fractions(workspace: Path, document_id: str, entity_id: str) -> list[float]:
-    """Where the entity's mentions lie, as fractions of the story."""
-    with store.connect(workspace) as con:
-        doc = corpus_store.get_document(con, document_id)
-        mentions = corpus_store.entity_mentions(con, entity_id)
-    lo = (doc or {}).get("clean_start") or 0
-    hi = (doc or {}).get("clean_end") or len((doc or {}).get("full_text") or "") or 1
-    return [min(1.0, max(0.0, (s - lo) / max(1, hi - lo))) for s, _, _ in mentions]
 
 
 def timeline(result: dict, mentions: list[float] | None = None, entity: str = "") -> go.Figure:

@@ -33,6 +33,7 @@ from lsqa import store
 from lsqa.errors import LsqaError, NoVerdicts
 from lsqa.judging import kinds
 from lsqa.stats.analysis import answer_labels
+from lsqa.store import corpus as corpus_store
 from lsqa.store import longspan as longspan_store
 from lsqa.store import results as results_store
 from lsqa.text.highlight import find_evidence
@@ -285,6 +286,14 @@ def _groups(rows: list[dict], key: str, extra: dict, bootstrap: int, seed: int) 
         entry["classes"] = {c: (classified.count(c) / len(classified) if classified else None) for c in CLASSES}
         out.append(entry)
     return out
+
+
+def mention_fractions(workspace: Path, document_id: str, entity_id: str) -> list[float]:
+    """Where an entity's mentions lie, as the same fractions of the story as the evidence spans."""
+    with store.connect(workspace) as con:
+        bounds = longspan_store.story_bounds(con, [document_id]).get(document_id)
+        mentions = corpus_store.entity_mentions(con, entity_id)
+    return [_fraction(start, bounds) for start, _, _ in mentions] if bounds else []
 
 
 def benchmark_rows(result: dict, provenance: dict) -> list[dict]:

@@ -15,8 +15,7 @@ from lsqa.store.db import (
     MigrationChanged, MIGRATIONS_DIR, transaction, WorkspaceError, write,
 )
 
-# The area modules load on first use (PEP 562): most read through bulk, which pulls pyarrow (and
-# embeddings numpy), which `lsqa status` and `lsqa --help` never need. Two names stay in their modules because a module has the
+# The area modules load on first use (PEP 562): bulk inserts pull pyarrow (and embeddings numpy), which `lsqa status` and `lsqa --help` never need. Two names stay in their modules because a module has the
 # same name: audit_queue.audit_queue and reviews.reviews.
 _LAZY = {
     "lsqa.store.annotation": (

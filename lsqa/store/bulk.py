@@ -10,7 +10,6 @@ import itertools
 from typing import Iterable, Mapping
 
 import duckdb
-import pyarrow as pa
 
 _counter = itertools.count()
 
@@ -38,6 +37,9 @@ def insert_rows(
     for r in rows:
         groups.setdefault(tuple(r), []).append(dict(r))
     suffix = " ON CONFLICT DO NOTHING" if on_conflict == "nothing" else ""
+    # pyarrow only here: the row reads below are also what signing in asks on every page.
+    import pyarrow as pa
+
     inserted = 0
     for group in groups.values():
         name = f"_lsqa_rows_{next(_counter)}"

@@ -6,14 +6,7 @@ This module keeps rows: a token only ever arrives here as its salt and salted ha
 
 from __future__ import annotations
 
-
-
-def _rows(con, sql: str, params: list | None = None) -> list[dict]:
-    """Rows as dicts without lsqa.store.bulk (which loads pyarrow): signing in is asked on every
-    page, and ``lsqa users`` should answer at once."""
-    cur = con.execute(sql, params or [])
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+from lsqa.store.bulk import fetch_dicts
 
 
 def has_people(con) -> bool:
@@ -23,18 +16,18 @@ def has_people(con) -> bool:
 
 
 def person(con, name: str) -> dict | None:
-    rows = _rows(con, "SELECT * FROM people WHERE name = ?", [name])
+    rows = fetch_dicts(con, "SELECT * FROM people WHERE name = ?", [name])
     return rows[0] if rows else None
 
 
 def active_people(con) -> list[dict]:
     """Every person not revoked, with their salt and hash (for checking a token), oldest first."""
-    return _rows(con, "SELECT * FROM people WHERE revoked_at IS NULL ORDER BY created_at, name")
+    return fetch_dicts(con, "SELECT * FROM people WHERE revoked_at IS NULL ORDER BY created_at, name")
 
 
 def list_people(con) -> list[dict]:
     """Name, role, when added and when revoked: never the salt or the hash."""
-    return _rows(con, "SELECT name, role, created_at, revoked_at FROM people ORDER BY created_at, name")
+    return fetch_dicts(con, "SELECT name, role, created_at, revoked_at FROM people ORDER BY created_at, name")
 
 
 def put_person(con, *, name: str, role: str, token_salt: str, token_hash: str) -> None:
