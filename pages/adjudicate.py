@@ -30,7 +30,9 @@ if "adj_msg" in ss:
 if "adj_refused" in ss:
     st.error(ss.pop("adj_refused"))
 
-rows = view.disagreements(workspace)
+rows, kept_note = view.disagreements(workspace, who)
+if kept_note:
+    st.info(kept_note)
 if not rows:
     st.info("No disagreements: no verdict has two people's labels that differ.")
     st.stop()

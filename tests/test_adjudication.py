@@ -301,6 +301,28 @@ def test_the_adjudicate_page_lets_an_adjudicator_set_the_final_label_and_a_viewe
     assert "set by adjudicator" in _text(at)
 
 
+def test_an_annotator_reads_only_the_disagreements_on_verdicts_they_labelled(ws, people):
+    """Blind means blind on Adjudicate too: another annotator's disagreement is on an item this
+    annotator may still be asked to label, so its labels are kept from them (and the page says so)."""
+    theirs = _split_by(ws, people, 0)      # the annotator took part
+    v = _verdicts(ws, GT, 2)[1]            # adjudicator and admin disagree; the annotator never labelled it
+    audit.confirm(ws, team.sign_in(ws, people["adjudicator"]["token"]), v["id"])
+    audit.review(ws, team.sign_in(ws, people["admin"]["token"]), v["id"], _other(v["kind"], v["judge_label"]),
+                 "the second page disagrees")
+    annotator = team.sign_in(ws, people["annotator"]["token"])
+    shown, kept = audit.disagreements_seen_by(ws, annotator)
+    assert [d["judgment_id"] for d in shown] == [theirs] and kept == 1
+    for role in ("viewer", "adjudicator", "admin"):
+        shown, kept = audit.disagreements_seen_by(ws, team.sign_in(ws, people[role]["token"]))
+        assert {d["judgment_id"] for d in shown} == {theirs, v["id"]} and kept == 0, role
+
+    text = _text(_page(people["annotator"]["token"]))
+    assert "1 more disagreement on verdicts you have not labelled yet is not shown" in text
+    assert "1 disagreement, 1 not adjudicated yet" in text
+    assert "the second page disagrees" not in text and f"/audit?item={v['id']}" not in text
+    assert "2 disagreements, 2 not adjudicated yet" in _text(_page(people["viewer"]["token"]))
+
+
 # ------------------------------------------------------------------------------------ errata
 
 

@@ -21,7 +21,7 @@ from lsqa.audit.actions import _note, check_label
 from lsqa.errors import AuditRefused
 from lsqa.store import adjudications as adjudications_store
 from lsqa.store import results as results_store
-from lsqa.team import acting, Person
+from lsqa.team import acting, may, Person
 
 MAX_COMMENT_CHARS = 2_000
 
@@ -84,6 +84,18 @@ def disagreements(workspace: Path) -> list[dict]:
         d["labels"].append({"annotator": r["annotator"], "label": r["label"], "note": r["note"],
                             "created_at": r["created_at"]})
     return sorted(out.values(), key=lambda d: (d["adjudicated"] is not None, d["judgment_id"]))
+
+
+def disagreements_seen_by(workspace: Path, person: Person | None) -> tuple[list[dict], int]:
+    """The disagreements ``person`` may read, and how many are kept from them. An annotator who may
+    not adjudicate sees only those on verdicts they labelled themselves: the others are items they may
+    still be asked to label, and other people's labels on them would be a prior (blind review, issue
+    34). Viewers (who never label) and adjudicators read them all."""
+    rows = disagreements(workspace)
+    if person is None or not may(person.role, "review") or may(person.role, "adjudicate"):
+        return rows, 0
+    mine = [d for d in rows if any(lab["annotator"] == person.name for lab in d["labels"])]
+    return mine, len(rows) - len(mine)
 
 
 def comment(workspace: Path, who: Person | str, judgment_id: str, text: str) -> dict:

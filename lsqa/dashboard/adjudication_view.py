@@ -14,6 +14,7 @@ from urllib.parse import quote
 from lsqa import audit
 from lsqa.audit.wording import describe
 from lsqa.judging import kinds
+from lsqa.team import Person
 from lsqa.text.highlight import md_escape as md
 
 AUDIT_PAGE = "/audit"
@@ -32,9 +33,15 @@ def _words(d: dict, label: str | None) -> str:
     return describe(d["kind"], label, d["system_a"] or "", d["system_b"] or "")
 
 
-def disagreements(workspace: Path) -> list[dict]:
-    """``lsqa.audit.disagreements``: not yet adjudicated first."""
-    return audit.disagreements(workspace)
+def disagreements(workspace: Path, person: Person | None) -> tuple[list[dict], str]:
+    """The disagreements ``person`` may read (``lsqa.audit.disagreements_seen_by``: not yet adjudicated
+    first), and a line saying how many are kept from them ('' when none)."""
+    rows, kept = audit.disagreements_seen_by(workspace, person)
+    if not kept:
+        return rows, ""
+    return rows, (f"{kept} more disagreement{'' if kept == 1 else 's'} on verdicts you have not labelled yet "
+                  f"{'is' if kept == 1 else 'are'} not shown: other people's labels would tell you theirs before "
+                  "you decide. Label them on the Audit page first.")
 
 
 def table(rows: list[dict]) -> list[dict]:
