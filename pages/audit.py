@@ -78,6 +78,23 @@ def _lazy_expander(label: str, key: str, where=st):
     return box if box.open else None
 
 
+def _clear_questions():
+    ss.audit_questions = []
+    _reset_trail()
+
+
+def search_sidebar():
+    """Text search over the questions and the answers judged (always shown: people search often);
+    a link's question filter (the errata's links) with a way out of it."""
+    st.sidebar.text_input("Search questions and answers", key="audit_search", max_chars=audit.MAX_SEARCH_CHARS,
+                          on_change=_reset_trail, placeholder="words; Enter searches, Esc gives the keys back",
+                          help="Every word must occur in the question or in an answer the verdict judged "
+                               "(any case). Searches the queue chosen below: choose Show: all to search every verdict.")
+    if ss.get("audit_questions"):
+        st.sidebar.button("Show every question", key="audit_clear_questions", on_click=_clear_questions,
+                          help="This queue holds only the question a link opened it on.")
+
+
 def queue_settings_sidebar():
     """Filters, which queue, blind mode: set once per session, so folded (and not built) until opened."""
     summary = st.sidebar.empty()
@@ -165,6 +182,7 @@ def _assign():
                                               ("judge", "names", "per_item", "count", "queue", "seed")))
 
 
+search_sidebar()
 queue_settings_sidebar()
 assign_sidebar()
 overlap_sidebar()
@@ -271,7 +289,7 @@ def decision_bar(it: dict | None, revealed: bool):
         nav = st.container(horizontal=True, vertical_alignment="center")
         _buttons(nav, bar.nav)
         if it is None:
-            st.info("No verdict matches these filters.")
+            st.info(view.empty_queue_note(filters))
             return
         nav.markdown(bar.position)
         _buttons(st.container(horizontal=True), bar.labels)

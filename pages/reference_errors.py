@@ -36,10 +36,11 @@ flags = reference_errors.errata(workspace)
 
 st.header(f"Flagged so far ({len(flags)})")
 if flags:
-    table = [{**r, **{k: "; ".join(r[k]) for k in ("reasons", "annotators", "notes")}} for r in flags]
+    table = [{**r, **{k: "; ".join(r[k]) for k in reference_errors.ERRATA_LISTS}} for r in flags]
     st.dataframe(table, hide_index=True, width="stretch", key="re_flags",
-                 column_order=["title", "question", "reference", "reference_text", "other_reference", "reasons",
-                               "annotators", "notes", "score"])
+                 column_order=["open", "title", "question", "reference", "reference_text", "other_reference", "reasons",
+                               "annotators", "flagged_at", "notes", "score"],
+                 column_config={"open": st.column_config.LinkColumn("verdicts", display_text="open on Audit")})
     c = st.columns(4)
     c[0].download_button("Errata (CSV)", reference_errors.errata_csv(flags), "narrativeqa_errata.csv", "text/csv",
                          on_click="ignore", key="re_dl_csv")

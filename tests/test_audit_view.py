@@ -41,7 +41,7 @@ def test_a_link_opens_the_queue_prefiltered_and_reads_the_choices_only_when_it_n
 
     plain = view.opening_state({}, offered)
     assert plain == {"audit_trail": [], "audit_at": 0, "audit_judges": [], "audit_systems": [],
-                     "audit_reviewed": "not_mine", "audit_blind": False}
+                     "audit_reviewed": "not_mine", "audit_blind": False, "audit_questions": [], "audit_search": ""}
     assert calls == []  # a new tab without a link reads nothing for the filters
     linked = view.opening_state({"judge": [SXS, "no-such-judge"], "system": ["rag"], "reviewed": ["all"],
                                  "blind": ["1"], "item": ["abc"]}, offered)
@@ -50,6 +50,13 @@ def test_a_link_opens_the_queue_prefiltered_and_reads_the_choices_only_when_it_n
     assert calls
     assert view.opening_state({"reviewed": ["whatever"], "item": [""]}, offered)["audit_reviewed"] == "not_mine"
     assert view.opening_state({"item": [""]}, offered)["audit_trail"] == []
+    searched = view.opening_state({"q": ["cat"], "question": ["nqa:1", "nqa:1"]}, offered)
+    assert (searched["audit_search"], searched["audit_questions"]) == ("cat", ["nqa:1"])
+    too_long = view.opening_state({"q": ["w" * 201]}, offered)
+    assert too_long["audit_search"] == "" and "201 characters" in too_long["audit_msg"]
+    # A link with a search or a question opens on them, not on my assignments.
+    assert "audit_queue" not in view.opening_state({"q": ["cat"]}, offered, open_assignments=lambda: 3)
+    assert view.opening_state({}, offered, open_assignments=lambda: 3)["audit_queue"] == audit.ASSIGNED
 
 
 def test_settings_streamlit_forgot_come_back_from_their_plain_keys():

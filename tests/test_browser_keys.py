@@ -138,6 +138,31 @@ def test_typing_into_the_judge_filter_with_chips_writes_nothing(server, page):
     assert [(s["judgment_id"], s["reason"]) for s in rows["skips"]] == [(shown, "skip")] and not rows["reviews"]
 
 
+def test_searching_types_no_shortcut_and_the_key_after_enter_acts_on_a_match(server, page):
+    """The search box (issue 34: text search over questions and answers): the words typed write
+    nothing, Enter narrows the queue to verdicts whose question or answers hold them, and the next key
+    acts on the match on screen."""
+    base, ws = server
+    rows = audit.queue(ws, audit.Filters(judges=(AIS,), reviewed="all"), "", page_size=400)["rows"]
+    question = audit.item(ws, rows[-1]["id"])["question"]
+    word = max(question.split(), key=len).strip("?.,;'\"")
+    _open(page, f"{base}/audit?annotator=sid&judge={AIS}")
+    box = page.get_by_role("textbox", name="Search questions and answers")
+    box.click()
+    box.press_sequentially(f"{word} vyn", delay=15)  # shortcut letters inside the box: text, not keys
+    box.fill(word)
+    assert _count(ws, "sid") == 0
+    box.press("Enter")
+    _wait_idle(page)
+    shown = _shown(page)
+    it = audit.item(ws, shown)
+    assert any(word.lower() in t.lower() for t in [it["question"]] + [a["text"] or "" for a in it["answers"]])
+    page.keyboard.press("Escape")  # Esc gives the keys back
+    page.keyboard.press("y")
+    rows = _wait_written(ws, "sid", 1, page)
+    assert [(r["judgment_id"], r["label"]) for r in rows["reviews"]] == [(shown, "yes")]
+
+
 # ----------------------------------------------------------------------- the item on screen
 
 def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page):

@@ -3,7 +3,7 @@ by Playwright against `streamlit run app.py` on a private copy of the small demo
 
 Four people, each signed in with their own link, in their own browser context: ada (admin) assigns
 three verdicts of the ground-truth judge to ana and ben with overlap (the Audit page's *Assign items*
-panel); vic (viewer) presses every key and types into every filter; ana and ben label their
+panel); vic (viewer) presses every key and types into every filter and the search box; ana and ben label their
 assignments blind, with two keys 50 ms apart once, and disagree on one verdict; ada adjudicates it
 on the Adjudicate page; vic's Agreement page and the corrected estimate then use the adjudicated
 label; ben's link is revoked while his tab is open. The workspace is checked after every step.
@@ -150,6 +150,14 @@ def test_a_teams_day(day):
         box.click()
         vic.keyboard.type("vyntxfg", delay=15)
         vic.keyboard.press("Escape")
+    _wait_idle(vic)
+    search = vside.get_by_role("textbox", name="Search questions and answers")
+    search.click()
+    search.press_sequentially("the vyntxfg", delay=15)
+    search.press("Enter")
+    _wait_idle(vic)
+    search.fill("")
+    search.press("Enter")
     _wait_idle(vic)
     for button in vic.locator('[data-testid="stMain"] button').all():  # decision buttons, if any are shown
         if button.is_visible() and button.is_enabled():

@@ -30,6 +30,7 @@ from lsqa.audit.kept_reads import REVIEWS_TABLE
 from lsqa.audit.priority_queue import (
     ASSIGNED,
     HEAD_SLACK,
+    MAX_SEARCH_CHARS,
     PAGE_SIZE,
     PRIORITY_WEIGHTS,
     REVIEWED_FILTERS,
@@ -39,6 +40,7 @@ from lsqa.audit.priority_queue import (
     queue,
     reasons,
     reviewers,
+    search_terms,
 )
 from lsqa.audit.wording import (
     FLAG_REASON_KEYS,
@@ -56,7 +58,7 @@ from lsqa.audit.wording import (
 __all__ = [
     # the queue (priority_queue)
     "PRIORITY_WEIGHTS", "REVIEWED_FILTERS", "PAGE_SIZE", "HEAD_SLACK", "Filters", "queue", "reasons", "choices",
-    "progress", "reviewers", "ASSIGNED",
+    "progress", "reviewers", "ASSIGNED", "MAX_SEARCH_CHARS", "search_terms",
     # assignments (issue 34)
     "ASSIGN_QUEUES", "assign", "my_progress", "team_progress",
     # the overlap setting (double_annotation)

@@ -33,6 +33,7 @@ from pathlib import Path
 from lsqa import store
 from lsqa.audit.double_annotation import read_overlap
 from lsqa.audit.kept_reads import REVIEWS_TABLE, no_reviews_read
+from lsqa.errors import AuditRefused
 from lsqa.store import assignments as assignments_store
 from lsqa.store import audit_queue as queue_store
 from lsqa.store import reviews as reviews_store
@@ -52,7 +53,9 @@ HEAD_SLACK = 50  # the rows a queue's head may lose to derivations before it is 
 class Filters:
     """Which verdicts the queue holds: empty tuples mean any; ``reviewed`` is a key of ``REVIEWED_FILTERS``,
     or ``ASSIGNED`` (my open assignments: ``lsqa.audit.assignments``); ``reviewed_by``: only verdicts
-    one of these annotators has a current label for."""
+    one of these annotators has a current label for; ``questions``: only verdicts on these questions
+    (the errata's links); ``search``: text every word of which occurs in the question or in an answer
+    the verdict judged (``search_terms``)."""
 
     judges: tuple[str, ...] = ()
     systems: tuple[str, ...] = ()
@@ -61,6 +64,29 @@ class Filters:
     statuses: tuple[str, ...] = ()
     reviewed: str = "not_mine"
     reviewed_by: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
+    search: str = ""
+
+
+MAX_SEARCH_CHARS = 200
+MAX_SEARCH_TERMS = 12
+
+
+def search_terms(text: str) -> tuple[str, ...]:
+    """The words a queue search looks for: lower case, each once, control characters dropped (a
+    search box's text, or a link's ``?q=``). Each must occur, as typed, in the question or one of
+    the verdict's answers; no wildcards, so ``%`` or ``_`` are letters like any other. AuditRefused
+    for a text over ``MAX_SEARCH_CHARS`` characters or of more than ``MAX_SEARCH_TERMS`` words."""
+    if not isinstance(text, str):
+        raise AuditRefused(f"a search must be text, not {type(text).__name__}: type some words")
+    if len(text) > MAX_SEARCH_CHARS:
+        raise AuditRefused(f"a search of {len(text):,} characters is too long: use at most {MAX_SEARCH_CHARS} "
+                           "characters, a few words of the question or an answer")
+    cleaned = "".join(c if c.isprintable() else " " for c in text).lower()
+    terms = tuple(dict.fromkeys(cleaned.split()))
+    if len(terms) > MAX_SEARCH_TERMS:
+        raise AuditRefused(f"a search of {len(terms)} words is too many: use at most {MAX_SEARCH_TERMS} words")
+    return terms
 
 
 def _queue_survives(change: Change, arguments: dict) -> bool:
@@ -141,7 +167,7 @@ def _queue_page(workspace: Path, filters: Filters, annotator: str, *, page: int,
             con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
             documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
             reviewed=filters.reviewed, exclude=list(exclude), overlap=share, reviewed_by=filters.reviewed_by,
-            limit=page_size, offset=page * page_size)
+            questions=filters.questions, search=search_terms(filters.search), limit=page_size, offset=page * page_size)
         drawn = ({a["judgment_id"]: a for a in assignments_store.open_assignments(con, annotator)}
                  if filters.reviewed == ASSIGNED else {})
     for r in rows:

@@ -48,6 +48,7 @@ from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
 from statistics import fmean
+from urllib.parse import quote
 
 from lsqa import store
 from lsqa.store.workspace_cache import kept_while_unchanged
@@ -262,8 +263,8 @@ def find(rows: list[dict], key: tuple[str, str] | None) -> int | None:
 
 def errata(workspace: Path) -> list[dict]:
     """The flagged references, one row per (question, reference), with reasons, annotators, when each
-    flagged it (``flagged_at``, the workspace's clock, ``YYYY-MM-DD HH:MM:SS``; beside ``annotators``)
-    and notes."""
+    flagged it (``flagged_at``, the workspace's clock, ``YYYY-MM-DD HH:MM:SS``; beside ``annotators``),
+    notes, and ``open``: the Audit page holding the question's verdicts (``errata_link``)."""
     with store.connect(workspace) as con:
         rows = reviews_store.flagged_questions(con)
     scores = {(r["question_id"], r["reference"]): r["score"] for r in suspects(workspace)} if rows else {}
@@ -275,13 +276,18 @@ def errata(workspace: Path) -> list[dict]:
                                      "reference_text": r["reference_text"] or "",
                                      "other_reference": r["other_reference"] or "",
                                      "reasons": [], "annotators": [], "flagged_at": [], "notes": [],
-                                     "score": scores.get(key)})
+                                     "score": scores.get(key), "open": errata_link(r["question_id"])})
         g["reasons"].append(r["reason"])
         g["annotators"].append(r["annotator"])
         g["flagged_at"].append(r["created_at"].isoformat(sep=" ", timespec="seconds"))
         if r["note"]:
             g["notes"].append(f"{r['annotator']}: {r['note']}")
     return list(grouped.values())
+
+
+def errata_link(question_id: str) -> str:
+    """The Audit page on one question's verdicts, reviewed or not (``?question=``, read by the Audit page)."""
+    return f"/audit?question={quote(question_id, safe='')}&reviewed=all"
 
 
 def errata_csv(rows: list[dict]) -> bytes:

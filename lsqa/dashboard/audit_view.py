@@ -44,9 +44,13 @@ STYLE = ("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;
 # key too, "_" + its name (``remember_settings``).
 SETTING_DEFAULTS = {"audit_judges": [], "audit_systems": [], "audit_books": [], "audit_labels": [],
                     "audit_statuses": [], "audit_reviewed": None, "audit_blind": False, "audit_queue": "priority",
-                    "audit_rate": 0.1, "audit_stratify": "none", "audit_reviewed_by": []}
+                    "audit_rate": 0.1, "audit_stratify": "none", "audit_reviewed_by": [],
+                    "audit_search": "", "audit_questions": []}
 SETTING_KEYS = tuple(SETTING_DEFAULTS)
-LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item")
+# Settings whose widgets are in the folded "Queue settings" panel (the search box is always shown,
+# the questions of a link have no widget).
+FOLDED_SETTING_KEYS = tuple(k for k in SETTING_KEYS if k not in ("audit_search", "audit_questions"))
+LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item", "q", "question")
 # The "Audit queue" choices: the priority queue, my assignments (issue 34), the sampled queues (issue 13).
 QUEUE_CHOICES = {"priority": "priority", audit.ASSIGNED: "My assignments", "random": "random", "active": "active"}
 
@@ -74,14 +78,20 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
              "audit_judges": [j for j in params.get("judge") or [] if j in offered()["judges"]],
              "audit_systems": [s for s in params.get("system") or [] if s in offered()["systems"]],
              "audit_reviewed": reviewed if reviewed in audit.REVIEWED_FILTERS else "not_mine",
-             "audit_blind": last("blind") == "1"}
+             "audit_blind": last("blind") == "1",
+             "audit_questions": list(dict.fromkeys(params.get("question") or []))}
+    search = last("q") or ""
+    state["audit_search"] = search if len(search) <= audit.MAX_SEARCH_CHARS else ""
+    if len(search) > audit.MAX_SEARCH_CHARS:
+        state["audit_msg"] = (f"The link's search (q=) is {len(search):,} characters long: searches are at most "
+                              f"{audit.MAX_SEARCH_CHARS}. Showing the queue without it.")
     item = last("item")
     if item and (known is None or known(item)):
         state["audit_trail"].append(item)
     elif item:
         state["audit_msg"] = (f"The link's item={item} names no verdict in this workspace: showing the queue "
                               "instead.")
-    if not any(params.get(p) for p in ("judge", "system", "reviewed", "item")) and open_assignments() > 0:
+    if not any(params.get(p) for p in ("judge", "system", "reviewed", "item", "q", "question")) and open_assignments() > 0:
         state["audit_queue"] = audit.ASSIGNED
     return state
 
@@ -101,7 +111,7 @@ def settings_as_last_used(state: MutableMapping) -> None:
     """For a run that leaves the settings' widgets out (their panel folded): a widget left out of a
     run falls back to the value code last gave its key, not to the one chosen in it, so each key
     gets the value last used (kept in the plain keys)."""
-    for k in SETTING_KEYS:
+    for k in FOLDED_SETTING_KEYS:
         if f"_{k}" in state:
             state[k] = state[f"_{k}"]
 
@@ -119,6 +129,11 @@ def queue_summary(state: Mapping, mine: Mapping | None = None) -> str:
     parts = [f"{n} {one if n == 1 else many}" for key, (one, many) in nouns.items() if (n := len(state.get(key) or ()))]
     if state.get("audit_reviewed_by"):
         parts.append("reviewed by " + ", ".join(state["audit_reviewed_by"]))
+    if state.get("audit_questions"):
+        n = len(state["audit_questions"])
+        parts.append(f"{n} question{'' if n == 1 else 's'} (from a link)")
+    if (state.get("audit_search") or "").strip():
+        parts.append(f"search “{state['audit_search'].strip()}”")
     if state["audit_queue"] == audit.ASSIGNED:
         parts.insert(0, "my assignments")
     else:
@@ -138,7 +153,16 @@ def filters_of(state: Mapping) -> audit.Filters:
                          documents=tuple(state.get("audit_books", [])), labels=tuple(state.get("audit_labels", [])),
                          statuses=tuple(state.get("audit_statuses", [])),
                          reviewed=audit.ASSIGNED if state.get("audit_queue") == audit.ASSIGNED else state["audit_reviewed"],
-                         reviewed_by=tuple(state.get("audit_reviewed_by") or ()))
+                         reviewed_by=tuple(state.get("audit_reviewed_by") or ()),
+                         questions=tuple(state.get("audit_questions") or ()), search=state.get("audit_search") or "")
+
+
+def empty_queue_note(filters: audit.Filters) -> str:
+    """What the page says when no verdict is left in the queue (Markdown, the search escaped)."""
+    if filters.search.strip():
+        where = "this queue" if filters.reviewed == "all" else "this queue (*Show: all* searches every verdict)"
+        return f"No verdict in {where} has “{md(filters.search.strip())}” in its question or answers."
+    return "No verdict matches these filters."
 
 
 def sampled_judge(state: Mapping, offered: Callable[[], dict]) -> str | None:

@@ -68,7 +68,8 @@ def _signals(con):
 
 def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems=None, documents=None,
                 labels=None, statuses=None, reviewed: str = "all", exclude=None, overlap: float = 1.0,
-                reviewed_by=None, limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
+                reviewed_by=None, questions=None, search=(), limit: int = 100,
+                offset: int = 0) -> tuple[list[dict], int]:
     """One page of verdicts, most in need of a human first, and the number matching the filters.
 
     ``weights``: ``failed``, ``disagreement``, ``self_inconsistent``, ``flagged`` (see
@@ -77,6 +78,9 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     not by ``annotator``; labels from a gold set do not count: migration 0015) | ``assigned``
     (assigned to ``annotator``, not reviewed by them yet: ``lsqa.store.assignments``).
     ``reviewed_by``: only verdicts with a current label by one of these annotators.
+    ``questions``: only verdicts on these questions. ``search``: lower-case terms that must each
+    occur in the question's text or in an answer the verdict judged (case-insensitive substrings,
+    no wildcards: ``lsqa.audit.search_terms`` makes them).
     ``exclude``: verdict ids left out (those already opened this session).
     ``overlap``: the share of verdicts every annotator reviews (a fixed hash of the verdict id
     decides which); in ``not_mine`` the others drop out once anybody reviewed them. Order:
@@ -114,6 +118,12 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         raise ValueError(f"reviewed must be all, unreviewed, not_mine, mine, second or assigned, not {reviewed!r}")
     if reviewed_by:
         where.append(f"j.id IN (SELECT judgment_id FROM human_labels WHERE annotator IN (SELECT unnest({param(list(reviewed_by))})))")
+    if questions:
+        where.append(f"j.question_id IN (SELECT unnest({param(list(questions))}))")
+    for term in search or ():
+        p = param(term)
+        where.append(f"(contains(lower(q.text), {p}) OR EXISTS (SELECT 1 FROM answers a WHERE a.question_id = j.question_id"
+                     f" AND a.system_name IN (j.system_a, j.system_b) AND contains(lower(a.text), {p})))")
     if exclude:
         where.append(f"j.id NOT IN (SELECT unnest({param(list(exclude))}))")
     con.register("queue_signals", _signals(con))
