@@ -24,6 +24,7 @@ from lsqa.store import verdicts as verdicts_store
 
 from .bad_input import invoke, snapshot
 from .conftest import PROJECT_ROOT
+from .apptest_text import page_text
 
 APP = str(PROJECT_ROOT / "app.py")
 ROLES = ("viewer", "annotator", "adjudicator", "admin")
@@ -269,17 +270,12 @@ def _page(token: str) -> AppTest:
     return at
 
 
-def _text(at: AppTest) -> str:
-    return " ".join(str(e.value) for kind in ("markdown", "caption", "title", "subheader", "error", "warning", "info", "success")
-                    for e in getattr(at, kind))
-
-
 def test_the_adjudicate_page_lets_an_adjudicator_set_the_final_label_and_a_viewer_only_read(ws, people):
     jid = _split_by(ws, people)
     audit.comment(ws, team.sign_in(ws, people["annotator"]["token"]), jid, "see the last page")
 
     viewer = _page(people["viewer"]["token"])
-    text = _text(viewer)
+    text = page_text(viewer)
     assert "1 disagreement, 1 not adjudicated yet" in text and "see the last page" in text
     assert f"/audit?item={jid}" in text  # the link to the item on the Audit page
     assert "annotator" in text and "admin" in text
@@ -298,7 +294,7 @@ def test_the_adjudicate_page_lets_an_adjudicator_set_the_final_label_and_a_viewe
     listed = audit.disagreements(ws)
     assert listed[0]["adjudicated"] == "yes"
     assert listed[0]["adjudication"]["note"] == "the answer is in the book"
-    assert "set by adjudicator" in _text(at)
+    assert "set by adjudicator" in page_text(at)
 
 
 def test_an_annotator_reads_only_the_disagreements_on_verdicts_they_labelled(ws, people):
@@ -316,11 +312,11 @@ def test_an_annotator_reads_only_the_disagreements_on_verdicts_they_labelled(ws,
         shown, kept = audit.disagreements_seen_by(ws, team.sign_in(ws, people[role]["token"]))
         assert {d["judgment_id"] for d in shown} == {theirs, v["id"]} and kept == 0, role
 
-    text = _text(_page(people["annotator"]["token"]))
+    text = page_text(_page(people["annotator"]["token"]))
     assert "1 more disagreement on verdicts you have not labelled yet is not shown" in text
     assert "1 disagreement, 1 not adjudicated yet" in text
     assert "the second page disagrees" not in text and f"/audit?item={v['id']}" not in text
-    assert "2 disagreements, 2 not adjudicated yet" in _text(_page(people["viewer"]["token"]))
+    assert "2 disagreements, 2 not adjudicated yet" in page_text(_page(people["viewer"]["token"]))
 
 
 # ------------------------------------------------------------------------------------ errata
@@ -353,16 +349,16 @@ def test_the_audit_pages_comments_panel_adds_a_comment_and_hides_others_while_bl
     at.session_state["audit_x_comments"] = True  # unfold "Comments"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert "reference 1 looks wrong" not in _text(at)  # blind, and alice has not decided
+    assert "reference 1 looks wrong" not in page_text(at)  # blind, and alice has not decided
     at.text_area(key=f"audit_comment_{v['id']}").input("the answer names the wrong cat")
     at.button(key=f"audit_comment_{v['id']}_add").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert [(c["author"], c["text"]) for c in audit.comments(ws, v["id"])] == [
         ("ben", "reference 1 looks wrong"), ("alice", "the answer names the wrong cat")]
-    assert "the answer names the wrong cat" in _text(at) and "reference 1 looks wrong" not in _text(at)
+    assert "the answer names the wrong cat" in page_text(at) and "reference 1 looks wrong" not in page_text(at)
     audit.confirm(ws, "alice", v["id"])  # decided: the others' comments show
     at.run()
-    assert "reference 1 looks wrong" in _text(at)
+    assert "reference 1 looks wrong" in page_text(at)
 
 
 def test_the_agreement_page_states_the_rule_and_counts_with_the_final_labels(ws):
@@ -392,7 +388,7 @@ def test_the_adjudicate_page_stays_on_the_verdict_just_adjudicated(ws, people):
     at.button(key=f"adj_set_{first}").click().run()
     assert [d["judgment_id"] for d in audit.disagreements(ws)] == [second, first]
     shown = " ".join(m.value for m in at.markdown)
-    assert f"/audit?item={first}" in shown and "set by adjudicator" in _text(at)
+    assert f"/audit?item={first}" in shown and "set by adjudicator" in page_text(at)
     assert at.radio(key=f"adj_label_{first}")
 
 

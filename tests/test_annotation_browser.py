@@ -20,7 +20,7 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +31,7 @@ VIEWPORT_MIDDLE = {"x": 900, "y": 500}  # in the main area, away from the sideba
 
 @pytest.fixture(scope="module")
 def server(demo_workspace_template, tmp_path_factory):
-    _need_browser()
+    need_browser()
     ws = tmp_path_factory.mktemp("annotation") / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
     with serve(ws) as url:
@@ -65,11 +65,11 @@ def _open(page, url: str, wait_for=re.compile(r"Item \d+ of")):
 
     page.goto(url)
     expect(page.get_by_text(wait_for).first).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
 
 
 def _press(page, key: str):
-    _wait_idle(page)
+    wait_idle(page)
     page.keyboard.press(key)
 
 
@@ -150,7 +150,7 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
 
     # The note went with that review: the field is emptied for the next one (a person waits to see it
     # empty; typing into it while the page still reruns would add to the old text, visibly).
-    _wait_idle(page)
+    wait_idle(page)
     expect(note).to_have_value("")
     note.click()
     note.press_sequentially("second look")
@@ -170,9 +170,9 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
 
     # A radio choice in the sidebar, then J: the key moves, it is not swallowed by the radio.
     page.locator('[data-testid="stSidebar"]').get_by_text("Queue settings").click()
-    _wait_idle(page)
+    wait_idle(page)
     page.locator('[data-testid="stSidebar"]').get_by_text("all", exact=True).click()
-    _wait_idle(page)
+    wait_idle(page)
     before = _position(page)
     _press(page, "j")
     expect(page.get_by_text(re.compile(rf"Item {before[0] + 1} of"))).to_be_visible(timeout=WAIT)
@@ -196,16 +196,16 @@ def test_reference_errors_selection_follows_the_question(server, page):
     target = rows[3]  # below the top: a 'wrong' flag (score 1) moves it up the list
     page.goto(f"{base}/reference_errors?annotator=rex")
     expect(page.get_by_role("heading", name="Most likely wrong")).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
     table = page.locator(".st-key-re_table")
     _click_row(page, table, 3)
     form = page.locator('[data-testid="stForm"]')
     chosen = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=target["question"])
     expect(chosen.first).to_be_visible(timeout=WAIT)
-    _wait_idle(page)
+    wait_idle(page)
     form.get_by_role("button", name=re.compile("Flag reference")).click()
     _toast(page, "Flagged reference")
-    _wait_idle(page)
+    wait_idle(page)
     order = [(r["question_id"], r["reference"]) for r in reference_errors.suspects(ws)]
     assert order.index((target["question_id"], target["reference"])) < 3  # the list re-sorted: row 4 is another
     # The form still targets the question just flagged, wherever its row went: flag it again.
@@ -215,7 +215,7 @@ def test_reference_errors_selection_follows_the_question(server, page):
     _toast(page, "as ambiguous")
     assert [(f["question_id"], f["reference"], f["reason"]) for f in _flags(ws, "rex")] == \
         [(target["question_id"], target["reference"], "wrong"), (target["question_id"], target["reference"], "ambiguous")]
-    _wait_idle(page)
+    wait_idle(page)
     page.get_by_role("button", name="Undo my last flag").click()
     text = _toast(page, "Undone")
     assert target["question"] in text and not re.search(r"[0-9a-f]{10}", text)
@@ -247,7 +247,7 @@ def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):
     mine = _reviews(ws, "hal")
     assert [(r["judgment_id"], r["label"]) for r in mine] == [(first["id"], "yes"), (first["id"], "no")]
 
-    _wait_idle(page)
+    wait_idle(page)
     page.get_by_text("My recent reviews").click()  # folded until opened
     recent = page.locator('[class*="st-key-audit_recent"][data-stale="false"]')  # not the one being replaced
     expect(recent).to_be_visible()
@@ -271,7 +271,7 @@ def test_up_next_is_folded_until_opened_and_a_row_picked_there_is_the_item_decid
     assert i == 1
     expect(page.get_by_text("Up next (")).to_be_visible()
     assert page.locator('[class*="st-key-audit_table"]').count() == 0  # folded: no grid sent or drawn
-    _wait_idle(page)
+    wait_idle(page)
     page.get_by_text("Up next (").click()
     table = page.locator('[class*="st-key-audit_table"][data-stale="false"]')
     expect(table).to_be_visible(timeout=WAIT)
@@ -318,7 +318,7 @@ def test_decision_bar_in_view_and_evidence_folded_and_labelled(server, page):
     shown = blocks.first.locator(".lsqa-text").inner_text()
     _assert_word_bounds(book, shown)
     blocks.first.get_by_text("Whole passage").click()
-    _wait_idle(page)
+    wait_idle(page)
     whole = blocks.first.locator(".lsqa-text").inner_text()
     assert len(whole) > len(shown) and " ".join(shown.split()) in " ".join(whole.split())
 
@@ -348,9 +348,9 @@ def test_blind_mode_hides_labels_and_names_until_i_decide(server, page):
     _open(page, f"{base}/audit?annotator=bea&judge={SXS}&item={row['id']}")  # a link to the item otto reviewed
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Queue settings").click()  # folded until opened, like the queue's filters
-    _wait_idle(page)
+    wait_idle(page)
     sidebar.get_by_text(re.compile("^Blind")).click()
-    _wait_idle(page)
+    wait_idle(page)
     expect(sidebar.get_by_text(re.compile(r"^Queue: .* · blind$"))).to_be_visible(timeout=WAIT)
     expect(page.get_by_text(item["question"]).first).to_be_visible(timeout=WAIT)
     main = page.locator('[data-testid="stMain"]')
@@ -378,17 +378,17 @@ def test_queue_settings_stay_as_chosen_while_folded_and_after_another_page(serve
     assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
     _, everything = _position(page)
     sidebar.get_by_text("Queue settings").click()
-    _wait_idle(page)
+    wait_idle(page)
     sidebar.locator('[data-testid="stMultiSelect"]').first.click()
     page.keyboard.type(AIS)
     page.keyboard.press("Enter")
     page.keyboard.press("Escape")
     expect(sidebar.get_by_text("Queue: 1 judge · not reviewed by me", exact=True)).to_be_visible(timeout=WAIT)
-    _wait_idle(page)
+    wait_idle(page)
     _, filtered = _position(page)
     assert filtered == audit.queue(ws, audit.Filters(judges=(AIS,)), "ivy")["total"] < everything
     sidebar.get_by_text("Queue settings").click()  # fold it again
-    _wait_idle(page)
+    wait_idle(page)
     assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
     _press(page, "j")
     expect(page.get_by_text(re.compile(rf"Item 2 of {filtered:,}$")).first).to_be_visible(timeout=WAIT)
@@ -396,7 +396,7 @@ def test_queue_settings_stay_as_chosen_while_folded_and_after_another_page(serve
     expect(page.get_by_role("heading", name="lsqa")).to_be_visible(timeout=WAIT)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Audit").click()
     expect(sidebar.get_by_text("Queue: 1 judge · not reviewed by me", exact=True)).to_be_visible(timeout=WAIT)
-    _wait_idle(page)
+    wait_idle(page)
     assert _position(page)[1] == filtered
     sidebar.get_by_text("Progress of every annotator").click()  # folded too, until asked for
     expect(sidebar.locator('[data-testid="stDataFrame"]')).to_be_visible(timeout=WAIT)
@@ -413,7 +413,7 @@ def test_open_progress_table_counts_a_decision_made_by_key(server, page):
     sidebar.get_by_text("Progress of every annotator").click()
     table = sidebar.locator('[data-testid="stDataFrame"]')
     expect(table).to_be_visible(timeout=WAIT)
-    _wait_idle(page)
+    wait_idle(page)
     assert "pia" not in table.inner_text()
     i, _ = _position(page)
     _press(page, "v")
@@ -424,7 +424,7 @@ def test_open_progress_table_counts_a_decision_made_by_key(server, page):
     # the table first: hovered, its toolbar lies over the panel's header.
     page.mouse.move(VIEWPORT_MIDDLE["x"], VIEWPORT_MIDDLE["y"])
     sidebar.get_by_text("Progress of every annotator").click()
-    _wait_idle(page)
+    wait_idle(page)
     _press(page, "v")
     expect(page.get_by_text(re.compile(rf"Item {i + 2} of")).first).to_be_visible(timeout=WAIT)
     assert len(_reviews_when_saved(ws, "pia", 2)) == 2
@@ -452,16 +452,16 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     # Overlap 0 %: an item someone reviewed is not for anybody else in "not reviewed by me".
     page.goto(f"{base}/audit?annotator=sam&judge={AIS}")
     expect(page.get_by_text(re.compile(r"Item \d+ of")).first).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
     _, before = _position(page)
     page.locator('[data-testid="stSidebar"]').get_by_text("Double annotation", exact=True).click()
-    _wait_idle(page)  # the panel's content is built by the run its opening starts
+    wait_idle(page)  # the panel's content is built by the run its opening starts
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider")
     slider.focus()
     slider.press("Home")
     page.get_by_role("button", name="Save overlap").click()
     _toast(page, "Overlap set to 0%")
-    _wait_idle(page)
+    wait_idle(page)
     _, after = _position(page)
     with store.connect(ws) as con:  # by anybody but sam, in this test or another one on this server
         reviewed_by_others = {h["judgment_id"] for h in verdicts_store.human_labels(con, judge=AIS)
@@ -477,7 +477,7 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     audit.confirm(ws, "sam", rows[0]["id"])
     page.goto(f"{base}/agreement?annotator=sam")
     expect(page.get_by_role("heading", name="Per annotator")).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
     tables = page.locator('[data-testid="stDataFrame"]').all_text_contents()
     assert any("human:sam" in t and "human:rita" in t and AIS in t for t in tables)
     # The annotators' own agreement is another tab; the open tab goes into the link, which reopens it.
@@ -534,7 +534,7 @@ def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
     panel.click()
     expect(page.get_by_text("Correct means: supported by the book.", exact=True)).to_be_visible(timeout=WAIT)
     expect(page.get_by_text(re.compile("what to flag|Flag a reference", re.I)).first).to_be_visible()
-    _wait_idle(page)  # the panel's content is built by the rerun its opening started: let it end
+    wait_idle(page)  # the panel's content is built by the rerun its opening started: let it end
     box = page.get_by_label("Edit the guidelines for this workspace")
     box.fill("**Correct means: the book says so.** Team rule: flag every reference copied from a summary.")
     page.get_by_role("button", name="Save guidelines").click()

@@ -22,6 +22,7 @@ from lsqa.team import Person
 
 from .bad_input import assert_library_refuses, assert_refused, invoke, snapshot
 from .conftest import PROJECT_ROOT
+from .apptest_text import page_text
 
 APP = str(PROJECT_ROOT / "app.py")
 JUDGE = "lexical-autoais-fc"  # a yes/no judge of the small demo
@@ -242,11 +243,6 @@ def _app(token: str, **state) -> AppTest:
     return at
 
 
-def _text(at: AppTest) -> str:
-    return " ".join(str(e.value) for kind in ("markdown", "caption", "title", "error", "warning", "info", "toast")
-                    for e in getattr(at, kind))
-
-
 @pytest.fixture
 def tokens(demo_workspace, monkeypatch) -> dict[str, str]:
     monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
@@ -271,12 +267,12 @@ def test_an_admin_assigns_from_the_audit_sidebar(demo_workspace, tokens):
     with store.connect(demo_workspace) as con:
         assert con.execute("SELECT count(*) FROM human_reviews").fetchone()[0] == 0
     assert snapshot(demo_workspace) != before
-    assert "Assigned 4 verdicts of lexical-autoais-fc, each to 1: ana 2, ben 2" in _text(at)
+    assert "Assigned 4 verdicts of lexical-autoais-fc, each to 1: ana 2, ben 2" in page_text(at)
     # Refused: said on the page, nothing written.
     at.sidebar.multiselect(key="audit_assign_names").unselect("ana").unselect("ben")
     before = snapshot(demo_workspace)
     at.sidebar.button(key="audit_assign_go").click().run()
-    assert "Not assigned: no annotators named" in _text(at) and snapshot(demo_workspace) == before
+    assert "Not assigned: no annotators named" in page_text(at) and snapshot(demo_workspace) == before
 
 
 def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_workspace, tokens):
@@ -286,18 +282,18 @@ def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_worksp
     assert at.session_state["audit_queue"] == "priority"
     at = _app(tokens["ana"])
     assert at.session_state["audit_queue"] == audit.ASSIGNED
-    assert "0 of 3 of my assignments done" in _text(at)
+    assert "0 of 3 of my assignments done" in page_text(at)
     assert at.session_state["audit_trail"] == [mine[0]]  # the first assigned verdict is on screen
     confirm = next(b for b in at.button if b.key and b.key.startswith("audit_") and "confirm" in b.key)
     confirm.click().run()
     assert audit.my_progress(demo_workspace, "ana")["done"] == 1
     assert at.session_state["audit_trail"][-1] == mine[1]  # the next of mine
     at.run()
-    assert "1 of 3 of my assignments done" in _text(at)
+    assert "1 of 3 of my assignments done" in page_text(at)
     # Ben filters the queue by who reviewed: only the verdict ana labelled.
     at = _app(tokens["ben"], audit_x_queue=True)
     box = at.sidebar.multiselect(key="audit_reviewed_by")
     assert box.label == "Reviewed by" and box.options == ["ana"]
     box.select("ana").run()
     assert at.session_state["audit_trail"] == [mine[0]]
-    assert "reviewed by ana" in _text(at)
+    assert "reviewed by ana" in page_text(at)

@@ -12,7 +12,7 @@ import pytest
 from lsqa import audit, store, team
 
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 def test_a_key_on_my_assignments_counts_in_the_sidebar_line(demo_workspace_template, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
-    _need_browser()
+    need_browser()
     ws = tmp_path / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
     ana = team.add_person(ws, "ana", "annotator")
@@ -32,11 +32,11 @@ def test_a_key_on_my_assignments_counts_in_the_sidebar_line(demo_workspace_templ
             page = b.new_context(viewport={"width": 1280, "height": 800}).new_page()
             page.goto(f"{url}/audit?token={ana['token']}")
             expect(page.get_by_text(re.compile("0 of 3 of my assignments done"))).to_be_visible(timeout=60000)
-            _wait_idle(page)
+            wait_idle(page)
             page.mouse.click(900, 500)
             page.keyboard.press("v")  # confirm the judge's label
             expect(page.get_by_text(re.compile("1 of 3 of my assignments done"))).to_be_visible(timeout=30000)
-            _wait_idle(page)
+            wait_idle(page)
         finally:
             b.close()
     with store.connect(ws) as con:

@@ -15,7 +15,7 @@ from lsqa import store
 from lsqa.store import corpus as corpus_store
 
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_charts_drawn, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_charts_drawn, wait_idle
 
 pytestmark = pytest.mark.browser
 STRETCH = re.compile(r"^characters ([\d,]+)–([\d,]+) · \d+ mentions$")
@@ -25,7 +25,7 @@ def _choose(page, label: str, option: str) -> None:
     box = page.get_by_label(label)
     box.click()
     page.get_by_role("option", name=option).first.click()
-    _wait_idle(page, 60000)
+    wait_idle(page, 60000)
 
 
 def _stretches(page) -> list[tuple[int, int]]:
@@ -51,7 +51,7 @@ def _on_word_boundaries(text: str, start: int, end: int) -> bool:
 def test_corpus_entity_chains_for_every_book_on_word_boundaries_paged(demo_workspace):
     from playwright.sync_api import expect, sync_playwright
 
-    _need_browser()
+    need_browser()
     ws = demo_workspace
     with store.connect(ws) as con:
         books = [d for d in corpus_store.list_documents(con) if d["has_text"]]
@@ -64,10 +64,10 @@ def test_corpus_entity_chains_for_every_book_on_word_boundaries_paged(demo_works
         try:
             page.goto(f"{base}/corpus?annotator=alice")
             expect(page.get_by_role("heading", name="Corpus")).to_be_visible(timeout=60000)
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             _choose(page, "Book", "The Tale of Tom Kitten")
             page.get_by_role("tab", name="Entities").click()
-            _wait_idle(page)
+            wait_idle(page)
             expect(page.get_by_text(STRETCH).first).to_be_visible(timeout=30000)
             text = _book_text(ws, "The Tale of Tom Kitten")
             shown = _stretches(page)
@@ -77,7 +77,7 @@ def test_corpus_entity_chains_for_every_book_on_word_boundaries_paged(demo_works
             # A long book's main character: hundreds of stretches, ten to a page.
             _choose(page, "Book", "Of Human Bondage")
             page.get_by_role("tab", name="Entities").click()
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             pages = page.get_by_text(re.compile(r"stretches of text · page 1 of (\d+)")).first
             expect(pages).to_be_visible(timeout=30000)
             n_pages = int(re.search(r"page 1 of (\d+)", pages.inner_text()).group(1))
@@ -87,7 +87,7 @@ def test_corpus_entity_chains_for_every_book_on_word_boundaries_paged(demo_works
             box.fill("2")
             box.press("Enter")
             expect(page.get_by_text(re.compile(r"stretches of text · page 2 of"))).to_be_visible(timeout=30000)
-            _wait_idle(page)
+            wait_idle(page)
             second = _stretches(page)
             assert len(second) == 10 and second[0][0] > first[-1][1]
             text = _book_text(ws, "Of Human Bondage")
@@ -104,7 +104,7 @@ def test_fresh_machine_without_shared_data_gets_the_bundled_demo(bundled_demo_fr
 
     from playwright.sync_api import expect, sync_playwright
 
-    _need_browser()
+    need_browser()
     assert "bundled with lsqa" in bundled_demo_from_wheel["stdout"]
     ws = shutil.copy(bundled_demo_from_wheel["workspace"], tmp_path / "lsqa.duckdb")
     with serve(ws, env={"LSQA_DATA_DIR": str(tmp_path / "no-shared-data")}) as base, sync_playwright() as p:
@@ -113,11 +113,11 @@ def test_fresh_machine_without_shared_data_gets_the_bundled_demo(bundled_demo_fr
         try:
             page.goto(f"{base}/leaderboard?judge=lexical-sxs-fc&show=chart")  # a link to one judge's chart
             expect(page.get_by_text(re.compile(r"^lexical-sxs-fc: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
-            _wait_idle(page, 60000)
-            assert _wait_charts_drawn(page) > 0
+            wait_idle(page, 60000)
+            assert wait_charts_drawn(page) > 0
             page.goto(f"{base}/corpus")
             expect(page.get_by_role("heading", name="Corpus")).to_be_visible(timeout=60000)
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             page.get_by_role("tab", name="Entities").click()
             expect(page.get_by_text(STRETCH).first).to_be_visible(timeout=30000)
             expect(page.locator('[data-testid="stException"]')).to_have_count(0)

@@ -20,24 +20,17 @@ from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
 
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, need_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 
 SXS, AIS = "lexical-sxs-fc", "lexical-autoais-fc"
 WAIT = 30000
-# The item on screen: the one its question and answer cards are stamped with (item_cards._stamp), if
-# they agree, and the decision bar writes on (its Confirm button's key ends with "__<item id>",
-# audit_view.item_key); None between two items.
-SHOWN_JS = """() => { const el = document.querySelector('.st-key-lsqa_keys [class*="st-key-audit_confirm__"]');
-  const m = el && /st-key-audit_confirm__(\\S+)/.exec(el.className);
-  const cards = new Set(Array.from(document.querySelectorAll('[data-lsqa-item]')).map(e => e.dataset.lsqaItem));
-  return m && cards.size === 1 && cards.has(m[1]) ? m[1] : null; }"""
 
 
 @pytest.fixture(scope="module")
 def server(demo_workspace_template, tmp_path_factory):
-    _need_browser()
+    need_browser()
     ws = tmp_path_factory.mktemp("keys") / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
     with serve(ws) as url:
@@ -71,7 +64,7 @@ def _open(page, url: str):
 
     page.goto(url)
     expect(page.get_by_text(re.compile(r"Item \d+ of")).first).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
 
 
 def _shown(page) -> str | None:
@@ -109,7 +102,7 @@ def test_typing_into_the_judge_filter_with_chips_writes_nothing(server, page):
     _open(page, f"{base}/audit?annotator=kit&judge={SXS}&judge={AIS}")
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Queue settings").click()
-    _wait_idle(page)
+    wait_idle(page)
     judge = sidebar.locator('[data-testid="stMultiSelect"]').first
     chips = judge.locator("[data-tag]")
     expect(chips).to_have_count(2)
@@ -120,13 +113,13 @@ def test_typing_into_the_judge_filter_with_chips_writes_nothing(server, page):
         page.wait_for_timeout(600)
         page.keyboard.press("Escape")
         page.keyboard.press("Escape")
-        _wait_idle(page)
+        wait_idle(page)
         assert _count(ws, "kit") == 0, _written(ws, "kit")
     # A slider and a select box are widgets too.
     sidebar.locator('[data-testid="stSelectbox"]').first.click()
     page.keyboard.type("xavfg", delay=15)
     page.keyboard.press("Escape")
-    _wait_idle(page)
+    wait_idle(page)
     assert _count(ws, "kit") == 0, _written(ws, "kit")
     assert page.locator('#lsqa-keys-help').is_hidden()  # "?" typed into a widget opened nothing
     # Out of the widget, the keys act again.
@@ -153,7 +146,7 @@ def test_searching_types_no_shortcut_and_the_key_after_enter_acts_on_a_match(ser
     box.fill(word)
     assert _count(ws, "sid") == 0
     box.press("Enter")
-    _wait_idle(page)
+    wait_idle(page)
     shown = _shown(page)
     it = audit.item(ws, shown)
     assert any(word.lower() in t.lower() for t in [it["question"]] + [a["text"] or "" for a in it["answers"]])
@@ -174,7 +167,7 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
     _open(page, f"{base}/audit?annotator=lia&judge={AIS}")
     on_screen = []
     for n in range(6):
-        _wait_idle(page)
+        wait_idle(page)
         first = _shown(page)
         page.keyboard.press("y")
         page.wait_for_timeout(50)
@@ -182,7 +175,7 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
         page.keyboard.press("n")
         on_screen.append((first, second))
         rows = _wait_written(ws, "lia", n + 1, page)
-        _wait_idle(page)
+        wait_idle(page)
         page.wait_for_timeout(300)
         rows = _written(ws, "lia")
         # One review per pair, on the item on screen for the first key, with its label: the second key
@@ -208,7 +201,7 @@ def test_a_stale_click_finds_no_button_and_writes_nothing(server, page):
     page.wait_for_timeout(40)
     handle.evaluate("b => b.click()")  # a click from the old screen, past keys.js
     _wait_written(ws, "max", 1, page)
-    _wait_idle(page)
+    wait_idle(page)
     page.wait_for_timeout(500)
     rows = _written(ws, "max")["reviews"]
     assert rows[0]["judgment_id"] == first and rows[0]["label"] == "yes"
@@ -230,7 +223,7 @@ def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(ser
     page.wait_for_timeout(30)
     page.keyboard.press("y")
     rows = _wait_written(ws, "noa", 1, page)["reviews"]
-    _wait_idle(page)
+    wait_idle(page)
     assert page.get_by_label("Annotator", exact=True).input_value() == "noa"  # the key was not typed into the name
     if rows:  # it acted, on the item that was on screen
         assert [(r["judgment_id"], r["label"]) for r in rows] == [(before, "yes")]
@@ -238,7 +231,7 @@ def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(ser
         assert "Not saved" in page.locator("#lsqa-keys-note").inner_text()
     done = _count(ws, "noa")
 
-    _wait_idle(page)
+    wait_idle(page)
     held = _shown(page)
     page.keyboard.down("n")
     for _ in range(12):  # key repeat, as a key held down sends it
@@ -246,7 +239,7 @@ def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(ser
         page.keyboard.down("n")
     page.keyboard.up("n")
     _wait_written(ws, "noa", done + 1, page)
-    _wait_idle(page)
+    wait_idle(page)
     page.wait_for_timeout(500)
     rows = _written(ws, "noa")["reviews"][done:]
     assert [(r["judgment_id"], r["label"]) for r in rows] == [(held, "no")]
@@ -257,25 +250,25 @@ def test_flag_reason_holds_for_its_item_and_undo_opens_the_undone_item(server, p
     base, ws = server
     _open(page, f"{base}/audit?annotator=ora&judge={AIS}")
     page.keyboard.press("m")  # ambiguous, for this item
-    _wait_idle(page)
+    wait_idle(page)
     page.keyboard.press("f")
     _wait_written(ws, "ora", 1, page)
-    _wait_idle(page)
+    wait_idle(page)
     page.keyboard.press("j")
-    _wait_idle(page)
+    wait_idle(page)
     page.keyboard.press("g")  # the next item: the reason is back to "wrong"
     flags = _wait_written(ws, "ora", 2, page)["flags"]
     assert [(f["reference"], f["reason"]) for f in flags] == [("1", "ambiguous"), ("2", "wrong")]
 
-    _wait_idle(page)
+    wait_idle(page)
     decided = _shown(page)
     page.keyboard.press("y")
     _wait_written(ws, "ora", 3, page)
-    _wait_idle(page)
+    wait_idle(page)
     assert _shown(page) != decided
     page.keyboard.press("u")  # my last action is that review: undone, and its item is on screen again
     _wait_written(ws, "ora", 4, page)
-    _wait_idle(page)
+    wait_idle(page)
     assert _shown(page) == decided
     rows = _written(ws, "ora")["reviews"]
     assert [r["action"] for r in rows] == ["override" if rows[0]["label"] != audit.item(ws, decided)["label"]
@@ -321,7 +314,7 @@ def test_a_blind_page_holds_none_of_the_judges_words_and_question_mark_lists_the
 
     page.keyboard.press("t")  # decided: now everything shows
     _wait_written(ws, "pia", 1, page)
-    _wait_idle(page)
+    wait_idle(page)
     page.keyboard.press("k")
     expect(page.get_by_text(re.compile("Verdict of")).first).to_be_visible(timeout=WAIT)
     assert "quillon" in main.inner_text()

@@ -21,7 +21,7 @@ from lsqa.dashboard import page_data
 from lsqa.store import results as results_store
 
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_charts_drawn, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_charts_drawn, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +34,7 @@ URL_NOTE = "see https://example.org/ref and www.example.org for the right answer
 
 @pytest.fixture
 def board_workspace(demo_workspace, tmp_path):
-    _need_browser()
+    need_browser()
     ws = demo_workspace
     with store.connect(ws) as con:
         verdicts = results_store.list_judgments(con, judge=JUDGE)
@@ -85,37 +85,37 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
         try:
             page.goto(f"{base}/leaderboard?annotator=alice")
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             # One judge at a time at first (the first side-by-side judge), as its ranking table.
             default = page_data.leaderboard_judges(ws)[0]["pairwise"][0]
             expect(page.get_by_text(re.compile(r": [\d,]+ comparisons \("))).to_have_text([re.compile(
                 "^" + re.escape(default))])
-            assert _wait_charts_drawn(page) == 0
+            assert wait_charts_drawn(page) == 0
             expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
             # Tiers first (issue 30): the table's caption says what a tier and a rank interval are.
             expect(page.get_by_text(re.compile(r"^Tier: systems whose ranks cannot be told apart"))).to_be_visible()
             assert f"judge={default}" in page.url.replace("%2D", "-") and "show=table" in page.url
             # The stakeholder asks for the chart (the paper's figure): one chart, and the link keeps it.
             page.get_by_text("Chart (paper Fig. 2-3)").click()
-            _wait_idle(page, 60000)
-            assert _wait_charts_drawn(page) == 1
+            wait_idle(page, 60000)
+            assert wait_charts_drawn(page) == 1
             assert "show=chart" in page.url
             # The stakeholder asks for every judge: pick "All judges" with the keyboard.
             page.locator('[data-testid="stSelectbox"]').filter(has_text="Judge").first.click()
             page.keyboard.type("All judges")
             page.keyboard.press("Enter")
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             expect(page.get_by_text(re.compile(r": [\d,]+ comparisons \("))).to_have_count(
                 len(page_data.leaderboard_judges(ws)[0]["pairwise"]), timeout=60000)
-            _wait_charts_drawn(page)
+            wait_charts_drawn(page)
             assert "judge=all" in page.url
 
             # Readable when one system dominates: the weakest bar keeps >= 5% of the strongest's height.
             heights = _bar_heights(_chart_of(page, "lexical-gt-sxs"))
             assert len(heights) == 4 and min(heights) / max(heights) > 0.05, heights
             page.get_by_text("β", exact=True).click()  # the user's choice: the β scale
-            _wait_idle(page)
-            _wait_charts_drawn(page)
+            wait_idle(page)
+            wait_charts_drawn(page)
             expect(_chart_of(page, JUDGE).locator("text.ytitle")).to_have_text(re.compile("^β = log strength"))
 
             # Labels are plain text: no link and no bold from a system name, in the page.
@@ -126,8 +126,8 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
 
             # What a switch changed: the weak system's rank move and the CI change are named.
             page.get_by_text("Use human overrides").click()
-            _wait_idle(page, 60000)
-            _wait_charts_drawn(page)
+            wait_idle(page, 60000)
+            wait_charts_drawn(page)
             changed = page.get_by_text(re.compile(r"What the switches changed")).first
             expect(changed).to_be_visible(timeout=30000)
             summaries = page.get_by_text(re.compile(rf"Rank changed: .*{WEAK} 4 → [123]")).all_inner_texts()
@@ -181,7 +181,7 @@ def test_urls_in_notes_stay_text(demo_workspace):
     the question card (lsqa.dashboard.item_cards), never as a link or bold."""
     from playwright.sync_api import expect, sync_playwright
 
-    _need_browser()
+    need_browser()
     ws = demo_workspace
     first = audit.queue(ws, audit.Filters(judges=(JUDGE,)), "alice")["rows"][0]
     item = audit.item(ws, first["id"])
@@ -192,7 +192,7 @@ def test_urls_in_notes_stay_text(demo_workspace):
             page = browser.new_page(viewport={"width": 1440, "height": 1600})
             page.goto(f"{base}/audit?annotator=alice&judge={JUDGE}")
             expect(page.get_by_text(re.compile(r"example\.org/ref")).first).to_be_visible(timeout=60000)
-            _wait_idle(page)
+            wait_idle(page)
             assert page.locator('a[href*="example.org"]').count() == 0
             note = page.locator(".lsqa-card .lsqa-note").filter(has_text="example.org/ref")
             expect(note).to_have_text(f"⚑ wrong — bob: {URL_NOTE} {BOLD} {LINK}")
@@ -208,7 +208,7 @@ def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_wo
 
     from .test_corrected_workspace import override_between_top_two
 
-    _need_browser()
+    need_browser()
     ws = demo_workspace
     _, _, changed = override_between_top_two(ws, JUDGE)
     with serve(ws) as base, sync_playwright() as p:
@@ -217,7 +217,7 @@ def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_wo
         try:
             page.goto(f"{base}/leaderboard?annotator=alice&judge={JUDGE}")
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             links = page.locator('a[href^="audit?item="]')
             expect(links.first).to_be_visible(timeout=60000)
             link = links.first
@@ -234,7 +234,7 @@ def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_wo
 
             page.goto(url)  # as the link opens it (in a new tab: a new session reads the address)
             expect(page.get_by_role("heading", name="Audit judge verdicts")).to_be_visible(timeout=60000)
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             expect(page.get_by_text(item["question"], exact=True).first).to_be_visible(timeout=60000)
         finally:
             browser.close()

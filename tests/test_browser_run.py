@@ -20,7 +20,7 @@ from lsqa.config.study import run_config_from_dict
 
 from .conftest import PROJECT_ROOT, TEST_DATA
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 BOOK = "The Tale of Tom Kitten"
@@ -35,7 +35,7 @@ def _demo_definitions_config(**changes) -> dict:
 @pytest.fixture
 def full_demo_names(workspace):
     """A workspace whose names carry the full demo's definitions (two questions of one book)."""
-    _need_browser()
+    need_browser()
     ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice")
     pipeline.run(workspace, run_config_from_dict(_demo_definitions_config()))
     return workspace
@@ -46,7 +46,7 @@ def _nav(page, name: str, heading: str) -> None:
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click(timeout=60000)
     expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=60000)
-    _wait_idle(page, 60000)
+    wait_idle(page, 60000)
 
 
 def test_run_page_default_form_state_and_own_calls(full_demo_names):
@@ -59,7 +59,7 @@ def test_run_page_default_form_state_and_own_calls(full_demo_names):
         try:
             page.goto(f"{base}/run?annotator=alice")
             expect(page.get_by_role("heading", name="Run a study")).to_be_visible(timeout=60000)
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             start = page.get_by_role("button", name="Start run")
             expect(start).to_be_enabled()  # the default form is valid here, before any click
             expect(page.get_by_text("already has results made with a different definition")).to_have_count(0)
@@ -68,7 +68,7 @@ def test_run_page_default_form_state_and_own_calls(full_demo_names):
             max_q = page.get_by_label("Questions per book (0 = all)")
             max_q.fill("3")
             max_q.press("Enter")
-            _wait_idle(page)
+            wait_idle(page)
             _nav(page, "Agreement", "Agreement")
             _nav(page, "Run", "Run a study")
             expect(page.get_by_label("Questions per book (0 = all)")).to_have_value("3")
@@ -78,7 +78,7 @@ def test_run_page_default_form_state_and_own_calls(full_demo_names):
             job = page.get_by_text(re.compile(r"job-\d+-\d+ · run form · (done|failed)"))
             expect(job.first).to_be_visible(timeout=240000)
             expect(page.get_by_text(re.compile(r"job-\d+-\d+ · run form · done"))).to_be_visible()
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
 
             # Another run in the same workspace (a command-line run, a colleague's job) makes calls
             # after the job: the job's "calls so far" must not count them.

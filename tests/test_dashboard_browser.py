@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -23,13 +21,11 @@ from lsqa import store
 from lsqa import audit
 from lsqa.store import reviews as reviews_store
 
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_charts_drawn, wait_idle
 from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 JUDGE = "lexical-sxs-fc"
 PAGES = {"overview": "", "run": "run", "audit": f"audit?judge={JUDGE}", "reference_errors": "reference_errors",
          "agreement": "agreement", "leaderboard": "leaderboard?show=chart", "corpus": "corpus"}
@@ -38,21 +34,9 @@ TITLES = {"overview": "lsqa — long-span question answering", "run": "Run a stu
           "corpus": "Corpus"}
 
 
-def _need_browser():
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError as exc:  # pinned in requirements.txt: a broken install, never a skip
-        pytest.fail(f"the playwright package (requirements.txt) cannot be imported: {exc}")
-    if not CHROMIUM.exists() and not shutil.which("chromium"):
-        missing = "Debian chromium is not installed (apt-get install -y chromium; `make browser`)"
-        if os.environ.get("LSQA_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"LSQA_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(missing)
-
-
 @pytest.fixture
 def browser_ready():
-    _need_browser()  # before the demo workspace is built: a skip should cost nothing
+    need_browser()  # before the demo workspace is built: a skip should cost nothing
 
 
 @pytest.fixture
@@ -72,31 +56,6 @@ def _comparisons(page, judge: str) -> int:
     """The comparison count the Leaderboard shows for a judge ("<judge>: 274 comparisons (…)")."""
     text = page.get_by_text(re.compile(rf"^{re.escape(judge)}: [\d,]+ comparisons")).first.inner_text()
     return int(text.split(": ", 1)[1].split(" ")[0].replace(",", ""))
-
-
-def _wait_idle(page, timeout_ms: int = 30000) -> None:
-    """Until the script run is over and the page has stopped changing: a key pressed while buttons are
-    still being mounted can reach none of their shortcuts."""
-    page.wait_for_timeout(200)
-    page.wait_for_function(
-        "() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')"
-        " === 'notRunning'", timeout=timeout_ms)
-    last, stable_since = -1, time.monotonic()
-    while time.monotonic() - stable_since < 0.8:
-        n = page.locator("button").count()
-        if n != last:
-            last, stable_since = n, time.monotonic()
-        page.wait_for_timeout(100)
-
-
-def _wait_charts_drawn(page, timeout_ms: int = 30000) -> int:
-    """Until every Plotly chart on the page has drawn its SVG (instead of a fixed sleep); how many.
-    A chart whose code is still loading is a skeleton, not yet a chart: wait for those too."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stMain\"] [data-testid=\"stSkeleton\"]')"
-        " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
-        ".every(c => c.querySelector('.js-plotly-plot svg.main-svg'))", timeout=timeout_ms)
-    return page.locator('[data-testid="stPlotlyChart"]').count()
 
 
 def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
@@ -121,19 +80,19 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
             page.goto(f"{base}/audit?annotator=alice&judge={JUDGE}")
             expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=60000)
             expect(page.get_by_text(item["question"]).first).to_be_visible()
-            _wait_idle(page)
+            wait_idle(page)
             page.keyboard.press("j")  # the page has the focus, not an input: shortcuts are live
             expect(page.get_by_text(re.compile(r"Item 2 of"))).to_be_visible(timeout=30000)
-            _wait_idle(page)
+            wait_idle(page)
             page.keyboard.press("k")
             expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=30000)
-            _wait_idle(page)
+            wait_idle(page)
             page.keyboard.press(key)
             saved = page.get_by_text(re.compile(r"Saved: .* \(overrides the judge\)"))
             refused = page.locator("#lsqa-keys-note").filter(has_text="Not saved")
             expect(saved.or_(refused).first).to_be_visible(timeout=30000)
             if refused.is_visible():  # the page said the key came while the item was changing: as a person would,
-                _wait_idle(page)      # press it again once the page is quiet (nothing was written meanwhile)
+                wait_idle(page)      # press it again once the page is quiet (nothing was written meanwhile)
                 page.keyboard.press(key)
             expect(saved).to_be_visible(timeout=30000)
             with store.connect(ws) as con:
@@ -152,9 +111,9 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
             for name, path in PAGES.items():
                 page.goto(f"{base}/{path}{'&' if '?' in path else '?'}annotator=alice")
                 expect(page.get_by_role("heading", name=TITLES[name]).first).to_be_visible(timeout=60000)
-                _wait_idle(page, 60000)
+                wait_idle(page, 60000)
                 expect(page.locator('[data-testid="stException"]')).to_have_count(0)  # no traceback on the page
-                charts[name] = _wait_charts_drawn(page)
+                charts[name] = wait_charts_drawn(page)
                 if os.environ.get("LSQA_SCREENSHOTS"):
                     page.wait_for_timeout(1500)  # pictures for the README: let transitions settle too
                 page.screenshot(path=str(shots / f"{name}.png"), full_page=True)

@@ -12,7 +12,7 @@ from lsqa.dashboard import page_data
 
 from .conftest import shared_data_dir
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
 
 @pytest.mark.slow
@@ -45,7 +45,7 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
 def test_agreement_page_shows_llmbar_against_humans(demo_workspace):
     from playwright.sync_api import expect, sync_playwright
 
-    _need_browser()
+    need_browser()
     for _ in llmbar.import_llmbar(demo_workspace, shared_data_dir()):
         pass
     with serve(demo_workspace) as base, sync_playwright() as p:
@@ -56,7 +56,7 @@ def test_agreement_page_shows_llmbar_against_humans(demo_workspace):
             page.get_by_role("tab", name="LLMBar").click()
             expect(page.get_by_role("heading", name="LLMBar: published figures reproduced")).to_be_visible(
                 timeout=90000)
-            _wait_idle(page, 60000)
+            wait_idle(page, 60000)
             expect(page.get_by_text(re.compile(r"^12 of 12 figures of the authors' statistics\.json equal"))
                    ).to_be_visible()
             expect(page.locator('[data-testid="stException"]')).to_have_count(0)

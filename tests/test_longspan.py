@@ -242,9 +242,9 @@ def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_tem
     from playwright.sync_api import expect, sync_playwright
 
     from .streamlit_server import serve
-    from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+    from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
-    _need_browser()
+    need_browser()
     ws = tmp_path / "demo.duckdb"
     shutil.copy(entity_template, ws)
     with store.connect(ws) as con:
@@ -258,7 +258,7 @@ def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_tem
             page.goto(f"{url}/corpus?book={tom}&tab=long-span")
             chart = page.locator('[data-testid="stPlotlyChart"]')
             expect(chart).to_be_visible(timeout=60000)
-            _wait_idle(page)
+            wait_idle(page)
             legend = chart.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent)")
             assert any(t.startswith("mentions of ") for t in legend), legend
             # one drawn line per question with an evidence span (each class a trace of segments)

@@ -291,9 +291,9 @@ def test_bad_report_options_are_refused_in_one_line(demo_workspace, tmp_path, ar
 def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
     from playwright.sync_api import sync_playwright
 
-    from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser
+    from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser
 
-    _need_browser()
+    need_browser()
     ws = demo_workspace
     audited(ws, SXS, 12)
     out = tmp_path / "report.html"

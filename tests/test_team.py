@@ -20,6 +20,7 @@ from lsqa.team import Person
 
 from .bad_input import contents, invoke, snapshot
 from .conftest import PROJECT_ROOT
+from .apptest_text import page_text
 
 APP = str(PROJECT_ROOT / "app.py")
 ROLES = ("viewer", "annotator", "adjudicator", "admin")
@@ -202,19 +203,14 @@ def _app(token: str | None = None, annotator: str = "") -> AppTest:
     return at
 
 
-def _text(at: AppTest) -> str:
-    return " ".join(str(e.value) for kind in ("markdown", "caption", "title", "error", "warning", "info")
-                    for e in getattr(at, kind))
-
-
 def test_the_dashboard_asks_for_a_sign_in_once_the_workspace_has_people(ws, people):
     at = _app(annotator="ana")  # a typed name signs nobody in
     assert "Sign in" in [t.value for t in at.title] and not at.sidebar.text_input
     at = _app(token="not-a-real-token-but-long-enough")
-    assert "does not work here" in _text(at)
+    assert "does not work here" in page_text(at)
     at = _app(token=people["annotator"]["token"])
     assert "token" not in at.query_params  # out of the address bar at once
-    assert "**annotator** · annotator · signed in with your link" in _text(at)
+    assert "**annotator** · annotator · signed in with your link" in page_text(at)
     at.sidebar.button(key="sign_out").click().run()
     assert "Sign in" in [t.value for t in at.title]
     # Pasting the token into the field: AppTest does not run a widget's callback on a page made from a
@@ -225,7 +221,7 @@ def test_a_viewer_on_the_audit_page_writes_nothing_whatever_they_press(ws, peopl
     at = _app(token=people["viewer"]["token"])
     at.switch_page("pages/audit.py")
     at.run()
-    assert "your role may not review and flag" in _text(at)
+    assert "your role may not review and flag" in page_text(at)
     before = snapshot(ws)
     for b in at.button:
         if b.key and b.key != "sign_out" and not b.disabled:

@@ -13,14 +13,14 @@ from lsqa import team
 
 from .bad_input import snapshot
 from .streamlit_server import serve
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def server(demo_workspace_template, tmp_path_factory):
-    _need_browser()
+    need_browser()
     ws = tmp_path_factory.mktemp("team") / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
     people = {role: team.add_person(ws, name, role)
@@ -47,7 +47,7 @@ def _heading(page, text: str):
     from playwright.sync_api import expect
 
     expect(page.get_by_role("heading", name=text).first).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
 
 
 def test_link_sign_out_paste_and_revoke_in_one_tab(server, page):
@@ -58,7 +58,7 @@ def test_link_sign_out_paste_and_revoke_in_one_tab(server, page):
     _heading(page, "Sign in")
     page.goto(f"{url}/?token={people['annotator']['token']}")
     expect(page.get_by_text(re.compile("ana · annotator · signed in with your link"))).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
     assert "token" not in page.url
     page.get_by_role("button", name="Sign out").click()
     _heading(page, "Sign in")
@@ -66,7 +66,7 @@ def test_link_sign_out_paste_and_revoke_in_one_tab(server, page):
     field.fill(people["viewer"]["token"])
     field.press("Enter")
     expect(page.get_by_text(re.compile("vic · viewer"))).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
     team.revoke_person(ws, "vic")  # from another process, while vic's tab is open: their next click
     page.get_by_role("link", name="Leaderboard").click()
     _heading(page, "Sign in")
@@ -80,11 +80,11 @@ def test_a_viewer_pressing_every_key_on_the_audit_page_writes_nothing(server, pa
     viewer = team.add_person(ws, "val", "viewer")
     page.goto(f"{url}/audit?token={viewer['token']}")
     expect(page.get_by_text(re.compile("your role may not review and flag"))).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
     before = snapshot(ws)
     page.mouse.click(900, 500)
     for key in "vabtxynwmqfgu":
         page.keyboard.press(key)
         page.wait_for_timeout(150)
-    _wait_idle(page)
+    wait_idle(page)
     assert snapshot(ws) == before

@@ -22,8 +22,7 @@ from lsqa.store import reviews as reviews_store
 
 from .bad_input import snapshot
 from .streamlit_server import serve
-from .test_browser_keys import SHOWN_JS
-from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser, _wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, need_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -63,7 +62,7 @@ def _signed_in(browser, url: str, token: str, path: str, name: str):
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{url}/{path}{'&' if '?' in path else '?'}token={token}")
     expect(page.locator('[data-testid="stSidebar"]').get_by_text(re.compile(rf"{name} · "))).to_be_visible(timeout=WAIT)
-    _wait_idle(page)
+    wait_idle(page)
     assert "token" not in page.url
     return page
 
@@ -71,7 +70,7 @@ def _signed_in(browser, url: str, token: str, path: str, name: str):
 def _go(page, name: str):
     """To another page by its sidebar link, as a person does (a typed address is a new session)."""
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name=name).click()
-    _wait_idle(page)
+    wait_idle(page)
 
 
 def _press_away_from_widgets(page, key: str):
@@ -81,7 +80,7 @@ def _press_away_from_widgets(page, key: str):
 
 @pytest.fixture(scope="module")
 def day(demo_workspace_template, tmp_path_factory):
-    _need_browser()
+    need_browser()
     from playwright.sync_api import sync_playwright
 
     ws = tmp_path_factory.mktemp("team_day") / "demo.duckdb"
@@ -107,7 +106,7 @@ def test_a_teams_day(day):
     ada = _signed_in(browser, url, links["ada"], "audit", "ada")
     side = ada.locator('[data-testid="stSidebar"]')
     side.get_by_text("Assign items").click()
-    _wait_idle(ada)
+    wait_idle(ada)
     side.locator('[data-testid="stSelectbox"]').filter(has_text="Judge").click()
     ada.get_by_role("option", name=GT, exact=True).click()
     names = side.locator('[data-testid="stMultiSelect"]').filter(has_text="Annotators")
@@ -118,9 +117,9 @@ def test_a_teams_day(day):
     count = side.get_by_label("Verdicts")
     count.fill("3")
     count.press("Enter")
-    _wait_idle(ada)
+    wait_idle(ada)
     side.get_by_text("random", exact=True).click()
-    _wait_idle(ada)
+    wait_idle(ada)
     side.get_by_role("button", name="Assign").click()
     _wait_for(ada, lambda: len(audit.team_progress(ws)) == 2)
     progress = {r["annotator"]: (r["assigned"], r["done"]) for r in audit.team_progress(ws)}
@@ -140,29 +139,29 @@ def test_a_teams_day(day):
         _press_away_from_widgets(vic, key)
         vic.wait_for_timeout(60)
     vic.keyboard.press("Escape")
-    _wait_idle(vic)
+    wait_idle(vic)
     vside = vic.locator('[data-testid="stSidebar"]')
     vside.get_by_text("Queue settings").click()
-    _wait_idle(vic)
+    wait_idle(vic)
     for box in vside.locator('[data-testid="stMultiSelect"] input').all():
         if not box.is_enabled():  # "Reviewed by" before anybody reviewed: no options, nothing to type into
             continue
         box.click()
         vic.keyboard.type("vyntxfg", delay=15)
         vic.keyboard.press("Escape")
-    _wait_idle(vic)
+    wait_idle(vic)
     search = vside.get_by_role("textbox", name="Search questions and answers")
     search.click()
     search.press_sequentially("the vyntxfg", delay=15)
     search.press("Enter")
-    _wait_idle(vic)
+    wait_idle(vic)
     search.fill("")
     search.press("Enter")
-    _wait_idle(vic)
+    wait_idle(vic)
     for button in vic.locator('[data-testid="stMain"] button').all():  # decision buttons, if any are shown
         if button.is_visible() and button.is_enabled():
             button.click()
-    _wait_idle(vic)
+    wait_idle(vic)
     assert snapshot(ws) == before
 
     # --- 3. ana labels her assignments blind: confirm, then Y and N 50 ms apart, then confirm.
@@ -170,7 +169,7 @@ def test_a_teams_day(day):
     expect(ana.get_by_text(re.compile("0 of 3 of my assignments done"))).to_be_visible(timeout=WAIT)
     plan = {}
     for n in range(3):
-        _wait_idle(ana)
+        wait_idle(ana)
         jid = _shown(ana)
         assert jid in mine
         it = audit.item(ws, jid)
@@ -188,7 +187,7 @@ def test_a_teams_day(day):
             ana.keyboard.press("y" if label_of[jid] == "yes" else "n")
             plan[jid] = label_of[jid]
         _wait_for(ana, lambda: len(_reviews(ws, "ana")) == n + 1)
-        _wait_idle(ana)
+        wait_idle(ana)
         ana.wait_for_timeout(300)
         assert _reviews(ws, "ana") == [(j, plan[j], "annotator") for j in plan]  # only the items on screen
     expect(ana.get_by_text(re.compile("3 of 3 of my assignments done"))).to_be_visible(timeout=WAIT)
@@ -200,12 +199,12 @@ def test_a_teams_day(day):
     ben = _signed_in(browser, url, links["ben"], "audit?blind=1", "ben")
     expect(ben.get_by_text(re.compile("0 of 3 of my assignments done"))).to_be_visible(timeout=WAIT)
     for n in range(3):
-        _wait_idle(ben)
+        wait_idle(ben)
         jid = _shown(ben)
         assert "ana" not in _main_text(ben)  # another person's label is not shown before ben decides
         ben.keyboard.press("y" if ben_plan[jid] == "yes" else "n")
         _wait_for(ben, lambda: len(_reviews(ws, "ben")) == n + 1)
-        _wait_idle(ben)
+        wait_idle(ben)
     assert sorted(_reviews(ws, "ben")) == sorted((j, ben_plan[j], "annotator") for j in mine)
     listed = audit.disagreements(ws)
     assert [(d["judgment_id"], d["adjudicated"]) for d in listed] == [(split, None)]
@@ -218,7 +217,7 @@ def test_a_teams_day(day):
     # --- 5. ada adjudicates on the Adjudicate page: ben was right.
     _go(ada, "Adjudicate")
     expect(ada.get_by_text("1 disagreement, 1 not adjudicated yet")).to_be_visible(timeout=WAIT)
-    _wait_idle(ada)
+    wait_idle(ada)
     text = _main_text(ada)
     assert "ana" in text and "ben" in text
     kind = audit.item(ws, split)["kind"]
@@ -227,7 +226,7 @@ def test_a_teams_day(day):
     note = ada.get_by_label("Note (why)")
     note.fill("the book says otherwise")
     note.press("Enter")
-    _wait_idle(ada)
+    wait_idle(ada)
     ada.get_by_role("button", name="Set final label").click()
     _wait_for(ada, lambda: audit.disagreements(ws)[0]["adjudicated"] is not None)
     final = audit.disagreements(ws)[0]["adjudication"]
@@ -250,7 +249,7 @@ def test_a_teams_day(day):
     expect(ben.get_by_role("heading", name="Sign in").first).to_be_visible(timeout=WAIT)
     for key in "jyvn":
         _press_away_from_widgets(ben, key)
-    _wait_idle(ben)
+    wait_idle(ben)
     ben.goto(f"{url}/?token={links['ben']}")
     expect(ben.get_by_text("This sign-in link does not work here")).to_be_visible(timeout=WAIT)
     assert snapshot(ws) == before

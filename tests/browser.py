@@ -1,0 +1,63 @@
+"""What every browser test uses: Debian's chromium (never downloaded: ``executable_path`` points at
+/usr/bin/chromium), the check that it and Playwright are here, and waits for a Streamlit page to be done.
+
+Skips when Debian's chromium (a system package) is missing, unless ``LSQA_REQUIRE_BROWSER=1`` (CI), where
+it fails; a missing Playwright (pinned in requirements.txt) always fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+# The item on screen: the one its question and answer cards are stamped with (item_cards._stamp), if
+# they agree, and the decision bar writes on (its Confirm button's key ends with "__<item id>",
+# audit_view.item_key); None between two items.
+SHOWN_JS = """() => { const el = document.querySelector('.st-key-lsqa_keys [class*="st-key-audit_confirm__"]');
+  const m = el && /st-key-audit_confirm__(\\S+)/.exec(el.className);
+  const cards = new Set(Array.from(document.querySelectorAll('[data-lsqa-item]')).map(e => e.dataset.lsqaItem));
+  return m && cards.size === 1 && cards.has(m[1]) ? m[1] : null; }"""
+
+
+def need_browser():
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:  # pinned in requirements.txt: a broken install, never a skip
+        pytest.fail(f"the playwright package (requirements.txt) cannot be imported: {exc}")
+    if not CHROMIUM.exists() and not shutil.which("chromium"):
+        missing = "Debian chromium is not installed (apt-get install -y chromium; `make browser`)"
+        if os.environ.get("LSQA_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"LSQA_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+
+
+def wait_idle(page, timeout_ms: int = 30000) -> None:
+    """Until the script run is over and the page has stopped changing: a key pressed while buttons are
+    still being mounted can reach none of their shortcuts."""
+    page.wait_for_timeout(200)
+    page.wait_for_function(
+        "() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')"
+        " === 'notRunning'", timeout=timeout_ms)
+    last, stable_since = -1, time.monotonic()
+    while time.monotonic() - stable_since < 0.8:
+        n = page.locator("button").count()
+        if n != last:
+            last, stable_since = n, time.monotonic()
+        page.wait_for_timeout(100)
+
+
+def wait_charts_drawn(page, timeout_ms: int = 30000) -> int:
+    """Until every Plotly chart on the page has drawn its SVG (instead of a fixed sleep); how many.
+    A chart whose code is still loading is a skeleton, not yet a chart: wait for those too."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stMain\"] [data-testid=\"stSkeleton\"]')"
+        " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+        ".every(c => c.querySelector('.js-plotly-plot svg.main-svg'))", timeout=timeout_ms)
+    return page.locator('[data-testid="stPlotlyChart"]').count()
