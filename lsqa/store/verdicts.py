@@ -74,7 +74,7 @@ def reference_evidence(con, reference_raters: list[str]) -> dict:
     """Raw material for ``lsqa.audit.reference_errors``.
 
     - ``questions``: those with two references about a document where at least one question has an
-      answer, verdict or flag (a book is triaged whole, unanswered questions included), with the
+      answer, verdict, reference check or flag (a book is triaged whole, unanswered questions included), with the
       document's title and summary ("" when it has none);
     - ``answers`` of independent systems (not those that answer with a reference);
     - ``gt``: yes/no verdicts against one reference (judges of the kinds in ``reference_raters``, which
@@ -89,6 +89,7 @@ def reference_evidence(con, reference_raters: list[str]) -> dict:
             SELECT document_id FROM questions WHERE id IN (
                 SELECT question_id FROM answers WHERE status = 'ok' AND system_name IN ({_INDEPENDENT})
                 UNION SELECT question_id FROM judgments
+                UNION SELECT question_id FROM reference_checks
                 UNION SELECT question_id FROM current_flags))
         ORDER BY d.title, q.source_index, q.id""")
     answers = fetch_dicts(con, f"""
