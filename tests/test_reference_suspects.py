@@ -172,7 +172,9 @@ def test_cli_suspects_json_and_table(answered):
     out = json.loads(r.output)
     assert out["n_references"] == 120 and len(out["references"]) == 5
     first = out["references"][0]
-    assert {"question_id", "reference", "score", *reference_errors.COLUMNS} <= set(first)
+    assert {"question_id", "reference", "score", *reference_errors.COLUMNS, *reference_errors.EVIDENCE_COLUMNS} <= set(first)
+    assert out["systems"] == reference_errors.system_abilities(answered) and len(out["systems"]) == len(MODELS)
+    assert first["systems"] and {"system", "ability", "expected", "agrees"} == set(first["systems"][0])
     assert first["reference"] in ("1", "2") and first == reference_errors.suspects(answered)[0]
     table = runner.invoke(app, ["suspects", "--workspace", str(answered), "-n", "2"])
     assert table.exit_code == 0 and "2 of 120 references shown" in table.output and "evidence=" in table.output

@@ -353,11 +353,16 @@ def explain(row: dict) -> str:
     confirm = "the workspace mean (no answers or verdicts)" if row["systems_confirm"] is None \
         else f"{share(row['systems_confirm'])} (the larger of: answers contain it {share(row['answers_match'])}, " \
              f"ground-truth judges accept {share(row['judges_accept'])})"
-    return (f"score {row['score']}: systems confirm {confirm}; the other reference agrees "
-            f"{share(row['references_agree'])}; humans overturned {row['humans_overturned']}"
+    contradict = "the workspace mean (no answers)" if row["systems_contradict"] is None \
+        else share(row["systems_contradict"])
+    llm = "" if row.get("llm_accepts") is None else f"; LLM checks accept {share(row['llm_accepts'])}"
+    summary = "" if row.get("summary_support") is None else f"the summary supports it {share(row['summary_support'])}, "
+    return (f"score {row['score']}: systems confirm {confirm}; the systems' abilities expected agreement that "
+            f"did not come {contradict}; the other reference agrees {share(row['references_agree'])}{llm}; "
+            f"humans overturned {row['humans_overturned']}"
             + (f"; flags: {row['flags']}" if row["flags"] else "")
-            + f" · support in the book {row['book_support']}"
-            + (f" (passage {row['support_passage']}), not scored" if row["support_passage"] is not None else ", not scored")
+            + f" · not scored: {summary}support in the book {row['book_support']}"
+            + (f" (passage {row['support_passage']})" if row["support_passage"] is not None else "")
             + f" · evidence used: {row['evidence']}")
 
 

@@ -10,10 +10,13 @@ stems are those of ``lsqa.text.units`` (the embedded judge's and the reference-e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lsqa.text.units import content_words, sentence_spans
+from lsqa.text.units import STOPWORDS, content_words, sentence_spans, stem
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,14 @@ def best_sentence(claim: str, text: str) -> SentenceSupport:
     if where is None:
         return SentenceSupport(0.0)
     return SentenceSupport(best / len(wanted), text[where[0]:where[1]], *where)
+
+
+def shared_word_spans(claim: str, text: str) -> list[tuple[int, int]]:
+    """Offsets in ``text`` of the words whose stems are content words of ``claim`` (to mark them)."""
+    wanted = set(content_words(claim or ""))
+    spans = []
+    for m in _WORD.finditer(text or ""):
+        word = m.group(0).lower().replace("’", "'")
+        if word not in STOPWORDS and stem(word) in wanted:
+            spans.append(m.span())
+    return spans
