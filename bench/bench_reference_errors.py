@@ -22,6 +22,10 @@ precision@25 on the 8 books, and says whether it is the shipped choice; then lea
 the same choice made on 7 books, the 8th scored with it, pooled. ``--abilities`` fits the
 item-response model behind ``systems_contradict`` again with other priors and on subsets of the
 seven systems, with bootstrap intervals of the abilities (how the fit behaves with few systems).
+``--lexical-check`` runs a ``reference-check`` judge with the embedded ``lsqa/lexical-judge`` in the
+LLM's place (the summary's words, not a reading of it) on a copy of the workspace and reports the
+``llm_accepts`` column and the score with it: the stage end to end, offline. What an LLM's checks are
+worth cannot be measured here (no LLM).
 
 LiteraryQA's data is CC BY-NC-SA 4.0: read from ``$LSQA_DATA_DIR`` (or ``../shared/data``), never copied.
 """
@@ -275,6 +279,36 @@ def fitted_to_labels(rows: list[dict], truth: dict) -> dict:
             "held_out": figures(use, truth, lambda r: outside[(r["question_id"], r["reference"])])}
 
 
+# --------------------------------------------------------------------------- the reference check, offline
+
+CHECK_STUDY = """documents = ["all"]
+questions = "narrativeqa"
+
+[[judges]]
+name = "lexical-reference-check"
+model = "lsqa/lexical-judge"
+kind = "reference-check"
+context = "none"
+"""
+
+
+def lexical_check(workspace: Path, truth: dict, tmp: Path) -> dict:
+    """Run the reference check with the embedded word-overlap judge on a copy; its column and the score with it."""
+    import shutil
+
+    copy = tmp / "lexical_check.duckdb"
+    shutil.copy(workspace, copy)
+    study = tmp / "lexical_check.toml"
+    study.write_text(CHECK_STUDY, encoding="utf-8")
+    t0 = time.monotonic()
+    summary = json.loads(lsqa("run", str(study), "--json", "--workspace", str(copy)))
+    seconds = time.monotonic() - t0
+    rows = [r for r in json.loads(lsqa("suspects", "--json", "--workspace", str(copy)))["references"] if answered(r)]
+    return {"calls": summary["calls_made"] + summary["calls_cached"], "seconds": seconds,
+            "llm_accepts": figures(rows, truth, lambda r: None if r["llm_accepts"] is None else -r["llm_accepts"]),
+            "score": figures(rows, truth, lambda r: r["score"])}
+
+
 # --------------------------------------------------------------------------- the fit with few systems
 
 def abilities(workspace: Path, truth: dict) -> dict:
@@ -405,6 +439,8 @@ def main() -> None:
     parser.add_argument("--choose", action="store_true",
                         help="choose the weights on the 8 books, and leave-one-book-out (see the docstring)")
     parser.add_argument("--abilities", action="store_true", help="the item-response fit with other priors and fewer systems")
+    parser.add_argument("--lexical-check", action="store_true",
+                        help="a reference-check judge with lsqa/lexical-judge in the LLM's place, on a copy")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workspace = args.workspace or Path(tmp) / "bench_reference_errors.duckdb"
@@ -427,12 +463,20 @@ def main() -> None:
             result["choice"] = choose_and_hold_out(rows, truth)
         if args.abilities:
             result["item_response"] = abilities(workspace, truth)
+        if args.lexical_check:
+            result["lexical_check"] = lexical_check(workspace, truth, Path(tmp))
         print(json.dumps(result, indent=1) if args.json else "", end="")
-        print_report({k: v for k, v in result.items() if k not in ("choice", "item_response")})
+        print_report({k: v for k, v in result.items() if k not in ("choice", "item_response", "lexical_check")})
         if args.choose:
             print_choice(result["choice"])
         if args.abilities:
             print_abilities(result["item_response"])
+        if args.lexical_check:
+            check = result["lexical_check"]
+            print(f"\nreference-check judge, lsqa/lexical-judge in the LLM's place ({check['calls']} calls, "
+                  f"{check['seconds']:.0f} s), answered references:")
+            for name in ("llm_accepts", "score"):
+                print(f"  {name:<20}{_cells(check[name])}")
 
 
 if __name__ == "__main__":
