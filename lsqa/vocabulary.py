@@ -20,10 +20,14 @@ FAMILIES = (PAIRWISE, BINARY)
 # judging (the config's check of a study's judges) know every name without importing upward.
 # absolute = AutoAIS yes/no against the book (§5.1); pairwise = side by side (§3.2);
 # groundtruth / groundtruth-pairwise = the same against the NarrativeQA references (§5.2);
-# similarity = embedding similarity to a reference, thresholded to yes/no.
+# similarity = embedding similarity to a reference, thresholded to yes/no; reference-check = an LLM's
+# yes/no on a NarrativeQA reference itself, given the story's summary (issue 32; not about any system).
 _KIND_FAMILIES: dict[str, str] = {"absolute": BINARY, "pairwise": PAIRWISE, "groundtruth": BINARY,
-                                  "groundtruth-pairwise": PAIRWISE, "similarity": BINARY}
+                                  "groundtruth-pairwise": PAIRWISE, "similarity": BINARY, "reference-check": BINARY}
 BUILTIN_JUDGE_KINDS = tuple(_KIND_FAMILIES)
+# The kinds whose verdicts rate a NarrativeQA reference itself, not a system's answer: a study may run
+# them without systems (``lsqa.config.schema``), and their verdicts are not stored among judgments.
+_ABOUT_REFERENCES: set[str] = {"reference-check"}
 
 
 def judge_kind_names() -> tuple[str, ...]:
@@ -31,13 +35,23 @@ def judge_kind_names() -> tuple[str, ...]:
     return tuple(_KIND_FAMILIES)
 
 
-def add_judge_kind(name: str, family: str) -> None:
+def add_judge_kind(name: str, family: str, *, about_references: bool = False) -> None:
     """The words of a new kind (``lsqa.judging.kinds.register`` calls this; nothing else should)."""
     if family not in FAMILIES:
         raise ValueError(f"judge kind {name!r}: family {family!r} is not one of {', '.join(FAMILIES)}")
     if _KIND_FAMILIES.get(name, family) != family:
         raise ValueError(f"judge kind {name!r} is already {_KIND_FAMILIES[name]}, not {family}")
+    if name in _KIND_FAMILIES and (name in _ABOUT_REFERENCES) != about_references:
+        raise ValueError(f"judge kind {name!r} is already registered "
+                         f"{'about references' if name in _ABOUT_REFERENCES else 'about answers'}")
     _KIND_FAMILIES[name] = family
+    if about_references:
+        _ABOUT_REFERENCES.add(name)
+
+
+def about_references(kind: str) -> bool:
+    """Whether a kind's verdicts rate a NarrativeQA reference itself rather than a system's answer."""
+    return kind in _ABOUT_REFERENCES
 
 
 def remove_judge_kind(name: str) -> None:
@@ -45,6 +59,7 @@ def remove_judge_kind(name: str) -> None:
     if name in BUILTIN_JUDGE_KINDS:
         raise ValueError(f"{name!r} is a built-in judge kind")
     _KIND_FAMILIES.pop(name, None)
+    _ABOUT_REFERENCES.discard(name)
 
 
 def family(kind: str) -> str:

@@ -10,6 +10,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
 
 from lsqa import audit  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.dashboard import reference_view  # noqa: E402
 from lsqa.text import highlight  # noqa: E402
 from lsqa.audit import reference_errors  # noqa: E402
 from lsqa.dashboard import sign_in  # noqa: E402
@@ -23,8 +24,9 @@ who = presence.person  # passed to every write: the library checks who may do it
 annotator = presence.name if presence.may("review") else ""
 st.title("Reference errors")
 st.caption("Ranked by how little confirms a reference: the systems' answers do not contain it and ground-truth "
-           "judges reject answers against it, the other reference says something else, humans overturned "
-           "ground-truth rejections against it, and flags. The same list as `lsqa suspects`. "
+           "judges reject answers against it, the strong systems contradict it, the other reference says "
+           "something else, an LLM reference check rejects it, humans overturned ground-truth rejections "
+           "against it, and flags. The same list as `lsqa suspects`. "
            f"score = {reference_errors.FORMULA}; hover a column header for what the column means.")
 
 if "re_msg" in st.session_state:
@@ -79,6 +81,7 @@ st.download_button("Triage list (CSV)", page_data.to_csv(rows, columns + ["quest
                    "text/csv", on_click="ignore", key="re_dl_triage")
 
 r = rows[where]
+shown_evidence = reference_view.evidence(r)
 st.subheader("Flag a reference")
 st.markdown(f"**{md(r['title'])}** — {md(r['question'])} (row {where + 1} of the list)")
 c = st.columns(2)
@@ -86,7 +89,24 @@ c[0].markdown(f"**Reference {r['reference']}** (this row)")
 c[0].markdown(highlight.text_html(r["reference_text"]), unsafe_allow_html=True)
 c[1].markdown("**The other reference**")
 c[1].markdown(highlight.text_html(r["other_reference"]), unsafe_allow_html=True)
-st.caption(reference_errors.explain(r))
+st.markdown("**The systems**")
+if shown_evidence["systems"]:
+    st.dataframe(shown_evidence["systems"], hide_index=True, key="re_systems",
+                 column_config={"ability": st.column_config.Column(help="share right on a question of typical "
+                                                                        "difficulty (item-response fit)"),
+                                "expected": st.column_config.Column(help="the agreement the fit expected on this "
+                                                                         "question"),
+                                "agrees": st.column_config.Column(help="the share of this reference's words in the "
+                                                                       "answer, or its ground-truth judges' yes")})
+st.caption(shown_evidence["systems_caption"])
+st.markdown("**The summary** (what NarrativeQA's annotators read)")
+if shown_evidence["summary_html"]:
+    st.markdown(shown_evidence["summary_html"], unsafe_allow_html=True)
+st.caption(shown_evidence["summary_caption"])
+st.markdown("**LLM reference check**")
+for line in shown_evidence["llm"]:
+    st.caption(line)
+st.caption(shown_evidence["explain"])
 
 
 def _flag(question_id: str, reference: str) -> None:

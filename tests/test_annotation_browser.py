@@ -224,6 +224,34 @@ def test_reference_errors_selection_follows_the_question(server, page):
     assert [f["reason"] for f in current] == ["wrong"]
 
 
+def test_reference_errors_evidence_panel_follows_the_picked_row(server, page):
+    """Issue 32: the row picked shows its own evidence — the systems' caption with the strongest system's
+    reading, the summary sentence with the reference's words marked, the LLM check's line."""
+    from playwright.sync_api import expect
+
+    from lsqa.dashboard import reference_view
+
+    base, ws = server
+    rows = reference_errors.suspects(ws)
+    pick = next(i for i, r in enumerate(rows[1:10], 1)
+                if r["summary_sentence"] and r["systems"] and r["summary_sentence"] != rows[0]["summary_sentence"])
+    page.goto(f"{base}/reference_errors?annotator=uma")
+    expect(page.get_by_role("heading", name="Most likely wrong")).to_be_visible(timeout=60000)
+    _wait_idle(page)
+    expect(page.get_by_text(reference_view.systems_caption(rows[0]))).to_be_visible(timeout=WAIT)
+    _click_row(page, page.locator(".st-key-re_table"), pick)
+    row = rows[pick]
+    expect(page.get_by_text(reference_view.systems_caption(row))).to_be_visible(timeout=WAIT)
+    marked = page.locator("div.lsqa-text mark")
+    expect(marked.first).to_be_visible(timeout=WAIT)
+    from lsqa.text.sentence_support import shared_word_spans
+    words = [row["summary_sentence"][a:b] for a, b in shared_word_spans(row["reference_text"], row["summary_sentence"])]
+    assert marked.all_inner_texts() == words
+    expect(page.get_by_text(reference_view.llm_lines(row)[0])).to_be_visible(timeout=WAIT)
+    strongest = page.locator('[role="gridcell"]').filter(has_text=re.compile(f"^{re.escape(row['systems'][0]['system'])}$"))
+    expect(strongest.first).to_be_attached(timeout=WAIT)  # the systems' table (a canvas grid with accessible cells)
+
+
 # ------------------------------------------------------------------------------------- defect 3
 
 def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):

@@ -686,3 +686,36 @@ def test_pages_show_nothing_through_magic():
         assert not bare, f"{script.name}: {bare}"
     config = (PROJECT_ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8")
     assert "magicEnabled = false" in config
+
+
+def test_reference_errors_page_shows_each_signals_evidence_for_the_selected_row(ws):
+    """Issue 32: beside the two references, the systems that disagreed with their abilities, the summary
+    sentence with the reference's words marked, and the LLM reference check once one has run."""
+    from lsqa.audit import reference_errors
+    from lsqa.config.study import run_config_from_dict
+    from lsqa.dashboard import reference_view
+    from lsqa.study import pipeline
+
+    top = reference_errors.suspects(ws)[0]
+    assert top["systems"] and top["summary_sentence"]  # the demo's top row has answers and a summary
+    at = open_app(page="reference_errors")
+    systems = next(df.value for df in at.dataframe if "expected" in df.value.columns)
+    assert systems.to_dict("records") == reference_view.systems_table(top)
+    assert list(systems["system"]) == [d["system"] for d in top["systems"]]  # strongest first
+    html = [m.value for m in at.markdown if "<mark>" in m.value]
+    assert html == [reference_view.summary_html(top)] and top["summary_sentence"].split()[0] in html[0]
+    captions = [c.value for c in at.caption]
+    assert reference_view.systems_caption(top) in captions and reference_view.summary_caption(top) in captions
+    assert reference_view.llm_lines(top)[0].startswith("No LLM reference check has run") and \
+        reference_view.llm_lines(top)[0] in captions
+
+    pipeline.run(ws, run_config_from_dict({"documents": ["all"], "judges": [
+        {"name": "lexical-refcheck", "model": "lsqa/lexical-judge", "kind": "reference-check", "context": "none"}]}))
+    again = reference_errors.suspects(ws)
+    st.cache_data.clear()
+    at = open_app(page="reference_errors")
+    shown = again[0]
+    lines = reference_view.llm_lines(shown)
+    assert shown["llm_accepts"] is not None and lines[0].startswith("lexical-refcheck: ")
+    assert lines[0] in [c.value for c in at.caption]
+    assert any("LLM checks accept" in c.value for c in at.caption)

@@ -17,7 +17,7 @@ from lsqa.prompting import parsers
 from lsqa.prompting import templates as prompts
 from lsqa.llm import LLMRequest
 from lsqa.llm.embedded import lexical_judge
-from lsqa.llm.embedded.prompt_reading import AUTOAIS, QUESTIONS, SIDE_BY_SIDE, YES_NO, read_prompt
+from lsqa.llm.embedded.prompt_reading import AUTOAIS, QUESTIONS, REFERENCE_CHECK, SIDE_BY_SIDE, YES_NO, read_prompt
 from lsqa.text.units import sentence_spans
 from lsqa.corpus.questions import questions_from_generation
 
@@ -57,7 +57,8 @@ def test_every_prompt_file_is_read_by_its_labels():
               "title_and_author": "Les Misérables by Victor Hugo", "kind": "book", "title": "Les Misérables",
               "num_questions": "3", "entity": "Jean Valjean"}
     expected_output = {"text": "text", "autoais-json": AUTOAIS, "side-by-side-json": SIDE_BY_SIDE,
-                       "side-by-side-equal-json": SIDE_BY_SIDE, "yes-no": YES_NO, "question-answer-pairs": QUESTIONS}
+                       "side-by-side-equal-json": SIDE_BY_SIDE, "yes-no": YES_NO, "question-answer-pairs": QUESTIONS,
+                       "reference-check-json": REFERENCE_CHECK}
     seen = set()
     for prompt in prompts.list_prompts():
         parts = read_prompt(prompts.messages(prompt, **{k: values[k] for k in prompt.placeholders}))
@@ -72,6 +73,8 @@ def test_every_prompt_file_is_read_by_its_labels():
         if prompt.output == "autoais-json":
             assert parts.answer == "Valjean" and parts.question == "Who stole the bread?", prompt.ref
             assert parts.prefill == "{'answer_is_entailed_by_context':", prompt.ref
+        if prompt.output == "reference-check-json":  # the reference is the answer checked
+            assert (parts.answer, parts.question, parts.prefill) == ("Valjean", "Who stole the bread?", ""), prompt.ref
         if prompt.output == "yes-no":
             assert (parts.answer_1, parts.answer_2) == ("Valjean", "Jean Valjean"), prompt.ref
         if prompt.output == "question-answer-pairs":

@@ -388,4 +388,5 @@ def test_real_small_llm_outputs_parse_without_exceptions():
 
 
 def test_output_formats_are_the_declared_ones():
-    assert set(OUTPUT_FORMATS) == set(LABELS) | {"text", "question-answer-pairs"}
+    # reference-check-json: the LLM reference check of issue 32 (tests/test_reference_checks.py)
+    assert set(OUTPUT_FORMATS) == set(LABELS) | {"text", "question-answer-pairs", "reference-check-json"}

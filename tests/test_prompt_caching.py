@@ -15,12 +15,16 @@ from lsqa.config.study import run_config_from_dict
 
 from .conftest import TEST_DATA
 
-CONTEXT_PROMPTS = sorted({p.id for p in prompts.list_prompts() if p.layout == "context-first"})
+# The paper's prompts (Appendix A) with a context: each has a paper-order and a context-first version. A
+# prompt of lsqa's own (the reference check, issue 32) is written context first from its v1.
+PAPER = {p.id for p in prompts.list_prompts() if "Bohnet et al." in p.implements}
+CONTEXT_PROMPTS = sorted({p.id for p in prompts.list_prompts() if p.layout == "context-first" and p.id in PAPER})
 BOOK = "The Tale of Tom Kitten"
 
 
 def test_every_prompt_with_a_context_has_a_context_first_version():
-    with_context = {p.id for p in prompts.list_prompts() if {"context", "context_text"} & set(p.placeholders)}
+    with_context = {p.id for p in prompts.list_prompts()
+                    if {"context", "context_text"} & set(p.placeholders) and p.id in PAPER}
     assert set(CONTEXT_PROMPTS) == with_context and len(with_context) == 9
 
 

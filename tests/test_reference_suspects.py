@@ -69,15 +69,16 @@ def test_answers_alone_rank_literaryqas_edits_and_say_what_they_used(answered):
     assert len(rows) == 2 * 2 * 30  # every reference of both books, answered or not
     ducks_right, ducks_wrong = rows[(DUCKS, "1")], rows[(DUCKS, "2")]
     assert ducks_wrong["score"] > 0.5 > ducks_right["score"]  # "Jemima and Rebeccah.": LiteraryQA dropped it
-    assert ducks_wrong["evidence"] == "answers (3), other reference" and ducks_wrong["judges_accept"] is None
+    assert ducks_wrong["evidence"] == "answers (3), other reference, summary" and ducks_wrong["judges_accept"] is None
     siblings = rows[(SIBLINGS, "1")]
     assert siblings["answers_match"] == 1.0 and siblings["references_agree"] > 0.95 and siblings["score"] < 0.01
     # A question no system answered is scored on the other reference with the workspace's mean confirmation:
     # neither suspect nor cleared for lack of answers.
     dropped = rows[(DROPPED, "1")]
-    prior = fmean(r["systems_confirm"] for r in rows.values() if r["systems_confirm"] is not None)
-    assert dropped["systems_confirm"] is None and dropped["evidence"] == "other reference"
-    assert dropped["score"] == pytest.approx((1 - prior) * (1 - dropped["references_agree"]), abs=1e-3)
+    prior = fmean(1 - r["systems_confirm"] for r in rows.values() if r["systems_confirm"] is not None)
+    contra = fmean(r["systems_contradict"] for r in rows.values() if r["systems_contradict"] is not None)
+    assert dropped["systems_confirm"] is None and dropped["evidence"] == "other reference, summary"
+    assert dropped["score"] == pytest.approx(prior * contra * (1 - dropped["references_agree"]), abs=2e-3)
     truth = literaryqa_wrong()
     wrong = [r["score"] for k, r in rows.items() if truth[k]]
     right = [r["score"] for k, r in rows.items() if not truth[k]]
@@ -96,7 +97,7 @@ def test_embedded_ground_truth_judge_adds_its_verdicts(answered):
     ducks = rows[(DUCKS, "2")]
     assert len(labels) == 3 and ducks["judges_accept"] == pytest.approx(labels.count("yes") / 3, abs=1e-3)
     assert ducks["systems_confirm"] == pytest.approx(max(ducks["answers_match"], ducks["judges_accept"]), abs=1e-3)
-    assert ducks["evidence"] == "answers (3), judges (3), other reference"
+    assert ducks["evidence"] == "answers (3), judges (3), other reference, summary"
     assert rows[(f"nqa:{TOM_KITTEN}:20", "1")]["judges_accept"] is None  # beyond max_questions: not judged
 
 
@@ -139,7 +140,7 @@ def test_a_system_that_is_a_reference_is_no_witness(answered):
     reference_system = {"name": "nqa-reference-2", "model": "human:narrativeqa", "context": "reference:2"}
     pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
                                                  "systems": [reference_system]}))
-    assert by_key(reference_errors.suspects(answered))[(DUCKS, "2")]["evidence"] == "answers (3), other reference"
+    assert by_key(reference_errors.suspects(answered))[(DUCKS, "2")]["evidence"] == "answers (3), other reference, summary"
 
 
 @pytest.mark.slow
@@ -159,7 +160,7 @@ def test_a_declined_answer_is_no_evidence_either_way(answered):
     with store.connect(answered) as con:
         assert con.execute("SELECT label FROM judgments WHERE judge = 'lexical-gt' AND question_id = ? AND reference = '2'",
                            [DUCKS]).fetchall() == [("no",)]
-    assert ducks["evidence"] == "answers (3, 1 declined), other reference" and ducks["judges_accept"] is None
+    assert ducks["evidence"] == "answers (3, 1 declined), other reference, summary" and ducks["judges_accept"] is None
     assert ducks["answers_match"] == before[(DUCKS, "2")]["answers_match"]
     assert not reference_errors.declined("The story does not say who Philip married.")  # a reading of the book
 
@@ -171,7 +172,9 @@ def test_cli_suspects_json_and_table(answered):
     out = json.loads(r.output)
     assert out["n_references"] == 120 and len(out["references"]) == 5
     first = out["references"][0]
-    assert {"question_id", "reference", "score", *reference_errors.COLUMNS} <= set(first)
+    assert {"question_id", "reference", "score", *reference_errors.COLUMNS, *reference_errors.EVIDENCE_COLUMNS} <= set(first)
+    assert out["systems"] == reference_errors.system_abilities(answered) and len(out["systems"]) == len(MODELS)
+    assert first["systems"] and {"system", "ability", "expected", "agrees"} == set(first["systems"][0])
     assert first["reference"] in ("1", "2") and first == reference_errors.suspects(answered)[0]
     table = runner.invoke(app, ["suspects", "--workspace", str(answered), "-n", "2"])
     assert table.exit_code == 0 and "2 of 120 references shown" in table.output and "evidence=" in table.output
@@ -190,3 +193,46 @@ def test_suspects_put_a_flagged_reference_first_and_the_errata_keep_it(demo_work
     errata = reference_errors.errata(ws)
     assert [(e["question_id"], e["reasons"], e["notes"], e["score"]) for e in errata] == [
         (low["question_id"], ["wrong"], ["alice: the book says otherwise"], 1.0)]
+
+
+@pytest.mark.slow
+def test_strong_systems_contradicting_a_reference_and_its_summary_sentence(answered):
+    rows = by_key(reference_errors.suspects(answered))
+    ducks_wrong, ducks_right = rows[(DUCKS, "2")], rows[(DUCKS, "1")]
+    # "Jemima and Rebeccah.": every model answers "the ducks"/"Mr. Drake"; the summary says Jemima and
+    # Rebeccah put on the clothes (the reference was written from it, paper App. E): the systems contradict
+    # a reference the summary supports, and the row shows both.
+    assert ducks_wrong["systems_contradict"] > 0.5 > ducks_right["systems_contradict"]
+    assert ducks_wrong["summary_support"] == 1.0
+    assert ducks_wrong["summary_sentence"] == "Jemima Puddle-duck and Rebeccah put on some of the dropped clothing."
+    abilities = reference_errors.system_abilities(answered)
+    assert [a["system"] for a in abilities] == [d["system"] for d in ducks_wrong["systems"]]  # strongest first
+    assert {a["system"] for a in abilities} == set(MODELS) and all(a["answers"] > 0 for a in abilities)
+    shown = {d["system"]: d for d in ducks_wrong["systems"]}
+    assert all(shown[a["system"]]["ability"] == round(a["ability"], 2) for a in abilities)
+    assert ducks_wrong["systems_disagree"].startswith("contradict: ") and "agree:" not in ducks_wrong["systems_disagree"]
+    # The question LiteraryQA dropped has no answers: nothing to contradict, the summary still speaks.
+    dropped = rows[(DROPPED, "1")]
+    assert dropped["systems_contradict"] is None and dropped["systems"] == [] and dropped["summary_support"] is not None
+    # The summary is shown, not scored (docs/reference-errors.md): its columns do not move the score.
+    assert reference_errors.WEIGHTS["summary_support"] == reference_errors.WEIGHTS["question_in_summary"] == 0
+    assert reference_errors.WEIGHTS["systems_contradict"] == 1
+    moved = [dict(r, summary_support=0.0, question_in_summary=0.0) for r in rows.values()]
+    assert reference_errors.combine(moved) == reference_errors.combine(list(rows.values()))
+
+
+def test_a_miss_by_the_strongest_system_counts_more_than_one_by_the_weakest(answered):
+    # The fit of this workspace (3 long-context models on two Potter books); one question, two made-up
+    # patterns of agreement with its reference: the strong system missing it is the more suspect.
+    from lsqa.audit import reference_signals
+    from lsqa.store import verdicts as verdicts_store
+
+    with store.connect(answered) as con:
+        data = verdicts_store.reference_evidence(con, reference_errors.reference_raters())
+    fit = reference_signals.fit_abilities(reference_errors._responses(data)[2])
+    strong, middle, weak = sorted(fit.ability, key=fit.ability.get, reverse=True)
+    assert fit.ability[strong] > fit.ability[weak]
+    strong_misses = reference_signals.contradiction(fit, SIBLINGS, {strong: 0.0, middle: 1.0, weak: 1.0})
+    weak_misses = reference_signals.contradiction(fit, SIBLINGS, {strong: 1.0, middle: 1.0, weak: 0.0})
+    assert strong_misses.value > weak_misses.value
+    assert reference_signals.systems_line(strong_misses.systems).startswith(f"contradict: {strong} (")

@@ -5,10 +5,16 @@ Wikipedia summaries, not the books). Dataset-cleaning work locates such labels b
 independent predictors against the given label (confident learning, Northcutt et al. 2021;
 "platinum" benchmarks, Vendrow et al. 2025). Here a reference ``r`` of a question counts as
 *confirmed* by each independent source that agrees with it, and is suspect to the degree that none
-does — a product of the unconfirmed shares (a noisy-OR over confirmations, no fitted weights)::
+does — a product of the unconfirmed shares (a noisy-OR over confirmations; which signals enter was
+chosen on LiteraryQA's dev books, ``WEIGHTS``, nothing is fitted to a user's labels)::
 
-    machine = (1 − systems_confirm) · (1 − references_agree)
+    machine = (1 − systems_confirm) · systems_contradict · (1 − references_agree) · llm
     score   = 1 − (1 − machine) · (1 − humans_overturned) · (1 − flag)
+
+A signal a reference lacks (no answers, no LLM check) takes the workspace's mean: neither suspect
+nor cleared for lack of evidence. ``llm`` is 1 until an LLM reference check has run
+(``LLM_FLOOR``). The signals of issue 32 (``systems_contradict``, the summary's, ``llm_accepts``)
+are computed in ``lsqa.audit.reference_signals``.
 
 - ``answers_match``: mean over the independent systems (every system except those that *are* a
   reference, ``context = reference:N``) of the share of r's content words found in the system's
@@ -27,6 +33,13 @@ does — a product of the unconfirmed shares (a noisy-OR over confirmations, no 
 - ``references_agree``: cosine of the two references' sentence embeddings (all-MiniLM-L6-v2, as
   the similarity rater, ``lsqa.judging.similarity``), clipped to [0, 1]: two annotators who read the
   book independently confirm each other.
+- ``systems_contradict``: the agreement with r that the systems' abilities and the question's
+  difficulty (an item-response fit over the workspace) led to expect and that did not come: a
+  strong system's miss counts most. Shown with each system's ability (``systems``).
+- ``summary_support`` / ``question_in_summary`` (shown, not scored): the largest share of r's (the
+  question's) content words in one sentence of the story's summary, with that sentence.
+- ``llm_accepts``: share of LLM reference checks (judge kind ``reference-check``) saying the question
+  is answerable and r answers it, with what they quoted.
 - ``humans_overturned``: share of the human labels on ground-truth verdicts against r that say
   "yes" where the judge said "no" (the answer was right, the reference made it look wrong).
 - ``flag``: 1 for a current "wrong" or "unanswerable" flag, ½ for "ambiguous".
@@ -57,11 +70,16 @@ from lsqa.judging.stored_embeddings import embed_in_workspace
 from lsqa.text.units import content_words
 from lsqa.store import corpus as corpus_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store import reference_checks as reference_checks_store
 from lsqa.store import verdicts as verdicts_store
+from lsqa.audit import reference_signals as signals
 
 # The columns behind a score, in the order the CLI and the Reference errors page show them.
-COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "references_agree", "humans_overturned", "flags",
-           "book_support", "evidence")
+COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "systems_contradict", "references_agree",
+           "summary_support", "question_in_summary", "llm_accepts", "humans_overturned", "flags", "book_support",
+           "evidence")
+# What a person reads to decide a row (the Reference errors page's evidence panel, ``lsqa suspects --json``).
+EVIDENCE_COLUMNS = ("systems_disagree", "systems", "summary_sentence", "question_sentence", "llm_evidence")
 FLAG_WEIGHT = {"wrong": 1.0, "unanswerable": 1.0, "ambiguous": 0.5}
 ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "other_reference", "reasons",
                   "annotators", "flagged_at", "notes", "score")
@@ -73,7 +91,25 @@ ERRATA_LISTS = ("reasons", "annotators", "flagged_at", "notes")
 # "I don't know."); matched case-insensitively anywhere in the answer.
 DECLINED = re.compile(r"\b(not going to answer|won't answer|will not answer|cannot answer|can't answer"
                       r"|i don't know|i do not know|not sure what to say)\b", re.IGNORECASE)
-FORMULA = "1 − (1 − (1 − systems_confirm) · (1 − references_agree)) · (1 − humans_overturned) · (1 − flag)"
+# The machine signals and their weights in the score (``combine``), chosen on LiteraryQA's 8 dev books by
+# bench/bench_reference_errors.py --choose: each signal in or out (weight 0 or 1), by the answered references'
+# AUROC + precision@10 + precision@25 (the same choice made on 7 books and scored on the 8th: docs/BENCHMARKS.md).
+# The summary's two columns are shown, not scored: on the dev books either one in the product lowered all three.
+WEIGHTS = {"systems_confirm": 1.0, "systems_contradict": 1.0, "references_agree": 1.0, "summary_support": 0.0,
+           "question_in_summary": 0.0}
+SUSPICIONS = frozenset({"systems_contradict"})  # columns where high means suspect; the others confirm
+# What a reference the LLM check accepts keeps of its suspicion. Set before any measurement: the check's
+# quality cannot be measured offline (no LLM here), so it may move the list, never hide a reference alone.
+LLM_FLOOR = 0.2
+
+
+def _formula() -> str:
+    factors = [(k if k in SUSPICIONS else f"(1 − {k})") + ("" if w == 1 else f"^{w:g}") for k, w in WEIGHTS.items() if w]
+    return (f"1 − (1 − {' · '.join(factors)} · llm) · (1 − humans_overturned) · (1 − flag), where llm = "
+            f"{LLM_FLOOR} + {1 - LLM_FLOOR:.1f} · (1 − llm_accepts) after an LLM reference check, else 1")
+
+
+FORMULA = _formula()
 # What each column means, for the CLI's help, the Reference errors page's column headers and the README.
 COLUMN_HELP = {
     "score": "0-1, higher = more likely wrong: how little the systems, the other reference, humans and flags "
@@ -83,13 +119,22 @@ COLUMN_HELP = {
     "answers_match": "mean share of the reference's content words found in each independent system's answer "
                      "(declined answers left out)",
     "judges_accept": "share of 'yes' among ground-truth yes/no verdicts against this reference (embedded or LLM judges)",
+    "systems_contradict": "0-1: the agreement with this reference the systems' abilities and the question's "
+                          "difficulty led to expect and that did not come (mean of expected × disagreement; "
+                          "item-response fit over the workspace): a strong system's miss counts most",
     "references_agree": "cosine of the two references' MiniLM embeddings, 0-1: the other annotator confirms",
+    "summary_support": "largest share of the reference's content words in one sentence of the story's summary (the "
+                       "annotators wrote from it); shown, not scored",
+    "question_in_summary": "largest share of the question's content words in one sentence of the summary: low = a "
+                           "question about something the summary never mentions; shown, not scored",
+    "llm_accepts": "share of LLM reference checks (judge kind reference-check) saying the question is answerable "
+                   "and this reference answers it; empty until such a judge has run",
     "humans_overturned": "humans who turned a ground-truth 'no' against this reference into 'yes' / humans who reviewed one",
     "flags": "current flags on this reference: 'wrong' or 'unanswerable' make the score 1, 'ambiguous' counts half",
     "book_support": "largest share of the reference's content words found in one passage of the book; shown, not "
                     "scored (it barely separates wrong references: AUROC 0.57)",
     "evidence": "the sources this reference had: answers (how many, how many declined), judges, the other "
-                "reference, humans, flags",
+                "reference, the summary, LLM checks, humans, flags",
 }
 
 
@@ -145,11 +190,6 @@ def references_agree(workspace: Path, pairs: list[tuple[str, str]]) -> list[floa
     return [min(1.0, max(0.0, float(vectors[a] @ vectors[b]))) for a, b in pairs]
 
 
-def machine_suspicion(systems_confirm: float, refs_agree: float) -> float:
-    """Suspect to the degree that neither the systems nor the other annotator confirm the reference."""
-    return (1.0 - systems_confirm) * (1.0 - refs_agree)
-
-
 def reference_raters() -> list[str]:
     """The judge kinds whose verdicts say yes/no about an answer against one NarrativeQA reference
     (the ground-truth raters of paper §5.2): their verdicts, and people's labels of them, are evidence
@@ -164,24 +204,61 @@ def _grouped(rows: list[dict], *key: str) -> dict[tuple, list[dict]]:
     return out
 
 
+def _responses(data: dict) -> tuple[dict, dict, dict]:
+    """Each non-declined independent answer's word match, ground-truth verdicts and response to each
+    reference: ``matches`` and ``verdicts`` keyed (question id, system, reference), ``responses``
+    keyed (question id, system) → {reference: response} (the item-response fit's input)."""
+    gt = _grouped(data["gt"], "question_id", "system", "reference")
+    refs_of = {q["question_id"]: {"1": q["reference_1"], "2": q["reference_2"]} for q in data["questions"]}
+    matches, verdicts, responses = {}, {}, {}
+    for a in data["answers"]:
+        qid, system = a["question_id"], a["system"]
+        if qid not in refs_of or declined(a["text"]):
+            continue
+        for ref, text in refs_of[qid].items():
+            key = (qid, system, ref)
+            matches[key] = answer_match(text, a["text"])
+            verdicts[key] = [v["label"] == "yes" for v in gt.get(key, [])]
+            responses.setdefault((qid, system), {})[ref] = signals.answer_response(matches[key], verdicts[key])
+    return matches, verdicts, responses
+
+
+@kept_while_unchanged()
+def system_abilities(workspace: Path) -> list[dict]:
+    """The item-response fit behind ``systems_contradict``: each independent system's ability (logits,
+    and as its share right on a question of typical difficulty) and how many answers it rests on,
+    strongest first."""
+    with store.connect(workspace) as con:
+        data = verdicts_store.reference_evidence(con, reference_raters())
+    _, _, responses = _responses(data)
+    fit = signals.fit_abilities(responses)
+    counts: dict[str, int] = defaultdict(int)
+    for _, system in responses:
+        counts[system] += 1
+    rows = [{"system": s, "ability": round(fit.typical_share(s), 3), "ability_logit": round(theta, 3),
+             "answers": counts[s]} for s, theta in fit.ability.items()]
+    return sorted(rows, key=lambda r: (-r["ability_logit"], r["system"]))
+
+
 @kept_while_unchanged()
 def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     """Every reference of the books that have answers, verdicts or flags, most likely wrong first.
 
     Each row: ``question_id``, ``reference`` ("1"|"2"), ``score`` in [0, 1], the evidence
-    columns the score is computed from (see the module docstring) and ``evidence`` naming the
-    sources that were available for this reference.
+    columns the score is computed from (see the module docstring), ``evidence`` naming the
+    sources that were available for this reference, and what a person checks first: ``systems``
+    (each system's ability, expected and actual agreement), ``summary_sentence``, ``llm_evidence``.
     """
     with store.connect(workspace) as con:
         data = verdicts_store.reference_evidence(con, reference_raters())
         n_passages = corpus_store.passage_counts(con)
+        checks = _grouped(reference_checks_store.current_checks(con), "question_id", "reference")
     answers = _grouped(data["answers"], "question_id")
-    gt = _grouped(data["gt"], "question_id", "reference")
     human = _grouped(data["human_gt"], "question_id", "reference")
     flags = _grouped(data["flags"], "question_id", "reference")
     questions = data["questions"]
-    # Verdicts on a declined answer are left out with the answer (a judge rejects a refusal against any reference).
-    declining = {(a["question_id"], a["system"]) for a in data["answers"] if declined(a["text"])}
+    matches, verdicts_of, responses = _responses(data)
+    fit = signals.fit_abilities(responses)
     refs_agree_of = references_agree(workspace, [(q["reference_1"], q["reference_2"]) for q in questions])
 
     rows = []
@@ -191,23 +268,32 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
         doc = q["document_id"]
         for ref, other in (("1", "2"), ("2", "1")):
             given = answers.get((qid,), [])
-            matches = [answer_match(refs[ref], a["text"]) for a in given if not declined(a["text"])]
-            n_declined = len(given) - len(matches)
-            verdicts = [v["label"] == "yes" for v in gt.get((qid, ref), []) if (qid, v["system"]) not in declining]
+            used = [a["system"] for a in given if (qid, a["system"], ref) in matches]
+            n_declined = len(given) - len(used)
+            verdicts = [v for s in used for v in verdicts_of[(qid, s, ref)]]
+            contra = signals.contradiction(fit, qid, {s: responses[(qid, s)][ref] for s in used})
             sup, where = _book_support(refs[ref], str(workspace), doc, n_passages.get(doc, 0))
             hum = human.get((qid, ref), [])
             overturned = sum(h["judge_label"] == "no" and h["human_label"] == "yes" for h in hum)
             fl = flags.get((qid, ref), [])
+            summary = signals.summary_evidence(refs[ref], q["question"], q["summary"])
+            llm = signals.llm_evidence(checks.get((qid, ref), []))
             declines = f", {n_declined} declined" if n_declined else ""
-            evidence = [f"answers ({len(matches)}{declines})" if given else "",
+            evidence = [f"answers ({len(used)}{declines})" if given else "",
                         f"judges ({len(verdicts)})" if verdicts else "",
-                        "other reference", f"humans ({len(hum)})" if hum else "", "flags" if fl else ""]
+                        "other reference", "summary" if summary["summary_support"] is not None else "",
+                        f"LLM check ({len(checks[(qid, ref)])})" if llm["llm_accepts"] is not None else "",
+                        f"humans ({len(hum)})" if hum else "", "flags" if fl else ""]
             rows.append({
                 "question_id": qid, "reference": ref, "title": q["title"], "question": q["question"],
                 "reference_text": refs[ref], "other_reference": refs[other],
-                "answers_match": round(fmean(matches), 3) if matches else None,
+                "answers_match": round(fmean(matches[(qid, s, ref)] for s in used), 3) if used else None,
                 "judges_accept": round(fmean(verdicts), 3) if verdicts else None,
+                "systems_contradict": round(contra.value, 3) if contra else None,
+                "systems": contra.systems if contra else [],
+                "systems_disagree": signals.systems_line(contra.systems) if contra else "",
                 "references_agree": round(refs_agree, 3),
+                **summary, **llm,
                 "humans_overturned": f"{overturned}/{len(hum)}", "_overturned": overturned / len(hum) if hum else 0.0,
                 "flags": ", ".join(f"{f['reason']} ({f['annotator']})" for f in fl),
                 "_flag": max((FLAG_WEIGHT.get(f["reason"], 0.0) for f in fl), default=0.0),
@@ -219,17 +305,45 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     return rows[:limit] if limit else rows
 
 
+def suspicion(row: dict, signal: str) -> float | None:
+    """How much one signal of a row says "wrong", in [0, 1] (None when the row lacks it)."""
+    value = row.get(signal)
+    if value is None:
+        return None
+    return value if signal in SUSPICIONS else 1.0 - value
+
+
+def combine(rows: list[dict], weights: dict[str, float] = WEIGHTS) -> list[float]:
+    """Each row's machine suspicion: the product over the signals of suspicion^weight, a signal a row
+    lacks taking the workspace's mean of it (neither suspect nor cleared for lack of evidence), times
+    the LLM check's factor (``llm_factor``). Pure: the bench re-chooses ``weights`` with it."""
+    priors = {}
+    for signal in weights:
+        known = [v for v in (suspicion(r, signal) for r in rows) if v is not None]
+        priors[signal] = fmean(known) if known else 1.0
+    out = []
+    for r in rows:
+        machine = 1.0
+        for signal, w in weights.items():
+            if w:
+                value = suspicion(r, signal)
+                machine *= (priors[signal] if value is None else value) ** w
+        out.append(machine * llm_factor(r.get("llm_accepts")))
+    return out
+
+
+def llm_factor(accepts: float | None) -> float:
+    """An LLM reference check's effect: a reference it accepts keeps ``LLM_FLOOR`` of its suspicion, one it
+    rejects keeps all; without a check, nothing changes."""
+    return 1.0 if accepts is None else LLM_FLOOR + (1.0 - LLM_FLOOR) * (1.0 - accepts)
+
+
 def _score(rows: list[dict]) -> None:
     for r in rows:
         parts = [r[k] for k in ("answers_match", "judges_accept") if r[k] is not None]
-        r["systems_confirm"] = max(parts) if parts else None
-    known = [r["systems_confirm"] for r in rows if r["systems_confirm"] is not None]
-    prior = fmean(known) if known else 0.5
-    for r in rows:
-        confirm = prior if r["systems_confirm"] is None else r["systems_confirm"]
-        machine = machine_suspicion(confirm, r["references_agree"])
+        r["systems_confirm"] = round(max(parts), 3) if parts else None
+    for r, machine in zip(rows, combine(rows)):
         r["score"] = round(1.0 - (1.0 - machine) * (1.0 - r.pop("_overturned")) * (1.0 - r.pop("_flag")), 4)
-        r["systems_confirm"] = None if r["systems_confirm"] is None else round(r["systems_confirm"], 3)
 
 
 def explain(row: dict) -> str:
@@ -240,11 +354,16 @@ def explain(row: dict) -> str:
     confirm = "the workspace mean (no answers or verdicts)" if row["systems_confirm"] is None \
         else f"{share(row['systems_confirm'])} (the larger of: answers contain it {share(row['answers_match'])}, " \
              f"ground-truth judges accept {share(row['judges_accept'])})"
-    return (f"score {row['score']}: systems confirm {confirm}; the other reference agrees "
-            f"{share(row['references_agree'])}; humans overturned {row['humans_overturned']}"
+    contradict = "the workspace mean (no answers)" if row["systems_contradict"] is None \
+        else share(row["systems_contradict"])
+    llm = "" if row.get("llm_accepts") is None else f"; LLM checks accept {share(row['llm_accepts'])}"
+    summary = "" if row.get("summary_support") is None else f"the summary supports it {share(row['summary_support'])}, "
+    return (f"score {row['score']}: systems confirm {confirm}; the systems' abilities expected agreement that "
+            f"did not come {contradict}; the other reference agrees {share(row['references_agree'])}{llm}; "
+            f"humans overturned {row['humans_overturned']}"
             + (f"; flags: {row['flags']}" if row["flags"] else "")
-            + f" · support in the book {row['book_support']}"
-            + (f" (passage {row['support_passage']}), not scored" if row["support_passage"] is not None else ", not scored")
+            + f" · not scored: {summary}support in the book {row['book_support']}"
+            + (f" (passage {row['support_passage']})" if row["support_passage"] is not None else "")
             + f" · evidence used: {row['evidence']}")
 
 

@@ -21,17 +21,20 @@ def register(app: typer.Typer) -> None:
     def suspects_cmd(
         workspace: Optional[Path] = WorkspaceOption,
         limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Show the first N references (1 to 10,000,000)."),
-        as_json: bool = typer.Option(False, "--json", help="Print JSON: {references: [...], n_references}."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON: {references: [...], n_references, systems: "
+                                                           "[each system's ability]}."),
     ) -> None:
-        """References most likely wrong first: the systems' answers, ground-truth verdicts, the other
-        reference, human reviews and flags behind each score (README, "Reference errors")."""
-        from lsqa.audit.reference_errors import COLUMNS, suspects
+        """References most likely wrong first: the systems' answers and abilities, ground-truth verdicts, the
+        other reference, the story's summary, LLM reference checks, human reviews and flags behind each score
+        (docs/reference-errors.md)."""
+        from lsqa.audit.reference_errors import COLUMNS, suspects, system_abilities
 
         bounded("--limit", limit, 1, 10_000_000)
         rows = suspects(workspace_path(workspace))
         shown = rows[:limit] if limit else rows
         if as_json:
-            emit_json({"references": shown, "n_references": len(rows)})
+            emit_json({"references": shown, "n_references": len(rows),
+                       "systems": system_abilities(workspace_path(workspace))})
             return
         for r in shown:
             typer.echo(f"{r['question_id']}  ref {r['reference']}  {r['reference_text'][:60]!r}")

@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic_core import PydanticCustomError
 
 from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
-from lsqa.vocabulary import IMPORTED, judge_kind_names
+from lsqa.vocabulary import IMPORTED, about_references, judge_kind_names
 
 QUESTION_SOURCES = ("narrativeqa", "generate", "all")
 ENTITY_METHODS = ("auto", "fastcoref", "fallback")
@@ -212,9 +212,11 @@ class StudyConfig(_Strict):
     @model_validator(mode="after")
     def _judges_need_systems(self):
         # Every judge rates the answers of the study's systems: with none, a run would end at once
-        # with nothing judged and exit 0, as if it had done its work.
-        if self.judges and not self.systems:
-            raise ValueError(f"{len(self.judges)} judge(s) but no [[systems]] to judge: add the systems whose "
+        # with nothing judged and exit 0, as if it had done its work. A reference check rates the
+        # references themselves (issue 32): it needs no system.
+        of_answers = [j for j in self.judges if not about_references(j.kind)]
+        if of_answers and not self.systems:
+            raise ValueError(f"{len(of_answers)} judge(s) but no [[systems]] to judge: add the systems whose "
                              "answers they rate (model = \"imported\" for answers made elsewhere)")
         return self
 

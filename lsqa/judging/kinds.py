@@ -11,6 +11,10 @@ The built-in kinds follow the paper:
 - ``groundtruth-pairwise``: side by side given a reference instead of the book (Fig. 18).
 - ``similarity``: cosine similarity of sentence embeddings to the references (§5.2 baseline),
   computed on this machine: no model call.
+- ``reference-check`` (issue 32, not in the paper): is the question answerable and does one
+  NarrativeQA reference answer it, given the story's summary (and passages, if the judge reads any),
+  as LiteraryQA re-checked the dataset. Its verdicts are about references, not systems: they feed
+  ``lsqa suspects`` and stay out of the rankings, agreement figures and the audit queue.
 
 Every other module asks the record (``get(name)``) instead of comparing a kind's name; an unknown
 name is ``UnknownJudgeKind``, never a default. A new kind is one ``register(JudgeKind(...))`` plus
@@ -66,7 +70,9 @@ class JudgeKind:
     rate: Callable | None = None           # (kind, judge, tasks) → rows, for a kind that needs no model call
     scored: bool = False                   # a label may be a score in [-1, 1], thresholded to yes/no
     reads_book: bool = False               # its judge's context (book, passages) is what it judges by
-    one_reference: bool = False            # each verdict compares with one NarrativeQA reference
+    one_reference: bool = False            # each verdict compares an answer with one NarrativeQA reference
+    about_references: bool = False         # its verdicts rate a NarrativeQA reference itself, not a system's
+                                           # answer: stored in reference_checks (migration 0018), never judgments
     label_hint: str = ""                   # what to write, for an import's error message
     extra: Mapping[str, object] = field(default_factory=dict)  # a plugin's own facts
 
@@ -132,7 +138,7 @@ def register(kind: JudgeKind) -> JudgeKind:
         raise KindMisfit(f"judge kind {kind.name!r}: every label must be its own alias (lower case)")
     if kind.name in KINDS and KINDS[kind.name] is not kind:
         raise KindMisfit(f"judge kind {kind.name!r} is registered already")
-    vocabulary.add_judge_kind(kind.name, kind.family)
+    vocabulary.add_judge_kind(kind.name, kind.family, about_references=kind.about_references)
     KINDS[kind.name] = kind
     return kind
 
@@ -218,6 +224,16 @@ SIMILARITY = register(JudgeKind(
     guideline="""**Correct means: close enough to the reference.** A similarity rater scored the answer
 against the NarrativeQA references. Say *Yes* when the answer says what a reference says; *No* otherwise.
 A wrong reference gets a flag.""" + _FLAGS))
+
+REFERENCE_CHECK = register(JudgeKind(
+    name="reference-check", summary="is the question answerable and does one NarrativeQA reference answer it, "
+                                    "given the story's summary (issue 32, after LiteraryQA)",
+    prompts=MappingProxyType({ANY_ORIGIN: "reference_check"}), outputs=("reference-check-json",),
+    build=tasks.reference_check_tasks, about_references=True, **_YES_NO,
+    guideline="""**Correct means: the reference answers the question.** An LLM read the story's summary (and any
+passages shown) and said whether the question can be answered from it and whether this NarrativeQA
+reference answers it. Its verdicts are evidence on the Reference errors page (`llm_accepts`), not
+verdicts on any system; flag the reference there if it is wrong."""))
 
 # The words and the records describe the same kinds (vocabulary holds the names the config checks).
 if names() != vocabulary.BUILTIN_JUDGE_KINDS:

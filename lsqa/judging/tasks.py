@@ -9,7 +9,9 @@ One builder per way of asking (each judge kind's record in ``lsqa.judging.kinds`
 - ``groundtruth_tasks``: yes/no against each usable NarrativeQA reference (§5.2, Fig. 17);
 - ``groundtruth_pairwise_tasks``: side by side given a reference (Fig. 18);
 - ``similarity_tasks`` + ``similarity_rate``: cosine similarity of sentence embeddings to the
-  references (§5.2 baseline), rated on this machine without a model call.
+  references (§5.2 baseline), rated on this machine without a model call;
+- ``reference_check_tasks``: each NarrativeQA reference itself checked against the story's summary
+  and, if the judge reads any, the book's passages (issue 32; no system's answer in it).
 
 ``yes_no_tasks`` is the generic one-answer builder a new kind can use with its own prompt values.
 Building a task is pure given its inputs; the pipeline sends the requests and stores the rows.
@@ -100,7 +102,7 @@ class JudgeTask:
         if self.family == PAIRWISE and self.key["shown_order"] == "ba":
             label = swap_pairwise(label)  # the judge's "A" was system_b
         return self.row(status="ok", label=label, raw_label=parsed.label or "", evidence=parsed.evidence,
-                        raw=parsed.raw, call_key=call_key)
+                        raw=parsed.raw, call_key=call_key, extra=parsed.details or None)
 
 
 def sample_questions(question_ids: list[str], c: int, seed: int) -> list[str]:
@@ -270,3 +272,38 @@ def similarity_rate(kind: JudgeKind, judge: JudgeSpec, tasks: list[JudgeTask]) -
                           score=best, extra={"model": judge.model, "threshold": threshold,
                                              "references": t.local["used"]}))
     return rows
+
+
+def reference_check_tasks(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
+    """Each usable NarrativeQA reference of the questions in scope, checked on its own (issue 32): the
+    story's summary, then the book as the judge's ``context`` says (none: the summary alone, as
+    LiteraryQA's check; retrieval: BM25 passages for the question and the reference; full: the whole
+    book). A question whose story has no summary is left out when the judge reads nothing else."""
+    tasks = []
+    for q in inputs.questions:
+        doc = inputs.books.document(q["document_id"])
+        summary = (doc.get("summary") or "").strip()
+        if not summary and judge.context.kind == "none":
+            continue
+        for ref in _references(judge, q, None):
+            key = _key(kind, judge, q, "", reference=ref)
+            values = {"question": q["text"], "answer": q[f"reference_{ref}"]}
+            prompt = kind.load_prompt(judge, q)
+            try:
+                ctx = inputs.books.context_for(q["document_id"], judge.context, f"{q['text']} {values['answer']}",
+                                               max_tokens=judge.max_context_tokens)
+            except ContextTooLong as exc:
+                task = JudgeTask(key, kind.family, None, prompt)
+                task.ready_row = task.row(status="error", extra={"error": str(exc)})
+                tasks.append(task)
+                continue
+            parts = [f"Summary of the story:\n{summary}"] if summary else []
+            if ctx.text:
+                parts.append(f"Passages from the story:\n{ctx.text}")
+            context = "\n\n".join(parts)
+            pieces = ((summary,) if summary else ()) + ctx.pieces
+            tasks.append(JudgeTask(key, kind.family,
+                                   lambda c=context, v=values, p=prompt, pieces=pieces: _request(judge, p, {"context": c, **v},
+                                                                                               pieces),
+                                   prompt, mode=judge.mode))
+    return tasks

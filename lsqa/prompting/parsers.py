@@ -38,6 +38,7 @@ OUTPUT_FORMATS = (
     "side-by-side-equal-json",
     "yes-no",
     "question-answer-pairs",
+    "reference-check-json",
 )
 
 # The opening each JSON-ish format starts with. Used when a completion is a bare continuation
@@ -72,6 +73,7 @@ class Parsed:
     text: str = ""  # "text" format: the answer, trimmed of an echoed "Answer:" label
     pairs: list[tuple[str, str]] = field(default_factory=list)  # "question-answer-pairs"
     skipped: int = 0  # "question-answer-pairs": pairs dropped for a missing question or answer
+    details: dict = field(default_factory=dict)  # "reference-check-json": {"answerable": yes|no|None}
 
     @property
     def ok(self) -> bool:
@@ -408,6 +410,38 @@ def parse_autoais(raw: str, *, prefill: str = "") -> Parsed:
 
 
 # ---------------------------------------------------------------------------------------------
+# reference check (issue 32, not in the paper): is the question answerable, does the reference answer it
+# ---------------------------------------------------------------------------------------------
+
+_REFERENCE_KEY = _key_pattern("reference", "answers", "question")
+_ANSWERABLE_KEY = _key_pattern("question", "is", "answerable")
+
+
+def parse_reference_check(raw: str) -> Parsed:
+    """``{'question_is_answerable': 'yes'|'no', 'reference_answers_question': 'yes'|'no', 'evidence': [...]}``.
+
+    The label is ``reference_answers_question`` (required); ``details["answerable"]`` is the other key's
+    yes/no, or None when the output leaves it out (a question the check did not call unanswerable).
+    """
+    raw = "" if raw is None else str(raw)
+    if not raw.strip():
+        return _error(raw, "empty output")
+    text = _clean_markup(raw)
+    scan = _scan_key(text, _REFERENCE_KEY, _yes_no_value)
+    label, pos, conflict = _single(scan.found)
+    if conflict:
+        return _error(raw, f"reference_answers_question: {conflict}")
+    if label is None:
+        why = scan.refused or "; ".join(dict.fromkeys(n for n in scan.notes if n)) or "the key is missing"
+        return _error(raw, f"no reference_answers_question label: {why}")
+    answerable, _, conflict = _single(_scan_key(text, _ANSWERABLE_KEY, _yes_no_value).found)
+    if conflict:
+        return _error(raw, f"question_is_answerable: {conflict}")
+    return Parsed(status=OK, label=label, evidence=_evidence_after(text, pos), raw=raw,
+                  details={"answerable": answerable})
+
+
+# ---------------------------------------------------------------------------------------------
 # side by side (Fig. 13 without Equal; Figs. 18, 20 with Equal)
 # ---------------------------------------------------------------------------------------------
 
@@ -636,6 +670,8 @@ def parse(output_format: str, raw: str, *, prefill: str = "") -> Parsed:
             return parse_side_by_side(raw, True, prefill=prefill)
         if output_format == "yes-no":
             return parse_yes_no(raw)
+        if output_format == "reference-check-json":
+            return parse_reference_check(raw)
         pairs, skipped = split_qa_pairs(raw)
         if not pairs:
             return _error(raw, "no 'Question:' / 'Answer:' pairs found", skipped=skipped)

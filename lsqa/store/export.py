@@ -49,6 +49,8 @@ EXPORTS = {
     "adjudications": "SELECT * FROM adjudications ORDER BY id",
     "item_comments": "SELECT * FROM item_comments ORDER BY id",
     "review_skips": "SELECT * FROM review_skips ORDER BY id",
+    "reference_checks": "SELECT id, judge, kind, question_id, reference, label, answerable, evidence, status,"
+                        " prompt_id, prompt_version, raw FROM reference_checks ORDER BY judge, question_id, reference",
 }
 
 

@@ -31,9 +31,10 @@ def judge_definitions(con) -> dict[str, str | dict]:
 
 
 def names_with_results(con) -> tuple[set[str], set[str]]:
-    """(systems that have answers, judges that have verdicts)."""
+    """(systems that have answers, judges that have verdicts: on answers, or on references (migration 0018))."""
     systems = {r[0] for r in con.execute("SELECT DISTINCT system_name FROM answers").fetchall()}
-    judges = {r[0] for r in con.execute("SELECT DISTINCT judge FROM judgments").fetchall()}
+    judges = {r[0] for r in con.execute(
+        "SELECT DISTINCT judge FROM judgments UNION SELECT DISTINCT judge FROM reference_checks").fetchall()}
     return systems, judges
 
 

@@ -74,19 +74,22 @@ def reference_evidence(con, reference_raters: list[str]) -> dict:
     """Raw material for ``lsqa.audit.reference_errors``.
 
     - ``questions``: those with two references about a document where at least one question has an
-      answer, verdict or flag (a book is triaged whole, unanswered questions included);
+      answer, verdict, reference check or flag (a book is triaged whole, unanswered questions included), with the
+      document's title and summary ("" when it has none);
     - ``answers`` of independent systems (not those that answer with a reference);
     - ``gt``: yes/no verdicts against one reference (judges of the kinds in ``reference_raters``, which
       the caller chooses from the kind records), on independent systems' answers;
     - ``human_gt``: current human labels on those verdicts; ``flags``: current flags.
     """
     questions = fetch_dicts(con, f"""
-        SELECT q.id AS question_id, q.document_id, d.title, q.text AS question, q.reference_1, q.reference_2
+        SELECT q.id AS question_id, q.document_id, d.title, coalesce(d.summary, '') AS summary, q.text AS question,
+               q.reference_1, q.reference_2
         FROM questions q JOIN documents d ON d.id = q.document_id
         WHERE q.reference_1 <> '' AND q.reference_2 <> '' AND q.document_id IN (
             SELECT document_id FROM questions WHERE id IN (
                 SELECT question_id FROM answers WHERE status = 'ok' AND system_name IN ({_INDEPENDENT})
                 UNION SELECT question_id FROM judgments
+                UNION SELECT question_id FROM reference_checks
                 UNION SELECT question_id FROM current_flags))
         ORDER BY d.title, q.source_index, q.id""")
     answers = fetch_dicts(con, f"""

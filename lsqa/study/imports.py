@@ -156,6 +156,11 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
         except judge_kinds.UnknownJudgeKind:
             raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no,
                              hint=f"use one of {', '.join(judge_kinds.names())}") from None
+        if record.about_references:
+            raise InputError(path, f"{kind} verdicts are about NarrativeQA references, not answers: they are not "
+                                   "imported as verdicts", line=line_no,
+                             hint=f"run a judge of kind {kind} in a study (docs/reference-errors.md), or import "
+                                  "the verdicts under a kind that rates answers")
         system_b = _optional_text(path, line_no, rec, "system_b")
         if system_b:
             _name(path, line_no, "system_b", system_b)

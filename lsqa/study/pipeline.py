@@ -26,6 +26,7 @@ from lsqa.package_files import CONFIGS, shipped_folder
 from lsqa.config.study import RunConfig, load_run_config
 from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls
+from lsqa.store import reference_checks as reference_checks_store
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
 
@@ -296,6 +297,10 @@ def check_scale(config: RunConfig, n_questions: int) -> None:
             most = sampled * (n_systems * (n_systems - 1) // 2) * orders
             what = (f"{n_systems:,} systems make {n_systems * (n_systems - 1) // 2:,} pairs, on {sampled:,} sampled "
                     f"question(s){' in both orders' if orders == 2 else ''}")
+        elif kind.about_references:  # one verdict per reference, whatever the systems
+            refs = 2 if judge.reference == "both" else 1
+            most = n_questions * refs
+            what = f"{n_questions:,} question(s)" + (" × 2 references" if refs == 2 else "")
         else:
             refs = 2 if kind.one_reference and judge.reference == "both" else 1
             most = n_questions * n_systems * refs
@@ -515,8 +520,16 @@ def judge_tasks(workspace: Path, config: RunConfig, judge, questions: list[dict]
     kind = kinds.get(judge.kind)
     tasks = kind.build(kind, judge, TaskInputs(questions, sampled, answers, config.systems, books, config.seed))
     with store.connect(workspace) as con:
-        decided = results_store.judgment_ids(con, [t.id for t in tasks])
+        decided = (reference_checks_store.decided_ids if kind.about_references else results_store.judgment_ids)(
+            con, [t.id for t in tasks])
     return [t for t in tasks if t.id not in decided], len(tasks)
+
+
+def _store_verdicts(con, kind, rows: list[dict]) -> int:
+    """Verdicts into their table: judgments, or reference_checks for a kind about references (migration 0018)."""
+    if kind.about_references:
+        return reference_checks_store.insert_checks(con, rows)
+    return results_store.insert_judgments(con, rows, replace=True)
 
 
 def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
@@ -543,7 +556,7 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
         calls = [t for t in todo if t.needs_call]
         _announce(progress, stage, len(calls))
         with store.write(workspace) as con:
-            stage.summary.written += results_store.insert_judgments(con, ready, replace=True)
+            stage.summary.written += _store_verdicts(con, kind, ready)
         done = 0
         for batch in _batches(calls, lambda task: task.mode):  # requests rendered batch by batch
             results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls),
@@ -553,7 +566,7 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
                     for t, r in _sent(zip(batch, results))]
             stage.summary.add_verdicts(rows)
             with store.write(workspace) as con:
-                stage.summary.written += results_store.insert_judgments(con, rows, replace=True)
+                stage.summary.written += _store_verdicts(con, kind, rows)
             _stop_if_over_budget(results)
         summaries.append(stage.close())
     return summaries

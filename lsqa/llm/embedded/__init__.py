@@ -25,7 +25,7 @@ import asyncio
 from typing import Callable
 
 from lsqa.llm.embedded import extractive, lexical_judge, template_questions
-from lsqa.llm.embedded.prompt_reading import AUTOAIS, QUESTIONS, SIDE_BY_SIDE, YES_NO, read_prompt
+from lsqa.llm.embedded.prompt_reading import AUTOAIS, QUESTIONS, REFERENCE_CHECK, SIDE_BY_SIDE, YES_NO, read_prompt
 from lsqa.text.units import approx_tokens
 
 PROVIDERS = ("lsqa", "local")
@@ -55,10 +55,11 @@ def _extractive(messages: list[dict], params: dict) -> Reply:
 
 def _lexical_judge(messages: list[dict], params: dict) -> Reply:
     parts = read_prompt(messages)
-    if parts.output not in (AUTOAIS, SIDE_BY_SIDE, YES_NO):
+    if parts.output not in (AUTOAIS, SIDE_BY_SIDE, YES_NO, REFERENCE_CHECK):
         raise PromptNotUnderstood(
-            "lsqa/lexical-judge answers judge prompts only (AutoAIS, side by side, yes/no); this prompt names "
-            "none of 'answer_is_entailed_by_context', 'system is better' or 'Respond with only yes or no'"
+            "lsqa/lexical-judge answers judge prompts only (AutoAIS, side by side, yes/no, reference check); this "
+            "prompt names none of 'answer_is_entailed_by_context', 'system is better', 'Respond with only yes or "
+            "no' or 'reference_answers_question'"
         )
     return _approx(messages, lexical_judge.judge(parts))
 

@@ -16,6 +16,10 @@ What it decides (the thresholds are module constants, documented in README.md, "
 * **Ground truth side by side** (Fig. 18) and **yes/no rater** (Fig. 17): token F1 against the
   ground-truth answer (SQuAD normalisation: lower case, no punctuation or articles); correct when
   F1 ≥ ``F1_THRESHOLD``; the same decision rules as above.
+* **Reference check** (issue 32, ``reference-check-json``): the question is answerable when its own
+  content words are supported by the context as an answer's would be, and the reference answers it
+  when the reference is supported (the AutoAIS rule above, the summary as the context). A word-overlap
+  check: it exercises the stage offline, it does not read the story.
 
 Output: the complete object on one line, e.g.
 ``{'answer_is_entailed_by_context': 'yes', 'evidence': ['...']}`` — a Python-literal dict as the
@@ -29,7 +33,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from lsqa.llm.embedded.prompt_reading import AUTOAIS, SIDE_BY_SIDE, YES_NO, PromptParts
+from lsqa.llm.embedded.prompt_reading import AUTOAIS, REFERENCE_CHECK, SIDE_BY_SIDE, YES_NO, PromptParts
 from lsqa.llm.embedded.sentence_index import index_for
 from lsqa.text.units import content_words, words
 
@@ -131,7 +135,7 @@ def _object(key: str, value: str, evidence: list[str]) -> str:
 
 
 def judge(parts: PromptParts) -> str:
-    """The completion for an AutoAIS, side-by-side or yes/no prompt."""
+    """The completion for an AutoAIS, side-by-side, yes/no or reference-check prompt."""
     if parts.output == YES_NO:
         score = against_truth(parts.answer_2, parts.answer_1)
         return "yes" if score.value >= F1_THRESHOLD else "no"
@@ -139,6 +143,12 @@ def judge(parts: PromptParts) -> str:
         score = support(parts.answer, parts.context, parts.question)
         label = "yes" if score.value >= SUPPORT_THRESHOLD else "no"
         return _object("answer_is_entailed_by_context", label, score.evidence)
+    if parts.output == REFERENCE_CHECK:
+        question = support(parts.question, parts.context)
+        reference = support(parts.answer, parts.context, parts.question)
+        return str({"question_is_answerable": "yes" if question.value >= SUPPORT_THRESHOLD else "no",
+                    "reference_answers_question": "yes" if reference.value >= SUPPORT_THRESHOLD else "no",
+                    "evidence": reference.evidence or question.evidence})
     if parts.output == SIDE_BY_SIDE:
         a_text, b_text = parts.answer_a or "", parts.answer_b or ""
         if parts.ground_truth is not None:

@@ -8,7 +8,7 @@ book may well contain a line starting "Question:"). Values wrapped in double quo
 unwrapped; a quoted value may run over several lines.
 
 The kind of output wanted is recognised from the wording the contract fixes for each format
-(``answer_is_entailed_by_context``, ``system is better``, ``Respond with only yes or no``,
+(``answer_is_entailed_by_context``, ``reference_answers_question``, ``system is better``, ``Respond with only yes or no``,
 ``Question:``/``Answer:`` lines for question generation) and the length asked of an answer
 from "at most one sentence" / "no longer than N sentences".
 """
@@ -26,6 +26,7 @@ AUTOAIS = "autoais-json"
 SIDE_BY_SIDE = "side-by-side-json"
 QUESTIONS = "question-answer-pairs"
 YES_NO = "yes-no"
+REFERENCE_CHECK = "reference-check-json"
 
 _LABELS = {
     # longest first: "Answer A:" must not be read as "Answer:"
@@ -175,6 +176,8 @@ def read_prompt(messages: list[dict] | str) -> PromptParts:
     lowered = rest.lower()
     if "answer_is_entailed_by_context" in rest:
         output = AUTOAIS
+    elif "reference_answers_question" in rest:
+        output = REFERENCE_CHECK
     elif "system is better" in lowered:
         output = SIDE_BY_SIDE
     elif "respond with only yes or no" in lowered:

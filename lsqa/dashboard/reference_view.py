@@ -1,0 +1,70 @@
+"""What the Reference errors page shows of one row so a person can decide in seconds (issue 32): the
+systems that disagreed with their abilities, the summary sentence with the reference's words marked,
+the LLM reference check's verdict and quote, and how the score was made. Plain data and escaped HTML;
+the page only lays them out."""
+
+from __future__ import annotations
+
+from lsqa.audit import reference_errors
+from lsqa.text.highlight import escape, marked_html
+from lsqa.text.sentence_support import shared_word_spans
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def systems_table(row: dict) -> list[dict]:
+    """One line per independent system, strongest first: its ability (share right on a question of
+    typical difficulty), the agreement the fit expected on this question, the agreement it showed."""
+    return [{"system": d["system"], "ability": _pct(d["ability"]), "expected": _pct(d["expected"]),
+             "agrees": _pct(d["agrees"]), "reads": "agrees" if d["agrees"] >= 0.5 else "contradicts"}
+            for d in row.get("systems") or []]
+
+
+def systems_caption(row: dict) -> str:
+    if not row.get("systems"):
+        return "No system answered this question: the systems say nothing about this reference."
+    against = sum(d["agrees"] < 0.5 for d in row["systems"])
+    strongest = row["systems"][0]
+    lead = (f"the strongest, {strongest['system']}, {'contradicts' if strongest['agrees'] < 0.5 else 'agrees'}"
+            if row["systems"] else "")
+    return (f"{against} of {len(row['systems'])} systems contradict this reference ({lead}); "
+            f"systems_contradict {row['systems_contradict']:.2f}: the agreement their abilities led to expect "
+            f"and that did not come.")
+
+
+def summary_html(row: dict) -> str:
+    """The summary sentence that supports the reference best, its words marked ("" without a summary)."""
+    sentence = row.get("summary_sentence") or ""
+    if not sentence:
+        return ""
+    return marked_html(sentence, shared_word_spans(row["reference_text"], sentence))
+
+
+def summary_caption(row: dict) -> str:
+    if row.get("summary_support") is None:
+        return "This story has no summary in the workspace."
+    if not row.get("summary_sentence"):
+        return "No sentence of the summary shares a word with this reference (summary_support 0)."
+    q = row.get("question_in_summary")
+    question = "" if q is None else f"; the question's words in one summary sentence: {_pct(q)}"
+    return (f"The summary sentence holding most of the reference's words ({_pct(row['summary_support'])} of "
+            f"them){question}. NarrativeQA's annotators wrote from the summary: a reference it supports may "
+            "still be wrong by the book.")
+
+
+def llm_lines(row: dict) -> list[str]:
+    """Each LLM reference check's verdict with its first quote, or why there is none."""
+    if row.get("llm_accepts") is None:
+        return ["No LLM reference check has run (a judge of kind reference-check in a study; "
+                "docs/reference-errors.md)."]
+    return [line.strip() for line in row["llm_evidence"].split(" | ")]
+
+
+def evidence(row: dict) -> dict:
+    """Everything the page's evidence panel shows for ``row``."""
+    return {"systems": systems_table(row), "systems_caption": systems_caption(row),
+            "summary_html": summary_html(row), "summary_caption": summary_caption(row),
+            "llm": llm_lines(row), "explain": reference_errors.explain(row),
+            "reference_html": f'<div class="lsqa-text">{escape(row["reference_text"])}</div>'}
