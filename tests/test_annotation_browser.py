@@ -237,7 +237,7 @@ def test_reference_errors_evidence_panel_follows_the_picked_row(server, page):
                 if r["summary_sentence"] and r["systems"] and r["summary_sentence"] != rows[0]["summary_sentence"])
     page.goto(f"{base}/reference_errors?annotator=uma")
     expect(page.get_by_role("heading", name="Most likely wrong")).to_be_visible(timeout=60000)
-    _wait_idle(page)
+    wait_idle(page)
     expect(page.get_by_text(reference_view.systems_caption(rows[0]))).to_be_visible(timeout=WAIT)
     _click_row(page, page.locator(".st-key-re_table"), pick)
     row = rows[pick]
