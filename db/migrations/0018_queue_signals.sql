@@ -35,3 +35,9 @@ CREATE TABLE queue_dirty (
     id           BIGINT PRIMARY KEY DEFAULT nextval('queue_dirty_id'),
     question_id  VARCHAR NOT NULL
 );
+
+-- Which state of queue_signals a reader saw: every catch-up that changes the table adds one to
+-- version (catch-ups run one at a time per workspace); token tells this workspace from a file made
+-- again under the same path. The queue keeps what it derived from the table under both.
+CREATE TABLE queue_signals_version (version BIGINT NOT NULL, token VARCHAR NOT NULL);
+INSERT INTO queue_signals_version VALUES (0, uuid()::VARCHAR);

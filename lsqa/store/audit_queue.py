@@ -181,6 +181,41 @@ def _by_key(rel: str, keys: str) -> str:
     return f"SELECT * FROM {rel} j WHERE j.id_key IN ({keys})"
 
 
+# Per state of the kept signals and filters of the verdicts' own columns: how many verdicts have each
+# priority. A review changes neither, so the Audit page's read after one needs no pass over the
+# verdicts for it (``queue_signals.EDITION`` names the state; a catch-up makes a new one).
+_PRIORITIES: OrderedDict = OrderedDict()
+_PRIORITIES_MAX = 64
+
+
+def _static_key(where_static: str, named: dict) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in _used(where_static, named).items()))
+
+
+def _priorities(con, rel: str, where_static: str, named: dict, edition: str | None) -> tuple[list, str | None]:
+    """``[(priority, verdicts)]`` of the verdicts matching ``where_static``, highest first, and the state
+    of the kept signals it was counted in (None: ``rel`` is not the kept table alone, nothing is kept)."""
+    key = (edition, where_static, _static_key(where_static, named))
+    if edition is not None:
+        with _kept_lock:
+            if key in _PRIORITIES:
+                _PRIORITIES.move_to_end(key)
+                return _PRIORITIES[key], edition
+    sql = (f"SELECT j.priority, count(*), any_value({queue_signals.EDITION}) FROM {rel} j WHERE {where_static}"
+           f" GROUP BY 1 ORDER BY 1 DESC")
+    rows = con.execute(sql, _used(sql, named)).fetchall()
+    hist = [(p, n) for p, n, _ in rows]
+    if edition is None or not rows:
+        return hist, None if edition is None else edition
+    counted = rows[0][2]
+    if counted == edition:
+        with _kept_lock:
+            _PRIORITIES[key] = hist
+            while len(_PRIORITIES) > _PRIORITIES_MAX:
+                _PRIORITIES.popitem(last=False)
+    return hist, counted
+
+
 def _used(sql: str, named: dict) -> dict:
     return {k: v for k, v in named.items() if f"${k}" in sql}  # DuckDB refuses parameters a query has not
 
@@ -203,13 +238,11 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     where_all = " AND ".join(["1=1", *static, *review])
     labels = f"""{_LABELS},
         special AS (SELECT DISTINCT id FROM ({" UNION ALL ".join(special)}) WHERE id IS NOT NULL)"""
-    top = ""
-    total = 0
+    edition, top, total = None, "", 0
     if everyone:
-        hist_sql = f"SELECT j.priority, count(*) FROM {rel} j WHERE {where_static} GROUP BY 1 ORDER BY 1 DESC"
-        hist = con.execute(hist_sql, _used(hist_sql, named)).fetchall()
-        n_special_sql = f"WITH {labels} SELECT count(*) FROM special"
-        (n_special,) = con.execute(n_special_sql, _used(n_special_sql, named)).fetchall()[0]
+        n_special_sql = f"WITH {labels} SELECT count(*), {queue_signals.EDITION} FROM special"
+        n_special, edition = con.execute(n_special_sql, _used(n_special_sql, named)).fetchall()[0]
+        hist, edition = _priorities(con, rel, where_static, named, edition if rel == queue_signals.TABLE else None)
         total = sum(int(n) for _, n in hist)
         wanted = offset + limit + int(n_special)
         above, band = 0, None
@@ -232,7 +265,8 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
         near AS MATERIALIZED ({_by_key(rel, "SELECT md5_number_lower(id) FROM special")}),
         srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special)),
         stats AS (SELECT count(*) FILTER (WHERE {where_static}) AS n_static,
-                         count(*) FILTER (WHERE {where_all}) AS n_matching
+                         count(*) FILTER (WHERE {where_all}) AS n_matching,
+                         {queue_signals.EDITION} AS edition
                   FROM srows j LEFT JOIN h ON h.judgment_id = j.id),
         cand AS MATERIALIZED ({f"({top}) UNION SELECT * FROM srows" if top else "SELECT * FROM srows"}),
         page AS (
@@ -245,7 +279,7 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
         SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
                j.label, j.raw_label, j.status, q.document_id, d.title, j.disagreement, j.n_others,
                j.self_inconsistent, j.flagged, j.n_reviewers, j.my_label, j.my_action, j.priority,
-               stats.n_static AS _n_static, stats.n_matching AS _n_matching
+               stats.n_static AS _n_static, stats.n_matching AS _n_matching, stats.edition AS _edition
         FROM stats
         LEFT JOIN page j ON true
         LEFT JOIN questions q ON q.id = j.question_id
@@ -253,11 +287,15 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
         ORDER BY (j.n_reviewers > 0), j.priority DESC, j.question_id, j.judge, j.system_a, j.system_b,
                  j.shown_order, j.reference, j.id"""
     rows = fetch_dicts(con, sql, _used(sql, named))
+    if edition is not None and rows[0]["_edition"] != edition:
+        # The kept signals changed between the two reads (a catch-up in another thread): read again.
+        _PRIORITIES.pop((edition, where_static, _static_key(where_static, named)), None)
+        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
     # Of the special verdicts: every one matching their own columns was counted above when everyone
     # else is in the queue; those of them in the queue are counted instead.
     total += int(rows[0]["_n_matching"]) - (int(rows[0]["_n_static"]) if everyone else 0)
     for r in rows:
-        del r["_n_static"], r["_n_matching"]
+        del r["_n_static"], r["_n_matching"], r["_edition"]
     return [r for r in rows if r["id"] is not None], total
 
 

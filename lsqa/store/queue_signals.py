@@ -92,6 +92,8 @@ def _priority(status: str, disagreement: str, self_inconsistent: str, flagged: s
 
 
 TABLE = "queue_signals"
+# The state of the table a query read (migration 0018: a catch-up changes it, nothing else does).
+EDITION = "(SELECT token || ':' || version FROM queue_signals_version)"
 _MARKED = "question_id IN (SELECT question_id FROM queue_dirty)"
 
 
@@ -138,6 +140,7 @@ def rebuild(con) -> None:
     con.execute("DELETE FROM queue_signals")
     con.execute(f"INSERT INTO queue_signals {rows_sql('true')}")
     con.execute("DELETE FROM queue_dirty")
+    con.execute("UPDATE queue_signals_version SET version = version + 1")
 
 
 def catch_up(con, key: str) -> str:
@@ -163,6 +166,7 @@ def catch_up(con, key: str) -> str:
                 con.execute(f"INSERT INTO queue_signals {rows_sql('question_id IN (SELECT unnest($q))')}",
                             {"q": questions})
                 con.execute("DELETE FROM queue_dirty WHERE id IN (SELECT unnest(?))", [[i for i, _ in marks]])
+                con.execute("UPDATE queue_signals_version SET version = version + 1")
             if done != "rebuilt":
                 n_verdicts, n_kept = con.execute(
                     "SELECT (SELECT count(*) FROM judgments), (SELECT count(*) FROM queue_signals)").fetchall()[0]
