@@ -42,45 +42,60 @@ _COLUMNS = ("id, judge, kind, family, question_id, system_a, system_b, shown_ord
             " status")
 
 
-def rows_sql(scope: str) -> str:
+_ITEM = ("question_id, coalesce(family = 'pairwise', false),"
+         " CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END,"
+         " CASE WHEN family = 'pairwise' THEN greatest(system_a, system_b) ELSE '' END")
+_OUTCOME = ("CASE WHEN family = 'pairwise' THEN (CASE label WHEN 'A' THEN system_a WHEN 'B' THEN system_b ELSE label END)"
+            " ELSE label END")
+
+
+def rows_sql(scope: str, *, hashed: bool = False) -> str:
     """The ``queue_signals`` rows of the verdicts whose ``question_id`` satisfies ``scope`` (SQL).
 
     The signals as ``lsqa.store.audit_queue`` computed them over the ``verdict_items`` view
     (migrations 0005, 0012), with the item as columns instead of a list: (question, pairwise?,
     first system, second system), the pair's names sorted, '' as the second system of an answer.
-    Four GROUP BY aggregates joined back (every key is NOT NULL, so the joins lose no row)."""
+    Four GROUP BY aggregates joined back (every key is NOT NULL, so the joins lose no row); the
+    verdicts without a decided outcome are added after with no signal. ``hashed``: the item as one
+    64-bit hash of those columns (twice as fast at a million verdicts), which ``hashes_item`` must
+    have found distinct for distinct items in ``scope``."""
+    item = "item" if hashed else "question_id, pw, s1, s2"
+    keys = (f"hash({_ITEM}) AS item" if hashed else
+            "coalesce(family = 'pairwise', false) AS pw,"
+            " CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END AS s1,"
+            " CASE WHEN family = 'pairwise' THEN greatest(system_a, system_b) ELSE '' END AS s2")
     return f"""
     WITH j AS (
         SELECT {_COLUMNS}, question_id IN (SELECT question_id FROM current_flags) AS flagged,
-               coalesce(family = 'pairwise', false) AS pw,
-               CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END AS s1,
-               CASE WHEN family = 'pairwise' THEN greatest(system_a, system_b) ELSE '' END AS s2,
-               CASE WHEN family = 'pairwise'
-                    THEN (CASE label WHEN 'A' THEN system_a WHEN 'B' THEN system_b ELSE label END)
-                    ELSE label END AS outcome
+               md5_number_lower(id) AS id_key, {keys}, {_OUTCOME} AS outcome
         FROM judgments WHERE {scope}),
-    v AS (SELECT id, question_id, pw, s1, s2, judge, outcome FROM j WHERE status = 'ok' AND outcome IS NOT NULL),
-    i AS (SELECT question_id, pw, s1, s2, count(*) AS n_item FROM v GROUP BY ALL),
-    io AS (SELECT question_id, pw, s1, s2, outcome, count(*) AS n_item_same FROM v GROUP BY ALL),
-    ij AS (SELECT question_id, pw, s1, s2, judge, count(*) AS n_judge,
-                  min(outcome) <> max(outcome) AS self_inconsistent FROM v GROUP BY ALL),
-    ijo AS (SELECT question_id, pw, s1, s2, judge, outcome, count(*) AS n_judge_same FROM v GROUP BY ALL),
-    s AS (SELECT v.id, (n_item - n_judge) AS n_others,
+    v AS (SELECT * FROM j WHERE status = 'ok' AND outcome IS NOT NULL),
+    i AS (SELECT {item}, count(*) AS n_item FROM v GROUP BY ALL),
+    io AS (SELECT {item}, outcome, count(*) AS n_item_same FROM v GROUP BY ALL),
+    ij AS (SELECT {item}, judge, count(*) AS n_judge, min(outcome) <> max(outcome) AS self_inconsistent
+           FROM v GROUP BY ALL),
+    ijo AS (SELECT {item}, judge, outcome, count(*) AS n_judge_same FROM v GROUP BY ALL),
+    s AS (SELECT v.*, self_inconsistent, (n_item - n_judge) AS n_others,
                  CASE WHEN n_item > n_judge
                       THEN ((n_item - n_judge) - (n_item_same - n_judge_same))::DOUBLE / (n_item - n_judge)
-                      ELSE 0.0 END AS disagreement,
-                 self_inconsistent
-          FROM v JOIN i USING (question_id, pw, s1, s2) JOIN io USING (question_id, pw, s1, s2, outcome)
-                 JOIN ij USING (question_id, pw, s1, s2, judge) JOIN ijo USING (question_id, pw, s1, s2, judge, outcome))
-    SELECT j.id, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
-           j.label, j.raw_label, j.status,
-           coalesce(s.disagreement, 0.0) AS disagreement, coalesce(s.n_others, 0) AS n_others,
-           coalesce(s.self_inconsistent, false) AS self_inconsistent,
-           j.flagged,
-           {_priority("j.status", "coalesce(s.disagreement, 0.0)", "coalesce(s.self_inconsistent, false)",
-                      "j.flagged")} AS priority,
-           md5_number_lower(j.id) AS id_key
-    FROM j LEFT JOIN s ON s.id = j.id"""
+                      ELSE 0.0 END AS disagreement
+          FROM v JOIN i USING ({item}) JOIN io USING ({item}, outcome)
+                 JOIN ij USING ({item}, judge) JOIN ijo USING ({item}, judge, outcome))
+    SELECT {_COLUMNS}, disagreement, n_others, self_inconsistent, flagged,
+           {_priority("status", "disagreement", "self_inconsistent", "flagged")} AS priority, id_key
+    FROM s
+    UNION ALL
+    SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
+           {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key
+    FROM j WHERE NOT (status = 'ok' AND outcome IS NOT NULL)"""
+
+
+def hashes_item(con, scope: str, params=()) -> bool:
+    """Whether the 64-bit hash of the item tells apart every two decided items of the verdicts in
+    ``scope`` (``rows_sql(hashed=True)``); a collision, if one ever came, is read with the columns."""
+    sql = (f"SELECT count(DISTINCT hash({_ITEM})) = count(DISTINCT ({_ITEM})) FROM judgments"
+           f" WHERE ({scope}) AND status = 'ok' AND ({_OUTCOME}) IS NOT NULL")
+    return bool(con.execute(sql, params).fetchall()[0][0])
 
 
 def _priority(status: str, disagreement: str, self_inconsistent: str, flagged: str) -> str:
@@ -138,7 +153,7 @@ def rebuild(con) -> None:
     """Every verdict's row again (in the caller's transaction): the migration's data step, and a
     catch-up that finds the kept rows do not add up to the verdicts."""
     con.execute("DELETE FROM queue_signals")
-    con.execute(f"INSERT INTO queue_signals {rows_sql('true')}")
+    con.execute(f"INSERT INTO queue_signals {rows_sql('true', hashed=hashes_item(con, 'true'))}")
     con.execute("DELETE FROM queue_dirty")
     con.execute("UPDATE queue_signals_version SET version = version + 1")
 
@@ -163,8 +178,9 @@ def catch_up(con, key: str) -> str:
                 done = "rebuilt"
             elif questions:
                 con.execute("DELETE FROM queue_signals WHERE question_id IN (SELECT unnest(?))", [questions])
-                con.execute(f"INSERT INTO queue_signals {rows_sql('question_id IN (SELECT unnest($q))')}",
-                            {"q": questions})
+                scope = "question_id IN (SELECT unnest($q))"
+                hashed = hashes_item(con, scope, {"q": questions})
+                con.execute(f"INSERT INTO queue_signals {rows_sql(scope, hashed=hashed)}", {"q": questions})
                 con.execute("DELETE FROM queue_dirty WHERE id IN (SELECT unnest(?))", [[i for i, _ in marks]])
                 con.execute("UPDATE queue_signals_version SET version = version + 1")
             if done != "rebuilt":
