@@ -215,6 +215,22 @@ def test_a_read_before_the_catch_up_is_exact(demo_workspace, monkeypatch):
     assert _kept_rows(demo_workspace) == _fresh_rows(demo_workspace)
 
 
+@pytest.mark.parametrize("change", ["status = 'parse_error', label = NULL", "label = 'tie'"])
+def test_verdicts_relabelled_without_a_mark_are_read_computed_then_rebuilt(demo_workspace, change):
+    """A verdict changed in place by SQL that did not mark it (a crafted test, say): the kept rows no
+    longer agree with the verdicts, so the queue is computed until the next write rebuilds them."""
+    with store.connect(demo_workspace) as con:
+        jid = con.execute("SELECT id FROM judgments WHERE family = 'pairwise' AND label = 'A' ORDER BY id"
+                          " LIMIT 1").fetchall()[0][0]
+        con.execute(f"UPDATE judgments SET {change} WHERE id = ?", [jid])
+        assert queue_signals.relation(con) is None
+        assert queue_store.audit_queue(con, weights=W, reviewed="all", limit=40) == \
+            queue_store.audit_queue(con, weights=W, full=True, reviewed="all", limit=40)
+    audit.set_overlap(demo_workspace, 1.0, "ana")  # any write
+    assert _kept_rows(demo_workspace) == _fresh_rows(demo_workspace)
+    assert_kept_equals_computed(demo_workspace)
+
+
 def test_verdicts_written_without_a_mark_are_read_computed_then_rebuilt(demo_workspace):
     """A writer that bypasses ``queue_signals.mark`` and adds or deletes verdicts: the kept rows no longer
     add up, so the queue is computed (exact, slow) until the next write rebuilds them."""

@@ -36,8 +36,11 @@ CREATE TABLE queue_dirty (
     question_id  VARCHAR NOT NULL
 );
 
--- Which state of queue_signals a reader saw: every catch-up that changes the table adds one to
--- version (catch-ups run one at a time per workspace); token tells this workspace from a file made
--- again under the same path. The queue keeps what it derived from the table under both.
-CREATE TABLE queue_signals_version (version BIGINT NOT NULL, token VARCHAR NOT NULL);
-INSERT INTO queue_signals_version VALUES (0, uuid()::VARCHAR);
+-- Which state of queue_signals a reader saw: every catch-up that changes the table gives it a new
+-- random version (catch-ups run one at a time per workspace), so two copies of a workspace file that
+-- went different ways never share one. The queue keeps what it derived from the table under it.
+-- verdicts: the count and a sum of hashes of the labels and statuses of the verdicts the kept rows
+-- stand for; when the verdicts' own no longer match (a verdict changed by a writer that did not mark
+-- it), the queue reads the verdicts and the next write's catch-up rebuilds the table.
+CREATE TABLE queue_signals_version (version VARCHAR NOT NULL, verdicts VARCHAR NOT NULL);
+INSERT INTO queue_signals_version VALUES (uuid()::VARCHAR, '');

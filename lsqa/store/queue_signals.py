@@ -17,10 +17,12 @@ How they stay right, whoever writes:
   process (no other process can hold the file meanwhile). Writers only ever insert marks, and only
   catch-ups touch ``queue_signals``: two writers never conflict on it.
 - A read (``relation``) takes the kept rows of unmarked questions and computes the marked
-  questions' rows fresh, so it is exact even before the catch-up (or on a read-only workspace);
-  when the kept rows do not add up to the verdicts (a writer that bypassed ``mark`` deleted or
-  added verdicts) it says so (None) and the queue reads everything as before. ``catch_up`` then
-  rebuilds the table.
+  questions' rows fresh, so it is exact even before the catch-up (or on a read-only workspace).
+  When the kept rows no longer agree with the verdicts on their number and their labels and
+  statuses (a writer that did not ``mark`` added, deleted or relabelled verdicts: a sum of hashes,
+  ~4 ms a million), it says so (None) and the queue reads everything as before; the next
+  ``catch_up`` rebuilds the table. (A writer that replaced verdicts by others with the same labels
+  without marking them, or wrote flags without marking, would go unseen: none does.)
 
 Reviews, undos, skips, assignments and adjudications change no signal: the queue reads them live
 from their own tables, which grow with the reviews, not with the verdicts.
@@ -108,7 +110,7 @@ def _priority(status: str, disagreement: str, self_inconsistent: str, flagged: s
 
 TABLE = "queue_signals"
 # The state of the table a query read (migration 0018: a catch-up changes it, nothing else does).
-EDITION = "(SELECT token || ':' || version FROM queue_signals_version)"
+EDITION = "(SELECT version FROM queue_signals_version)"
 _MARKED = "question_id IN (SELECT question_id FROM queue_dirty)"
 
 
@@ -125,17 +127,24 @@ def mark_from(con, sql: str, params=()) -> None:
     con.execute(f"INSERT INTO queue_dirty (question_id) SELECT DISTINCT question_id FROM ({sql})", params)
 
 
+# What the kept rows must agree with the verdicts on (migration 0018, queue_signals_version.verdicts):
+# how many there are and their labels and statuses, ~4 ms over a million verdicts.
+_FINGERPRINT = "count(*)::VARCHAR || ':' || coalesce(sum(hash(label, status)), 0)::VARCHAR"
+
+
 def relation(con) -> str | None:
     """SQL of the signal rows of every verdict as of now (a table expression), or None when the kept
-    rows cannot stand for the verdicts (some writer bypassed ``mark``): the caller reads the verdicts."""
-    n_marks, n_verdicts, n_kept = con.execute(
-        "SELECT (SELECT count(*) FROM queue_dirty), (SELECT count(*) FROM judgments),"
-        " (SELECT count(*) FROM queue_signals)").fetchall()[0]
+    rows cannot stand for the verdicts (a writer that did not ``mark`` added, deleted or relabelled
+    verdicts): the caller then reads the verdicts."""
+    n_marks, verdicts, kept = con.execute(
+        f"SELECT (SELECT count(*) FROM queue_dirty), (SELECT {_FINGERPRINT} FROM judgments),"
+        f" (SELECT verdicts FROM queue_signals_version)").fetchall()[0]
     if not n_marks:
-        return TABLE if n_verdicts == n_kept else None
-    (n_kept_clean,) = con.execute(f"SELECT count(*) FROM queue_signals WHERE NOT {_MARKED}").fetchall()[0]
-    (n_marked,) = con.execute(f"SELECT count(*) FROM judgments WHERE {_MARKED}").fetchall()[0]
-    if n_kept_clean + n_marked != n_verdicts:
+        return TABLE if verdicts == kept else None
+    verdicts, kept = con.execute(
+        f"SELECT (SELECT {_FINGERPRINT} FROM judgments WHERE NOT {_MARKED}),"
+        f" (SELECT {_FINGERPRINT} FROM queue_signals WHERE NOT {_MARKED})").fetchall()[0]
+    if verdicts != kept:
         return None
     return f"(SELECT * FROM queue_signals WHERE NOT {_MARKED} UNION ALL ({rows_sql(_MARKED)}))"
 
@@ -155,7 +164,12 @@ def rebuild(con) -> None:
     con.execute("DELETE FROM queue_signals")
     con.execute(f"INSERT INTO queue_signals {rows_sql('true', hashed=hashes_item(con, 'true'))}")
     con.execute("DELETE FROM queue_dirty")
-    con.execute("UPDATE queue_signals_version SET version = version + 1")
+    _new_version(con)
+
+
+def _new_version(con) -> None:
+    con.execute(f"UPDATE queue_signals_version SET version = uuid()::VARCHAR,"
+                f" verdicts = (SELECT {_FINGERPRINT} FROM queue_signals)")
 
 
 def catch_up(con, key: str) -> str:
@@ -163,10 +177,10 @@ def catch_up(con, key: str) -> str:
     (``con`` must not be in one); ``key``: the workspace's resolved path. Returns what it did:
     ``""`` (nothing to do), ``"questions"`` or ``"rebuilt"``."""
     with _lock(key):
-        n_marks, n_verdicts, n_kept = con.execute(
-            "SELECT (SELECT count(*) FROM queue_dirty), (SELECT count(*) FROM judgments),"
-            " (SELECT count(*) FROM queue_signals)").fetchall()[0]
-        if not n_marks and n_verdicts == n_kept:
+        n_marks, verdicts, kept = con.execute(
+            f"SELECT (SELECT count(*) FROM queue_dirty), (SELECT {_FINGERPRINT} FROM judgments),"
+            f" (SELECT verdicts FROM queue_signals_version)").fetchall()[0]
+        if not n_marks and verdicts == kept:
             return ""
         con.execute("BEGIN TRANSACTION")
         try:
@@ -182,13 +196,14 @@ def catch_up(con, key: str) -> str:
                 hashed = hashes_item(con, scope, {"q": questions})
                 con.execute(f"INSERT INTO queue_signals {rows_sql(scope, hashed=hashed)}", {"q": questions})
                 con.execute("DELETE FROM queue_dirty WHERE id IN (SELECT unnest(?))", [[i for i, _ in marks]])
-                con.execute("UPDATE queue_signals_version SET version = version + 1")
             if done != "rebuilt":
-                n_verdicts, n_kept = con.execute(
-                    "SELECT (SELECT count(*) FROM judgments), (SELECT count(*) FROM queue_signals)").fetchall()[0]
-                if n_verdicts != n_kept:
+                verdicts, kept = con.execute(f"SELECT (SELECT {_FINGERPRINT} FROM judgments),"
+                                             f" (SELECT {_FINGERPRINT} FROM queue_signals)").fetchall()[0]
+                if verdicts != kept:
                     rebuild(con)
                     done = "rebuilt"
+                else:
+                    _new_version(con)
         except BaseException:
             con.execute("ROLLBACK")
             raise
