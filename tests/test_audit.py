@@ -93,8 +93,11 @@ def test_review_is_confirm_when_the_label_is_the_judges(demo_workspace):
 
 def test_the_kept_priority_signals_follow_a_changed_verdict(demo_workspace):
     """The queue keeps its priority signals while the verdicts are unchanged (reviews do not change
-    them); a verdict whose label changes (a re-judged parse error, an import) makes them recomputed."""
+    them); a verdict whose label changes (a re-judged parse error, an import) makes them recomputed:
+    the signals computed over every verdict (``_signals``, the queue's read when the kept ones cannot
+    serve), and the kept ones (``lsqa.store.queue_signals``), which the store's writer of verdicts marks."""
     from lsqa.store import audit_queue as queue_store
+    from lsqa.store import results as results_store
 
     ws = demo_workspace
     top = audit.queue(ws, audit.Filters(reviewed="all"), "alice")["rows"][0]
@@ -105,9 +108,11 @@ def test_the_kept_priority_signals_follow_a_changed_verdict(demo_workspace):
     with store.connect(ws) as con:
         assert queue_store._signals(con) is kept
     flipped = {"A": "B", "B": "A", "yes": "no", "no": "yes"}
-    with store.write(ws) as con:
-        label = con.execute("SELECT label FROM judgments WHERE id = ?", [top["id"]]).fetchall()[0][0]
-        con.execute("UPDATE judgments SET label = ? WHERE id = ?", [flipped.get(label, "A"), top["id"]])
+    with store.write(ws) as con:  # re-judged, as a re-run stores it (lsqa.study.pipeline)
+        row = store.fetch_dicts(con, "SELECT * FROM judgments WHERE id = ?", [top["id"]])[0]
+        row.pop("created_at")
+        results_store.insert_judgments(con, [{**row, "label": flipped.get(row["label"], "A"), "status": "ok"}],
+                                       replace=True)
     with store.connect(ws) as con:
         now = queue_store._signals(con)
         fresh = con.sql(queue_store._SIGNALS).to_arrow_table()

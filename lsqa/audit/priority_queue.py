@@ -40,7 +40,7 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
 
-PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0, "flagged": 0.5}
+PRIORITY_WEIGHTS = queue_store.PRIORITY_WEIGHTS  # defined where the kept priority is computed (lsqa.store.queue_signals)
 REVIEWED_FILTERS = {"not_mine": "not reviewed by me", "unreviewed": "not reviewed by anyone",
                     "second": "needs a second review (reviewed by exactly one other person)",
                     "all": "all", "mine": "reviewed by me"}

@@ -17,7 +17,7 @@ import typer
 
 from lsqa.cli.common import WorkspaceOption, bounded, checked_output_file, existing_workspace, friendly_errors
 from lsqa.errors import InputError
-from lsqa.stats.reports import agreement_table, rank_table
+from lsqa.stats.reports import agreement_table, rank_counts, rank_table
 from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, TIE_MODELS
 
 # numpy / scipy are imported inside the functions, so that other ``lsqa`` commands start fast.
@@ -123,26 +123,31 @@ def _refuse_workspace_options(input, **options) -> None:
                          hint=f"give either --input FILE or {given[0]} (with the workspace), not both")
 
 
-def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged):
-    """Comparison rows from a file, or from a judge's verdicts in a workspace."""
+def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged, by_question):
+    """``(source, rows, counts)``: comparison rows from a file, or a judge's verdicts in a workspace
+    counted in SQL (``analysis.comparison_counts``; rows None)."""
     if input is not None:
         from lsqa.corpus.tables import load_comparisons
 
         _refuse_workspace_options(input, workspace=workspace, judge=judge, human_overrides=use_overrides,
                                   exclude_flagged=exclude_flagged)
-        return input, load_comparisons(input).rows
+        return input, load_comparisons(input).rows, None
     if judge is None:
         raise InputError("lsqa rank", "give --input FILE, or --judge NAME (with --workspace or the default workspace)")
     from lsqa.stats import analysis
     ws = existing_workspace(workspace)
-    rows = analysis.comparison_rows(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
-    if not rows:
+    try:
+        counts = analysis.comparison_counts(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                                            by_question=by_question)
+    except ValueError as exc:
+        raise InputError(ws, str(exc)) from None
+    if counts is None:
         judges = analysis.judges_by_family(ws)
         what = ("a yes/no judge: it has no side-by-side verdicts to rank" if judge in judges["binary"]
                 else "has no decided side-by-side verdicts here")
         raise InputError(ws, f"judge {judge!r} {what}",
                          hint=f"use one of the side-by-side judges: {', '.join(judges['pairwise']) or 'none yet'}")
-    return ws, rows
+    return ws, None, counts
 
 
 def _rating_rows(input, workspace, rater_a, rater_b):
@@ -218,10 +223,14 @@ def rank_command(
         return
     if tie_model not in TIE_MODELS:
         raise InputError("--tie-model", f"unknown tie model {tie_model!r}", hint=f"use {' or '.join(TIE_MODELS)}")
-    source, rows = _rank_rows(input, workspace, judge, use_overrides, exclude_flagged)
+    source, rows, counts = _rank_rows(input, workspace, judge, use_overrides, exclude_flagged, by_question)
     try:
-        result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question,
-                            anchor=anchor, tie_model=tie_model, level=level)
+        if counts is None:
+            result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question,
+                                anchor=anchor, tie_model=tie_model, level=level)
+        else:
+            result = rank_counts(counts, bootstrap=bootstrap, seed=seed, by_question=by_question,
+                                 anchor=anchor, tie_model=tie_model, level=level)
     except ValueError as exc:
         raise InputError(source, str(exc)) from None
     if style_control is not None:

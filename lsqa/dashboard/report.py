@@ -277,12 +277,9 @@ def _models(ws: Path) -> tuple[dict[str, str | None], dict[str, str | None]]:
 
 
 def _pairs(ws: Path, judge: str) -> dict[tuple[str, str], int]:
-    """The system pairs a side-by-side judge compared (names in order), with its comparisons of each."""
-    out: dict[tuple[str, str], int] = {}
-    for r in analysis.comparison_rows(ws, judge):
-        pair = tuple(sorted((r["system_a"], r["system_b"])))
-        out[pair] = out.get(pair, 0) + 1
-    return out
+    """The system pairs a side-by-side judge compared (names in order), with its comparisons of each
+    ('none' included), counted in SQL (``analysis.pair_counts``: a million verdicts are a few counts)."""
+    return analysis.pair_counts(ws, judge)
 
 
 def _self_preference(ws: Path, judge: str, binary: bool) -> str:

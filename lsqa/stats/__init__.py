@@ -17,7 +17,8 @@ _LAZY = {
         "position_consistency", "preference_table", "SWAP_POSITIONS",
     ),
     "lsqa.stats.analysis": (
-        "accuracy", "annotator_agreement", "comparison_rows", "export", "judges_by_family", "LabelsRead",
+        "accuracy", "annotator_agreement", "comparison_counts", "comparison_rows", "export", "judges_by_family",
+        "LabelsRead", "pair_counts",
         "position_bias", "rater_labels", "rating_rows",
     ),
     "lsqa.stats.corrected": (
@@ -30,7 +31,7 @@ _LAZY = {
         "bradley_terry_flips", "MOVERS_SHOWN", "Overrides",
     ),
     "lsqa.stats.ranking": (
-        "accuracy_ci", "bootstrap_bradley_terry", "count_comparisons", "counts_from_win_matrix",
+        "accuracy_ci", "bootstrap_bradley_terry", "count_comparisons", "counts_from_cells", "counts_from_win_matrix",
         "FALLBACK_PRIOR", "fit_bradley_terry", "fit_win_matrix", "is_strongly_connected", "log_likelihood",
         "mcnemar_test", "PAPER_Z", "win_probability", "win_probability_matrix",
     ),
@@ -38,7 +39,7 @@ _LAZY = {
         "for_accuracies", "from_bootstrap", "from_covariance", "RankIntervals",
     ),
     "lsqa.stats.reports": (
-        "agreement_table", "rank_table",
+        "agreement_table", "rank_counts", "rank_table",
     ),
     "lsqa.stats.sampling": (
         "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",

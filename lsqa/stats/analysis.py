@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.errors import NoVerdicts
-from lsqa.stats.reports import agreement_table, rank_table
+from lsqa.stats.reports import agreement_table, rank_counts
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa import vocabulary
@@ -73,13 +73,77 @@ def comparison_rows(workspace: Path, judge: str, *, use_overrides: bool = False,
              "question_id": r["question_id"]} for r in rows]
 
 
+def comparison_counts(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+                      by_question: bool = False):
+    """``comparison_rows`` counted for Bradley-Terry (``lsqa.stats.ranking.ComparisonCounts``, with the
+    per-question cells when ``by_question``), or None when there are none. Counted in SQL (issue 35): a
+    million verdicts are a few thousand counts, never a Python object each; the counts are those of
+    ``count_comparisons`` on ``comparison_rows``, to the bit. Rows that function refuses (a system
+    against itself, a label that is not a winner) are read one by one, so that its error is the one
+    raised (ValueError)."""
+    import numpy as np
+
+    from lsqa.stats.ranking import count_comparisons, counts_from_cells
+
+    with store.connect(workspace) as con:
+        cells = verdicts_store.comparison_counts(con, judge, use_overrides=use_overrides,
+                                                 exclude_flagged=exclude_flagged, by_question=by_question)
+    if cells is None:
+        return None
+    codes = _winner_codes(cells["labels"])
+    if codes is None or cells["same_system"]:
+        rows = comparison_rows(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+        return count_comparisons([r["system_a"] for r in rows], [r["system_b"] for r in rows],
+                                 [r["winner"] for r in rows],
+                                 [str(r["question_id"]) for r in rows] if by_question else None)
+    t = cells["rows"]
+    code = codes[t["label"]]
+    if not by_question:
+        return counts_from_cells(cells["systems"], t["a"], t["b"], code, t["n"])
+    # The questions resampled are those with a comparison that is not 'none', in the rows' order.
+    kept = np.unique(t["q"][code != 3])
+    return counts_from_cells(cells["systems"], t["a"], t["b"], code, t["n"],
+                             np.searchsorted(kept, t["q"]), [cells["questions"][k] for k in kept])
+
+
+def pair_counts(workspace: Path, judge: str) -> dict[tuple[str, str], int]:
+    """The system pairs a side-by-side judge compared (names sorted), with how many of its decided
+    verdicts ('none' included) are on each: ``comparison_rows`` counted per pair, in SQL."""
+    with store.connect(workspace) as con:
+        cells = verdicts_store.comparison_counts(con, judge)
+    out: dict[tuple[str, str], int] = {}
+    if cells is None:
+        return out
+    names, t = cells["systems"], cells["rows"]
+    for a, b, n in zip(t["a"].tolist(), t["b"].tolist(), t["n"].tolist()):
+        pair = tuple(sorted((names[a], names[b])))
+        out[pair] = out.get(pair, 0) + n
+    return out
+
+
+def _winner_codes(labels: list):
+    """Index into ``WINNERS`` of each stored label, or None when one is not a winner."""
+    import numpy as np
+
+    from lsqa.vocabulary import WINNERS, normalize_winner
+
+    try:
+        return np.array([WINNERS.index(normalize_winner(label)) for label in labels], dtype=np.int64)
+    except ValueError:
+        return None
+
+
 def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
-            bootstrap: int = 1000, seed: int = 0, by_question: bool = False, anchor: str | None = None) -> dict:
-    """Bradley-Terry strengths e^β with bootstrap CIs from one judge's side-by-side verdicts (§3.2)."""
-    rows = comparison_rows(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
-    if not rows:
+            bootstrap: int = 1000, seed: int = 0, by_question: bool = False, anchor: str | None = None,
+            tie_model: str = "half", level: float = 0.95) -> dict:
+    """Bradley-Terry strengths e^β with bootstrap CIs from one judge's side-by-side verdicts (§3.2),
+    counted in SQL (``comparison_counts``): what ``rank_table`` gives on ``comparison_rows``."""
+    data = comparison_counts(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                             by_question=by_question)
+    if data is None:
         raise NoVerdicts(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
-    result = rank_table(rows, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor)
+    result = rank_counts(data, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor,
+                         tie_model=tie_model, level=level)
     result["judge"] = judge
     return result
 

@@ -176,6 +176,38 @@ def count_comparisons(
     return ComparisonCounts(tuple(str(x) for x in names), pairs, counts, n_excluded, qids, qcells)
 
 
+def counts_from_cells(systems: Sequence[str], a: np.ndarray, b: np.ndarray, code: np.ndarray, n: np.ndarray,
+                      question: np.ndarray | None = None, question_ids: Sequence | None = None) -> ComparisonCounts:
+    """``count_comparisons`` of rows already counted: ``n[k]`` comparisons of system ``a[k]`` against
+    ``b[k]`` (indices into ``systems``, in the order ``count_comparisons`` would find them) with outcome
+    ``code[k]`` (index into ``WINNERS``), of question ``question[k]`` (index into ``question_ids``, the
+    questions with a comparison that is not 'none', in order of first appearance). The same counts,
+    pairs and per-question cells, to the bit, as from the rows one by one (issue 35: a workspace's
+    verdicts are counted in SQL)."""
+    a, b, code = (np.asarray(x, dtype=np.int64) for x in (a, b, code))
+    n = np.asarray(n, dtype=np.int64)
+    m = len(systems)
+    if np.any(a == b):
+        raise ValueError("a comparison pits a system against itself")
+    keep = code != 3
+    n_excluded = int(n[~keep].sum())
+    a, b, code, n = a[keep], b[keep], code[keep], n[keep]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    col = np.where(code == 2, 2, np.where((code == 0) == (a == lo), 0, 1))
+    uniq, pair_of_row = np.unique(lo * m + hi, return_inverse=True)
+    pairs = np.stack([uniq // m, uniq % m], axis=1) if len(uniq) else np.zeros((0, 2), dtype=np.int64)
+    P = len(uniq)
+    cell = pair_of_row * 3 + col
+    counts = np.bincount(cell, weights=n.astype(float), minlength=3 * P).reshape(P, 3)
+    qids = qcells = None
+    if question is not None:
+        q = np.asarray(question, dtype=np.int64)[keep]
+        qcells = sparse.csr_matrix((n.astype(float), (q, cell)), shape=(len(question_ids), 3 * P))
+        qcells.sum_duplicates()
+        qids = tuple(question_ids)
+    return ComparisonCounts(tuple(str(x) for x in systems), pairs, counts, n_excluded, qids, qcells)
+
+
 def _as_list(values) -> list:
     # numpy / pandas columns: tolist() gives plain Python scalars, which hash much faster.
     tolist = getattr(values, "tolist", None)

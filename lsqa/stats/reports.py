@@ -45,8 +45,7 @@ def rank_table(
     bootstrap rounds (``lsqa.stats.rank_intervals``; null when ``bootstrap=0``).
     Raises NoVerdicts when nothing is left to rank, ValueError for unusable rows.
     """
-    from lsqa.stats.ranking import (bootstrap_bradley_terry, comparison_groups, count_comparisons, fit_bradley_terry,
-                              unbounded_systems)
+    from lsqa.stats.ranking import count_comparisons
 
     rows = list(rows)
     if not rows:
@@ -60,6 +59,24 @@ def rank_table(
     data = count_comparisons(
         [r["system_a"] for r in rows], [r["system_b"] for r in rows], [r["winner"] for r in rows], qids
     )
+    return rank_counts(data, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor,
+                       tie_model=tie_model, level=level)
+
+
+def rank_counts(
+    data,
+    *,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    by_question: bool = False,
+    anchor: Optional[str] = None,
+    tie_model: str = "half",
+    level: float = 0.95,
+) -> dict:
+    """``rank_table`` of comparisons already counted (``lsqa.stats.ranking.ComparisonCounts``, with the
+    per-question cells when ``by_question``): what a workspace's verdicts are ranked from (issue 35)."""
+    from lsqa.stats.ranking import bootstrap_bradley_terry, comparison_groups, fit_bradley_terry, unbounded_systems
+
     if data.n_comparisons == 0:
         raise NoVerdicts("every comparison is 'none' (both answers wrong): nothing to rank")
     fit = fit_bradley_terry(data, tie_model=tie_model, anchor=anchor)

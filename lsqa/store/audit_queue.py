@@ -1,11 +1,13 @@
 """The audit queue: every verdict with its priority signals, one page at a time, most in need first.
 
-The queue is one query with window functions over the ``verdict_items`` view (structured item
-keys, ``db/migrations/0005_derived_views.sql``): at 50,000 verdicts it takes tens of milliseconds
-(``bench/bench_dashboard.py``), and only one page of rows leaves the database. Human labels and
-flags come from the shared views (``human_labels``, ``current_flags``), so the queue and the
-statistics never disagree about what a human said. The priority signals read the verdicts alone and
-are kept between calls until the verdicts change (``_signals``): a review re-reads only the rest.
+The signals are kept per verdict (``lsqa.store.queue_signals``, issue 35) and a page is read from
+them without sorting every verdict (``_kept_page``): 40-90 ms at a million verdicts, where
+computing them over every verdict took 0.78 s (2.6 s cold; ``bench/bench_queue_scale.py``). Human
+labels come from the reviews as the shared views define them (``human_labels``), flags from
+``current_flags``, so the queue and the statistics never disagree about what a human said. The
+computed read (``_full_page``: one query with the signals of ``_SIGNALS`` over every verdict) is
+still there: for other weights, for a workspace whose kept rows do not add up, and for the tests and
+benches that compare the two.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from lsqa.store import queue_signals
+from lsqa.store.queue_signals import PRIORITY_WEIGHTS  # noqa: F401  (the queue's weights, lsqa.audit re-exports them)
 from lsqa.store.bulk import fetch_dicts
 
 # Which verdicts are shared by every annotator under an overlap setting: a fixed hash of the id in
@@ -68,8 +72,8 @@ def _signals(con):
 
 def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems=None, documents=None,
                 labels=None, statuses=None, reviewed: str = "all", exclude=None, overlap: float = 1.0,
-                reviewed_by=None, questions=None, search=(), limit: int = 100,
-                offset: int = 0) -> tuple[list[dict], int]:
+                reviewed_by=None, questions=None, search=(), limit: int = 100, offset: int = 0,
+                full: bool = False) -> tuple[list[dict], int]:
     """One page of verdicts, most in need of a human first, and the number matching the filters.
 
     ``weights``: ``failed``, ``disagreement``, ``self_inconsistent``, ``flagged`` (see
@@ -86,49 +90,235 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     decides which); in ``not_mine`` the others drop out once anybody reviewed them. Order:
     verdicts nobody reviewed yet first, then by priority, then by a stable key (the id last: a total
     order, so a page is the same whatever else is left out).
+
+    The signals come from ``lsqa.store.queue_signals`` (kept per verdict); ``full``: computed here over
+    every verdict instead, as before they were kept (tests and benches compare the two).
     """
-    where, named = ["1=1"], {}
+    named: dict = {}
 
     def param(value) -> str:
         name = f"p{len(named)}"
         named[name] = value
         return "$" + name
 
-    for column, values in (("j.judge", judges), ("q.document_id", documents), ("j.label", labels),
-                           ("j.status", statuses)):
+    same_weights = {k: float(v) for k, v in weights.items()} == PRIORITY_WEIGHTS
+    rel = queue_signals.relation(con) if same_weights and not full else None
+    kept = rel is not None
+    # Conditions on the verdict's own columns, and on its reviews, my assignments or my exclusion.
+    # ``everyone``: a verdict that nobody reviewed, that is not left out and not assigned to me is in
+    # the queue whenever its own columns are (so the kept read need look at the others only).
+    static, review, everyone, special = [], [], True, ["SELECT judgment_id AS id FROM h"]
+    for column, values in (("j.judge", judges), ("j.label", labels), ("j.status", statuses)):
         if values:
-            where.append(f"{column} IN (SELECT unnest({param(list(values))}))")
+            static.append(f"{column} IN (SELECT unnest({param(list(values))}))")
+    if documents:
+        p = param(list(documents))
+        static.append(f"j.question_id IN (SELECT id FROM questions WHERE document_id IN (SELECT unnest({p})))"
+                      if kept else f"q.document_id IN (SELECT unnest({p}))")
     if systems:
         p = param(list(systems))
-        where.append(f"(j.system_a IN (SELECT unnest({p})) OR j.system_b IN (SELECT unnest({p})))")
+        static.append(f"(j.system_a IN (SELECT unnest({p})) OR j.system_b IN (SELECT unnest({p})))")
+    if questions:
+        static.append(f"j.question_id IN (SELECT unnest({param(list(questions))}))")
+    for term in search or ():  # on the verdict's question and answers: a review never changes them
+        p = param(term)
+        static.append(f"(j.question_id IN (SELECT id FROM questions WHERE contains(lower(text), {p}))"
+                      f" OR EXISTS (SELECT 1 FROM answers a WHERE a.question_id = j.question_id"
+                      f" AND a.system_name IN (j.system_a, j.system_b) AND contains(lower(a.text), {p})))")
     if reviewed == "unreviewed":
-        where.append("coalesce(h.n_reviewers, 0) = 0")
+        review.append("coalesce(h.n_reviewers, 0) = 0")
     elif reviewed == "not_mine":
-        where.append("h.my_label IS NULL AND h.my_action IS NULL")
+        review.append("h.my_action IS NULL" if kept else "h.my_label IS NULL AND h.my_action IS NULL")
         if overlap < 1.0:
-            where.append(f"(coalesce(h.n_reviewers, 0) = 0 OR {SHARED_SQL} < {param(_overlap_buckets(overlap))})")
+            review.append(f"(coalesce(h.n_reviewers, 0) = 0 OR {SHARED_SQL} < {param(_overlap_buckets(overlap))})")
     elif reviewed == "mine":
-        where.append("h.my_action IS NOT NULL")
+        review.append("h.my_action IS NOT NULL")
+        everyone = False
     elif reviewed == "second":
-        where.append("h.n_people = 1 AND h.my_action IS NULL")
+        review.append("h.n_people = 1 AND h.my_action IS NULL")
+        everyone = False
     elif reviewed == "assigned":
-        where.append("j.id IN (SELECT judgment_id FROM assignments WHERE annotator = $annotator)"
-                     " AND h.my_action IS NULL")
+        review.append("j.id IN (SELECT judgment_id FROM assignments WHERE annotator = $annotator)"
+                      " AND h.my_action IS NULL")
+        special.append("SELECT judgment_id FROM assignments WHERE annotator = $annotator")
+        everyone = False
     elif reviewed != "all":
         raise ValueError(f"reviewed must be all, unreviewed, not_mine, mine, second or assigned, not {reviewed!r}")
     if reviewed_by:
-        where.append(f"j.id IN (SELECT judgment_id FROM human_labels WHERE annotator IN (SELECT unnest({param(list(reviewed_by))})))")
-    if questions:
-        where.append(f"j.question_id IN (SELECT unnest({param(list(questions))}))")
-    for term in search or ():
-        p = param(term)
-        where.append(f"(contains(lower(q.text), {p}) OR EXISTS (SELECT 1 FROM answers a WHERE a.question_id = j.question_id"
-                     f" AND a.system_name IN (j.system_a, j.system_b) AND contains(lower(a.text), {p})))")
+        review.append(f"j.id IN (SELECT judgment_id FROM {'l' if kept else 'human_labels'}"
+                      f" WHERE annotator IN (SELECT unnest({param(list(reviewed_by))})))")
+        everyone = False
     if exclude:
-        where.append(f"j.id NOT IN (SELECT unnest({param(list(exclude))}))")
-    con.register("queue_signals", _signals(con))
+        p = param(list(exclude))
+        review.append(f"j.id NOT IN (SELECT unnest({p}))")
+        special.append(f"SELECT unnest({p})")
+    named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
+                  "w_disagreement": float(weights["disagreement"]),
+                  "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
+    if kept:
+        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+    return _full_page(con, " AND ".join(["1=1", *static, *review]), named, limit, offset)
+
+
+# The queue's order: verdicts nobody reviewed first, then by priority, then a stable key (the id last).
+_ORDER = ("(coalesce(h.n_reviewers, 0) > 0), priority DESC, j.question_id, j.judge, j.system_a, j.system_b,"
+          " j.shown_order, j.reference, j.id")
+_PRIORITY = """( $w_failed * (j.status <> 'ok')::INTEGER
+               + $w_disagreement * {disagreement}
+               + $w_self * {self_inconsistent}::INTEGER
+               + $w_flagged * ({flagged})::INTEGER)"""
+
+# Each annotator's current label per verdict as the human_labels view has it (migration 0005), read
+# from the reviews alone: the view joins every verdict to take a confirm's label, which the page
+# takes from its own rows instead.
+_LABELS = """
+    l AS (SELECT judgment_id, annotator, action, label, gold FROM (
+              SELECT r.*, row_number() OVER (PARTITION BY judgment_id, annotator ORDER BY id DESC) AS rn
+              FROM human_reviews r
+              WHERE r.action <> 'undo'
+                AND r.id NOT IN (SELECT undoes FROM human_reviews WHERE action = 'undo' AND undoes IS NOT NULL))
+          WHERE rn = 1),
+    h AS (SELECT judgment_id, count(*) AS n_reviewers, count(*) FILTER (WHERE NOT gold) AS n_people,
+                 any_value(label) FILTER (WHERE annotator = $annotator) AS my_review_label,
+                 any_value(action) FILTER (WHERE annotator = $annotator) AS my_action
+          FROM l GROUP BY judgment_id)"""
+
+
+def _by_key(rel: str, keys: str) -> str:
+    """The rows of ``rel`` whose ``id_key`` is among ``keys``: in the kept table, found on that one
+    column and then read by row id (scanning every column for a few rows costs 5 times as much)."""
+    if rel == queue_signals.TABLE:
+        return f"SELECT * FROM {rel} WHERE rowid IN (SELECT rowid FROM {rel} WHERE id_key IN ({keys}))"
+    return f"SELECT * FROM {rel} j WHERE j.id_key IN ({keys})"
+
+
+# Per state of the kept signals and filters of the verdicts' own columns: how many verdicts have each
+# priority. A review changes neither, so the Audit page's read after one needs no pass over the
+# verdicts for it (``queue_signals.EDITION`` names the state; a catch-up makes a new one).
+_PRIORITIES: OrderedDict = OrderedDict()
+_PRIORITIES_MAX = 64
+
+
+def _static_key(where_static: str, named: dict) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in _used(where_static, named).items()))
+
+
+def _priorities(con, rel: str, where_static: str, named: dict, edition: str | None) -> tuple[list, str | None]:
+    """``[(priority, verdicts)]`` of the verdicts matching ``where_static``, highest first, and the state
+    of the kept signals it was counted in (None: ``rel`` is not the kept table alone, nothing is kept)."""
+    key = (edition, where_static, _static_key(where_static, named))
+    if edition is not None:
+        with _kept_lock:
+            if key in _PRIORITIES:
+                _PRIORITIES.move_to_end(key)
+                return _PRIORITIES[key], edition
+    sql = (f"SELECT j.priority, count(*), any_value({queue_signals.EDITION}) FROM {rel} j WHERE {where_static}"
+           f" GROUP BY 1 ORDER BY 1 DESC")
+    rows = con.execute(sql, _used(sql, named)).fetchall()
+    hist = [(p, n) for p, n, _ in rows]
+    if edition is None or not rows:
+        return hist, None if edition is None else edition
+    counted = rows[0][2]
+    if counted == edition:
+        with _kept_lock:
+            _PRIORITIES[key] = hist
+            while len(_PRIORITIES) > _PRIORITIES_MAX:
+                _PRIORITIES.popitem(last=False)
+    return hist, counted
+
+
+def _used(sql: str, named: dict) -> dict:
+    return {k: v for k, v in named.items() if f"${k}" in sql}  # DuckDB refuses parameters a query has not
+
+
+def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bool, special: list[str],
+               named: dict, limit: int, offset: int) -> tuple[list[dict], int]:
+    """The page from the kept signals (``lsqa.store.queue_signals``), reading few of them.
+
+    The queue is the verdicts matching ``static`` (their own columns) and ``review``, in ``_ORDER``.
+    Only the *special* verdicts — reviewed by someone, left out, or assigned to me: a few, found by
+    their ``id_key`` — can be out of it or behind the unreviewed ones for a reason other than their own
+    columns; every other verdict matching ``static`` is in it when ``everyone``, among the unreviewed
+    first. So the first ``offset + limit`` verdicts of the queue are among the special ones and the
+    first ``offset + limit + (number of special ones)`` matching ``static`` in the order of priority
+    and key; those are all the verdicts above some priority ``t`` and the first of priority ``t`` by
+    key, which DuckDB finds without sorting a million rows (a count per priority, then a sort on the
+    key whose first column, the question, tells rows apart at once). The page is the queue's query
+    over these candidates; the total is counted the same way."""
+    where_static = " AND ".join(["1=1", *static])
+    where_all = " AND ".join(["1=1", *static, *review])
+    labels = f"""{_LABELS},
+        special AS (SELECT DISTINCT id FROM ({" UNION ALL ".join(special)}) WHERE id IS NOT NULL)"""
+    edition, top, total = None, "", 0
+    if everyone:
+        n_special_sql = f"WITH {labels} SELECT count(*), {queue_signals.EDITION} FROM special"
+        n_special, edition = con.execute(n_special_sql, _used(n_special_sql, named)).fetchall()[0]
+        hist, edition = _priorities(con, rel, where_static, named, edition if rel == queue_signals.TABLE else None)
+        total = sum(int(n) for _, n in hist)
+        wanted = offset + limit + int(n_special)
+        above, band = 0, None
+        for priority, n in hist:
+            if above + n >= wanted:
+                band = priority
+                break
+            above += n
+        if band is None:  # fewer verdicts match than the page reaches: all of them
+            top = f"SELECT j.* FROM {rel} j WHERE {where_static}"
+        else:
+            named = {**named, "band": band}
+            top = f"""(SELECT j.* FROM {rel} j WHERE {where_static} AND j.priority > $band)
+                UNION ALL
+                (SELECT j.* FROM {rel} j WHERE {where_static} AND j.priority = $band
+                 ORDER BY j.question_id, j.judge, j.system_a, j.system_b, j.shown_order, j.reference, j.id
+                 LIMIT {int(wanted - above)})"""
     sql = f"""
-        WITH s AS (SELECT * FROM queue_signals),
+        WITH {labels},
+        near AS MATERIALIZED ({_by_key(rel, "SELECT md5_number_lower(id) FROM special")}),
+        srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special)),
+        stats AS (SELECT count(*) FILTER (WHERE {where_static}) AS n_static,
+                         count(*) FILTER (WHERE {where_all}) AS n_matching,
+                         {queue_signals.EDITION} AS edition
+                  FROM srows j LEFT JOIN h ON h.judgment_id = j.id),
+        cand AS MATERIALIZED ({f"({top}) UNION SELECT * FROM srows" if top else "SELECT * FROM srows"}),
+        page AS (
+            SELECT j.*, coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_action,
+                   CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label
+            FROM cand j LEFT JOIN h ON h.judgment_id = j.id
+            WHERE {where_all}
+            ORDER BY {_ORDER}
+            LIMIT {int(limit)} OFFSET {int(offset)})
+        SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
+               j.label, j.raw_label, j.status, q.document_id, d.title, j.disagreement, j.n_others,
+               j.self_inconsistent, j.flagged, j.n_reviewers, j.my_label, j.my_action, j.priority,
+               stats.n_static AS _n_static, stats.n_matching AS _n_matching, stats.edition AS _edition
+        FROM stats
+        LEFT JOIN page j ON true
+        LEFT JOIN questions q ON q.id = j.question_id
+        LEFT JOIN documents d ON d.id = q.document_id
+        ORDER BY (j.n_reviewers > 0), j.priority DESC, j.question_id, j.judge, j.system_a, j.system_b,
+                 j.shown_order, j.reference, j.id"""
+    rows = fetch_dicts(con, sql, _used(sql, named))
+    if edition is not None and rows[0]["_edition"] != edition:
+        # The kept signals changed between the two reads (a catch-up in another thread): read again.
+        _PRIORITIES.pop((edition, where_static, _static_key(where_static, named)), None)
+        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+    # Of the special verdicts: every one matching their own columns was counted above when everyone
+    # else is in the queue; those of them in the queue are counted instead.
+    total += int(rows[0]["_n_matching"]) - (int(rows[0]["_n_static"]) if everyone else 0)
+    for r in rows:
+        del r["_n_static"], r["_n_matching"], r["_edition"]
+    return [r for r in rows if r["id"] is not None], total
+
+
+def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[list[dict], int]:
+    """The page with every verdict's signals computed here (``_signals``): how the queue was read before
+    the signals were kept, and still when the kept rows cannot stand for the verdicts."""
+    con.register("queue_signals_now", _signals(con))
+    priority = _PRIORITY.format(disagreement="coalesce(s.disagreement, 0.0)",
+                                self_inconsistent="coalesce(s.self_inconsistent, false)",
+                                flagged="f.question_id IS NOT NULL")
+    sql = f"""
+        WITH s AS (SELECT * FROM queue_signals_now),
              h AS (SELECT l.judgment_id, count(*) AS n_reviewers, count(*) FILTER (WHERE g.id IS NULL) AS n_people,
                           any_value(l.label) FILTER (WHERE l.annotator = $annotator) AS my_label,
                           any_value(l.action) FILTER (WHERE l.annotator = $annotator) AS my_action
@@ -141,10 +331,7 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
                coalesce(s.self_inconsistent, false) AS self_inconsistent,
                f.question_id IS NOT NULL AS flagged,
                coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_label, h.my_action,
-               ( $w_failed * (j.status <> 'ok')::INTEGER
-               + $w_disagreement * coalesce(s.disagreement, 0.0)
-               + $w_self * coalesce(s.self_inconsistent, false)::INTEGER
-               + $w_flagged * (f.question_id IS NOT NULL)::INTEGER) AS priority,
+               {priority} AS priority,
                count(*) OVER () AS n_total
         FROM verdict_items j
         LEFT JOIN s ON s.id = j.id
@@ -152,18 +339,14 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         LEFT JOIN f ON f.question_id = j.question_id
         LEFT JOIN questions q ON q.id = j.question_id
         LEFT JOIN documents d ON d.id = q.document_id
-        WHERE {" AND ".join(where)}
-        ORDER BY (coalesce(h.n_reviewers, 0) > 0), priority DESC, j.question_id, j.judge, j.system_a, j.system_b,
-                 j.shown_order, j.reference, j.id
+        WHERE {where}
+        ORDER BY {_ORDER}
         LIMIT {int(limit)} OFFSET {int(offset)}"""
-    named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
-                  "w_disagreement": float(weights["disagreement"]),
-                  "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
     try:
         rows = fetch_dicts(con, sql, named)
         total = int(rows[0]["n_total"]) if rows else _count_only(con, sql, named, offset)
     finally:
-        con.unregister("queue_signals")
+        con.unregister("queue_signals_now")
     for r in rows:
         r.pop("n_total", None)
     return rows, total
@@ -178,7 +361,7 @@ def _count_only(con, sql: str, named: dict, offset: int) -> int:
     if offset == 0:
         return 0
     inner = sql.rsplit("LIMIT", 1)[0]
-    return int(con.execute(f"SELECT count(*) FROM ({inner})", named).fetchone()[0])
+    return int(con.execute(f"SELECT count(*) FROM ({inner})", named).fetchall()[0][0])
 
 
 def queue_choices(con) -> dict:

@@ -474,11 +474,12 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
         raise WorkspaceError(f"workspace {path} is read-only (file or folder permissions): it can be read "
                              "but not changed; make it writable, or copy it to a folder you can write")
     with connect(path) as con:
+        key = str(Path(path).resolve())
         if change is None:
             with transaction(con):
                 yield con
+            _after_commit(con, key)
             return
-        key = str(Path(path).resolve())
         entry, me = _attachment(key), threading.get_ident()
         with entry.lock:
             before = _version_attached(key, entry)
@@ -491,6 +492,19 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
             alone = start[2] and set(entry.open_by) == {me} and not others_opened
         if alone and before is not None and after is not None:
             lineage.record(key, after, before, change)
+        _after_commit(con, key)
+
+
+def _after_commit(con: duckdb.DuckDBPyConnection, key: str) -> None:
+    """Derived data a write may have left behind, caught up in a transaction of its own: the audit
+    queue's kept signals of the questions the write marked (``lsqa.store.queue_signals``). The write
+    is committed whatever happens here; reads stay exact without it (they read marked questions fresh)."""
+    from lsqa.store import queue_signals
+
+    try:
+        queue_signals.catch_up(con, key)
+    except duckdb.Error as exc:
+        log.warning("audit queue signals not caught up after a write (%s); the queue reads them fresh", exc)
 
 
 def migration_files(directory: Path = MIGRATIONS_DIR) -> list[Path]:
@@ -539,6 +553,11 @@ def _data_step(name: str, con: duckdb.DuckDBPyConnection) -> None:
         from lsqa.store.prompt_texts import compact_stored_calls
 
         compact_stored_calls(con)
+    if name.startswith("0019_"):
+        # SQL alone could, but the signals are defined once, in lsqa.store.queue_signals.
+        from lsqa.store.queue_signals import rebuild
+
+        rebuild(con)
 
 
 def forget_migrated(path: str | Path | None = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lsqa.store import queue_signals
 from lsqa.store.bulk import fetch_dicts, insert_rows
 from lsqa.vocabulary import FAMILIES, PAIRWISE
 
@@ -87,6 +88,7 @@ def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
         if r.get("family") not in FAMILIES:
             raise ValueError(f"verdict {r.get('id')!r} ({r.get('kind')!r}) has family {r.get('family')!r}, "
                              f"not one of {', '.join(FAMILIES)}: take it from the kind's record")
+    queue_signals.mark(con, (r.get("question_id") for r in rows))  # the audit queue's kept signals
     return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing", key=("id",))
 
 

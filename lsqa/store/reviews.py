@@ -9,6 +9,7 @@ reference (``retract`` when there was none). The current state is derived by the
 
 from __future__ import annotations
 
+from lsqa.store import queue_signals
 from lsqa.store.bulk import fetch_dicts
 from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES, SKIP_REASONS
 
@@ -72,6 +73,7 @@ def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: s
         " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
         [annotator.strip(), question_id, reference, reason, note, undoes, role],
     ).fetchone()
+    queue_signals.mark(con, [question_id])  # the audit queue's kept signals: "flagged"
     return int(row[0])
 
 

@@ -46,10 +46,17 @@ def effective_verdicts(con, *, judge: str | None = None, family: str | None = No
     verdict the judge failed to give (parse error, call error) counts once a human labelled it; with
     ``exclude_flagged`` questions with a flagged reference are left out.
     """
+    sql, params = _effective(judge=judge, family=family, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                             columns="""j.id, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b,
+                                        j.shown_order, j.reference, j.label AS judge_label, j.raw_label, h.human_label,
+                                        j.score, q.document_id""")
+    return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order", params)
+
+
+def _effective(*, judge, family, use_overrides, exclude_flagged, columns: str) -> tuple[str, list]:
+    """The SQL of ``effective_verdicts``' rows (``columns`` and the effective ``label``), unordered."""
     sql = f"""
-        SELECT j.id, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
-               j.label AS judge_label, j.raw_label, h.human_label, j.score, q.document_id,
-               {"coalesce(h.human_label, j.label)" if use_overrides else "j.label"} AS label
+        SELECT {columns}, {"coalesce(h.human_label, j.label)" if use_overrides else "j.label"} AS label
         FROM judgments j
         LEFT JOIN (SELECT judgment_id, label AS human_label FROM final_human_labels) h ON h.judgment_id = j.id
         LEFT JOIN questions q ON q.id = j.question_id
@@ -63,7 +70,57 @@ def effective_verdicts(con, *, judge: str | None = None, family: str | None = No
         params.append(family)
     if exclude_flagged:
         sql += " AND j.question_id NOT IN (SELECT question_id FROM current_flags)"
-    return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order", params)
+    return sql, params
+
+
+def comparison_counts(con, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+                      by_question: bool = False) -> dict | None:
+    """A side-by-side judge's decided verdicts (``effective_verdicts``' rows of family pairwise) counted
+    in SQL, for Bradley-Terry (issue 35: a million verdicts without a Python object each). None when
+    there are none.
+
+    ``{"systems", "labels", "questions", "rows", "same_system"}``: the systems in order of first
+    appearance in the rows ordered as ``effective_verdicts`` orders them (question, system A, system B;
+    A before B within a row); the labels as stored (distinct); with ``by_question`` the question ids
+    in order; ``rows``: numpy arrays ``a``, ``b`` (system indices), ``label`` (label index), ``n`` (how
+    many), and ``q`` (question index) with ``by_question``; ``same_system``: rows whose two systems are one."""
+    sql, params = _effective(judge=judge, family=PAIRWISE, use_overrides=use_overrides,
+                             exclude_flagged=exclude_flagged, columns="j.question_id, j.system_a, j.system_b")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _lsqa_comparisons AS {sql}", params)
+    try:
+        n_rows, same = con.execute("SELECT count(*), count(*) FILTER (WHERE system_a = system_b)"
+                                   " FROM _lsqa_comparisons").fetchall()[0]
+        if not n_rows:
+            return None
+        # First appearance: the least (question, system A, system B, side) among the rows naming the system.
+        systems = [r[0] for r in con.execute("""
+            SELECT s FROM (SELECT system_a AS s, [question_id, system_a, system_b, '0'] AS seen FROM _lsqa_comparisons
+                           UNION ALL
+                           SELECT system_b, [question_id, system_a, system_b, '1'] FROM _lsqa_comparisons)
+            GROUP BY s ORDER BY min(seen)""").fetchall()]
+        labels = [r[0] for r in con.execute("SELECT DISTINCT label FROM _lsqa_comparisons ORDER BY label").fetchall()]
+        named = {"systems": systems, "labels": labels}
+        keys = ["a", "b", "label"]
+        joins = """
+            JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sa ON sa.s = c.system_a
+            JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sb ON sb.s = c.system_b"""
+        questions = None
+        if by_question:
+            questions = [r[0] for r in con.execute(
+                "SELECT DISTINCT question_id FROM _lsqa_comparisons ORDER BY question_id").fetchall()]
+            named["questions"] = questions
+            keys.append("q")
+            joins += """
+            JOIN (SELECT unnest($questions) AS question_id, generate_subscripts($questions, 1) - 1 AS k) qi
+                 ON qi.question_id = c.question_id"""
+        rows = con.execute(f"""
+            SELECT sa.k AS a, sb.k AS b, list_position($labels, c.label) - 1 AS label,
+                   {"qi.k AS q," if by_question else ""} count(*) AS n
+            FROM _lsqa_comparisons c {joins}
+            GROUP BY ALL ORDER BY {", ".join(keys)}""", named).fetchnumpy()
+        return {"systems": systems, "labels": labels, "questions": questions, "rows": rows, "same_system": int(same)}
+    finally:
+        con.execute("DROP TABLE IF EXISTS _lsqa_comparisons")
 
 
 # A system that answers with a NarrativeQA reference is one of the references, not a witness for it.

@@ -1,0 +1,112 @@
+"""Generated workspaces of any size for the scale benches and tests (issue 35): rows written with SQL
+inside DuckDB, a million verdicts in seconds, ids as ``lsqa.judging.ids.judgment_id`` makes them.
+
+``plain``: the issue's measurement — 10 systems, one side-by-side judge on all 45 pairs of every
+question, one order each (a random one), labels drawn from a Bradley-Terry model with ties and
+'none', 0.5% parse errors. ``rich``: every family and what the audit queue's signals read — two
+side-by-side judges (the first on both orders of a third of the questions, so it can flip), a
+ground-truth side-by-side judge, AutoAIS, ground truth on both references and similarity, so that
+disagreement, self-inconsistency and failures all occur.
+
+Randomness is a hash of the row's key and the seed: the same call makes the same workspace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsqa import store
+
+N_SYSTEMS = 10
+PAIRS_PER_QUESTION = N_SYSTEMS * (N_SYSTEMS - 1) // 2
+N_DOCUMENTS = 40
+
+# One uniform number in [0, 1) per row and purpose, from the row's key: DuckDB's hash is fixed.
+_U = "((hash({key}, $seed, '{what}') % 1000003) / 1000003.0)"
+
+_PAIRS = f"""
+    SELECT a.i AS ia, b.i AS ib, 'sys-' || a.i AS system_a, 'sys-' || b.i AS system_b
+    FROM range({N_SYSTEMS}) a(i), range({N_SYSTEMS}) b(i) WHERE a.i < b.i"""
+
+
+def _u(key: str, what: str) -> str:
+    return _U.format(key=key, what=what)
+
+
+def _pairwise(judge: str, kind: str, orders: str, reference: str, strength: float) -> str:
+    """Side-by-side verdicts of ``judge`` on every pair of every question: ``orders`` a SQL list of
+    the orders shown per question, ``strength`` the spread of the systems' Bradley-Terry β."""
+    key = f"q.id, p.system_a, p.system_b, o.shown_order, '{judge}', r.reference"
+    p_a = f"(1.0 / (1.0 + exp(-{strength} * (p.ib - p.ia) / {N_SYSTEMS})))"  # lower index: stronger
+    u = _u(key, "label")
+    label = f"""CASE WHEN {u} < 0.05 THEN 'none' WHEN {u} < 0.15 THEN 'tie'
+                     WHEN ({u} - 0.15) / 0.85 < {p_a} THEN 'A' ELSE 'B' END"""
+    return f"""
+        SELECT '{judge}' AS judge, '{kind}' AS kind, 'pairwise' AS family, q.id AS question_id,
+               p.system_a, p.system_b, o.shown_order, r.reference,
+               {label} AS label0, {_u(key, 'status')} < 0.005 AS failed
+        FROM bench_questions q CROSS JOIN ({_PAIRS}) p
+        CROSS JOIN LATERAL (SELECT unnest({orders}) AS shown_order) o
+        CROSS JOIN (SELECT unnest({reference}) AS reference) r"""
+
+
+def _binary(judge: str, kind: str, references: str, accept: str) -> str:
+    key = f"q.id, s.system, '{judge}', r.reference"
+    return f"""
+        SELECT '{judge}' AS judge, '{kind}' AS kind, 'binary' AS family, q.id AS question_id,
+               s.system AS system_a, '' AS system_b, 'ab' AS shown_order, r.reference,
+               CASE WHEN {_u(key, 'label')} < {accept} THEN 'yes' ELSE 'no' END AS label0,
+               {_u(key, 'status')} < 0.005 AS failed
+        FROM bench_questions q
+        CROSS JOIN (SELECT i, 'sys-' || i AS system FROM range({N_SYSTEMS}) t(i)) s
+        CROSS JOIN (SELECT unnest({references}) AS reference) r"""
+
+
+def build(path: Path, n_verdicts: int, *, rich: bool = False, seed: int = 0) -> dict:
+    """Make the workspace ``path`` (a new file) with about ``n_verdicts`` verdicts; returns counts."""
+    per_question = PAIRS_PER_QUESTION if not rich else (
+        PAIRS_PER_QUESTION * (1 + 1 / 3) + PAIRS_PER_QUESTION + PAIRS_PER_QUESTION + N_SYSTEMS * 4)
+    n_questions = max(1, round(n_verdicts / per_question))
+    if rich:
+        sources = [
+            _pairwise("sxs-1", "pairwise", "CASE WHEN q.n % 3 = 0 THEN ['ab', 'ba'] ELSE ['ab'] END", "['']", 3.0),
+            _pairwise("sxs-2", "pairwise", f"[CASE WHEN {_u('q.id', 'order')} < 0.5 THEN 'ab' ELSE 'ba' END]",
+                      "['']", 1.5),
+            _pairwise("gt-sxs", "groundtruth-pairwise", "['ab']", "['1']", 2.0),
+            _binary("autoais", "absolute", "['']", "0.3 + 0.05 * s.i"),
+            _binary("gt", "groundtruth", "['1', '2']", "0.35 + 0.04 * s.i"),
+            _binary("sim", "similarity", "['']", "0.4 + 0.03 * s.i"),
+        ]
+    else:
+        sources = [_pairwise("bench-sxs", "pairwise",
+                             f"[CASE WHEN {_u('q.id', 'order')} < 0.5 THEN 'ab' ELSE 'ba' END]", "['']", 3.0)]
+    with store.write(path) as con:
+        con.execute(f"""
+            INSERT INTO documents (id, source, content_sha1, title, kind)
+            SELECT 'bench-doc-' || i, 'generated', sha1('bench-doc-' || i), 'Generated book ' || i, 'book'
+            FROM range({N_DOCUMENTS}) t(i)""")
+        con.execute(f"""
+            INSERT INTO questions (id, document_id, origin, text, reference_1, reference_2, source_index)
+            SELECT printf('bench:q%07d', i), 'bench-doc-' || (i % {N_DOCUMENTS}), 'imported',
+                   'Generated question ' || i || '?', 'first reference ' || i, 'second reference ' || i, i
+            FROM range({n_questions}) t(i)""")
+        con.execute(f"""
+            INSERT INTO systems (name, model, context)
+            SELECT 'sys-' || i, 'bench/generated', 'none' FROM range({N_SYSTEMS}) t(i)""")
+        con.execute(f"""CREATE TEMP TABLE bench_questions AS
+                        SELECT printf('bench:q%07d', i) AS id, i AS n FROM range({n_questions}) t(i)""")
+        for sql in sources:
+            con.execute(f"""
+                INSERT INTO judgments (id, judge, kind, family, question_id, system_a, system_b, shown_order,
+                                       reference, label, raw_label, status, raw)
+                SELECT sha1(concat_ws(chr(31), judge, kind, question_id, system_a, system_b, shown_order, reference)),
+                       judge, kind, family, question_id, system_a, system_b, shown_order, reference,
+                       CASE WHEN failed THEN NULL ELSE label0 END,
+                       CASE WHEN failed THEN '' WHEN shown_order = 'ba' AND label0 = 'A' THEN 'B'
+                            WHEN shown_order = 'ba' AND label0 = 'B' THEN 'A' ELSE label0 END,
+                       CASE WHEN failed THEN 'parse_error' ELSE 'ok' END,
+                       CASE WHEN failed THEN 'the judge said something else' ELSE '' END
+                FROM ({sql})""", {"seed": seed})
+        con.execute("DROP TABLE bench_questions")
+        n = int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
+    return {"verdicts": n, "questions": n_questions, "systems": N_SYSTEMS}
