@@ -39,7 +39,12 @@ def _cases(con) -> list[dict]:
               dict(statuses=["parse_error", "error"], reviewed="all"),
               dict(judges=judges[-1:], reviewed="all", exclude=opened[:3], limit=7),
               dict(annotator="cy", reviewed="not_mine", limit=100_000),  # the whole queue
-              dict(annotator="ana", reviewed="all", offset=10**7)]  # past the end: the total still counts
+              dict(annotator="ana", reviewed="all", offset=10**7),  # past the end: the total still counts
+              # the Audit page's search (question or judged answers) and a link's question
+              dict(annotator="ana", reviewed="not_mine", search=audit.search_terms("the"), limit=60),
+              dict(annotator="ben", reviewed="all", search=audit.search_terms("A s"), judges=judges[:1]),
+              dict(reviewed="all", questions=[q for q, in con.execute(
+                  "SELECT DISTINCT question_id FROM judgments ORDER BY 1 LIMIT 3").fetchall()])]
     return cases
 
 
