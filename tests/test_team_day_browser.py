@@ -109,11 +109,14 @@ def test_a_teams_day(day):
     wait_idle(ada)
     side.locator('[data-testid="stSelectbox"]').filter(has_text="Judge").click()
     ada.get_by_role("option", name=GT, exact=True).click()
+    wait_idle(ada)  # each choice reruns the page and draws the panel again: wait, as a person sees it redrawn
     names = side.locator('[data-testid="stMultiSelect"]').filter(has_text="Annotators")
     for name in ("ana", "ben"):
-        names.click()
+        names.locator("input").click()
         ada.get_by_role("option", name=name, exact=True).click()
-    ada.keyboard.press("Escape")
+        ada.keyboard.press("Escape")
+        wait_idle(ada)
+    expect(names.locator("[data-tag]")).to_have_count(2)
     count = side.get_by_label("Verdicts")
     count.fill("3")
     count.press("Enter")
