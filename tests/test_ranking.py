@@ -23,6 +23,7 @@ from lsqa.stats.ranking import (
     is_strongly_connected,
     log_likelihood,
     mcnemar_test,
+    unbounded_systems,
     win_probability,
     win_probability_matrix,
 )
@@ -402,6 +403,43 @@ def test_davidson_bootstrap_runs():
     ci = bootstrap_bradley_terry(data, rounds=200, seed=0, tie_model="davidson")
     fit = fit_bradley_terry(data, tie_model="davidson")
     assert np.all((ci.beta_low <= fit.beta) & (fit.beta <= ci.beta_high))
+
+
+# s1 never wins: it ties with s0 (and loses once to it) and loses twice to s2, which only ties s0.
+# The wins do not connect the systems; counted as half wins each way, the ties do. Davidson's
+# likelihood then rises without end as ν and the spread of β grow together (s0-s2 ties certain,
+# s2 beating s1 certain). This was one round of a bootstrap that raised 'Singular matrix'.
+NO_DAVIDSON_MLE = [("s0", "s1", "A")] + [("s0", "s1", "tie")] * 9 + [("s0", "s2", "tie")] * 3 + [("s2", "s1", "A")] * 2
+
+
+def test_davidson_without_a_finite_mle_falls_back_to_the_prior():
+    data = _counts(NO_DAVIDSON_MLE, systems=["s0", "s1", "s2"])
+    assert is_strongly_connected(data.win_matrix())  # the half-tie check sees nothing wrong
+    fit = fit_bradley_terry(data, tie_model="davidson")
+    assert fit.converged and fit.prior == FALLBACK_PRIOR
+    assert np.all(np.abs(fit.beta) < 10) and 0 < fit.tie_param < 100
+    assert fit.beta[fit.index("s1")] == fit.beta.min()  # the one that never won is last
+    assert fit_bradley_terry(data).prior == 0.0  # the half model's MLE exists
+    with pytest.raises(ValueError, match="does not exist"):
+        fit_bradley_terry(data, tie_model="davidson", prior=0)
+    ci = bootstrap_bradley_terry(data, rounds=200, seed=0, tie_model="davidson")
+    assert ci.n_fallback_rounds == 200 and np.all(np.abs(ci.samples) < 10)
+    assert "never beat" in unbounded_systems(data, "davidson")[data.systems.index("s1")]
+    assert unbounded_systems(data) == {}
+
+
+@PROPERTY
+@given(rows=rows_st, by_question=st.booleans())
+def test_davidson_output_is_always_finite_and_bounded(rows, by_question):
+    # Before the fix, 691 of 3,000 random small tables like these raised LinAlgError in the
+    # bootstrap, and rounds that did not raise reached |β| > 300.
+    data = _counts(rows, question_id=[f"q{k % 5}" for k in range(len(rows))])
+    if data.n_comparisons == 0:
+        return
+    fit = fit_bradley_terry(data, tie_model="davidson")
+    ci = bootstrap_bradley_terry(data, rounds=50, seed=1, tie_model="davidson", by_question=by_question)
+    assert fit.converged and np.all(np.abs(fit.beta) < 30)
+    assert np.all(np.isfinite(ci.samples)) and np.all(np.abs(ci.samples) < 30)
 
 
 # --------------------------------------------------------------------------------------------

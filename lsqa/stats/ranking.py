@@ -35,7 +35,10 @@ penalty (``prior=0`` demands the plain MLE and raises if it does not exist). In 
 round is judged on its own: a round whose resampled graph is not strongly connected uses the
 fallback prior. Davidson's ν: with no ties at all its MLE is ν = 0, and the fit is held at
 ν = e^-50 (plain Bradley-Terry, reported as ν = 0); with only ties the fallback ridge
-``FALLBACK_TIE_PRIOR`` on ln ν keeps it finite.
+``FALLBACK_TIE_PRIOR`` on ln ν keeps it finite. Davidson's MLE can also lie at infinity when the
+wins do connect every system (one pair only ties, another only wins of one side: the likelihood
+rises as ν and the spread of β grow together); its Newton fit then meets a singular Hessian or does
+not converge, and that fit (or bootstrap round) is done again with both fallback priors.
 
 References: Bradley & Terry (1952); Zermelo (1929); Ford (1957); Davidson (1970); Hunter (2004)
 "MM algorithms for generalized Bradley-Terry models", Ann. Statist. 32(1); Efron & Tibshirani (1993)
@@ -281,9 +284,10 @@ def comparison_groups(data: ComparisonCounts) -> np.ndarray:
     return labels
 
 
-def unbounded_systems(data: ComparisonCounts) -> dict[int, str]:
+def unbounded_systems(data: ComparisonCounts, tie_model: str = "half") -> dict[int, str]:
     """Systems whose strength the data do not bound (index → why), and systems with no decided
-    comparison at all. A tie counts as half a win each way.
+    comparison at all. A tie counts as half a win each way (``half``), as nothing under Davidson's
+    model (``_connecting_tie_weight``).
 
     The MLE needs a strongly connected comparison graph (Ford 1957). When a group splits into
     several strongly connected parts, the gaps *between* parts are unbounded while strengths
@@ -291,11 +295,12 @@ def unbounded_systems(data: ComparisonCounts) -> dict[int, str]:
     reference, and the systems of every other part are reported: those that never lost to the rest
     of their group (no upper bound) or never beat it (no lower bound). So one system that lost
     every comparison leaves the others' strengths and intervals intact."""
-    W = data.win_matrix(0.5)
+    W = data.win_matrix(_connecting_tie_weight(tie_model))
     groups = comparison_groups(data)
     _, scc = connected_components(sparse.csr_matrix(W > 0), directed=True, connection="strong")
-    played = (W + W.T).sum(axis=1) > 0
-    games = W + W.T
+    games = data.win_matrix(0.5)  # every comparison counts once, whatever the tie model
+    games = games + games.T
+    played = games.sum(axis=1) > 0
     reference: dict[int, int] = {}  # group → its reference strongly connected part
     for g in set(groups.tolist()):
         parts = {int(c) for c in scc[(groups == g) & played]}
@@ -435,6 +440,7 @@ def _newton(prob: _Problem, x0: np.ndarray, tol: float = NEWTON_TOL, max_iter: i
     fval = np.full(B, np.nan)  # objective at the current point, when known
     active = np.arange(B)
     eye_idx = np.arange(m) * (m + 1)
+    flat = np.zeros(B, dtype=bool)  # met a singular Hessian: not converged, whatever its last step
     for _ in range(max_iter):
         if active.size == 0:
             break
@@ -472,7 +478,10 @@ def _newton(prob: _Problem, x0: np.ndarray, tol: float = NEWTON_TOL, max_iter: i
                 H[fixed, m, :] = 0.0
                 H[fixed, :, m] = 0.0
                 H[fixed, m, m] = 1.0
-        step = -np.linalg.solve(H, grad[..., None])[..., 0]
+        step, singular = _newton_steps(H, grad)
+        if singular.any():  # no unique Newton step: this dataset's MLE is not a finite point (see _newton_steps)
+            flat[active[singular]] = True
+            step[singular] = 0.0
 
         # Backtracking: halve the step of any dataset whose objective did not decrease. Inside
         # Newton's quadratic region a tiny step cannot overshoot: only larger ones are checked,
@@ -502,11 +511,31 @@ def _newton(prob: _Problem, x0: np.ndarray, tol: float = NEWTON_TOL, max_iter: i
         # Quadratic convergence: after a full step of size s the error is O(s²), so a full step
         # below STEP_TOL leaves an error far below NEWTON_TOL and the confirming step is skipped.
         size = np.max(np.abs(move), axis=1)
-        done = (size < tol) | ((size < STEP_TOL) & (scale == 1.0))
+        done = (size < tol) | ((size < STEP_TOL) & (scale == 1.0)) | singular
         active = active[~done]
-    converged = np.ones(B, dtype=bool)
+    converged = ~flat
     converged[active] = False
     return x, iters, converged
+
+
+def _newton_steps(H: np.ndarray, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Newton steps ``-H⁻¹·grad`` of a stack of datasets, and which datasets had a singular ``H``.
+
+    ``H`` is positive definite wherever the fit has a finite optimum. It is singular where the
+    likelihood is flat along some direction: Davidson data whose likelihood is highest at infinity
+    (e.g. one pair only ties, another only wins of one side: ν → ∞ while β spreads out), which the
+    connectivity check on wins cannot see. One such dataset must not stop the others (a bootstrap
+    fits hundreds at once): it is reported, and its caller refits it with the fallback priors."""
+    try:
+        return -np.linalg.solve(H, grad[..., None])[..., 0], np.zeros(len(H), dtype=bool)
+    except np.linalg.LinAlgError:
+        steps, singular = np.zeros_like(grad), np.zeros(len(H), dtype=bool)
+        for r in range(len(H)):
+            try:
+                steps[r] = -np.linalg.solve(H[r], grad[r])
+            except np.linalg.LinAlgError:
+                singular[r] = True
+        return steps, singular
 
 
 # --------------------------------------------------------------------------------------------
@@ -554,6 +583,16 @@ class BTResult:
 def _check_tie_model(tie_model: str) -> None:
     if tie_model not in TIE_MODELS:
         raise ValueError(f"tie_model must be one of {TIE_MODELS}, not {tie_model!r}")
+
+
+def _connecting_tie_weight(tie_model: str) -> float:
+    """How much of a tie counts as a win in each direction when asking whether the MLE exists.
+
+    Half: a tie is half a win each way, so ties connect (Hunter 2004, Assumption 1 on W). Davidson:
+    a tie connects nothing. Where some group never wins against the rest (it only ties with them or
+    loses), the likelihood keeps rising as ν and the strengths move apart together (ties certain
+    within one pair, wins certain within another), so β needs the fallback prior."""
+    return 0.0 if tie_model == "davidson" else 0.5
 
 
 def _prior_for(W: np.ndarray, prior: float | None) -> float:
@@ -606,8 +645,7 @@ def fit_bradley_terry(
     m = len(data.systems)
     if m == 0:
         raise ValueError("no systems to rank")
-    W = data.win_matrix()
-    lam = _prior_for(W, prior)
+    lam = _prior_for(data.win_matrix(_connecting_tie_weight(tie_model)), prior)
     n_ties, n_all = float(data.counts[:, 2].sum()), float(data.counts.sum())
     rho = _tie_prior_for(n_ties, n_all, tie_model)
     no_ties = tie_model == "davidson" and n_ties == 0
@@ -617,6 +655,17 @@ def fit_bradley_terry(
     if no_ties:
         x0[0, m] = THETA_NO_TIES
     x, iters, conv = _newton(prob, x0)
+    if not conv[0] and tie_model == "davidson":
+        # Davidson data can have no finite MLE although the wins connect every system (see
+        # _newton_steps): the fallback priors on β and ln ν, as for data the connectivity check catches.
+        if prior == 0:
+            raise ValueError("the maximum-likelihood estimate of Davidson's model does not exist for these "
+                             "comparisons (its likelihood is highest with ν and the strengths at infinity); "
+                             "use prior=None or prior>0")
+        lam, rho = max(lam, FALLBACK_PRIOR), max(rho, FALLBACK_TIE_PRIOR)
+        prob = _Problem(m, data.pairs, data.counts[None], tie_model, np.array([lam]), np.array([rho]),
+                        np.array([no_ties]))
+        x, iters, conv = _newton(prob, x0)
     beta = _identify(x[0, :m], data.systems, anchor)
     theta = x[0, m] if tie_model == "davidson" else None
     nll = _pair_nll(_pair_differences(prob, x[:, :m]), None if theta is None else x[:, m], prob.c, tie_model)
@@ -752,7 +801,13 @@ def bootstrap_bradley_terry(
         start_x[:, :m] = x0 - x0.mean()
         if davidson:
             start_x[:, m] = np.where(fixed, THETA_NO_TIES, th0)
-        x, _, _ = _newton(prob, start_x)
+        x, _, conv = _newton(prob, start_x)
+        redo = np.flatnonzero(~conv) if davidson else np.zeros(0, dtype=int)
+        if redo.size:  # rounds with no finite Davidson MLE (see _newton_steps): the fallback priors
+            n_fallback += int(np.count_nonzero(lam[redo] <= (prior or 0.0)))
+            again = _Problem(m, data.pairs, c[redo], tie_model, np.maximum(lam[redo], FALLBACK_PRIOR),
+                             np.maximum(rho[redo], FALLBACK_TIE_PRIOR), fixed[redo])
+            x[redo], _, _ = _newton(again, start_x[redo])
         samples[done : done + b] = _identify(x[:, :m], data.systems, anchor)
         done += b
 
@@ -772,14 +827,16 @@ def _round_priors(data: ComparisonCounts, c: np.ndarray, prior: float | None, ti
         lam = np.full(b, float(prior))
     else:
         lam = np.zeros(b)
-        full_W = data.win_matrix()
-        full_ok = is_strongly_connected(full_W)
+        tie_weight = _connecting_tie_weight(tie_model)
+        full_ok = is_strongly_connected(data.win_matrix(tie_weight))
         # A round can only lose strong connectivity if a direction that had wins now has none.
-        dir_full = np.stack([data.counts[:, 0] + data.counts[:, 2], data.counts[:, 1] + data.counts[:, 2]], 1)
-        dir_round = np.stack([c[..., 0] + c[..., 2], c[..., 1] + c[..., 2]], 2)
+        dir_full = np.stack([data.counts[:, 0] + tie_weight * data.counts[:, 2],
+                             data.counts[:, 1] + tie_weight * data.counts[:, 2]], 1)
+        dir_round = np.stack([c[..., 0] + tie_weight * c[..., 2], c[..., 1] + tie_weight * c[..., 2]], 2)
         suspect = np.any((dir_round == 0) & (dir_full[None] > 0), axis=(1, 2))
         for r in range(b):
-            if not full_ok or (suspect[r] and not is_strongly_connected(_win_matrix(m, data.pairs, c[r]))):
+            if not full_ok or (suspect[r] and not is_strongly_connected(
+                    _win_matrix(m, data.pairs, c[r], tie_weight))):
                 lam[r] = FALLBACK_PRIOR
     rho = np.zeros(b)
     fixed = np.zeros(b, dtype=bool)

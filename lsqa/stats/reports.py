@@ -91,7 +91,7 @@ def rank_counts(
         from lsqa.stats.rank_intervals import from_bootstrap
 
         ranks = from_bootstrap(fit.beta, ci.samples, level=level, groups=groups)
-    notes = unbounded_systems(data)
+    notes = unbounded_systems(data, tie_model)
     systems = []
     for k in order:
         low = _finite(ci.strength_low[k]) if ci else None
