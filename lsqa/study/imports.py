@@ -148,10 +148,14 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     A plain file of good rows is read, checked and written in SQL (``lsqa.study.staged_judgments``,
     issue 35); any other file row by row here, which words the errors.
     """
+    staged = import_judgments_staged(workspace, Path(path))
+    return staged if staged is not None else import_judgments_rows(workspace, path)
+
+
+def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSummary:
+    """``import_judgments`` row by row: one Python record per verdict, every error worded here
+    (and the oracle tests/test_staged_imports.py compares the SQL path with)."""
     path = Path(path)
-    staged = import_judgments_staged(workspace, path)
-    if staged is not None:
-        return staged
     summary = IngestSummary(str(path))
     known_cols = set(sum(JUDGMENT_ALIASES.values(), ())) | {"system_b", "shown_order", "reference", "evidence"}
     records = []
@@ -235,4 +239,4 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     return summary
 
 
-__all__ = ["import_answers", "import_judgments"]
+__all__ = ["import_answers", "import_judgments", "import_judgments_rows"]
