@@ -1,13 +1,14 @@
 """Issue 35: ``kill -9`` during ``lsqa import-judgments`` leaves the workspace as it was.
 
 A real kill, no hook: a child process imports 200,000 verdicts (a few seconds in SQL) and is killed
-with SIGKILL at several moments after its import began (its spill folder next to the workspace is
-the sign). Every table must then be exactly as before (row count and a digest of every row), and the
-same import run again must add every verdict.
+with SIGKILL at several moments after its import began (the sign: its spill folder next to the
+workspace, made when it begins). Every table must then be exactly as before (row count and a digest
+of every row), and the same import run again must add every verdict.
 """
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 
 from bench.scale_workspace import build, verdict_file
 from lsqa import store
+from lsqa.store.staging import SPILL
 from lsqa.study.imports import import_judgments
 
 from .bad_input import snapshot
@@ -30,7 +32,7 @@ IMPORT = "import sys; from lsqa.study.imports import import_judgments; import_ju
 
 
 def _spilling(folder: Path) -> bool:
-    return any(p.name.startswith(".lsqa-import-") for p in folder.iterdir())
+    return (folder / SPILL).exists()
 
 
 def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
@@ -44,6 +46,7 @@ def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
     before = snapshot(ws)
     landed = []
     for delay in (0.0, 0.3, 0.8, 1.5, 2.5):
+        shutil.rmtree(tmp_path / SPILL, ignore_errors=True)  # a killed import leaves it
         child = subprocess.Popen([sys.executable, "-c", IMPORT, str(ws), str(rest)], cwd=PROJECT_ROOT,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60

@@ -19,8 +19,6 @@ connections (a dashboard's pages) run under the same limit; the previous values 
 from __future__ import annotations
 
 import contextlib
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -29,6 +27,9 @@ import duckdb
 # The instance's limit while an import runs: the file's rows, the staged verdicts and the indexes
 # of the insert spill past it (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts).
 IMPORT_MEMORY_LIMIT = "768MB"
+
+# The spill folder an import's DuckDB writes to when it runs out of memory, next to the workspace.
+SPILL = ".lsqa-spill"
 
 # A byte no printable line holds: the CSV reader's delimiter, so that a line is one value.
 _DELIMITER = "\\x01"
@@ -61,19 +62,34 @@ def drop(con, *tables: str) -> None:
 
 @contextlib.contextmanager
 def bounded_memory(con, folder: Path) -> Iterator[None]:
-    """Run the block with ``IMPORT_MEMORY_LIMIT`` and a spill folder inside ``folder`` (the
-    workspace's), both instance-wide (see the module's docstring); the old values come back after."""
+    """Run the block with ``IMPORT_MEMORY_LIMIT`` and a spill folder ``SPILL`` inside ``folder`` (the
+    workspace's), both instance-wide (see the module's docstring); the old values come back after.
+
+    DuckDB cannot move its spill folder once it has spilled: a process that spilled before keeps the
+    folder it used then (its first import's, or DuckDB's default ``.tmp``)."""
     old_limit, old_temp = con.execute(
         "SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
-    spill = Path(tempfile.mkdtemp(prefix=".lsqa-import-", dir=folder))
+    spill = folder / SPILL
+    spill.mkdir(exist_ok=True)
+    moved = False
     try:
         con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
-        con.execute(f"SET temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
+        try:
+            con.execute(f"SET temp_directory = '{_quoted(spill)}'")
+            moved = True
+        except duckdb.NotImplementedException:
+            pass  # spilled before, elsewhere: see above
         yield
     finally:
         try:
             con.execute(f"SET memory_limit = '{old_limit}'")
-            con.execute(f"SET temp_directory = '{str(old_temp).replace(chr(39), chr(39) * 2)}'")
+            if moved:
+                con.execute(f"SET temp_directory = '{_quoted(old_temp)}'")
         except duckdb.Error:
-            pass  # an aborted transaction refuses SET too; the block's own error is what matters
-        shutil.rmtree(spill, ignore_errors=True)
+            pass  # the folder was used, so it stays DuckDB's; an aborted transaction refuses SET too
+        with contextlib.suppress(OSError):
+            spill.rmdir()  # only when empty: DuckDB removes its files, the folder may still be its own
+
+
+def _quoted(path) -> str:
+    return str(path).replace("'", "''")

@@ -23,6 +23,7 @@ a verdict the workspace has with another label. The first offending line is the 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from lsqa import store
@@ -262,13 +263,18 @@ def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary 
     try:
         if not path.is_file() or not 0 < path.stat().st_size <= MAX_TABLE_BYTES:
             return None  # the row importer words what is wrong
+        folder = Path(workspace).resolve().parent
+        if not Path(workspace).is_file() or store.is_read_only(workspace) or not os.access(folder, os.W_OK):
+            # A new workspace, or one that cannot be written (nor its spill folder made): the row
+            # importer reads the file first and says what is wrong with it before the workspace's refusal.
+            return None
     except OSError:
         return None
     summary = IngestSummary(str(path))
     try:
         # The limit and its spill folder outlive the write: DuckDB may keep the transaction's rows in
         # the spill folder until they are committed (and the queue's catch-up after reads them all).
-        with store.connect(workspace) as settings, staging.bounded_memory(settings, Path(workspace).resolve().parent), \
+        with store.connect(workspace) as settings, staging.bounded_memory(settings, folder), \
                 store.write(workspace) as con:
             if staging.load_lines(con, path, LINES) is None or not _plain_lines(con):
                 raise _Declined
