@@ -24,9 +24,12 @@ from typing import Iterator
 
 import duckdb
 
-# The instance's limit while an import runs: the file's rows, the staged verdicts and the indexes
-# of the insert spill past it (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts).
-IMPORT_MEMORY_LIMIT = "768MB"
+# The instance's limit while an import runs: the file's lines and staged rows spill past it
+# (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts). Plus, per verdict the workspace
+# already has, room for its share of the table's two indexes, which DuckDB holds in memory while it
+# inserts (5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone).
+IMPORT_MEMORY_LIMIT_MB = 768
+INDEX_BYTES_PER_ROW = 400
 
 # The spill folder an import's DuckDB writes to when it runs out of memory, next to the workspace.
 SPILL = ".lsqa-spill"
@@ -61,8 +64,8 @@ def drop(con, *tables: str) -> None:
 
 
 @contextlib.contextmanager
-def bounded_memory(con, folder: Path) -> Iterator[None]:
-    """Run the block with ``IMPORT_MEMORY_LIMIT`` and a spill folder ``SPILL`` inside ``folder`` (the
+def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
+    """Run the block with ``IMPORT_MEMORY_LIMIT_MB`` (and room for the indexes of ``indexed_rows``) and a spill folder ``SPILL`` inside ``folder`` (the
     workspace's), both instance-wide (see the module's docstring); the old values come back after.
 
     DuckDB cannot move its spill folder once it has spilled: a process that spilled before keeps the
@@ -73,7 +76,8 @@ def bounded_memory(con, folder: Path) -> Iterator[None]:
     spill.mkdir(exist_ok=True)
     moved = False
     try:
-        con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
+        limit_mb = IMPORT_MEMORY_LIMIT_MB + indexed_rows * INDEX_BYTES_PER_ROW // 2**20
+        con.execute(f"SET memory_limit = '{limit_mb}MB'")
         try:
             con.execute(f"SET temp_directory = '{_quoted(spill)}'")
             moved = True

@@ -254,6 +254,10 @@ def _insert(con) -> tuple[int, int]:
     return int(added[0]) if added else 0, int(total)
 
 
+def _verdicts(con) -> int:
+    return int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
+
+
 def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
     """Import the verdicts of ``path`` in SQL, or None (nothing written) when the file is not one the
     SQL reads exactly as the row importer: the caller then imports it row by row."""
@@ -274,8 +278,8 @@ def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary 
     try:
         # The limit and its spill folder outlive the write: DuckDB may keep the transaction's rows in
         # the spill folder until they are committed (and the queue's catch-up after reads them all).
-        with store.connect(workspace) as settings, staging.bounded_memory(settings, folder), \
-                store.write(workspace) as con:
+        with store.connect(workspace) as settings, \
+                staging.bounded_memory(settings, folder, _verdicts(settings)), store.write(workspace) as con:
             if staging.load_lines(con, path, LINES) is None or not _plain_lines(con):
                 raise _Declined
             if suffix == ".csv":
