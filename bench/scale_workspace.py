@@ -62,8 +62,28 @@ def _binary(judge: str, kind: str, references: str, accept: str) -> str:
         CROSS JOIN (SELECT unnest({references}) AS reference) r"""
 
 
-def build(path: Path, n_verdicts: int, *, rich: bool = False, seed: int = 0) -> dict:
-    """Make the workspace ``path`` (a new file) with about ``n_verdicts`` verdicts; returns counts."""
+_PLAIN = _pairwise("bench-sxs", "pairwise", f"[CASE WHEN {_u('q.id', 'order')} < 0.5 THEN 'ab' ELSE 'ba' END]",
+                  "['']", 3.0)
+
+
+def verdict_file(con, path: Path, first_question: int, n_questions: int, seed: int = 0) -> int:
+    """Write the ``plain`` workspace's verdicts on questions ``first_question`` .. + ``n_questions`` as
+    a CSV file for ``lsqa import-judgments`` (question_id, rater, kind, system_a, system_b,
+    shown_order, label); ``con``: any DuckDB connection. Returns the number of rows."""
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE bench_questions AS
+                    SELECT printf('bench:q%07d', i) AS id, i AS n
+                    FROM range({first_question}, {first_question + n_questions}) t(i)""")
+    quoted = str(path).replace("'", "''")
+    con.execute(f"""COPY (SELECT question_id, judge AS rater, kind, system_a, system_b, shown_order, label0 AS label
+                          FROM ({_PLAIN}) ORDER BY question_id, system_a, system_b)
+                    TO '{quoted}' (HEADER, QUOTE '')""", {"seed": seed})
+    con.execute("DROP TABLE bench_questions")
+    return n_questions * PAIRS_PER_QUESTION
+
+
+def build(path: Path, n_verdicts: int, *, rich: bool = False, seed: int = 0, verdicts: bool = True) -> dict:
+    """Make the workspace ``path`` (a new file) with about ``n_verdicts`` verdicts; returns counts.
+    ``verdicts=False``: the questions and systems only (what ``verdict_file`` rows are imported into)."""
     per_question = PAIRS_PER_QUESTION if not rich else (
         PAIRS_PER_QUESTION * (1 + 1 / 3) + PAIRS_PER_QUESTION + PAIRS_PER_QUESTION + N_SYSTEMS * 4)
     n_questions = max(1, round(n_verdicts / per_question))
@@ -78,8 +98,9 @@ def build(path: Path, n_verdicts: int, *, rich: bool = False, seed: int = 0) -> 
             _binary("sim", "similarity", "['']", "0.4 + 0.03 * s.i"),
         ]
     else:
-        sources = [_pairwise("bench-sxs", "pairwise",
-                             f"[CASE WHEN {_u('q.id', 'order')} < 0.5 THEN 'ab' ELSE 'ba' END]", "['']", 3.0)]
+        sources = [_PLAIN]
+    if not verdicts:
+        sources = []
     with store.write(path) as con:
         con.execute(f"""
             INSERT INTO documents (id, source, content_sha1, title, kind)

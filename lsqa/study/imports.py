@@ -19,6 +19,7 @@ from lsqa.errors import InputError
 from lsqa.judging.ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
+from lsqa.study.staged_judgments import import_judgments_staged
 from lsqa.judging import kinds as judge_kinds
 from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, name_problem, shown_name
 from lsqa.vocabulary import IMPORTED, REFERENCES
@@ -143,7 +144,17 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
 
     Columns: item/question id, rater, kind, system_a, system_b (pairwise kinds), label; optional
     shown_order (ab|ba), reference (1|2), evidence. Other columns are kept in ``extra``.
+
+    A plain file of good rows is read, checked and written in SQL (``lsqa.study.staged_judgments``,
+    issue 35); any other file row by row here, which words the errors.
     """
+    staged = import_judgments_staged(workspace, Path(path))
+    return staged if staged is not None else import_judgments_rows(workspace, path)
+
+
+def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSummary:
+    """``import_judgments`` row by row: one Python record per verdict, every error worded here
+    (and the oracle tests/test_staged_imports.py compares the SQL path with)."""
     path = Path(path)
     summary = IngestSummary(str(path))
     known_cols = set(sum(JUDGMENT_ALIASES.values(), ())) | {"system_b", "shown_order", "reference", "evidence"}
@@ -228,4 +239,4 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     return summary
 
 
-__all__ = ["import_answers", "import_judgments"]
+__all__ = ["import_answers", "import_judgments", "import_judgments_rows"]

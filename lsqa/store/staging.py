@@ -1,0 +1,99 @@
+"""A table file loaded into DuckDB as one row per line, for imports checked in SQL (issue 35).
+
+``lsqa import-judgments`` reads a million verdicts in seconds this way instead of one Python dict
+per row: the file goes into a TEMP table of ``(line, text)`` (DuckDB's CSV reader with no quote,
+no escape and a delimiter that printable text never holds, so every physical line is one row and
+the row's position is its line number), and the importer parses and checks the lines in SQL.
+
+Nothing here refuses a file: when DuckDB cannot read it as plain lines (a control byte, text that
+is not UTF-8, a line over DuckDB's line limit), ``load_lines`` says so (None) and the importer
+reads the file the row-by-row way, which words the error (``lsqa.corpus.tables``).
+
+Memory: an import's connection runs under ``memory_limit`` with a spill folder next to the
+workspace (``bounded_memory``), so a large file spills to disk instead of growing the process.
+DuckDB's ``memory_limit`` and ``temp_directory`` are settings of the *instance*, and every workspace
+of a process shares one instance (``lsqa.store.db``): while an import runs, the process's other
+connections (a dashboard's pages) run under the same limit; the previous values come back after.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+# The instance's limit while an import runs: the file's lines and staged rows spill past it
+# (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts). Plus, per verdict the workspace
+# already has, room for its share of the table's two indexes, which DuckDB holds in memory while it
+# inserts (5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone).
+IMPORT_MEMORY_LIMIT_MB = 768
+INDEX_BYTES_PER_ROW = 400
+
+# The spill folder an import's DuckDB writes to when it runs out of memory, next to the workspace.
+SPILL = ".lsqa-spill"
+
+# A byte no printable line holds: the CSV reader's delimiter, so that a line is one value.
+_DELIMITER = "\\x01"
+
+
+def load_lines(con, path: Path, table: str) -> int | None:
+    """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path``
+    (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
+    read the file as plain lines (the caller reads it row by row, which says what is wrong)."""
+    quoted = str(path).replace("'", "''")
+    try:
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE {table} AS
+            SELECT text FROM read_csv('{quoted}', columns = {{'text': 'VARCHAR'}}, delim = E'{_DELIMITER}',
+                                      quote = '', escape = '', header = false, auto_detect = false,
+                                      strict_mode = true, null_padding = false, new_line = '\\n')""")
+        # CREATE TABLE AS keeps the reader's order (preserve_insertion_order): the rowids are the
+        # lines' positions in the file, from an offset (rows not yet committed count from 2**55).
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE {table} AS
+                        SELECT rowid - (SELECT min(rowid) FROM {table}) + 1 AS line, text FROM {table}""")
+        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    except duckdb.Error:
+        return None
+
+
+def drop(con, *tables: str) -> None:
+    for table in tables:
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+@contextlib.contextmanager
+def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
+    """Run the block with ``IMPORT_MEMORY_LIMIT_MB`` (and room for the indexes of ``indexed_rows``) and a spill folder ``SPILL`` inside ``folder`` (the
+    workspace's), both instance-wide (see the module's docstring); the old values come back after.
+
+    DuckDB cannot move its spill folder once it has spilled: a process that spilled before keeps the
+    folder it used then (its first import's, or DuckDB's default ``.tmp``)."""
+    old_limit, old_temp = con.execute(
+        "SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
+    spill = folder / SPILL
+    spill.mkdir(exist_ok=True)
+    moved = False
+    try:
+        limit_mb = IMPORT_MEMORY_LIMIT_MB + indexed_rows * INDEX_BYTES_PER_ROW // 2**20
+        con.execute(f"SET memory_limit = '{limit_mb}MB'")
+        try:
+            con.execute(f"SET temp_directory = '{_quoted(spill)}'")
+            moved = True
+        except duckdb.NotImplementedException:
+            pass  # spilled before, elsewhere: see above
+        yield
+    finally:
+        try:
+            con.execute(f"SET memory_limit = '{old_limit}'")
+            if moved:
+                con.execute(f"SET temp_directory = '{_quoted(old_temp)}'")
+        except duckdb.Error:
+            pass  # the folder was used, so it stays DuckDB's; an aborted transaction refuses SET too
+        with contextlib.suppress(OSError):
+            spill.rmdir()  # only when empty: DuckDB removes its files, the folder may still be its own
+
+
+def _quoted(path) -> str:
+    return str(path).replace("'", "''")

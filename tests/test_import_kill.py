@@ -1,0 +1,70 @@
+"""Issue 35: ``kill -9`` during ``lsqa import-judgments`` leaves the workspace as it was.
+
+A real kill, no hook: a child process imports 200,000 verdicts (a few seconds in SQL) and is killed
+with SIGKILL at several moments after its import began (the sign: its spill folder next to the
+workspace, made when it begins). Every table must then be exactly as before (row count and a digest
+of every row), and the same import run again must add every verdict.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from bench.scale_workspace import build, verdict_file
+from lsqa import store
+from lsqa.store.staging import SPILL
+from lsqa.study.imports import import_judgments
+
+from .bad_input import snapshot
+from .conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+IMPORT = "import sys; from lsqa.study.imports import import_judgments; import_judgments(sys.argv[1], sys.argv[2])"
+
+
+def _spilling(folder: Path) -> bool:
+    return (folder / SPILL).exists()
+
+
+def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
+    ws = tmp_path / "ws.duckdb"
+    made = build(ws, 200_000, verdicts=False)
+    first, rest = tmp_path / "first.csv", tmp_path / "rest.csv"
+    with duckdb.connect() as con:
+        verdict_file(con, first, 0, 10)
+        n = verdict_file(con, rest, 10, made["questions"] - 10)
+    import_judgments(ws, first)  # the workspace has verdicts (and kept queue signals) before
+    before = snapshot(ws)
+    landed = []
+    for delay in (0.0, 0.3, 0.8, 1.5, 2.5):
+        shutil.rmtree(tmp_path / SPILL, ignore_errors=True)  # a killed import leaves it
+        child = subprocess.Popen([sys.executable, "-c", IMPORT, str(ws), str(rest)], cwd=PROJECT_ROOT,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while not _spilling(tmp_path) and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)
+        if child.poll() is None:
+            child.send_signal(signal.SIGKILL)
+            landed.append(delay)
+        child.wait(timeout=60)
+        if child.returncode == 0:
+            break  # the import finished before the kill: later delays cannot land either
+        assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()[-2000:]
+        assert snapshot(ws) == before, f"the workspace changed after a kill {delay} s into the import"
+    assert len(landed) >= 2, f"kills landed only after {landed} s"
+    if snapshot(ws) == before:
+        summary = import_judgments(ws, rest)
+        assert summary.added == {"judgments": n}
+    with store.connect(ws) as con:
+        assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == n + 10 * 45
+        assert con.execute("SELECT count(*) FROM queue_dirty").fetchone()[0] == 0
