@@ -8,6 +8,7 @@ of every row), and the same import run again must add every verdict.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -20,7 +21,7 @@ import pytest
 
 from bench.scale_workspace import build, verdict_file
 from lsqa import store
-from lsqa.store.staging import SPILL
+from lsqa.store.staging import MEMORY_ENV, SPILL
 from lsqa.study.imports import import_judgments
 
 from .bad_input import snapshot
@@ -68,3 +69,26 @@ def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
     with store.connect(ws) as con:
         assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == n + 10 * 45
         assert con.execute("SELECT count(*) FROM queue_dirty").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("memory_mb", ["40", "100"])
+def test_an_import_out_of_memory_says_so_and_writes_nothing(tmp_path, memory_mb):
+    """Out of the import's memory while staging (40 MB here: DuckDB's OutOfMemoryException) or while
+    committing (100 MB: DuckDB refuses the commit and invalidates the process's database): one clear
+    error naming the knob, exit code 2, no traceback, the workspace as it was, and the same file
+    imported with the default limit afterwards adds every verdict."""
+    ws = tmp_path / "ws.duckdb"
+    made = build(ws, 200_000, verdicts=False)
+    rows = tmp_path / "all.csv"
+    with duckdb.connect() as con:
+        n = verdict_file(con, rows, 0, made["questions"])
+    before = snapshot(ws)
+    done = subprocess.run([sys.executable, "-m", "lsqa.cli", "import-judgments", str(rows), "-w", str(ws)],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, MEMORY_ENV: memory_mb})
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert f"needed more memory than the {memory_mb} MB it may use" in done.stderr
+    assert f"{MEMORY_ENV}=<MB>" in done.stderr and "nothing was written" in done.stderr
+    assert snapshot(ws) == before
+    assert import_judgments(ws, rows).added == {"judgments": n}

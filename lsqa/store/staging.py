@@ -14,15 +14,20 @@ workspace (``bounded_memory``), so a large file spills to disk instead of growin
 DuckDB's ``memory_limit`` and ``temp_directory`` are settings of the *instance*, and every workspace
 of a process shares one instance (``lsqa.store.db``): while an import runs, the process's other
 connections (a dashboard's pages) run under the same limit; the previous values come back after.
+An import that needs more than its limit stops with a WorkspaceError naming the limit and
+``LSQA_IMPORT_MEMORY_MB`` (nothing is written: the transaction never committed).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 from typing import Iterator
 
 import duckdb
+
+from lsqa.errors import WorkspaceError
 
 # The instance's limit while an import runs: the file's lines and staged rows spill past it
 # (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts). Plus, per verdict the workspace
@@ -30,6 +35,9 @@ import duckdb
 # inserts (5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone).
 IMPORT_MEMORY_LIMIT_MB = 768
 INDEX_BYTES_PER_ROW = 400
+# Another base limit for a machine with less (or more) memory to give an import, in MB.
+MEMORY_ENV = "LSQA_IMPORT_MEMORY_MB"
+MIN_MEMORY_MB = 32
 
 # The spill folder an import's DuckDB writes to when it runs out of memory, next to the workspace.
 SPILL = ".lsqa-spill"
@@ -70,20 +78,33 @@ def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
 
     DuckDB cannot move its spill folder once it has spilled: a process that spilled before keeps the
     folder it used then (its first import's, or DuckDB's default ``.tmp``)."""
+    base_mb = _base_limit_mb()
     old_limit, old_temp = con.execute(
         "SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
     spill = folder / SPILL
     spill.mkdir(exist_ok=True)
     moved = False
     try:
-        limit_mb = IMPORT_MEMORY_LIMIT_MB + indexed_rows * INDEX_BYTES_PER_ROW // 2**20
+        limit_mb = base_mb + indexed_rows * INDEX_BYTES_PER_ROW // 2**20
         con.execute(f"SET memory_limit = '{limit_mb}MB'")
         try:
             con.execute(f"SET temp_directory = '{_quoted(spill)}'")
             moved = True
         except duckdb.NotImplementedException:
             pass  # spilled before, elsewhere: see above
-        yield
+        try:
+            yield
+        except duckdb.Error as exc:
+            # Out of memory while staging (OutOfMemoryException) or while committing (DuckDB then
+            # refuses the commit, and may invalidate the process's database: a FatalException on the
+            # next use). Either way the transaction did not commit: nothing was written.
+            if "could not allocate" not in str(exc) and not isinstance(exc, duckdb.OutOfMemoryException):
+                raise
+            raise WorkspaceError(
+                f"{folder}: the import needed more memory than the {limit_mb:,} MB it may use (DuckDB: "
+                f"{str(exc).splitlines()[0][:160]}); nothing was written. Give it more with "
+                f"{MEMORY_ENV}=<MB> (now {base_mb}, plus {INDEX_BYTES_PER_ROW} bytes per verdict the workspace "
+                "has), or split the file") from None
     finally:
         try:
             con.execute(f"SET memory_limit = '{old_limit}'")
@@ -93,6 +114,17 @@ def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
             pass  # the folder was used, so it stays DuckDB's; an aborted transaction refuses SET too
         with contextlib.suppress(OSError):
             spill.rmdir()  # only when empty: DuckDB removes its files, the folder may still be its own
+
+
+def _base_limit_mb() -> int:
+    """``IMPORT_MEMORY_LIMIT_MB``, or the environment's ``MEMORY_ENV`` (a whole number of MB)."""
+    text = os.environ.get(MEMORY_ENV, "").strip()
+    if not text:
+        return IMPORT_MEMORY_LIMIT_MB
+    if not text.isdigit() or int(text) < MIN_MEMORY_MB:
+        raise WorkspaceError(f"{MEMORY_ENV}={text[:40]!r} is not a memory size in MB "
+                             f"(a whole number, at least {MIN_MEMORY_MB})")
+    return int(text)
 
 
 def _quoted(path) -> str:
