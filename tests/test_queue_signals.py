@@ -259,3 +259,21 @@ def test_other_weights_are_computed_over_every_verdict(demo_workspace):
         weights = {**W, "flagged": 5.0}
         rows, total = queue_store.audit_queue(con, weights=weights, reviewed="all", limit=20)
         assert (rows, total) == queue_store.audit_queue(con, weights=weights, full=True, reviewed="all", limit=20)
+
+
+@pytest.mark.parametrize("share, done", [(0.3, "questions"), (0.9, "rebuilt")])
+def test_a_catch_up_recomputes_the_marked_questions_or_rebuilds(demo_workspace, tmp_path, share, done):
+    """Marks on a share of the questions (a bulk import of new questions into a large workspace): a
+    catch-up recomputes only those when they are a minority (``REBUILD_SHARE``), else rebuilds; both
+    leave exactly the rows computed afresh, and no mark."""
+    ws = tmp_path / "ws.duckdb"
+    ws.write_bytes(Path(demo_workspace).read_bytes())
+    with store.connect(ws) as con:
+        questions = [q for q, in con.execute("SELECT DISTINCT question_id FROM queue_signals ORDER BY 1").fetchall()]
+        marked = questions[: int(share * len(questions))]
+        # Stale kept rows for the marked questions, as a writer leaves them before its catch-up.
+        con.execute("UPDATE queue_signals SET priority = -1 WHERE question_id IN (SELECT unnest(?))", [marked])
+        queue_signals.mark(con, marked)
+        assert queue_signals.catch_up(con, str(ws.resolve())) == done
+        assert con.execute("SELECT count(*) FROM queue_dirty").fetchone()[0] == 0
+    assert _kept_rows(ws) == _fresh_rows(ws)
