@@ -262,10 +262,12 @@ def test_other_weights_are_computed_over_every_verdict(demo_workspace):
 
 
 @pytest.mark.parametrize("share, done", [(0.3, "questions"), (0.9, "rebuilt")])
-def test_a_catch_up_recomputes_the_marked_questions_or_rebuilds(demo_workspace, tmp_path, share, done):
+def test_a_catch_up_recomputes_the_marked_questions_or_rebuilds(demo_workspace, tmp_path, monkeypatch, share,
+                                                                 done):
     """Marks on a share of the questions (a bulk import of new questions into a large workspace): a
     catch-up recomputes only those when they are a minority (``REBUILD_SHARE``), else rebuilds; both
     leave exactly the rows computed afresh, and no mark."""
+    monkeypatch.setattr(queue_signals, "FEW_QUESTIONS", 0)  # the demo has fewer questions than a large import
     ws = tmp_path / "ws.duckdb"
     ws.write_bytes(Path(demo_workspace).read_bytes())
     with store.connect(ws) as con:
