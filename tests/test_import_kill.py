@@ -61,11 +61,17 @@ def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
         if child.returncode == 0:
             break  # the import finished before the kill: later delays cannot land either
         assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()[-2000:]
-        assert snapshot(ws) == before, f"the workspace changed after a kill {delay} s into the import"
+        if snapshot(ws) != before:
+            # Killed after the commit, during the audit queue's catch-up: then the whole import is there
+            # (never a part of it), its marks left for the next catch-up; later delays cannot land earlier.
+            with store.connect(ws) as con:
+                assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == n + 10 * 45, \
+                    f"a kill {delay} s into the import left part of it"
+            break
     assert len(landed) >= 2, f"kills landed only after {landed} s"
-    if snapshot(ws) == before:
-        summary = import_judgments(ws, rest)
-        assert summary.added == {"judgments": n}
+    committed = snapshot(ws) != before
+    summary = import_judgments(ws, rest)  # its write's catch-up also takes marks a killed one left
+    assert summary.added == {"judgments": 0 if committed else n}
     with store.connect(ws) as con:
         assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == n + 10 * 45
         assert con.execute("SELECT count(*) FROM queue_dirty").fetchone()[0] == 0

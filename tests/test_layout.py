@@ -138,6 +138,23 @@ def test_doors():
     assert _importers("duckdb", [LSQA / "store" / "db.py"]) and _importers("litellm", [LSQA / "llm" / "provider.py"])
 
 
+def _sql_calls(path: Path) -> list[str]:
+    """Where ``path`` calls ``.execute(...)``, ``.executemany(...)`` or ``.sql(...)``: SQL run on a connection."""
+    return [f"{path.name}:{node.lineno}" for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("execute", "executemany", "sql")]
+
+
+def test_sql_only_in_the_store(tmp_path):
+    """The store is the one package with SQL (README, Architecture): no other module of lsqa or page runs it."""
+    pages = [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]
+    outside = [p for p in _python_files(LSQA) if "store" not in p.relative_to(LSQA).parts[:1]] + pages
+    assert [where for p in outside for where in _sql_calls(p)] == []
+    planted = tmp_path / "planted.py"
+    planted.write_text("def f(con):\n    return con.execute('SELECT 1').fetchall()\n")
+    assert _sql_calls(planted) == ["planted.py:2"]
+
+
 @pytest.mark.parametrize("path, source, banned", [
     ("lsqa/corpus/x.py", "import duckdb\n\nprint(duckdb)\n", True),
     ("lsqa/corpus/x.py", "from duckdb import connect\n\nprint(connect)\n", True),

@@ -50,11 +50,10 @@ def load_lines(con, path: Path, table: str) -> int | None:
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path``
     (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
     read the file as plain lines (the caller reads it row by row, which says what is wrong)."""
-    quoted = str(path).replace("'", "''")
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
-            SELECT text FROM read_csv('{quoted}', columns = {{'text': 'VARCHAR'}}, delim = E'{_DELIMITER}',
+            SELECT text FROM read_csv('{_quoted(path)}', columns = {{'text': 'VARCHAR'}}, delim = E'{_DELIMITER}',
                                       quote = '', escape = '', header = false, auto_detect = false,
                                       strict_mode = true, null_padding = false, new_line = '\\n')""")
         # CREATE TABLE AS keeps the reader's order (preserve_insertion_order): the rowids are the
