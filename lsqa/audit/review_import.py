@@ -28,6 +28,7 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store.reviews import MIN_INCLUSION_PROB  # the floor on π (1/π weighs an audit)
 from lsqa.corpus.tables import records as read_records
 from lsqa.audit.actions import MAX_ANNOTATOR_CHARS, annotator_problem
+from lsqa.audit.staged_reviews import import_reviews_staged
 from lsqa.text.names import lookalike_warnings, shown_name
 
 REVIEW_ALIASES = {"judge": ("judge", "rater"), "question_id": ("question_id", "item_id"),
@@ -88,7 +89,17 @@ def import_reviews(workspace: str | Path, path: str | Path, *, gold: bool = Fals
 
     ``gold``: the file is a gold set (reference labels, not a person's review): each row is marked
     gold (migration 0015) and never makes a verdict "need a second review". Marked per row, so a
-    file imported again with ``gold`` adds its rows as gold (the latest label of each annotator counts)."""
+    file imported again with ``gold`` adds its rows as gold (the latest label of each annotator counts).
+
+    A file of good rows the SQL reads exactly is matched and written there (``lsqa.audit.staged_reviews``,
+    issue 35); any other file row by row (``import_reviews_rows``), which words the errors."""
+    staged = import_reviews_staged(workspace, Path(path), gold=gold)
+    return staged if staged is not None else import_reviews_rows(workspace, path, gold=gold)
+
+
+def import_reviews_rows(workspace: str | Path, path: str | Path, *, gold: bool = False) -> IngestSummary:
+    """``import_reviews`` row by row: every verdict of the file's judges in Python, one ``add_review`` per
+    new row, every error worded here (and the oracle tests/test_staged_answers_reviews.py compares with)."""
     path = Path(path)
     summary = IngestSummary(str(path))
     rows = read_records(path, required_any=REVIEW_ALIASES)

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from lsqa.store import queue_signals, staging
+from lsqa.store.staging import Declined
 from lsqa.text.names import MAX_NAME_CHARS
 
 LINES, ROWS, STAGED = "lsqa_import_lines", "lsqa_import_rows", "lsqa_import_verdicts"
@@ -28,8 +29,6 @@ _STRING = r'"[^"\\]*"'
 _KEY_VALUE = f" *{_STRING} *: *{_STRING} *"
 _FLAT_OBJECT = f"^ *\\{{({_KEY_VALUE}(,{_KEY_VALUE})*)? *\\}} *$"
 
-class Declined(Exception):
-    """The file is not one the SQL reads exactly: roll back and let the row importer read it."""
 
 
 def _sql_text(value: str) -> str:

@@ -46,6 +46,11 @@ SPILL = ".lsqa-spill"
 _DELIMITER = "\\x01"
 
 
+class Declined(Exception):
+    """The file is not one an import's SQL reads exactly as its row importer: roll back and let the row
+    importer read it (it words the error, if there is one)."""
+
+
 def load_lines(con, path: Path, table: str) -> int | None:
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path``
     (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
@@ -63,6 +68,26 @@ def load_lines(con, path: Path, table: str) -> int | None:
         return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
     except duckdb.Error:
         return None
+
+
+def writable_target(workspace, path: Path, max_bytes: int) -> Path | None:
+    """The workspace's folder (where ``bounded_memory`` makes its spill folder) when an import's SQL may
+    try ``path``: a CSV or JSONL file of at most ``max_bytes`` and a workspace that exists and can be
+    written; else None (the row importer reads the file first and says what is wrong with it, before
+    the workspace's refusal)."""
+    from lsqa.store.db import is_read_only
+
+    if path.suffix.lower() not in (".csv", ".jsonl", ".ndjson"):
+        return None
+    try:
+        if not path.is_file() or not 0 < path.stat().st_size <= max_bytes:
+            return None
+        folder = Path(workspace).resolve().parent
+        if not Path(workspace).is_file() or is_read_only(workspace) or not os.access(folder, os.W_OK):
+            return None
+    except OSError:
+        return None
+    return folder
 
 
 def drop(con, *tables: str) -> None:

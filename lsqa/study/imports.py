@@ -19,6 +19,7 @@ from lsqa.errors import InputError
 from lsqa.judging.ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
+from lsqa.study.staged_answers import import_answers_staged
 from lsqa.study.staged_judgments import import_judgments_staged
 from lsqa.judging import kinds as judge_kinds
 from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, name_problem, shown_name
@@ -82,7 +83,17 @@ def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, 
 
 
 def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
-    """Answers produced elsewhere (CSV or JSONL: question id, system name, answer text)."""
+    """Answers produced elsewhere (CSV or JSONL: question id, system name, answer text).
+
+    A file the SQL reads exactly is read, checked and written there (``lsqa.study.staged_answers``,
+    issue 35); any other file row by row here, which words the errors."""
+    staged = import_answers_staged(workspace, Path(path))
+    return staged if staged is not None else import_answers_rows(workspace, path)
+
+
+def import_answers_rows(workspace: str | Path, path: str | Path) -> IngestSummary:
+    """``import_answers`` row by row: one Python record per answer, every error worded here (and the
+    oracle tests/test_staged_answers_reviews.py compares the SQL path with)."""
     path = Path(path)
     summary = IngestSummary(str(path))
     records = []
@@ -239,4 +250,4 @@ def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSumm
     return summary
 
 
-__all__ = ["import_answers", "import_judgments", "import_judgments_rows"]
+__all__ = ["import_answers", "import_answers_rows", "import_judgments", "import_judgments_rows"]

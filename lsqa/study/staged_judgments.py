@@ -22,7 +22,6 @@ a verdict the workspace has with another label. The first offending line is the 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from lsqa import store
@@ -76,18 +75,8 @@ def _notes(con) -> list[str]:
 def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
     """Import the verdicts of ``path`` in SQL, or None (nothing written) when the file is not one the
     SQL reads exactly as the row importer: the caller then imports it row by row."""
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl", ".ndjson"):
-        return None
-    try:
-        if not path.is_file() or not 0 < path.stat().st_size <= MAX_TABLE_BYTES:
-            return None  # the row importer words what is wrong
-        folder = Path(workspace).resolve().parent
-        if not Path(workspace).is_file() or store.is_read_only(workspace) or not os.access(folder, os.W_OK):
-            # A new workspace, or one that cannot be written (nor its spill folder made): the row
-            # importer reads the file first and says what is wrong with it before the workspace's refusal.
-            return None
-    except OSError:
+    folder = staging.writable_target(workspace, path, MAX_TABLE_BYTES)
+    if folder is None:
         return None
     summary = IngestSummary(str(path))
     try:
@@ -99,7 +88,7 @@ def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary 
             _check(con, path)
             summary.notes.extend(_notes(con))
             added, total = staged_verdicts.insert(con)
-    except staged_verdicts.Declined:
+    except staging.Declined:
         return None
     summary.add("judgments", added)
     summary.skip("judgments", total - added)

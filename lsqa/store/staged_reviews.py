@@ -1,0 +1,155 @@
+"""The SQL of ``lsqa import-reviews`` (issue 35): a file of human reviews staged, matched to its
+verdicts and written by DuckDB. ``lsqa.audit.staged_reviews`` decides and words; this module only
+reads and writes (the store is the one package with SQL).
+
+``stage_file`` reads the file (``lsqa.store.staged_rows``) into TEMP table ``STAGED``: each row with
+the verdict it reviews — the rule of ``lsqa.audit.review_import._find_verdict``: the pair as named
+first, else reversed (the label then swaps A and B); among several, order ``ab`` before ``ba``, then
+the lower reference; a reference given keeps only its verdicts — its label normalised by the
+verdict's kind (the kinds' aliases), ``confirm`` or ``override`` and the probability as the row
+importer makes them. It raises ``Declined`` (nothing written) for any row the row importer would
+refuse or might read otherwise (no verdict, two verdicts alike, a label of no alias, a probability
+Python's ``float`` reads otherwise). ``insert`` writes the reviews the workspace does not have as
+imported reviews, with one INSERT ... SELECT; nothing else in ``human_reviews`` changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsqa.store import staged_rows, staging
+from lsqa.store.staged_rows import ROWS, ascii_text, sql_text, strip
+from lsqa.store.staged_verdicts import kinds_values
+from lsqa.store.staging import Declined
+
+STAGED = "lsqa_import_reviews"
+
+# The row importer's columns (``lsqa.audit.review_import``), each meaning's names in order.
+JUDGE, QUESTION, SYSTEM_A = ("judge", "rater"), ("question_id", "item_id"), ("system_a", "system")
+PROBABILITY = ("inclusion_probability", "inclusion_prob", "pi")
+KNOWN = JUDGE + QUESTION + SYSTEM_A + ("system_b", "reference", "label", "annotator", "stratum") + PROBABILITY
+# A number Python's float and DuckDB's DOUBLE read alike (no underscores, inf or nan).
+_NUMBER = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+
+
+def _value(names: tuple[str, ...]) -> str:
+    """SQL of ``review_import._value``: the first of ``names`` present and not '', stripped; else ''."""
+    return "coalesce(" + strip("CASE " + " ".join(f"WHEN coalesce({n}, '') <> '' THEN {n}" for n in names)
+                                + " END") + ", '')"
+
+
+def _present(names: tuple[str, ...]) -> str:
+    return "(" + " OR ".join(f"coalesce({n}, '') <> ''" for n in names) + ")"
+
+
+def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], max_cell_chars: int, *,
+               min_probability: float, max_annotator_chars: int) -> None:
+    """The reviews of ``path`` in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``."""
+    staged_rows.stage_rows(con, path, KNOWN, max_cell_chars, extra=False)
+    required = " AND ".join(_present(n) for n in (JUDGE, QUESTION, SYSTEM_A, ("label",), ("annotator",)))
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT line, {_value(JUDGE)} AS judge, {_value(QUESTION)} AS question_id, {_value(SYSTEM_A)} AS system_a,
+               {_value(('system_b',))} AS system_b, {_value(('reference',))} AS reference,
+               {_value(('label',))} AS raw_label, {_value(('annotator',))} AS annotator,
+               {_value(PROBABILITY)} AS probability_text, {_value(('stratum',))} AS stratum_text, {required} AS present
+        FROM {ROWS} ORDER BY line""")
+    staging.drop(con, ROWS)
+    if not con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]:
+        raise Declined  # no data rows: the row importer says so
+    # Each row's candidate verdicts: the pair as named (0) or reversed (1), the reference kept.
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        WITH c AS (
+            SELECT s.line, 0 AS reversed, j.id, j.kind, j.status, j.label, j.shown_order, j.reference
+            FROM {STAGED} s JOIN judgments j
+              ON j.judge = s.judge AND j.question_id = s.question_id AND j.system_a = s.system_a
+             AND j.system_b = s.system_b AND (s.reference = '' OR j.reference = s.reference)
+            UNION ALL
+            SELECT s.line, 1, j.id, j.kind, j.status, j.label, j.shown_order, j.reference
+            FROM {STAGED} s JOIN judgments j
+              ON j.judge = s.judge AND j.question_id = s.question_id AND j.system_a = s.system_b
+             AND j.system_b = s.system_a AND (s.reference = '' OR j.reference = s.reference)),
+        best AS (SELECT line, min((reversed, shown_order, reference)) AS rank FROM c GROUP BY line),
+        picked AS (
+            SELECT c.line, any_value(c.reversed) AS reversed, any_value(c.id) AS judgment_id,
+                   any_value(c.kind) AS kind, any_value(c.status) AS status, any_value(c.label) AS verdict_label,
+                   count(*) AS alike
+            FROM c JOIN best ON best.line = c.line AND best.rank = (c.reversed, c.shown_order, c.reference)
+            GROUP BY c.line),
+        r AS (
+            SELECT s.*, p.judgment_id, p.status, p.verdict_label, p.alike,
+                   p.reversed = 1 AND s.system_b <> '' AS swapped, k.label AS kind_label,
+                   CASE WHEN s.probability_text = '' THEN NULL
+                        WHEN regexp_full_match(s.probability_text, '{_NUMBER}')
+                        THEN TRY_CAST(s.probability_text AS DOUBLE) END AS inclusion_prob
+            FROM {STAGED} s LEFT JOIN picked p USING (line)
+            LEFT JOIN {kinds_values(kinds)}
+              ON k.kind = p.kind AND {ascii_text('s.raw_label')} AND k.alias = lower(trim(s.raw_label, '''"')))
+        SELECT line, judgment_id, annotator,
+               CASE WHEN swapped AND kind_label = 'A' THEN 'B' WHEN swapped AND kind_label = 'B' THEN 'A'
+                    ELSE kind_label END AS label,
+               inclusion_prob, CASE WHEN stratum_text <> '' THEN stratum_text
+                                    WHEN inclusion_prob IS NOT NULL THEN 'all' ELSE '' END AS stratum,
+               verdict_label, status,
+               (present AND judgment_id IS NOT NULL AND alike = 1 AND kind_label IS NOT NULL
+                AND (probability_text = '' OR inclusion_prob BETWEEN {min_probability!r} AND 1)
+                AND annotator <> '' AND {ascii_text('annotator')} AND length(annotator) <= {max_annotator_chars})
+                   AS ok
+        FROM r ORDER BY line""")
+    if con.execute(f"SELECT count(*) FROM {STAGED} WHERE NOT coalesce(ok, false)").fetchone()[0]:
+        raise Declined
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT * EXCLUDE (verdict_label, status, ok),
+               CASE WHEN status = 'ok' AND label = verdict_label THEN 'confirm' ELSE 'override' END AS action
+        FROM {STAGED} ORDER BY line""")
+
+
+def annotators_in_order(con) -> list[str]:
+    """The file's annotators in order of first appearance."""
+    return [r[0] for r in con.execute(f"SELECT annotator FROM {STAGED} GROUP BY 1 ORDER BY min(line)").fetchall()]
+
+
+def stored_annotators(con) -> list[str]:
+    """Everybody with a review row in the workspace, sorted."""
+    return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_reviews ORDER BY 1").fetchall()]
+
+
+def insert(con, note: str, gold: bool) -> tuple[int, int, int]:
+    """(reviews added, of them with a probability, rows of the file): the file's reviews that are not in the
+    workspace as imported reviews (same annotator, verdict, action, label, probability, stratum, gold),
+    each once (its first line), in the file's order, numbered by ``human_reviews``' sequence as one
+    ``add_review`` after another would number them."""
+    total = con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]
+    key = "annotator, judgment_id, action, label, inclusion_prob, stratum"
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT * FROM {STAGED} s
+        WHERE NOT EXISTS (
+            SELECT 1 FROM human_reviews h
+            WHERE h.queue = 'import' AND h.gold = {str(bool(gold)).lower()} AND h.annotator = s.annotator
+              AND h.judgment_id = s.judgment_id AND h.action = s.action AND h.label IS NOT DISTINCT FROM s.label
+              AND h.inclusion_prob IS NOT DISTINCT FROM s.inclusion_prob AND h.stratum = s.stratum)
+        QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY line) = 1
+        ORDER BY line""")
+    new, usable = con.execute(f"SELECT count(*), count(inclusion_prob) FROM {STAGED}").fetchone()
+    if new:
+        # The ids add_review would give, one nextval per review in the file's order: take them all
+        # first, then number the rows in order (nextval inside the INSERT need not run in line order).
+        first = con.execute("SELECT nextval('human_reviews_id')").fetchone()[0]
+        con.execute("SELECT count(nextval('human_reviews_id')) FROM range(?)", [new - 1]).fetchone()
+        con.execute(f"""
+            INSERT INTO human_reviews (id, annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,
+                                       stratum, role, gold)
+            SELECT {int(first)} - 1 + row_number() OVER (ORDER BY line), annotator, judgment_id, action, label,
+                   {sql_text(note)}, NULL, 'import', inclusion_prob, stratum, '', {str(bool(gold)).lower()}
+            FROM {STAGED} ORDER BY line""")
+    return int(new), int(usable), int(total)
+
+
+def review_count(con) -> int:
+    return int(con.execute("SELECT count(*) FROM human_reviews").fetchone()[0])
+
+
+__all__ = ["Declined", "annotators_in_order", "insert", "review_count", "stage_file", "stored_annotators"]

@@ -1,0 +1,181 @@
+"""A CSV or JSONL file's rows in a DuckDB table, read exactly as ``lsqa.corpus.tables`` reads them (issue 35).
+
+``lsqa import-answers`` and ``lsqa import-reviews`` check and write their rows in SQL
+(``lsqa.store.staged_answers``, ``lsqa.store.staged_reviews``); this module turns the file into
+TEMP table ``ROWS``: ``line`` (the line the row importer names), one text column per known column
+name (NULL when the row has no such column) and, when asked, ``extra``: the other columns as
+``json.dumps(extra, sort_keys=True)`` writes them. It raises ``Declined`` for any file it cannot read
+exactly as the row reader does; the importer then reads that file row by row, which words its error.
+
+What it reads (the rest is declined):
+
+- CSV: the header on line 1, plain ASCII without quotes, each name once. Records as Python's ``csv``
+  module (``strict``, ``doublequote``) splits them: a field is either bare (no quote, no comma) or
+  wholly quoted (``""`` for a quote; commas and newlines inside). Values are stripped of Python's
+  whitespace (``str.strip``: 29 characters, ``PY_WHITESPACE``). Any text but a carriage return (CRLF
+  files are declined: DuckDB's line reader refuses them) or NUL.
+- JSONL: each non-blank line one flat object whose keys are plain ASCII (no escape) and whose values
+  are JSON strings (escapes allowed, except ``\\u0000`` and surrogates); no control character and no
+  line separator outside escapes (Python's ``splitlines`` would cut the line there).
+- Either: no record longer than the row reader's limit for one value (a shorter one cannot hold a
+  value above it), and ``extra`` values in plain ASCII (``json.dumps`` escapes the rest).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lsqa.store import staging
+from lsqa.store.staging import Declined
+
+LINES, RECORDS, ROWS = "lsqa_import_lines", "lsqa_import_records", "lsqa_import_rows"
+
+# Python's str.strip() without arguments strips these (str.isspace): the csv reader's cells and the
+# importers' values are stripped with it, so DuckDB's trim gets the same set.
+PY_WHITESPACE = "".join(c for c in map(chr, range(0x110000)) if c.isspace())
+
+# The most distinct keys a JSONL file may use across its lines (each becomes a column expression).
+MAX_JSON_KEYS = 64
+
+# A CSV field: wholly quoted (a quote doubled inside) or bare.
+_FIELD = '"(?:[^"]|"")*"|[^,"]*'
+# A JSON string value (escapes but not NUL nor a lone surrogate) and a key (plain ASCII, no escape).
+_JSON_STRING = (r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-Ce-fE-F][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2})'
+                r'|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*"')
+_JSON_KEY = r'"[ !#-\[\]-~]*"'
+_PAIR = f"[ \\t]*{_JSON_KEY}[ \\t]*:[ \\t]*{_JSON_STRING}[ \\t]*"
+_FLAT_OBJECT = f"[ \\t]*\\{{(?:{_PAIR}(?:,{_PAIR})*|[ \\t]*)\\}}[ \\t]*"
+
+
+def sql_text(value: str) -> str:
+    """``value`` as an SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def strip(expr: str) -> str:
+    """SQL of Python's ``expr.strip()``."""
+    return f"trim({expr}, {sql_text(PY_WHITESPACE)})"
+
+
+def json_text(expr: str) -> str:
+    """SQL of json.dumps(``expr``) for printable ASCII text: only " and \\ are escaped."""
+    return f"""('"' || replace(replace({expr}, '\\', '\\\\'), '"', '\\"') || '"')"""
+
+
+def ascii_text(expr: str) -> str:
+    """SQL: ``expr`` is printable ASCII (a name the one name rule takes whole, text json.dumps keeps)."""
+    return f"regexp_full_match({expr}, '[\\x20-\\x7e]*')"
+
+
+def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, extra: bool) -> None:
+    """The rows of ``path`` in TEMP table ``ROWS`` (see the module's docstring), or Declined.
+    ``known``: the lower-case column names the importer reads; ``extra``: also the others' JSON."""
+    if staging.load_lines(con, path, LINES) is None:
+        raise Declined
+    # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
+    if path.suffix.lower() == ".csv":
+        _csv_rows(con, path, known, max_cell_chars, extra)
+    else:
+        _jsonl_rows(con, known, max_cell_chars, extra)
+    staging.drop(con, LINES, RECORDS)
+
+
+def _count(con, sql: str) -> int:
+    return int(con.execute(sql).fetchone()[0])
+
+
+def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extra: bool) -> None:
+    if _count(con, f"SELECT count(*) FROM {LINES} WHERE contains(text, chr(13)) OR contains(text, chr(0))"):
+        raise Declined
+    header_text = con.execute(f"SELECT text FROM {LINES} WHERE line = 1").fetchone()
+    if (not header_text or not header_text[0] or '"' in header_text[0] or not header_text[0].isascii()
+            or not header_text[0].isprintable() or not header_text[0].replace(",", "").strip()):
+        raise Declined
+    header = [c.strip().lower() for c in header_text[0].split(",")]
+    if len(set(header)) != len(header):
+        raise Declined
+    # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted
+    # field); the record ends on its last line, the line Python's csv reader names (line_num).
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {RECORDS} AS
+        WITH q AS (SELECT line, text, sum(length(coalesce(text, '')) - length(replace(coalesce(text, ''), '"', '')))
+                                       OVER (ORDER BY line) % 2 AS open FROM {LINES} WHERE line > 1),
+        p AS (SELECT line, text, open, coalesce(lag(open) OVER (ORDER BY line), 0) = 0 AS starts FROM q),
+        s AS (SELECT line, text, open, sum(starts::INTEGER) OVER (ORDER BY line) AS record FROM p)
+        SELECT max(line) AS line, string_agg(coalesce(text, ''), chr(10) ORDER BY line) AS text,
+               arg_max(open, line) AS open
+        FROM s GROUP BY record""")
+    n = len(header)
+    record = f"(?:{_FIELD})(?:,(?:{_FIELD}))*"
+    if _count(con, f"""SELECT count(*) FROM {RECORDS}
+                       WHERE open = 1 OR length(text) > {max_cell_chars} OR NOT regexp_full_match(text, '{record}')"""):
+        raise Declined  # an unterminated quote, a quote inside a bare field, a long record
+    unquoted = strip("""CASE WHEN starts_with(f, '"') THEN replace(f[2:-2], '""', '"') ELSE f END""")
+    cells = f"list_transform(regexp_extract_all(text || ',', '({_FIELD}),', 1), lambda f: {unquoted})"
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
+                    SELECT line, {cells} AS cells FROM {RECORDS} ORDER BY line""")
+    # Python's csv: a record of blank cells is skipped; another number of fields than the header's is an error.
+    blank = "list_bool_and(list_transform(cells, lambda c: c = ''))"
+    if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE len(cells) <> {n} AND NOT {blank}"):
+        raise Declined
+    columns = [f"{'cells[' + str(header.index(name) + 1) + ']' if name in header else 'NULL'} AS {name}"
+               for name in known]
+    if extra:
+        others = sorted(k for k in header if k not in known)
+        if others and _count(con, f"""SELECT count(*) FROM {RECORDS}
+                                      WHERE NOT {blank} AND NOT list_bool_and(list_transform(
+                                          [{', '.join(f'cells[{header.index(k) + 1}]' for k in others)}],
+                                          lambda c: {ascii_text('c')}))"""):
+            raise Declined  # json.dumps would escape the non-ASCII
+        items = " || ', ' || ".join(f"{sql_text(json.dumps(k) + ': ')} || {json_text(f'cells[{header.index(k) + 1}]')}"
+                                    for k in others)
+        columns.append(f"('{{' || {items} || '}}') AS extra" if others else "'{}' AS extra")
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE {ROWS} AS
+                    SELECT line, {', '.join(columns)} FROM {RECORDS} WHERE NOT {blank} ORDER BY line""")
+
+
+def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool) -> None:
+    blank = f"(text IS NULL OR {strip('text')} = '')"
+    pattern = _FLAT_OBJECT.replace("'", "''")
+    # Keys as the row reader makes them (stripped, lower case): each once in a row.
+    clean = "list_transform(json_keys(text), lambda k: lower(trim(k)))"
+    # Every line, blank or not: Python's splitlines also cuts at \x0b, \x1c..\x1e, \x85, U+2028, U+2029.
+    if _count(con, f"""
+            SELECT count(*) FROM {LINES}
+            WHERE regexp_matches(text, '[\\x00-\\x08\\x0a-\\x1f\\x{{85}}\\x{{2028}}\\x{{2029}}]')
+               OR (NOT {blank} AND (length(text) > {max_cell_chars} OR NOT regexp_full_match(text, '{pattern}')))"""):
+        raise Declined
+    # json_keys only once every line is a flat object (it fails on other text).
+    if _count(con, f"SELECT count(*) FROM {LINES} WHERE NOT {blank} AND len(list_distinct({clean})) <> len(json_keys(text))"):
+        raise Declined
+    raw_keys = [r[0] for r in con.execute(
+        f"SELECT DISTINCT unnest(json_keys(text)) FROM {LINES} WHERE NOT {blank} ORDER BY 1").fetchall()]
+    if len(raw_keys) > MAX_JSON_KEYS:
+        raise Declined
+    by_clean: dict[str, list[int]] = {}
+    for i, key in enumerate(raw_keys):
+        by_clean.setdefault(key.strip().lower(), []).append(i + 1)
+    paths = "[" + ", ".join(sql_text(f'$."{k}"') for k in raw_keys) + "]" if raw_keys else "[]::VARCHAR[]"
+
+    def value(name: str) -> str:
+        found = by_clean.get(name, [])
+        return f"coalesce({', '.join(f'v[{i}]' for i in found)})" if found else "NULL"
+
+    columns = [f"{value(name)} AS {name}" for name in known]
+    if extra:
+        others = sorted(k for k in by_clean if k not in known)
+        if others and _count(con, f"""
+                SELECT count(*) FROM (SELECT json_extract_string(text, {paths}) AS v FROM {LINES} WHERE NOT {blank})
+                WHERE NOT list_bool_and([{', '.join(f'coalesce({ascii_text(value(k))}, true)' for k in others)}])"""):
+            raise Declined  # json.dumps would escape the non-ASCII
+        items = ", ".join(f"CASE WHEN {value(k)} IS NOT NULL THEN {sql_text(json.dumps(k) + ': ')} || "
+                          f"{json_text(value(k))} END" for k in others)
+        columns.append(f"('{{' || concat_ws(', ', {items}) || '}}') AS extra" if others else "'{}' AS extra")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {ROWS} AS
+        SELECT line, {', '.join(columns)}
+        FROM (SELECT line, json_extract_string(text, {paths}) AS v FROM {LINES} WHERE NOT {blank}) ORDER BY line""")
+
+
+__all__ = ["Declined", "PY_WHITESPACE", "ROWS", "ascii_text", "json_text", "sql_text", "stage_rows", "strip"]
