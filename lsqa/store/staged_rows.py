@@ -9,7 +9,7 @@ exactly as the row reader does; the importer then reads that file row by row, wh
 
 What it reads (the rest is declined):
 
-- CSV: the header on line 1, plain ASCII without quotes, each name once. Records as Python's ``csv``
+- CSV: the header on line 1, plain ASCII on one line, each name once. Records as Python's ``csv``
   module (``strict``, ``doublequote``) splits them: a field is either bare (no quote, no comma) or
   wholly quoted (``""`` for a quote; commas and newlines inside). Values are stripped of Python's
   whitespace (``str.strip``: 29 characters, ``PY_WHITESPACE``). Any text but a carriage return (CRLF
@@ -23,6 +23,7 @@ What it reads (the rest is declined):
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -89,11 +90,15 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     if _count(con, f"SELECT count(*) FROM {LINES} WHERE contains(text, chr(13)) OR contains(text, chr(0))"):
         raise Declined
     header_text = con.execute(f"SELECT text FROM {LINES} WHERE line = 1").fetchone()
-    if (not header_text or not header_text[0] or '"' in header_text[0] or not header_text[0].isascii()
-            or not header_text[0].isprintable() or not header_text[0].replace(",", "").strip()):
-        raise Declined
-    header = [c.strip().lower() for c in header_text[0].split(",")]
-    if len(set(header)) != len(header):
+    text = header_text[0] if header_text else None
+    if not text or not text.isascii() or not text.isprintable() or text.count('"') % 2:
+        raise Declined  # a header on two lines, or none on line 1
+    try:  # one line: Python's own csv reads it
+        cells = next(csv.reader([text], strict=True))
+    except csv.Error:
+        raise Declined from None
+    header = [c.strip().lower() for c in cells]
+    if not any(header) or len(set(header)) != len(header):
         raise Declined
     # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted
     # field); the record ends on its last line, the line Python's csv reader names (line_num).
@@ -144,7 +149,8 @@ def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool) -
     if _count(con, f"""
             SELECT count(*) FROM {LINES}
             WHERE regexp_matches(text, '[\\x00-\\x08\\x0a-\\x1f\\x{{85}}\\x{{2028}}\\x{{2029}}]')
-               OR (NOT {blank} AND (length(text) > {max_cell_chars} OR NOT regexp_full_match(text, '{pattern}')))"""):
+               OR (NOT {blank} AND (length(text) > {max_cell_chars} OR NOT regexp_full_match(text, '{pattern}')
+                                    OR contains(text, '\\u0000')))"""):
         raise Declined
     # json_keys only once every line is a flat object (it fails on other text).
     if _count(con, f"SELECT count(*) FROM {LINES} WHERE NOT {blank} AND len(list_distinct({clean})) <> len(json_keys(text))"):
