@@ -1,21 +1,33 @@
 """Benchmark (issue 35): `lsqa import-judgments` at 10k, 100k and 1M side-by-side verdicts (5M with
-``--five-million``), each beside a plain DuckDB ``read_csv`` of the same file into a table, in the same run.
+``--five-million``), each beside a plain DuckDB ``read_csv`` of the same file into a table, in the same run;
+``--what answers`` / ``--what reviews``: `lsqa import-answers` / `lsqa import-reviews` the same way.
 
 Run:  .venv/bin/python bench/bench_store_scale.py                        (about 2 minutes on 2 cores)
       .venv/bin/python bench/bench_store_scale.py --sizes 10000,100000    (quicker)
       .venv/bin/python bench/bench_store_scale.py --sizes 1000000 --five-million
+      .venv/bin/python bench/bench_store_scale.py --what answers --sizes 100000,1000000
+      .venv/bin/python bench/bench_store_scale.py --what reviews --sizes 100000,1000000
 
 The workspace (``bench/scale_workspace.py``, written in SQL) holds the questions and systems; the file
 holds the verdicts of its ``plain`` workspace as CSV (question_id, rater, kind, system_a, system_b,
 shown_order, label: ~51 bytes a verdict). 5M verdicts are five files of 1M (one file of 5M would be
 above the 256 MiB limit of one table), imported one after the other into one workspace.
 
+Answers (``answer_file``): 10 imported systems answering every question, texts of 60-400 characters
+as an LLM writes them — a comma and quotes in every one, a newline in one in ten, a non-ASCII word in
+one in twenty — so DuckDB's COPY quotes every answer, as pandas or R would (~230 bytes a row).
+Reviews (``review_file``): one review of every verdict of a ``plain`` workspace of the same size, by
+five annotators, a fifth naming the pair reversed, labels as people spell them (``a``, ``Tie``,
+``'B'``), a third with an inclusion probability. Sizes up to ``--rows-up-to`` (100k) also run the
+row-by-row importer on the same file: the speed the SQL path replaces.
+
 Each measurement runs in a child process of its own; wall time is the work itself (after the
 child's Python imports), peak memory the child's ``VmHWM`` (resident high-water mark, not
 ``ru_maxrss``: Linux carries a parent's high-water mark into a child).
 
-- *lsqa*: ``lsqa.study.imports.import_judgments`` (what ``lsqa import-judgments`` calls), the write, its
-  commit and the audit queue's catch-up included; the workspace closed (checkpointed) after.
+- *lsqa*: ``import_judgments`` / ``import_answers`` / ``import_reviews`` (what the commands call), the
+  write, its commit and the audit queue's catch-up included; the workspace closed (checkpointed) after.
+- *rows*: the row importer (``import_judgments_rows`` / ``import_answers_rows`` / ``import_reviews_rows``).
 - *read_csv*: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new DuckDB file, closed after.
 """
 
@@ -36,7 +48,7 @@ for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.scale_workspace import PAIRS_PER_QUESTION, build, verdict_file  # noqa: E402
+from bench.scale_workspace import N_SYSTEMS, PAIRS_PER_QUESTION, build, verdict_file  # noqa: E402
 
 # The issue's bar: the import within 8x of read_csv, under 1 GiB.
 MAX_RATIO, MAX_PEAK_MIB = 8.0, 1024
@@ -46,13 +58,18 @@ hwm = [int(line.split()[1]) for line in open("/proc/self/status") if line.starts
 print(f"BENCH {elapsed:.3f} {hwm[0] / 1024:.0f}", file=sys.stderr)
 """
 
-LSQA = """
+# The importer each --what measures, and its row-by-row twin.
+IMPORTERS = {"judgments": ("lsqa.study.imports", "import_judgments", "import_judgments_rows"),
+             "answers": ("lsqa.study.imports", "import_answers", "import_answers_rows"),
+             "reviews": ("lsqa.audit.review_import", "import_reviews", "import_reviews_rows")}
+
+IMPORT = """
 import sys, time
-from lsqa.study.imports import import_judgments
+from {module} import {function} as importer
 t0 = time.perf_counter()
 for path in sys.argv[2:]:
-    summary = import_judgments(sys.argv[1], path)
-    assert not summary.skipped.get("judgments"), summary
+    summary = importer(sys.argv[1], path)
+    assert not any(summary.skipped.values()), summary
 elapsed = time.perf_counter() - t0
 """ + _PEAK
 
@@ -77,54 +94,116 @@ def child(code: str, *args) -> tuple[float, float]:
     return float(line[1]), float(line[2])
 
 
-def measure(folder: Path, n_verdicts: int, files: int = 1) -> dict:
-    """Build the questions, write the verdicts as ``files`` CSV files, time both readers."""
+def _uniform(key: str, what: int) -> str:
+    return f"((hash({key}, {what}) % 1000003) / 1000003.0)"
+
+
+def answer_file(con, path: Path, n_questions: int) -> int:
+    """Answers of 10 imported systems to questions 0 .. ``n_questions`` (module docstring) as a CSV file."""
+    u = lambda what: _uniform("q.i, s.i", what)  # noqa: E731
+    text = f"""'The answer is ' || (q.i * 7 + s.i) || ', as the book says: "' ||
+               repeat('it was the ' || CASE WHEN {u(1)} < 0.05 THEN 'café' ELSE 'house' END || ' of the miller, ',
+                      1 + CAST({u(2)} * 12 AS INTEGER)) || '"' ||
+               CASE WHEN {u(3)} < 0.1 THEN chr(10) || 'Second paragraph.' ELSE '' END"""
+    quoted = str(path).replace("'", "''")
+    con.execute(f"""COPY (SELECT printf('bench:q%07d', q.i) AS question_id, 'imp-' || s.i AS system, {text} AS answer
+                          FROM range({n_questions}) q(i), range({N_SYSTEMS}) s(i) ORDER BY q.i, s.i)
+                    TO '{quoted}' (HEADER)""")
+    return n_questions * N_SYSTEMS
+
+
+def review_file(workspace: Path, path: Path) -> int:
+    """One review of every verdict of ``workspace`` (module docstring) as a CSV file."""
     import duckdb
 
-    ws, base = folder / f"ws-{n_verdicts}.duckdb", folder / f"base-{n_verdicts}.duckdb"
+    u = lambda what: _uniform("id", what)  # noqa: E731
+    spelled = "CASE label0 WHEN 'A' THEN 'a' WHEN 'tie' THEN 'Tie' WHEN 'B' THEN '''B''' ELSE label0 END"
+    swapped = "CASE coalesce(label, 'A') WHEN 'A' THEN 'B' WHEN 'B' THEN 'A' ELSE label END"
+    quoted = str(path).replace("'", "''")
+    with duckdb.connect(str(workspace), read_only=True) as con:
+        con.execute(f"""COPY (
+            SELECT judge, question_id, CASE WHEN rev THEN system_b ELSE system_a END AS system_a,
+                   CASE WHEN rev THEN system_a ELSE system_b END AS system_b,
+                   CASE WHEN {u(2)} < 0.7 THEN {spelled} ELSE 'none' END AS label,
+                   'annotator-' || CAST({u(3)} * 5 AS INTEGER) AS annotator,
+                   CASE WHEN {u(4)} < 0.33 THEN '0.05' ELSE '' END AS inclusion_probability
+            FROM (SELECT *, {u(1)} < 0.2 AS rev,
+                         CASE WHEN {u(1)} < 0.2 THEN {swapped} ELSE coalesce(label, 'A') END AS label0
+                  FROM judgments) ORDER BY question_id, system_a, system_b)
+            TO '{quoted}' (HEADER)""")
+        return int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
+
+
+def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", rows_too: bool = False) -> dict:
+    """Build the workspace, write the rows as ``files`` CSV files (one for answers and reviews), time the readers."""
+    import duckdb
+
+    ws, base = folder / f"ws-{n_rows}.duckdb", folder / f"base-{n_rows}.duckdb"
     for p in (ws, base):
         p.unlink(missing_ok=True)
-    made = build(base, n_verdicts, verdicts=False)
-    per_file = made["questions"] // files
+    # Answers: n_rows / 10 questions (10 systems each), the questions of a plain workspace of that many.
+    made = build(base, n_rows if what != "answers" else n_rows // N_SYSTEMS * PAIRS_PER_QUESTION,
+                 verdicts=what == "reviews")
     paths = []
-    with duckdb.connect() as con:
-        for k in range(files):
-            count = per_file if k < files - 1 else made["questions"] - per_file * (files - 1)
-            path = folder / f"verdicts-{n_verdicts}-{k}.csv"
-            verdict_file(con, path, k * per_file, count)
-            paths.append(path)
+    if what == "judgments":
+        per_file = made["questions"] // files
+        with duckdb.connect() as con:
+            for k in range(files):
+                count = per_file if k < files - 1 else made["questions"] - per_file * (files - 1)
+                path = folder / f"verdicts-{n_rows}-{k}.csv"
+                verdict_file(con, path, k * per_file, count)
+                paths.append(path)
+        rows = made["questions"] * PAIRS_PER_QUESTION
+    elif what == "answers":
+        paths.append(folder / f"answers-{n_rows}.csv")
+        with duckdb.connect() as con:
+            rows = answer_file(con, paths[0], made["questions"])
+    else:
+        paths.append(folder / f"reviews-{n_rows}.csv")
+        rows = review_file(base, paths[0])
+    module, function, row_function = IMPORTERS[what]
     shutil.copy(base, ws)
-    t_lsqa, m_lsqa = child(LSQA, ws, *paths)
-    target = folder / f"read-csv-{n_verdicts}.duckdb"
+    t_lsqa, m_lsqa = child(IMPORT.format(module=module, function=function), ws, *paths)
+    t_rows = m_rows = None
+    if rows_too:
+        shutil.copy(base, ws)
+        t_rows, m_rows = child(IMPORT.format(module=module, function=row_function), ws, *paths)
+    target = folder / f"read-csv-{n_rows}.duckdb"
     target.unlink(missing_ok=True)
     t_csv, m_csv = child(READ_CSV, target, *paths)
     size = sum(p.stat().st_size for p in paths)
     for p in (*paths, target, ws, base):
         p.unlink(missing_ok=True)
-    return {"verdicts": made["questions"] * PAIRS_PER_QUESTION, "files": files, "mib": size / 2**20,
-            "lsqa": t_lsqa, "lsqa_mib": m_lsqa, "read_csv": t_csv, "read_csv_mib": m_csv}
+    return {"rows": rows, "files": files, "mib": size / 2**20, "lsqa": t_lsqa, "lsqa_mib": m_lsqa,
+            "rows_s": t_rows, "rows_mib": m_rows, "read_csv": t_csv, "read_csv_mib": m_csv}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="10000,100000,1000000", help="verdicts per file, comma-separated")
+    parser.add_argument("--what", choices=tuple(IMPORTERS), default="judgments",
+                        help="the import to measure (sizes are rows of its file)")
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="rows per file, comma-separated")
     parser.add_argument("--five-million", action="store_true", help="also 5M verdicts, as five files of 1M")
+    parser.add_argument("--rows-up-to", type=int, default=100_000,
+                        help="also time the row-by-row importer at sizes up to this (0: never)")
     parser.add_argument("--folder", type=Path, default=None, help="where to build (default: a temporary folder)")
     args = parser.parse_args(argv)
     folder = args.folder or Path(tempfile.mkdtemp(prefix="lsqa-store-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
     runs = [(int(s), 1) for s in args.sizes.split(",")] + ([(5_000_000, 5)] if args.five_million else [])
-    print(f"files in {folder}; {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}")
-    print(f"{'verdicts':>10} {'files':>5} {'MiB':>6} | {'lsqa s':>7} {'MiB':>6} | {'read_csv s':>10} {'MiB':>6}"
-          f" | {'ratio':>6}  (bar: {MAX_RATIO:g}x, {MAX_PEAK_MIB} MiB)")
+    print(f"import-{args.what}; files in {folder}; {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}")
+    print(f"{'rows':>10} {'files':>5} {'MiB':>6} | {'lsqa s':>7} {'MiB':>6} | {'rows s':>7} {'MiB':>6} | "
+          f"{'read_csv s':>10} {'MiB':>6} | {'ratio':>6}  (bar: {MAX_RATIO:g}x, {MAX_PEAK_MIB} MiB)")
     try:
         for n, files in runs:
             t0 = time.perf_counter()
-            r = measure(folder, n, files)
+            r = measure(folder, n, files, args.what, rows_too=n <= args.rows_up_to)
             ratio = r["lsqa"] / r["read_csv"]
             met = "met" if ratio <= MAX_RATIO and r["lsqa_mib"] < MAX_PEAK_MIB else "NOT met"
-            print(f"{r['verdicts']:>10,} {files:>5} {r['mib']:>6.0f} | {r['lsqa']:>7.2f} {r['lsqa_mib']:>6.0f} | "
-                  f"{r['read_csv']:>10.2f} {r['read_csv_mib']:>6.0f} | {ratio:>5.1f}x  {met}"
+            row_path = (f"{r['rows_s']:>7.2f} {r['rows_mib']:>6.0f}" if r["rows_s"] is not None
+                        else f"{'-':>7} {'-':>6}")
+            print(f"{r['rows']:>10,} {files:>5} {r['mib']:>6.0f} | {r['lsqa']:>7.2f} {r['lsqa_mib']:>6.0f} | "
+                  f"{row_path} | {r['read_csv']:>10.2f} {r['read_csv_mib']:>6.0f} | {ratio:>5.1f}x  {met}"
                   f"  ({time.perf_counter() - t0:.0f} s with the files made)", flush=True)
     finally:
         if args.folder is None:
