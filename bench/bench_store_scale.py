@@ -13,9 +13,9 @@ holds the verdicts of its ``plain`` workspace as CSV (question_id, rater, kind, 
 shown_order, label: ~51 bytes a verdict). 5M verdicts are five files of 1M (one file of 5M would be
 above the 256 MiB limit of one table), imported one after the other into one workspace.
 
-Answers (``answer_file``): 10 imported systems answering every question, texts of 60-400 characters
+Answers (``answer_file``): 10 imported systems answering every question, texts of 60-300 characters
 as an LLM writes them — a comma and quotes in every one, a newline in one in ten, a non-ASCII word in
-one in twenty — so DuckDB's COPY quotes every answer, as pandas or R would (~230 bytes a row).
+one in twenty — so DuckDB's COPY quotes every answer, as pandas or R would (~170 bytes a row).
 Reviews (``review_file``): one review of every verdict of a ``plain`` workspace of the same size, by
 five annotators, a fifth naming the pair reversed, labels as people spell them (``a``, ``Tie``,
 ``'B'``), a third with an inclusion probability. Sizes up to ``--rows-up-to`` (100k) also run the
@@ -65,7 +65,7 @@ IMPORTERS = {"judgments": ("lsqa.study.imports", "import_judgments", "import_jud
 
 IMPORT = """
 import sys, time
-from {module} import {function} as importer
+from MODULE import FUNCTION as importer
 t0 = time.perf_counter()
 for path in sys.argv[2:]:
     summary = importer(sys.argv[1], path)
@@ -103,7 +103,7 @@ def answer_file(con, path: Path, n_questions: int) -> int:
     u = lambda what: _uniform("q.i, s.i", what)  # noqa: E731
     text = f"""'The answer is ' || (q.i * 7 + s.i) || ', as the book says: "' ||
                repeat('it was the ' || CASE WHEN {u(1)} < 0.05 THEN 'café' ELSE 'house' END || ' of the miller, ',
-                      1 + CAST({u(2)} * 12 AS INTEGER)) || '"' ||
+                      1 + CAST({u(2)} * 7 AS INTEGER)) || '"' ||
                CASE WHEN {u(3)} < 0.1 THEN chr(10) || 'Second paragraph.' ELSE '' END"""
     quoted = str(path).replace("'", "''")
     con.execute(f"""COPY (SELECT printf('bench:q%07d', q.i) AS question_id, 'imp-' || s.i AS system, {text} AS answer
@@ -163,11 +163,11 @@ def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", 
         rows = review_file(base, paths[0])
     module, function, row_function = IMPORTERS[what]
     shutil.copy(base, ws)
-    t_lsqa, m_lsqa = child(IMPORT.format(module=module, function=function), ws, *paths)
+    t_lsqa, m_lsqa = child(IMPORT.replace("MODULE", module).replace("FUNCTION", function), ws, *paths)
     t_rows = m_rows = None
     if rows_too:
         shutil.copy(base, ws)
-        t_rows, m_rows = child(IMPORT.format(module=module, function=row_function), ws, *paths)
+        t_rows, m_rows = child(IMPORT.replace("MODULE", module).replace("FUNCTION", row_function), ws, *paths)
     target = folder / f"read-csv-{n_rows}.duckdb"
     target.unlink(missing_ok=True)
     t_csv, m_csv = child(READ_CSV, target, *paths)

@@ -32,10 +32,11 @@ def _chosen(names: tuple[str, ...]) -> str:
 def stage_file(con, path: Path, max_cell_chars: int) -> None:
     """The answers of ``path`` in TEMP table ``STAGED``, or Declined."""
     staged_rows.stage_rows(con, path, QUESTION + SYSTEM + ANSWER, max_cell_chars, extra=True)
-    q, s, a = (strip(_chosen(names)) for names in (QUESTION, SYSTEM, ANSWER))
+    q, s, a = (_chosen(names) for names in (QUESTION, SYSTEM, ANSWER))
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {STAGED} AS
-        SELECT line, {q} AS question_id, {s} AS system, {a} AS answer, extra FROM {ROWS} ORDER BY line""")
+        SELECT line, {strip('q')} AS question_id, {strip('s')} AS system, {strip('a')} AS answer, extra
+        FROM (SELECT line, {q} AS q, {s} AS s, {a} AS a, extra FROM {ROWS}) ORDER BY line""")
     staging.drop(con, ROWS)
     # A value present but blank, a name beyond plain ASCII (the one name rule's Unicode tests are the
     # row importer's) or over the limit: the row importer refuses or reads it.

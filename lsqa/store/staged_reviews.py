@@ -32,10 +32,9 @@ KNOWN = JUDGE + QUESTION + SYSTEM_A + ("system_b", "reference", "label", "annota
 _NUMBER = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
 
 
-def _value(names: tuple[str, ...]) -> str:
-    """SQL of ``review_import._value``: the first of ``names`` present and not '', stripped; else ''."""
-    return "coalesce(" + strip("CASE " + " ".join(f"WHEN coalesce({n}, '') <> '' THEN {n}" for n in names)
-                                + " END") + ", '')"
+def _chosen(names: tuple[str, ...]) -> str:
+    """SQL of the value ``review_import._value`` takes (before stripping): the first of ``names`` present and not ''."""
+    return "CASE " + " ".join(f"WHEN coalesce({n}, '') <> '' THEN {n}" for n in names) + " END"
 
 
 def _present(names: tuple[str, ...]) -> str:
@@ -46,14 +45,17 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
                min_probability: float, max_annotator_chars: int) -> None:
     """The reviews of ``path`` in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``."""
     staged_rows.stage_rows(con, path, KNOWN, max_cell_chars, extra=False)
+    # Each value as ``review_import._value`` reads it: the first of its names present and not '', stripped; else ''.
+    values = {"judge": JUDGE, "question_id": QUESTION, "system_a": SYSTEM_A, "system_b": ("system_b",),
+              "reference": ("reference",), "raw_label": ("label",), "annotator": ("annotator",),
+              "probability_text": PROBABILITY, "stratum_text": ("stratum",)}
     required = " AND ".join(_present(n) for n in (JUDGE, QUESTION, SYSTEM_A, ("label",), ("annotator",)))
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {STAGED} AS
-        SELECT line, {_value(JUDGE)} AS judge, {_value(QUESTION)} AS question_id, {_value(SYSTEM_A)} AS system_a,
-               {_value(('system_b',))} AS system_b, {_value(('reference',))} AS reference,
-               {_value(('label',))} AS raw_label, {_value(('annotator',))} AS annotator,
-               {_value(PROBABILITY)} AS probability_text, {_value(('stratum',))} AS stratum_text, {required} AS present
-        FROM {ROWS} ORDER BY line""")
+        SELECT line, {', '.join(f"coalesce({strip(name)}, '') AS {name}" for name in values)}, present
+        FROM (SELECT line, {', '.join(f"{_chosen(names)} AS {name}" for name, names in values.items())},
+                     {required} AS present FROM {ROWS})
+        ORDER BY line""")
     staging.drop(con, ROWS)
     if not con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]:
         raise Declined  # no data rows: the row importer says so
