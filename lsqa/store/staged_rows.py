@@ -125,16 +125,22 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     unquoted = """CASE WHEN starts_with(f, '"') THEN replace(f[2:-3], '""', '"') ELSE f[1:-2] END"""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-        SELECT line, open, length(text) AS chars,
+        SELECT line, text, open, strlen(text) AS bytes,
                CASE WHEN contains(text, '"') THEN regexp_extract_all(text || ',', '(?:{_FIELD}),') END AS quoted,
                CASE WHEN quoted IS NULL THEN true ELSE strlen(array_to_string(quoted, '')) = strlen(text) + 1 END AS tiled,
                CASE WHEN quoted IS NULL THEN string_split(text, ',')
                     ELSE list_transform(quoted, lambda f: {unquoted}) END AS fields
         FROM {RECORDS}""")
-    if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE open = 1 OR chars > {max_cell_chars} OR NOT tiled"):
-        raise Declined  # an unterminated quote, a quote inside a bare field, a long record
+    if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE open = 1 OR bytes > {max_cell_chars} OR NOT tiled"):
+        raise Declined  # an unterminated quote, a quote inside a bare field, a long record (in bytes: at least its characters)
+    # Cells stripped as the csv reader's rows are; a record with no whitespace next to a comma, a quote or
+    # its ends has no cell to strip (most records of names and labels), and skips the per-cell work.
+    space = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in PY_WHITESPACE) + "]"
+    edge = f'(?:^|[,"]){space}|{space}(?:[,"]|$)'
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-                    SELECT line, list_transform(fields, lambda c: {strip('c')}) AS cells FROM {RECORDS} ORDER BY line""")
+                    SELECT line, CASE WHEN regexp_matches(text, '{edge}') THEN list_transform(fields, lambda c: {strip('c')})
+                                      ELSE fields END AS cells
+                    FROM {RECORDS} ORDER BY line""")
     # Python's csv: a record of blank cells is skipped; another number of fields than the header's is an error.
     blank = "list_bool_and(list_transform(cells, lambda c: c = ''))"
     if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE len(cells) <> {n} AND NOT {blank}"):
