@@ -98,3 +98,49 @@ def test_an_import_out_of_memory_says_so_and_writes_nothing(tmp_path, memory_mb)
     assert f"{MEMORY_ENV}=<MB>" in done.stderr and "nothing was written" in done.stderr
     assert snapshot(ws) == before
     assert import_judgments(ws, rows).added == {"judgments": n}
+
+
+ANSWERS = "import sys; from lsqa.study.imports import import_answers; import_answers(sys.argv[1], sys.argv[2])"
+
+
+def test_kill_9_during_an_answers_import_leaves_the_workspace_as_it_was(tmp_path):
+    """``lsqa import-answers`` in SQL (issue 35): 200,000 quoted answers, killed at several moments
+    after the import began; the workspace as it was or with the whole import, never a part."""
+    from bench.bench_store_scale import answer_file
+    from bench.scale_workspace import N_SYSTEMS, PAIRS_PER_QUESTION
+
+    ws = tmp_path / "ws.duckdb"
+    made = build(ws, 20_000 * PAIRS_PER_QUESTION, verdicts=False)
+    source = tmp_path / "answers.csv"
+    with duckdb.connect() as con:
+        n = answer_file(con, source, made["questions"])
+    before = snapshot(ws)
+    landed = []
+    for delay in (0.0, 0.3, 0.8, 1.5):
+        shutil.rmtree(tmp_path / SPILL, ignore_errors=True)
+        child = subprocess.Popen([sys.executable, "-c", ANSWERS, str(ws), str(source)], cwd=PROJECT_ROOT,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while not _spilling(tmp_path) and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)
+        if child.poll() is None:
+            child.send_signal(signal.SIGKILL)
+            landed.append(delay)
+        child.wait(timeout=60)
+        if child.returncode == 0:
+            break
+        assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()[-2000:]
+        if snapshot(ws) != before:
+            with store.connect(ws) as con:  # killed after the commit: the whole import
+                assert con.execute("SELECT count(*) FROM answers").fetchone()[0] == n, \
+                    f"a kill {delay} s into the import left part of it"
+            break
+    assert len(landed) >= 2, f"kills landed only after {landed} s"
+    committed = snapshot(ws) != before
+    from lsqa.study.imports import import_answers
+
+    summary = import_answers(ws, source)
+    assert summary.added == {"systems": 0 if committed else N_SYSTEMS, "answers": 0 if committed else n}
+    with store.connect(ws) as con:
+        assert con.execute("SELECT count(*) FROM answers").fetchone()[0] == n

@@ -146,10 +146,14 @@ def test_good_answers_give_the_same_rows(base, tmp_path, fmt, quote_all):
 def test_answer_aliases_and_repeats_give_the_same_rows(base, tmp_path, fmt):
     rows = [{"item_id": Q1, "system_name": "al", "answer_text": "x", "Text": "not this one"},
             {"item_id": Q0, "system_name": "al", "answer_text": "", "Text": "the text column"},
-            {"item_id": Q1, "system_name": "al", "answer_text": "x", "Text": "exact repeat"}]
+            {"item_id": Q1, "system_name": "al", "answer_text": "x", "Text": "exact repeat"},
+            # the same answer again with another extra column: the first line's row is kept
+            {"item_id": Q0, "system_name": "al2", "answer_text": "y", "model": "first"},
+            {"item_id": Q0, "system_name": "al2", "answer_text": " y ", "model": "second"}]
     source = _write(tmp_path / f"a.{fmt}", rows, fmt)
-    result = _answers(base, tmp_path, source, staged=fmt == "jsonl" or None)
-    assert result[0] == "imported" and result[1]["skipped"] == {"answers": 1}
+    result = _answers(base, tmp_path, source, staged=True)
+    assert result[0] == "imported" and result[1]["skipped"] == {"answers": 2}
+    assert any('"model": "first"' in row[-1] for row in result[2]["answers"])
 
 
 @pytest.mark.parametrize("fmt", FMTS)
