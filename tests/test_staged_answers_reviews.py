@@ -211,6 +211,9 @@ UNUSUAL_ANSWER_CSV = {
     "space before a quote": f'{_AH}\n{Q1},imp, "a"\n', "unterminated quote": f'{_AH}\n{Q1},imp,"He is\n',
     "quoted newline at the end": f'{_AH}\n{Q1},imp,"He is\n"\n{Q0},imp,"x"\n',
     "CRLF": f"{_AH}\r\n{_AROW}\r\n", "CR inside a quote": f'{_AH}\n{Q1},imp,"a\rb"\n',
+    "CRLF inside a quote": f'{_AH}\r\n{Q1},imp,"one\r\n\r\ntwo"\r\n{Q0},imp,x\r\n',
+    "mixed line ends": f"{_AH}\r\n{_AROW}\n\r\n{Q0},imp,y\r\n", "CR at the very end": f"{_AH}\r\n{_AROW}\r",
+    "CRLF and a BOM": f"\ufeff{_AH}\r\n{_AROW}\r\n", "CRLF repeat": f"{_AH}\r\n{_AROW}\r\n\r\n{Q1},imp,other\r\n",
     "BOM": f"\ufeff{_AH}\n{_AROW}\n", "upper-case header": f"{_AH.upper()}\n{_AROW}\n",
     "NUL byte": f"{_AH}\n{_AROW}\x00\n", "latin-1": f"{_AH}\n{Q1},imp,caf\xe9\n".encode("latin-1"),
     "line separator": f"{_AH}\n{Q1},imp,a\u2028b\n{Q0},imp,c\n", "vertical tab": f"{_AH}\n{Q1},imp,\x0ba\x0b\n",
@@ -252,6 +255,31 @@ def test_an_unusual_answer_jsonl_gives_the_same_result(base, tmp_path, name):
     source = tmp_path / "a.jsonl"
     _file(UNUSUAL_ANSWER_JSONL[name])(source)
     _answers(base, tmp_path, source)
+
+
+# Files the SQL must take itself (the others of the two lists above are compared only).
+STAGED_CSV = {"CRLF", "CRLF inside a quote", "mixed line ends", "CR at the very end", "CRLF and a BOM", "CRLF repeat",
+              "blank records", "quoted header", "quoted newline at the end", "BOM",
+              "upper-case header", "vertical tab", "line separator", "spaces in the header", "extra columns", "numbers"}
+STAGED_JSONL = {"CRLF", "escapes", "raw non-ASCII", "extra column of another case", "blank lines",
+                "spaces around keys"}
+
+
+@pytest.mark.parametrize("fmt", FMTS)
+def test_the_sql_takes_the_files_it_should(base, tmp_path, fmt):
+    """A silent fall back to rows would pass the comparisons above: these files the SQL must take
+    (an import, or an error it words itself)."""
+    cases, names = (UNUSUAL_ANSWER_CSV, STAGED_CSV) if fmt == "csv" else (UNUSUAL_ANSWER_JSONL, STAGED_JSONL)
+    for name in sorted(names):
+        source = tmp_path / f"a-{len(name)}.{fmt}"
+        _file(cases[name])(source)
+        ws = tmp_path / "taken.duckdb"
+        shutil.copy(base, ws)
+        try:
+            taken = import_answers_staged(ws, source) is not None
+        except InputError:
+            taken = True
+        assert taken, name
 
 
 def test_answer_lines_are_numbered_as_the_csv_module_does(base, tmp_path):

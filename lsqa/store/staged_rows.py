@@ -12,11 +12,11 @@ What it reads (the rest is declined):
 - CSV: the header on line 1, plain ASCII on one line, each name once. Records as Python's ``csv``
   module (``strict``, ``doublequote``) splits them: a field is either bare (no quote, no comma) or
   wholly quoted (``""`` for a quote; commas and newlines inside). Values are stripped of Python's
-  whitespace (``str.strip``: 29 characters, ``PY_WHITESPACE``). Any text but a carriage return (CRLF
-  files are declined: DuckDB's line reader refuses them) or NUL.
+  whitespace (``str.strip``: 29 characters, ``PY_WHITESPACE``). Any text but NUL; a carriage return
+  only as a CRLF line end (inside a quoted field it stays in the value, as Python's csv keeps it).
 - JSONL: each non-blank line one flat object whose keys are plain ASCII (no escape) and whose values
   are JSON strings (escapes allowed, except ``\\u0000`` and surrogates); no control character and no
-  line separator outside escapes (Python's ``splitlines`` would cut the line there).
+  line separator outside escapes (Python's ``splitlines`` would cut the line there); CRLF line ends.
 - Either: no record longer than the row reader's limit for one value (a shorter one cannot hold a
   value above it), and ``extra`` values in plain ASCII (``json.dumps`` escapes the rest).
 """
@@ -76,7 +76,7 @@ def ascii_text(expr: str) -> str:
 def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, extra: bool) -> None:
     """The rows of ``path`` in TEMP table ``ROWS`` (see the module's docstring), or Declined.
     ``known``: the lower-case column names the importer reads; ``extra``: also the others' JSON."""
-    if staging.load_lines(con, path, LINES) is None:
+    if staging.load_lines(con, path, LINES, carriage_returns=True) is None:
         raise Declined
     # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
     if path.suffix.lower() == ".csv":
@@ -86,14 +86,21 @@ def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, 
     staging.drop(con, LINES, RECORDS)
 
 
+def _line_end(expr: str) -> str:
+    """SQL of ``expr`` without the ``\r`` of a CRLF line end (Python reads ``\r\n`` as one line end)."""
+    return f"CASE WHEN ends_with({expr}, chr(13)) THEN {expr}[1:-2] ELSE {expr} END"
+
+
 def _count(con, sql: str) -> int:
     return int(con.execute(sql).fetchone()[0])
 
 
 def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extra: bool) -> None:
-    if _count(con, f"SELECT count(*) FROM {LINES} WHERE contains(text, chr(13)) OR contains(text, chr(0))"):
+    # A carriage return ends a line for Python's csv (newline=''): only as the last character of one
+    # (CRLF) does it end the same line as here.
+    if _count(con, f"SELECT count(*) FROM {LINES} WHERE contains({_line_end('text')}, chr(13)) OR contains(text, chr(0))"):
         raise Declined
-    header_text = con.execute(f"SELECT text FROM {LINES} WHERE line = 1").fetchone()
+    header_text = con.execute(f"SELECT {_line_end('text')} FROM {LINES} WHERE line = 1").fetchone()
     text = header_text[0] if header_text else None
     if not text or not text.isascii() or not text.isprintable() or text.count('"') % 2:
         raise Declined  # a header on two lines, or none on line 1
@@ -113,9 +120,9 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
                           sum(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '"', '')))
                               OVER (ORDER BY line) % 2 AS open FROM {LINES} WHERE line > 1),
         p AS (SELECT line, text, open, coalesce(lag(open) OVER (ORDER BY line), 0) = 0 AS starts FROM q)
-        SELECT line, text, open FROM p WHERE starts AND open = 0
+        SELECT line, {_line_end('text')} AS text, open FROM p WHERE starts AND open = 0
         UNION ALL
-        SELECT max(line), string_agg(text, chr(10) ORDER BY line), arg_max(open, line)
+        SELECT max(line), {_line_end("string_agg(text, chr(10) ORDER BY line)")}, arg_max(open, line)
         FROM (SELECT *, sum(starts::INTEGER) OVER (ORDER BY line) AS record FROM p WHERE NOT (starts AND open = 0))
         GROUP BY record""")
     n = len(header)
@@ -162,6 +169,9 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
 
 
 def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool) -> None:
+    if _count(con, f"SELECT count(*) FROM {LINES} WHERE ends_with(text, chr(13))"):
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
+                        SELECT line, nullif({_line_end('text')}, '') AS text FROM {LINES} ORDER BY line""")
     blank = f"(text IS NULL OR {strip('text')} = '')"
     pattern = _FLAT_OBJECT.replace("'", "''")
     # Keys as the row reader makes them (stripped, lower case): each once in a row.

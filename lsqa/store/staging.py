@@ -51,10 +51,16 @@ class Declined(Exception):
     importer read it (it words the error, if there is one)."""
 
 
-def load_lines(con, path: Path, table: str) -> int | None:
+def load_lines(con, path: Path, table: str, *, carriage_returns: bool = False) -> int | None:
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path``
     (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
-    read the file as plain lines (the caller reads it row by row, which says what is wrong)."""
+    read the file as plain lines (the caller reads it row by row, which says what is wrong).
+
+    ``carriage_returns``: a file holding a carriage return (CRLF line ends: Windows, Excel, Python's
+    csv module) is read whole and split at each newline, each line keeping its ``\r`` for the caller
+    to read (DuckDB's line reader refuses such a file); without it, such a file gives None."""
+    if carriage_returns and _holds_carriage_return(path):
+        return _load_split(con, path, table)
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
@@ -65,6 +71,33 @@ def load_lines(con, path: Path, table: str) -> int | None:
         # lines' positions in the file, from an offset (rows not yet committed count from 2**55).
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {table} AS
                         SELECT rowid - (SELECT min(rowid) FROM {table}) + 1 AS line, text FROM {table}""")
+        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    except duckdb.Error:
+        return None
+
+
+def _holds_carriage_return(path: Path) -> bool:
+    import mmap
+
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return data.find(b"\r") != -1
+    except (OSError, ValueError):
+        return False  # an empty or unreadable file: the line reader says so
+
+
+def _load_split(con, path: Path, table: str) -> int | None:
+    """``load_lines`` by splitting the whole text at each newline: the lines keep a ``\r``; the empty
+    piece after a final newline is no line; a BOM at the start is dropped (Python's ``utf-8-sig``)."""
+    try:
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE {table} AS
+            WITH pieces AS (SELECT unnest(l) AS text, generate_subscripts(l, 1) AS line
+                            FROM (SELECT string_split(content, chr(10)) AS l FROM read_text('{_quoted(path)}')))
+            SELECT line, CASE WHEN line = 1 AND starts_with(text, chr(65279)) THEN nullif(text[2:], '')
+                              ELSE nullif(text, '') END AS text
+            FROM pieces WHERE line < (SELECT max(line) FROM pieces) OR text <> ''
+            ORDER BY line""")
         return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
     except duckdb.Error:
         return None
