@@ -3,9 +3,9 @@
 The file is staged by ``lsqa.store.staged_answers`` (the SQL; this module decides and words) and
 written with two INSERT ... SELECT in the write's transaction, under the import's memory limit
 (``lsqa.store.staging.bounded_memory``). It takes CSV — quoted fields too, with commas, quotes and
-newlines inside, answers in any script — and JSONL of string values with JSON's escapes; the rules
-are in ``lsqa.store.staged_rows``. Names (question ids, systems) in plain ASCII within the name limit,
-``extra`` columns in plain ASCII. Anything else — a CRLF file, a bad row, a number in JSON, a system
+newlines inside, LF or CRLF, answers in any script — and JSONL of string values with JSON's escapes;
+the rules are in ``lsqa.store.staged_rows``. Names (question ids, systems) in plain ASCII within the
+name limit, ``extra`` columns in plain ASCII. Anything else — a bad row, a number in JSON, a system
 name in another script — and ``import_answers_staged`` returns None before writing anything: the row
 importer (``lsqa.study.imports.import_answers_rows``) reads that file and words its error.
 
