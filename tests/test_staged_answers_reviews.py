@@ -388,3 +388,88 @@ def test_an_unusual_review_file_gives_the_same_result(base, tmp_path, name):
     source = tmp_path / name[0]
     _file(UNUSUAL_REVIEW_FILES[name[0]][name[1]])(source)
     _reviews(base, tmp_path, source)
+
+
+# ------------------------------------------------------------------------------------------ random files
+
+_PIECES = ["He", " is", ",", '"', '""', "\n", "\r\n", " ", "\t", "\u3000", "\xa0", "é", "🔥", "'", "x", "\\", "", "  ",
+           "\x0b", "\u2028", ".", "A,B"]
+
+
+def _random_file(path: Path, rows: list[dict], rng) -> Path:
+    """``rows`` as CSV (LF or CRLF, quoted where needed or everywhere, stray blank lines) or JSONL
+    (ASCII-escaped or raw, CRLF or blank lines between)."""
+    if path.suffix == ".csv":
+        out = io.StringIO(newline="")
+        writer = csv.writer(out, lineterminator=rng.choice(["\n", "\r\n"]),
+                            quoting=rng.choice([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]))
+        header = list(dict.fromkeys(k for r in rows for k in r))
+        writer.writerow(header)
+        for r in rows:
+            writer.writerow([r.get(c, "") for c in header])
+            if rng.random() < 0.15:
+                out.write(rng.choice(["\n", ",,\n", "  \n", "\r\n"]))
+        path.write_text(out.getvalue(), encoding="utf-8")
+    else:
+        ascii_only = rng.random() < 0.5
+        path.write_text("".join(json.dumps(r, ensure_ascii=ascii_only) + rng.choice(["\n", "\n", "\r\n", "\n\n"])
+                                for r in rows), encoding="utf-8")
+    return path
+
+
+def test_random_answer_files_give_the_same_result(base, tmp_path):
+    """Seeded random files of answers with quotes, commas, newlines, CR, Unicode whitespace and
+    look-alike spellings: the same error or the same rows, whichever path reads them."""
+    import random
+
+    taken = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        rows = []
+        for _ in range(rng.randint(1, 5)):
+            row = {"question_id": rng.choice([Q0, Q1, Q2, f" {Q1}", f"{Q2} "]),
+                   "system": rng.choice(["s1", "s2", " s3 ", "old"]),
+                   "answer": "".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 6))) or "a"}
+            if rng.random() < 0.3:
+                row["model"] = rng.choice(["m", "m,1", 'm"q', " m "])
+            rows.append(row)
+        source = _random_file(tmp_path / f"a{seed}.{rng.choice(FMTS)}", rows, rng)
+        _answers(base, tmp_path, source)
+        ws = tmp_path / "taken.duckdb"
+        shutil.copy(base, ws)
+        try:
+            taken += import_answers_staged(ws, source) is not None
+        except InputError:
+            taken += 1
+    assert taken >= 15, f"the SQL took only {taken} of 40 files"
+
+
+def test_random_review_files_give_the_same_result(base, tmp_path):
+    """Seeded random files of reviews: pairs as named or reversed, labels as people spell them,
+    probabilities good and bad, annotators and strata with spaces; the same error or the same rows."""
+    import random
+
+    taken = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        rows = []
+        for _ in range(rng.randint(1, 5)):
+            a, b = rng.choice([("s1", "s2"), ("s2", "s1"), ("s2", "s3"), ("s3", "s2"), ("s1", "s3")])
+            row = rng.choice([_review(system_a=a, system_b=b, question_id=rng.choice([Q0, Q1])),
+                              _review(judge="g", system_a="s1", system_b="", reference=rng.choice(["", "1", "2"])),
+                              _review(judge="y", system_a="s1", system_b="")])
+            labels = (["A", "b", "'B'", ' "tie" ', "Tie", "none"] if row["system_b"] else ["yes", "No", "correct", "'no'"])
+            row["label"] = rng.choice(labels) if rng.random() < 0.95 else rng.choice(["maybe", "yes", "A"])
+            row["annotator"] = rng.choice(["amy", " bo ", "early", "ann", "c y"])
+            if rng.random() < 0.5:
+                row[rng.choice(["inclusion_probability", "pi"])] = rng.choice(["0.5", "1e-3", " 0.25", "", "1", ".5"]
+                                                                               + ["2", "x"] * (rng.random() < 0.1))
+            if rng.random() < 0.3:
+                row["stratum"] = rng.choice(["s", " t ", ""])
+            rows.append(row)
+        source = _random_file(tmp_path / f"r{seed}.{rng.choice(FMTS)}", rows, rng)
+        _reviews(base, tmp_path, source)
+        ws = tmp_path / "taken.duckdb"
+        shutil.copy(base, ws)
+        taken += import_reviews_staged(ws, source) is not None
+    assert taken >= 15, f"the SQL took only {taken} of 40 files"
