@@ -3,7 +3,7 @@ checked and written by DuckDB. ``lsqa.study.staged_judgments`` decides what the 
 every error; this module only reads and writes (the store is the one package with SQL).
 
 ``stage_file`` loads the file (``lsqa.store.staging``), parses CSV or JSONL into the verdict columns
-and computes the ids in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.judging.ids``); it raises
+and computes the ids in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.store.verdict_ids``); it raises
 ``Declined``, before anything is written, for whatever it cannot read exactly as the row importer
 (``lsqa.study.imports.import_judgments_rows``) does. The ``first_*`` reads give the first line of
 each problem the row importer reports over a whole file; ``insert`` writes the staged verdicts.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lsqa.store import queue_signals, staging
+from lsqa.store import queue_signals, staging, verdict_ids
 from lsqa.text.names import MAX_NAME_CHARS
 
 LINES, ROWS, STAGED = "lsqa_import_lines", "lsqa_import_rows", "lsqa_import_verdicts"
@@ -155,8 +155,7 @@ def _stage(con, kinds: str) -> None:
             SELECT c.*, k.family, k.pairwise, k.label
             FROM c LEFT JOIN {kinds}
               ON k.kind = c.kind AND k.alias = lower(trim(c.raw_label, '''"')))
-        SELECT line, sha1(concat_ws(chr(31), judge, kind, question_id, system_a, system_b, shown_order, reference))
-                   AS id,
+        SELECT line, {verdict_ids.ID_SQL} AS id,
                judge, kind, family, question_id, system_a, system_b, shown_order, reference, label, raw_label,
                CASE WHEN evidence = '' THEN '[]' ELSE '[' || {_json_text('evidence')} || ']' END AS evidence,
                extra,
@@ -220,10 +219,15 @@ def names_in_order(con) -> tuple[list[str], list[str]]:
     return raters, systems
 
 
-def insert(con) -> tuple[int, int]:
-    """(verdicts added, rows of the file): each id once (its first line), none the workspace has."""
-    queue_signals.mark_from(con, f"SELECT question_id FROM {STAGED}")  # the audit queue's kept signals
+def counts(con) -> tuple[int, int]:
+    """(rows, distinct ids) of the staged verdicts: no repeat to look for when the two are equal."""
     total, distinct = con.execute(f"SELECT count(*), count(DISTINCT id) FROM {STAGED}").fetchone()
+    return int(total), int(distinct)
+
+
+def insert(con, total: int, distinct: int) -> int:
+    """Verdicts added (``counts``): each id once (its first line), none the workspace has."""
+    queue_signals.mark_from(con, f"SELECT question_id FROM {STAGED}")  # the audit queue's kept signals
     # An exact repeat in the file (same key, same label) is written once, from its first line; the
     # window that picks it costs a second at a million rows, so only a file with repeats pays it.
     # STAGED is in line order (CREATE TABLE AS keeps it): the rows go in as the file has them.
@@ -236,12 +240,12 @@ def insert(con) -> tuple[int, int]:
         FROM {STAGED} s
         WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.id = s.id)
         {once}""").fetchone()
-    return int(added[0]) if added else 0, int(total)
+    return int(added[0]) if added else 0
 
 
 def verdict_count(con) -> int:
     return int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
 
 
-__all__ = ["Declined", "first_declared_conflict", "first_repeat", "first_stored_conflict", "first_unknown_question",
+__all__ = ["Declined", "counts", "first_declared_conflict", "first_repeat", "first_stored_conflict", "first_unknown_question",
            "insert", "kinds_values", "names_in_order", "stage_file", "verdict_count"]

@@ -42,6 +42,10 @@ MIN_MEMORY_MB = 32
 # The spill folder an import's DuckDB writes to when it runs out of memory, next to the workspace.
 SPILL = ".lsqa-spill"
 
+# How DuckDB words a commit it refused for want of memory (DuckDB 1.4-2.0: a TransactionException, not
+# an OutOfMemoryException), depending on what ran out: a new block, a buffer, pinning a spilled block.
+_OUT_OF_MEMORY = ("could not allocate", "failed to allocate", "failed to pin")
+
 # A byte no printable line holds: the CSV reader's delimiter, so that a line is one value.
 _DELIMITER = "\\x01"
 
@@ -97,7 +101,8 @@ def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
             # Out of memory while staging (OutOfMemoryException) or while committing (DuckDB then
             # refuses the commit, and may invalidate the process's database: a FatalException on the
             # next use). Either way the transaction did not commit: nothing was written.
-            if "could not allocate" not in str(exc) and not isinstance(exc, duckdb.OutOfMemoryException):
+            if not isinstance(exc, duckdb.OutOfMemoryException) and not any(
+                    words in str(exc) for words in _OUT_OF_MEMORY):
                 raise
             raise WorkspaceError(
                 f"{folder}: the import needed more memory than the {limit_mb:,} MB it may use (DuckDB: "
