@@ -58,14 +58,11 @@ def id_key_sql(column: str = "id") -> str:
             f" md5_number_lower({column}))")
 
 
-_ITEM = ("question_id, coalesce(family = 'pairwise', false),"
-         " CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END,"
-         " CASE WHEN family = 'pairwise' THEN greatest(system_a, system_b) ELSE '' END")
 _OUTCOME = ("CASE WHEN family = 'pairwise' THEN (CASE label WHEN 'A' THEN system_a WHEN 'B' THEN system_b ELSE label END)"
             " ELSE label END")
 
 
-def rows_sql(scope: str, *, hashed: bool = False) -> str:
+def rows_sql(scope: str) -> str:
     """The ``queue_signals`` rows of the verdicts whose ``question_id`` satisfies ``scope`` (SQL).
 
     The signals as ``lsqa.store.audit_queue`` computed them over the ``verdict_items`` view
@@ -74,12 +71,11 @@ def rows_sql(scope: str, *, hashed: bool = False) -> str:
     Four GROUP BY aggregates joined back (every key is NOT NULL, so the joins lose no row), the last
     three only over items that have more than one decided verdict: a verdict alone on its item has no
     other judge to disagree with and cannot flip (a one-judge import of a million verdicts: 1.9 s ->
-    0.6 s). The verdicts without a decided outcome are added after with no signal. ``hashed``: the item as one
-    64-bit hash of those columns (twice as fast at a million verdicts), which ``hashes_item`` must
-    have found distinct for distinct items in ``scope``."""
-    item = "item" if hashed else "question_id, pw, s1, s2"
-    keys = (f"hash({_ITEM}) AS item" if hashed else
-            "coalesce(family = 'pairwise', false) AS pw,"
+    0.6 s). The verdicts without a decided outcome are added after with no signal. (A 64-bit hash of
+    the item as the key was faster before the split, but needed a check for collisions over every item
+    that now costs more than grouping by the columns themselves.)"""
+    item = "question_id, pw, s1, s2"
+    keys = ("coalesce(family = 'pairwise', false) AS pw,"
             " CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END AS s1,"
             " CASE WHEN family = 'pairwise' THEN greatest(system_a, system_b) ELSE '' END AS s2")
     return f"""
@@ -111,14 +107,6 @@ def rows_sql(scope: str, *, hashed: bool = False) -> str:
     SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
            {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key
     FROM j WHERE NOT (status = 'ok' AND outcome IS NOT NULL)"""
-
-
-def hashes_item(con, scope: str, params=()) -> bool:
-    """Whether the 64-bit hash of the item tells apart every two decided items of the verdicts in
-    ``scope`` (``rows_sql(hashed=True)``); a collision, if one ever came, is read with the columns."""
-    sql = (f"SELECT count(DISTINCT hash({_ITEM})) = count(DISTINCT ({_ITEM})) FROM judgments"
-           f" WHERE ({scope}) AND status = 'ok' AND ({_OUTCOME}) IS NOT NULL")
-    return bool(con.execute(sql, params).fetchall()[0][0])
 
 
 def _priority(status: str, disagreement: str, self_inconsistent: str, flagged: str) -> str:
@@ -183,7 +171,7 @@ def rebuild(con) -> None:
     """Every verdict's row again (in the caller's transaction): the migration's data step, and a
     catch-up that finds the kept rows do not add up to the verdicts."""
     con.execute("DELETE FROM queue_signals")
-    con.execute(f"INSERT INTO queue_signals {rows_sql('true', hashed=hashes_item(con, 'true'))}")
+    con.execute(f"INSERT INTO queue_signals {rows_sql('true')}")
     con.execute("DELETE FROM queue_dirty")
     _new_version(con)
 
@@ -217,8 +205,7 @@ def catch_up(con, key: str) -> str:
                 marked = {"last": last}
                 scope = "question_id IN (SELECT question_id FROM queue_dirty WHERE id <= $last)"
                 con.execute(f"DELETE FROM queue_signals WHERE {scope}", marked)
-                hashed = hashes_item(con, scope, marked)
-                con.execute(f"INSERT INTO queue_signals {rows_sql(scope, hashed=hashed)}", marked)
+                con.execute(f"INSERT INTO queue_signals {rows_sql(scope)}", marked)
                 con.execute("DELETE FROM queue_dirty WHERE id <= $last", marked)
             if done != "rebuilt":
                 verdicts, kept = con.execute(f"SELECT (SELECT {_FINGERPRINT} FROM judgments),"

@@ -80,14 +80,6 @@ def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
     if len(set(header)) != len(header):
         raise Declined
     n = len(header)
-    # Python's csv: a line of blank cells is skipped; a line of another number of fields is an error.
-    bad = con.execute(f"""
-        SELECT count(*) FROM {LINES}
-        WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*')
-          AND (len(string_split(text, ',')) <> {n}
-               OR list_max(list_transform(string_split(text, ','), lambda c: length(c))) > {max_cell_chars})""").fetchone()[0]
-    if bad:
-        raise Declined
     cell = {name: f"trim(cells[{i + 1}])" for i, name in enumerate(header)}
     columns = ", ".join(f"{cell.get(name, 'NULL')} AS {name}" for name in KNOWN)
     if "imported_from" in header:
@@ -97,11 +89,16 @@ def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
                    + [(k, _json_text(cell[k])) for k in header if k not in KNOWN])
     extra = " || ', ' || ".join(f"{_sql_text(json.dumps(k) + ': ')} || {value}" for k, value in items)
     extra = f"('{{' || {extra} || '}}')"
+    # Python's csv: a line of blank cells is skipped; a line of another number of fields is an error.
+    # Each line is split once; its number of fields and longest cell are kept to be checked after.
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {ROWS} AS
-        SELECT line, {columns}, {extra} AS extra
+        SELECT line, {columns}, {extra} AS extra, len(cells) AS n_cells,
+               list_max(list_transform(cells, lambda c: length(c))) AS longest
         FROM (SELECT line, string_split(text, ',') AS cells FROM {LINES}
               WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*'))""")
+    if con.execute(f"SELECT count(*) FROM {ROWS} WHERE n_cells <> {n} OR longest > {max_cell_chars}").fetchone()[0]:
+        raise Declined
     return "csv"
 
 
