@@ -53,7 +53,17 @@ _DELIMITER = "\\x01"
 def load_lines(con, path: Path, table: str) -> int | None:
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path``
     (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
-    read the file as plain lines (the caller reads it row by row, which says what is wrong)."""
+    read the file as plain lines (the caller reads it row by row, which says what is wrong).
+
+    Lines end with LF, or with CR LF (Windows, Excel, pandas on Windows): the CR is not part of the
+    line, as for the row importer (Python's csv and ``str.splitlines``). A CR anywhere else ends a line
+    for Python but not here: such a file is None."""
+    if _has_cr(path):
+        # DuckDB's CSV reader refuses a CR before the LF in strict mode (and, not strict, takes every CR
+        # for a line end, so the line numbers would be wrong): such a file is read whole instead. Chosen
+        # before reading: a failed statement would abort the caller's transaction.
+        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) \
+            if _load_crlf_lines(con, path, table) else None
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
@@ -67,6 +77,35 @@ def load_lines(con, path: Path, table: str) -> int | None:
         return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
     except duckdb.Error:
         return None
+
+
+def _has_cr(path: Path, chunk: int = 1 << 20) -> bool:
+    """Whether the file holds a CR byte (read in pieces: the file may be the 256 MiB limit)."""
+    with open(path, "rb") as f:
+        while piece := f.read(chunk):
+            if b"\r" in piece:
+                return True
+    return False
+
+
+def _load_crlf_lines(con, path: Path, table: str) -> bool:
+    """``load_lines`` for a file whose lines end with CR LF: the whole text split at each LF and one CR
+    taken off each line's end (the file is at most the 256 MiB limit of one table, read in one piece:
+    about three times its size in memory). False when DuckDB cannot read the file or a CR remains
+    inside a line (the caller's transaction is then aborted or holds an unused table: it declines)."""
+    try:
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE {table} AS
+            WITH f AS (SELECT string_split(content, chr(10)) AS parts FROM read_text('{_quoted(path)}')),
+                 u AS (SELECT generate_subscripts(parts, 1) AS line, unnest(parts) AS text, len(parts) AS n FROM f)
+            SELECT line, nullif(CASE WHEN suffix(text, chr(13)) THEN left(text, length(text) - 1) ELSE text END, '')
+                   AS text
+            FROM u WHERE NOT (line = n AND text = '')""")
+        if not con.execute(f"SELECT count(*) FROM {table} WHERE contains(text, chr(13))").fetchone()[0]:
+            return True
+    except duckdb.Error:
+        pass
+    return False
 
 
 def drop(con, *tables: str) -> None:
