@@ -17,7 +17,7 @@ from pathlib import Path
 from lsqa.store import queue_signals, staging, verdict_ids
 from lsqa.text.names import MAX_NAME_CHARS
 
-LINES, ROWS, STAGED = "lsqa_import_lines", "lsqa_import_rows", "lsqa_import_verdicts"
+LINES, STAGED = "lsqa_import_lines", "lsqa_import_verdicts"
 
 # The columns the row importer knows (``lsqa.study.imports.JUDGMENT_ALIASES`` and the optional ones).
 KNOWN = ("question_id", "item_id", "rater", "judge", "kind", "system_a", "system_b", "label", "shown_order",
@@ -54,12 +54,11 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
     if staging.load_lines(con, path, LINES) is None or not _plain_lines(con):
         raise Declined
     if path.suffix.lower() == ".csv":
-        _csv_rows(con, path, max_cell_chars)
+        rows = _csv_rows(con, path, max_cell_chars)
     else:
-        _jsonl_rows(con, path)
+        rows = _jsonl_rows(con, path)
+    _stage(con, kinds_values(kinds), rows)
     staging.drop(con, LINES)
-    _stage(con, kinds_values(kinds))
-    staging.drop(con, ROWS)
 
 
 def _plain_lines(con) -> bool:
@@ -69,8 +68,10 @@ def _plain_lines(con) -> bool:
 
 
 def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
-    """The CSV's rows as the columns of ``KNOWN`` (stripped text, NULL when absent) plus ``extra``,
-    in a TEMP table ``ROWS``; Declined when the SQL cannot read the file as the row importer does."""
+    """SQL of the CSV's rows as the columns of ``KNOWN`` (stripped text, NULL when absent) plus ``extra``
+    and ``fits`` (false for a line the row importer refuses: another number of fields, a cell over the
+    limit); Declined when the SQL cannot read the file as the row importer does. A query, not a table:
+    ``_stage`` reads it once, so each line is split once and nothing is kept twice."""
     if con.execute(f"SELECT count(*) FROM {LINES} WHERE contains(text, '\"')").fetchone()[0]:
         raise Declined  # quotes: the csv module's rules
     header_text = con.execute(f"SELECT text FROM {LINES} WHERE line = 1").fetchone()
@@ -90,20 +91,15 @@ def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
     extra = " || ', ' || ".join(f"{_sql_text(json.dumps(k) + ': ')} || {value}" for k, value in items)
     extra = f"('{{' || {extra} || '}}')"
     # Python's csv: a line of blank cells is skipped; a line of another number of fields is an error.
-    # Each line is split once; its number of fields and longest cell are kept to be checked after.
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {ROWS} AS
-        SELECT line, {columns}, {extra} AS extra, len(cells) AS n_cells,
-               list_max(list_transform(cells, lambda c: length(c))) AS longest
+    return f"""
+        SELECT line, {columns}, {extra} AS extra,
+               len(cells) = {n} AND list_max(list_transform(cells, lambda c: length(c))) <= {max_cell_chars} AS fits
         FROM (SELECT line, string_split(text, ',') AS cells FROM {LINES}
-              WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*'))""")
-    if con.execute(f"SELECT count(*) FROM {ROWS} WHERE n_cells <> {n} OR longest > {max_cell_chars}").fetchone()[0]:
-        raise Declined
-    return "csv"
+              WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*'))"""
 
 
-def _jsonl_rows(con, path: Path) -> None:
-    """The JSONL's rows as in ``_csv_rows``; Declined unless every non-blank line is a flat object
+def _jsonl_rows(con, path: Path) -> str:
+    """SQL of the JSONL's rows as in ``_csv_rows``; Declined unless every non-blank line is a flat object
     of known columns with text values, each key once."""
     pattern = _FLAT_OBJECT.replace("'", "''")
     known = "[" + ", ".join(_sql_text(k) for k in KNOWN) + "]"
@@ -118,15 +114,14 @@ def _jsonl_rows(con, path: Path) -> None:
     paths = "[" + ", ".join(_sql_text(f'$."{k}"') for k in KNOWN) + "]"
     columns = ", ".join(f"v[{i + 1}] AS {name}" for i, name in enumerate(KNOWN))
     extra = _sql_text("{" + f'"imported_from": {json.dumps(str(path))}' + "}")
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {ROWS} AS
-        SELECT line, {columns}, {extra} AS extra
+    return f"""
+        SELECT line, {columns}, {extra} AS extra, true AS fits
         FROM (SELECT line, json_extract_string(text, {paths}) AS v FROM {LINES}
-              WHERE text IS NOT NULL AND trim(text) <> '')""")
+              WHERE text IS NOT NULL AND trim(text) <> '')"""
 
 
-def _stage(con, kinds: str) -> None:
-    """The verdicts of ``ROWS`` as the row importer makes them, in TEMP table ``STAGED``;
+def _stage(con, kinds: str, rows: str) -> None:
+    """The verdicts of the ``rows`` query as the row importer makes them, in TEMP table ``STAGED``;
     Declined if any row is one the row importer would refuse or read otherwise."""
     # A value as the row importer takes it: absent or '' is missing; otherwise stripped, and a
     # value that strips to nothing is an error (the SQL declines: ok is false).
@@ -139,13 +134,13 @@ def _stage(con, kinds: str) -> None:
         SELECT line, {chosen('question_id', 'item_id')} AS q_raw, {chosen('rater', 'judge')} AS r_raw,
                {chosen('kind')} AS k_raw, {chosen('system_a')} AS a_raw, {chosen('label')} AS l_raw,
                coalesce(system_b, '') AS b_raw, coalesce(shown_order, '') AS o_raw,
-               coalesce(reference, '') AS ref_raw, coalesce(evidence, '') AS evidence, extra
-        FROM {ROWS}),
+               coalesce(reference, '') AS ref_raw, coalesce(evidence, '') AS evidence, extra, fits
+        FROM ({rows})),
         c AS (
             SELECT line, trim(q_raw) AS question_id, trim(r_raw) AS judge, lower(trim(k_raw)) AS kind,
                    trim(a_raw) AS system_a, trim(b_raw) AS system_b, trim(l_raw) AS raw_label,
                    CASE WHEN o_raw = '' THEN 'ab' ELSE lower(trim(o_raw)) END AS shown_order,
-                   trim(ref_raw) AS reference, evidence, extra,
+                   trim(ref_raw) AS reference, evidence, extra, fits,
                    q_raw, r_raw, k_raw, a_raw, l_raw, b_raw, o_raw, ref_raw
             FROM r),
         j AS (
@@ -156,7 +151,7 @@ def _stage(con, kinds: str) -> None:
                judge, kind, family, question_id, system_a, system_b, shown_order, reference, label, raw_label,
                CASE WHEN evidence = '' THEN '[]' ELSE '[' || {_json_text('evidence')} || ']' END AS evidence,
                extra,
-               (q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
+               (fits AND q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
                 AND l_raw IS NOT NULL
                 AND question_id <> '' AND judge <> '' AND system_a <> '' AND raw_label <> ''
                 AND length(question_id) <= {MAX_NAME_CHARS} AND length(judge) <= {MAX_NAME_CHARS}
