@@ -31,10 +31,11 @@ from lsqa.errors import WorkspaceError
 
 # The instance's limit while an import runs: the file's lines and staged rows spill past it
 # (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts). Plus, per verdict the workspace
-# already has, room for its share of the table's two indexes, which DuckDB holds in memory while it
-# inserts (5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone).
+# already has, room for its share of the table's id index, which DuckDB holds in memory while it
+# inserts: 5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone; with
+# the one index of migration 0020 they fit at 150 bytes a verdict (peak 1,389 MiB), 200 leaves a margin.
 IMPORT_MEMORY_LIMIT_MB = 768
-INDEX_BYTES_PER_ROW = 400
+INDEX_BYTES_PER_ROW = 200
 # Another base limit for a machine with less (or more) memory to give an import, in MB.
 MEMORY_ENV = "LSQA_IMPORT_MEMORY_MB"
 MIN_MEMORY_MB = 32
