@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 from lsqa import store  # noqa: E402
 from lsqa.stats import analysis  # noqa: E402
 from lsqa import audit  # noqa: E402
-from lsqa.judging.ids import judgment_id  # noqa: E402
+from lsqa.store.verdict_ids import judgment_id  # noqa: E402
 from lsqa.store import corpus as corpus_store  # noqa: E402
 from lsqa.store import results as results_store  # noqa: E402
 from lsqa.store import reviews as reviews_store  # noqa: E402

@@ -1,5 +1,5 @@
 """Generated workspaces of any size for the scale benches and tests (issue 35): rows written with SQL
-inside DuckDB, a million verdicts in seconds, ids as ``lsqa.judging.ids.judgment_id`` makes them.
+inside DuckDB, a million verdicts in seconds, ids as ``lsqa.store.verdict_ids.judgment_id`` makes them.
 
 ``plain``: the issue's measurement — 10 systems, one side-by-side judge on all 45 pairs of every
 question, one order each (a random one), labels drawn from a Bradley-Terry model with ties and

@@ -245,7 +245,7 @@ def test_migration_0012_keeps_the_views_rows_of_verdicts_stored_before_it(tmp_pa
 
     import duckdb
 
-    from lsqa.judging.ids import judgment_id
+    from lsqa.store.verdict_ids import judgment_id
     from lsqa.store import db
 
     before_dir = tmp_path / "migrations"

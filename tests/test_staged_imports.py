@@ -228,3 +228,35 @@ def test_blank_lines_keep_the_line_numbers(base, tmp_path):
     source.write_text("\n  \n" + "".join(json.dumps(r) + "\n\n" for r in rows))
     result = _compare(base, tmp_path, source, staged=True)
     assert result[2] == 5 and "repeats line 3" in result[1]
+
+
+@pytest.mark.parametrize("fmt", FMTS)
+def test_crlf_files_are_read_in_sql_with_the_same_rows_and_line_numbers(base, tmp_path, fmt):
+    """Lines ending CR LF (Windows, Excel) take the SQL path; a repeat is named at the row importer's line,
+    with the endings mixed and blank lines between."""
+    lf = _write(tmp_path / f"lf.{fmt}", GOOD, fmt).read_text()
+    source = tmp_path / f"v.{fmt}"
+    source.write_bytes(lf.replace("\n", "\r\n").encode())
+    result = _compare(base, tmp_path, source, staged=True)
+    assert result[0] == "imported" and result[1]["added"] == {"judgments": len(GOOD)}
+    lines = lf.splitlines()
+    first = lines[1] if fmt == "csv" else lines[0]
+    repeat = first[:-1] + "B" if fmt == "csv" else first.replace('"label": "A"', '"label": "B"')
+    assert repeat != first
+    mixed = "\r\n".join(lines[:2]) + "\n\r\n" + "\n".join(lines[2:]) + "\r\n" + repeat + "\r\n"
+    source.write_bytes(mixed.encode())
+    result = _compare(base, tmp_path, source, staged=True)
+    assert result[0] == "refused" and "repeats line" in result[1], result
+
+
+@pytest.mark.parametrize("fmt", FMTS)
+@pytest.mark.parametrize("where", ["inside a line", "a line end alone", "before the CR LF"])
+def test_a_cr_that_does_not_end_a_crlf_gives_the_same_result(base, tmp_path, fmt, where):
+    """Python ends a line at a lone CR; the SQL path declines such a file, so the result is the row importer's."""
+    lines = _write(tmp_path / f"lf.{fmt}", GOOD, fmt).read_text().splitlines()
+    text = {"inside a line": "\r\n".join(lines[:2] + [lines[2].replace("s2", "s\r2", 1)] + lines[3:]) + "\r\n",
+            "a line end alone": "\r".join(lines) + "\r",
+            "before the CR LF": "\r\n".join(lines[:2]) + "\r\r\n" + "\r\n".join(lines[2:]) + "\r\n"}[where]
+    source = tmp_path / f"v.{fmt}"
+    source.write_bytes(text.encode())
+    _compare(base, tmp_path, source, staged=False)

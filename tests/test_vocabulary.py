@@ -7,7 +7,7 @@ import pytest
 
 from lsqa import store, vocabulary
 from lsqa.judging import kinds
-from lsqa.judging.ids import judgment_id
+from lsqa.store.verdict_ids import judgment_id
 from lsqa.store import results as results_store
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable
 from lsqa.prompting import parsers
 from lsqa.prompting import templates as prompts
 from lsqa.corpus.contexts import BookContexts, ContextTooLong
-from lsqa.judging.ids import judgment_id
+from lsqa.store.verdict_ids import judgment_id
 from lsqa.vocabulary import FAMILIES, PAIRWISE, swap_pairwise
 from lsqa.llm import LLMRequest
 from lsqa.config.study import JudgeSpec, SystemSpec

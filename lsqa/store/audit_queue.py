@@ -273,7 +273,7 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
                  LIMIT {int(wanted - above)})"""
     sql = f"""
         WITH {labels},
-        near AS MATERIALIZED ({_by_key(rel, "SELECT md5_number_lower(id) FROM special")}),
+        near AS MATERIALIZED ({_by_key(rel, f"SELECT {queue_signals.id_key_sql()} FROM special")}),
         srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special)),
         stats AS (SELECT count(*) FILTER (WHERE {where_static}) AS n_static,
                          count(*) FILTER (WHERE {where_all}) AS n_matching,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsqa.store import queue_signals
+from lsqa.store import queue_signals, verdict_ids
 from lsqa.store.bulk import fetch_dicts, insert_rows
 from lsqa.vocabulary import FAMILIES, PAIRWISE
 
@@ -88,6 +88,11 @@ def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
         if r.get("family") not in FAMILIES:
             raise ValueError(f"verdict {r.get('id')!r} ({r.get('kind')!r}) has family {r.get('family')!r}, "
                              f"not one of {', '.join(FAMILIES)}: take it from the kind's record")
+        # The primary key on id is the one unique index (migration 0020): an id that is not its key's
+        # hash would let a second verdict with the same key in.
+        if r.get("id") != verdict_ids.key_id(r):
+            raise ValueError(f"verdict {r.get('id')!r} is not keyed by lsqa.store.verdict_ids.judgment_id of its "
+                             f"judge, kind, question, systems, order and reference")
     queue_signals.mark(con, (r.get("question_id") for r in rows))  # the audit queue's kept signals
     return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing", key=("id",))
 

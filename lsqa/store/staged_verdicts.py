@@ -3,7 +3,7 @@ checked and written by DuckDB. ``lsqa.study.staged_judgments`` decides what the 
 every error; this module only reads and writes (the store is the one package with SQL).
 
 ``stage_file`` loads the file (``lsqa.store.staging``), parses CSV or JSONL into the verdict columns
-and computes the ids in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.judging.ids``); it raises
+and computes the ids in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.store.verdict_ids``); it raises
 ``Declined``, before anything is written, for whatever it cannot read exactly as the row importer
 (``lsqa.study.imports.import_judgments_rows``) does. The ``first_*`` reads give the first line of
 each problem the row importer reports over a whole file; ``insert`` writes the staged verdicts.
@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lsqa.store import queue_signals, staging
+from lsqa.store import queue_signals, staging, verdict_ids
 from lsqa.store.staging import Declined
 from lsqa.text.names import MAX_NAME_CHARS
 
-LINES, ROWS, STAGED = "lsqa_import_lines", "lsqa_import_rows", "lsqa_import_verdicts"
+LINES, STAGED = "lsqa_import_lines", "lsqa_import_verdicts"
 
 # The columns the row importer knows (``lsqa.study.imports.JUDGMENT_ALIASES`` and the optional ones).
 KNOWN = ("question_id", "item_id", "rater", "judge", "kind", "system_a", "system_b", "label", "shown_order",
@@ -53,12 +53,11 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
     if staging.load_lines(con, path, LINES) is None or not _plain_lines(con):
         raise Declined
     if path.suffix.lower() == ".csv":
-        _csv_rows(con, path, max_cell_chars)
+        rows = _csv_rows(con, path, max_cell_chars)
     else:
-        _jsonl_rows(con, path)
+        rows = _jsonl_rows(con, path)
+    _stage(con, kinds_values(kinds), rows)
     staging.drop(con, LINES)
-    _stage(con, kinds_values(kinds))
-    staging.drop(con, ROWS)
 
 
 def _plain_lines(con) -> bool:
@@ -68,8 +67,10 @@ def _plain_lines(con) -> bool:
 
 
 def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
-    """The CSV's rows as the columns of ``KNOWN`` (stripped text, NULL when absent) plus ``extra``,
-    in a TEMP table ``ROWS``; Declined when the SQL cannot read the file as the row importer does."""
+    """SQL of the CSV's rows as the columns of ``KNOWN`` (stripped text, NULL when absent) plus ``extra``
+    and ``fits`` (false for a line the row importer refuses: another number of fields, a cell over the
+    limit); Declined when the SQL cannot read the file as the row importer does. A query, not a table:
+    ``_stage`` reads it once, so each line is split once and nothing is kept twice."""
     if con.execute(f"SELECT count(*) FROM {LINES} WHERE contains(text, '\"')").fetchone()[0]:
         raise Declined  # quotes: the csv module's rules
     header_text = con.execute(f"SELECT text FROM {LINES} WHERE line = 1").fetchone()
@@ -79,14 +80,6 @@ def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
     if len(set(header)) != len(header):
         raise Declined
     n = len(header)
-    # Python's csv: a line of blank cells is skipped; a line of another number of fields is an error.
-    bad = con.execute(f"""
-        SELECT count(*) FROM {LINES}
-        WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*')
-          AND (len(string_split(text, ',')) <> {n}
-               OR list_max(list_transform(string_split(text, ','), lambda c: length(c))) > {max_cell_chars})""").fetchone()[0]
-    if bad:
-        raise Declined
     cell = {name: f"trim(cells[{i + 1}])" for i, name in enumerate(header)}
     columns = ", ".join(f"{cell.get(name, 'NULL')} AS {name}" for name in KNOWN)
     if "imported_from" in header:
@@ -96,16 +89,16 @@ def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
                    + [(k, _json_text(cell[k])) for k in header if k not in KNOWN])
     extra = " || ', ' || ".join(f"{_sql_text(json.dumps(k) + ': ')} || {value}" for k, value in items)
     extra = f"('{{' || {extra} || '}}')"
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {ROWS} AS
-        SELECT line, {columns}, {extra} AS extra
+    # Python's csv: a line of blank cells is skipped; a line of another number of fields is an error.
+    return f"""
+        SELECT line, {columns}, {extra} AS extra,
+               len(cells) = {n} AND list_max(list_transform(cells, lambda c: length(c))) <= {max_cell_chars} AS fits
         FROM (SELECT line, string_split(text, ',') AS cells FROM {LINES}
-              WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*'))""")
-    return "csv"
+              WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*'))"""
 
 
-def _jsonl_rows(con, path: Path) -> None:
-    """The JSONL's rows as in ``_csv_rows``; Declined unless every non-blank line is a flat object
+def _jsonl_rows(con, path: Path) -> str:
+    """SQL of the JSONL's rows as in ``_csv_rows``; Declined unless every non-blank line is a flat object
     of known columns with text values, each key once."""
     pattern = _FLAT_OBJECT.replace("'", "''")
     known = "[" + ", ".join(_sql_text(k) for k in KNOWN) + "]"
@@ -120,15 +113,14 @@ def _jsonl_rows(con, path: Path) -> None:
     paths = "[" + ", ".join(_sql_text(f'$."{k}"') for k in KNOWN) + "]"
     columns = ", ".join(f"v[{i + 1}] AS {name}" for i, name in enumerate(KNOWN))
     extra = _sql_text("{" + f'"imported_from": {json.dumps(str(path))}' + "}")
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {ROWS} AS
-        SELECT line, {columns}, {extra} AS extra
+    return f"""
+        SELECT line, {columns}, {extra} AS extra, true AS fits
         FROM (SELECT line, json_extract_string(text, {paths}) AS v FROM {LINES}
-              WHERE text IS NOT NULL AND trim(text) <> '')""")
+              WHERE text IS NOT NULL AND trim(text) <> '')"""
 
 
-def _stage(con, kinds: str) -> None:
-    """The verdicts of ``ROWS`` as the row importer makes them, in TEMP table ``STAGED``;
+def _stage(con, kinds: str, rows: str) -> None:
+    """The verdicts of the ``rows`` query as the row importer makes them, in TEMP table ``STAGED``;
     Declined if any row is one the row importer would refuse or read otherwise."""
     # A value as the row importer takes it: absent or '' is missing; otherwise stripped, and a
     # value that strips to nothing is an error (the SQL declines: ok is false).
@@ -141,25 +133,24 @@ def _stage(con, kinds: str) -> None:
         SELECT line, {chosen('question_id', 'item_id')} AS q_raw, {chosen('rater', 'judge')} AS r_raw,
                {chosen('kind')} AS k_raw, {chosen('system_a')} AS a_raw, {chosen('label')} AS l_raw,
                coalesce(system_b, '') AS b_raw, coalesce(shown_order, '') AS o_raw,
-               coalesce(reference, '') AS ref_raw, coalesce(evidence, '') AS evidence, extra
-        FROM {ROWS}),
+               coalesce(reference, '') AS ref_raw, coalesce(evidence, '') AS evidence, extra, fits
+        FROM ({rows})),
         c AS (
             SELECT line, trim(q_raw) AS question_id, trim(r_raw) AS judge, lower(trim(k_raw)) AS kind,
                    trim(a_raw) AS system_a, trim(b_raw) AS system_b, trim(l_raw) AS raw_label,
                    CASE WHEN o_raw = '' THEN 'ab' ELSE lower(trim(o_raw)) END AS shown_order,
-                   trim(ref_raw) AS reference, evidence, extra,
+                   trim(ref_raw) AS reference, evidence, extra, fits,
                    q_raw, r_raw, k_raw, a_raw, l_raw, b_raw, o_raw, ref_raw
             FROM r),
         j AS (
             SELECT c.*, k.family, k.pairwise, k.label
             FROM c LEFT JOIN {kinds}
               ON k.kind = c.kind AND k.alias = lower(trim(c.raw_label, '''"')))
-        SELECT line, sha1(concat_ws(chr(31), judge, kind, question_id, system_a, system_b, shown_order, reference))
-                   AS id,
+        SELECT line, {verdict_ids.ID_SQL} AS id,
                judge, kind, family, question_id, system_a, system_b, shown_order, reference, label, raw_label,
                CASE WHEN evidence = '' THEN '[]' ELSE '[' || {_json_text('evidence')} || ']' END AS evidence,
                extra,
-               (q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
+               (fits AND q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
                 AND l_raw IS NOT NULL
                 AND question_id <> '' AND judge <> '' AND system_a <> '' AND raw_label <> ''
                 AND length(question_id) <= {MAX_NAME_CHARS} AND length(judge) <= {MAX_NAME_CHARS}
@@ -219,10 +210,15 @@ def names_in_order(con) -> tuple[list[str], list[str]]:
     return raters, systems
 
 
-def insert(con) -> tuple[int, int]:
-    """(verdicts added, rows of the file): each id once (its first line), none the workspace has."""
-    queue_signals.mark_from(con, f"SELECT question_id FROM {STAGED}")  # the audit queue's kept signals
+def counts(con) -> tuple[int, int]:
+    """(rows, distinct ids) of the staged verdicts: no repeat to look for when the two are equal."""
     total, distinct = con.execute(f"SELECT count(*), count(DISTINCT id) FROM {STAGED}").fetchone()
+    return int(total), int(distinct)
+
+
+def insert(con, total: int, distinct: int) -> int:
+    """Verdicts added (``counts``): each id once (its first line), none the workspace has."""
+    queue_signals.mark_from(con, f"SELECT question_id FROM {STAGED}")  # the audit queue's kept signals
     # An exact repeat in the file (same key, same label) is written once, from its first line; the
     # window that picks it costs a second at a million rows, so only a file with repeats pays it.
     # STAGED is in line order (CREATE TABLE AS keeps it): the rows go in as the file has them.
@@ -235,12 +231,12 @@ def insert(con) -> tuple[int, int]:
         FROM {STAGED} s
         WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.id = s.id)
         {once}""").fetchone()
-    return int(added[0]) if added else 0, int(total)
+    return int(added[0]) if added else 0
 
 
 def verdict_count(con) -> int:
     return int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
 
 
-__all__ = ["Declined", "first_declared_conflict", "first_repeat", "first_stored_conflict", "first_unknown_question",
+__all__ = ["Declined", "counts", "first_declared_conflict", "first_repeat", "first_stored_conflict", "first_unknown_question",
            "insert", "kinds_values", "names_in_order", "stage_file", "verdict_count"]

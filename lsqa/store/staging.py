@@ -31,16 +31,21 @@ from lsqa.errors import WorkspaceError
 
 # The instance's limit while an import runs: the file's lines and staged rows spill past it
 # (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts). Plus, per verdict the workspace
-# already has, room for its share of the table's two indexes, which DuckDB holds in memory while it
-# inserts (5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone).
+# already has, room for its share of the table's id index, which DuckDB holds in memory while it
+# inserts: 5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone; with
+# the one index of migration 0020 they fit at 150 bytes a verdict (peak 1,389 MiB), 200 leaves a margin.
 IMPORT_MEMORY_LIMIT_MB = 768
-INDEX_BYTES_PER_ROW = 400
+INDEX_BYTES_PER_ROW = 200
 # Another base limit for a machine with less (or more) memory to give an import, in MB.
 MEMORY_ENV = "LSQA_IMPORT_MEMORY_MB"
 MIN_MEMORY_MB = 32
 
 # The spill folder an import's DuckDB writes to when it runs out of memory, next to the workspace.
 SPILL = ".lsqa-spill"
+
+# How DuckDB words a commit it refused for want of memory (DuckDB 1.4-2.0: a TransactionException, not
+# an OutOfMemoryException), depending on what ran out: a new block, a buffer, pinning a spilled block.
+_OUT_OF_MEMORY = ("could not allocate", "failed to allocate", "failed to pin")
 
 # A byte no printable line holds: the CSV reader's delimiter, so that a line is one value.
 _DELIMITER = "\\x01"
@@ -51,16 +56,22 @@ class Declined(Exception):
     importer read it (it words the error, if there is one)."""
 
 
-def load_lines(con, path: Path, table: str, *, carriage_returns: bool = False) -> int | None:
+def load_lines(con, path: Path, table: str, *, keep_cr: bool = False) -> int | None:
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path``
     (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
     read the file as plain lines (the caller reads it row by row, which says what is wrong).
 
-    ``carriage_returns``: a file holding a carriage return (CRLF line ends: Windows, Excel, Python's
-    csv module) is read whole and split at each newline, each line keeping its ``\r`` for the caller
-    to read (DuckDB's line reader refuses such a file); without it, such a file gives None."""
-    if carriage_returns and _holds_carriage_return(path):
-        return _load_split(con, path, table)
+    Lines end with LF, or with CR LF (Windows, Excel, pandas on Windows): the CR is not part of the
+    line, as for the row importer (Python's csv and ``str.splitlines``). A CR anywhere else ends a line
+    for Python but not here: such a file is None. ``keep_cr``: the lines of a file with a CR keep it,
+    wherever it is, for a caller that reads CRs itself (``lsqa.store.staged_rows``: a CR LF inside a
+    quoted CSV field is part of the value for Python's csv)."""
+    if _has_cr(path):
+        # DuckDB's CSV reader refuses a CR before the LF in strict mode (and, not strict, takes every CR
+        # for a line end, so the line numbers would be wrong): such a file is read whole instead. Chosen
+        # before reading: a failed statement would abort the caller's transaction.
+        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) \
+            if _load_crlf_lines(con, path, table, keep_cr) else None
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
@@ -76,31 +87,37 @@ def load_lines(con, path: Path, table: str, *, carriage_returns: bool = False) -
         return None
 
 
-def _holds_carriage_return(path: Path) -> bool:
-    import mmap
+def _has_cr(path: Path, chunk: int = 1 << 20) -> bool:
+    """Whether the file holds a CR byte (read in pieces: the file may be the 256 MiB limit)."""
+    with open(path, "rb") as f:
+        while piece := f.read(chunk):
+            if b"\r" in piece:
+                return True
+    return False
 
-    try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return data.find(b"\r") != -1
-    except (OSError, ValueError):
-        return False  # an empty or unreadable file: the line reader says so
 
-
-def _load_split(con, path: Path, table: str) -> int | None:
-    """``load_lines`` by splitting the whole text at each newline: the lines keep a ``\r``; the empty
-    piece after a final newline is no line; a BOM at the start is dropped (Python's ``utf-8-sig``)."""
+def _load_crlf_lines(con, path: Path, table: str, keep_cr: bool = False) -> bool:
+    """``load_lines`` for a file whose lines end with CR LF: the whole text split at each LF and one CR
+    taken off each line's end (the file is at most the 256 MiB limit of one table, read in one piece:
+    about three times its size in memory); a BOM at the start dropped, as DuckDB's CSV reader and
+    Python's ``utf-8-sig`` drop it. False when DuckDB cannot read the file or a CR remains inside a
+    line (the caller's transaction is then aborted or holds an unused table: it declines).
+    ``keep_cr``: every CR stays where it is (``load_lines``)."""
+    text = "text" if keep_cr else "CASE WHEN suffix(text, chr(13)) THEN left(text, length(text) - 1) ELSE text END"
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
-            WITH pieces AS (SELECT unnest(l) AS text, generate_subscripts(l, 1) AS line
-                            FROM (SELECT string_split(content, chr(10)) AS l FROM read_text('{_quoted(path)}')))
-            SELECT line, CASE WHEN line = 1 AND starts_with(text, chr(65279)) THEN nullif(text[2:], '')
-                              ELSE nullif(text, '') END AS text
-            FROM pieces WHERE line < (SELECT max(line) FROM pieces) OR text <> ''
-            ORDER BY line""")
-        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            WITH f AS (SELECT string_split(content, chr(10)) AS parts FROM read_text('{_quoted(path)}')),
+                 u AS (SELECT generate_subscripts(parts, 1) AS line, unnest(parts) AS text, len(parts) AS n FROM f),
+                 b AS (SELECT line, CASE WHEN line = 1 AND starts_with(text, chr(65279)) THEN text[2:] ELSE text END
+                                    AS text, n FROM u)
+            SELECT line, nullif({text}, '') AS text
+            FROM b WHERE NOT (line = n AND text = '') ORDER BY line""")
+        if keep_cr or not con.execute(f"SELECT count(*) FROM {table} WHERE contains(text, chr(13))").fetchone()[0]:
+            return True
     except duckdb.Error:
-        return None
+        pass
+    return False
 
 
 def writable_target(workspace, path: Path, max_bytes: int) -> Path | None:
@@ -155,7 +172,8 @@ def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
             # Out of memory while staging (OutOfMemoryException) or while committing (DuckDB then
             # refuses the commit, and may invalidate the process's database: a FatalException on the
             # next use). Either way the transaction did not commit: nothing was written.
-            if "could not allocate" not in str(exc) and not isinstance(exc, duckdb.OutOfMemoryException):
+            if not isinstance(exc, duckdb.OutOfMemoryException) and not any(
+                    words in str(exc) for words in _OUT_OF_MEMORY):
                 raise
             raise WorkspaceError(
                 f"{folder}: the import needed more memory than the {limit_mb:,} MB it may use (DuckDB: "

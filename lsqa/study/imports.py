@@ -16,7 +16,7 @@ from lsqa.config import definitions
 from lsqa.corpus.tables import IngestSummary, plain_value
 from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
-from lsqa.judging.ids import judgment_id
+from lsqa.store.verdict_ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.study.staged_answers import import_answers_staged

@@ -28,7 +28,7 @@ from lsqa import store
 from lsqa.stats import analysis
 from lsqa.errors import InputError
 from lsqa.judging import kinds
-from lsqa.judging.ids import judgment_id
+from lsqa.store.verdict_ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store

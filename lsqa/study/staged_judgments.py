@@ -1,7 +1,7 @@
 """``lsqa import-judgments`` in SQL (issue 35): a million verdicts read, checked and written by DuckDB.
 
 The file is loaded as lines (``lsqa.store.staging``), parsed and checked over the whole table in
-SQL (``lsqa.store.staged_verdicts``: this module decides and words, the store runs the SQL), its ids computed in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.judging.ids``) and written
+SQL (``lsqa.store.staged_verdicts``: this module decides and words, the store runs the SQL), its ids computed in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.store.verdict_ids``) and written
 with one INSERT ... SELECT in the write's transaction. Peak memory is DuckDB's limit for the import,
 not a Python object per verdict.
 
@@ -44,9 +44,10 @@ def _kinds() -> list[tuple[str, str, bool, str, str]]:
             for alias, label in record.aliases.items()]
 
 
-def _check(con, path: Path) -> None:
-    """The row importer's checks over the whole file, in its order; InputError at the first line."""
-    repeat = staged_verdicts.first_repeat(con)
+def _check(con, path: Path, repeats: bool) -> None:
+    """The row importer's checks over the whole file, in its order; InputError at the first line.
+    ``repeats``: whether some id is on two lines (else the first check has nothing to find)."""
+    repeat = repeats and staged_verdicts.first_repeat(con)
     if repeat:
         line, first_line, first_label, label = repeat
         raise InputError(path, f"{REPEAT_WHAT} repeats line {first_line} with another label "
@@ -85,9 +86,10 @@ def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary 
         with store.connect(workspace) as settings, \
                 staging.bounded_memory(settings, folder, staged_verdicts.verdict_count(settings)), store.write(workspace) as con:
             staged_verdicts.stage_file(con, path, _kinds(), MAX_CELL_CHARS)
-            _check(con, path)
+            total, distinct = staged_verdicts.counts(con)
+            _check(con, path, repeats=distinct < total)
             summary.notes.extend(_notes(con))
-            added, total = staged_verdicts.insert(con)
+            added = staged_verdicts.insert(con, total, distinct)
     except staging.Declined:
         return None
     summary.add("judgments", added)
