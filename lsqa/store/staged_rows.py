@@ -76,7 +76,7 @@ def ascii_text(expr: str) -> str:
 def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, extra: bool) -> None:
     """The rows of ``path`` in TEMP table ``ROWS`` (see the module's docstring), or Declined.
     ``known``: the lower-case column names the importer reads; ``extra``: also the others' JSON."""
-    if staging.load_lines(con, path, LINES, carriage_returns=True) is None:
+    if staging.load_lines(con, path, LINES, keep_cr=True) is None:
         raise Declined
     # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
     if path.suffix.lower() == ".csv":
