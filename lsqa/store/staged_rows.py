@@ -73,16 +73,21 @@ def ascii_text(expr: str) -> str:
     return f"regexp_full_match({expr}, '[\\x20-\\x7e]*')"
 
 
-def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, extra: bool) -> None:
+def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, extra: bool,
+               fixed: dict[str, str] | None = None) -> None:
     """The rows of ``path`` in TEMP table ``ROWS`` (see the module's docstring), or Declined.
-    ``known``: the lower-case column names the importer reads; ``extra``: also the others' JSON."""
+    ``known``: the lower-case column names the importer reads; ``extra``: also the others' JSON, with
+    the ``fixed`` keys and values besides (the same in every row: ``import-judgments`` keeps the file's
+    path as ``imported_from``). A file with a column named like a fixed key is declined: the row
+    importer lets the file's value win, which is rare enough to leave to it."""
+    fixed = fixed or {}
     if staging.load_lines(con, path, LINES, keep_cr=True) is None:
         raise Declined
     # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
     if path.suffix.lower() == ".csv":
-        _csv_rows(con, path, known, max_cell_chars, extra)
+        _csv_rows(con, path, known, max_cell_chars, extra, fixed)
     else:
-        _jsonl_rows(con, known, max_cell_chars, extra)
+        _jsonl_rows(con, known, max_cell_chars, extra, fixed)
     staging.drop(con, LINES, RECORDS)
 
 
@@ -95,7 +100,21 @@ def _count(con, sql: str) -> int:
     return int(con.execute(sql).fetchone()[0])
 
 
-def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extra: bool) -> None:
+def _extra_sql(items: list[tuple[str, str]], fixed: dict[str, str], *, skip_absent: bool = False) -> str:
+    """SQL of ``json.dumps({**fixed, **row's others}, sort_keys=True)``: ``items`` are (key, SQL of its
+    printable ASCII value, NULL when the row lacks it if ``skip_absent``) of the file's other columns."""
+    entries = sorted([(k, sql_text(json.dumps(k) + ": " + json.dumps(v))) for k, v in fixed.items()]
+                     + [(k, f"{sql_text(json.dumps(k) + ': ')} || {json_text(v)}") for k, v in items])
+    if not entries:
+        return "'{}'"
+    if skip_absent:  # concat_ws leaves out the NULL entries (a key the row does not have)
+        return f"('{{' || concat_ws(', ', {', '.join(e for _, e in entries)}) || '}}')"
+    joined = " || ', ' || ".join(e for _, e in entries)
+    return f"('{{' || {joined} || '}}')"
+
+
+def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extra: bool,
+              fixed: dict[str, str]) -> None:
     # A carriage return ends a line for Python's csv (newline=''): only as the last character of one
     # (CRLF) does it end the same line as here.
     if _count(con, f"SELECT count(*) FROM {LINES} WHERE contains({_line_end('text')}, chr(13)) OR contains(text, chr(0))"):
@@ -109,8 +128,11 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     except csv.Error:
         raise Declined from None
     header = [c.strip().lower() for c in cells]
-    if not any(header) or len(set(header)) != len(header):
+    if not any(header) or len(set(header)) != len(header) or set(fixed) & set(header):
         raise Declined
+    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND contains(text, '\"')"):
+        _bare_csv_rows(con, header, known, max_cell_chars, extra, fixed)
+        return
     # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted
     # field); the record ends on its last line, the line Python's csv reader names (line_num). Most
     # records are one line: only the others are put together.
@@ -161,14 +183,46 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
                                           [{', '.join(f'cells[{header.index(k) + 1}]' for k in others)}],
                                           lambda c: {ascii_text('c')}))"""):
             raise Declined  # json.dumps would escape the non-ASCII
-        items = " || ', ' || ".join(f"{sql_text(json.dumps(k) + ': ')} || {json_text(f'cells[{header.index(k) + 1}]')}"
-                                    for k in others)
-        columns.append(f"('{{' || {items} || '}}') AS extra" if others else "'{}' AS extra")
+        columns.append(_extra_sql([(k, f"cells[{header.index(k) + 1}]") for k in others], fixed) + " AS extra")
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {ROWS} AS
                     SELECT line, {', '.join(columns)} FROM {RECORDS} WHERE NOT {blank} ORDER BY line""")
 
 
-def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool) -> None:
+def _bare_csv_rows(con, header: list[str], known: tuple[str, ...], max_cell_chars: int, extra: bool,
+                   fixed: dict[str, str]) -> None:
+    """``_csv_rows`` for a file with no quote after its header: every line is one record, split at its
+    commas once, in one statement (no records put together: at a million lines about a third of the
+    time). Lines are in file order in ``LINES`` and a filter keeps that order (DuckDB's
+    preserve_insertion_order), so no sort."""
+    n = len(header)
+    text = _line_end("text")
+    space = "".join(f"\\x{{{ord(c):x}}}" for c in PY_WHITESPACE)
+    # Cells stripped as the csv reader's are, but only in a line with whitespace next to a comma or at
+    # an end (one test per line instead of two per cell: most lines of names and labels have none).
+    edge = f"(?:^|,)[{space}]|[{space}](?:,|$)"
+    cell = {name: f"cells[{i + 1}]" for i, name in enumerate(header)}
+    columns = [f"{cell.get(name, 'NULL')} AS {name}" for name in known]
+    others = sorted(k for k in header if k not in known) if extra else []
+    # The row reader refuses a record of another number of fields (blank ones are skipped before) and
+    # one over its limit (in bytes: at least its characters); json.dumps would escape non-ASCII extras.
+    fits = " AND ".join([f"len(cells) = {n}", f"strlen(text) <= {max_cell_chars}"]
+                        + [ascii_text(cell[k]) for k in others])
+    if extra:
+        columns.append(_extra_sql([(k, cell[k]) for k in others], fixed) + " AS extra")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {ROWS} AS
+        SELECT line, {', '.join(columns)}, {fits} AS fits
+        FROM (SELECT line, text,
+                     CASE WHEN regexp_matches(text, '{edge}')
+                          THEN list_transform(string_split(text, ','), lambda c: {strip('c')})
+                          ELSE string_split(text, ',') END AS cells
+              FROM (SELECT line, {text} AS text FROM {LINES} WHERE line > 1 AND text IS NOT NULL)
+              WHERE NOT regexp_full_match(text, '[,{space}]*'))""")
+    if _count(con, f"SELECT count(*) FROM {ROWS} WHERE NOT fits"):
+        raise Declined
+
+
+def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool, fixed: dict[str, str]) -> None:
     if _count(con, f"SELECT count(*) FROM {LINES} WHERE ends_with(text, chr(13))"):
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
                         SELECT line, nullif({_line_end('text')}, '') AS text FROM {LINES} ORDER BY line""")
@@ -193,6 +247,8 @@ def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool) -
     by_clean: dict[str, list[int]] = {}
     for i, key in enumerate(raw_keys):
         by_clean.setdefault(key.strip().lower(), []).append(i + 1)
+    if set(fixed) & set(by_clean):
+        raise Declined
     paths = "[" + ", ".join(sql_text(f'$."{k}"') for k in raw_keys) + "]" if raw_keys else "[]::VARCHAR[]"
 
     def value(name: str) -> str:
@@ -206,9 +262,7 @@ def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool) -
                 SELECT count(*) FROM (SELECT json_extract_string(text, {paths}) AS v FROM {LINES} WHERE NOT {blank})
                 WHERE NOT list_bool_and([{', '.join(f'coalesce({ascii_text(value(k))}, true)' for k in others)}])"""):
             raise Declined  # json.dumps would escape the non-ASCII
-        items = ", ".join(f"CASE WHEN {value(k)} IS NOT NULL THEN {sql_text(json.dumps(k) + ': ')} || "
-                          f"{json_text(value(k))} END" for k in others)
-        columns.append(f"('{{' || concat_ws(', ', {items}) || '}}') AS extra" if others else "'{}' AS extra")
+        columns.append(_extra_sql([(k, value(k)) for k in others], fixed, skip_absent=True) + " AS extra")
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {ROWS} AS
         SELECT line, {', '.join(columns)}

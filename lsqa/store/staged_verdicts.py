@@ -1,9 +1,7 @@
-"""The SQL of ``lsqa import-judgments`` for plain files (issue 35): a file's lines parsed, staged,
-checked and written by DuckDB. ``lsqa.study.staged_judgments`` decides what the SQL takes and words
+"""The SQL of ``lsqa import-judgments`` (issue 35): a file's rows staged, checked and written by DuckDB. ``lsqa.study.staged_judgments`` decides what the SQL takes and words
 every error; this module only reads and writes (the store is the one package with SQL).
 
-``stage_file`` loads the file (``lsqa.store.staging``), parses CSV or JSONL into the verdict columns
-and computes the ids in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.store.verdict_ids``); it raises
+``stage_file`` reads the file's rows (``lsqa.store.staged_rows``), makes them verdicts and computes the ids in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.store.verdict_ids``); it raises
 ``Declined``, before anything is written, for whatever it cannot read exactly as the row importer
 (``lsqa.study.imports.import_judgments_rows``) does. The ``first_*`` reads give the first line of
 each problem the row importer reports over a whole file; ``insert`` writes the staged verdicts.
@@ -11,116 +9,39 @@ each problem the row importer reports over a whole file; ``insert`` writes the s
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from lsqa.store import queue_signals, staging, verdict_ids
+from lsqa.store import queue_signals, staged_rows, staging, verdict_ids
 from lsqa.store.staging import Declined
 from lsqa.text.names import MAX_NAME_CHARS
 
-LINES, STAGED = "lsqa_import_lines", "lsqa_import_verdicts"
+STAGED = "lsqa_import_verdicts"
 
 # The columns the row importer knows (``lsqa.study.imports.JUDGMENT_ALIASES`` and the optional ones).
 KNOWN = ("question_id", "item_id", "rater", "judge", "kind", "system_a", "system_b", "label", "shown_order",
          "reference", "evidence")
 
-# A JSON text without escapes (the line is printable ASCII: no control character can be in it).
-_STRING = r'"[^"\\]*"'
-_KEY_VALUE = f" *{_STRING} *: *{_STRING} *"
-_FLAT_OBJECT = f"^ *\\{{({_KEY_VALUE}(,{_KEY_VALUE})*)? *\\}} *$"
-
-
-
-def _sql_text(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
-def _json_text(expr: str) -> str:
-    """SQL of json.dumps(``expr``) for printable ASCII text: only " and \\ are escaped."""
-    return f"""('"' || replace(replace({expr}, '\\', '\\\\'), '"', '\\"') || '"')"""
-
 
 def kinds_values(kinds: list[tuple[str, str, bool, str, str]]) -> str:
     """SQL of the kinds the SQL takes: (kind, family, pairwise, label as written, canonical label) rows
     as a VALUES list aliased ``k``."""
-    rows = [f"({_sql_text(kind)}, {_sql_text(family)}, {str(pairwise).lower()}, {_sql_text(alias)}, {_sql_text(label)})"
+    rows = [f"({staged_rows.sql_text(kind)}, {staged_rows.sql_text(family)}, {str(pairwise).lower()}, {staged_rows.sql_text(alias)}, {staged_rows.sql_text(label)})"
             for kind, family, pairwise, alias, label in kinds]
     return "(VALUES " + ", ".join(rows) + ") AS k(kind, family, pairwise, alias, label)"
 
 
 def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], max_cell_chars: int) -> None:
-    """The verdicts of ``path`` in TEMP table ``STAGED``, or ``Declined``; ``kinds`` as ``kinds_values``."""
-    if staging.load_lines(con, path, LINES) is None or not _plain_lines(con):
-        raise Declined
-    if path.suffix.lower() == ".csv":
-        rows = _csv_rows(con, path, max_cell_chars)
-    else:
-        rows = _jsonl_rows(con, path)
-    _stage(con, kinds_values(kinds), rows)
-    staging.drop(con, LINES)
+    """The verdicts of ``path`` in TEMP table ``STAGED``, or ``Declined``; ``kinds`` as ``kinds_values``.
+    The file's rows are read by ``lsqa.store.staged_rows`` (quoted CSV, CR LF, JSON escapes), the other
+    columns kept in ``extra`` with the file's path as ``imported_from``, as the row importer keeps them."""
+    staged_rows.stage_rows(con, path, KNOWN, max_cell_chars, extra=True, fixed={"imported_from": str(path)})
+    _stage(con, kinds_values(kinds))
+    staging.drop(con, staged_rows.ROWS)
 
 
-def _plain_lines(con) -> bool:
-    """Every line printable ASCII or empty."""
-    return not con.execute(f"SELECT count(*) FROM {LINES} WHERE NOT regexp_full_match(text, '[\\x20-\\x7e]*')"
-                           ).fetchone()[0]
-
-
-def _csv_rows(con, path: Path, max_cell_chars: int) -> str:
-    """SQL of the CSV's rows as the columns of ``KNOWN`` (stripped text, NULL when absent) plus ``extra``
-    and ``fits`` (false for a line the row importer refuses: another number of fields, a cell over the
-    limit); Declined when the SQL cannot read the file as the row importer does. A query, not a table:
-    ``_stage`` reads it once, so each line is split once and nothing is kept twice."""
-    if con.execute(f"SELECT count(*) FROM {LINES} WHERE contains(text, '\"')").fetchone()[0]:
-        raise Declined  # quotes: the csv module's rules
-    header_text = con.execute(f"SELECT text FROM {LINES} WHERE line = 1").fetchone()
-    if not header_text or not header_text[0] or not header_text[0].replace(",", "").strip():
-        raise Declined
-    header = [c.strip().lower() for c in header_text[0].split(",")]
-    if len(set(header)) != len(header):
-        raise Declined
-    n = len(header)
-    cell = {name: f"trim(cells[{i + 1}])" for i, name in enumerate(header)}
-    columns = ", ".join(f"{cell.get(name, 'NULL')} AS {name}" for name in KNOWN)
-    if "imported_from" in header:
-        raise Declined  # the row importer lets the file's value win over the path: rare, kept there
-    # json.dumps({"imported_from": path, **extras}, sort_keys=True): keys in code point order.
-    items = sorted([("imported_from", _sql_text(json.dumps(str(path))))]
-                   + [(k, _json_text(cell[k])) for k in header if k not in KNOWN])
-    extra = " || ', ' || ".join(f"{_sql_text(json.dumps(k) + ': ')} || {value}" for k, value in items)
-    extra = f"('{{' || {extra} || '}}')"
-    # Python's csv: a line of blank cells is skipped; a line of another number of fields is an error.
-    return f"""
-        SELECT line, {columns}, {extra} AS extra,
-               len(cells) = {n} AND list_max(list_transform(cells, lambda c: length(c))) <= {max_cell_chars} AS fits
-        FROM (SELECT line, string_split(text, ',') AS cells FROM {LINES}
-              WHERE line > 1 AND text IS NOT NULL AND NOT regexp_full_match(text, '[ ,]*'))"""
-
-
-def _jsonl_rows(con, path: Path) -> str:
-    """SQL of the JSONL's rows as in ``_csv_rows``; Declined unless every non-blank line is a flat object
-    of known columns with text values, each key once."""
-    pattern = _FLAT_OBJECT.replace("'", "''")
-    known = "[" + ", ".join(_sql_text(k) for k in KNOWN) + "]"
-    bad = con.execute(f"""
-        SELECT count(*) FROM {LINES}
-        WHERE text IS NOT NULL AND trim(text) <> ''
-          AND (NOT regexp_full_match(text, '{pattern}')
-               OR len(list_distinct(json_keys(text))) <> len(json_keys(text))
-               OR NOT list_has_all({known}, json_keys(text)))""").fetchone()[0]
-    if bad:
-        raise Declined
-    paths = "[" + ", ".join(_sql_text(f'$."{k}"') for k in KNOWN) + "]"
-    columns = ", ".join(f"v[{i + 1}] AS {name}" for i, name in enumerate(KNOWN))
-    extra = _sql_text("{" + f'"imported_from": {json.dumps(str(path))}' + "}")
-    return f"""
-        SELECT line, {columns}, {extra} AS extra, true AS fits
-        FROM (SELECT line, json_extract_string(text, {paths}) AS v FROM {LINES}
-              WHERE text IS NOT NULL AND trim(text) <> '')"""
-
-
-def _stage(con, kinds: str, rows: str) -> None:
-    """The verdicts of the ``rows`` query as the row importer makes them, in TEMP table ``STAGED``;
+def _stage(con, kinds: str) -> None:
+    """The verdicts of the file's rows (``staged_rows.ROWS``) as the row importer makes them, in TEMP
+    table ``STAGED``;
     Declined if any row is one the row importer would refuse or read otherwise."""
     # A value as the row importer takes it: absent or '' is missing; otherwise stripped, and a
     # value that strips to nothing is an error (the SQL declines: ok is false).
@@ -133,13 +54,13 @@ def _stage(con, kinds: str, rows: str) -> None:
         SELECT line, {chosen('question_id', 'item_id')} AS q_raw, {chosen('rater', 'judge')} AS r_raw,
                {chosen('kind')} AS k_raw, {chosen('system_a')} AS a_raw, {chosen('label')} AS l_raw,
                coalesce(system_b, '') AS b_raw, coalesce(shown_order, '') AS o_raw,
-               coalesce(reference, '') AS ref_raw, coalesce(evidence, '') AS evidence, extra, fits
-        FROM ({rows})),
+               coalesce(reference, '') AS ref_raw, coalesce(evidence, '') AS evidence, extra
+        FROM {staged_rows.ROWS}),
         c AS (
             SELECT line, trim(q_raw) AS question_id, trim(r_raw) AS judge, lower(trim(k_raw)) AS kind,
                    trim(a_raw) AS system_a, trim(b_raw) AS system_b, trim(l_raw) AS raw_label,
                    CASE WHEN o_raw = '' THEN 'ab' ELSE lower(trim(o_raw)) END AS shown_order,
-                   trim(ref_raw) AS reference, evidence, extra, fits,
+                   trim(ref_raw) AS reference, evidence, extra,
                    q_raw, r_raw, k_raw, a_raw, l_raw, b_raw, o_raw, ref_raw
             FROM r),
         j AS (
@@ -148,9 +69,9 @@ def _stage(con, kinds: str, rows: str) -> None:
               ON k.kind = c.kind AND k.alias = lower(trim(c.raw_label, '''"')))
         SELECT line, {verdict_ids.ID_SQL} AS id,
                judge, kind, family, question_id, system_a, system_b, shown_order, reference, label, raw_label,
-               CASE WHEN evidence = '' THEN '[]' ELSE '[' || {_json_text('evidence')} || ']' END AS evidence,
+               CASE WHEN evidence = '' THEN '[]' ELSE '[' || {staged_rows.json_text('evidence')} || ']' END AS evidence,
                extra,
-               (fits AND q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
+               (q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
                 AND l_raw IS NOT NULL
                 AND question_id <> '' AND judge <> '' AND system_a <> '' AND raw_label <> ''
                 AND length(question_id) <= {MAX_NAME_CHARS} AND length(judge) <= {MAX_NAME_CHARS}
@@ -159,7 +80,12 @@ def _stage(con, kinds: str, rows: str) -> None:
                 AND (ref_raw = '' OR reference <> '')
                 AND label IS NOT NULL
                 AND CASE WHEN pairwise THEN system_b <> '' AND system_b <> system_a ELSE system_b = '' END
-                AND shown_order IN ('ab', 'ba') AND reference IN ('', '1', '2')) AS ok
+                AND shown_order IN ('ab', 'ba') AND reference IN ('', '1', '2')
+                -- Names, labels and evidence in printable ASCII: the one name rule's Unicode tests,
+                -- Python's lower() and strip(), json.dumps' escapes are the row importer's.
+                AND {' AND '.join(staged_rows.ascii_text(c) for c in
+                                  ('q_raw', 'r_raw', 'k_raw', 'a_raw', 'l_raw', 'b_raw', 'o_raw', 'ref_raw', 'evidence'))}
+                ) AS ok
         FROM j""")
     if con.execute(f"SELECT count(*) FROM {STAGED} WHERE NOT coalesce(ok, false)").fetchone()[0]:
         raise Declined

@@ -6,14 +6,13 @@ with one INSERT ... SELECT in the write's transaction. Peak memory is DuckDB's l
 not a Python object per verdict.
 
 The SQL takes only what it can read exactly as the row-by-row importer does (``lsqa.study.imports``):
-*plain* files, in which every line is printable ASCII (no tab, no control character, nothing that
-needs a Unicode rule), CSV without quotes whose first line is the header, JSONL whose every line is a
-flat object of known columns with text values without escapes; and *good* rows: a known kind of
-answers that is not scored, names within the limit, a label of the kind, the pairwise rules,
-shown_order and reference as the row importer takes them. Anything else — a bad row, a quoted CSV,
-a name in another script, a similarity, evidence as a list — and ``import_judgments_staged`` returns
-None before writing anything: the row importer reads that file and words its error, so the errors
-of a bad file stay exactly what they were (tests/test_staged_imports.py compares the two).
+the files ``lsqa.store.staged_rows`` reads as ``lsqa.corpus.tables`` does (CSV with quoted fields and
+CR LF ends, JSONL of flat objects of strings, escapes allowed), and *good* rows: a known kind of answers
+that is not scored, names, labels and evidence in printable ASCII within the limits, a label of the
+kind, the pairwise rules, shown_order and reference as the row importer takes them. Anything else — a
+bad row, a name in another script, a similarity, evidence as a list — and ``import_judgments_staged``
+returns None before writing anything: the row importer reads that file and words its error, so the
+errors of a bad file stay exactly what they were (tests/test_staged_imports.py compares the two).
 
 The checks over the file's good rows are the row importer's, in its order, with its words: a key
 repeated with another label, an unknown question, a rater a run config declared with another kind,
