@@ -135,18 +135,14 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
         return
     # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted
     # field); the record ends on its last line, the line Python's csv reader names (line_num). Most
-    # records are one line: only the others are put together.
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-        WITH q AS (SELECT line, coalesce(text, '') AS text,
-                          sum(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '"', '')))
-                              OVER (ORDER BY line) % 2 AS open FROM {LINES} WHERE line > 1),
-        p AS (SELECT line, text, open, coalesce(lag(open) OVER (ORDER BY line), 0) = 0 AS starts FROM q)
-        SELECT line, {_line_end('text')} AS text, open FROM p WHERE starts AND open = 0
-        UNION ALL
-        SELECT max(line), {_line_end("string_agg(text, chr(10) ORDER BY line)")}, arg_max(open, line)
-        FROM (SELECT *, sum(starts::INTEGER) OVER (ORDER BY line) AS record FROM p WHERE NOT (starts AND open = 0))
-        GROUP BY record""")
+    # files have no such field (no line with an odd number of quotes): each line is then a record,
+    # without the running count over every line.
+    odd = "(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '\"', ''))) % 2 = 1"
+    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND {odd}"):
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
+                        SELECT line, {_line_end("coalesce(text, '')")} AS text, 0 AS open FROM {LINES} WHERE line > 1""")
+    else:
+        _multiline_records(con)
     n = len(header)
     # A record's fields, each with the comma after it (the whole match is faster to take than a group).
     # The matches tile the record (with a comma added) exactly when it is a CSV record of bare and
@@ -186,6 +182,22 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
         columns.append(_extra_sql([(k, f"cells[{header.index(k) + 1}]") for k in others], fixed) + " AS extra")
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {ROWS} AS
                     SELECT line, {', '.join(columns)} FROM {RECORDS} WHERE NOT {blank} ORDER BY line""")
+
+
+def _multiline_records(con) -> None:
+    """``RECORDS`` of a CSV with a quoted field over several lines: a line whose quotes so far are odd
+    continues in the next; only the records of more than one line are put together."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {RECORDS} AS
+        WITH q AS (SELECT line, coalesce(text, '') AS text,
+                          sum(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '"', '')))
+                              OVER (ORDER BY line) % 2 AS open FROM {LINES} WHERE line > 1),
+        p AS (SELECT line, text, open, coalesce(lag(open) OVER (ORDER BY line), 0) = 0 AS starts FROM q)
+        SELECT line, {_line_end('text')} AS text, open FROM p WHERE starts AND open = 0
+        UNION ALL
+        SELECT max(line), {_line_end("string_agg(text, chr(10) ORDER BY line)")}, arg_max(open, line)
+        FROM (SELECT *, sum(starts::INTEGER) OVER (ORDER BY line) AS record FROM p WHERE NOT (starts AND open = 0))
+        GROUP BY record""")
 
 
 def _bare_csv_rows(con, header: list[str], known: tuple[str, ...], max_cell_chars: int, extra: bool,

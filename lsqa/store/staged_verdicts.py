@@ -30,16 +30,18 @@ def kinds_values(kinds: list[tuple[str, str, bool, str, str]]) -> str:
     return "(VALUES " + ", ".join(rows) + ") AS k(kind, family, pairwise, alias, label)"
 
 
-def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], max_cell_chars: int) -> None:
+def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], max_cell_chars: int) -> tuple[int, int]:
     """The verdicts of ``path`` in TEMP table ``STAGED``, or ``Declined``; ``kinds`` as ``kinds_values``.
+    Returns (rows, distinct ids): no repeat to look for when the two are equal.
     The file's rows are read by ``lsqa.store.staged_rows`` (quoted CSV, CR LF, JSON escapes), the other
     columns kept in ``extra`` with the file's path as ``imported_from``, as the row importer keeps them."""
     staged_rows.stage_rows(con, path, KNOWN, max_cell_chars, extra=True, fixed={"imported_from": str(path)})
-    _stage(con, kinds_values(kinds))
+    counts = _stage(con, kinds_values(kinds))
     staging.drop(con, staged_rows.ROWS)
+    return counts
 
 
-def _stage(con, kinds: str) -> None:
+def _stage(con, kinds: str) -> tuple[int, int]:
     """The verdicts of the file's rows (``staged_rows.ROWS``) as the row importer makes them, in TEMP
     table ``STAGED``;
     Declined if any row is one the row importer would refuse or read otherwise."""
@@ -87,10 +89,11 @@ def _stage(con, kinds: str) -> None:
                                   ('q_raw', 'r_raw', 'k_raw', 'a_raw', 'l_raw', 'b_raw', 'o_raw', 'ref_raw', 'evidence'))}
                 ) AS ok
         FROM j""")
-    if con.execute(f"SELECT count(*) FROM {STAGED} WHERE NOT coalesce(ok, false)").fetchone()[0]:
-        raise Declined
-    if not con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]:
-        raise Declined  # no data rows: the row importer says so
+    bad, total, distinct = con.execute(f"SELECT count(*) FILTER (WHERE NOT coalesce(ok, false)), count(*),"
+                                       f" count(DISTINCT id) FROM {STAGED}").fetchone()
+    if bad or not total:
+        raise Declined  # a row the row importer words, or no data rows (it says so)
+    return int(total), int(distinct)
 
 
 def _first(con, sql: str, params=()):
@@ -136,14 +139,8 @@ def names_in_order(con) -> tuple[list[str], list[str]]:
     return raters, systems
 
 
-def counts(con) -> tuple[int, int]:
-    """(rows, distinct ids) of the staged verdicts: no repeat to look for when the two are equal."""
-    total, distinct = con.execute(f"SELECT count(*), count(DISTINCT id) FROM {STAGED}").fetchone()
-    return int(total), int(distinct)
-
-
 def insert(con, total: int, distinct: int) -> int:
-    """Verdicts added (``counts``): each id once (its first line), none the workspace has."""
+    """Verdicts added (``stage_file``'s counts): each id once (its first line), none the workspace has."""
     queue_signals.mark_from(con, f"SELECT question_id FROM {STAGED}")  # the audit queue's kept signals
     # An exact repeat in the file (same key, same label) is written once, from its first line; the
     # window that picks it costs a second at a million rows, so only a file with repeats pays it.
@@ -164,5 +161,5 @@ def verdict_count(con) -> int:
     return int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
 
 
-__all__ = ["Declined", "counts", "first_declared_conflict", "first_repeat", "first_stored_conflict", "first_unknown_question",
+__all__ = ["Declined", "first_declared_conflict", "first_repeat", "first_stored_conflict", "first_unknown_question",
            "insert", "kinds_values", "names_in_order", "stage_file", "verdict_count"]

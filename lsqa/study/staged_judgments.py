@@ -84,8 +84,7 @@ def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary 
         # the spill folder until they are committed (and the queue's catch-up after reads them all).
         with store.connect(workspace) as settings, \
                 staging.bounded_memory(settings, folder, staged_verdicts.verdict_count(settings)), store.write(workspace) as con:
-            staged_verdicts.stage_file(con, path, _kinds(), MAX_CELL_CHARS)
-            total, distinct = staged_verdicts.counts(con)
+            total, distinct = staged_verdicts.stage_file(con, path, _kinds(), MAX_CELL_CHARS)
             _check(con, path, repeats=distinct < total)
             summary.notes.extend(_notes(con))
             added = staged_verdicts.insert(con, total, distinct)
