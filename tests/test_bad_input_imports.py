@@ -196,6 +196,12 @@ def _huge_line_jsonl(p: Path):
     p.write_text(json.dumps(GOOD_ANSWER | {"answer": "y" * (MAX_CELL_CHARS + 10)}) + "\n")
 
 
+def _lone_surrogate(p: Path):
+    # A JSON escape of half a UTF-16 pair: json.loads gives a str no UTF-8 can hold (found by the staged
+    # import's oracle tests: the answer text made the row importer crash in pyarrow).
+    p.write_text(json.dumps(GOOD_ANSWER | {"answer": "Tom"}).replace("Tom", "Tom\\udc00") + "\n")
+
+
 def _folder(p: Path):
     p.mkdir()
 
@@ -214,6 +220,7 @@ FILES = {
     "latin-1": (_latin1, "answers.csv"), "over the file limit": (_huge_file, "answers.csv"),
     "cell over the limit (CSV)": (_huge_cell_csv, "answers.csv"),
     "cell over the limit (JSONL)": (_huge_line_jsonl, "answers.jsonl"),
+    "lone surrogate escape (JSONL)": (_lone_surrogate, "answers.jsonl"),
     "a folder": (_folder, "answers.csv"), "a FIFO": (_fifo, "answers.csv"), "missing": (None, "answers.csv"),
 }
 

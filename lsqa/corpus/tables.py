@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,7 +205,27 @@ def parse_json(path, text: str, line: int | None = None, *, hint: str = "write o
     if deep:
         raise InputError(path, f"JSON objects or arrays nested more than {MAX_NESTING} levels deep", line=line,
                          hint="write flatter values: a table row holds text, numbers and short lists")
+    half = _lone_surrogate(data)
+    if half:
+        raise InputError(path, f"a JSON escape \\u{ord(half):04x} is half of a UTF-16 pair, not a character", line=line,
+                         hint="write the character itself, or both halves of its escape")
     return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value) -> str:
+    """The first lone surrogate in a parsed JSON value's texts (keys too), '' when none: json.loads lets
+    ``"\\ud800"`` through as a str that no UTF-8 can hold (storing it would fail deep in pyarrow)."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        return found.group() if found else ""
+    if isinstance(value, dict):
+        return next((h for item in value.items() for h in map(_lone_surrogate, item) if h), "")
+    if isinstance(value, list):
+        return next((h for h in map(_lone_surrogate, value) if h), "")
+    return ""
 
 
 def _row(path: Path, line: int | None, obj: dict) -> dict:
