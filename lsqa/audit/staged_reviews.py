@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa import store
 from lsqa.audit.actions import MAX_ANNOTATOR_CHARS
 from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary
 from lsqa.judging import kinds as judge_kinds
@@ -36,21 +35,19 @@ def _kinds() -> list[tuple[str, str, bool, str, str]]:
 def import_reviews_staged(workspace: str | Path, path: Path, *, gold: bool = False) -> IngestSummary | None:
     """Import the reviews of ``path`` in SQL, or None (nothing written) when the file is not one the
     SQL reads exactly as the row importer: the caller then imports it row by row."""
-    folder = staging.writable_target(workspace, path, MAX_TABLE_BYTES)
-    if folder is None:
-        return None
     summary = IngestSummary(str(path))
-    try:
-        with store.connect(workspace) as settings, \
-                staging.bounded_memory(settings, folder, staged_reviews.review_count(settings)), \
-                store.write(workspace) as con:
-            staged_reviews.stage_file(con, path, _kinds(), MAX_CELL_CHARS, min_probability=MIN_INCLUSION_PROB,
-                                      max_annotator_chars=MAX_ANNOTATOR_CHARS)
-            summary.notes.extend(lookalike_warnings(staged_reviews.annotators_in_order(con),
-                                                    staged_reviews.stored_annotators(con), what="annotator"))
-            added, usable, total = staged_reviews.insert(con, f"imported from {path.name}", gold)
-    except staging.Declined:
+
+    def work(con) -> tuple[int, int, int]:
+        staged_reviews.stage_file(con, path, _kinds(), MAX_CELL_CHARS, min_probability=MIN_INCLUSION_PROB,
+                                  max_annotator_chars=MAX_ANNOTATOR_CHARS)
+        summary.notes.extend(lookalike_warnings(staged_reviews.annotators_in_order(con),
+                                                staged_reviews.stored_annotators(con), what="annotator"))
+        return staged_reviews.insert(con, f"imported from {path.name}", gold)
+
+    done = staging.staged_write(workspace, path, MAX_TABLE_BYTES, staged_reviews.review_count, work)
+    if done is None:
         return None
+    added, usable, total = done
     summary.add("reviews", added)
     summary.skip("reviews", total - added)
     summary.notes.append(f"{usable} with an inclusion probability (usable for corrected estimates), "

@@ -23,11 +23,13 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, TypeVar
 
 import duckdb
 
 from lsqa.errors import WorkspaceError
+
+T = TypeVar("T")
 
 # The instance's limit while an import runs: the file's lines and staged rows spill past it
 # (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts). Plus, per verdict the workspace
@@ -138,6 +140,27 @@ def writable_target(workspace, path: Path, max_bytes: int) -> Path | None:
     except OSError:
         return None
     return folder
+
+
+def staged_write(workspace, path: Path, max_bytes: int, indexed_rows: Callable[[object], int],
+                 work: Callable[[object], T]) -> T | None:
+    """The frame of every import in SQL: ``work(con)`` in one write transaction of ``workspace``, under
+    ``bounded_memory`` sized by ``indexed_rows(con)`` (the rows the written table already has); None,
+    nothing written, when ``path`` or the workspace is not for the SQL (``writable_target``) or ``work``
+    raises ``Declined`` (the caller then imports the file row by row, which words what is wrong)."""
+    from lsqa.store.db import connect, write
+
+    folder = writable_target(workspace, path, max_bytes)
+    if folder is None:
+        return None
+    try:
+        # The limit and its spill folder outlive the write: DuckDB may keep the transaction's rows in the
+        # spill folder until they are committed (and the audit queue's catch-up after reads them all).
+        with connect(workspace) as settings, bounded_memory(settings, folder, indexed_rows(settings)), \
+                write(workspace) as con:
+            return work(con)
+    except Declined:
+        return None
 
 
 def drop(con, *tables: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa import store
 from lsqa.config import definitions
 from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary
 from lsqa.errors import InputError
@@ -55,20 +54,18 @@ def _check(con, path: Path) -> list[str]:
 def import_answers_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
     """Import the answers of ``path`` in SQL, or None (nothing written) when the file is not one the
     SQL reads exactly as the row importer: the caller then imports it row by row."""
-    folder = staging.writable_target(workspace, path, MAX_TABLE_BYTES)
-    if folder is None:
-        return None
     summary = IngestSummary(str(path))
-    try:
-        with store.connect(workspace) as settings, \
-                staging.bounded_memory(settings, folder, staged_answers.answer_count(settings)), \
-                store.write(workspace) as con:
-            staged_answers.stage_file(con, path, MAX_CELL_CHARS)
-            systems = _check(con, path)
-            summary.notes.extend(lookalike_warnings(systems, results_store.system_definitions(con), what="system"))
-            added_systems, added, total = staged_answers.insert(con)
-    except staging.Declined:
+
+    def work(con) -> tuple[int, int, int]:
+        staged_answers.stage_file(con, path, MAX_CELL_CHARS)
+        systems = _check(con, path)
+        summary.notes.extend(lookalike_warnings(systems, results_store.system_definitions(con), what="system"))
+        return staged_answers.insert(con)
+
+    done = staging.staged_write(workspace, path, MAX_TABLE_BYTES, staged_answers.answer_count, work)
+    if done is None:
         return None
+    added_systems, added, total = done
     summary.add("systems", added_systems)
     summary.add("answers", added)
     summary.skip("answers", total - added)

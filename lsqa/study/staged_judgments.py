@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa import store
 from lsqa.config import definitions
 from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary
 from lsqa.errors import InputError
@@ -75,21 +74,18 @@ def _notes(con) -> list[str]:
 def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
     """Import the verdicts of ``path`` in SQL, or None (nothing written) when the file is not one the
     SQL reads exactly as the row importer: the caller then imports it row by row."""
-    folder = staging.writable_target(workspace, path, MAX_TABLE_BYTES)
-    if folder is None:
-        return None
     summary = IngestSummary(str(path))
-    try:
-        # The limit and its spill folder outlive the write: DuckDB may keep the transaction's rows in
-        # the spill folder until they are committed (and the queue's catch-up after reads them all).
-        with store.connect(workspace) as settings, \
-                staging.bounded_memory(settings, folder, staged_verdicts.verdict_count(settings)), store.write(workspace) as con:
-            total, distinct = staged_verdicts.stage_file(con, path, _kinds(), MAX_CELL_CHARS)
-            _check(con, path, repeats=distinct < total)
-            summary.notes.extend(_notes(con))
-            added = staged_verdicts.insert(con, total, distinct)
-    except staging.Declined:
+
+    def work(con) -> tuple[int, int]:
+        total, distinct = staged_verdicts.stage_file(con, path, _kinds(), MAX_CELL_CHARS)
+        _check(con, path, repeats=distinct < total)
+        summary.notes.extend(_notes(con))
+        return staged_verdicts.insert(con, total, distinct), total
+
+    done = staging.staged_write(workspace, path, MAX_TABLE_BYTES, staged_verdicts.verdict_count, work)
+    if done is None:
         return None
+    added, total = done
     summary.add("judgments", added)
     summary.skip("judgments", total - added)
     return summary
