@@ -36,6 +36,23 @@ def _spilling(folder: Path) -> bool:
     return (folder / SPILL).exists()
 
 
+def _import_killed(folder: Path, code: str, *args, delay: float) -> tuple[bool, int, str]:
+    """Run ``code`` (an import) in a child; SIGKILL it ``delay`` s after its import began (its spill folder
+    appeared in ``folder``). Returns (whether the kill landed, the child's return code, its stderr's end)."""
+    shutil.rmtree(folder / SPILL, ignore_errors=True)  # a killed import leaves it
+    child = subprocess.Popen([sys.executable, "-c", code, *map(str, args)], cwd=PROJECT_ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not _spilling(folder) and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(delay)
+    landed = child.poll() is None
+    if landed:
+        child.send_signal(signal.SIGKILL)
+    child.wait(timeout=60)
+    return landed, child.returncode, child.stderr.read().decode()[-2000:]
+
+
 def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
     ws = tmp_path / "ws.duckdb"
     made = build(ws, 200_000, verdicts=False)
@@ -47,20 +64,12 @@ def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
     before = snapshot(ws)
     landed = []
     for delay in (0.0, 0.3, 0.8, 1.5, 2.5):
-        shutil.rmtree(tmp_path / SPILL, ignore_errors=True)  # a killed import leaves it
-        child = subprocess.Popen([sys.executable, "-c", IMPORT, str(ws), str(rest)], cwd=PROJECT_ROOT,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while not _spilling(tmp_path) and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-        time.sleep(delay)
-        if child.poll() is None:
-            child.send_signal(signal.SIGKILL)
+        killed, code, stderr = _import_killed(tmp_path, IMPORT, ws, rest, delay=delay)
+        if killed:
             landed.append(delay)
-        child.wait(timeout=60)
-        if child.returncode == 0:
+        if code == 0:
             break  # the import finished before the kill: later delays cannot land either
-        assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()[-2000:]
+        assert code == -signal.SIGKILL, stderr
         if snapshot(ws) != before:
             # Killed after the commit, during the audit queue's catch-up: then the whole import is there
             # (never a part of it), its marks left for the next catch-up; later delays cannot land earlier.
@@ -128,20 +137,12 @@ def test_kill_9_during_an_answers_import_leaves_the_workspace_as_it_was(tmp_path
     before = snapshot(ws)
     landed = []
     for delay in (0.0, 0.3, 0.8, 1.5):
-        shutil.rmtree(tmp_path / SPILL, ignore_errors=True)
-        child = subprocess.Popen([sys.executable, "-c", ANSWERS, str(ws), str(source)], cwd=PROJECT_ROOT,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while not _spilling(tmp_path) and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-        time.sleep(delay)
-        if child.poll() is None:
-            child.send_signal(signal.SIGKILL)
+        killed, code, stderr = _import_killed(tmp_path, ANSWERS, ws, source, delay=delay)
+        if killed:
             landed.append(delay)
-        child.wait(timeout=60)
-        if child.returncode == 0:
+        if code == 0:
             break
-        assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()[-2000:]
+        assert code == -signal.SIGKILL, stderr
         if snapshot(ws) != before:
             with store.connect(ws) as con:  # killed after the commit: the whole import
                 assert con.execute("SELECT count(*) FROM answers").fetchone()[0] == n, \
