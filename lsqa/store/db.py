@@ -130,6 +130,25 @@ def _close_idle_host_before_fork() -> None:
         _host_lock.release()
 
 
+def close_host_at_exit() -> None:
+    """At the end of the process, close the host instance if no connection is in use (a workspace still
+    attached is detached by the close, as it would be when the instance is freed): DuckDB then lets go of
+    what the instance holds, such as the owner file in its spill folder."""
+    global _host
+    if not _host_lock.acquire(timeout=1.0):
+        return
+    try:
+        if _host is not None and not any(e.users for e in _attachments.values()):
+            try:
+                _host.close()
+            except duckdb.Error:
+                pass  # an instance a failed commit invalidated is closed all the same
+            _host = None
+            _attachments.clear()
+    finally:
+        _host_lock.release()
+
+
 def _forget_host_in_child() -> None:
     global _host, _attachments, _host_lock, _migrate_lock
     if _host is not None:

@@ -20,6 +20,7 @@ An import that needs more than its limit stops with a WorkspaceError naming the 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 from pathlib import Path
@@ -187,6 +188,7 @@ def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
         try:
             con.execute(f"SET temp_directory = '{_quoted(spill)}'")
             moved = True
+            _remove_at_exit(spill)
         except duckdb.NotImplementedException:
             pass  # spilled before, elsewhere: see above
         try:
@@ -212,6 +214,28 @@ def bounded_memory(con, folder: Path, indexed_rows: int = 0) -> Iterator[None]:
             pass  # the folder was used, so it stays DuckDB's; an aborted transaction refuses SET too
         with contextlib.suppress(OSError):
             spill.rmdir()  # only when empty: DuckDB removes its files, the folder may still be its own
+
+
+_removed_at_exit: set[Path] = set()
+
+
+def _remove_at_exit(spill: Path) -> None:
+    """Take the spill folder away when the process ends. DuckDB keeps an owner file in the folder it
+    spills to for as long as its instance lives (``duckdb_temp_<pid>_0_owner``) and removes only the
+    file when it is freed, so an import left an empty ``.lsqa-spill`` beside the workspace: at exit the
+    host is closed first (``lsqa.store.db.close_host_at_exit``), then the folder goes if empty."""
+    if spill in _removed_at_exit:
+        return
+    _removed_at_exit.add(spill)
+
+    def remove() -> None:
+        from lsqa.store.db import close_host_at_exit
+
+        close_host_at_exit()
+        with contextlib.suppress(OSError):
+            spill.rmdir()
+
+    atexit.register(remove)
 
 
 def _base_limit_mb() -> int:
