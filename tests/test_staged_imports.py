@@ -331,3 +331,24 @@ def test_random_verdict_files_give_the_same_result(base, tmp_path):
         except InputError:
             taken += 1
     assert taken >= 10, f"the SQL took only {taken} of 40 files"  # 12 on 2026-12-03
+
+
+def test_empty_quoted_fields_as_duckdb_writes_them_are_read_in_sql(base, tmp_path):
+    """DuckDB's COPY writes an empty string as "" (R and others too): such a file takes the one-statement
+    path with the row importer's rows; a value of one quote beside them goes the quoted way, same rows."""
+    import duckdb
+
+    for n, note in enumerate(["", '"']):
+        source = tmp_path / f"v{n}.csv"
+        with duckdb.connect() as con:
+            con.execute("CREATE TABLE v (question_id VARCHAR, rater VARCHAR, kind VARCHAR, system_a VARCHAR,"
+                        " system_b VARCHAR, shown_order VARCHAR, reference VARCHAR, label VARCHAR, note VARCHAR)")
+            con.executemany("INSERT INTO v VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            [[Q1, "r2", "pairwise", "s1", "s2", "", "", "A", note],
+                             [Q1, "r3", "absolute", "s1", "", "", "", "yes", ""],
+                             [Q0, "r4", "groundtruth", "s2", "", "", "1", "no", "say, no" if n else "say no"]])
+            con.execute(f"COPY v TO '{source}' (HEADER)")
+        text = source.read_text()
+        assert ',"",' in text and (text.replace('""', "").count('"') > 0) == bool(n), text
+        result = _compare(base, tmp_path, source, staged=True)
+        assert result[0] == "imported" and result[1]["added"] == {"judgments": 3}

@@ -130,7 +130,7 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     header = [c.strip().lower() for c in cells]
     if not any(header) or len(set(header)) != len(header) or set(fixed) & set(header):
         raise Declined
-    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND contains(text, '\"')"):
+    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND contains({_empty_quoted_as_bare(_line_end('text'))}, '\"')"):
         _bare_csv_rows(con, header, known, max_cell_chars, extra, fixed)
         return
     # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted
@@ -200,14 +200,22 @@ def _multiline_records(con) -> None:
         GROUP BY record""")
 
 
+# A line whose only quotes are empty quoted fields ("", as DuckDB's COPY writes an empty string) read as
+# the same line with those fields bare: Python's csv reads "" between commas as ''. The pattern takes
+# no quote it should not: a field "" must touch a comma or an end on both sides ("a""b", " """ and
+# two "" in a row keep a quote, and such a line goes the quoted way).
+def _empty_quoted_as_bare(expr: str) -> str:
+    return (f"""CASE WHEN contains({expr}, '"') THEN regexp_replace({expr}, '(^|,)""(,|$)', '\\1\\2', 'g')"""
+            f" ELSE {expr} END")
+
+
 def _bare_csv_rows(con, header: list[str], known: tuple[str, ...], max_cell_chars: int, extra: bool,
                    fixed: dict[str, str]) -> None:
-    """``_csv_rows`` for a file with no quote after its header: every line is one record, split at its
-    commas once, in one statement (no records put together: at a million lines about a third of the
-    time). Lines are in file order in ``LINES`` and a filter keeps that order (DuckDB's
+    """``_csv_rows`` for a file with no quote after its header but in empty quoted fields: every line is one
+    record, split at its commas once, in one statement (no records put together: at a million lines about a
+    third of the time). Lines are in file order in ``LINES`` and a filter keeps that order (DuckDB's
     preserve_insertion_order), so no sort."""
     n = len(header)
-    text = _line_end("text")
     space = "".join(f"\\x{{{ord(c):x}}}" for c in PY_WHITESPACE)
     # Cells stripped as the csv reader's are, but only in a line with whitespace next to a comma or at
     # an end (one test per line instead of two per cell: most lines of names and labels have none).
@@ -228,7 +236,8 @@ def _bare_csv_rows(con, header: list[str], known: tuple[str, ...], max_cell_char
                      CASE WHEN regexp_matches(text, '{edge}')
                           THEN list_transform(string_split(text, ','), lambda c: {strip('c')})
                           ELSE string_split(text, ',') END AS cells
-              FROM (SELECT line, {text} AS text FROM {LINES} WHERE line > 1 AND text IS NOT NULL)
+              FROM (SELECT line, {_empty_quoted_as_bare(_line_end('text'))} AS text
+                    FROM {LINES} WHERE line > 1 AND text IS NOT NULL)
               WHERE NOT regexp_full_match(text, '[,{space}]*'))""")
     if _count(con, f"SELECT count(*) FROM {ROWS} WHERE NOT fits"):
         raise Declined
