@@ -130,7 +130,10 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     header = [c.strip().lower() for c in cells]
     if not any(header) or len(set(header)) != len(header) or set(fixed) & set(header):
         raise Declined
-    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND contains({_empty_quoted_as_bare(_line_end('text'))}, '\"')"):
+    # Whether some line keeps a quote once its empty quoted fields are bare: the first such line answers
+    # (a file of quoted text stops at its first line instead of rewriting every line).
+    if not con.execute(f"SELECT 1 FROM {LINES} WHERE line > 1 AND contains({_empty_quoted_as_bare(_line_end('text'))},"
+                       " '\"') LIMIT 1").fetchall():
         _bare_csv_rows(con, header, known, max_cell_chars, extra, fixed)
         return
     # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted
