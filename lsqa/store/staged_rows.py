@@ -81,7 +81,7 @@ def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, 
     path as ``imported_from``). A file with a column named like a fixed key is declined: the row
     importer lets the file's value win, which is rare enough to leave to it."""
     fixed = fixed or {}
-    if staging.load_lines(con, path, LINES, keep_cr=True) is None:
+    if staging.load_lines(con, path, LINES) is None:
         raise Declined
     # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
     if path.suffix.lower() == ".csv":

@@ -1,9 +1,10 @@
-"""The SQL of ``lsqa import-judgments`` (issue 35): a file's rows staged, checked and written by DuckDB. ``lsqa.study.staged_judgments`` decides what the SQL takes and words
-every error; this module only reads and writes (the store is the one package with SQL).
+"""The SQL of ``lsqa import-judgments`` (issue 35): a file's rows staged, checked and written by DuckDB.
+``lsqa.study.staged_judgments`` decides what the SQL takes and words every error; this module only reads
+and writes (the store is the one package with SQL).
 
-``stage_file`` reads the file's rows (``lsqa.store.staged_rows``), makes them verdicts and computes the ids in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.store.verdict_ids``); it raises
-``Declined``, before anything is written, for whatever it cannot read exactly as the row importer
-(``lsqa.study.imports.import_judgments_rows``) does. The ``first_*`` reads give the first line of
+``stage_file`` reads the file's rows (``lsqa.store.staged_rows``), makes them verdicts and computes the
+ids in SQL (``lsqa.store.verdict_ids.ID_SQL``); it raises ``Declined``, before anything is written, for
+whatever it cannot read exactly as the row importer (``lsqa.study.imports.import_judgments_rows``) does. The ``first_*`` reads give the first line of
 each problem the row importer reports over a whole file; ``insert`` writes the staged verdicts.
 """
 
@@ -25,7 +26,8 @@ KNOWN = ("question_id", "item_id", "rater", "judge", "kind", "system_a", "system
 def kinds_values(kinds: list[tuple[str, str, bool, str, str]]) -> str:
     """SQL of the kinds the SQL takes: (kind, family, pairwise, label as written, canonical label) rows
     as a VALUES list aliased ``k``."""
-    rows = [f"({staged_rows.sql_text(kind)}, {staged_rows.sql_text(family)}, {str(pairwise).lower()}, {staged_rows.sql_text(alias)}, {staged_rows.sql_text(label)})"
+    text = staged_rows.sql_text
+    rows = [f"({text(kind)}, {text(family)}, {str(pairwise).lower()}, {text(alias)}, {text(label)})"
             for kind, family, pairwise, alias, label in kinds]
     return "(VALUES " + ", ".join(rows) + ") AS k(kind, family, pairwise, alias, label)"
 
@@ -43,8 +45,7 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
 
 def _stage(con, kinds: str) -> tuple[int, int]:
     """The verdicts of the file's rows (``staged_rows.ROWS``) as the row importer makes them, in TEMP
-    table ``STAGED``;
-    Declined if any row is one the row importer would refuse or read otherwise."""
+    table ``STAGED``; Declined if any row is one the row importer would refuse or read otherwise."""
     # A value as the row importer takes it: absent or '' is missing; otherwise stripped, and a
     # value that strips to nothing is an error (the SQL declines: ok is false).
     def chosen(*names: str) -> str:

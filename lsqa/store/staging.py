@@ -59,22 +59,19 @@ class Declined(Exception):
     importer read it (it words the error, if there is one)."""
 
 
-def load_lines(con, path: Path, table: str, *, keep_cr: bool = False) -> int | None:
-    """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path``
+def load_lines(con, path: Path, table: str) -> int | None:
+    """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path`` split at LF
     (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
     read the file as plain lines (the caller reads it row by row, which says what is wrong).
 
-    Lines end with LF, or with CR LF (Windows, Excel, pandas on Windows): the CR is not part of the
-    line, as for the row importer (Python's csv and ``str.splitlines``). A CR anywhere else ends a line
-    for Python but not here: such a file is None. ``keep_cr``: the lines of a file with a CR keep it,
-    wherever it is, for a caller that reads CRs itself (``lsqa.store.staged_rows``: a CR LF inside a
-    quoted CSV field is part of the value for Python's csv)."""
+    A CR stays in its line, wherever it is: what a CR means (a CR LF line end, a line end of its own
+    for Python, part of a quoted CSV value) is the reader's to say (``lsqa.store.staged_rows``)."""
     if _has_cr(path):
         # DuckDB's CSV reader refuses a CR before the LF in strict mode (and, not strict, takes every CR
         # for a line end, so the line numbers would be wrong): such a file is read whole instead. Chosen
         # before reading: a failed statement would abort the caller's transaction.
         return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) \
-            if _load_crlf_lines(con, path, table, keep_cr) else None
+            if _load_split(con, path, table) else None
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
@@ -99,14 +96,11 @@ def _has_cr(path: Path, chunk: int = 1 << 20) -> bool:
     return False
 
 
-def _load_crlf_lines(con, path: Path, table: str, keep_cr: bool = False) -> bool:
-    """``load_lines`` for a file whose lines end with CR LF: the whole text split at each LF and one CR
-    taken off each line's end (the file is at most the 256 MiB limit of one table, read in one piece:
-    about three times its size in memory); a BOM at the start dropped, as DuckDB's CSV reader and
-    Python's ``utf-8-sig`` drop it. False when DuckDB cannot read the file or a CR remains inside a
-    line (the caller's transaction is then aborted or holds an unused table: it declines).
-    ``keep_cr``: every CR stays where it is (``load_lines``)."""
-    text = "text" if keep_cr else "CASE WHEN suffix(text, chr(13)) THEN left(text, length(text) - 1) ELSE text END"
+def _load_split(con, path: Path, table: str) -> bool:
+    """``load_lines`` for a file with a CR: the whole text split at each LF (the file is at most the 256 MiB
+    limit of one table, read in one piece: about three times its size in memory); a BOM at the start
+    dropped, as DuckDB's CSV reader and Python's ``utf-8-sig`` drop it. False when DuckDB cannot read the
+    file (the caller's transaction is then aborted: it declines)."""
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
@@ -114,13 +108,11 @@ def _load_crlf_lines(con, path: Path, table: str, keep_cr: bool = False) -> bool
                  u AS (SELECT generate_subscripts(parts, 1) AS line, unnest(parts) AS text, len(parts) AS n FROM f),
                  b AS (SELECT line, CASE WHEN line = 1 AND starts_with(text, chr(65279)) THEN text[2:] ELSE text END
                                     AS text, n FROM u)
-            SELECT line, nullif({text}, '') AS text
+            SELECT line, nullif(text, '') AS text
             FROM b WHERE NOT (line = n AND text = '') ORDER BY line""")
-        if keep_cr or not con.execute(f"SELECT count(*) FROM {table} WHERE contains(text, chr(13))").fetchone()[0]:
-            return True
+        return True
     except duckdb.Error:
-        pass
-    return False
+        return False
 
 
 def writable_target(workspace, path: Path, max_bytes: int) -> Path | None:
