@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
+from lsqa.store.verdict_ids import ID_SQL, number_sql
 
 N_SYSTEMS = 10
 PAIRS_PER_QUESTION = N_SYSTEMS * (N_SYSTEMS - 1) // 2
@@ -118,16 +119,17 @@ def build(path: Path, n_verdicts: int, *, rich: bool = False, seed: int = 0, ver
                         SELECT printf('bench:q%07d', i) AS id, i AS n FROM range({n_questions}) t(i)""")
         for sql in sources:
             con.execute(f"""
-                INSERT INTO judgments (id, judge, kind, family, question_id, system_a, system_b, shown_order,
-                                       reference, label, raw_label, status, raw)
-                SELECT sha1(concat_ws(chr(31), judge, kind, question_id, system_a, system_b, shown_order, reference)),
+                INSERT INTO judgments (id, id_number, judge, kind, family, question_id, system_a, system_b,
+                                       shown_order, reference, label, raw_label, status, raw)
+                SELECT id, {number_sql("id")}, * EXCLUDE (id) FROM (
+                SELECT {ID_SQL} AS id,
                        judge, kind, family, question_id, system_a, system_b, shown_order, reference,
                        CASE WHEN failed THEN NULL ELSE label0 END,
                        CASE WHEN failed THEN '' WHEN shown_order = 'ba' AND label0 = 'A' THEN 'B'
                             WHEN shown_order = 'ba' AND label0 = 'B' THEN 'A' ELSE label0 END,
                        CASE WHEN failed THEN 'parse_error' ELSE 'ok' END,
                        CASE WHEN failed THEN 'the judge said something else' ELSE '' END
-                FROM ({sql})""", {"seed": seed})
+                FROM ({sql}))""", {"seed": seed})
         con.execute("DROP TABLE bench_questions")
         n = int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
     return {"verdicts": n, "questions": n_questions, "systems": N_SYSTEMS}

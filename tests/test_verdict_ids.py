@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from lsqa import store
 from lsqa.store import results as results_store
-from lsqa.store.verdict_ids import ID_SQL, KEY_COLUMNS, judgment_id
+from lsqa.store.verdict_ids import ID_SQL, KEY_COLUMNS, judgment_id, number_sql, one_verdict
 
 _NAME = st.text(min_size=0, max_size=12)  # any character: non-ASCII, \x1f, quotes, NUL-free by DuckDB's rule
 
@@ -43,7 +43,7 @@ def test_a_verdict_not_keyed_by_its_key_is_refused_and_nothing_written(workspace
 
 def test_one_verdict_per_natural_key_without_the_old_unique_constraint(workspace):
     """The seven-column UNIQUE of 0001 is gone (migration 0020); the same key written twice is still one row,
-    and the table keeps exactly one unique index."""
+    and the table keeps exactly one unique index, on the id's number (0021)."""
     with store.write(workspace) as con:
         assert results_store.insert_judgments(con, [_verdict()]) == 1
         assert results_store.insert_judgments(con, [_verdict(label="B")]) == 0  # kept, as before
@@ -51,12 +51,13 @@ def test_one_verdict_per_natural_key_without_the_old_unique_constraint(workspace
         assert con.execute("SELECT label FROM judgments").fetchall() == [("A",)]
         unique = con.execute("SELECT constraint_type, constraint_column_names FROM duckdb_constraints()"
                              " WHERE table_name = 'judgments' AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')").fetchall()
-        assert unique == [("PRIMARY KEY", ["id"])]
+        assert unique == [("PRIMARY KEY", ["id_number"])]
 
 
-def test_migration_0020_keeps_every_verdict_and_what_the_views_read(demo_workspace, tmp_path):
+def test_migrations_0020_0021_keep_every_verdict_and_what_the_views_read(demo_workspace, tmp_path):
     """A workspace made before 0020 (the demo's verdicts, reviews and flags in a file migrated to 0019)
-    reads the same verdicts, in the same order, and the same derived views after the rebuild."""
+    reads the same verdicts, in the same order, and the same derived views after the two rebuilds;
+    every verdict's id_number is its id's number, and a verdict is found by its id through the key."""
     import shutil
 
     from lsqa.store import db
@@ -70,7 +71,11 @@ def test_migration_0020_keeps_every_verdict_and_what_the_views_read(demo_workspa
     store.migrate(con, old)
     con.execute(f"ATTACH '{demo_workspace}' AS demo (READ_ONLY)")
     for table in ("documents", "questions", "systems", "judgments", "human_reviews", "reference_flags"):
-        con.execute(f"INSERT INTO {table} SELECT * FROM demo.{table} ORDER BY rowid")
+        # By name: the demo's tables are at the newest migration (judgments has id_number since 0021).
+        columns = ", ".join(c for (c,) in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND table_name = ?"
+            " ORDER BY column_index", [table]).fetchall())
+        con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM demo.{table} ORDER BY rowid")
     con.execute("DETACH demo")
     # People's labels on the first verdicts (the demo has none): a confirm, an override, one withdrawn.
     ids = [r[0] for r in con.execute("SELECT id FROM judgments WHERE status = 'ok' ORDER BY rowid LIMIT 3").fetchall()]
@@ -79,12 +84,49 @@ def test_migration_0020_keeps_every_verdict_and_what_the_views_read(demo_workspa
                 [ids[0], ids[1], ids[2]])
     con.execute("INSERT INTO human_reviews (annotator, judgment_id, action, undoes)"
                 " SELECT 'ana', judgment_id, 'undo', id FROM human_reviews WHERE judgment_id = ?", [ids[2]])
-    reads = {"judgments": "SELECT * FROM judgments ORDER BY rowid",
+    reads = {"judgments": "SELECT * EXCLUDE (id_number) FROM judgments ORDER BY rowid",
              "verdict_items": "SELECT * FROM verdict_items ORDER BY id",
              "human_labels": "SELECT * FROM human_labels ORDER BY judgment_id, annotator",
              "final_human_labels": "SELECT * FROM final_human_labels ORDER BY ALL"}
-    before = {name: con.execute(sql).fetchall() for name, sql in reads.items()}
+    before = {name: con.execute(sql.replace(" EXCLUDE (id_number)", "")).fetchall() for name, sql in reads.items()}
     assert len(before["judgments"]) > 500 and before["human_labels"]
-    assert store.migrate(con, db.MIGRATIONS_DIR) == ["0020_judgments_one_key.sql"]
+    assert store.migrate(con, db.MIGRATIONS_DIR) == ["0020_judgments_one_key.sql", "0021_judgments_id_number.sql"]
     assert {name: con.execute(sql).fetchall() for name, sql in reads.items()} == before
+    numbers = con.execute("SELECT id, id_number FROM judgments").fetchall()
+    assert all(n == int(i[:32], 16) for i, n in numbers)
     con.close()
+
+
+def test_a_number_that_is_not_the_ids_is_refused_by_the_table(workspace):
+    """Migration 0021's CHECK: whoever writes, id_number is the id's number, so the primary key on it
+    is a primary key on the id. Nothing is written."""
+    good = judgment_id("j", "pairwise", "q", "x", "y", "ab", "")
+    with store.connect(workspace) as con:
+        for number in (f"{int(good[:32], 16) + 1}::UHUGEINT", "NULL"):
+            with pytest.raises(duckdb.Error, match="CHECK|NOT NULL|NULL"):
+                con.execute("INSERT INTO judgments (id, id_number, judge, kind, question_id, system_a, status)"
+                            f" VALUES (?, {number}, 'j', 'pairwise', 'q', 'x', 'ok')", [good])
+        assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(min_size=0, max_size=45).filter(lambda s: "\x00" not in s),
+                 st.text(alphabet="0123456789abcdefABCDEF_ x", min_size=38, max_size=42)))
+def test_one_verdict_finds_any_id_and_only_it(verdict_id):
+    """A verdict is found by its id whatever the id's shape: a sha1 through the key's number, any other
+    (written before ids were checked) by itself; a different id with the same first 32 digits is not
+    the verdict asked for."""
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE judgments (id VARCHAR, id_number UHUGEINT, label VARCHAR)")
+        add = f"INSERT INTO judgments SELECT v, {number_sql('v')}, ? FROM (SELECT ?::VARCHAR AS v)"
+        con.execute(add, ["stored", verdict_id])
+        twin = (verdict_id[:32] + "f" * 8) if len(verdict_id) == 40 else None
+        if twin and twin != verdict_id:
+            con.execute(add, ["twin", twin])
+        table, params = one_verdict(verdict_id)
+        assert con.execute(f"SELECT id, label FROM {table}", params).fetchall() == [(verdict_id, "stored")]
+        sha1 = judgment_id(verdict_id, "k", "q", "a")
+        table, params = one_verdict(sha1)
+        assert con.execute(f"SELECT id FROM {table}", params).fetchall() == []
+        con.execute(add, ["sha1", sha1])
+        assert con.execute(f"SELECT id, id_number FROM {table}", params).fetchall() == [(sha1, int(sha1[:32], 16))]

@@ -6,6 +6,7 @@ Settings are append-only (``workspace_settings``, migration 0008): the latest ro
 
 from __future__ import annotations
 
+from lsqa.store import verdict_ids
 from lsqa.store.bulk import fetch_dicts
 
 
@@ -46,10 +47,11 @@ def reviews_by_others_since(con, judgment_id: str, annotator: str, after_id: int
 
 
 def question_of(con, judgment_id: str) -> dict | None:
-    rows = fetch_dicts(con, """
+    verdict, params = verdict_ids.one_verdict(judgment_id)
+    rows = fetch_dicts(con, f"""
         SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.label,
                q.text AS question
-        FROM judgments j LEFT JOIN questions q ON q.id = j.question_id WHERE j.id = ?""", [judgment_id])
+        FROM {verdict} j LEFT JOIN questions q ON q.id = j.question_id""", params)
     return rows[0] if rows else None
 
 

@@ -21,8 +21,12 @@ def insert_rows(
     *,
     on_conflict: str = "nothing",
     key: tuple[str, ...] = (),
+    computed: Mapping[str, str] | None = None,
 ) -> int:
     """Insert ``rows`` into ``table``; return how many were inserted.
+
+    ``computed``: columns the rows do not carry, as SQL over the ones they do (the verdicts' ``id_number``:
+    a 128-bit number that Arrow cannot hold).
 
     ``on_conflict``: ``"nothing"`` keeps the existing row (idempotent re-runs), ``"replace"``
     overwrites the row with the same ``key`` columns (a re-computation), ``"error"`` raises.
@@ -48,7 +52,8 @@ def insert_rows(
             if on_conflict == "replace":
                 cols = ", ".join(key)
                 con.execute(f"DELETE FROM {table} WHERE ({cols}) IN (SELECT ({cols}) FROM {name})")
-            result = con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {name}{suffix}").fetchone()
+            extra = "".join(f", {sql} AS {column}" for column, sql in (computed or {}).items())
+            result = con.execute(f"INSERT INTO {table} BY NAME SELECT *{extra} FROM {name}{suffix}").fetchone()
         finally:
             try:
                 con.unregister(name)

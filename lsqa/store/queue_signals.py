@@ -71,7 +71,9 @@ def rows_sql(scope: str) -> str:
     Four GROUP BY aggregates joined back (every key is NOT NULL, so the joins lose no row), the last
     three only over items that have more than one decided verdict: a verdict alone on its item has no
     other judge to disagree with and cannot flip (a one-judge import of a million verdicts: 1.9 s ->
-    0.6 s). The verdicts without a decided outcome are added after with no signal. (A 64-bit hash of
+    0.6 s). The first keeps only those items, so the verdicts alone on theirs are found by an anti-join
+    against few items instead of a join of every verdict with every item (0.75 s -> 0.40 s). The
+    verdicts without a decided outcome are added after with no signal. (A 64-bit hash of
     the item as the key was faster before the split, but needed a check for collisions over every item
     that now costs more than grouping by the columns themselves.)"""
     item = "question_id, pw, s1, s2"
@@ -84,9 +86,8 @@ def rows_sql(scope: str) -> str:
                {id_key_sql()} AS id_key, {keys}, {_OUTCOME} AS outcome
         FROM judgments WHERE {scope}),
     v AS (SELECT * FROM j WHERE status = 'ok' AND outcome IS NOT NULL),
-    i AS (SELECT {item}, count(*) AS n_item FROM v GROUP BY ALL),
-    vi AS (SELECT v.*, n_item FROM v JOIN i USING ({item})),
-    m AS (SELECT * FROM vi WHERE n_item > 1),
+    i AS (SELECT {item}, count(*) AS n_item FROM v GROUP BY ALL HAVING count(*) > 1),
+    m AS (SELECT v.*, n_item FROM v JOIN i USING ({item})),
     io AS (SELECT {item}, outcome, count(*) AS n_item_same FROM m GROUP BY ALL),
     ij AS (SELECT {item}, judge, count(*) AS n_judge, min(outcome) <> max(outcome) AS self_inconsistent
            FROM m GROUP BY ALL),
@@ -102,7 +103,7 @@ def rows_sql(scope: str) -> str:
     UNION ALL
     SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
            {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key
-    FROM vi WHERE n_item = 1
+    FROM v ANTI JOIN i USING ({item})
     UNION ALL
     SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
            {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key

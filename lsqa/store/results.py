@@ -83,18 +83,21 @@ def judgment_labels(con, ids: list[str]) -> dict[str, str | None]:
 def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
     """Store verdicts. Each row carries its kind's ``family`` (from the kind's record in
     ``lsqa.judging.kinds``): the readers below treat a verdict by it, so a row without one is refused."""
-    rows = list(rows)
+    # A row read back from the table carries its id_number: the number is computed from the id below
+    # (Arrow, which carries the rows in, has no 128-bit integer).
+    rows = [{k: v for k, v in r.items() if k != "id_number"} for r in rows]
     for r in rows:
         if r.get("family") not in FAMILIES:
             raise ValueError(f"verdict {r.get('id')!r} ({r.get('kind')!r}) has family {r.get('family')!r}, "
                              f"not one of {', '.join(FAMILIES)}: take it from the kind's record")
-        # The primary key on id is the one unique index (migration 0020): an id that is not its key's
-        # hash would let a second verdict with the same key in.
+        # The primary key on the id's number is the one unique index (migrations 0020, 0021): an id that
+        # is not its key's hash would let a second verdict with the same key in.
         if r.get("id") != verdict_ids.key_id(r):
             raise ValueError(f"verdict {r.get('id')!r} is not keyed by lsqa.store.verdict_ids.judgment_id of its "
                              f"judge, kind, question, systems, order and reference")
     queue_signals.mark(con, (r.get("question_id") for r in rows))  # the audit queue's kept signals
-    return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing", key=("id",))
+    return insert_rows(con, "judgments", rows, on_conflict="replace" if replace else "nothing", key=("id",),
+                       computed={"id_number": verdict_ids.number_sql("id")})
 
 
 def judgment_ids(con, ids: list[str]) -> set[str]:
@@ -105,7 +108,7 @@ def judgment_ids(con, ids: list[str]) -> set[str]:
 
 
 def list_judgments(con, *, judge: str | None = None, kind: str | None = None) -> list[dict]:
-    sql = "SELECT * FROM judgments WHERE 1=1"
+    sql = "SELECT * EXCLUDE (id_number) FROM judgments WHERE 1=1"
     params: list = []
     if judge:
         sql += " AND judge = ?"
@@ -126,19 +129,20 @@ def judges(con) -> list[dict]:
 
 def judgment_in_context(con, judgment_id: str) -> dict | None:
     """A verdict with its question, references and book (span, whether it has text)."""
-    rows = fetch_dicts(con, """
-        SELECT j.*, q.text AS question, q.reference_1, q.reference_2, q.origin, q.document_id,
+    verdict, params = verdict_ids.one_verdict(judgment_id)
+    rows = fetch_dicts(con, f"""
+        SELECT j.* EXCLUDE (id_number), q.text AS question, q.reference_1, q.reference_2, q.origin, q.document_id,
                d.title, d.clean_start, d.clean_end, (d.full_text IS NOT NULL) AS has_text
-        FROM judgments j LEFT JOIN questions q ON q.id = j.question_id
-        LEFT JOIN documents d ON d.id = q.document_id
-        WHERE j.id = ?""", [judgment_id])
+        FROM {verdict} j LEFT JOIN questions q ON q.id = j.question_id
+        LEFT JOIN documents d ON d.id = q.document_id""", params)
     return rows[0] if rows else None
 
 
 def judgment_label(con, judgment_id: str) -> dict | None:
     """A verdict's kind, status and label alone: what a review checks, without the joins of
     ``judgment_in_context`` (0.6-1 ms against ~5 ms on the full demo, on every decision)."""
-    rows = fetch_dicts(con, "SELECT kind, status, label FROM judgments WHERE id = ?", [judgment_id])
+    verdict, params = verdict_ids.one_verdict(judgment_id)
+    rows = fetch_dicts(con, f"SELECT kind, status, label FROM {verdict}", params)
     return rows[0] if rows else None
 
 

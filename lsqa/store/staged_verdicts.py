@@ -145,15 +145,17 @@ def insert(con, total: int, distinct: int) -> int:
     queue_signals.mark_from(con, f"SELECT question_id FROM {STAGED}")  # the audit queue's kept signals
     # An exact repeat in the file (same key, same label) is written once, from its first line; the
     # window that picks it costs a second at a million rows, so only a file with repeats pays it.
-    # STAGED is in line order (CREATE TABLE AS keeps it): the rows go in as the file has them.
+    # STAGED is in line order (CREATE TABLE AS keeps it): the rows go in as the file has them. The
+    # verdicts the workspace has are found by the number of their id (one id, one number: migration
+    # 0021), a join on 16 bytes instead of 40 characters per stored verdict.
     once = "QUALIFY row_number() OVER (PARTITION BY id ORDER BY line) = 1 ORDER BY line" if distinct < total else ""
     added = con.execute(f"""
         INSERT INTO judgments (id, judge, kind, family, question_id, system_a, system_b, shown_order, reference,
-                               label, raw_label, score, evidence, status, extra)
+                               label, raw_label, score, evidence, status, extra, id_number)
         SELECT id, judge, kind, family, question_id, system_a, system_b, shown_order, reference,
-               label, raw_label, NULL, evidence, 'ok', extra
+               label, raw_label, NULL, evidence, 'ok', extra, {verdict_ids.number_sql("s.id")}
         FROM {STAGED} s
-        WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.id = s.id)
+        WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.id_number = {verdict_ids.number_sql("s.id")})
         {once}""").fetchone()
     return int(added[0]) if added else 0
 

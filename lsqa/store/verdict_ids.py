@@ -2,20 +2,48 @@
 
 Re-runs and re-imports find the row they made before by this id (the pipeline, ``lsqa import-judgments``
 and the LLMBar import all key verdicts with it). It is also what keeps one verdict per natural key:
-since migration 0020 the table's one unique index is the primary key on ``id`` (issue 35), so
+since migration 0020 the table's one unique index is the primary key (issue 35), so
 ``lsqa.store.results.insert_judgments`` refuses a row whose id is not the hash of its key. The same
-hash in SQL (``ID_SQL``) computes the ids of a staged import; tests/test_vocabulary.py checks the two agree.
+hash in SQL (``ID_SQL``) computes the ids of a staged import; tests/test_verdict_ids.py checks the two agree.
+
+Since migration 0021 that key is ``id_number``, a 128-bit number of the id (``number_sql``):
+DuckDB indexes it 2.5 times as fast as the id's 40 characters, and a CHECK keeps it the id's number.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 # The natural key of a verdict, in the order its id hashes it.
 KEY_COLUMNS = ("judge", "kind", "question_id", "system_a", "system_b", "shown_order", "reference")
 
 # ``judgment_id`` in DuckDB SQL, over columns of these names.
 ID_SQL = f"sha1(concat_ws(chr(31), {', '.join(KEY_COLUMNS)}))"
+
+
+def number_sql(column: str = "id") -> str:
+    """``id_number`` in DuckDB SQL, of the id in ``column``: the id's first 32 hex digits (a sha1's first
+    128 bits), or the md5 of an id of another shape (written before ids were checked). Migration 0021's
+    CHECK holds the same expression; writers compute it in SQL, so it has no Python twin to drift."""
+    return (f"coalesce(CASE WHEN length({column}) = 40 THEN TRY_CAST('0x' || left({column}, 32) AS UHUGEINT) END,"
+            f" CAST('0x' || md5({column}) AS UHUGEINT))")
+
+
+def one_verdict(verdict_id: str) -> tuple[str, list]:
+    """A table expression of the verdict ``verdict_id`` (its row of ``judgments``, or none) and its
+    parameters. A sha1 id (every id lsqa writes) is looked up by its number, a literal (for such an id,
+    ``number_sql`` is its first 32 digits), so that DuckDB reads the one row through the primary key:
+    ~1 ms at a million verdicts, against ~20 ms comparing every id. A bound parameter is not matched to
+    the index, and neither is a number with a second condition beside it: the id is checked on the row
+    found, after (MATERIALIZED keeps the two apart). Any other id is found by itself."""
+    if isinstance(verdict_id, str) and _SHA1_HEX.fullmatch(verdict_id):
+        return (f"(WITH found AS MATERIALIZED (SELECT * FROM judgments WHERE id_number = {int(verdict_id[:32], 16)}"
+                f"::UHUGEINT) SELECT * FROM found WHERE id = ?)", [verdict_id])
+    return "(SELECT * FROM judgments WHERE id = ?)", [verdict_id]
+
+
+_SHA1_HEX = re.compile("[0-9a-f]{40}")
 
 
 def judgment_id(judge: str, kind: str, question_id: str, system_a: str, system_b: str = "", shown_order: str = "ab",
