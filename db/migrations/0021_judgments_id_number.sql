@@ -7,11 +7,14 @@
 -- refuses a second verdict with the same natural key. The id stays the verdict's name everywhere
 -- (reviews, flags, exports); a lookup of one verdict by id names its number too, to use the index
 -- (lsqa.store.verdict_ids.id_match).
+-- The id itself is stored uncompressed, here and in the audit queue's kept rows: 40 random hex
+-- characters do not compress, and DuckDB's attempt at it cost ~0.25 s per million verdicts written.
 -- DuckDB cannot move a primary key, so the table is rebuilt with the same columns, defaults, order
--- of columns and rows, id_number last.
+-- of columns and rows, id_number last; queue_signals is made anew and filled again by the data step
+-- (lsqa.store.db._data_step), with the same columns.
 
 CREATE TABLE judgments_rebuilt (
-    id             VARCHAR NOT NULL,        -- sha1 of the natural key (lsqa.store.verdict_ids.judgment_id)
+    id             VARCHAR NOT NULL USING COMPRESSION uncompressed, -- sha1 of the natural key (verdict_ids)
     judge          VARCHAR NOT NULL,
     kind           VARCHAR NOT NULL,
     question_id    VARCHAR NOT NULL,
@@ -49,3 +52,25 @@ FROM judgments ORDER BY rowid;
 
 DROP TABLE judgments;
 ALTER TABLE judgments_rebuilt RENAME TO judgments;
+
+DROP TABLE queue_signals;
+CREATE TABLE queue_signals (
+    id                 VARCHAR NOT NULL USING COMPRESSION uncompressed,
+    judge              VARCHAR NOT NULL,
+    kind               VARCHAR NOT NULL,
+    family             VARCHAR,
+    question_id        VARCHAR NOT NULL,
+    system_a           VARCHAR NOT NULL,
+    system_b           VARCHAR NOT NULL,
+    shown_order        VARCHAR NOT NULL,
+    reference          VARCHAR NOT NULL,
+    label              VARCHAR,
+    raw_label          VARCHAR NOT NULL,
+    status             VARCHAR NOT NULL,
+    disagreement       DOUBLE NOT NULL,
+    n_others           BIGINT NOT NULL,
+    self_inconsistent  BOOLEAN NOT NULL,
+    flagged            BOOLEAN NOT NULL,
+    priority           DOUBLE NOT NULL,
+    id_key             UBIGINT NOT NULL
+);

@@ -572,9 +572,9 @@ def _data_step(name: str, con: duckdb.DuckDBPyConnection) -> None:
         from lsqa.store.prompt_texts import compact_stored_calls
 
         compact_stored_calls(con)
-    if name.startswith(("0019_", "0020_")):
+    if name.startswith(("0019_", "0020_", "0021_")):
         # SQL alone could, but the signals are defined once, in lsqa.store.queue_signals. 0020: their
-        # id_key became the id's first 16 hex digits (it was the md5 of the id).
+        # id_key became the id's first 16 hex digits (it was the md5 of the id); 0021 made the table anew.
         from lsqa.store.queue_signals import rebuild
 
         rebuild(con)
