@@ -375,3 +375,22 @@ def test_any_value_in_a_verdict_is_stored_well_or_refused(ws, tmp_path, column, 
         assert label in ("A", "B", "tie", "none") and system_a != system_b
         assert isinstance(json.loads(evidence), list) and all(isinstance(e, str) for e in json.loads(evidence))
         assert "\x00" not in system_a + system_b + judge and system_a.strip() and system_b.strip()
+
+
+@pytest.mark.parametrize("text", ['{"a": "x\\ud800"}', '{"a": ["y", {"b": "\\uDBFF"}]}', '{"\\udc00": "z"}',
+                                  '{"a": "\\uD83D"}'])
+def test_json_with_half_a_surrogate_pair_is_refused_wherever_it_is(text, tmp_path):
+    """parse_json walks the values only when the text holds a surrogate or its escape (a speed-up): any
+    case of the escape, in a key or a nested value, is still refused with its line."""
+    from lsqa.corpus.tables import parse_json
+
+    with pytest.raises(InputError, match="half of a UTF-16 pair") as info:
+        parse_json(tmp_path / "f.jsonl", text, 7)
+    assert info.value.line == 7
+
+
+@pytest.mark.parametrize("text", ['{"a": "\\ud83d\\ude00"}', '{"a": "\\\\ud800"}', '{"a": "plain"}'])
+def test_json_with_whole_pairs_or_a_backslash_text_is_read(text, tmp_path):
+    from lsqa.corpus.tables import parse_json
+
+    assert parse_json(tmp_path / "f.jsonl", text, 1) == json.loads(text)
