@@ -130,3 +130,33 @@ def test_one_verdict_finds_any_id_and_only_it(verdict_id):
         assert con.execute(f"SELECT id FROM {table}", params).fetchall() == []
         con.execute(add, ["sha1", sha1])
         assert con.execute(f"SELECT id, id_number FROM {table}", params).fetchall() == [(sha1, int(sha1[:32], 16))]
+
+
+@pytest.mark.parametrize("n", [1, 3, 1001])
+def test_a_rejudged_verdict_replaces_the_stored_one_through_the_key(workspace, n):
+    """A re-run stores its verdicts with replace (lsqa.study.pipeline): the stored rows of those ids are
+    deleted through the key (ids by number up to verdict_ids.FEW, by id past it) and the new ones written;
+    the others stay."""
+    first = [_verdict(question_id=f"q{i}", label="A") for i in range(n + 2)]
+    with store.write(workspace) as con:
+        assert results_store.insert_judgments(con, first) == n + 2
+    again = [_verdict(question_id=f"q{i}", label="B") for i in range(n)]
+    with store.write(workspace) as con:
+        assert results_store.insert_judgments(con, again, replace=True) == n
+    with store.connect(workspace) as con:
+        labels = dict(con.execute("SELECT question_id, label FROM judgments").fetchall())
+    assert labels == {f"q{i}": "B" if i < n else "A" for i in range(n + 2)}
+
+
+def test_among_finds_sha1_ids_by_number_and_any_other_by_itself():
+    from lsqa.store.verdict_ids import among
+
+    sha1 = judgment_id("j", "k", "q", "a")
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE judgments (id VARCHAR, id_number UHUGEINT)")
+        for v in (sha1, "legacy-id", judgment_id("j", "k", "q", "b")):
+            con.execute(f"INSERT INTO judgments SELECT v, {number_sql('v')} FROM (SELECT ?::VARCHAR AS v)", [v])
+        for ids, found in (([sha1], {sha1}), (["legacy-id"], {"legacy-id"}), ([sha1, "legacy-id"], {sha1, "legacy-id"}),
+                           ([], set()), (["nope"], set())):
+            condition, params = among(ids)
+            assert {r[0] for r in con.execute(f"SELECT id FROM judgments WHERE {condition}", params).fetchall()} == found

@@ -43,6 +43,25 @@ def one_verdict(verdict_id: str) -> tuple[str, list]:
     return "(SELECT * FROM judgments WHERE id = ?)", [verdict_id]
 
 
+# Up to this many ids, ``among`` names their numbers one by one (a statement of ~45 characters each).
+FEW = 1000
+
+
+def among(verdict_ids: list[str]) -> tuple[str, list]:
+    """SQL condition and parameters of "a verdict whose id is one of ``verdict_ids``" on the verdicts
+    table: the sha1 ids by their numbers as literals (an index scan, ~1 ms at a million verdicts, where
+    ``id IN (...)`` scans every id: 10-30 ms), any other by itself. Each number is a literal of the
+    statement, so past ``FEW`` ids the scan is the cheaper: then all are matched by id."""
+    if len(verdict_ids) > FEW:
+        return "(id IN (SELECT unnest(?)))", [list(verdict_ids)]
+    numbers = [f"{int(v[:32], 16)}::UHUGEINT" for v in verdict_ids if isinstance(v, str) and _SHA1_HEX.fullmatch(v)]
+    others = [v for v in verdict_ids if not (isinstance(v, str) and _SHA1_HEX.fullmatch(v))]
+    parts = [f"id_number IN ({', '.join(numbers)})"] if numbers else []
+    if others:
+        parts.append("id IN (SELECT unnest(?))")
+    return f"({' OR '.join(parts) or 'false'})", [others] if others else []
+
+
 _SHA1_HEX = re.compile("[0-9a-f]{40}")
 
 
