@@ -76,8 +76,12 @@ def answers_for(con, question_ids: list[str], systems: list[str] | None = None) 
 
 
 def judgment_labels(con, ids: list[str]) -> dict[str, str | None]:
-    """``{id: label}`` of the stored verdicts among ``ids``."""
-    return dict(con.execute("SELECT id, label FROM judgments WHERE id IN (SELECT unnest(?))", [list(ids)]).fetchall())
+    """``{id: label}`` of the stored verdicts among ``ids`` (found through the key: ``verdict_ids.among``;
+    the ids compared after, so a number shared by another id could not answer for it)."""
+    wanted = set(ids)
+    among, params = verdict_ids.among(list(wanted))
+    rows = con.execute(f"SELECT id, label FROM judgments WHERE {among}", params).fetchall()
+    return {i: label for i, label in rows if i in wanted}
 
 
 def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
@@ -107,10 +111,11 @@ def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
 
 
 def judgment_ids(con, ids: list[str]) -> set[str]:
-    rows = con.execute(
-        "SELECT id FROM judgments WHERE status = 'ok' AND id IN (SELECT unnest(?))", [list(ids)]
-    ).fetchall()
-    return {r[0] for r in rows}
+    """The ids among ``ids`` of stored verdicts with a decided label (status ok), found as ``judgment_labels``."""
+    wanted = set(ids)
+    among, params = verdict_ids.among(list(wanted))
+    rows = con.execute(f"SELECT id, status FROM judgments WHERE {among}", params).fetchall()
+    return {i for i, status in rows if status == "ok" and i in wanted}
 
 
 def list_judgments(con, *, judge: str | None = None, kind: str | None = None) -> list[dict]:
