@@ -235,8 +235,8 @@ def test_overview_builds_the_documents_table_only_when_unfolded(ws):
 
 
 def bar_button(at: AppTest, name: str):
-    """The decision bar's button ``name`` for the item on screen: a button that writes is keyed
-    after its item (``audit_view.item_key``), so that a key pressed on another item finds none."""
+    """The decision bar's button ``name``: a button that writes has "__writes" after its name
+    (``audit_view.write_key``)."""
     found = [b for b in at.button if b.key and b.key.split("__")[0] == name]
     assert len(found) == 1, (name, [b.key for b in at.button])
     return found[0]
