@@ -227,7 +227,7 @@ def _save_decision():
     pending = ss.pop("audit_pending", None)
     if pending is None:
         return
-    stale = view.stale_refusal(pending[0], ss.get("audit_shown"))
+    stale = view.stale_refusal(pending[0], ss.get("audit_shown"), ss.get(view.ON_SCREEN_KEY))
     if stale:  # pressed on an item no longer on screen (the last run moved on): nothing is written
         ss.audit_refused = stale
         return
@@ -240,7 +240,7 @@ def _save_decision():
 
 def _on_screen(judgment_id: str) -> bool:
     """Whether the item a key or click was pressed on is the one on screen; if not, the page says so."""
-    stale = view.stale_refusal(judgment_id, ss.get("audit_shown"))
+    stale = view.stale_refusal(judgment_id, ss.get("audit_shown"), ss.get(view.ON_SCREEN_KEY))
     if stale:
         ss.audit_refused = stale
     return stale is None
@@ -291,7 +291,7 @@ def decision_bar(it: dict | None, revealed: bool):
         if it is None:
             st.info(view.empty_queue_note(filters))
             return
-        nav.markdown(bar.position)
+        nav.markdown(bar.position, unsafe_allow_html=True)  # stamped with the item its buttons write on (keys.js)
         _buttons(st.container(horizontal=True), bar.labels)
         flags = st.container(horizontal=True, vertical_alignment="center")
         _buttons(flags, bar.flags)
@@ -324,6 +324,14 @@ def show_item(it: dict, revealed: bool):
     if shown.unusable:
         st.error(shown.unusable)
     show_evidence(it["id"], shown.evidence)
+
+
+def drawn_here(item_id: str):
+    """The hidden field the browser sends back with every key and click (``view.ON_SCREEN_KEY``): drawn
+    after the question and answers, it names their item once the browser has drawn them. A click sent
+    from a screen still showing the item before carries that item, and writes nothing (``_on_screen``)."""
+    ss[view.ON_SCREEN_KEY] = item_id
+    st.text_input("Item on screen", key=view.ON_SCREEN_KEY, label_visibility="collapsed")
 
 
 def show_evidence(item_id: str, evidence: list[dict]):
@@ -490,6 +498,7 @@ def _review():
             show_guidelines(it["kind"])
             show_item(it, revealed)
             ss.audit_shown = it["id"]  # its question and answers are drawn: a key pressed from now on writes on it
+            drawn_here(it["id"])
             show_details(it, revealed)
             show_comments(it, revealed)
         my_recent_reviews()

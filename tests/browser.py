@@ -18,12 +18,11 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 # The item on screen: the one its question and answer cards are stamped with (item_cards._stamp), if
-# they agree, and the decision bar writes on (its Confirm button's key ends with "__<item id>",
-# audit_view.item_key); None between two items.
-SHOWN_JS = """() => { const el = document.querySelector('.st-key-lsqa_keys [class*="st-key-audit_confirm__"]');
-  const m = el && /st-key-audit_confirm__(\\S+)/.exec(el.className);
+# they agree with the decision bar's stamp (the item its buttons write on, item_cards.stamped); None
+# between two items.
+SHOWN_JS = """() => { const bar = document.querySelector('.st-key-lsqa_keys [data-lsqa-item]');
   const cards = new Set(Array.from(document.querySelectorAll('[data-lsqa-item]')).map(e => e.dataset.lsqaItem));
-  return m && cards.size === 1 && cards.has(m[1]) ? m[1] : null; }"""
+  return bar && cards.size === 1 ? bar.dataset.lsqaItem : null; }"""
 
 
 def need_browser():

@@ -169,11 +169,12 @@ def test_undo_of_a_review_opens_its_item_again_a_flag_stays(demo_workspace):
 
 
 def test_a_key_writes_only_on_the_item_on_screen_when_it_was_pressed():
-    assert view.stale_refusal("item-1", "item-1") is None
-    for shown in ("item-2", None):  # another item on screen, or none (between two items)
-        assert view.stale_refusal("item-1", shown).startswith("Not saved: the item changed under your key")
-    assert view.shown_item_of(view.item_key("audit_opt_shown:A", "abc123")) == "abc123"
-    assert view.shown_item_of("audit_next") is None
+    assert view.stale_refusal("item-1", "item-1", "item-1") is None
+    # Another item on screen, or none (between two items); or the browser had drawn another item, or
+    # none, when the key was pressed (its screen was behind the page's last run).
+    for shown, drawn in (("item-2", "item-1"), (None, "item-1"), ("item-1", "item-2"), ("item-1", None)):
+        assert view.stale_refusal("item-1", shown, drawn).startswith("Not saved: the item changed under your key")
+    assert view.writes(view.write_key("audit_opt_shown:A")) and not view.writes("audit_next")
 
 
 def test_a_skip_is_recorded_and_is_never_a_label(demo_workspace):
@@ -222,12 +223,12 @@ def test_the_decision_bar_gives_labels_in_positions_shown_and_stores_them_in_sys
     it = first(demo_workspace, SXS, order="ba")
     trail = Trail([it["id"]], 0)
     bar = view.decision_bar(it, True, "ann", trail, 5, {}, "ambiguous")
-    # A button that writes is named after its item (a key pressed on another item finds no button);
-    # one that does not write (moves, undo, a flag's reason) is not.
-    by_key = {b["key"].removesuffix(f"__{it['id']}"): b for b in bar.nav + bar.labels + bar.flags}
+    # A button that writes is keyed as one (the same key on every item: drawn once, not anew per J); one
+    # that does not write (moves, undo, a flag's reason) is not.
+    by_key = {b["key"].removesuffix(view.WRITES): b for b in bar.nav + bar.labels + bar.flags}
     writes = {b["key"] for b in bar.labels + bar.flags if b["on"] in ("decide", "flag", "skip")}
-    assert writes and all(view.shown_item_of(k) == it["id"] for k in writes)
-    assert all(view.shown_item_of(b["key"]) is None for b in bar.nav + bar.flags[:3])
+    assert writes and all(view.writes(k) and it["id"] not in k for k in writes)
+    assert not any(view.writes(b["key"]) for b in bar.nav + bar.flags[:3])
     assert by_key["audit_opt_shown:A"]["args"] == (it["id"], it["kind"], "A", "B")  # shown first = system_b
     assert by_key["audit_opt_shown:tie"]["args"][2:] == ("tie", "tie")
     assert by_key["audit_confirm"]["args"] == (it["id"], it["kind"], it["shown_label"])
@@ -237,7 +238,9 @@ def test_the_decision_bar_gives_labels_in_positions_shown_and_stores_them_in_sys
     assert by_key["audit_flag2"]["args"] == (it["question_id"], "2", it["id"])
     assert by_key["audit_skip"]["args"] == (it["id"], "skip") and by_key["audit_unsure"]["args"] == (it["id"], "unsure")
     assert {b["shortcut"] for b in bar.labels} == {"V", "A", "B", "T", "X", "S", "D"}
-    assert bar.position == "**Item 1 of 6** · opened before" and bar.blind_note is None
+    # Stamped with the item its buttons write on (keys.js reads it: a key acts only while the cards agree).
+    assert bar.position == f'<span data-lsqa-item="{it["id"]}"></span>**Item 1 of 6** · opened before'
+    assert bar.blind_note is None
 
 
 def test_blind_or_unnamed_the_decision_bar_turns_keys_off(demo_workspace):
@@ -249,7 +252,7 @@ def test_blind_or_unnamed_the_decision_bar_turns_keys_off(demo_workspace):
     assert not any(b["disabled"] for b in blind.labels[1:]) and blind.blind_note.startswith("Blind:")
     unnamed = view.decision_bar(it, True, "", trail, 0, {}, "wrong")
     assert all(b["disabled"] for b in unnamed.labels + unnamed.flags if b["on"] != "reason")
-    assert [b["key"] for b in unnamed.labels] == [f"{k}__{it['id']}" for k in
+    assert [b["key"] for b in unnamed.labels] == [f"{k}__writes" for k in
                                                   ("audit_confirm", "audit_opt_yes", "audit_opt_no", "audit_skip", "audit_unsure")]
     assert view.decision_bar(None, True, "ann", Trail(), 0, {}, "wrong").labels == []
 

@@ -189,13 +189,14 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
     assert not _written(ws, "lia")["flags"]
 
 
-def test_a_stale_click_finds_no_button_and_writes_nothing(server, page):
-    """The page's own guard, under keys.js: a click sent from the old item's button after a decision
-    (the old screen still up) writes nothing on the item that follows it."""
+def test_a_stale_click_writes_nothing(server, page):
+    """The page's own guard, under keys.js: a click sent from the old item's screen after a decision
+    (the old screen still up: it sends the old item as the one drawn) writes nothing on the item that
+    follows it."""
     base, ws = server
     _open(page, f"{base}/audit?annotator=max&judge={AIS}")
     first = _shown(page)
-    stale = page.locator(f'[class*="st-key-audit_opt_no__{first}"] button')
+    stale = page.locator('.st-key-audit_opt_no__writes button')  # the same button on every item
     handle = stale.element_handle()
     page.keyboard.press("y")
     page.wait_for_timeout(40)
@@ -208,6 +209,44 @@ def test_a_stale_click_finds_no_button_and_writes_nothing(server, page):
     assert all(r["judgment_id"] == first for r in rows), rows  # the next item got nothing
     nxt = _shown(page)
     assert nxt != first and not any(r["judgment_id"] == nxt for r in rows)
+
+
+def test_a_click_from_a_screen_behind_the_page_writes_nothing(server, page):
+    """The decision buttons keep their keys from item to item (one key per item drew them anew on every
+    J), so a click names no item: the browser sends the item it had drawn (audit_view.ON_SCREEN_KEY).
+    Here the server's answer to a decision is held back, the page has moved on to the next item and the
+    browser still shows the old one: a click on its "no" writes nothing on the next item."""
+    from playwright.sync_api import expect
+
+    base, ws = server
+    held, holding, client = [], [False], []
+
+    def route(socket):
+        to_server = socket.connect_to_server()
+        client.append(socket)
+        socket.on_message(to_server.send)
+        to_server.on_message(lambda msg: held.append(msg) if holding[0] else socket.send(msg))
+
+    page.route_web_socket(re.compile(r".*/_stcore/stream"), route)
+    _open(page, f"{base}/audit?annotator=uma&judge={AIS}")
+    first = _shown(page)
+    holding[0] = True
+    page.keyboard.press("y")
+    assert [r["judgment_id"] for r in _wait_written(ws, "uma", 1, page)["reviews"]] == [first]
+    n = -1
+    while len(held) != n:  # until the page's run is over (the next item drawn): no more messages come
+        n = len(held)
+        page.wait_for_timeout(700)
+    assert _shown(page) == first  # the browser still shows the old item
+    page.locator(".st-key-audit_opt_no__writes button").evaluate("b => b.click()")  # past keys.js
+    page.wait_for_timeout(1500)
+    while held:  # the page's answers, in order (one that comes meanwhile is held and sent after them)
+        client[0].send(held.pop(0))
+    holding[0] = False
+    wait_idle(page)
+    rows = _written(ws, "uma")["reviews"]
+    assert [(r["judgment_id"], r["label"]) for r in rows] == [(first, "yes")], rows
+    expect(page.get_by_text("Not saved: the item changed under your key").first).to_be_visible(timeout=WAIT)
 
 
 def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(server, page):

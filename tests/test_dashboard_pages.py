@@ -235,8 +235,8 @@ def test_overview_builds_the_documents_table_only_when_unfolded(ws):
 
 
 def bar_button(at: AppTest, name: str):
-    """The decision bar's button ``name`` for the item on screen: a button that writes is keyed
-    after its item (``audit_view.item_key``), so that a key pressed on another item finds none."""
+    """The decision bar's button ``name``: a button that writes has "__writes" after its name
+    (``audit_view.write_key``)."""
     found = [b for b in at.button if b.key and b.key.split("__")[0] == name]
     assert len(found) == 1, (name, [b.key for b in at.button])
     return found[0]
@@ -328,7 +328,8 @@ def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws)
     mended, the same key saves and moves on."""
     at = open_app(page="audit")
     item = audit_first_of(at, SXS)
-    shown = [m.value for m in at.markdown if m.value.startswith("**Item ")]
+    shown = [m.value for m in at.markdown if "**Item " in m.value]  # the bar's position, stamped with its item
+    assert len(shown) == 1 and item["id"] in shown[0]
     note = "pasted\x00text"
     at.text_input(key="audit_note").input(note).run()
     for key, said in (("audit_confirm", "Not saved: a note"), ("audit_opt_shown:B", "Not saved: a note"),
@@ -337,7 +338,7 @@ def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws)
         assert not at.exception, [e.value for e in at.exception]
         assert [e.value for e in at.error if e.value.startswith("Not ")] == [
             f"{said} holding a NUL character (\\x00) cannot be kept: remove it and try again"]
-        assert [m.value for m in at.markdown if m.value.startswith("**Item ")] == shown  # the same item
+        assert [m.value for m in at.markdown if "**Item " in m.value] == shown  # the same item
         assert at.text_input(key="audit_note").value == note
     with store.connect(ws) as con:
         assert [r["action"] for r in reviews_store.reviews(con)] == [] and reviews_store.flags(con) == []
@@ -345,7 +346,7 @@ def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws)
     bar_button(at, "audit_confirm").click().run()
     assert not at.exception and not [e for e in at.error if e.value.startswith("Not ")]
     assert any(t.value.startswith("Saved") for t in at.toast)
-    assert [m.value for m in at.markdown if m.value.startswith("**Item ")] != shown
+    assert [m.value for m in at.markdown if "**Item " in m.value] != shown
     with store.connect(ws) as con:
         assert [(r["judgment_id"], r["action"], r["note"]) for r in reviews_store.reviews(con)] == [
             (item["id"], "confirm", "mended")]

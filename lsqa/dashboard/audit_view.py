@@ -34,7 +34,8 @@ STYLE = ("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;
          ".lsqa-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:0 1rem}"
          ".lsqa-note{font-size:.875rem;color:rgba(49,51,63,.6)}"
          "[data-testid=stLayoutWrapper]:has(> .st-key-lsqa_keys){position:sticky;top:3.75rem;z-index:990;"
-         "background-color:#fff;border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}</style>")
+         "background-color:#fff;border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}"
+         ".st-key-audit_on_screen{display:none}</style>")  # ON_SCREEN_KEY: for the browser to send, not to see
 
 # ------------------------------------------------------------------------- the queue's settings
 
@@ -343,23 +344,36 @@ def skip_item(workspace: Path, annotator: Person | str, judgment_id: str, reason
 
 # ------------------------------------------------------------------------------------- the item
 
-def item_key(name: str, item_id: str) -> str:
-    """The widget key of a button that writes on item ``item_id``: named after the item, so that a key
-    pressed on an item no longer on screen finds no button in the page's next run (Streamlit drops
-    it), and the page's keys.js can tell which item the button writes on (after "__")."""
-    return f"{name}__{item_id}"
+# A decision-bar button that writes keeps its widget key from item to item: a key naming the item (as
+# first built for issue 34) made each J a new widget for each of 9 buttons, unmounted and drawn anew
+# (~100 DOM nodes a key): keypress -> next item 1.5x the time before issue 34 with the browser's CPU
+# slowed 4x, 1.01-1.09x with the same keys (docs/benchmarks-log/2026-12-03-keys-second-pass.md).
+# Which item a click writes on is checked against the item the browser had drawn instead (ON_SCREEN_KEY).
+WRITES = "__writes"
+# A hidden field drawn after the item's question and answers, its value the item's id. The browser sends
+# every widget's value with a click or key, as it has drawn them: this one names the item whose cards it
+# had drawn when the key was pressed (the item before, if the next one was not drawn yet).
+ON_SCREEN_KEY = "audit_on_screen"
 
 
-def shown_item_of(key: str) -> str | None:
-    """The item a button's key (``item_key``) writes on; None for a button that writes nothing."""
-    return key.split("__", 1)[1] if "__" in key else None
+def write_key(name: str) -> str:
+    """The widget key of a decision-bar button that writes: ``name`` and ``WRITES``, the same on every
+    item. The page's keys.js holds such a button's key while the page is busy and lets it act only on
+    the item the bar and the cards are stamped with (``item_cards.stamped``)."""
+    return name + WRITES
 
 
-def stale_refusal(pressed_on: str, shown: str | None) -> str | None:
-    """Why a key pressed on item ``pressed_on`` must not write, if it must not: the item on screen is
-    now ``shown`` (None: none is, the page is between two items). The write happens only on the item
-    that was on screen when the key was pressed (issue 34)."""
-    if pressed_on == shown:
+def writes(key: str) -> bool:
+    """Whether a decision-bar button (by its key, ``write_key``) writes."""
+    return key.endswith(WRITES)
+
+
+def stale_refusal(pressed_on: str, shown: str | None, drawn: str | None) -> str | None:
+    """Why a key pressed on item ``pressed_on`` (the item of the button's last run) must not write, if
+    it must not: the item on screen is now ``shown`` (None: none is, the page is between two items), or
+    the browser had drawn another item, ``drawn`` (``ON_SCREEN_KEY`` as it sent it), when the key was
+    pressed. The write happens only on the item that was on screen when the key was pressed (issue 34)."""
+    if pressed_on == shown == drawn:
         return None
     return ("Not saved: the item changed under your key (it was pressed on an item no longer on screen). "
             "Nothing was written; press it again for this item.")
@@ -372,7 +386,7 @@ class DecisionBar:
     label), ``reason`` (of the next flag), ``flag``."""
 
     nav: list[dict]
-    position: str = ""  # "Item i of N" and why (Markdown)
+    position: str = ""  # "Item i of N" and why (Markdown), stamped with the item (item_cards.stamped: HTML on)
     labels: list[dict] = field(default_factory=list)
     flags: list[dict] = field(default_factory=list)
     blind_note: str | None = None
@@ -401,22 +415,23 @@ def decision_bar(it: dict | None, revealed: bool, annotator: str, trail: Trail, 
     shown_label = it["shown_label"] if it["status"] == "ok" else None
     labels = [{"label": "Confirm", "type": "primary", "shortcut": SHORTCUTS["confirm"], "on": "decide",
                "args": (it["id"], it["kind"], shown_label),
-               "disabled": not annotator or it["status"] != "ok" or not revealed, "key": item_key("audit_confirm", it["id"]),
+               "disabled": not annotator or it["status"] != "ok" or not revealed, "key": write_key("audit_confirm"),
                "help": "Hidden while blind: give your own label" if not revealed else None}]
     labels += [{"label": opt["text"], "shortcut": opt["shortcut"], "on": "decide",
                 "args": (it["id"], it["kind"], opt["shown"],
                          audit.to_system_label(it["kind"], opt["shown"], it["shown_order"])),
-                "disabled": not annotator, "key": item_key(f"audit_opt_{opt['key']}", it["id"])} for opt in it["options"]]
+                "disabled": not annotator, "key": write_key(f"audit_opt_{opt['key']}")} for opt in it["options"]]
     labels += [{"label": text, "shortcut": SHORTCUTS[reason], "on": "skip", "args": (it["id"], reason),
-                "disabled": not annotator, "key": item_key(f"audit_{reason}", it["id"]), "help": helptext}
+                "disabled": not annotator, "key": write_key(f"audit_{reason}"), "help": helptext}
                for reason, text, helptext in SKIP_BUTTONS]
     flags = [{"label": reason, "shortcut": key, "on": "reason", "args": (reason,), "key": f"audit_reason_{reason}",
               "type": "primary" if reason == reason_now else "secondary", "help": "Reason for the next flag"}
              for reason, key in audit.FLAG_REASON_KEYS.items()]
     flags += [{"label": f"Flag reference {n}", "shortcut": SHORTCUTS[f"flag:{n}"], "on": "flag",
                "args": (it["question_id"], n, it["id"]), "disabled": not annotator,
-               "key": item_key(f"audit_flag{n}", it["id"])} for n in ("1", "2")]
-    return DecisionBar(nav=nav, position=position_line(trail, remaining, why.get(it["id"], "opened before")),
+               "key": write_key(f"audit_flag{n}")} for n in ("1", "2")]
+    return DecisionBar(nav=nav, position=item_cards.stamped(position_line(trail, remaining, why.get(it["id"], "opened before")),
+                                                            it["id"]),
                        labels=labels, flags=flags,
                        blind_note=None if revealed else ("Blind: the judge's label, other annotators' labels and "
                                                          "system names appear once you decide; Confirm (V) is off "

@@ -27,6 +27,12 @@ def _stamp(item_id: str) -> str:
     return f' data-lsqa-item="{escape(item_id)}"' if item_id else ""
 
 
+def stamped(markdown: str, item_id: str) -> str:
+    """A line of Markdown (HTML allowed; its data escaped, ``md_escape``) led by an empty element
+    stamped with ``item_id``: the decision bar's "Item i of N", the item its buttons write on."""
+    return f"<span{_stamp(item_id)}></span>{markdown}"
+
+
 def question_card(question: str, references: list[dict], *, used: object = None,
                   flags: dict | None = None, item_id: str = "") -> str:
     """The question above its references side by side.

@@ -10,12 +10,14 @@
 //    toggle choice and a pick from a list give the focus back to the page.
 // 2. A key held down acts once (key repeat is dropped).
 // 3. A key that writes acts only on the item on screen when it was pressed. Its button's key ends
-//    with "__" and the item id (the page names each decision button after its item). While the page is busy
+//    with "__writes", the same on every item (a key naming the item made every J draw the buttons anew);
+//    the bar's "Item i of N" is stamped with the item its buttons write on. While the page is busy
 //    (a key or click just sent, or a run going on: the screen may be about to change), such a key is
 //    held; once the page is idle it is pressed if the same item is still on screen and its button is
 //    on, else nothing is written and the note says why. The first key after Enter in a field (the
 //    name) is held the same way instead of being lost on a button still off. The page checks again
-//    on its side (pages/audit.py): a stale click finds no button, or an item no longer shown.
+//    on its side (pages/audit.py): a click sent from a screen whose item is no longer shown, or that
+//    had not drawn the item yet, writes nothing.
 // 4. "?" shows the keys of the page (the shortcut buttons' own labels); "?" or Esc closes it.
 // (No text here may look like an HTML tag, even in a comment: st.html's sanitizer drops the script.)
 (() => {
@@ -105,15 +107,17 @@
       .find((k) => k.getAttribute("aria-label").toLowerCase() === want);
     return kbd ? kbd.closest("button") : null;
   };
-  // The item a decision button writes on: its key's "__" and the item id (none: the button writes nothing).
+  // The item a decision button writes on: the bar's stamp, for a button whose key ends with "__writes"
+  // (none: the button writes nothing).
   const itemOf = (button) => {
     const holder = button && button.closest('[class*="st-key-"]');
-    const m = holder && /(?:^|\s)st-key-\S*?__(\S+)/.exec(holder.className);
-    return m ? m[1] : null;
+    if (!holder || !/(?:^|\s)st-key-\S*__writes(?:\s|$)/.test(holder.className)) return null;
+    const bar = doc.querySelector(".st-key-lsqa_keys [data-lsqa-item]");
+    return bar ? bar.getAttribute("data-lsqa-item") : null;
   };
-  // The item whose question and answers are on screen: every card stamped with an item (data-lsqa-item)
-  // names the same one. None while they disagree: between two items the decision bar of the next one
-  // is drawn before its question and answers.
+  // The item whose question and answers are on screen: every card stamped with an item (data-lsqa-item),
+  // and the bar, name the same one. None while they disagree: between two items the decision bar of the
+  // next one is drawn before its question and answers.
   const cardsItem = () => {
     const ids = new Set(Array.from(doc.querySelectorAll("[data-lsqa-item]")).map((e) => e.getAttribute("data-lsqa-item")));
     return ids.size === 1 ? Array.from(ids)[0] : null;
