@@ -75,13 +75,18 @@ def answers_for(con, question_ids: list[str], systems: list[str] | None = None) 
     return fetch_dicts(con, sql + " ORDER BY question_id, system_name", params)
 
 
-def judgment_labels(con, ids: list[str]) -> dict[str, str | None]:
-    """``{id: label}`` of the stored verdicts among ``ids`` (found through the key: ``verdict_ids.among``;
-    the ids compared after, so a number shared by another id could not answer for it)."""
+def _stored(con, ids: list[str], column: str) -> dict[str, object]:
+    """``{id: column}`` of the stored verdicts among ``ids``, found through the key (``verdict_ids.among``);
+    the ids compared after, so a number shared by another id could not answer for it."""
     wanted = set(ids)
     among, params = verdict_ids.among(list(wanted))
-    rows = con.execute(f"SELECT id, label FROM judgments WHERE {among}", params).fetchall()
-    return {i: label for i, label in rows if i in wanted}
+    rows = con.execute(f"SELECT id, {column} FROM judgments WHERE {among}", params).fetchall()
+    return {i: value for i, value in rows if i in wanted}
+
+
+def judgment_labels(con, ids: list[str]) -> dict[str, str | None]:
+    """``{id: label}`` of the stored verdicts among ``ids``."""
+    return _stored(con, ids, "label")
 
 
 def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
@@ -111,11 +116,8 @@ def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
 
 
 def judgment_ids(con, ids: list[str]) -> set[str]:
-    """The ids among ``ids`` of stored verdicts with a decided label (status ok), found as ``judgment_labels``."""
-    wanted = set(ids)
-    among, params = verdict_ids.among(list(wanted))
-    rows = con.execute(f"SELECT id, status FROM judgments WHERE {among}", params).fetchall()
-    return {i for i, status in rows if status == "ok" and i in wanted}
+    """The ids among ``ids`` of stored verdicts with a decided label (status ok)."""
+    return {i for i, status in _stored(con, ids, "status").items() if status == "ok"}
 
 
 def list_judgments(con, *, judge: str | None = None, kind: str | None = None) -> list[dict]:

@@ -54,8 +54,12 @@ def among(verdict_ids: list[str]) -> tuple[str, list]:
     statement, so past ``FEW`` ids the scan is the cheaper: then all are matched by id."""
     if len(verdict_ids) > FEW:
         return "(id IN (SELECT unnest(?)))", [list(verdict_ids)]
-    numbers = [f"{int(v[:32], 16)}::UHUGEINT" for v in verdict_ids if isinstance(v, str) and _SHA1_HEX.fullmatch(v)]
-    others = [v for v in verdict_ids if not (isinstance(v, str) and _SHA1_HEX.fullmatch(v))]
+    numbers, others = [], []
+    for v in verdict_ids:
+        if isinstance(v, str) and _SHA1_HEX.fullmatch(v):
+            numbers.append(f"{int(v[:32], 16)}::UHUGEINT")
+        else:
+            others.append(v)
     parts = [f"id_number IN ({', '.join(numbers)})"] if numbers else []
     if others:
         parts.append("id IN (SELECT unnest(?))")
