@@ -6,8 +6,9 @@ statement, not thousands, and a column missing from the rows takes the table's d
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 import duckdb
 
@@ -46,21 +47,28 @@ def insert_rows(
 
     inserted = 0
     for group in groups.values():
-        name = f"_lsqa_rows_{next(_counter)}"
-        con.register(name, pa.Table.from_pylist(group))
-        try:
+        with registered(con, pa.Table.from_pylist(group)) as name:
             if on_conflict == "replace":
                 cols = ", ".join(key)
                 con.execute(f"DELETE FROM {table} WHERE ({cols}) IN (SELECT ({cols}) FROM {name})")
             extra = "".join(f", {sql} AS {column}" for column, sql in (computed or {}).items())
             result = con.execute(f"INSERT INTO {table} BY NAME SELECT *{extra} FROM {name}{suffix}").fetchone()
-        finally:
-            try:
-                con.unregister(name)
-            except duckdb.Error:
-                pass  # an aborted transaction refuses this too; the statement's own error is what matters
         inserted += int(result[0]) if result else 0
     return inserted
+
+
+@contextlib.contextmanager
+def registered(con: duckdb.DuckDBPyConnection, table) -> Iterator[str]:
+    """The name under which ``con`` reads ``table`` (an Arrow table) for the block."""
+    name = f"_lsqa_rows_{next(_counter)}"
+    con.register(name, table)
+    try:
+        yield name
+    finally:
+        try:
+            con.unregister(name)
+        except duckdb.Error:
+            pass  # an aborted transaction refuses this too; the statement's own error is what matters
 
 
 def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list | tuple | dict = ()) -> list[dict]:

@@ -439,6 +439,17 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
         _release(entry, key)
 
 
+@contextlib.contextmanager
+def scratch() -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to this process's host with no workspace attached, closed after the block: for work
+    on files alone in TEMP tables (staging NarrativeQA's questions) while no workspace is locked."""
+    con = _host_cursor()
+    try:
+        yield con
+    finally:
+        con.close()
+
+
 def _refuse_foreign_database(con: duckdb.DuckDBPyConnection, path) -> None:
     """A DuckDB file with tables but without lsqa's bookkeeping belongs to someone else: migrating
     it would add lsqa's tables to their database."""

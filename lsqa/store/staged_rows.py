@@ -15,8 +15,10 @@ What it reads (the rest is declined):
   whitespace (``str.strip``: 29 characters, ``PY_WHITESPACE``). Any text but NUL; a carriage return
   only as a CRLF line end (inside a quoted field it stays in the value, as Python's csv keeps it).
 - JSONL: each non-blank line one flat object whose keys are plain ASCII (no escape) and whose values
-  are JSON strings (escapes allowed, except ``\\u0000`` and surrogates); no control character and no
-  line separator outside escapes (Python's ``splitlines`` would cut the line there); CRLF line ends.
+  are JSON strings (escapes allowed, except ``\\u0000`` and surrogates) or, for the columns the
+  importer names as ``numbers``, whole numbers written plainly (``0``, ``17``: no sign, fraction or
+  exponent; the column then holds the digits); no control character and no line separator outside
+  escapes (Python's ``splitlines`` would cut the line there); CRLF line ends.
 - Either: no record longer than the row reader's limit for one value (a shorter one cannot hold a
   value above it), and ``extra`` values in plain ASCII (``json.dumps`` escapes the rest).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 from lsqa.store import staging
@@ -46,7 +49,19 @@ _JSON_STRING = (r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-Ce-fE-F][0-9a
                 r'|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*"')
 _JSON_KEY = r'"[ !#-\[\]-~]*"'
 _PAIR = f"[ \\t]*{_JSON_KEY}[ \\t]*:[ \\t]*{_JSON_STRING}[ \\t]*"
-_FLAT_OBJECT = f"[ \\t]*\\{{(?:{_PAIR}(?:,{_PAIR})*|[ \\t]*)\\}}[ \\t]*"
+# A JSON whole number as json.loads reads it to a Python int without question (ten digits at most).
+_JSON_WHOLE = "(?:0|[1-9][0-9]{0,9})"
+
+
+def _flat_object(numbers: tuple[str, ...]) -> str:
+    """The pattern of a JSONL line: a flat object of string values, and of whole numbers for the keys
+    ``numbers`` (in any case, with spaces around them: the row reader strips and lowers a key)."""
+    pair = _PAIR
+    if numbers:
+        keys = "|".join("".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in name)
+                        for name in numbers)
+        pair = f"(?:{_PAIR}|[ \\t]*\" *(?:{keys}) *\"[ \\t]*:[ \\t]*{_JSON_WHOLE}[ \\t]*)"
+    return f"[ \\t]*\\{{(?:{pair}(?:,{pair})*|[ \\t]*)\\}}[ \\t]*"
 
 
 def sql_text(value: str) -> str:
@@ -74,20 +89,23 @@ def ascii_text(expr: str) -> str:
 
 
 def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, extra: bool,
-               fixed: dict[str, str] | None = None) -> None:
+               fixed: dict[str, str] | None = None, numbers: tuple[str, ...] = ()) -> None:
     """The rows of ``path`` in TEMP table ``ROWS`` (see the module's docstring), or Declined.
     ``known``: the lower-case column names the importer reads; ``extra``: also the others' JSON, with
     the ``fixed`` keys and values besides (the same in every row: ``import-judgments`` keeps the file's
     path as ``imported_from``). A file with a column named like a fixed key is declined: the row
-    importer lets the file's value win, which is rare enough to leave to it."""
+    importer lets the file's value win, which is rare enough to leave to it. ``numbers``: known columns
+    whose JSONL value may be a plain whole number (NarrativeQA's ``q_index``), read as its digits."""
     fixed = fixed or {}
+    if not set(numbers) <= set(known):
+        raise ValueError("numbers must be known columns: json.dumps would write an extra number unquoted")
     if staging.load_lines(con, path, LINES) is None:
         raise Declined
     # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
     if path.suffix.lower() == ".csv":
         _csv_rows(con, path, known, max_cell_chars, extra, fixed)
     else:
-        _jsonl_rows(con, known, max_cell_chars, extra, fixed)
+        _jsonl_rows(con, known, max_cell_chars, extra, fixed, numbers)
     staging.drop(con, LINES, RECORDS)
 
 
@@ -246,12 +264,13 @@ def _bare_csv_rows(con, header: list[str], known: tuple[str, ...], max_cell_char
         raise Declined
 
 
-def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool, fixed: dict[str, str]) -> None:
+def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool, fixed: dict[str, str],
+                numbers: tuple[str, ...]) -> None:
     if _count(con, f"SELECT count(*) FROM {LINES} WHERE ends_with(text, chr(13))"):
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
                         SELECT line, nullif({_line_end('text')}, '') AS text FROM {LINES} ORDER BY line""")
     blank = f"(text IS NULL OR {strip('text')} = '')"
-    pattern = _FLAT_OBJECT.replace("'", "''")
+    pattern = _flat_object(numbers).replace("'", "''")
     # Keys as the row reader makes them (stripped, lower case): each once in a row.
     clean = "list_transform(json_keys(text), lambda k: lower(trim(k)))"
     # Every line, blank or not: Python's splitlines also cuts at \x0b, \x1c..\x1e, \x85, U+2028, U+2029.
