@@ -240,12 +240,12 @@ def test_a_batch_row_claimed_by_a_live_run_is_not_submitted_by_another(workspace
     jobs = [batch_mod.BatchJob(llm.cache_key(r), r.model, r.messages, dict(r.params)) for r in reqs]
     transport = batch_mod.transport_key(jobs[0].params)
     monkeypatch.setattr(claims, "owner", lambda: "otherhost:1:run-a")   # run A, on another host, alive
-    (row_a,), _ = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)
+    (row_a,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None).rows
     monkeypatch.undo()
     with store.write(workspace) as con:   # run A runs on another host sharing the workspace
         con.execute("UPDATE call_claims SET host = 'otherhost'")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    (row_b,), _ = batch_mod._rows_for(workspace, MODEL, transport, jobs, None)   # run B: finds A's row
+    (row_b,) = batch_mod._rows_for(workspace, MODEL, transport, jobs, None).rows   # run B: finds A's row
     assert row_b["id"] == row_a["id"] and not batch_mod._take_turn(workspace, row_b)
     with store.write(workspace) as con:   # A's process died on another host: its claim expires
         con.execute("UPDATE call_claims SET expires_at = ?", [claims.now() - dt.timedelta(minutes=1)])

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import threading
 import time
 import uuid
@@ -136,6 +137,7 @@ def run_batches(
     adopt_results: Callable[[list[str], str], None],
     admit: Callable[[list[str], float], tuple[list[str], float]] | None = None,
     ledger: str | None = None,
+    held_elsewhere: Callable[[dict[str, dict]], None] | None = None,
 ) -> None:
     """Answer ``jobs`` through batch APIs; ``store_results([(key, result), ...])`` is called as
     each batch finishes (the caller writes them to ``llm_calls`` and counts them), and
@@ -143,22 +145,35 @@ def run_batches(
     results from the cache). Blocks until every batch is final; safe to kill at any point, and
     to run twice at once (see the module docstring). ``admit(keys, ledger_usd)`` returns the keys a new
     batch may hold and the most they can cost (a budget; ``ledger_usd``: the study's ledger as the
-    workspace holds it); the others are the caller's to report."""
+    workspace holds it); the others are the caller's to report. ``held_elsewhere({key: batch})``: calls
+    an open batch of another route holds (another server: this run cannot poll it), never sent here;
+    calls another run is sending one by one are waited for and taken from the cache."""
     groups: dict[tuple[str, str], list[BatchJob]] = {}
     for job in jobs:
         groups.setdefault((job.model, transport_key(job.params)), []).append(job)
     for (model, transport), group in groups.items():
         _run_group(workspace, model, transport, group, store_results, adopt_results, run_id,
-                   POLL_INTERVAL_S if poll_s is None else poll_s, admit, ledger)
+                   POLL_INTERVAL_S if poll_s is None else poll_s, admit, ledger, held_elsewhere)
+
+
+@dataclass
+class _Found:
+    """What ``_rows_for`` found for a group of calls, in one transaction."""
+
+    rows: list[dict]             # open batch rows of this route covering some of the calls (a new one last)
+    stored: list[str]            # calls stored since the caller looked in the cache
+    online: list[str]            # calls claimed by a run sending them one by one now: wait for their answers
+    elsewhere: dict[str, dict]   # calls an open batch of another route holds (``llm_batches.holding``)
 
 
 def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[BatchJob], run_id,
-              admit=None, ledger: str | None = None) -> tuple[list[dict], list[str]]:
+              admit=None, ledger: str | None = None) -> _Found:
     """The open batch rows covering ``group``, a new row (claimed by this process) for the calls
-    none covers and that are not stored, and the calls of ``group`` stored already: found and
-    added in one transaction (the workspace's write lock held), so two runs never both add a row
-    for a call. The stored ones matter: the caller looked in the cache before it came here, and
-    another run's batch may have been collected (its row no longer open) since."""
+    none covers and that are not stored nor being made elsewhere, and the calls of ``group`` stored
+    already, claimed online, or in a batch of another route: found and added in one transaction (the
+    workspace's write lock held), so two runs never both send a call. The stored ones matter: the
+    caller looked in the cache before it came here, and another run's batch may have been collected
+    (its row no longer open) since."""
     from lsqa.store import llm_batches, llm_calls, runs, write
 
     wanted = {job.key for job in group}
@@ -168,8 +183,12 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
                 and set(row["cache_keys"]) & wanted]
         covered = {key for row in rows for key in row["cache_keys"]}
         stored = list(llm_calls.cached_ok(con, [job.key for job in group if job.key not in covered]))
-        done = covered | set(stored)
-        new = [job.key for job in group if job.key not in done]
+        left = [job.key for job in group if job.key not in covered and job.key not in set(stored)]
+        # Sent one by one by a live run, or in a batch this route cannot poll (another server): the
+        # cache key is the same, so batching them again would pay for them twice.
+        online = llm_calls.claimed_live(con, left, socket.gethostname(), claims.now())
+        elsewhere = llm_batches.holding(con, [key for key in left if key not in online])
+        new = [key for key in left if key not in online and key not in elsewhere]
         bound = None
         if new and admit is not None:
             # The ledger as the workspace holds it now (other runs of the study included), read in
@@ -182,7 +201,7 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
             rows.append({"id": row_id, "cache_keys": new, "status": "uploading", "input_file_id": None,
                          "batch_id": None})
             log.info("batch %s: %d calls of %s", row_id, len(new), model)
-    return rows, stored
+    return _Found(rows, stored, [key for key in left if key in online], elsewhere)
 
 
 def _take_turn(workspace: Path, row: dict) -> bool:
@@ -201,14 +220,24 @@ def _take_turn(workspace: Path, row: dict) -> bool:
 
 
 def _run_group(workspace, model, transport, group, store_results, adopt_results, run_id, poll_s, admit=None,
-               ledger=None) -> None:
+               ledger=None, held_elsewhere=None) -> None:
+    wanted = {job.key: job for job in group}
+    todo = list(group)
+    while todo:
+        found = _rows_for(workspace, model, transport, todo, run_id, admit, ledger)
+        if found.stored:  # answered by another run's batch since this run looked in the cache
+            adopt_results(found.stored, "another run's batch")
+        if found.elsewhere and held_elsewhere is not None:
+            held_elsewhere(found.elsewhere)
+        _finish(workspace, model, group[0].params, found.rows, wanted, store_results, adopt_results, poll_s)
+        todo = _wait_for_online(workspace, [wanted[key] for key in found.online], adopt_results)
+
+
+def _finish(workspace, model, params, rows, wanted, store_results, adopt_results, poll_s) -> None:
+    """Submit, poll and collect ``rows`` (each in this process's turn), until every one is final.
+    ``params``: the group's transport, whose secrets are sent, never stored."""
     from lsqa.store import llm_batches
 
-    params = group[0].params  # one transport per group; the secrets in it are sent, never stored
-    wanted = {job.key: job for job in group}
-    rows, stored = _rows_for(workspace, model, transport, group, run_id, admit, ledger)
-    if stored:  # answered by another run's batch since this run looked in the cache
-        adopt_results(stored, "another run's batch")
     pending = {row["id"]: row for row in rows}
     while pending:
         for row_id, row in list(pending.items()):
@@ -235,6 +264,27 @@ def _run_group(workspace, model, transport, group, store_results, adopt_results,
                 claims.release(workspace, [submission_claim(row_id)])  # another run may take the next turn
         if pending:
             time.sleep(poll_s)
+
+
+def _wait_for_online(workspace, jobs: list[BatchJob], adopt_results) -> list[BatchJob]:
+    """Wait while the calls ``jobs`` are being sent one by one by another run (claimed live), taking
+    their answers from the cache as they are stored; return those whose claim went away without an
+    answer (that run failed or died): the caller batches them then."""
+    from lsqa.store import connect, llm_calls
+
+    while jobs:
+        time.sleep(claims.CLAIM_POLL_S)
+        keys = [job.key for job in jobs]
+        with connect(workspace) as con:
+            stored = set(llm_calls.cached_ok(con, keys))
+            live = llm_calls.claimed_live(con, [k for k in keys if k not in stored], socket.gethostname(),
+                                          claims.now())
+        if stored:
+            adopt_results([k for k in keys if k in stored], "an online run")
+        jobs = [job for job in jobs if job.key not in stored]
+        if any(job.key not in live for job in jobs):
+            return jobs
+    return []
 
 
 def _advance(workspace, model, params, row, wanted, store_results, adopt_results) -> bool:

@@ -11,6 +11,11 @@ sends it itself. A call stored meanwhile is never claimed: it is taken from the 
 Batch-mode calls (:mod:`lsqa.llm.batch`) claim the *submission* of a provider batch the same way,
 under the key ``batch:<lsqa batch id>``: the run holding it uploads the file, creates the batch
 and later collects its results; another run of the same study waits and adopts that batch.
+
+Online and batch runs of the same calls (the cache key leaves out ``mode`` and ``api_base``): a call
+an unfinished batch holds is not sent online (``claim_unbatched``; the online run says which batch
+has it, and finds it in the cache once that batch is collected), and a call claimed online is not
+put in a new batch (the batch run waits for its answer, ``lsqa.llm.batch``).
 """
 
 from __future__ import annotations
@@ -58,6 +63,17 @@ def claim(workspace: Path, keys: Sequence[str]) -> set[str]:
 
     with write_lock, write(workspace) as con:
         return claim_in(con, keys)
+
+
+def claim_unbatched(workspace: Path, keys: Sequence[str]) -> tuple[set[str], dict[str, dict]]:
+    """:func:`claim` for calls sent one by one: the keys this process holds, and, not claimed, those an
+    unfinished provider batch holds (``lsqa.store.llm_batches.holding``: key -> that batch), which are
+    never sent again. One transaction: a batch run adds its batch rows under the same lock."""
+    from lsqa.store import llm_batches, write
+
+    with write_lock, write(workspace) as con:
+        batched = llm_batches.holding(con, keys)
+        return claim_in(con, [k for k in keys if k not in batched]), batched
 
 
 def claim_in(con, keys: Sequence[str]) -> set[str]:

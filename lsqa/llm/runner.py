@@ -705,7 +705,12 @@ def complete_many(
         pending = [job for job in jobs.values() if job.request.mode != "batch"]
         with _gil_switching:
             while pending:
-                mine = _claims.claim(workspace, [j.key for j in pending]) if use_cache else {j.key for j in pending}
+                mine, batched = (_claims.claim_unbatched(workspace, [j.key for j in pending]) if use_cache
+                                 else ({j.key for j in pending}, {}))
+                for job in pending:
+                    if job.key in batched:
+                        _place(job, _in_batch(job, batched[job.key]), results)
+                        tracker.advance(len(job.indices))
                 try:
                     ours = [j for j in pending if j.key in mine]
                     if ours:
@@ -715,8 +720,8 @@ def complete_many(
                     # Kept claims are those of calls not stored: refused by the budget, or interrupted.
                     _claims.release(workspace, [k for k in mine if results[jobs[k].indices[0]] is None
                                                 or results[jobs[k].indices[0]].error_kind == "budget"])
-                pending = _wait_for_others(workspace, [j for j in pending if j.key not in mine], results, run_id,
-                                           tracker)
+                pending = _wait_for_others(workspace, [j for j in pending if j.key not in mine and j.key not in batched],
+                                           results, run_id, tracker)
         # Batch-mode calls go through the providers' batch APIs after the online ones; a rerun
         # picks up their open batches, and a second run at once waits for and adopts the first
         # run's batch (lsqa.llm.batch claims each batch's submission).
@@ -845,10 +850,28 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
                 llm_calls.add_to_run(con, run_id, cached=n_hits)
         tracker.advance(sum(len(by_key[key].indices) for key in keys))
 
+    def held_elsewhere(batches: dict[str, dict]) -> None:
+        """Calls a batch sent through another server holds: not sent again, not stored."""
+        for key, held in batches.items():
+            _place(by_key[key], _in_batch(by_key[key], held), results)
+            tracker.advance(len(by_key[key].indices))
+
     batch.run_batches(workspace, [batch.BatchJob(job.key, job.request.model, job.request.messages,
                                                  dict(job.request.params)) for job in jobs],
                       store, run_id=run_id, adopt_results=adopt, admit=admit,
-                      ledger=budget.ledger if budget is not None else None)
+                      ledger=budget.ledger if budget is not None else None, held_elsewhere=held_elsewhere)
+
+
+def _in_batch(job: _Job, batch: dict) -> LLMResult:
+    """The result of a call that an unfinished provider batch holds and this run cannot collect (it
+    sends one by one, or through another server): not sent (it would be paid twice), not stored; a
+    run once that batch is collected finds its answer in the cache."""
+    model = job.request.model
+    which = f"provider batch {batch['batch_id']}" if batch["batch_id"] else f"a batch being submitted ({batch['id']})"
+    study = f" of study {batch['ledger']}" if batch.get("ledger") else ""
+    return LLMResult(text=None, status="error", error_kind="in_batch", cache_key=job.key, model=model,
+                     error_message=f"{model}: not sent: this call is in {which}{study}, still open; a run of "
+                                   "that study collects it, and a run after that finds the answer in the cache")
 
 
 def _wait_for_others(workspace: Path, theirs: list[_Job], results, run_id, tracker) -> list[_Job]:

@@ -45,7 +45,8 @@ class LLMResult:
     """The outcome of one request. ``status`` is ``ok`` or ``error``; on error ``text`` is None,
     ``error_kind`` one of ``rate_limit``, ``timeout``, ``connection``, ``server``, ``bad_response``,
     ``auth``, ``bad_request``, ``not_found``, ``context_window``, ``content_policy``, ``provider``,
-    and ``error_message`` names the model and the cause.
+    or, for a call not sent, ``budget`` (it could pass the budget) or ``in_batch`` (an unfinished
+    provider batch holds it); ``error_message`` names the model and the cause.
 
     Tokens and cost are None when unknown, never a made-up 0. ``cached_prompt_tokens`` are the
     prompt tokens the provider served from its prompt cache (part of ``prompt_tokens``, priced

@@ -42,6 +42,23 @@ def open_batches(con: duckdb.DuckDBPyConnection, model: str, transport: str | No
     return [dict(zip(_FIELDS, row)) for row in cur.fetchall()]
 
 
+def holding(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> dict[str, dict]:
+    """The calls among ``keys`` that an unfinished batch holds (any model or transport: a cache key
+    names the call, not how it travels), by key: that batch's ``id``, ``batch_id`` (the provider's,
+    None before it is created) and ``ledger`` (the study it was sent for)."""
+    if not keys:
+        return {}
+    rows = con.execute("""SELECT key, id, batch_id, ledger
+                          FROM (SELECT id, batch_id, ledger, created_at, unnest(cache_keys) AS key FROM llm_batches
+                                WHERE status IN (SELECT unnest(?::VARCHAR[])))
+                          WHERE key IN (SELECT unnest(?::VARCHAR[])) ORDER BY created_at""",
+                       [list(OPEN), list(keys)]).fetchall()
+    found: dict[str, dict] = {}
+    for key, row_id, batch_id, ledger in rows:
+        found.setdefault(key, {"id": row_id, "batch_id": batch_id, "ledger": ledger})
+    return found
+
+
 def get_batch(con: duckdb.DuckDBPyConnection, row_id: str) -> dict | None:
     row = con.execute(f"SELECT {', '.join(_FIELDS)} FROM llm_batches WHERE id = ?", [row_id]).fetchone()
     return dict(zip(_FIELDS, row)) if row else None

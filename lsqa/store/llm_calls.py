@@ -207,10 +207,20 @@ def release_claims(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: s
 
 def held_by_others(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str, host: str, now) -> set[str]:
     """The keys among ``keys`` on which another owner holds a live claim (see :func:`_claim_is_stale`)."""
+    return _live_claims(con, keys, host, now, but_owner=owner)
+
+
+def claimed_live(con: duckdb.DuckDBPyConnection, keys: Sequence[str], host: str, now) -> set[str]:
+    """The keys among ``keys`` that a live claim of any owner holds: calls being sent right now."""
+    return _live_claims(con, keys, host, now)
+
+
+def _live_claims(con, keys: Sequence[str], host: str, now, but_owner: str | None = None) -> set[str]:
     if not keys:
         return set()
     rows = con.execute("SELECT cache_key, owner, host, pid, expires_at, claimed_at FROM call_claims "
-                       "WHERE owner <> ? AND cache_key IN (SELECT unnest(?::VARCHAR[]))", [owner, list(keys)]).fetchall()
+                       "WHERE owner IS DISTINCT FROM ? AND cache_key IN (SELECT unnest(?::VARCHAR[]))",
+                       [but_owner, list(keys)]).fetchall()
     return {r[0] for r in rows if not _claim_is_stale(r[1:], now, host)}
 
 
