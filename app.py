@@ -2,8 +2,9 @@
 
 Besides the navigation, this file keeps the one piece of state every page shares: who acts
 (``lsqa.dashboard.sign_in``). In a workspace with people, a personal link (``/?token=…``) signs a
-person in: the token moves from the address bar to the session, and every page asks for it again
-until then. In a workspace without people, the annotator is a typed name, kept in the session and in
+person in: the token moves from the address bar to the session, and the browser keeps a session
+cookie (``lsqa.team.sessions``) so that a reload or a new tab stays signed in until *Sign out*;
+every page asks for a sign-in until then. In a workspace without people, the annotator is a typed name, kept in the session and in
 the URL (``?annotator=<name>``) so a bookmark or a reload keeps it without cookies; it may act only
 while the dashboard listens on this machine's loopback address.
 """
@@ -30,6 +31,7 @@ PAGES = [
     st.Page("pages/corpus.py", title="Corpus", icon=":material/menu_book:"),
 ]
 
+from lsqa import team  # noqa: E402
 from lsqa.config.settings import load_settings  # noqa: E402
 from lsqa.dashboard import page_data, sign_in  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
@@ -41,18 +43,36 @@ if "token" in st.query_params:  # a personal link: the token goes to the session
 if "annotator" not in ss:
     ss["annotator"] = st.query_params.get("annotator", "")
 SERVER_ADDRESS = st.get_option("server.address")
+WORKSPACE = page_data.current_workspace()
+COOKIE = sign_in.cookie_name(WORKSPACE)
+# The browser's session cookie as it was when this tab connected (Streamlit reads cookies once); after
+# a sign out in this tab it is not tried again (the workspace has ended that session anyway).
+if "lsqa_session" not in ss and not ss.get("lsqa_signed_out"):
+    ss["lsqa_session"] = st.context.cookies.get(COOKIE)
 try:
-    presence = sign_in.who_is_here(page_data.current_workspace(), token=ss.get("lsqa_token"),
+    presence = sign_in.who_is_here(WORKSPACE, token=ss.get("lsqa_token"), session_id=ss.get("lsqa_session"),
                                    headers=st.context.headers, typed_name=ss["annotator"],
                                    server_address=SERVER_ADDRESS, identity_header=load_settings().identity_header)
+    if presence.person is not None and presence.person.via == "token" and not ss.get("lsqa_session_set"):
+        # Signed in by the link just now: this browser keeps a session, so a reload or a new tab stays in.
+        ss["lsqa_session"] = team.open_session(WORKSPACE, presence.person)
+        ss["lsqa_session_set"] = True
+        if ss["lsqa_session"]:
+            st.html(sign_in.cookie_script(COOKIE, ss["lsqa_session"], team.SESSION_DAYS * 86400),
+                    unsafe_allow_javascript=True)
 except LsqaError as exc:  # e.g. a settings file that cannot be read: say so instead of a traceback
     st.error(str(exc))
     st.stop()
 ss["lsqa_presence"] = presence  # the pages read who acts from here (sign_in.presence_of)
+if ss.pop("lsqa_forget_cookie", False):
+    st.html(sign_in.cookie_script(COOKIE, None, 0), unsafe_allow_javascript=True)
 
 
 def _sign_out():
-    ss.pop("lsqa_token", None)
+    team.end_session(WORKSPACE, ss.pop("lsqa_session", None))
+    for key in ("lsqa_token", "lsqa_session_set"):
+        ss.pop(key, None)
+    ss["lsqa_signed_out"] = ss["lsqa_forget_cookie"] = True
 
 
 def _sign_in_typed():
@@ -85,7 +105,7 @@ else:
     if note:
         st.sidebar.warning(note)
 
-with page_data.kept_open(page_data.current_workspace()):  # one attachment per render, not one per read
+with page_data.kept_open(WORKSPACE):  # one attachment per render, not one per read
     try:
         st.navigation(PAGES).run()
     except LsqaError as exc:  # e.g. a workspace another process holds too long: what to do, not a traceback

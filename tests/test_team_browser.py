@@ -88,3 +88,41 @@ def test_a_viewer_pressing_every_key_on_the_audit_page_writes_nothing(server, pa
         page.wait_for_timeout(150)
     wait_idle(page)
     assert snapshot(ws) == before
+
+
+def test_a_reload_or_a_new_tab_keeps_a_person_signed_in_until_sign_out(server, page):
+    """The link signs rey in once; a reload, a new tab and a bookmark of a page keep him signed in
+    (a session cookie; the workspace keeps its hash). Sign out ends it in every tab of the browser;
+    revoking him ends it at his next reload."""
+    from playwright.sync_api import expect
+
+    url, ws, _ = server
+    rey = team.add_person(ws, "rey", "annotator")
+    kept = re.compile("rey · annotator · signed in with your link in this browser")
+    page.goto(f"{url}/?token={rey['token']}")
+    expect(page.get_by_text(re.compile("rey · annotator · signed in with your link"))).to_be_visible(timeout=60000)
+    wait_idle(page)
+    (cookie,) = [c for c in page.context.cookies() if c["name"].startswith("lsqa_session_")]
+    assert cookie["sameSite"] == "Strict" and rey["token"] not in cookie["value"] and len(cookie["value"]) >= 40
+    page.reload()
+    expect(page.get_by_text(kept)).to_be_visible(timeout=60000)
+    wait_idle(page)
+    other = page.context.new_page()
+    other.goto(f"{url}/leaderboard")  # a bookmark of another page, in a new tab
+    expect(other.get_by_text(kept)).to_be_visible(timeout=60000)
+    wait_idle(other)
+
+    page.get_by_role("button", name="Sign out").click()
+    _heading(page, "Sign in")
+    assert not [c for c in page.context.cookies() if c["name"].startswith("lsqa_session_") and c["value"]]
+    page.reload()
+    _heading(page, "Sign in")
+    other.get_by_role("link", name="Overview").click()  # the other tab's next click: signed out there too
+    _heading(other, "Sign in")
+
+    page.goto(f"{url}/?token={rey['token']}")
+    expect(page.get_by_text(re.compile("rey · annotator"))).to_be_visible(timeout=60000)
+    wait_idle(page)
+    team.revoke_person(ws, "rey")
+    page.reload()
+    _heading(page, "Sign in")

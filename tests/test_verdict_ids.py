@@ -90,7 +90,8 @@ def test_migrations_0020_0021_keep_every_verdict_and_what_the_views_read(demo_wo
              "final_human_labels": "SELECT * FROM final_human_labels ORDER BY ALL"}
     before = {name: con.execute(sql.replace(" EXCLUDE (id_number)", "")).fetchall() for name, sql in reads.items()}
     assert len(before["judgments"]) > 500 and before["human_labels"]
-    assert store.migrate(con, db.MIGRATIONS_DIR) == ["0020_judgments_one_key.sql", "0021_judgments_id_number.sql"]
+    applied = store.migrate(con, db.MIGRATIONS_DIR)
+    assert applied[:2] == ["0020_judgments_one_key.sql", "0021_judgments_id_number.sql"]
     assert {name: con.execute(sql).fetchall() for name, sql in reads.items()} == before
     numbers = con.execute("SELECT id, id_number FROM judgments").fetchall()
     assert all(n == int(i[:32], 16) for i, n in numbers)

@@ -1,13 +1,17 @@
 """Who is at the dashboard (issue 34): a signed-in person, the one person of a workspace without
-people, or nobody yet — decided once per page run from the session's token, a trusted proxy's
-header (only when the settings name it) and the typed name of a one-person workspace.
+people, or nobody yet — decided once per page run from the session's token, the browser's session
+cookie (``lsqa.team.sessions``), a trusted proxy's header (only when the settings name it) and the
+typed name of a one-person workspace.
 
-app.py keeps the token in the session (it leaves the address bar at once) and passes what it has
-here; the pages pass the resulting Person to every write, and the library checks it again.
+app.py keeps the token in the session (it leaves the address bar at once), sets the cookie when a
+token signs somebody in, and passes what it has here; the pages pass the resulting Person to every
+write, and the library checks it again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +40,9 @@ class Presence:
 
 
 def who_is_here(workspace: Path, *, token: str | None, headers: Mapping[str, str] | None, typed_name: str,
-                server_address: str | None, identity_header: str = "") -> Presence:
+                server_address: str | None, identity_header: str = "", session_id: str | None = None) -> Presence:
     """The Presence for this page run. A missing workspace is a one-person one (the page says what
-    is wrong with it)."""
+    is wrong with it). ``session_id``: the browser's session cookie, tried after the token."""
     if not Path(workspace).exists() or not team.has_people(workspace):
         # Always somebody (maybe nameless): the loopback check decides what they may do; a review
         # still needs the typed name that signs it.
@@ -49,6 +53,10 @@ def who_is_here(workspace: Path, *, token: str | None, headers: Mapping[str, str
             return Presence(person, team=True)
         return Presence(None, team=True, problem="This sign-in link does not work here: it was revoked, mistyped "
                                                  "or made for another workspace. Ask an admin for a new one.")
+    if session_id:
+        person = team.resume(workspace, session_id)
+        if person is not None:
+            return Presence(person, team=True)
     if identity_header and headers:
         value = headers.get(identity_header)
         if value:
@@ -65,9 +73,22 @@ def signed_in_caption(presence: Presence) -> str:
     p = presence.person
     if p is None or not p.name:
         return ""
-    how = {"token": "signed in with your link", "header": "signed in by your organisation's proxy",
-           "single-user": "one-person workspace"}[p.via]
+    how = {"token": "signed in with your link", "session": "signed in with your link in this browser",
+           "header": "signed in by your organisation's proxy", "single-user": "one-person workspace"}[p.via]
     return f"**{p.name}** · {p.role} · {how}"
+
+
+def cookie_name(workspace: Path) -> str:
+    """The session cookie of one workspace: a browser may be signed in to several dashboards of one host."""
+    return "lsqa_session_" + hashlib.sha256(str(Path(workspace).resolve()).encode()).hexdigest()[:12]
+
+
+def cookie_script(name: str, session_id: str | None, max_age_s: int) -> str:
+    """The ``<script>`` that keeps ``session_id`` in this browser (None: forgets it). Not HttpOnly (a
+    page script sets it: Streamlit sets no cookies of its own); SameSite=Strict keeps other sites'
+    requests from carrying it, Secure when the page came over HTTPS."""
+    value = json.dumps(f"{name}={session_id or ''}; Path=/; Max-Age={max_age_s if session_id else 0}; SameSite=Strict")
+    return f"<script>document.cookie = {value} + (location.protocol === 'https:' ? '; Secure' : '');</script>"
 
 
 def read_only_note(presence: Presence, server_address: str | None) -> str:

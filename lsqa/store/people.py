@@ -45,3 +45,28 @@ def revoke_person(con, name: str) -> bool:
     row = con.execute("UPDATE people SET revoked_at = current_timestamp WHERE name = ? AND revoked_at IS NULL "
                       "RETURNING name", [name]).fetchone()
     return row is not None
+
+
+# ------------------------------------------------------------------------- browser sessions (0022)
+
+
+def open_session(con, *, id_hash: str, name: str, now, expires_at) -> bool:
+    """A browser session of the active person ``name``; False when there is none of that name."""
+    row = con.execute("SELECT created_at FROM people WHERE name = ? AND revoked_at IS NULL", [name]).fetchone()
+    if row is None:
+        return False
+    con.execute("INSERT INTO sign_in_sessions (id_hash, name, person_since, created_at, expires_at) "
+                "VALUES (?, ?, ?, ?, ?)", [id_hash, name, row[0], now, expires_at])
+    return True
+
+
+def session_person(con, id_hash: str) -> tuple[str, str, object] | None:
+    """``(name, role, expires_at)`` of a session not ended whose person is active with the token the
+    session was opened with (``person_since``); None otherwise. Expiry is the caller's to compare."""
+    return con.execute("""SELECT p.name, p.role, s.expires_at FROM sign_in_sessions s JOIN people p USING (name)
+                          WHERE s.id_hash = ? AND s.ended_at IS NULL AND p.revoked_at IS NULL
+                            AND p.created_at = s.person_since""", [id_hash]).fetchone()
+
+
+def end_session(con, id_hash: str, now) -> None:
+    con.execute("UPDATE sign_in_sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL", [now, id_hash])

@@ -37,13 +37,13 @@ PERMISSIONS = {
 }
 
 # How a Person came to act. "single-user": a workspace without people, on the dashboard.
-VIA = ("token", "header", "single-user")
+VIA = ("token", "session", "header", "single-user")
 
 
 @dataclass(frozen=True)
 class Person:
-    """Somebody acting on the dashboard. Only ``lsqa.team.people`` (a token or a trusted header) and
-    :func:`single_user` make one; the role here is what the page shows, the workspace's is what counts."""
+    """Somebody acting on the dashboard. Only ``lsqa.team.people`` (a token or a trusted header),
+    ``lsqa.team.sessions`` (a browser signed in with a token before) and :func:`single_user` make one; the role here is what the page shows, the workspace's is what counts."""
 
     name: str
     role: str
