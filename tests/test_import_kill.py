@@ -1,4 +1,5 @@
-"""Issue 35: ``kill -9`` during ``lsqa import-judgments`` leaves the workspace as it was.
+"""Issue 35: ``kill -9`` during ``lsqa import-judgments`` (and ``import-answers``, ``ingest-narrativeqa``)
+leaves the workspace as it was.
 
 A real kill, no hook: a child process imports 200,000 verdicts (a few seconds in SQL) and is killed
 with SIGKILL at several moments after its import began (the sign: its spill folder next to the
@@ -160,3 +161,51 @@ def test_kill_9_during_an_answers_import_leaves_the_workspace_as_it_was(tmp_path
     assert summary.added == {"systems": 0 if committed else N_SYSTEMS, "answers": 0 if committed else n}
     with store.connect(ws) as con:
         assert con.execute("SELECT count(*) FROM answers").fetchone()[0] == n
+
+
+NARRATIVEQA = ("import sys; from lsqa.corpus.ingest import ingest_narrativeqa; "
+               "ingest_narrativeqa(sys.argv[1], sys.argv[2])")
+
+
+def test_kill_9_during_ingest_narrativeqa_leaves_the_workspace_as_it_was(tmp_path):
+    """``lsqa ingest-narrativeqa`` reads its question files in SQL (issue 35): 53,400 questions (the
+    slice's 89, 600 times with other ``q_index``), killed at several moments after the ingest began
+    (its spill folder appears when the questions are staged); the workspace as it was or with the
+    whole ingest, never a part of it; the same ingest again adds what is missing."""
+    import json
+
+    from lsqa.corpus.ingest import ingest_narrativeqa
+
+    from .conftest import TEST_DATA
+
+    slice_dir, dataset = TEST_DATA / "narrativeqa_slice", tmp_path / "nqa"
+    dataset.mkdir()
+    shutil.copy(slice_dir / "documents.csv", dataset / "documents.csv")
+    rows = [json.loads(line) for line in (slice_dir / "nqa_test_slice_qaps.jsonl").open(encoding="utf-8")]
+    with (dataset / "many_qaps.jsonl").open("w", encoding="utf-8") as f:
+        for k in range(600):
+            f.writelines(json.dumps({**r, "q_index": r["q_index"] + 1000 * k}) + "\n" for r in rows)
+    n = len(rows) * 600
+    ws = tmp_path / "ws.duckdb"
+    with store.connect(ws):
+        pass
+    before = snapshot(ws)
+    landed = []
+    for delay in (0.0, 0.15, 0.4, 0.8, 1.5):
+        killed, code, stderr = _import_killed(tmp_path, NARRATIVEQA, ws, dataset, delay=delay)
+        if killed:
+            landed.append(delay)
+        if code == 0:
+            break
+        assert code == -signal.SIGKILL, stderr
+        if snapshot(ws) != before:
+            with store.connect(ws) as con:  # killed after the commit: the whole ingest
+                assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == n, \
+                    f"a kill {delay} s into the ingest left part of it"
+            break
+    assert len(landed) >= 2, f"kills landed only after {landed} s"
+    committed = snapshot(ws) != before
+    summary = ingest_narrativeqa(ws, dataset)
+    assert summary.added["questions"] == (0 if committed else n)
+    with store.connect(ws) as con:
+        assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == n
