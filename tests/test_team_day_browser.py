@@ -135,8 +135,8 @@ def test_a_teams_day(day):
     other = {jid: "no" if label == "yes" else "yes" for jid, label in label_of.items()}
 
     # --- 2. vic (viewer) presses every key on the Audit page, types into its filters: nothing is written.
-    before = snapshot(ws)
     vic = _signed_in(browser, url, links["vic"], f"audit?judge={GT}", "vic")
+    before = snapshot(ws)  # after the sign-in, which keeps a session for vic's browser (lsqa.team.sessions)
     expect(vic.get_by_text(re.compile("your role may not review and flag"))).to_be_visible(timeout=WAIT)
     for key in EVERY_KEY:
         _press_away_from_widgets(vic, key)
