@@ -71,6 +71,23 @@ def test_an_expired_session_does_not_resume(people_ws, monkeypatch):
     assert team.resume(ws, sid) is None
 
 
+def test_sessions_that_cannot_resume_are_not_kept(people_ws, monkeypatch):
+    ws, ana = people_ws
+    person = _signed_in(ws, ana["token"])
+    ended, expiring, live = (team.open_session(ws, person) for _ in range(3))
+    team.end_session(ws, ended)
+    with store.write(ws) as con:  # one session older than the others, past its expiry by tomorrow
+        con.execute("UPDATE sign_in_sessions SET expires_at = expires_at - INTERVAL 14 DAY + INTERVAL 1 DAY "
+                    "WHERE id_hash = ?", [sessions._hash(expiring)])
+    tomorrow = sessions._now() + dt.timedelta(days=1, seconds=1)
+    monkeypatch.setattr(sessions, "_now", lambda: tomorrow)
+    newest = team.open_session(ws, person)
+    with store.connect(ws) as con:
+        assert con.execute("SELECT count(*) FROM sign_in_sessions").fetchone()[0] == 2
+    assert team.resume(ws, live).name == "ana" and team.resume(ws, newest).name == "ana"
+    assert team.resume(ws, expiring) is None and team.resume(ws, ended) is None
+
+
 @pytest.mark.parametrize("session_id", [None, "", "short", "x" * 201, 42, ["a" * 40], "a" * 43, "'; DROP TABLE people; --" * 3])
 def test_anything_but_a_live_session_id_is_nobody(people_ws, session_id):
     ws, ana = people_ws

@@ -51,10 +51,12 @@ def revoke_person(con, name: str) -> bool:
 
 
 def open_session(con, *, id_hash: str, name: str, now, expires_at) -> bool:
-    """A browser session of the active person ``name``; False when there is none of that name."""
+    """A browser session of the active person ``name``; False when there is none of that name. The
+    sessions that can never resume again (ended or expired) go, so the table holds live ones only."""
     row = con.execute("SELECT created_at FROM people WHERE name = ? AND revoked_at IS NULL", [name]).fetchone()
     if row is None:
         return False
+    con.execute("DELETE FROM sign_in_sessions WHERE ended_at IS NOT NULL OR expires_at <= ?", [now])
     con.execute("INSERT INTO sign_in_sessions (id_hash, name, person_since, created_at, expires_at) "
                 "VALUES (?, ?, ?, ?, ?)", [id_hash, name, row[0], now, expires_at])
     return True
