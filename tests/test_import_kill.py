@@ -54,6 +54,29 @@ def _import_killed(folder: Path, code: str, *args, delay: float) -> tuple[bool, 
     return landed, child.returncode, child.stderr.read().decode()[-2000:]
 
 
+def _whole_or_nothing(folder: Path, code: str, args: tuple, delays: tuple[float, ...], ws: Path, table: str,
+                      n: int) -> bool:
+    """Kill the import ``code`` (with ``args``) at each of ``delays`` after it began, until one finishes or
+    commits: the workspace must be as it was, or hold the whole import (``n`` rows of ``table``), never a
+    part; at least two kills must land. Returns whether a killed import had committed."""
+    before = snapshot(ws)
+    landed = []
+    for delay in delays:
+        killed, returncode, stderr = _import_killed(folder, code, *args, delay=delay)
+        if killed:
+            landed.append(delay)
+        if returncode == 0:
+            break
+        assert returncode == -signal.SIGKILL, stderr
+        if snapshot(ws) != before:
+            with store.connect(ws) as con:  # killed after the commit: the whole import
+                assert con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == n, \
+                    f"a kill {delay} s into the import left part of it"
+            break
+    assert len(landed) >= 2, f"kills landed only after {landed} s"
+    return snapshot(ws) != before
+
+
 def test_kill_9_during_an_import_leaves_the_workspace_as_it_was(tmp_path):
     ws = tmp_path / "ws.duckdb"
     made = build(ws, 200_000, verdicts=False)
@@ -139,22 +162,7 @@ def test_kill_9_during_an_answers_import_leaves_the_workspace_as_it_was(tmp_path
     source = tmp_path / "answers.csv"
     with duckdb.connect() as con:
         n = answer_file(con, source, made["questions"])
-    before = snapshot(ws)
-    landed = []
-    for delay in (0.0, 0.3, 0.8, 1.5):
-        killed, code, stderr = _import_killed(tmp_path, ANSWERS, ws, source, delay=delay)
-        if killed:
-            landed.append(delay)
-        if code == 0:
-            break
-        assert code == -signal.SIGKILL, stderr
-        if snapshot(ws) != before:
-            with store.connect(ws) as con:  # killed after the commit: the whole import
-                assert con.execute("SELECT count(*) FROM answers").fetchone()[0] == n, \
-                    f"a kill {delay} s into the import left part of it"
-            break
-    assert len(landed) >= 2, f"kills landed only after {landed} s"
-    committed = snapshot(ws) != before
+    committed = _whole_or_nothing(tmp_path, ANSWERS, (ws, source), (0.0, 0.3, 0.8, 1.5), ws, "answers", n)
     from lsqa.study.imports import import_answers
 
     summary = import_answers(ws, source)
@@ -189,22 +197,8 @@ def test_kill_9_during_ingest_narrativeqa_leaves_the_workspace_as_it_was(tmp_pat
     ws = tmp_path / "ws.duckdb"
     with store.connect(ws):
         pass
-    before = snapshot(ws)
-    landed = []
-    for delay in (0.0, 0.15, 0.4, 0.8, 1.5):
-        killed, code, stderr = _import_killed(tmp_path, NARRATIVEQA, ws, dataset, delay=delay)
-        if killed:
-            landed.append(delay)
-        if code == 0:
-            break
-        assert code == -signal.SIGKILL, stderr
-        if snapshot(ws) != before:
-            with store.connect(ws) as con:  # killed after the commit: the whole ingest
-                assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == n, \
-                    f"a kill {delay} s into the ingest left part of it"
-            break
-    assert len(landed) >= 2, f"kills landed only after {landed} s"
-    committed = snapshot(ws) != before
+    committed = _whole_or_nothing(tmp_path, NARRATIVEQA, (ws, dataset), (0.0, 0.15, 0.4, 0.8, 1.5), ws,
+                                  "questions", n)
     summary = ingest_narrativeqa(ws, dataset)
     assert summary.added["questions"] == (0 if committed else n)
     with store.connect(ws) as con:
