@@ -157,6 +157,7 @@ GOOD = {
                                           "qaps.csv": "\ufeff" + _csv(MIXED).replace("\n", "\n\n", 2)},
     "a question of a document of another set, in that set": {"qaps.csv": _csv(
         [_q(TOM), {**_q(VALID), "set": "valid"}])},
+    "blank lines of other spaces": {"a_qaps.jsonl": _jsonl([_q(TOM, 1), "\u3000 \t\u00a0", "\u2003", _q(TOM, 2)])},
 }
 
 
@@ -251,6 +252,9 @@ ROW_READER = {
     "a value over the limit": {"a_qaps.jsonl": _jsonl([_q(TOM, 1, question="x" * 100_001)])},
     "a line separator in a jsonl line": {"a_qaps.jsonl": _jsonl([_q(TOM, 1, question="a\u2028b")]).replace(
         "\\u2028", "\u2028")},
+    "a blank line of a form feed": {"a_qaps.jsonl": _jsonl([_q(TOM, 1), "\x0c", _q(TOM, 2)])},
+    "a blank line of a unit separator": {"a_qaps.jsonl": _jsonl([_q(TOM, 1), " \x1f ", _q(TOM, 2)])},
+    "a next-line character after an object": {"a_qaps.jsonl": _jsonl([_q(TOM, 1)]).replace("}\n", "}\u0085\n")},
     "a cr alone": {"qaps.csv": _csv([_q(TOM), _q(ARCTURUS)]).replace("\n", "\r", 2)},
     "a header only": {"qaps.csv": "document_id,set,question,answer1,answer2\n"},
     "an empty file": {"qaps.csv": ""},
@@ -307,3 +311,28 @@ def test_random_question_files_give_the_same_result(bases, tmp_path):
         result = _compare(bases, case, _random_files(rng), base=rng.choice(["empty", "filled"]))
         outcomes.add(result[0])
     assert outcomes == {"ingested", "refused"}, "the random files should cover both outcomes"
+
+
+def _orders(n: int) -> list[str]:
+    """``n`` question lines, each with the same keys in another order (a file of many key lists)."""
+    import itertools
+
+    keys = ["document_id", "set", "question", "answer1", "answer2", "q_index", "kind"]
+    lines = []
+    for i, order in enumerate(itertools.islice(itertools.permutations(keys), n)):
+        row = {**_q(TOM, 2000 + i, question=f"Q{i}?"), "kind": "gutenberg"}
+        lines.append(json.dumps({k: row[k] for k in order}))
+    return lines
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_file_of_more_key_orders_than_checked_at_once_gives_the_same_result(bases, tmp_path, twice):
+    """The reader checks each distinct list of keys once (``MAX_KEY_LISTS`` of them), else every line in SQL."""
+    from lsqa.store.staged_rows import MAX_KEY_LISTS
+
+    lines = _orders(MAX_KEY_LISTS + 5)
+    if twice:  # one line names a column twice (as "question" and " Question")
+        lines[700] = lines[700][:-1] + ', " Question": "again?"}'
+    result = _compare(bases, tmp_path, {"a_qaps.jsonl": _jsonl(lines)}, staged=not twice)
+    assert result[0] == ("refused" if twice else "ingested")
+

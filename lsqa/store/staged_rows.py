@@ -39,13 +39,20 @@ LINES, RECORDS, ROWS = "lsqa_import_lines", "lsqa_import_records", "lsqa_import_
 # importers' values are stripped with it, so DuckDB's trim gets the same set.
 PY_WHITESPACE = "".join(c for c in map(chr, range(0x110000)) if c.isspace())
 
+# What a blank JSONL line may hold: Python's whitespace (the row reader strips it), without the characters
+# splitlines cuts a line at and the other control characters (both declined wherever they are).
+_BLANK_LINE = "".join(c for c in PY_WHITESPACE if len(f"a{c}b".splitlines()) == 1 and (c == "\t" or ord(c) >= 0x20))
+
 # The most distinct keys a JSONL file may use across its lines (each becomes a column expression).
 MAX_JSON_KEYS = 64
+# The most distinct lists of keys (in their order) checked in Python; a file with more is checked in SQL.
+MAX_KEY_LISTS = 1000
 
 # A CSV field: wholly quoted (a quote doubled inside) or bare.
 _FIELD = '"(?:[^"]|"")*"|[^,"]*'
-# A JSON string value (escapes but not NUL nor a lone surrogate) and a key (plain ASCII, no escape).
-_JSON_STRING = (r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-Ce-fE-F][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2})'
+# A JSON string value (escapes but not NUL nor a lone surrogate; no control character, nor a character at
+# which Python's splitlines cuts a line) and a key (plain ASCII, no escape).
+_JSON_STRING = (r'"(?:[^"\\\x00-\x1f\x{85}\x{2028}\x{2029}]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-Ce-fE-F][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2})'
                 r'|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*"')
 _JSON_KEY = r'"[ !#-\[\]-~]*"'
 _PAIR = f"[ \\t]*{_JSON_KEY}[ \\t]*:[ \\t]*{_JSON_STRING}[ \\t]*"
@@ -269,22 +276,33 @@ def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool, f
     if _count(con, f"SELECT count(*) FROM {LINES} WHERE ends_with(text, chr(13))"):
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
                         SELECT line, nullif({_line_end('text')}, '') AS text FROM {LINES} ORDER BY line""")
-    blank = f"(text IS NULL OR {strip('text')} = '')"
     pattern = _flat_object(numbers).replace("'", "''")
+    space = "".join(f"\\x{{{ord(c):x}}}" for c in _BLANK_LINE)
     # Keys as the row reader makes them (stripped, lower case): each once in a row.
     clean = "list_transform(json_keys(text), lambda k: lower(trim(k)))"
-    # Every line, blank or not: Python's splitlines also cuts at \x0b, \x1c..\x1e, \x85, U+2028, U+2029.
+    # One pass over every line: a flat object, or blank to Python's strip — and nowhere a character at which
+    # Python's splitlines cuts a line (\x0b, \x0c, \x1c..\x1e, \x85, U+2028, U+2029) or another control one.
     if _count(con, f"""
             SELECT count(*) FROM {LINES}
-            WHERE regexp_matches(text, '[\\x00-\\x08\\x0a-\\x1f\\x{{85}}\\x{{2028}}\\x{{2029}}]')
-               OR (NOT {blank} AND (length(text) > {max_cell_chars} OR NOT regexp_full_match(text, '{pattern}')
-                                    OR contains(text, '\\u0000')))"""):
+            WHERE NOT regexp_full_match(text, '(?:{pattern})|[{space}]*')
+               OR (contains(text, '{{') AND (length(text) > {max_cell_chars} OR contains(text, '\\u0000')))"""):
         raise Declined
-    # json_keys only once every line is a flat object (it fails on other text).
-    if _count(con, f"SELECT count(*) FROM {LINES} WHERE NOT {blank} AND len(list_distinct({clean})) <> len(json_keys(text))"):
-        raise Declined
-    raw_keys = [r[0] for r in con.execute(
-        f"SELECT DISTINCT unnest(json_keys(text)) FROM {LINES} WHERE NOT {blank} ORDER BY 1").fetchall()]
+    blank = "(text IS NULL OR NOT contains(text, '{'))"  # every line is now a flat object or blank
+    # json_keys only once every line is a flat object (it fails on other text). A file's lines mostly share
+    # one list of keys: the distinct lists, each checked here once, are one parse of every line; a file of
+    # more different lists than that has them checked line by line in SQL (two more parses).
+    lists = con.execute(f"SELECT json_keys(text) AS k FROM {LINES} WHERE NOT {blank} GROUP BY k "
+                        f"LIMIT {MAX_KEY_LISTS + 1}").fetchall()
+    if len(lists) <= MAX_KEY_LISTS:
+        if any(len({k.strip().lower() for k in keys}) != len(keys) for (keys,) in lists):
+            raise Declined  # a column twice in one object (as "a" and " A ", say)
+        raw_keys = sorted({k for (keys,) in lists for k in keys})
+    else:
+        if _count(con, f"SELECT count(*) FROM {LINES} WHERE NOT {blank} "
+                       f"AND len(list_distinct({clean})) <> len(json_keys(text))"):
+            raise Declined
+        raw_keys = [r[0] for r in con.execute(
+            f"SELECT DISTINCT unnest(json_keys(text)) FROM {LINES} WHERE NOT {blank} ORDER BY 1").fetchall()]
     if len(raw_keys) > MAX_JSON_KEYS:
         raise Declined
     by_clean: dict[str, list[int]] = {}
