@@ -1,12 +1,14 @@
 """Benchmark (issue 35): `lsqa import-judgments` at 10k, 100k and 1M side-by-side verdicts (5M with
 ``--five-million``), each beside a plain DuckDB ``read_csv`` of the same file into a table, in the same run;
-``--what answers`` / ``--what reviews``: `lsqa import-answers` / `lsqa import-reviews` the same way.
+``--what answers`` / ``--what reviews``: `lsqa import-answers` / `lsqa import-reviews` the same way;
+``--format jsonl``: the same rows as JSON lines (strings), beside DuckDB's ``read_json`` of that file.
 
 Run:  .venv/bin/python bench/bench_store_scale.py                        (about 2 minutes on 2 cores)
       .venv/bin/python bench/bench_store_scale.py --sizes 10000,100000    (quicker)
       .venv/bin/python bench/bench_store_scale.py --sizes 1000000 --five-million
       .venv/bin/python bench/bench_store_scale.py --what answers --sizes 100000,1000000
       .venv/bin/python bench/bench_store_scale.py --what reviews --sizes 100000,1000000
+      .venv/bin/python bench/bench_store_scale.py --format jsonl --sizes 100000,1000000 --rows-up-to 0
 
 The workspace (``bench/scale_workspace.py``, written in SQL) holds the questions and systems; the file
 holds the verdicts of its ``plain`` workspace as CSV (question_id, rater, kind, system_a, system_b,
@@ -28,7 +30,8 @@ child's Python imports), peak memory the child's ``VmHWM`` (resident high-water 
 - *lsqa*: ``import_judgments`` / ``import_answers`` / ``import_reviews`` (what the commands call), the
   write, its commit and the audit queue's catch-up included; the workspace closed (checkpointed) after.
 - *rows*: the row importer (``import_judgments_rows`` / ``import_answers_rows`` / ``import_reviews_rows``).
-- *read_csv*: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new DuckDB file, closed after.
+- *read_csv*: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new DuckDB file, closed after
+  (``read_json`` for ``--format jsonl``).
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ import duckdb
 t0 = time.perf_counter()
 con = duckdb.connect(sys.argv[1])
 for k, path in enumerate(sys.argv[2:]):
-    con.execute(f"CREATE TABLE t{k} AS SELECT * FROM read_csv('{path}')")
+    con.execute(f"CREATE TABLE t{k} AS SELECT * FROM READER('{path}')")
 con.close()
 elapsed = time.perf_counter() - t0
 """ + _PEAK
@@ -134,8 +137,10 @@ def review_file(workspace: Path, path: Path) -> int:
         return int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
 
 
-def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", rows_too: bool = False) -> dict:
-    """Build the workspace, write the rows as ``files`` CSV files (one for answers and reviews), time the readers."""
+def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", rows_too: bool = False,
+            fmt: str = "csv") -> dict:
+    """Build the workspace, write the rows as ``files`` CSV files (one for answers and reviews), or JSON
+    lines of the same rows (``fmt``), time the readers."""
     import duckdb
 
     ws, base = folder / f"ws-{n_rows}.duckdb", folder / f"base-{n_rows}.duckdb"
@@ -161,6 +166,12 @@ def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", 
     else:
         paths.append(folder / f"reviews-{n_rows}.csv")
         rows = review_file(base, paths[0])
+    if fmt == "jsonl":
+        with duckdb.connect() as con:
+            for k, path in enumerate(paths):
+                paths[k] = path.with_suffix(".jsonl")
+                con.execute(f"COPY (SELECT * FROM read_csv('{path}', all_varchar = true)) TO '{paths[k]}' (FORMAT JSON)")
+                path.unlink()
     module, function, row_function = IMPORTERS[what]
     shutil.copy(base, ws)
     t_lsqa, m_lsqa = child(IMPORT.replace("MODULE", module).replace("FUNCTION", function), ws, *paths)
@@ -170,7 +181,7 @@ def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", 
         t_rows, m_rows = child(IMPORT.replace("MODULE", module).replace("FUNCTION", row_function), ws, *paths)
     target = folder / f"read-csv-{n_rows}.duckdb"
     target.unlink(missing_ok=True)
-    t_csv, m_csv = child(READ_CSV, target, *paths)
+    t_csv, m_csv = child(READ_CSV.replace("READER", "read_json" if fmt == "jsonl" else "read_csv"), target, *paths)
     size = sum(p.stat().st_size for p in paths)
     for p in (*paths, target, ws, base):
         p.unlink(missing_ok=True)
@@ -184,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the import to measure (sizes are rows of its file)")
     parser.add_argument("--sizes", default="10000,100000,1000000", help="rows per file, comma-separated")
     parser.add_argument("--five-million", action="store_true", help="also 5M verdicts, as five files of 1M")
+    parser.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="the file's format")
     parser.add_argument("--rows-up-to", type=int, default=100_000,
                         help="also time the row-by-row importer at sizes up to this (0: never)")
     parser.add_argument("--folder", type=Path, default=None, help="where to build (default: a temporary folder)")
@@ -191,13 +203,14 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.folder or Path(tempfile.mkdtemp(prefix="lsqa-store-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
     runs = [(int(s), 1) for s in args.sizes.split(",")] + ([(5_000_000, 5)] if args.five_million else [])
-    print(f"import-{args.what}; files in {folder}; {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}")
+    print(f"import-{args.what} of {args.format}; files in {folder}; {os.cpu_count()} cores; "
+          f"load {os.getloadavg()[0]:.2f}")
     print(f"{'rows':>10} {'files':>5} {'MiB':>6} | {'lsqa s':>7} {'MiB':>6} | {'rows s':>7} {'MiB':>6} | "
-          f"{'read_csv s':>10} {'MiB':>6} | {'ratio':>6}  (bar: {MAX_RATIO:g}x, {MAX_PEAK_MIB} MiB)")
+          f"{'read_' + args.format[:4] + ' s':>10} {'MiB':>6} | {'ratio':>6}  (bar: {MAX_RATIO:g}x, {MAX_PEAK_MIB} MiB)")
     try:
         for n, files in runs:
             t0 = time.perf_counter()
-            r = measure(folder, n, files, args.what, rows_too=n <= args.rows_up_to)
+            r = measure(folder, n, files, args.what, rows_too=n <= args.rows_up_to, fmt=args.format)
             ratio = r["lsqa"] / r["read_csv"]
             met = "met" if ratio <= MAX_RATIO and r["lsqa_mib"] < MAX_PEAK_MIB else "NOT met"
             row_path = (f"{r['rows_s']:>7.2f} {r['rows_mib']:>6.0f}" if r["rows_s"] is not None
