@@ -4,9 +4,9 @@ Besides the navigation, this file keeps the one piece of state every page shares
 (``lsqa.dashboard.sign_in``). In a workspace with people, a personal link (``/?token=…``) signs a
 person in: the token moves from the address bar to the session, and the browser keeps a session
 cookie (``lsqa.team.sessions``) so that a reload or a new tab stays signed in until *Sign out*;
-every page asks for a sign-in until then. In a workspace without people, the annotator is a typed name, kept in the session and in
-the URL (``?annotator=<name>``) so a bookmark or a reload keeps it without cookies; it may act only
-while the dashboard listens on this machine's loopback address.
+every page asks for a sign-in until then. In a workspace without people, the annotator is a typed
+name, kept in the session and in the URL (``?annotator=<name>``) so a bookmark or a reload keeps it
+without cookies; it may act only while the dashboard listens on this machine's loopback address.
 """
 
 import os

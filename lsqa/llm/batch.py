@@ -183,7 +183,8 @@ def _rows_for(workspace: Path, model: str, transport: str, group: Sequence[Batch
                 and set(row["cache_keys"]) & wanted]
         covered = {key for row in rows for key in row["cache_keys"]}
         stored = list(llm_calls.cached_ok(con, [job.key for job in group if job.key not in covered]))
-        left = [job.key for job in group if job.key not in covered and job.key not in set(stored)]
+        done = covered | set(stored)
+        left = [job.key for job in group if job.key not in done]
         # Sent one by one by a live run, or in a batch this route cannot poll (another server): the
         # cache key is the same, so batching them again would pay for them twice.
         online = llm_calls.claimed_live(con, left, socket.gethostname(), claims.now())
@@ -267,22 +268,15 @@ def _finish(workspace, model, params, rows, wanted, store_results, adopt_results
 
 
 def _wait_for_online(workspace, jobs: list[BatchJob], adopt_results) -> list[BatchJob]:
-    """Wait while the calls ``jobs`` are being sent one by one by another run (claimed live), taking
-    their answers from the cache as they are stored; return those whose claim went away without an
+    """Wait while the calls ``jobs`` are being sent one by one by a run (claimed live), taking their
+    answers from the cache as they are stored; return those left when a claim went away without an
     answer (that run failed or died): the caller batches them then."""
-    from lsqa.store import connect, llm_calls
-
     while jobs:
-        time.sleep(claims.CLAIM_POLL_S)
-        keys = [job.key for job in jobs]
-        with connect(workspace) as con:
-            stored = set(llm_calls.cached_ok(con, keys))
-            live = llm_calls.claimed_live(con, [k for k in keys if k not in stored], socket.gethostname(),
-                                          claims.now())
-        if stored:
-            adopt_results([k for k in keys if k in stored], "an online run")
-        jobs = [job for job in jobs if job.key not in stored]
-        if any(job.key not in live for job in jobs):
+        hits, gone = claims.poll_claimed(workspace, [job.key for job in jobs], others_only=False)
+        if hits:
+            adopt_results([job.key for job in jobs if job.key in hits], "an online run")
+        jobs = [job for job in jobs if job.key not in hits]
+        if gone:
             return jobs
     return []
 

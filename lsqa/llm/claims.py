@@ -25,6 +25,7 @@ import datetime as dt
 import os
 import socket
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Sequence
@@ -74,6 +75,22 @@ def claim_unbatched(workspace: Path, keys: Sequence[str]) -> tuple[set[str], dic
     with write_lock, write(workspace) as con:
         batched = llm_batches.holding(con, keys)
         return claim_in(con, [k for k in keys if k not in batched]), batched
+
+
+def poll_claimed(workspace: Path, keys: Sequence[str], *, others_only: bool = True) -> tuple[dict[str, dict], list[str]]:
+    """One look, ``CLAIM_POLL_S`` from now, at calls another run is making: the stored ones' cached rows
+    by key, and the keys neither stored nor claimed any more (their maker failed or died). An online run
+    waits for other processes' claims only (``others_only``); a batch run for any, its own process's
+    online calls too."""
+    from lsqa.store import connect, llm_calls
+
+    time.sleep(CLAIM_POLL_S)
+    with connect(workspace) as con:
+        hits = llm_calls.cached_ok(con, keys)
+        rest = [k for k in keys if k not in hits]
+        live = (llm_calls.held_by_others(con, rest, owner(), socket.gethostname(), now()) if others_only
+                else llm_calls.claimed_live(con, rest, socket.gethostname(), now()))
+    return hits, [k for k in rest if k not in live]
 
 
 def claim_in(con, keys: Sequence[str]) -> set[str]:

@@ -8,7 +8,6 @@ import itertools
 import logging
 import os
 import queue
-import socket
 import sys
 import threading
 import time
@@ -32,7 +31,7 @@ from lsqa.llm.provider import KIND_TEXT, cache_marked, classify, error_text, lit
 from lsqa.llm import claims as _claims
 from lsqa.llm import pricing
 from lsqa.llm.budget import Budget
-from lsqa.llm.claims import CLAIM_POLL_S, CLAIM_RENEW_S
+from lsqa.llm.claims import CLAIM_RENEW_S
 from lsqa.llm.types import RETRYABLE, LLMRequest, LLMResult, Results, RetryPolicy
 
 FLUSH_INTERVAL_S = float(os.environ.get("LSQA_LLM_FLUSH_S", "0.2"))
@@ -877,14 +876,10 @@ def _in_batch(job: _Job, batch: dict) -> LLMResult:
 def _wait_for_others(workspace: Path, theirs: list[_Job], results, run_id, tracker) -> list[_Job]:
     """Wait until another run's claimed calls are stored (taken from the cache, like hits) or their
     claims go away; return the jobs to claim again (their maker failed or died)."""
-    from lsqa.store import connect, llm_calls, write
+    from lsqa.store import llm_calls, write
 
     while theirs:
-        time.sleep(CLAIM_POLL_S)
-        with connect(workspace) as con:
-            hits = llm_calls.cached_ok(con, [j.key for j in theirs])
-            held = llm_calls.held_by_others(con, [j.key for j in theirs if j.key not in hits], _claims.owner(),
-                                            socket.gethostname(), _claims.now())
+        hits, gone = _claims.poll_claimed(workspace, [j.key for j in theirs])
         n_hits = 0
         for job in theirs:
             if job.key in hits:
@@ -896,10 +891,9 @@ def _wait_for_others(workspace: Path, theirs: list[_Job], results, run_id, track
                 llm_calls.add_to_run(con, run_id, cached=n_hits)
         tracker.advance(n_hits)
         theirs = [j for j in theirs if j.key not in hits]
-        if any(j.key not in held for j in theirs):
+        if gone:
             return theirs  # some claim went away without a result: claim and make those calls here
     return []
-
 
 def _run_calls(workspace, jobs, results, max_concurrency, retry, run_id, tracker, budget=None,
                ledger: str = "") -> "_Writer":
