@@ -932,3 +932,103 @@ def mcnemar_test(correct_a: Sequence[bool], correct_b: Sequence[bool], *, method
     else:
         raise ValueError("method must be 'exact' or 'chi2'")
     return McNemarResult(len(a), both, only_a, only_b, neither, float(stat), p, method)
+
+
+PAIRED_METHODS = ("tango", "newcombe", "agresti-min")
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Share right of A minus share right of B on the same questions, with a confidence interval."""
+
+    n: int
+    only_a: int          # A right, B wrong
+    only_b: int          # A wrong, B right
+    estimate: float      # (only_a − only_b) / n
+    low: float
+    high: float
+    level: float
+    method: str
+
+
+def paired_difference_ci(correct_a: Sequence[bool], correct_b: Sequence[bool], *, level: float = 0.95,
+                         method: str = "tango") -> PairedDifference:
+    """Interval for the difference of two correlated proportions (A's share right − B's, same questions).
+
+    With ``b`` = A right and B wrong, ``c`` = the reverse, ``n`` questions and ``Δ = (b − c)/n``:
+
+    * ``"tango"`` (default): Tango's (1998) score interval, the Δ₀ with ``|T(Δ₀)| ≤ z`` for
+      ``T = (b − c − nΔ₀) / sqrt(n(2 q̃ + Δ₀(1 − Δ₀)))``, ``q̃`` the restricted MLE of the
+      (A wrong, B right) probability under Δ₀ (closed form, Tango's eq. 3), each limit found by root
+      search (as Fagerland, Lydersen & Laake 2014 compute it);
+    * ``"newcombe"``: Newcombe's (1998) method 10, the Wilson intervals of the two marginal shares
+      combined with the estimated correlation φ (corrected towards 0 by n/2 as Fagerland et al. do);
+    * ``"agresti-min"``: Agresti & Min (2005), Wald on the table with ½ added to each cell.
+
+    None of the three has zero width: with every pair concordant (b = c = 0) Tango's limits are
+    ``∓z²/(n + z²)``. ``bench/bench_longspan_intervals.py`` compares their coverage at 5-20 questions;
+    Tango's keeps the nominal 95% best there (docs/BENCHMARKS.md).
+    """
+    a = np.asarray(correct_a, dtype=bool)
+    b_ = np.asarray(correct_b, dtype=bool)
+    if a.shape != b_.shape or a.ndim != 1:
+        raise ValueError("correct_a and correct_b must be 1-D and of equal length")
+    if method not in PAIRED_METHODS:
+        raise ValueError(f"method must be one of {PAIRED_METHODS}, not {method!r}")
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    n = len(a)
+    if n == 0:
+        raise ValueError("no questions: the difference needs at least one question with both answers judged")
+    both, b, c = int(np.sum(a & b_)), int(np.sum(a & ~b_)), int(np.sum(~a & b_))
+    z = float(norm.ppf(0.5 + level / 2))
+    if method == "tango":
+        low, high = _tango_limits(b, c, n, z)
+    elif method == "newcombe":
+        low, high = _newcombe_limits(both, b, c, n - both - b - c, z)
+    else:
+        t = n + 2.0
+        p12, p21 = (b + 0.5) / t, (c + 0.5) / t
+        centre = p12 - p21
+        se = np.sqrt(max((p12 + p21 - centre ** 2) / t, 0.0))
+        low, high = max(-1.0, centre - z * se), min(1.0, centre + z * se)
+    return PairedDifference(n, b, c, (b - c) / n, float(low), float(high), level, method)
+
+
+def _tango_statistic(delta: float, b: int, c: int, n: int) -> float:
+    """Tango's score statistic at Δ₀ = ``delta`` (decreasing in Δ₀; 0 at Δ₀ = (b − c)/n)."""
+    big_a = 2.0 * n
+    big_b = -b - c + (2.0 * n - b + c) * delta
+    big_c = -c * delta * (1 - delta)
+    q = (np.sqrt(max(big_b * big_b - 4 * big_a * big_c, 0.0)) - big_b) / (2 * big_a)
+    num = b - c - n * delta
+    var = n * (2 * q + delta * (1 - delta))
+    if var <= 0:
+        return 0.0 if num == 0 else float(np.sign(num) * np.inf)
+    return float(num / np.sqrt(var))
+
+
+def _tango_limits(b: int, c: int, n: int, z: float) -> tuple[float, float]:
+    from scipy.optimize import brentq
+
+    est, edge = (b - c) / n, 1e-12
+    low = -1.0 if est <= -1 else brentq(lambda d: _tango_statistic(d, b, c, n) - z, -1 + edge, est, xtol=1e-12)
+    high = 1.0 if est >= 1 else brentq(lambda d: _tango_statistic(d, b, c, n) + z, est, 1 - edge, xtol=1e-12)
+    return float(low), float(high)
+
+
+def _newcombe_limits(a: int, b: int, c: int, d: int, z: float) -> tuple[float, float]:
+    n = a + b + c + d
+    first, second = accuracy_ci(a + b, n, method="wilson", z=z), accuracy_ci(a + c, n, method="wilson", z=z)
+    p1, p2 = first.p, second.p
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    cross = a * d - b * c
+    if margins == 0 or 0 <= cross <= n / 2:
+        phi = 0.0
+    else:
+        phi = (cross - n / 2 if cross > 0 else cross) / np.sqrt(margins)
+    x, y = p1 - first.low, second.high - p2
+    low = p1 - p2 - np.sqrt(max(x * x + y * y - 2 * phi * x * y, 0.0))
+    x, y = first.high - p1, p2 - second.low
+    high = p1 - p2 + np.sqrt(max(x * x + y * y - 2 * phi * x * y, 0.0))
+    return float(max(-1.0, low)), float(min(1.0, high))
