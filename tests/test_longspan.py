@@ -109,13 +109,13 @@ def _drop_verdicts(ws: Path, judge: str, question_id: str, system: str) -> None:
 
 
 def _run_json(ws: Path, *args) -> dict:
-    r = invoke("longspan", "--workspace", ws, "--json", "--bootstrap", "300", *args)
+    r = invoke("longspan", "--workspace", ws, "--json", *args)
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)
 
 
 def test_gains_per_book_are_accuracy_differences_on_the_same_questions(demo_workspace):
-    result = longspan.analyse(demo_workspace, judge=AIS, bootstrap=500)
+    result = longspan.analyse(demo_workspace, judge=AIS)
     for book in result["by_document"]:
         qs = [q for q in result["questions"] if q["document_id"] == book["document_id"]]
         for other in ("retrieval", "no_context"):
@@ -131,14 +131,13 @@ def test_gains_per_book_are_accuracy_differences_on_the_same_questions(demo_work
 
     acc = {r["system"]: r["accuracy"] for r in accuracy(demo_workspace, AIS)}
     everything = longspan.gain(np.array([q["full_right"] for q in result["questions"]], dtype=float),
-                               np.array([q["no_context_right"] for q in result["questions"]], dtype=float),
-                               bootstrap=0)
+                               np.array([q["no_context_right"] for q in result["questions"]], dtype=float))
     assert everything["gain"] == pytest.approx(acc[SYSTEMS["full"]] - acc[SYSTEMS["no_context"]])
     assert result["by_document"][0]["full_vs_no_context"]["gain"] > 0.5  # the book matters here
 
 
 def test_evidence_spans_are_where_the_quotes_and_mentions_are(entity_ws):
-    result = longspan.analyse(entity_ws, judge=AIS, bootstrap=0)
+    result = longspan.analyse(entity_ws, judge=AIS, )
     with store.connect(entity_ws) as con:
         tom, text, lo, hi = con.execute("SELECT id, full_text, clean_start, clean_end FROM documents WHERE title = "
                                         "'The Tale of Tom Kitten'").fetchone()
@@ -174,9 +173,9 @@ def test_evidence_spans_are_where_the_quotes_and_mentions_are(entity_ws):
 
 def test_export_writes_the_needs_full_book_questions_with_provenance(entity_ws, tmp_path):
     out = tmp_path / "hard.jsonl"
-    r = invoke("longspan", "--workspace", entity_ws, "--judge", AIS, "--export", out, "--bootstrap", "0")
+    r = invoke("longspan", "--workspace", entity_ws, "--judge", AIS, "--export", out)
     assert r.exit_code == 0, r.output
-    result = longspan.analyse(entity_ws, judge=AIS, bootstrap=0)
+    result = longspan.analyse(entity_ws, judge=AIS, )
     expected = [q for q in result["questions"] if q["class"] == "needs-full-book"]
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["question_id"] for r in rows] == [q["question_id"] for q in expected]
@@ -185,8 +184,7 @@ def test_export_writes_the_needs_full_book_questions_with_provenance(entity_ws, 
         assert row["provenance"]["systems"]["full"] == ["extractive-fullbook"]
     assert_refused("export over an existing file", ["longspan", "--workspace", entity_ws, "--export", out],
                    workspace=entity_ws, must_name=("already exists",))
-    assert invoke("longspan", "--workspace", entity_ws, "--judge", AIS, "--export", out, "--force",
-                  "--bootstrap", "0").exit_code == 0
+    assert invoke("longspan", "--workspace", entity_ws, "--judge", AIS, "--export", out, "--force").exit_code == 0
 
 
 @pytest.mark.parametrize("args, names", [
@@ -194,7 +192,6 @@ def test_export_writes_the_needs_full_book_questions_with_provenance(entity_ws, 
     (["--judge", "nobody"], ("no such judge",)),
     (["--full", "nope"], ("no such system",)),
     (["--evidence-judge", GT], ("cites no evidence",)),
-    (["--bootstrap", "-1"], ("--bootstrap",)),
     (["--export", "/nonexistent-folder/x.jsonl"], ("does not exist",)),
 ])
 def test_what_longspan_refuses(demo_workspace, args, names):
@@ -211,7 +208,7 @@ def test_two_systems_of_one_context_on_one_question_are_named_not_picked(demo_wo
     with pytest.raises(longspan.LongSpanRefused, match="extractive-fullbook and other-full.*--full"):
         longspan.analyse(demo_workspace)
     assert snapshot(demo_workspace) == before
-    assert longspan.analyse(demo_workspace, full="extractive-fullbook", bootstrap=0)["systems"]["full"] == \
+    assert longspan.analyse(demo_workspace, full="extractive-fullbook", )["systems"]["full"] == \
         ["extractive-fullbook"]
 
 
@@ -249,7 +246,7 @@ def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_tem
     shutil.copy(entity_template, ws)
     with store.connect(ws) as con:
         tom = con.execute("SELECT id FROM documents WHERE title = 'The Tale of Tom Kitten'").fetchone()[0]
-    expected = longspan.analyse(ws, documents=[tom], bootstrap=0)
+    expected = longspan.analyse(ws, documents=[tom], )
     spans = [q for q in expected["questions"] if q["evidence_start"] is not None]
     with serve(ws) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

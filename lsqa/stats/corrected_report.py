@@ -72,6 +72,20 @@ def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict 
     return human, pi, strata, info
 
 
+def answer_audits(workspace: Path, judge: str, *, queue: str | None = None) -> tuple[dict, dict, dict]:
+    """A yes/no judge's answers with the usable audits of one design, as :func:`corrected_accuracy`
+    reads them: ``(question id, system) → judge outcome`` (1 = right), ``(question id, system) →
+    (human outcome, inclusion probability)`` for the audited ones, and the audit counts
+    (``design``, ``n_usable_audits``, ...). The long-span gains corrected by audits read them here."""
+    with store.connect(workspace) as con:
+        items = [it for it in judge_items(con, judge) if it.family == BINARY]
+        human, pi, _, info = _audits(con, judge, items, queue)
+    judged = {(it.question_id, it.system_a): it.f for it in items}
+    audited = {(it.question_id, it.system_a): (float(human[k]), float(pi[k]))
+               for k, it in enumerate(items) if not np.isnan(human[k])}
+    return judged, audited, info
+
+
 def _tie_warning(info: dict) -> list[str]:
     """Drawn verdicts left out because people tie on them: the audits are then no longer the sample the
     design drew (which verdicts drop out depends on their labels), so the estimate may be biased."""
