@@ -33,7 +33,10 @@ differences ``right_full − right_other``, so the PPI++ mean (``lsqa.stats.corr
 Angelopoulos et al. 2023) applies to it, coded into [0, 1] as ``(difference + 1)/2``. A question
 counts as audited when both its answers were; its inclusion probability is the product of the
 two, the draws of lsqa's queues being independent per verdict (for imported audits the same is
-assumed). Without such a question the gain is the judge's only, and says so.
+assumed). The judge's weight λ is held at 1 (classical PPI, Angelopoulos et al. 2023a): a book has a
+handful of audited questions, too few to tune λ on (PPI++ would take λ = 0 whenever they happen to
+agree with each other), and with λ = 1 audits that agree with the judge leave its gain unchanged.
+Without an audited question the gain is the judge's only, and says so.
 """
 
 from __future__ import annotations
@@ -320,7 +323,7 @@ class _Audits:
                  else None for f, o in pairs]
         pi = [(self.audited[f][1] * self.audited[o][1]) if h is not None else None
               for (f, o), h in zip(pairs, human)]
-        est = ppi_mean(pred, design(human, pi), level=level)
+        est = ppi_mean(pred, design(human, pi), lam=1.0, level=level)
         low, high = max(-1.0, 2 * est.ci_low - 1), min(1.0, 2 * est.ci_high - 1)
         out.update(figure=CORRECTED, gain=2 * est.estimate - 1, method=est.method, lam=est.lam,
                    warnings=list(est.warnings))
