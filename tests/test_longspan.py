@@ -231,7 +231,22 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
     table = next(d.value for d in at.dataframe if "class" in d.value.columns)
     assert set(table["class"]) <= {*longspan.CLASSES, "not classified"} and len(table) >= 12
     assert at.selectbox(key="co_ls_entity").options  # the entities its questions are about
-    assert re.search(r"of \d+ classified questions", " ".join(c.value for c in at.caption))
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")   # shown Markdown-escaped
+    assert re.search(r"of \d+ classified questions", captions)
+    # Which figure is which: the metrics are the judge's; no audits here, so the corrected one says judge only.
+    assert captions.count("Judge-only figure") == 2 and captions.count("Corrected by audits: judge only") == 2
+    result = longspan.analyse(entity_ws, documents=[tom])
+    g = result["by_document"][0]["full_vs_retrieval"]
+    assert at.metric[0].value == f"{g['gain']:+.0%} (95% CI {g['ci_low']:+.0%} to {g['ci_high']:+.0%}), {g['n']} questions"
+    assert not any("book" in d.value.columns for d in at.dataframe)   # built only when opened
+    at.session_state["co_ls_all"] = True   # open "All books": every book side by side, held together
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    books = next(d.value for d in at.dataframe if "book" in d.value.columns)
+    everything = longspan.analyse(entity_ws)
+    assert list(books["book"]) == [d["title"] for d in everything["by_document"]] and len(books) >= 2
+    assert everything["simultaneous"]["by_document"]["statement"] in " ".join(c.value for c in at.caption).replace(
+        "\\", "")
 
 
 @pytest.mark.browser

@@ -11,6 +11,7 @@ import typer
 
 from lsqa.cli.common import WorkspaceOption, checked_output_file, emit_json, existing_workspace, \
     friendly_errors
+from lsqa.vocabulary import CORRECTED
 
 
 def _pct(x) -> str:
@@ -24,7 +25,7 @@ def _gain(g: dict) -> str:
     text = (f"{g['gain']:+.0%} [{g['ci_low']:+.0%}, {g['ci_high']:+.0%}] "
             f"(together {g['simultaneous_ci_low']:+.0%}, {g['simultaneous_ci_high']:+.0%}) on {g['n']}"
             + (" — too few questions" if g["too_few_questions"] else ""))
-    c = g["corrected"]
+    c = g[CORRECTED]
     if c["gain"] is None:
         return text + "; judge only"
     ci = "" if c["ci_low"] is None else f" [{c['ci_low']:+.0%}, {c['ci_high']:+.0%}]"
@@ -50,7 +51,7 @@ def register(app: typer.Typer) -> None:
         overrides: bool = typer.Option(False, "--overrides", help="Use people's labels where they reviewed a verdict."),
         as_json: bool = typer.Option(False, "--json", help='Print {"judge", "systems", "questions", "by_document", '
                                      '"by_entity", "simultaneous", "audits"}: each gain judge-only with its '
-                                     'interval, simultaneous interval and "corrected" figure.'),
+                                     'interval, simultaneous interval and figure corrected by audits.'),
         export: Optional[Path] = typer.Option(None, "--export", help="Write the needs-full-book questions as a "
                                               "benchmark file (JSONL) with references and provenance."),
         force: bool = typer.Option(False, "--force", help="Replace the --export file if it exists."),

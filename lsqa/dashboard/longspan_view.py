@@ -11,6 +11,7 @@ from lsqa.dashboard.charts import plain
 from lsqa.stats import longspan
 from lsqa.stats.longspan import mention_fractions  # noqa: F401 (the page draws the chain with it)
 from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.vocabulary import CORRECTED
 
 CLASS_COLOURS = {"memorised": "#868e96", "retrieval": "#1c7ed6", "needs-full-book": "#e8590c",
                  "unanswered": "#c92a2a", None: "#ced4da"}
@@ -56,7 +57,7 @@ def _interval(low: float | None, high: float | None) -> str:
 
 def corrected_words(g: dict) -> str:
     """The gain corrected by audits, or "judge only" with why."""
-    c = g.get("corrected") or {}
+    c = g.get(CORRECTED) or {}
     if c.get("gain") is None:
         return "Corrected by audits: judge only" + (f" ({c['note']})" if c.get("note") else "")
     ci = f"95% CI {_interval(c['ci_low'], c['ci_high'])}" if c["ci_low"] is not None else c["note"]
@@ -85,7 +86,7 @@ def all_books(workspace: Path, judge: str | None = None) -> dict:
             row[f"{words}: judge-only gain"] = None if g["gain"] is None else round(100 * g["gain"])
             row[f"{words}: 95% CI"] = _interval(g["ci_low"], g["ci_high"])
             row[f"{words}: together"] = _interval(g["simultaneous_ci_low"], g["simultaneous_ci_high"])
-            c = g["corrected"]
+            c = g[CORRECTED]
             row[f"{words}: corrected"] = ("judge only" if c["gain"] is None else
                                           f"{c['gain']:+.0%} ({_interval(c['ci_low'], c['ci_high'])})")
         row["note"] = "too few questions" if d["full_vs_retrieval"]["too_few_questions"] else ""

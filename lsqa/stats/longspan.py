@@ -353,7 +353,7 @@ def _groups(rows: list[dict], key: str, extra: dict, audits: _Audits, level: flo
             together = gain(full, rest, level=each)
             g_.update(simultaneous_level=each, simultaneous_ci_low=together["ci_low"],
                       simultaneous_ci_high=together["ci_high"])
-            g_["corrected"] = audits.corrected([((g["question_id"], g["systems"]["full"]),
+            g_[CORRECTED] = audits.corrected([((g["question_id"], g["systems"]["full"]),
                                                  (g["question_id"], g["systems"][other])) for g in both], level)
             entry[f"full_vs_{other}"] = g_
         classified = [g["class"] for g in group if g["class"]]
