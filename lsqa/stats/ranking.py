@@ -9,7 +9,9 @@ Paper map (Bohnet et al., "Long-Span Question-Answering ... Side-by-Side Evaluat
   counted (``n_excluded``).
 * §3.2 "confidence intervals ... are estimated via bootstrapping": :func:`bootstrap_bradley_terry`.
 * §4.1 Table 1: accuracy ± 1.96·sqrt(p(1−p)/n) (:func:`accuracy_ci`, also Wilson 1927), and a
-  paired test between two systems on the same questions (:func:`mcnemar_test`, McNemar 1947).
+  paired test between two systems on the same questions (:func:`mcnemar_test`, McNemar 1947) with
+  an interval for their difference that holds on a handful of questions (:func:`paired_difference_ci`,
+  Tango 1998; the long-span gains of §1/§4 per book).
 
 How the fit works. Comparisons are first aggregated per unordered pair ``i < j`` into three counts
 (wins of i, wins of j, ties), which is the win matrix ``W`` of eq. 2 (``w_ij = wins + ties/2`` for
@@ -42,7 +44,10 @@ not converge, and that fit (or bootstrap round) is done again with both fallback
 
 References: Bradley & Terry (1952); Zermelo (1929); Ford (1957); Davidson (1970); Hunter (2004)
 "MM algorithms for generalized Bradley-Terry models", Ann. Statist. 32(1); Efron & Tibshirani (1993)
-percentile bootstrap; Wilson (1927); McNemar (1947).
+percentile bootstrap; Wilson (1927); McNemar (1947); Tango (1998) "Equivalence test and confidence
+interval for the difference in proportions for the paired-sample design", Stat. Med. 17; Newcombe
+(1998) Stat. Med. 17:2635; Agresti & Min (2005) Stat. Med. 24:729; Fagerland, Lydersen & Laake
+(2014) "Recommended tests and confidence intervals for paired binomial proportions", Stat. Med. 33.
 """
 
 from __future__ import annotations
