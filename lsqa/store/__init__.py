@@ -72,7 +72,7 @@ _LAZY = {
         "start_run", "study_spent", "table_counts",
     ),
     "lsqa.store.verdicts": (
-        "current_flags", "effective_verdicts", "final_labels", "flagged_question_ids", "human_labels",
+        "current_flags", "effective_verdicts", "final_label_table", "final_labels", "flagged_question_ids", "human_labels",
         "reference_evidence", "sampled_human_labels",
     ),
     "lsqa.store.workspace_cache": (
