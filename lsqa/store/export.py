@@ -40,8 +40,14 @@ MARKER = ".lsqa-export"
 
 # What a study's results are; the book texts and the call log stay in the workspace.
 EXPORTS = {
-    "questions": "SELECT id, document_id, origin, text, reference_1, reference_2, entity_id, prompt_id,"
-                 " prompt_version, model, set_name, source_index FROM questions ORDER BY id",
+    # corrected_reference_1/2: the standing correction read from an errata file (migration 0024), beside
+    # the original; NULL where there is none.
+    "questions": "SELECT q.id, q.document_id, q.origin, q.text, q.reference_1, q.reference_2,"
+                 " c1.text AS corrected_reference_1, c2.text AS corrected_reference_2, q.entity_id, q.prompt_id,"
+                 " q.prompt_version, q.model, q.set_name, q.source_index FROM questions q"
+                 " LEFT JOIN current_reference_corrections c1 ON c1.question_id = q.id AND c1.reference = '1'"
+                 " LEFT JOIN current_reference_corrections c2 ON c2.question_id = q.id AND c2.reference = '2'"
+                 " ORDER BY q.id",
     "systems": "SELECT * FROM systems ORDER BY name",
     "answers": "SELECT question_id, system_name, text, status, passages, llm_call_key FROM answers"
                " ORDER BY question_id, system_name",
@@ -49,6 +55,7 @@ EXPORTS = {
                 " score, evidence, status, prompt_id, prompt_version, raw FROM judgments ORDER BY judge, question_id",
     "human_reviews": "SELECT * FROM human_reviews ORDER BY id",
     "reference_flags": "SELECT * FROM reference_flags ORDER BY id",
+    "reference_corrections": "SELECT * FROM reference_corrections ORDER BY id",
     "adjudications": "SELECT * FROM adjudications ORDER BY id",
     "item_comments": "SELECT * FROM item_comments ORDER BY id",
     "review_skips": "SELECT * FROM review_skips ORDER BY id",
