@@ -235,7 +235,7 @@ def add_reference_corrections(con, rows: list[dict]) -> int:
     its (question, reference) is left out. How many were added."""
     standing = {(r["question_id"], r["reference"]): r["text"] for r in reference_corrections(con)}
     new = [r for r in rows if standing.get((r["question_id"], r["reference"])) != r["text"]]
-    return insert_rows(con, "reference_corrections", new) if new else 0
+    return insert_rows(con, "reference_corrections", new, on_conflict="error") if new else 0
 
 
 def reference_corrections(con) -> list[dict]:
