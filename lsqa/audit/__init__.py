@@ -22,6 +22,7 @@ from lsqa.audit.adjudication import (
     comments,
     disagreements,
     disagreements_seen_by,
+    final_labels,
 )
 from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
@@ -72,7 +73,8 @@ __all__ = [
     "SHORTCUTS", "FLAG_REASON_KEYS", "label_options", "to_system_label", "to_shown_label", "describe", "shown_text",
     "saved_message", "describe_action", "evidence_label",
     # disagreements, final labels and comments (adjudication)
-    "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "disagreements", "disagreements_seen_by", "comment", "comments",
+    "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "disagreements", "disagreements_seen_by", "final_labels", "comment",
+    "comments",
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
 ]

@@ -20,7 +20,9 @@ from lsqa import store
 from lsqa.audit.actions import _note, check_label
 from lsqa.errors import AuditRefused
 from lsqa.store import adjudications as adjudications_store
+from lsqa.store import assignments as assignments_store
 from lsqa.store import results as results_store
+from lsqa.store import verdicts as verdicts_store
 from lsqa.team import acting, may, Person
 
 MAX_COMMENT_CHARS = 2_000
@@ -84,6 +86,20 @@ def disagreements(workspace: Path) -> list[dict]:
         d["labels"].append({"annotator": r["annotator"], "label": r["label"], "note": r["note"],
                             "created_at": r["created_at"]})
     return sorted(out.values(), key=lambda d: (d["adjudicated"] is not None, d["judgment_id"]))
+
+
+def final_labels(workspace: Path, judge: str | None = None) -> list[dict]:
+    """The final human label of every verdict people labelled (of ``judge``, if given), one row each, as
+    ``lsqa export`` writes them to ``final_labels`` and ``lsqa labels`` prints them: the label by
+    ``FINAL_LABEL_RULE`` (None for a tie), how it was decided (``basis``: adjudicated, single,
+    unanimous, majority or tie), the people and their labels, the adjudicator, and whether the verdict
+    counts as an audit with its π (``lsqa.store.verdicts.final_label_table``). AuditRefused for a
+    judge without verdicts."""
+    with store.connect(workspace) as con:
+        if judge is not None and not assignments_store.verdict_count(con, judge):
+            raise AuditRefused(f"judge {judge!r} has no verdicts in this workspace: give one of the judges "
+                               f"`lsqa status` counts, or leave --judge out for every judge")
+        return verdicts_store.final_label_table(con, judge)
 
 
 def disagreements_seen_by(workspace: Path, person: Person | None) -> tuple[list[dict], int]:

@@ -42,7 +42,6 @@ from lsqa.vocabulary import item_key
 ASSIGN_QUEUES = ("priority", "random")
 DEFAULT_COUNT = 50
 DEFAULT_PER_ITEM = 2
-COMMAND_LINE = "lsqa assign"  # who a batch made on the command line is signed by
 
 
 def _people(con, names) -> list[str]:
@@ -100,9 +99,9 @@ def assign(workspace: Path, judge: str, annotators, *, by: Person | str, per_ite
     ``{"judge", "assigned": [{"annotator", "n_items"}], "per_item", "batch", "queue", "items"}``
     (``items``: verdicts chosen; ``n_items``: new assignments of each person in this batch).
 
-    ``by``: who assigns (a name in a workspace without people, else a signed-in admin); ``""``: the
-    command line, acting as the workspace's owner like ``lsqa users`` (recorded as ``COMMAND_LINE``).
-    Raises AuditRefused or NotAllowed, with nothing written."""
+    ``by``: who assigns, recorded as ``assigned_by``: a name in a workspace without people, else a
+    person whose stored role is admin (signed in on the dashboard, or named with ``lsqa assign --as``:
+    ``lsqa.team.named``). Raises AuditRefused or NotAllowed, with nothing written."""
     if queue not in ASSIGN_QUEUES:
         raise AuditRefused(f"queue {queue!r} is not one of {', '.join(ASSIGN_QUEUES)}: use one of them")
     for what, value in (("count", count), ("per-item", per_item)):
@@ -111,8 +110,7 @@ def assign(workspace: Path, judge: str, annotators, *, by: Person | str, per_ite
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise AuditRefused(f"seed {seed!r} is not a whole number: give one")
     with store.write(workspace) as con:
-        # The command line passes nobody: whoever runs it can open the workspace file anyway (as `lsqa users`).
-        assigned_by = COMMAND_LINE if by == "" else (acting(con, by, "assign")[0] or "(one-person workspace)")
+        assigned_by = acting(con, by, "assign")[0] or "(one-person workspace)"
         people = _people(con, annotators)
         if per_item > len(people):
             raise AuditRefused(f"per-item {per_item} is more than the {len(people)} annotator(s) named: each verdict "

@@ -1,5 +1,5 @@
 """``lsqa users``: the people of a workspace and their sign-in links; ``lsqa disagreements``: where
-they disagree (issue 34).
+they disagree (issue 34); ``lsqa labels``: the final human label of each verdict.
 
 Whoever runs these commands can open the workspace file anyway, so they act as its owner; on the
 dashboard the same actions need a signed-in admin (``lsqa.team.roles``).
@@ -87,6 +87,35 @@ def _when(value) -> str | None:
     return value.isoformat(sep=" ", timespec="seconds") if value is not None else None
 
 
+def labels_cmd(
+    judge: Optional[str] = typer.Option(None, "--judge", help="The judge whose verdicts (default: every judge)."),
+    workspace: Optional[Path] = WorkspaceOption,
+    as_json: bool = typer.Option(False, "--json", help='Print {"final_labels": [{"judgment_id", "judge", ..., '
+                                 '"label", "basis", "people", "people_labels", "adjudicator", "audit", '
+                                 '"audit_queue", "inclusion_prob", "stratum"}]}: the rows of the export\'s '
+                                 'final_labels file.'),
+) -> None:
+    """The final human label of each verdict people labelled: adjudicated, else the people's majority
+    (one person's label is theirs), a tie marked and without a label; with the people, the adjudicator
+    and whether the verdict counts as an audit (its π). The same rows as `lsqa export`'s final_labels."""
+    from lsqa.audit import final_labels
+
+    rows = final_labels(existing_workspace(workspace), judge)
+    if as_json:
+        emit_json({"final_labels": rows})
+        return
+    if not rows:
+        typer.echo("no final labels: nobody labelled a verdict" + (f" of {judge}" if judge else ""))
+        return
+    for r in rows:
+        people = ", ".join(f"{p}: {lab}" for p, lab in zip(r["people"], r["people_labels"]))
+        by = f" by {r['adjudicator']}" if r["adjudicator"] else ""
+        audit = f"  audit ({r['audit_queue']}, π={r['inclusion_prob']:.3g})" if r["audit"] else ""
+        typer.echo(f"{r['judgment_id']}  {r['judge']}  {r['label'] or '—'}  {r['basis']}{by}  [{people}]{audit}")
+    bases = {b: sum(r["basis"] == b for r in rows) for b in dict.fromkeys(r["basis"] for r in rows)}
+    typer.echo(f"{len(rows)} verdicts: " + ", ".join(f"{n} {b}" for b, n in bases.items()))
+
+
 def disagreements_cmd(
     workspace: Optional[Path] = WorkspaceOption,
     as_json: bool = typer.Option(False, "--json", help='Print {"disagreements": [{"judgment_id", "labels": '
@@ -121,3 +150,4 @@ def disagreements_cmd(
 def register(app: typer.Typer) -> None:
     app.add_typer(users)
     app.command("disagreements")(friendly_errors(disagreements_cmd))
+    app.command("labels")(friendly_errors(labels_cmd))

@@ -61,7 +61,7 @@ def reviews(con, judgment_id: str | None = None) -> list[dict]:
 
 
 def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: str, note: str = "",
-             undoes: int | None = None, role: str = "") -> int:
+             undoes: int | None = None, role: str = "", correction: str = "") -> int:
     if reason not in FLAG_REASONS:
         raise ValueError(f"flag reason must be one of {FLAG_REASONS}, not {reason!r}")
     if reference not in REFERENCES:
@@ -69,9 +69,9 @@ def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: s
     if not annotator.strip():
         raise ValueError("an annotator name is required")
     row = con.execute(
-        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note, undoes, role)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        [annotator.strip(), question_id, reference, reason, note, undoes, role],
+        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note, undoes, role, correction)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [annotator.strip(), question_id, reference, reason, note, undoes, role, correction],
     ).fetchone()
     queue_signals.mark(con, [question_id])  # the audit queue's kept signals: "flagged"
     return int(row[0])
@@ -119,7 +119,7 @@ def last_action(con, annotator: str, what: str | None = None) -> dict | None:
 def flag_before(con, annotator: str, question_id: str, reference: str, before_id: int) -> dict | None:
     """The annotator's flag row on this reference just before ``before_id`` (what an undo restores)."""
     rows = fetch_dicts(con, """
-        SELECT id, reason, note FROM reference_flags
+        SELECT id, reason, note, correction FROM reference_flags
         WHERE annotator = ? AND question_id = ? AND reference = ? AND id < ?
         ORDER BY id DESC LIMIT 1""", [annotator, question_id, reference, int(before_id)])
     return rows[0] if rows else None
@@ -144,12 +144,13 @@ def annotator_progress(con) -> list[dict]:
 
 
 def flagged_questions(con) -> list[dict]:
-    """Every current flag with its question and reference text (the errata)."""
+    """Every current flag with its question and reference text and the correction it proposes ('' when
+    none; migration 0024): the errata."""
     return fetch_dicts(con, """
         SELECT f.question_id, d.title, q.text AS question, f.reference,
                CASE f.reference WHEN '1' THEN q.reference_1 ELSE q.reference_2 END AS reference_text,
                CASE f.reference WHEN '1' THEN q.reference_2 ELSE q.reference_1 END AS other_reference,
-               f.reason, f.annotator, f.note, f.created_at
+               f.reason, f.annotator, f.note, f.created_at, f.correction
         FROM current_flags f
         LEFT JOIN questions q ON q.id = f.question_id
         LEFT JOIN documents d ON d.id = q.document_id

@@ -13,7 +13,7 @@ not a ``retract``).
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts
-from lsqa.vocabulary import PAIRWISE
+from lsqa.vocabulary import AUDIT_QUEUES, PAIRWISE
 
 def human_labels(con, judge: str | None = None) -> list[dict]:
     """Each annotator's current label for each reviewed verdict (of ``judge``, if given)."""
@@ -190,6 +190,59 @@ def final_labels(con, judge: str | None = None) -> list[dict]:
         sql += " WHERE j.judge = ?"
         params.append(judge)
     return fetch_dicts(con, sql + " ORDER BY f.judgment_id", params)
+
+
+# The columns of ``final_label_table``'s rows, in order (the export's ``final_labels`` file, ``lsqa labels``).
+FINAL_LABEL_COLUMNS = ("judgment_id", "judge", "kind", "question_id", "system_a", "system_b", "shown_order",
+                       "reference", "judge_label", "label", "basis", "people", "people_labels", "adjudicator",
+                       "audit", "audit_queue", "inclusion_prob", "stratum")
+# How a final label was decided (``basis``): the view's adjudicated / unanimous / majority, with one
+# person's label told apart as ``single`` and a tie nobody adjudicated as ``tie`` (no label).
+FINAL_BASES = ("adjudicated", "single", "unanimous", "majority", "tie")
+
+
+def final_label_table(con, judge: str | None = None) -> list[dict]:
+    """One row per verdict people labelled or an adjudicator settled (of ``judge``, if given): what it is
+    about, the judge's label, its final human label (``final_human_labels``, the one definition: None for
+    a tie), ``basis`` (``FINAL_BASES``), ``people`` (names, sorted) with ``people_labels`` (their current
+    labels, same order), ``adjudicator`` (of the latest adjudication, None when none), and whether it
+    counts as an audit: ``audit`` (its sampled review came from an ``AUDIT_QUEUES`` queue with an
+    inclusion probability, and it has a final label), ``audit_queue``, ``inclusion_prob``, ``stratum``
+    (``sampled_human_labels``: how the review the corrected estimates use was drawn). Ordered by judge,
+    question, systems."""
+    sql = """
+        WITH people AS (
+            SELECT judgment_id, count(*) AS n_people, list(annotator ORDER BY annotator) AS people,
+                   list(label ORDER BY annotator) AS people_labels
+            FROM human_labels WHERE label IS NOT NULL GROUP BY judgment_id
+        ), adjudicated AS (
+            SELECT judgment_id, arg_max(adjudicator, id) AS adjudicator FROM adjudications GROUP BY judgment_id
+        ), settled AS (SELECT judgment_id FROM people UNION SELECT judgment_id FROM adjudicated)
+        SELECT j.id AS judgment_id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order,
+               j.reference, j.label AS judge_label, f.label,
+               CASE WHEN f.basis IS NULL THEN 'tie' WHEN f.basis = 'unanimous' AND p.n_people = 1 THEN 'single'
+                    ELSE f.basis END AS basis,
+               coalesce(p.people, []::VARCHAR[]) AS people, coalesce(p.people_labels, []::VARCHAR[]) AS people_labels,
+               CASE WHEN f.basis = 'adjudicated' THEN a.adjudicator END AS adjudicator
+        FROM settled s JOIN judgments j ON j.id = s.judgment_id
+        LEFT JOIN final_human_labels f ON f.judgment_id = s.judgment_id
+        LEFT JOIN people p ON p.judgment_id = s.judgment_id
+        LEFT JOIN adjudicated a ON a.judgment_id = s.judgment_id"""
+    params: list = []
+    if judge is not None:
+        sql += " WHERE j.judge = ?"
+        params.append(judge)
+    rows = fetch_dicts(con, sql + " ORDER BY j.judge, j.question_id, j.system_a, j.system_b, j.shown_order, j.id",
+                       params)
+    sampled: dict[str, dict] = {}
+    for name in sorted({r["judge"] for r in rows}):
+        sampled.update((s["judgment_id"], s) for s in sampled_human_labels(con, name))
+    for r in rows:
+        s = sampled.get(r["judgment_id"], {})
+        r["audit_queue"], r["inclusion_prob"], r["stratum"] = s.get("queue"), s.get("inclusion_prob"), s.get("stratum")
+        r["audit"] = (r["audit_queue"] in AUDIT_QUEUES and r["inclusion_prob"] is not None
+                      and r["label"] is not None)
+    return [{k: r[k] for k in FINAL_LABEL_COLUMNS} for r in rows]
 
 
 def answer_lengths(con, judge: str) -> dict[str, tuple[int, int]]:

@@ -94,6 +94,34 @@ def sign_in(workspace: Path, token: str) -> Person | None:
     return None
 
 
+def named(workspace: Path, name: str | None) -> Person | str:
+    """Who acts when a command names them (``lsqa assign --as NAME``). In a workspace with people: that
+    active person, whose *stored* role the write then checks (``acting``), as on the dashboard;
+    NotAllowed when no name is given or nobody active has it. In a workspace without people: the name
+    itself (default: the login name of whoever runs the command), acting with every permission."""
+    given = name.strip() if isinstance(name, str) else ""
+    with store.connect(workspace) as con:
+        if not people_store.has_people(con):
+            return given or _login_name()
+        row = people_store.person(con, given) if given else None
+    if not given:
+        raise NotAllowed("this workspace has people: say who acts with --as NAME (a person of the workspace "
+                         "whose role allows it; `lsqa users list` shows who there is)")
+    if row is None or row["revoked_at"] is not None:
+        raise NotAllowed(f"no active person named {shown_name(given)} here: give --as the name of a person "
+                         f"`lsqa users list` shows")
+    return Person(row["name"], row["role"], via="command-line")
+
+
+def _login_name() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name in this environment (a container without a passwd entry)
+        return "(command line)"
+
+
 @kept_while_unchanged(survives=_people_untouched)
 def sign_in_by_name(workspace: Path, name: str) -> Person | None:
     """The active person named by a trusted proxy's identity header (only when the settings name that
