@@ -27,8 +27,8 @@ as Huang et al. apply it to Bradley-Terry, with every answer confirmed by an exa
    confirmed: an upper bound on the true minimum.
 4. Small numbers exact. Every set of up to ``EXACT_UP_TO`` verdict kinds (cell, or cell and new label)
    smaller than the greedy answer is refitted, among all kinds when there are at most ``SEARCH_KINDS``
-   of them (so up to 3 the answer is the exact minimum), else among the ``SEARCH_KINDS`` with the
-   largest pull and only where their first-order pull could reach.
+   of them (so up to 3 the answer is the exact minimum), else among the kinds with the largest pull
+   (24 for one verdict, 12 for two, 8 for three) and only where their first-order pull could reach.
 
 The cap is every verdict: ``None`` means that no removal (or label change) along the search put B
 above A, even after every verdict that pulls that way was used (e.g. B never won anything: removing
@@ -54,7 +54,8 @@ from lsqa.stats.ranking import (
 
 SWAP_TOL = 1e-7       # B is above A when β_B − β_A > this (fits converge to ~1e-10)
 EXACT_UP_TO = 3       # sizes searched exhaustively below the greedy answer
-SEARCH_KINDS = 40     # kinds of verdict searched exhaustively (all of them when there are no more)
+SEARCH_KINDS = 40     # kinds of verdict searched exhaustively (all of them when there are no more) ...
+SEARCH_KINDS_OF_SIZE = {1: 24, 2: 12, 3: 8}  # ... else, per set size, the kinds with the largest pull
 FIRST_ORDER_SLACK = 3.0  # among many kinds: try size s only if s best pulls × this reach d
 MAX_ROUNDS = 30       # greedy rounds before taking every remaining pulling verdict at once
 PREFIX_GRID = 32      # prefixes refitted at once while narrowing the smallest swapping prefix
@@ -252,11 +253,13 @@ class _Search:
         avail = np.flatnonzero(self.base[self.src] >= 1)
         restricted = len(avail) > SEARCH_KINDS
         if restricted:
-            avail = avail[np.argsort(pull[avail], kind="stable")[:SEARCH_KINDS]]
+            ranked = avail[np.argsort(pull[avail], kind="stable")]
         d0 = float(self.fit0.beta[0, self.a] - self.fit0.beta[0, self.b])
         for size in range(1, top + 1):
-            if restricted and FIRST_ORDER_SLACK * -np.sort(pull[avail])[:size].sum() < d0:
-                continue   # the best `size` pulls, even tripled, do not reach: not worth the refits
+            if restricted:
+                avail = ranked[: SEARCH_KINDS_OF_SIZE[size]]
+                if FIRST_ORDER_SLACK * -pull[avail[:size]].sum() < d0:
+                    continue   # the best `size` pulls, even tripled, do not reach: not worth the refits
             sets = [s for s in combinations_with_replacement(range(len(avail)), size) if self._fits_counts(avail, s)]
             if not sets:
                 continue
@@ -302,14 +305,17 @@ def adjacent_fragility(data: ComparisonCounts, ranking: BTResult) -> list[PairFr
     return [pair_fragility(data, a, b, tie_model=ranking.tie_model, fit=fit) for a, b in zip(order, order[1:])]
 
 
-def words(pair: dict | None) -> str:
-    """A pair's fragility in words for a table cell: "3 verdicts removed would swap them; 2 relabelled would"."""
-    if pair is None:
+def words(fragility: dict | None) -> str:
+    """A pair's ``{"drop": n, "flip": n}`` in words: "3 verdicts removed would swap them; 2 relabelled would"."""
+    if fragility is None:
         return "not computed"
+    drop, flip = fragility.get("drop"), fragility.get("flip")
 
-    def part(n, verb):
-        if n is None:
-            return f"no {verb} found swaps them"
-        return f"{n:,} verdict{'s' if n != 1 else ''} {verb} would swap them"
+    def count(n: int) -> str:
+        return f"{n:,} verdict{'' if n == 1 else 's'}"
 
-    return f"{part(pair.get('drop'), 'removed')}; {part(pair.get('flip'), 'relabelled')}"
+    first = ("no removal of verdicts found that swaps them" if drop is None
+             else f"{count(drop)} removed would swap them")
+    second = ("no relabelling found that swaps them" if flip is None
+              else f"{count(flip)} relabelled would" if drop is not None else f"{count(flip)} relabelled would swap them")
+    return f"{first}; {second}"
