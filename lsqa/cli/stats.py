@@ -57,6 +57,15 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
     if note:
         lines.append(note)
     lines.append(RANKS_NOTE)
+    if result.get("adjacent"):
+        from lsqa.stats.fragility import words
+
+        lines.append("")
+        lines.append("Neighbours: separated (rank intervals apart) and how many verdicts would swap them:")
+        grid = [["pair", "separated", "fragility"]] + [
+            [f"{a['upper']} > {a['lower']}", "—" if a["separated"] is None else "yes" if a["separated"] else "no",
+             words(a["fragility"])] for a in result["adjacent"]]
+        lines.extend(_align(grid, right=set()))
     names = [s["system"] for s in result["systems"]]
     if 1 < len(names) <= 12:
         lines.append("")

@@ -129,6 +129,9 @@ def _ranking_pairwise(ws: Path, judge: str, bootstrap: int, seed: int) -> tuple[
                  f"wrong). Strength intervals: percentile bootstrap, {bootstrap:,} rounds." if bootstrap else
                  "No bootstrap: no intervals.", "note")
             + _p(lv.TIERS_HELP, "note"))
+    if result.get("adjacent"):
+        html += "<h3>Neighbours: how many verdicts hold each place</h3>" + table(lv.neighbour_rows(result)) \
+            + _p(lv.NEIGHBOURS_HELP, "note")
     return html, result
 
 

@@ -692,6 +692,64 @@ def fit_bradley_terry(
     )
 
 
+@dataclass(frozen=True)
+class StackFit:
+    """Fits of B variants of one :class:`ComparisonCounts` (same systems and pairs, other counts).
+
+    ``beta`` (B, m) has mean 0; ``theta`` (B,) is ln ν (Davidson; None for ``half``); ``lam`` / ``rho``
+    the ridges each variant used (0 = plain MLE) and ``theta_fixed`` where ν was held at 0 (no ties)."""
+
+    beta: np.ndarray
+    theta: np.ndarray | None
+    lam: np.ndarray
+    rho: np.ndarray
+    theta_fixed: np.ndarray
+
+
+def fit_variants(data: ComparisonCounts, cells: np.ndarray, *, tie_model: str = "half",
+                 start: np.ndarray | None = None) -> StackFit:
+    """Fit B variants of ``data`` at once: ``cells`` (B, P, 3) are their counts on ``data.pairs``.
+
+    Each variant is fitted as :func:`fit_bradley_terry` (``prior=None``) fits it alone: the plain MLE
+    where its own comparison graph is strongly connected, else the fallback prior; for Davidson ν the
+    same rules and the same refit with both fallbacks where Newton meets a flat likelihood. All
+    variants share one batched Newton solve (``start``: β to start from, (m,) or (B, m)). What-if
+    refits (a ranking with some verdicts removed or relabelled, ``lsqa.stats.fragility``) use it."""
+    _check_tie_model(tie_model)
+    c = np.asarray(cells, dtype=float)
+    if c.ndim != 3 or c.shape[1:] != data.counts.shape:
+        raise ValueError("cells must be variants × pairs × 3, on the pairs of data")
+    B, m = c.shape[0], len(data.systems)
+    tw = _connecting_tie_weight(tie_model)
+    # Connectivity depends only on which directions have wins: check each distinct pattern once.
+    support = np.concatenate([c[..., 0] + tw * c[..., 2], c[..., 1] + tw * c[..., 2]], axis=1) > 0
+    _, first, which = np.unique(support, axis=0, return_index=True, return_inverse=True)
+    lam = np.zeros(B)
+    for u, r in enumerate(first):
+        if not is_strongly_connected(_win_matrix(m, data.pairs, c[r], tw)):
+            lam[which.reshape(-1) == u] = FALLBACK_PRIOR
+    ties, total = c[..., 2].sum(axis=1), c.sum(axis=(1, 2))
+    davidson = tie_model == "davidson"
+    rho = np.where(ties >= total, FALLBACK_TIE_PRIOR, 0.0) if davidson else np.zeros(B)
+    fixed = (ties == 0) if davidson else np.zeros(B, dtype=bool)
+    prob = _Problem(m, data.pairs, c, tie_model, lam, rho, fixed)
+    x0 = np.zeros((B, prob.k))
+    if start is not None:
+        s = np.broadcast_to(np.asarray(start, dtype=float), (B, m))
+        x0[:, :m] = s - s.mean(axis=1, keepdims=True)
+    if davidson:
+        x0[:, m] = np.where(fixed, THETA_NO_TIES, 0.0)
+    x, _, conv = _newton(prob, x0)
+    redo = np.flatnonzero(~conv) if davidson else np.zeros(0, dtype=int)
+    if redo.size:  # no finite Davidson MLE (see _newton_steps): as fit_bradley_terry, both fallback priors
+        lam[redo] = np.maximum(lam[redo], FALLBACK_PRIOR)
+        rho[redo] = np.maximum(rho[redo], FALLBACK_TIE_PRIOR)
+        again = _Problem(m, data.pairs, c[redo], tie_model, lam[redo], rho[redo], fixed[redo])
+        x[redo], _, _ = _newton(again, x0[redo])
+    beta = x[:, :m] - x[:, :m].mean(axis=1, keepdims=True)
+    return StackFit(beta, x[:, m] if davidson else None, lam, rho, fixed)
+
+
 def fit_win_matrix(
     W: np.ndarray,
     systems: Sequence[str] | None = None,
