@@ -16,7 +16,7 @@ the same number, give or take one. How the verdicts are chosen:
   "My assignments" queue carries the draw too (queue ``random``).
 
 An assignment is done once its annotator has a live review of the verdict. Assigning writes only
-the ``assignments`` table: never a review. Refused, with nothing written: a judge without verdicts,
+the ``assignments`` table and a random batch's draws: never a review. Refused, with nothing written: a judge without verdicts,
 a count or per-item below 1, more per item than people, names that are not people of a workspace
 that has people (or are viewers there), and anybody but an admin in a workspace with people.
 """
