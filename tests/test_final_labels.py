@@ -14,10 +14,9 @@ import pytest
 
 from lsqa import audit, store, team
 from lsqa.judging import kinds
-from lsqa.stats import analysis, sampling
+from lsqa.stats import analysis
 from lsqa.store import verdicts as verdicts_store
 from lsqa.team import Person
-from lsqa.vocabulary import AUDIT_QUEUES
 
 from .bad_input import assert_refused, invoke
 
@@ -122,10 +121,6 @@ def test_final_labels_match_a_hand_count_of_a_teams_day(demo_workspace, tmp_path
                          audit=r["audit"] == "true",
                          inclusion_prob=float(r["inclusion_prob"]) if r["inclusion_prob"] else None)
         assert _picked([r for r in exported if r["judge"] == JUDGE]) == day["expected"], fmt
-
-
-def test_the_audit_queues_are_the_statistics_usable_queues():
-    assert AUDIT_QUEUES == sampling.USABLE_QUEUES
 
 
 def test_labels_refuses_an_unknown_judge(demo_workspace):

@@ -98,7 +98,7 @@ def review(workspace: Path, annotator: Person | str, judgment_id: str, label: st
     an empty annotator or a note that is not short text; NotAllowed for a person who may not review."""
     who, note = annotator, _note(note)
     _annotator(who)
-    with store.write(workspace, change=review_change(judgment_id)) as con:
+    with store.write(workspace, change=review_change(judgment_id, sampling)) as con:
         annotator, role = _signer(con, who)
         j = _verdict(con, judgment_id, "review")
         label = check_label(j["kind"], label, judgment_id)
@@ -113,7 +113,7 @@ def confirm(workspace: Path, annotator: Person | str, judgment_id: str, note: st
     """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
     who, note = annotator, _note(note)
     _annotator(who)
-    with store.write(workspace, change=review_change(judgment_id)) as con:
+    with store.write(workspace, change=review_change(judgment_id, sampling)) as con:
         annotator, role = _signer(con, who)
         j = _verdict(con, judgment_id, "confirm")
         if j["status"] != "ok" or j["label"] is None:

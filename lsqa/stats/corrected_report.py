@@ -1,8 +1,9 @@
 """Workspace → corrected estimates: accuracy per system and Bradley-Terry strengths that account
 for the judge's errors, with the judge-only figures beside them (issue 13; math in ``lsqa.stats.corrected``).
 
-Usable audits are reviews whose inclusion probability is known: made through the random or the
-active queue, or imported with a probability. One design is used per judge (the one with the most
+Usable audits are verdicts drawn with a known inclusion probability — through the random or the active
+queue, a random assignment batch, or an import with a probability — each with the design of its draw
+(migration 0023: later reviews never change it) and its final human label. One design is used per judge (the one with the most
 usable audits unless named), because reviews drawn under different designs do not combine into
 one set of inclusion probabilities; the report says how many audits it used and how many reviews
 it could not use (priority-queue reviews count for agreement and overrides only).
@@ -54,7 +55,7 @@ def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict 
         if not usable:
             other += 1
             continue
-        latest[k] = r          # rows come ordered by review id: the latest review of an item wins
+        latest[k] = r          # one row per verdict; of an item's verdicts, the latest reviewed wins
     human = np.full(len(items), np.nan)
     pi = np.full(len(items), np.nan)
     strata = ["all"] * len(items)

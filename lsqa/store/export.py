@@ -54,6 +54,7 @@ EXPORTS = {
     "verdicts": "SELECT id, judge, kind, question_id, system_a, system_b, shown_order, reference, label, raw_label,"
                 " score, evidence, status, prompt_id, prompt_version, raw FROM judgments ORDER BY judge, question_id",
     "human_reviews": "SELECT * FROM human_reviews ORDER BY id",
+    "audit_draws": "SELECT * FROM audit_draws ORDER BY id",
     "reference_flags": "SELECT * FROM reference_flags ORDER BY id",
     "reference_corrections": "SELECT * FROM reference_corrections ORDER BY id",
     "adjudications": "SELECT * FROM adjudications ORDER BY id",
