@@ -294,8 +294,10 @@ def format_style_table(style: Mapping, plain: Mapping, *, level: float = 0.95) -
     ci = "" if coef["ci_low"] is None else f" [{coef['ci_low']:+.3f}, {coef['ci_high']:+.3f}]"
     lines = [f"Style-controlled ({style['feature']}): d = {style['definition']}", *_align([header, *body], right={0, 3, 5, 6}),
              "",
-             f"length coefficient: {coef['estimate']:+.3f}{ci} (log-odds per unit of d; an answer twice as long as "
-             "the other (d = 1/3) gains a third of it; > 0: longer answers win by themselves)"]
+             (f"length coefficient: {coef['estimate']:+.3f}{ci} (log-odds per unit of d, fitted on the decisive "
+              "verdicts; an answer twice as long as the other (d = 1/3) gains a third of it; > 0: longer answers "
+              "win by themselves)" if coef["estimate"] is not None
+              else "length coefficient: not estimable (no decisive verdict: every decided verdict is a tie)")]
     if longer["n"]:
         lines.append(f"longer answer won {100 * longer['share']:.1f}% [{100 * longer['ci_low']:.1f}%, "
                      f"{100 * longer['ci_high']:.1f}%] of {longer['n']} decisive verdicts of answers of different length")

@@ -427,7 +427,7 @@ STYLE_HELP = ("Style control (LMArena's method): the answers' length difference 
 
 def _coef_text(c: dict) -> str:
     if c is None or c.get("estimate") is None:
-        return "no decided verdicts"
+        return "no decisive verdicts (A or B)"
     ci = ("no interval: bootstrap rounds set to 0" if c.get("ci_low") is None
           else f"{c['ci_low']:+.2f} to {c['ci_high']:+.2f}")
     return f"{c['estimate']:+.2f} ({ci})"
@@ -461,7 +461,8 @@ def style_summary(style: dict) -> str:
     else:
         direction = "no clear length preference (the interval includes 0)"
     return (f"Length coefficient {_coef_text(c)}: {direction}. It is the change in log-odds of winning per unit of "
-            f"d; an answer twice as long as the other has d = 1/3. Longer answer won "
+            f"d among decisive verdicts (ties left out, so they do not shrink it); an answer twice as long as the "
+            f"other has d = 1/3. Longer answer won "
             f"{_share_text(style['longer_wins'])} decisive verdicts with answers of different length.")
 
 

@@ -126,8 +126,10 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
                     "judge_only_ci_low": max(0.0, est.judge_only_ci[0]),
                     "judge_only_ci_high": min(1.0, est.judge_only_ci[1]),
                     "human_only": est.human_only, "lam": est.lam, "method": est.method})
-    # 95% simultaneous rank intervals and tiers (lsqa.stats.rank_intervals), corrected and judge-only.
-    ranks = rank_intervals.from_estimates([e.estimate for e in estimates], [e.se for e in estimates], level=level)
+    # 95% simultaneous rank intervals and tiers (lsqa.stats.rank_intervals), corrected and judge-only. As for
+    # side by side (ppi_bradley_terry's df), the system with the fewest audits sets the Student-t quantile.
+    ranks = rank_intervals.from_estimates([e.estimate for e in estimates], [e.se for e in estimates], level=level,
+                                          df=min((e.df for e in estimates if e.df > 0), default=0))
     z = _z(level)
     judge_ranks = rank_intervals.from_estimates([e.judge_only for e in estimates],
                                                 [(e.judge_only_ci[1] - e.judge_only_ci[0]) / (2 * z) for e in estimates],
@@ -136,7 +138,7 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
         row.update(ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()})
     out.sort(key=lambda r: -r["estimate"])
     flips = _with_questions(workspace, rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over))
-    return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
+    return {"judge": judge, "estimand": "accuracy", "level": level, "rank_intervals": ranks.method, "systems": out, **info,
             "n_overridden": over.n_reviewed, "flips": flips,
             "warnings": sorted(warnings) + _tie_warning(info) + _mark_not_estimable(out)}
 
@@ -223,7 +225,8 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
                      "judge_only_ci_low": float(np.exp(jlow[k])), "judge_only_ci_high": float(np.exp(jhigh[k])),
                      "judge_only_rank": int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12)),
                      **ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()}})
-    result = {"judge": judge, "estimand": "bradley-terry", "level": level, "lam": est.lam, "method": est.method,
+    result = {"judge": judge, "estimand": "bradley-terry", "level": level, "rank_intervals": ranks.method,
+              "lam": est.lam, "method": est.method,
               "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
               "adjacent": adjacent_pairs(est, ranks), "warnings": list(est.warnings) + _tie_warning(info) + _mark_not_estimable(rows)}
     result["n_overridden"] = over.n_reviewed
