@@ -72,13 +72,13 @@ def _decide(jid: str, label: str):
     same key again confirms)."""
     if not _on_screen(jid):
         return
-    asked, ask = ss.get("adj_ask"), view.replacing(by_id[jid], label)
-    if ask is None or ask == asked:
+    does, ask = view.label_key(by_id[jid], label, ss.get("adj_ask"))
+    if does == "write":
         _write(jid, label, ask and ask["replaces"])
-    elif label == ask["replaces"]:
-        ss.adj_ask, ss.adj_msg = None, "That is the final label already: nothing to replace."
-    else:
+    elif does == "ask":
         ss.adj_ask = ask
+    else:
+        ss.adj_ask, ss.adj_msg = None, "That is the final label already: nothing to replace."
 
 
 def _replace(jid: str, label: str, replaces: str):

@@ -414,6 +414,8 @@ def test_the_adjudicate_page_moves_to_the_next_open_one_and_asks_before_replacin
     at.selectbox[0].set_value(ids[0]).run()
     assert _on_screen(at) == ids[0] and "settled" in page_text(at)
     before = snapshot(ws)
+    at.button(key="adj_opt_no__writes").click().run()  # the label that stands: nothing to replace, nothing asked
+    assert snapshot(ws) == before and "Replace the final label" not in page_text(at)
     at.button(key="adj_opt_yes__writes").click().run()
     assert snapshot(ws) == before
     assert "Replace the final label" in page_text(at) and "adj_replace__writes" in _writing_buttons(at)

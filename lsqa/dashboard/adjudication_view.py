@@ -183,11 +183,18 @@ def decision_bar(here: Place, may_adjudicate: bool, asking: dict | None, cannot:
     return Bar(nav=nav, position=position, labels=labels, note=note)
 
 
-def replacing(d: dict, label: str) -> dict | None:
-    """The replacement a label key on ``d`` asks for (None: the key sets an open one's label at once)."""
+def label_key(d: dict, label: str, asked: dict | None) -> tuple[str, dict | None]:
+    """What a label key (``label``, system terms) pressed on ``d`` does, given the replacement
+    ``asked`` before it: ``("write", None)`` on an open disagreement (set at once); on a settled one
+    ``("ask", replacement)`` the first time, ``("write", replacement)`` when the same replacement was
+    asked, ``("same", None)`` for the label that stands. A replacement is ``{"judgment_id", "label",
+    "replaces"}``."""
     if d["adjudicated"] is None:
-        return None
-    return {"judgment_id": d["judgment_id"], "label": label, "replaces": d["adjudicated"]}
+        return "write", None
+    if label == d["adjudicated"]:
+        return "same", None
+    ask = {"judgment_id": d["judgment_id"], "label": label, "replaces": d["adjudicated"]}
+    return ("write" if ask == asked else "ask"), ask
 
 
 def set_final(workspace: Path, who: Person | str, d: dict, label: str, note: str, replaces: str | None = None) -> str:
