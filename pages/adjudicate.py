@@ -130,7 +130,7 @@ else:
         for spec in bar.labels + bar.confirm:
             labels.button(**{k: v for k, v in spec.items() if k != "on"}, on_click=callbacks[spec["on"]])
         if may_adjudicate:
-            labels.text_input("Note (why)", key="adj_note", max_chars=2_000, label_visibility="collapsed",
+            labels.text_input("Note (why)", key="adj_note", max_chars=audit.MAX_NOTE_CHARS, label_visibility="collapsed",
                               placeholder="note: why (saved with the final label; Enter or Esc gives the keys back)")
         if bar.ask:
             st.warning(bar.ask)
