@@ -56,6 +56,7 @@ PREFIX_GUESSES = 2    # ... after this many rounds of 4 prefixes around the resc
 SCREEN_RELATIVE = 0.25  # small sets refitted where the one-step Newton estimate, give or take this ...
 SCREEN_SPREAD = 2.0     # ... plus this × the step's largest change of a pair's difference, could swap
 REFIT_CHUNK = 256     # variants per batched refit
+BLOCKS_FIRST = 512    # greedy: kinds ordered at first (all of them when these do not reach)
 MODES = ("drop", "flip")
 
 
@@ -165,10 +166,16 @@ class _AtFit:
     def __init__(self, data: ComparisonCounts, fit: StackFit, tie_model: str):
         self.data, self.fit, self.tie_model, self.m = data, fit, tie_model, len(data.systems)
         self.cur = _curvature(data, data.counts, fit, tie_model)
+        self._kinds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         try:
             self.Hinv = np.linalg.inv(self.cur.H)
         except np.linalg.LinAlgError:
             self.Hinv = np.linalg.pinv(self.cur.H)
+
+    def kinds(self, mode: str) -> tuple[np.ndarray, np.ndarray]:
+        if mode not in self._kinds:
+            self._kinds[mode] = _kinds(len(self.data.pairs), mode)
+        return self._kinds[mode]
 
     def pulls(self, upper: int, lower: int) -> np.ndarray:
         return _pulls_from(self.cur, self.data.pairs, self.Hinv[:, upper] - self.Hinv[:, lower])
@@ -238,6 +245,15 @@ def _apply(flat: np.ndarray, src: np.ndarray, tgt: np.ndarray, kinds: np.ndarray
     return out
 
 
+def _smallest_first(values: np.ndarray, idx: np.ndarray, head: int | None) -> np.ndarray:
+    """``idx`` in increasing ``values`` (stable), or only its first ``head`` and any tied with the last
+    of them: the same head as the whole order's, at the cost of a partition."""
+    if head is not None and len(idx) > head:
+        v = values[idx]
+        idx = idx[v <= np.partition(v, head - 1)[head - 1]]
+    return idx[np.argsort(values[idx], kind="stable")]
+
+
 def _take(fit: StackFit, rows: slice) -> StackFit:
     return StackFit(fit.beta[rows], None if fit.theta is None else fit.theta[rows], fit.lam[rows], fit.rho[rows],
                     fit.theta_fixed[rows])
@@ -258,7 +274,7 @@ class _Search:
         self.fast = fast
         self.P = len(self.data.pairs)
         self.base = np.floor(self.data.counts.reshape(-1) + 1e-9)
-        self.src, self.tgt = _kinds(self.P, mode)
+        self.src, self.tgt = at.kinds(mode)
         self.pull0 = _kind_pulls(at.pulls(upper, lower), self.src, self.tgt)
 
     def _refit(self, flats: np.ndarray, start: np.ndarray):
@@ -272,23 +288,28 @@ class _Search:
 
     # -- greedy with exact refits --------------------------------------------------------------
 
-    def _blocks(self, flat: np.ndarray, fit: StackFit | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _blocks(self, flat: np.ndarray, fit: StackFit | None, d: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Kinds with a negative pull, most negative first, each with the verdicts its source still
-        has (a source cell's verdicts go to its first kind in that order)."""
+        has (a source cell's verdicts go to its first kind in that order). Only as far as needed:
+        the first ``BLOCKS_FIRST`` when their first-order reach closes ``d`` (the same head as the
+        whole list's), else all."""
         pull = self.pull0 if fit is None else _kind_pulls(
             cell_pulls(self.data, flat.reshape(self.P, 3), fit, self.a, self.b, self.at.tie_model), self.src, self.tgt)
         cand = np.flatnonzero((pull < 0) & (flat[self.src] >= 1))
-        cand = cand[np.argsort(pull[cand], kind="stable")]
-        _, first = np.unique(self.src[cand], return_index=True)
-        cand = cand[np.sort(first)]
-        return cand, flat[self.src[cand]], pull[cand]
+        for head in (BLOCKS_FIRST, None):
+            part = _smallest_first(pull, cand, head)
+            _, first = np.unique(self.src[part], return_index=True)
+            part = part[np.sort(first)]
+            units = flat[self.src[part]]
+            if head is None or len(part) == len(cand) or (d + np.cumsum(units * pull[part]) < -SWAP_TOL).any():
+                return part, units, pull[part]
 
     def _greedy(self):
         flat, fit = self.base.copy(), self.fit0
         d = float(fit.beta[0, self.a] - fit.beta[0, self.b])
         done = 0
         for rnd in range(MAX_ROUNDS + 1):
-            kinds, units, pull = self._blocks(flat, None if rnd == 0 else fit)
+            kinds, units, pull = self._blocks(flat, None if rnd == 0 else fit, d)
             if not len(kinds):
                 return None, None
             reach = d + np.cumsum(units * pull)
@@ -350,7 +371,7 @@ class _Search:
         avail = np.flatnonzero(self.base[self.src] >= 1)
         restricted = len(avail) > SEARCH_KINDS
         if restricted:
-            ranked = avail[np.argsort(pull[avail], kind="stable")]
+            ranked = _smallest_first(pull, avail, max(SEARCH_KINDS_OF_SIZE.values()))
         d0 = float(self.fit0.beta[0, self.a] - self.fit0.beta[0, self.b])
         for size in range(1, top + 1):
             if restricted:
