@@ -23,12 +23,19 @@ as Huang et al. apply it to Bradley-Terry, with every answer confirmed by an exa
    first-order d falls below 0; refit exactly (``ranking.fit_variants``: the same prior and tie rules
    as the ranking); if B is not yet above A, take the pulls again at the refit and go on.
 3. Smallest confirmed. Once a refit swaps them, the fewest verdicts along that path that still swap
-   them is found by refitting prefixes (batched), so the number reported is always a set a refit
+   them is found by refitting prefixes (batched: first a few around the first-order crossing, rescaled
+   to the refits that bracket it, then a grid), so the number reported is always a set a refit
    confirmed: an upper bound on the true minimum.
 4. Small numbers exact. Every set of up to ``EXACT_UP_TO`` verdict kinds (cell, or cell and new label)
    smaller than the greedy answer is refitted, among all kinds when there are at most ``SEARCH_KINDS``
    of them (so up to 3 the answer is the exact minimum), else among the kinds with the largest pull
-   (24 for one verdict, 12 for two, 8 for three) and only where their first-order pull could reach.
+   (24 for one verdict, 12 for two, 8 for three) and only where their first-order pull could reach;
+   among those, a set is refitted only when its one-step Newton estimate (H⁻¹ at the fit updated for
+   the set by the Woodbury identity, Hager 1989) could swap the pair within a margin of the step's
+   second-order error (``_Search._may_swap``).
+
+The searches of all pairs run side by side (``_refit_all``): each round, every refit they ask for goes
+into one batched ``fit_variants`` solve warm-started at the fit before it.
 
 The cap is every verdict: ``None`` means that no removal (or label change) along the search put B
 above A, even after every verdict that pulls that way was used (e.g. B never won anything: removing
