@@ -212,3 +212,68 @@ def test_leaderboard_says_how_many_verdicts_would_swap_neighbours(demo_workspace
     assert any("removed would swap them" in v for v in frame["verdicts that would swap them"])
     assert set(frame["separated"]) <= {"yes", "no"}
     assert any(lv.NEIGHBOURS_HELP in str(c.value) for c in at.caption)
+
+
+def _many_systems(seed: int, m: int = 40, n: int = 6_000) -> ComparisonCounts:
+    """Arena-like verdicts: a random pair each, outcome from eq. 1 with 10% ties, strengths N(0, 1)."""
+    rng = np.random.default_rng(seed)
+    beta = rng.normal(0.0, 1.0, m)
+    a = rng.integers(0, m, n)
+    b = rng.integers(0, m - 1, n)
+    b = b + (b >= a)
+    p = 1.0 / (1.0 + np.exp(-(beta[a] - beta[b])))
+    winner = np.where(rng.random(n) < 0.1, "tie", np.where(rng.random(n) < p, "A", "B"))
+    names = np.array([f"s{k:02d}" for k in range(m)])
+    return count_comparisons(list(names[a]), list(names[b]), list(winner))
+
+
+@pytest.mark.parametrize(("seed", "tie_model"), [(30, "half"), (31, "half"), (32, "davidson")])
+def test_fast_path_gives_the_reference_answers_at_forty_systems(seed, tie_model):
+    # Among 40 systems the small sets are searched among the kinds of largest pull: the fast path
+    # refits only those its one-step estimate puts near a swap, and narrows prefixes around the
+    # first-order crossing. Its answers and witnesses must be those of refitting everything.
+    data = _many_systems(seed)
+    fit = fit_bradley_terry(data, tie_model=tie_model)
+    fast = fr.adjacent_fragility(data, fit)
+    slow = fr.adjacent_fragility(data, fit, fast=False)
+    assert [f.fields() for f in fast] == [f.fields() for f in slow]
+    assert any(f.drop is not None and f.drop <= fr.EXACT_UP_TO for f in fast)   # the small-set search ran
+    for f, g in zip(fast, slow):
+        for mode in ("drop", "flip"):
+            a, b = getattr(f, f"{mode}_change"), getattr(g, f"{mode}_change")
+            assert (a is None) == (b is None) and (a is None or np.array_equal(a, b)), (f.upper, f.lower, mode)
+            _confirmed(data, f, mode, tie_model)
+
+
+@pytest.mark.parametrize(("data", "tie_model"), [(_many_systems(30), "half"), (_many_systems(32), "davidson"),
+                                                 (_random_counts(41, 6, most=8), "davidson"),
+                                                 (_random_counts(43, 6, most=8), "half")],
+                         ids=["40-half", "40-davidson", "6-few-davidson", "6-few-half"])
+def test_the_screen_of_small_sets_never_drops_a_set_that_swaps(data, tie_model):
+    # The fast path refits a small set only when its one-step Newton estimate (Woodbury update of H⁻¹
+    # at the fit), widened by the margin, could swap the pair. Every candidate set of the closest
+    # neighbours is refitted here: the estimate must be within its margin of the refit, and no set
+    # that a refit swaps may be screened out. Verdicts few (6 systems, ≤ 7 a pair) make the steps large.
+    bt = fit_bradley_terry(data, tie_model=tie_model)
+    fit = fr.fit_variants(data, data.counts[None], tie_model=tie_model, start=bt.beta)
+    at = fr._AtFit(data, fit, tie_model)
+    pairs = sorted(_adjacent(data, tie_model), key=lambda p: bt.beta[p[0]] - bt.beta[p[1]])[:3]
+    for a, b in pairs:
+        d0 = float(fit.beta[0, a] - fit.beta[0, b])
+        for mode in fr.MODES:
+            s = fr._Search(at, a, b, mode, fast=True)
+            ranked = fr._smallest_first(s.pull0, np.flatnonzero(s.base[s.src] >= 1), 24)
+            for size, top in fr.SEARCH_KINDS_OF_SIZE.items():
+                kinds = ranked[:top]
+                sets = [c for c in itertools.combinations_with_replacement(range(len(kinds)), size)
+                        if s._fits_counts(kinds, c)]
+                chosen = kinds[np.array(sets)]
+                dx = at.one_step(s.src, s.tgt, chosen)
+                step = dx[:, a] - dx[:, b]
+                spread = dx[:, : len(data.systems)].max(axis=1) - dx[:, : len(data.systems)].min(axis=1)
+                margin = (fr.SCREEN_RELATIVE + fr.SCREEN_SPREAD * spread) * np.abs(step) + spread ** 2
+                flats = np.stack([fr._apply(s.base, s.src, s.tgt, c, np.ones(size)) for c in chosen])
+                refit = fr.fit_variants(data, flats.reshape(len(flats), -1, 3), tie_model=tie_model, start=fit.beta[0])
+                d = refit.beta[:, a] - refit.beta[:, b]
+                assert (np.abs(d - (d0 + step)) <= margin).all(), (a, b, mode, size)
+                assert not ((d < -fr.SWAP_TOL) & ~s._may_swap(chosen, d0)).any(), (a, b, mode, size)

@@ -722,8 +722,10 @@ def fit_variants(data: ComparisonCounts, cells: np.ndarray, *, tie_model: str = 
     B, m = c.shape[0], len(data.systems)
     tw = _connecting_tie_weight(tie_model)
     # Connectivity depends only on which directions have wins: check each distinct pattern once.
-    support = np.concatenate([c[..., 0] + tw * c[..., 2], c[..., 1] + tw * c[..., 2]], axis=1) > 0
-    _, first, which = np.unique(support, axis=0, return_index=True, return_inverse=True)
+    support = np.packbits(np.concatenate([c[..., 0] + tw * c[..., 2], c[..., 1] + tw * c[..., 2]], axis=1) > 0,
+                          axis=1)
+    keys = np.ascontiguousarray(support).view(np.dtype((np.void, support.shape[1]))).reshape(-1)
+    _, first, which = np.unique(keys, return_index=True, return_inverse=True)
     lam = np.zeros(B)
     for u, r in enumerate(first):
         if not is_strongly_connected(_win_matrix(m, data.pairs, c[r], tw)):
