@@ -22,7 +22,7 @@ from lsqa.store import prompt_texts
 COLUMNS = (
     "cache_key", "model", "prompt_id", "prompt_version", "messages", "params", "response", "status",
     "error_kind", "error_message", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
-    "run_id", "attempts", "prompt_parts", "cached_prompt_tokens",
+    "run_id", "attempts", "prompt_parts", "cached_prompt_tokens", "usage_note",
 )
 _ROW = "(" + ", ".join("?" for _ in COLUMNS) + ")"
 _CHUNK = 200
@@ -98,7 +98,11 @@ def add_to_run(
 ) -> None:
     """Add call counts and costs to run ``run_id``. ``runs.cost_usd`` is the sum of the known
     prices (NULL until one is known); ``calls_cost_unknown`` counts the calls without a price;
-    ``cached_prompt_tokens`` the prompt tokens served from the providers' prompt caches."""
+    ``cached_prompt_tokens`` the prompt tokens served from the providers' prompt caches. A
+    negative or NaN cost is refused: a run's spending never goes down (the ledger decreases only
+    by a settlement, :func:`settle_in_flight`)."""
+    if cost_usd is not None and not cost_usd >= 0:
+        raise ValueError(f"run {run_id}: a call cost of {cost_usd!r} USD cannot be recorded (spending never goes down)")
     con.execute(
         "UPDATE runs SET calls_made = calls_made + ?, calls_cached = calls_cached + ?, "
         "calls_failed = calls_failed + ?, prompt_tokens = prompt_tokens + ?, "
