@@ -80,7 +80,7 @@ def detail(workspace: Path, d: dict) -> dict:
                     "when": _when(lab["created_at"])} for lab in d["labels"]],
         "adjudication": adjudication,
         "comments": comment_rows(workspace, d["judgment_id"]),
-        "options": {label: _words(d, label) for label in kinds.get(d["kind"]).labels},
+        "options": {label: md(_words(d, label)) for label in kinds.get(d["kind"]).labels},  # radio options are Markdown
     }
 
 
