@@ -97,11 +97,27 @@ def emit_json(obj) -> None:
     sys.stdout.write("\n")
 
 
-def checked_output_file(out: Path, example: str, *, force: bool = True) -> None:
-    """Refuse, before any work, an output file that cannot be written: a folder, a missing or
-    unwritable folder, (without ``force``) a file that is already there."""
+def checked_output_file(out: Path | str, example: str, *, force: bool = True) -> None:
+    """Refuse, before any work, an output file that cannot be written: a folder or a path written
+    as one (``newdir/``), anything there that is not a regular file (a FIFO, a device such as
+    ``/dev/null``, a socket, a link to one or to nothing: never opened, so nothing hangs), a missing
+    or unwritable folder, (without ``force``) a file that is already there."""
     import os
+    import stat
 
+    raw = str(out)
+    out = Path(out)
+    if raw.endswith(("/", os.sep)) or out.name in ("", ".", ".."):
+        raise InputError(raw, "is written as a folder", hint=f"give a file name, e.g. --out {example}")
+    if os.path.lexists(out) and not out.is_dir():
+        try:
+            mode = os.stat(out).st_mode
+        except OSError:
+            raise InputError(out, "is a link to nothing", hint=f"give a file name, e.g. --out {example}") from None
+        if not stat.S_ISREG(mode):
+            what = ("a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            raise InputError(out, f"is {what}, not a file (never opened)", hint=f"give a file name, e.g. --out {example}")
     if out.is_dir():
         raise InputError(out, "is a folder", hint=f"give a file name, e.g. --out {example}")
     parent = out.parent if str(out.parent) else Path(".")
