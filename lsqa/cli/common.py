@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import sys
@@ -88,6 +89,13 @@ def friendly_errors(func: Callable) -> Callable:
         except KeyboardInterrupt:
             typer.echo("interrupted: finished work is saved; run the same command again to resume", err=True)
             raise typer.Exit(130) from None
+        except OSError as exc:  # a file the command writes (an export, a report) on a full disk
+            if exc.errno != errno.ENOSPC:
+                raise
+            where = exc.filename or "the output"
+            typer.echo(f"error: no space left on the disk holding {where}: nothing was written; free some space "
+                       "there and run the command again", err=True)
+            raise typer.Exit(2) from None
 
     return wrapper
 
