@@ -69,7 +69,7 @@ def passages_tab() -> None:
     first = page_data.passages(workspace, doc, page=0, page_size=size, contains=needle)
     page = c[1].number_input("Page", 1, first["pages"], 1, key="co_page") - 1
     view = first if page == 0 else page_data.passages(workspace, doc, page=page, page_size=size, contains=needle)
-    st.caption(f"{view['total']:,} passages" + (f" containing “{needle}”" if needle else ""))
+    st.caption(f"{view['total']:,} passages" + (f" containing “{highlight.md_escape(needle)}”" if needle else ""))
     for p in view["rows"]:
         st.caption(f"passage {p['ordinal']} · characters {p['char_start']:,}–{p['char_end']:,} · "
                    f"{p['n_tokens']} tokens")

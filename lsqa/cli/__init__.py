@@ -37,6 +37,7 @@ cli_suspects.register(app)   # suspects
 cli_longspan.register(app)   # longspan
 cli_team.register(app)       # users add | list | revoke, disagreements, labels
 cli_assign.register(app)     # assign
+cli_pipeline.register_ledger(app)  # ledger settle
 
 
 def main() -> None:

@@ -136,6 +136,12 @@ def register(app: typer.Typer) -> None:
                 cost = "cost unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
                 typer.echo(f"  {r['stage']:<22} {r['status']:<12} {r['n']:>4} runs  calls made {r['calls_made'] or 0:,}"
                            f"  cached {r['calls_cached'] or 0:,}  failed {r['calls_failed'] or 0:,}  {cost}")
+        if status["stranded"]:
+            from lsqa.cli.study import stranded_lines
+
+            typer.echo("stranded spend (calls recorded as sent, never stored):")
+            for line in stranded_lines(status["stranded"]):
+                typer.echo(line)
 
     @app.command("demo")
     @friendly_errors

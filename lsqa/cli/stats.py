@@ -455,6 +455,9 @@ def certify_command(
     from lsqa.stats import certification
 
     ws = existing_workspace(workspace)
+    if not judge.strip():  # no judge is named '' (the name rule refuses it): an unknown judge, not "undecided"
+        raise InputError("lsqa certify", f"no judge {judge!r} in this workspace",
+                         hint="give one of its judges; `lsqa rank` and `lsqa accuracy` list them")
     thresholds = certification.Thresholds(min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon,
                                           level=level)
     try:
@@ -467,7 +470,7 @@ def certify_command(
 def report_command(
     workspace: Optional[Path] = WorkspaceOption,
     judge: str = typer.Option(..., "--judge", help="The judge to report on."),
-    out: Path = typer.Option(..., "--out", help="The HTML file to write (one self-contained page, opens offline)."),
+    out: str = typer.Option(..., "--out", help="The HTML file to write (one self-contained page, opens offline)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help=f"Bootstrap rounds for the strength intervals "
                                                             f"(0 = none, at most {MAX_BOOTSTRAP:,})."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
@@ -480,7 +483,8 @@ def report_command(
     _check_numbers(bootstrap=bootstrap, seed=seed)
     if audit_queue not in (None, "random", "active", "import"):
         raise InputError("--audit-queue", f"unknown audit queue {audit_queue!r}", hint="use random, active or import")
-    checked_output_file(out, "report.html")
+    checked_output_file(out, "report.html")  # as written: `newdir/` is a folder, not a file named newdir
+    out = Path(out)
     ws = existing_workspace(workspace)
     try:
         page = report.build(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue)

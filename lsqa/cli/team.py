@@ -21,11 +21,31 @@ users = typer.Typer(name="users", help="People who sign in to the dashboard: add
                     no_args_is_help=True, pretty_exceptions_enable=False)
 
 
+def dashboard_base(base: str | None = None) -> str:
+    """The dashboard address links lead to (``--dashboard-url``, else ``LSQA_DASHBOARD_URL``, else make
+    run's address), checked: an http(s) URL with a host and no control or space characters, else
+    InputError (a ``javascript:`` link or a line break would reach the person who opens it)."""
+    import unicodedata
+    from urllib.parse import urlsplit
+
+    from lsqa.errors import InputError
+
+    where = "--dashboard-url" if base is not None else "LSQA_DASHBOARD_URL"
+    if base is None:
+        base = os.environ.get("LSQA_DASHBOARD_URL") or DEFAULT_DASHBOARD
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Zs") for ch in base):
+        raise InputError(where, f"{base!r} holds a control, invisible or space character",
+                         hint="give the dashboard's address, e.g. http://127.0.0.1:8501")
+    parts = urlsplit(base)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise InputError(where, f"{base!r} is not an http(s) address",
+                         hint="give the dashboard's address, e.g. http://127.0.0.1:8501")
+    return base.rstrip("/")
+
+
 def sign_in_link(token: str, base: str | None = None) -> str:
-    """The personal link that signs a person in: the dashboard address (``--dashboard-url``, else
-    ``LSQA_DASHBOARD_URL``, else make run's address) with ``?token=``."""
-    base = (base or os.environ.get("LSQA_DASHBOARD_URL") or DEFAULT_DASHBOARD).rstrip("/")
-    return f"{base}/?token={token}"
+    """The personal link that signs a person in: :func:`dashboard_base` with ``?token=``."""
+    return f"{dashboard_base(base)}/?token={token}"
 
 
 @users.command("add")
@@ -36,13 +56,16 @@ def add_cmd(
     workspace: Optional[Path] = WorkspaceOption,
     dashboard_url: Optional[str] = typer.Option(None, "--dashboard-url", help="Where people open the dashboard "
                                                 "(default LSQA_DASHBOARD_URL, else http://127.0.0.1:8501)."),
-    as_json: bool = typer.Option(False, "--json", help='Print {"name", "role", "token", "link"}.'),
+    as_json: bool = typer.Option(False, "--json", help='Print {"name", "role", "token", "link", "warnings"}.'),
 ) -> None:
     """Add a person and print their personal sign-in link (shown once: only a salted hash is kept)."""
     from lsqa.team import add_person
 
+    base = dashboard_base(dashboard_url)  # before anything is written
     added = add_person(existing_workspace(workspace), name, role)
-    added["link"] = sign_in_link(added["token"], dashboard_url)
+    added["link"] = sign_in_link(added["token"], base)
+    for line in added["warnings"]:
+        typer.echo(line, err=True)
     if as_json:
         emit_json(added)
         return
