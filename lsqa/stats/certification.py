@@ -49,6 +49,7 @@ import numpy as np
 
 from lsqa import store
 from lsqa.judging import kinds
+from lsqa.stats.corrected import POWER
 from lsqa.stats.sampling import USABLE_QUEUES, judge_items
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY
@@ -91,9 +92,19 @@ class Thresholds:
 
 # ------------------------------------------------------------------------------ intervals
 
+SEQUENCE, FIXED_N = "sequence", "fixed-n"
+RULES = {
+    SEQUENCE: "anytime-valid confidence sequence: a one-sided beta-binomial mixture per bound (uniform prior "
+              "beyond the bound; Robbins 1970, Howard et al. 2021) on the Kish effective number of audits, each "
+              "bound at half of 1 − level, so re-checking after every batch keeps its error",
+    FIXED_N: "fixed-n Clopper-Pearson on the Kish effective number of audits (valid for one look only)",
+}
+DRAWS = 2_000           # simulated futures behind "about N more audits" (a fixed seed: the same answer each time)
+
+
 def clopper_pearson(successes: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Clopper-Pearson interval of a proportion; ``successes`` and ``n`` may be fractional (an
-    effective sample size), as in Korn & Graubard's interval for survey data."""
+    effective sample size), as in Korn & Graubard's interval for survey data. Valid at one fixed n."""
     from scipy.stats import beta
 
     if n <= 0:
@@ -105,42 +116,174 @@ def clopper_pearson(successes: float, n: float, level: float = 0.95) -> tuple[fl
     return low, high
 
 
-def weighted_share(hits, weights, level: float = 0.95) -> dict:
-    """Hájek share Σw·hit / Σw with a Clopper-Pearson interval on the Kish effective size (Σw)²/Σw²."""
-    hits = np.asarray(hits, dtype=float)
-    w = np.asarray(weights, dtype=float)
-    if len(hits) == 0:
-        return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0, "n_effective": 0.0}
-    p = float(np.sum(w * hits) / np.sum(w))
-    n_eff = float(np.sum(w) ** 2 / np.sum(w ** 2))
-    low, high = clopper_pearson(p * n_eff, n_eff, level)
-    return {"estimate": p, "ci_low": low, "ci_high": high, "n": int(len(hits)), "n_effective": n_eff}
+def _log_mixture_above(successes, n, p0, slope: bool = False):
+    """log M_n(p0), the one-sided Robbins mixture against H0: p ≤ p0 (Robbins 1970; Howard, Ramdas,
+    McAuliffe & Sekhon 2021, "Time-uniform, nonparametric, nonasymptotic confidence sequences", the
+    conjugate beta-binomial mixture): the likelihood ratio of Bernoulli(θ) to Bernoulli(p0) over the
+    ``n`` trials, averaged over θ uniform on [p0, 1]. For every p ≤ p0 each factor has mean ≤ 1, so
+    M is a nonnegative supermartingale from 1 and, by Ville's inequality, P(M_n ≥ 1/a at any n) ≤ a.
+    Arrays broadcast; fractional counts (effective sizes) are allowed. ``slope``: also d log M / d p0."""
+    from scipy.special import betainc, betaln, xlog1py, xlogy
+
+    s = np.asarray(successes, dtype=float)
+    f = np.asarray(n, dtype=float) - s
+    p0 = np.asarray(p0, dtype=float)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        # ∫_{p0}^1 θ^s (1 − θ)^f dθ / (1 − p0) over p0^s (1 − p0)^f; betainc(f+1, s+1, 1 − p0) = 1 − I_{p0}(s+1, f+1)
+        log_tail = betaln(s + 1, f + 1) + np.log(betainc(f + 1, s + 1, 1 - p0))
+        log_at = xlogy(s, p0) + xlog1py(f, -p0)
+        value = log_tail - np.log1p(-p0) - log_at
+        if not slope:
+            return value
+        return value, -np.exp(log_at - log_tail) + (1 + f) / (1 - p0) - s / p0
 
 
-def _bounds_at(p: float, n_eff: float, level: float) -> tuple[float, float]:
-    return clopper_pearson(p * n_eff, n_eff, level)
+def _low_passes(successes, n, threshold: float, level: float, rule: str):
+    """Whether the lower bound reaches ``threshold`` (arrays): the test behind :func:`bounds`."""
+    from scipy.special import betainc
+
+    s, n = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(n, dtype=float))
+    a = (1 - level) / 2
+    if threshold <= 0:
+        return np.ones(s.shape, dtype=bool)
+    if threshold >= 1:
+        return np.zeros(s.shape, dtype=bool)
+    if rule == FIXED_N:             # Clopper-Pearson: low ≥ t ⇔ P(Beta(s, n − s + 1) ≤ t) ≤ a
+        ok = s > 0
+        out = np.zeros(s.shape, dtype=bool)
+        out[ok] = betainc(s[ok], n[ok] - s[ok] + 1, threshold) <= a
+        return out
+    return (s > threshold * n) & (_log_mixture_above(s, n, threshold) >= np.log(1 / a))
 
 
-def audits_to_cross(p: float, n_eff_now: float, n_now: int, threshold: float, level: float,
-                    cap: int) -> int | None:
-    """The smallest total number of audits n (n_now < n ≤ cap) at which, the share staying at ``p`` and
-    the effective size growing in proportion (n_eff_now · n / n_now), the lower bound reaches
-    ``threshold`` (p ≥ threshold) or the upper bound falls below it (p < threshold). None when even
-    ``cap`` audits would not do (or the share sits on the threshold)."""
-    if n_now <= 0 or n_eff_now <= 0 or cap <= n_now:
+def decides(successes, n, threshold: float, level: float, rule: str = SEQUENCE) -> tuple[np.ndarray, np.ndarray]:
+    """(lower bound ≥ ``threshold``, upper bound < ``threshold``) for arrays of counts, without
+    computing the bounds (upper bounds by symmetry: the upper bound of p is 1 − the lower of 1 − p)."""
+    s, n = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
+    return _low_passes(s, n, threshold, level, rule), _low_passes(n - s, n, 1 - threshold, level, rule) & (n > 0)
+
+
+def _sequence_low(successes, n, level: float) -> np.ndarray:
+    """Lower ends of the confidence sequence: sup{p0 : M_n(p0) ≥ 2/(1 − level)}, M falling as p0 rises
+    to the share (where M ≤ 1): Newton's method kept inside a bracket [rejected, not rejected] (a
+    bisection step when it would leave it), and the last point found rejected returned (≤ 1e-10 short)."""
+    s, n = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(n, dtype=float))
+    cut = np.log(2 / (1 - level))
+    live = (s > 0) & (n > 0)
+    share = np.where(live, s / np.where(live, n, 1), 0.5)
+    lo, hi = np.zeros(s.shape), share.copy()
+    x = np.clip(share - 3 * np.sqrt((share * (1 - share) + 1 / np.maximum(n, 1)) / np.maximum(n, 1)), share / 2, share)
+    for _ in range(40):
+        g, dg = _log_mixture_above(s, n, x, slope=True)
+        rejected = g >= cut
+        lo, hi = np.where(rejected, x, lo), np.where(rejected, hi, x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = x - (g - cut) / dg
+        inside = np.isfinite(step) & (step > lo) & (step < hi)
+        x, before = np.where(inside, step, (lo + hi) / 2), x
+        if np.all((np.abs(x - before) < 1e-12) | ~live):
+            break
+    x = np.maximum(x - 1e-10, lo)           # make sure the value returned was itself rejected
+    lo = np.where(_log_mixture_above(s, n, x) >= cut, x, lo)
+    return np.where(live, lo, 0.0)
+
+
+def bounds_many(successes, n, level: float = 0.95, rule: str = SEQUENCE) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of proportions from ``successes`` of ``n`` trials (arrays; fractional
+    counts: effective sizes), each one-sided at (1 − level)/2: the confidence sequence (``SEQUENCE``:
+    they hold at every n at once, however often the audits are re-checked) or Clopper-Pearson
+    (``FIXED_N``). The upper bound of p is 1 − the lower bound of 1 − p. No trials: [0, 1]."""
+    from scipy.stats import beta
+
+    n = np.atleast_1d(np.asarray(n, dtype=float))
+    s = np.clip(np.atleast_1d(np.asarray(successes, dtype=float)), 0.0, n)
+    if rule == FIXED_N:
+        a = (1 - level) / 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low = np.where(s > 0, beta.ppf(a, np.maximum(s, 1e-300), n - s + 1), 0.0)
+            high = np.where(s < n, beta.ppf(1 - a, s + 1, np.maximum(n - s, 1e-300)), 1.0)
+    else:
+        both = _sequence_low(np.concatenate([s, n - s]), np.concatenate([n, n]), level)
+        low, high = both[:len(s)], 1 - both[len(s):]
+    empty = n <= 0
+    return np.where(empty, 0.0, low), np.where(empty, 1.0, high)
+
+
+def bounds(successes: float, n: float, level: float = 0.95, rule: str = SEQUENCE) -> tuple[float, float]:
+    """:func:`bounds_many` of one proportion."""
+    low, high = bounds_many([successes], [n], level, rule)
+    return float(low[0]), float(high[0])
+
+
+def _kish(hits, weights) -> tuple[float, float]:
+    """Hájek share Σw·hit / Σw and Kish effective size (Σw)²/Σw² of one group of audits."""
+    return float(np.sum(weights * hits) / np.sum(weights)), float(np.sum(weights) ** 2 / np.sum(weights ** 2))
+
+
+def weighted_shares(hits, weights, groups, level: float = 0.95, rule: str = SEQUENCE) -> list[dict]:
+    """For each group (index array) of audits: the Hájek share with :func:`bounds_many` on the Kish
+    effective size, the share times it standing for the successes (as in Korn & Graubard's interval)."""
+    hits, w = np.asarray(hits, dtype=float), np.asarray(weights, dtype=float)
+    stats = [_kish(hits[g], w[g]) if len(g) else (None, 0.0) for g in groups]
+    full = [k for k, g in enumerate(groups) if len(g)]
+    low, high = bounds_many([stats[k][0] * stats[k][1] for k in full], [stats[k][1] for k in full], level, rule) \
+        if full else ([], [])
+    out = [{"estimate": None, "ci_low": None, "ci_high": None, "n": 0, "n_effective": 0.0} for _ in groups]
+    for k, lo, hi in zip(full, low, high):
+        out[k] = {"estimate": stats[k][0], "ci_low": float(lo), "ci_high": float(hi), "n": int(len(groups[k])),
+                  "n_effective": stats[k][1]}
+    return out
+
+
+def weighted_share(hits, weights, level: float = 0.95, rule: str = SEQUENCE) -> dict:
+    """:func:`weighted_shares` of all the audits given."""
+    return weighted_shares(hits, weights, [np.arange(len(hits))], level, rule)[0]
+
+
+def audits_to_decide(hits, weights, human_labels, gated: list[str], thresholds: Thresholds, *, cap: int,
+                     rule: str = SEQUENCE, power: float = POWER) -> int | None:
+    """About how many more random audits would decide the verdict with probability ``power``: the
+    smallest k (n + k ≤ ``cap``) at which, taking the current estimates as the truth, the bounds
+    after the k-th audit pass every threshold or put one below its threshold in at least ``power`` of
+    :data:`DRAWS` simulated futures (a fixed seed). A future audit's people's label is drawn from the
+    weighted shares of the labels so far and the judge agrees with it at that label's recall; each
+    criterion's effective size grows as its raw count does. None when ``cap`` audits would not do.
+    The bounds are those of ``rule``: re-checking along the way only adds chances to decide."""
+    hits, w = np.asarray(hits, dtype=float), np.asarray(weights, dtype=float)
+    labels = np.asarray(human_labels, dtype=str)
+    n = len(hits)
+    if n == 0 or cap <= n:
         return None
-    rising = p >= threshold
+    seen = np.unique(labels).tolist()
+    share = np.array([w[labels == x].sum() for x in seen]) / w.sum()
+    recall = np.array([np.sum(w[labels == x] * hits[labels == x]) / w[labels == x].sum() for x in seen])
 
-    def decided(n: int) -> bool:
-        low, high = _bounds_at(p, n_eff_now * n / n_now, level)
-        return low >= threshold if rising else high < threshold
+    def now(mask):
+        p, n_eff = _kish(hits[mask], w[mask])
+        return p * n_eff, n_eff, int(mask.sum())
 
-    if not decided(cap):
+    criteria = [(None, *now(np.ones(n, dtype=bool)), thresholds.min_agreement)]
+    criteria += [(seen.index(x), *now(labels == x), thresholds.min_recall) for x in gated]
+    def p_decided(k: int) -> float:
+        rng = np.random.default_rng(k)              # the same futures for the same k, whatever the search order
+        counts = rng.multinomial(k, share, size=DRAWS)
+        new_hits = rng.binomial(counts, recall)
+        all_low, any_high = np.ones(DRAWS, dtype=bool), np.zeros(DRAWS, dtype=bool)
+        for which, s_eff, n_eff, n_raw, thr in criteria:
+            k_c, h_c = (counts.sum(axis=1), new_hits.sum(axis=1)) if which is None else \
+                (counts[:, which], new_hits[:, which])
+            scale = n_eff / n_raw                      # effective audits per raw audit, as so far
+            low, high = decides(s_eff + scale * h_c, n_eff + scale * k_c, thr, thresholds.level, rule)
+            all_low &= low
+            any_high |= high
+        return float(np.mean(all_low | any_high))
+
+    if p_decided(cap - n) < power:
         return None
-    lo, hi = n_now, cap            # decided(hi) holds; decided(lo) does not (it was undecided at n_now)
+    lo, hi = 0, cap - n             # p_decided(hi) ≥ power; search the smallest such k
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if decided(mid) else (mid, hi)
+        lo, hi = (lo, mid) if p_decided(mid) >= power else (mid, hi)
     return hi
 
 
@@ -241,37 +384,45 @@ def ceiling(judge_labels: dict, people: dict[str, dict], level: float = 0.95) ->
 # ------------------------------------------------------------------------------ the verdict
 
 def certify_audits(judge_labels, human_labels, inclusion_probs, labels: tuple[str, ...], *, gate_all: bool,
-                   thresholds: Thresholds = Thresholds(), population: int | None = None) -> dict:
+                   thresholds: Thresholds = Thresholds(), population: int | None = None, rule: str = SEQUENCE,
+                   advise: bool = True) -> dict:
     """Agreement, per-label recall, verdict and audits needed from audited verdicts alone (the
-    numerics the workspace reader and bench/bench_certify.py share).
+    numerics the workspace reader and the benches share).
 
     ``judge_labels[k]``, ``human_labels[k]``: the judge's and the people's label of audit k;
     ``inclusion_probs[k]``: its π. ``labels``: the kind's labels in order; ``gate_all``: every label
     gates (a yes/no judge) rather than only those people gave. ``population``: how many verdicts
-    could be audited at all (caps ``audits_needed``).
+    could be audited at all (caps ``audits_needed``). ``rule``: ``SEQUENCE`` (the gate: bounds valid
+    at every look) or ``FIXED_N`` (Clopper-Pearson, for comparison in bench/bench_certify_sequential.py);
+    ``advise=False`` skips ``audits_needed`` (None), which simulates futures.
     """
     t = thresholds.check()
-    judge_labels, human_labels = list(judge_labels), list(human_labels)
-    w = 1.0 / np.asarray(inclusion_probs, dtype=float) if len(human_labels) else np.zeros(0)
-    hits = np.array([a == b for a, b in zip(judge_labels, human_labels)], dtype=float)
-    n = len(human_labels)
-    agreement = weighted_share(hits, w, t.level)
+    if rule not in RULES:
+        raise ValueError(f"unknown certification rule {rule!r}; use one of {', '.join(RULES)}")
+    said = np.asarray(judge_labels if isinstance(judge_labels, np.ndarray) else list(judge_labels), dtype=str)
+    people = np.asarray(human_labels if isinstance(human_labels, np.ndarray) else list(human_labels), dtype=str)
+    n = len(people)
+    w = 1.0 / np.asarray(inclusion_probs, dtype=float) if n else np.zeros(0)
+    hits = (said == people).astype(float)
+    judge_said = dict(zip(*np.unique(said, return_counts=True)))
+    groups = [np.arange(n)] + [np.flatnonzero(people == label) if n else np.zeros(0, dtype=int) for label in labels]
+    agreement, *shares = weighted_shares(hits, w, groups, t.level, rule)
     criteria = []            # (name, share, n_eff, low, high, threshold)
     if n:
         criteria.append(("agreement", agreement["estimate"], agreement["n_effective"], agreement["ci_low"],
                          agreement["ci_high"], t.min_agreement))
     per_label = []
+    gated_seen: list[str] = []
     reasons: list[str] = []
-    seen = set(human_labels)
-    for label in labels:
-        idx = [k for k, h in enumerate(human_labels) if h == label]
-        share = weighted_share(hits[idx], w[idx], t.level) if idx else weighted_share([], [], t.level)
+    seen = set(np.unique(people).tolist())
+    for label, idx, share in zip(labels, groups[1:], shares):
         gated = gate_all or label in seen
         row = {"label": label, "n": share["n"], "recall": share["estimate"], "ci_low": share["ci_low"],
                "ci_high": share["ci_high"], "n_effective": share["n_effective"], "gated": gated,
-               "judge_said": sum(1 for j in judge_labels if j == label)}
+               "judge_said": int(judge_said.get(label, 0))}
         per_label.append(row)
-        if gated and idx:
+        if gated and len(idx):
+            gated_seen.append(label)
             criteria.append((f"recall of {label!r}", share["estimate"], share["n_effective"], share["ci_low"],
                              share["ci_high"], t.min_recall))
         elif gated and n:
@@ -296,25 +447,20 @@ def certify_audits(judge_labels, human_labels, inclusion_probs, labels: tuple[st
         reasons[:0] = [f"{name} {share:.1%} [{low:.1%}, {high:.1%}]: the interval still holds {thr:.0%}"
                        for name, share, _, low, high, thr in (c for c in criteria if c not in passing)]
     needed = None
-    if verdict == UNDECIDED and n and not untested:
+    if verdict == UNDECIDED and n and not untested and advise:
         cap = population if population is not None else 100 * n
-        heading_down = [c for c in criteria if c[1] < c[5] and c not in passing]
-        open_ = [c for c in criteria if c not in passing]
-        steps = [audits_to_cross(share, n_eff, n, thr, t.level, cap) for _, share, n_eff, _, _, thr in
-                 (heading_down or open_)]
-        known = [s for s in steps if s is not None]
-        if heading_down and known:
-            needed = min(known) - n           # the first upper bound to fall below decides
-        elif not heading_down and steps and len(known) == len(steps):
-            needed = max(known) - n           # every lower bound must pass
+        needed = audits_to_decide(hits, w, people, gated_seen, t, cap=cap, rule=rule)
         if needed is None:
-            reasons.append(f"at the current rates no number of random audits up to {cap} would decide it"
+            reasons.append(f"at the current rates no number of random audits up to {cap} would decide it with "
+                           f"{POWER:.0%} probability"
                            + (" (the judge's verdicts that can be drawn)" if population is not None else ""))
         else:
-            reasons.append(f"about {needed} more random audits would decide it, if the rates stay where they are")
+            reasons.append(f"about {needed} more random audits would decide it with {POWER:.0%} probability, "
+                           "if the current rates are the true ones")
     return {"verdict": verdict, "n_audits": n,
             "agreement": {k: agreement[k] for k in ("estimate", "ci_low", "ci_high", "n_effective")},
-            "per_label": per_label, "audits_needed": needed, "reasons": reasons, "thresholds": asdict(t)}
+            "per_label": per_label, "audits_needed": needed, "reasons": reasons, "thresholds": asdict(t),
+            "rule": RULES[rule]}
 
 
 def _apply_alt_test(result: dict, alt: dict | None) -> None:
@@ -339,7 +485,7 @@ def certify(workspace: Path, judge: str, *, queue: str | None = None,
             thresholds: Thresholds = Thresholds()) -> dict:
     """Can ``judge`` replace the annotators in this workspace? (module docstring). JSON-ready:
     ``judge, verdict, n_audits, agreement, per_label, alt_test, audits_needed, thresholds`` and
-    ``design, ceiling, reasons, notes``. ValueError (one line, what to do) for an unknown judge or queue."""
+    ``design, ceiling, reasons, notes, rule`` (the bounds' rule, :data:`RULES`). ValueError (one line, what to do) for an unknown judge or queue."""
     thresholds.check()
     if queue is not None and queue not in USABLE_QUEUES:
         raise ValueError(f"unknown audit queue {queue!r}; use one of {', '.join(USABLE_QUEUES)}")
@@ -387,7 +533,7 @@ def certify(workspace: Path, judge: str, *, queue: str | None = None,
     return {"judge": judge, "verdict": result["verdict"], "n_audits": result["n_audits"],
             "agreement": result["agreement"], "per_label": result["per_label"], "alt_test": alt,
             "audits_needed": result["audits_needed"], "thresholds": result["thresholds"],
-            "design": design, "ceiling": top, "reasons": result["reasons"], "notes": notes}
+            "design": design, "ceiling": top, "reasons": result["reasons"], "notes": notes, "rule": result["rule"]}
 
 
 # ------------------------------------------------------------------------------ for the page
@@ -423,6 +569,7 @@ def panel(workspace: Path, judge: str, *, queue: str | None = None, thresholds: 
     needed = result["audits_needed"]
     headline = {REPLACEABLE: "can replace the annotators on this study",
                 NOT_REPLACEABLE: "cannot replace the annotators on this study",
-                UNDECIDED: "undecided" + (f": about {needed} more random audits would tell" if needed else "")}
+                UNDECIDED: "undecided" + (f": about {needed} more random audits would tell, with {POWER:.0%} "
+                                           "probability" if needed else "")}
     return {**result, "headline": f"{judge}: {headline[result['verdict']]}", "rows": rows,
             "ceiling_rows": ceiling_rows, "alt_rows": alt_rows}
