@@ -4,8 +4,10 @@ replace the annotators?
 Workspace tests use the small demo (tests/conftest.py): reviews are written through ``lsqa.audit``
 exactly as the Audit page writes them, random-queue reviews with the sampling record the random
 queue (``lsqa.stats.sampling.queue``) gives. Expected figures are counted by hand from the labels
-written, and the intervals come from scipy's own exact binomial interval (``binomtest``), not from
-the module under test.
+written. The gate's bounds are a confidence sequence (a one-sided beta-binomial mixture, Howard et
+al. 2021): the tests recompute them here by numerical integration of the mixture (``mixture_bounds``,
+scipy's ``quad`` and ``brentq``), and the fixed-n rule's from scipy's exact binomial interval
+(``binomtest``), not from the module under test.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.integrate import quad
+from scipy.optimize import brentq
+from scipy.stats import beta as beta_dist
+from scipy.stats import binom, binomtest
 from scipy.stats import t as student_t
 
 from lsqa import audit
@@ -32,6 +37,30 @@ SXS = "lexical-sxs-fc"
 def exact(k: int, n: int) -> tuple[float, float]:
     ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
     return ci.low, ci.high
+
+
+def _mixture_low(s: float, n: float, level: float) -> float:
+    """The lower end of the one-sided mixture sequence, by quadrature: the p0 at which the likelihood
+    ratio of Bernoulli(θ) to Bernoulli(p0), averaged over θ uniform on [p0, 1], equals 2 / (1 − level)."""
+    if s <= 0:
+        return 0.0
+    f = n - s
+
+    def g(th):                      # log θ^s (1 − θ)^f
+        return s * math.log(th) + (f * math.log(1 - th) if f else 0.0)
+
+    def log_m(p0):
+        top = g(max(p0, s / n)) if s < n else g(p0)          # the integrand's largest value on [p0, 1]
+        area = quad(lambda th: math.exp(g(th) - top) if th < 1 else float(f == 0), p0, 1, epsabs=0, epsrel=1e-12,
+                    limit=200)[0]
+        return top + math.log(area) - g(p0) - math.log(1 - p0)
+
+    return brentq(lambda p0: log_m(p0) - math.log(2 / (1 - level)), 1e-9, s / n - 1e-12, xtol=1e-13)
+
+
+def mixture_bounds(s: float, n: float, level: float = 0.95) -> tuple[float, float]:
+    """Both ends (the upper one as 1 − the lower end for the failures)."""
+    return _mixture_low(s, n, level), 1 - _mixture_low(n - s, n, level)
 
 
 def random_rows(ws: Path, judge: str, n: int) -> list[dict]:
@@ -50,11 +79,197 @@ def test_clopper_pearson_and_weighted_share_by_hand():
     assert cert.clopper_pearson(8, 10) == pytest.approx(exact(8, 10))
     assert cert.clopper_pearson(0, 10)[1] == pytest.approx(1 - 0.025 ** (1 / 10))   # (α/2)^(1/n) at the edges
     assert cert.clopper_pearson(10, 10)[0] == pytest.approx(0.025 ** (1 / 10))
-    # Weights 1/π = 2, 4, 1: Hájek share (2 + 1) / 7; Kish effective size 7² / (4 + 16 + 1) = 7/3.
+    assert cert.bounds(8, 10, rule=cert.FIXED_N) == pytest.approx(exact(8, 10))
+    # Weights 1/π = 2, 4, 1: Hájek share (2 + 1) / 7; Kish effective size 7² / (4 + 16 + 1) = 7/3:
+    # the sequence's bounds at 1 effective success of 7/3 (the share times the effective size).
     share = cert.weighted_share([1, 0, 1], [2, 4, 1])
     assert share["estimate"] == pytest.approx(3 / 7)
     assert share["n_effective"] == pytest.approx(7 / 3)
-    assert (share["ci_low"], share["ci_high"]) == pytest.approx(cert.clopper_pearson(3 / 7 * 7 / 3, 7 / 3))
+    assert (share["ci_low"], share["ci_high"]) == pytest.approx(mixture_bounds(1.0, 7 / 3), abs=1e-9)
+    fixed = cert.weighted_share([1, 0, 1], [2, 4, 1], rule=cert.FIXED_N)
+    assert (fixed["ci_low"], fixed["ci_high"]) == pytest.approx(cert.clopper_pearson(1.0, 7 / 3))
+
+
+@pytest.mark.parametrize("s,n,level", [(15, 20, 0.95), (5, 8, 0.95), (8, 8, 0.95), (0, 8, 0.95), (93, 100, 0.95),
+                                       (37.5, 41.2, 0.9), (3.3, 12.7, 0.99)])
+def test_the_sequence_bounds_against_the_mixture_integrated_here(s, n, level):
+    assert cert.bounds(s, n, level) == pytest.approx(mixture_bounds(s, n, level), abs=1e-9)
+    # ... and they are what the gate tests at a threshold, without computing them
+    low, high = cert.bounds(s, n, level)
+    for t in (0.05, 0.5, 0.8, 0.9, 0.97, low - 1e-6, low + 1e-6, high - 1e-6, high + 1e-6):
+        if 0 < t < 1:
+            passes, fails = cert.decides(s, n, t, level)
+            assert (bool(passes), bool(fails)) == (low >= t, high < t), t
+
+
+def test_all_agree_has_the_closed_form_lower_bound():
+    # s = n: ∫_{p}^1 θ^n dθ / ((1 − p) p^n) = (1 − p^(n+1)) / ((n + 1)(1 − p) p^n) = 40 at the lower bound.
+    for n in (1, 8, 36, 200):
+        low, high = cert.bounds(n, n)
+        assert high == 1.0
+        assert (1 - low ** (n + 1)) / ((n + 1) * (1 - low) * low ** n) == pytest.approx(40, rel=1e-7)
+
+
+def test_the_sequence_is_sensible():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = float(rng.uniform(1, 2000))
+        s = float(rng.uniform(0, n))
+        low, high = cert.bounds(s, n)
+        cp_low, cp_high = cert.clopper_pearson(s, n)
+        assert 0 <= low <= s / n <= high <= 1
+        assert low <= cp_low + 1e-12 and high >= cp_high - 1e-12      # valid at every n: wider than one look's
+        assert cert.bounds(s + 0.5 * (n - s), n)[0] >= low             # more successes: a higher lower bound
+        assert cert.bounds(s, n, 0.9)[0] >= low                        # a lower level: a higher lower bound
+    # the same share on more audits: narrower, towards it
+    widths = [np.subtract(*cert.bounds(0.93 * n, n)[::-1]) for n in (20, 50, 100, 500, 2000, 10_000)]
+    assert widths == sorted(widths, reverse=True) and widths[-1] < 0.02
+    assert cert.bounds(0, 0) == (0.0, 1.0)
+
+
+def _looks(truth: float, worlds: int, step: int, last: int, seed: int, weights=None):
+    """Cumulative (effective successes, effective size) at every look of ``worlds`` streams of audits:
+    i.i.d. hits at ``truth``, or draws ∝ a score weighed 1/π when ``weights`` is given."""
+    rng = np.random.default_rng(seed)
+    looks = np.arange(step, last + 1, step)
+    if weights is None:
+        hits = rng.random((worlds, last)) < truth
+        s = np.cumsum(hits, axis=1)[:, looks - 1].astype(float)
+        return s, np.broadcast_to(looks.astype(float), s.shape)
+    # unequal π: a population where the judge is right on exactly `truth`, its errors drawn more often
+    size = 20_000
+    wrong = np.zeros(size, dtype=bool)
+    wrong[: round((1 - truth) * size)] = True
+    score = np.where(wrong, 0.9, rng.uniform(0.05, 0.5, size))
+    draws = rng.choice(size, size=(worlds, last), p=score / score.sum())
+    w, hit = 1 / score[draws], ~wrong[draws]
+    sw, swh, sw2 = (np.cumsum(x, axis=1)[:, looks - 1] for x in (w, w * hit, w * w))
+    n_eff = sw ** 2 / sw2
+    return swh / sw * n_eff, n_eff
+
+
+@pytest.mark.parametrize("step", [10, 50])
+def test_repeated_looks_certify_a_judge_at_the_threshold_rarely_and_the_fixed_n_rule_often(step):
+    # 300 worlds of a judge whose agreement is exactly 0.90, the threshold (not replaceable), checked after
+    # every `step` audits up to 1,000: certified when a lower bound reaches 0.90 at any look.
+    s, n = _looks(0.90, 300, step, 1000, seed=11)
+    rates = {}
+    for rule in cert.RULES:
+        low, high = (b.reshape(s.shape) for b in cert.bounds_many(s.ravel(), n.ravel(), 0.95, rule))
+        rates[rule] = np.mean((low >= 0.90).any(axis=1))
+        covered = np.mean(((low <= 0.90) & (0.90 <= high)).all(axis=1))
+        if rule == cert.SEQUENCE:
+            assert covered >= 0.95                            # the truth inside at every look at once
+    assert rates[cert.SEQUENCE] <= 0.025
+    assert rates[cert.FIXED_N] > 0.025 * (2 if step == 10 else 1.5)   # measured 0.103 / 0.063 (seed 11)
+
+
+def test_repeated_looks_with_unequal_weights_on_the_kish_size():
+    # Audits drawn ∝ a score (0.9 where the judge errs, 0.05-0.5 elsewhere), weighed 1/π: the Hájek share on
+    # the Kish effective size. At 0.90 a look every 10 up to 1,000 still certifies at most 2.5% of 300 worlds,
+    # and at 0.95 most of them.
+    s, n = _looks(0.90, 300, 10, 1000, seed=12, weights=True)
+    assert n[:, -1].mean() < 900                              # the weights do differ
+    low, _ = cert.bounds_many(s.ravel(), n.ravel())
+    assert np.mean((low.reshape(s.shape) >= 0.90).any(axis=1)) <= 0.025
+    s, n = _looks(0.95, 300, 10, 1000, seed=13, weights=True)
+    low, _ = cert.bounds_many(s.ravel(), n.ravel())
+    assert np.mean((low.reshape(s.shape) >= 0.90).any(axis=1)) >= 0.95
+
+
+def test_the_rule_of_the_gate_and_the_fixed_n_rule_for_comparison():
+    people = ["yes"] * 12 + ["no"] * 8
+    judge = ["yes"] * 10 + ["no"] * 2 + ["no"] * 5 + ["yes"] * 3
+    seq = cert.certify_audits(judge, people, [0.25] * 20, ("yes", "no"), gate_all=True, advise=False)
+    fixed = cert.certify_audits(judge, people, [0.25] * 20, ("yes", "no"), gate_all=True, advise=False,
+                                rule=cert.FIXED_N)
+    assert seq["rule"] == cert.RULES[cert.SEQUENCE] and "anytime-valid" in seq["rule"]
+    assert "fixed-n" in fixed["rule"] and (fixed["agreement"]["ci_low"], fixed["agreement"]["ci_high"]) == \
+        pytest.approx(exact(15, 20))
+    assert (seq["agreement"]["ci_low"], seq["agreement"]["ci_high"]) == pytest.approx(mixture_bounds(15, 20), abs=1e-9)
+    assert seq["audits_needed"] is None and fixed["audits_needed"] is None        # advise=False
+    with pytest.raises(ValueError, match="unknown certification rule"):
+        cert.certify_audits(judge, people, [0.25] * 20, ("yes", "no"), gate_all=True, rule="bayes")
+
+
+def _all_agree_needed(t: float) -> int:
+    """The fewest audits, all agreeing, whose lower bound reaches t (the closed form above)."""
+    return next(m for m in range(1, 10_000) if (1 - t ** (m + 1)) / ((m + 1) * (1 - t) * t ** m) >= 40)
+
+
+def _p_decided_one_label(s: int, n: int, k: int, rate: float) -> float:
+    """n audits, s agreeing, people always saying 'A' (so agreement and the recall of 'A' are the same
+    share); k more at ``rate``: the exact chance that the lower bound then reaches 0.9 or the upper one
+    falls below it (bounds by quadrature here; the lower one rises with the successes)."""
+    def low(j):
+        return _low_reaches(s + j, n + k)
+
+    j = np.arange(k + 1)
+    first = next((x for x in range(k + 1) if low(x)), None)      # lower ≥ 0.9 from here on
+    up = [x for x in range(k + 1) if 1 - _mixture_low(n + k - s - x, n + k, 0.95) < 0.9]
+    ok = (j >= first) if first is not None else np.zeros(k + 1, dtype=bool)
+    ok[up] = True
+    return float(binom.pmf(j, k, rate)[ok].sum())
+
+
+def _low_reaches(s: int, n: int) -> bool:
+    return _mixture_low(s, n, 0.95) >= 0.9
+
+
+def test_audits_needed_is_an_80_percent_figure_under_the_same_rule():
+    # 100 side-by-side audits where people always said 'A', 95 agreeing: one share gates both agreement (0.9)
+    # and the recall of 'A' (0.8). The futures take the judge to agree at the 40% quantile of the Jeffreys
+    # posterior of 95 of 100 (heading up: a planning value a little below the share).
+    people = ["A"] * 100
+    judge = ["A"] * 95 + ["B"] * 5
+    rate = float(beta_dist.ppf(0.4, 95.5, 5.5))
+    assert 0.93 < rate < 0.945
+    r = cert.certify_audits(judge, people, [0.25] * 100, ("A", "B", "tie", "none"), gate_all=False)
+    assert r["verdict"] == cert.UNDECIDED
+    k = r["audits_needed"]
+    # the simulated futures (2,000) against the exact binomial sum: within their sampling error of 80%
+    assert _p_decided_one_label(95, 100, k, rate) >= 0.77
+    assert _p_decided_one_label(95, 100, k - 30, rate) < 0.8
+    assert f"about {k} more random audits would decide it with 80% probability, if the current rates are " \
+           "the true ones" in r["reasons"]
+    # the same call gives the same figure (futures seeded by the number of audits)
+    assert cert.certify_audits(judge, people, [0.25] * 100, ("A", "B", "tie", "none"),
+                               gate_all=False)["audits_needed"] == k
+
+
+def test_audits_needed_is_capped_by_the_verdicts_there_are_to_draw():
+    # All 8 audits agree (6 yes, 2 no). To be replaceable the recall of 'no' needs at least
+    # _all_agree_needed(0.8) = 24 audits where people said no (more if any disagrees): with 'no' at 2/8,
+    # 88 more audits (96 verdicts in all) bring that in only 54% of futures.
+    people = ["yes"] * 6 + ["no"] * 2
+    assert (_all_agree_needed(0.9), _all_agree_needed(0.8)) == (51, 24)
+    assert binom.sf(24 - 2 - 1, 88, 0.25) == pytest.approx(0.54, abs=0.01)
+    capped = cert.certify_audits(people, people, [0.25] * 8, ("yes", "no"), gate_all=True, population=96)
+    assert capped["audits_needed"] is None
+    assert any("no number of random audits up to 96 would decide it with 80% probability" in x
+               for x in capped["reasons"])
+    free = cert.certify_audits(people, people, [0.25] * 8, ("yes", "no"), gate_all=True)   # cap 100 × 8
+    assert free["audits_needed"] > 88
+    assert binom.sf(24 - 2 - 1, free["audits_needed"], 0.25) >= 0.8    # the 'no' audits alone need this many
+
+
+def test_following_the_advice_decides_it_in_most_worlds():
+    # A 95% judge, 40 worlds of 50 random audits: where undecided, audit the suggested number more and
+    # check once; most are then decided (the bench: 500 worlds, bench/bench_certify_sequential.py).
+    rng = np.random.default_rng(21)
+    tried = decided = 0
+    for _ in range(40):
+        people = np.where(rng.random(4000) < 0.5, "yes", "no")
+        judge = np.where(rng.random(4000) < 0.95, people, np.where(people == "yes", "no", "yes"))
+        r = cert.certify_audits(judge[:50], people[:50], np.full(50, 0.1), ("yes", "no"), gate_all=True,
+                                population=4000)
+        if r["verdict"] != cert.UNDECIDED or r["audits_needed"] is None:
+            continue
+        n = 50 + r["audits_needed"]
+        tried += 1
+        decided += cert.certify_audits(judge[:n], people[:n], np.full(n, 0.1), ("yes", "no"), gate_all=True,
+                                       population=4000, advise=False)["verdict"] != cert.UNDECIDED
+    assert tried >= 30 and decided / tried >= 0.7
 
 
 def test_benjamini_yekutieli_by_hand():
