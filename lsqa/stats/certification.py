@@ -1,21 +1,38 @@
-"""Can this judge replace the annotators? A verdict from the audits (issue 30, item 4).
+"""Can this judge replace the annotators? A verdict from the audits.
 
-Evidence, per verdict (a person's label is compared with the judge's label on the verdict they
-reviewed, never with an item's label collapsed over references or judges):
+Evidence, per verdict (the people's label of a verdict is compared with the judge's label on that
+verdict, never with an item's label collapsed over references or judges):
 
 - **Agreement and per-label recall** from the audits whose inclusion probability π is known (random
   or active queue, or imported with a probability: :mod:`lsqa.stats.sampling`), one design per
-  judge as in :mod:`lsqa.stats.corrected_report`, the latest review of each verdict standing for the
-  people. Each audit weighs 1/π (Hájek), so an active queue's over-sampled hard verdicts count for
-  what they represent. Recall of a label L is the share of the verdicts people labelled L that the
-  judge labelled L too (yes/no: the true-positive and true-negative rates; side by side: each
-  outcome). Intervals are Clopper-Pearson at the chosen level on the Kish effective sample size
-  (Korn & Graubard 1998, "Confidence intervals for proportions with small expected number of
-  positive counts estimated from survey data"); with a uniform random queue that is exactly the
-  Clopper-Pearson interval of the counts.
+  judge as in :mod:`lsqa.stats.corrected_report`, with the sampling record the store gives each
+  audited verdict (:func:`lsqa.store.verdicts.sampled_human_labels`). The people's label of an audit
+  is the verdict's **final human label** (the ``final_human_labels`` view): the adjudicated label
+  when an adjudicator set one, else the label most of the people gave; a tie nobody adjudicated
+  has none and is left out (:data:`NO_ADJUDICATION`, docs/statistics.md). Each audit weighs 1/π
+  (Hájek), so an active queue's over-sampled hard verdicts count for what they represent. Recall of
+  a label L is the share of the verdicts people labelled L that the judge labelled L too (yes/no: the
+  true-positive and true-negative rates; side by side: each outcome).
+- **Bounds valid at every look.** Teams re-run the verdict after every batch of audits, so each
+  bound is one end of a *confidence sequence* (Robbins 1970; Howard, Ramdas, McAuliffe & Sekhon
+  2021, "Time-uniform, nonparametric, nonasymptotic confidence sequences"): a one-sided beta-binomial
+  mixture, the likelihood ratio against the bound averaged over a uniform prior beyond it, a
+  nonnegative supermartingale, so by Ville's inequality the bound is wrong at *any* number of audits
+  with probability at most (1 − level)/2 — however often, and whenever, one looks. With unequal
+  weights the share and its effective successes are taken on the Kish effective size (Σw)²/Σw², as
+  in Korn & Graubard's fixed-n interval (1998); bench/bench_certify_sequential.py checks both
+  designs. There a betting sequence (Waudby-Smith & Ramdas 2024, JRSS-B) certified a little less
+  often and depends on the order of the audits; the mixture uses only the counts.
+- **Several criteria at once.** ``replaceable`` needs every lower bound to pass: it is an
+  intersection-union test (Berger 1982), wrong only if some criterion that truly fails its
+  threshold has its lower bound cross it, which each sequence allows with probability ≤ (1 − level)/2,
+  so no split of the error is needed. ``not replaceable`` needs any one upper bound below its
+  threshold: a union, so its error is at most the number of criteria times (1 − level)/2 (measured
+  far lower: the mixture bounds are conservative).
 - **The people's ceiling**: on verdicts two or more people labelled (the double-annotation overlap,
   :mod:`lsqa.audit.double_annotation`), how often people agree with each other, and how often the
-  judge agrees with them on the same verdicts. Descriptive: those verdicts come from any queue.
+  judge agrees with them on the same verdicts. Descriptive (fixed-n Clopper-Pearson intervals): those
+  verdicts come from any queue.
 - **The Alternative Annotator Test** (Calderon, Reichart & Dror, ACL 2025, "The Alternative Annotator
   Test for LLM-as-a-Judge", https://aclanthology.org/2025.acl-long.782/; procedure as in the authors'
   code, github.com/nitaytech/AltTest) where at least three people labelled the same verdicts: leave
@@ -32,10 +49,9 @@ The verdict: ``replaceable`` when the lower bound of the agreement reaches ``min
 lower bound of every gated recall reaches ``min_recall`` (both labels of a yes/no judge; for side by
 side each outcome the people gave in the audits) and the alternative annotator test, if it ran,
 passed; ``not replaceable`` when an upper bound falls below its threshold or the test ran and failed;
-otherwise ``undecided``, with about how many more random audits would decide it at the current
-rates: the smallest total at which, the estimates staying where they are, every lower bound would
-pass (or the first upper bound would fall below). Adjudicated labels: lsqa stores none yet, so the
-audits are the people's word.
+otherwise ``undecided``, with about how many more random audits would decide it with 80%
+probability under the same bounds, taking the current rates as the truth
+(:func:`audits_to_decide`).
 """
 
 from __future__ import annotations
