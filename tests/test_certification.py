@@ -96,8 +96,8 @@ def test_the_sequence_bounds_against_the_mixture_integrated_here(s, n, level):
     assert cert.bounds(s, n, level) == pytest.approx(mixture_bounds(s, n, level), abs=1e-9)
     # ... and they are what the gate tests at a threshold, without computing them
     low, high = cert.bounds(s, n, level)
-    for t in (0.05, 0.5, 0.8, 0.9, 0.97, low - 1e-6, low + 1e-6, high - 1e-6, high + 1e-6):
-        if 0 < t < 1:
+    for t in (0.05, 0.5, 0.8, 0.9, 0.97, 1.0, low - 1e-6, low + 1e-6, high - 1e-6, high + 1e-6):
+        if 0 < t <= 1:
             passes, fails = cert.decides(s, n, t, level)
             assert (bool(passes), bool(fails)) == (low >= t, high < t), t
 

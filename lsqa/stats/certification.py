@@ -177,7 +177,9 @@ def decides(successes, n, threshold: float, level: float, rule: str = SEQUENCE) 
     """(lower bound ≥ ``threshold``, upper bound < ``threshold``) for arrays of counts, without
     computing the bounds (upper bounds by symmetry: the upper bound of p is 1 − the lower of 1 − p)."""
     s, n = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
-    return _low_passes(s, n, threshold, level, rule), _low_passes(n - s, n, 1 - threshold, level, rule) & (n > 0)
+    # the upper bound is below 1 exactly when some trial failed (the failures' lower bound is then above 0)
+    high = (n - s > 0) if threshold >= 1 else _low_passes(n - s, n, 1 - threshold, level, rule)
+    return _low_passes(s, n, threshold, level, rule), high & (n > 0)
 
 
 def _sequence_low(successes, n, level: float) -> np.ndarray:
