@@ -145,6 +145,7 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     assert cert["n_audits"] == 12 and cert["agreement"]["estimate"] == pytest.approx(11 / 12)
     verdict = page.text("certification")
     assert f"(verdict: {cert['verdict']})" in verdict and "Rests on 12 audits from the random queue" in verdict
+    assert f"Bounds: {cert['rule']}." in verdict          # valid at every look: re-reading the report is safe
     agreement = page.table("certification")[0]
     assert (agreement["figure"], agreement["estimate"], agreement["audits"]) == (
         "agreement with people", "91.7%", "12")

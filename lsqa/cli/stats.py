@@ -415,12 +415,14 @@ def format_certification(result: Mapping) -> str:
         return "—" if r["ci_low"] is None else f"[{pct(r['ci_low'])}, {pct(r['ci_high'])}]"
 
     a = result["agreement"]
-    needed = f"; about {result['audits_needed']} more random audits would decide it" \
+    from lsqa.stats.certification import POWER
+
+    needed = f"; about {result['audits_needed']} more random audits would decide it with {POWER:.0%} probability" \
         if result["audits_needed"] is not None else ""
     lines = [f"{result['judge']}: {result['verdict']}{needed}",
              f"{result['n_audits']} audits ({result['design'] or 'none'} queue); thresholds: lower bounds of "
              f"agreement ≥ {t['min_agreement']:.0%}, of each gated recall ≥ {t['min_recall']:.0%} "
-             f"({t['level']:.0%} intervals)", ""]
+             f"({t['level']:.0%} intervals)", f"bounds: {result['rule']}", ""]
     grid = [["figure", "estimate", f"{t['level']:.0%} CI", "audits", "gated"],
             ["agreement with people", pct(a["estimate"]), span(a), str(result["n_audits"]), "yes"]]
     grid += [[f"recall of {r['label']}", pct(r["recall"]), span(r), str(r["n"]), "yes" if r["gated"] else "no"]

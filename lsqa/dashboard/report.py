@@ -179,7 +179,7 @@ def _certification(ws: Path, judge: str, queue: str | None) -> tuple[str, dict]:
             _p(f"Rests on {panel['n_audits']} audits" + (f" from the {panel['design']} queue" if panel["design"]
                                                           else "") + f"; thresholds: the lower end of the "
                f"{t['level']:.0%} interval of the agreement must reach {t['min_agreement']:.0%}, of each gated "
-               f"recall {t['min_recall']:.0%}."),
+               f"recall {t['min_recall']:.0%}. Bounds: {panel['rule']}."),
             table([{k: ("no audits of this yet" if str(v).startswith("— –") else v) for k, v in row.items()}
                    for row in panel["rows"]])]
     if panel["ceiling_rows"]:
