@@ -519,3 +519,10 @@ ss.audit_run = "keys"
 progress = _lazy_expander("Progress of every annotator", "audit_x_progress", st.sidebar)
 if progress is not None:
     progress.dataframe(audit.progress(workspace), hide_index=True, width="stretch")
+if presence.may("oversee"):  # admins: the lead's view (the library refuses anybody else)
+    from lsqa.dashboard import team_progress_view  # noqa: E402
+
+    team_box = _lazy_expander(team_progress_view.TITLE, "audit_x_team", st.sidebar)
+    if team_box is not None:
+        team_box.dataframe(team_progress_view.rows(workspace, who), hide_index=True, width="stretch")
+        team_box.caption(team_progress_view.HELP)

@@ -27,6 +27,7 @@ from lsqa.audit.adjudication import (
     next_open,
 )
 from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
+from lsqa.audit.lead_view import BREAK_SECONDS, team_figures
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
 from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, as_shown, blind_copy, item, prompt_of, reveal
 from lsqa.audit.kept_reads import REVIEWS_TABLE
@@ -64,6 +65,8 @@ __all__ = [
     "progress", "reviewers", "ASSIGNED", "MAX_SEARCH_CHARS", "search_terms",
     # assignments (issue 34)
     "ASSIGN_QUEUES", "assign", "my_progress", "team_progress",
+    # the lead's view of the team (lead_view)
+    "BREAK_SECONDS", "team_figures",
     # the overlap setting (double_annotation)
     "OVERLAP_KEY", "overlap", "set_overlap",
     # one item (judged_item)

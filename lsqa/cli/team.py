@@ -77,20 +77,34 @@ def add_cmd(
 @friendly_errors
 def list_cmd(
     workspace: Optional[Path] = WorkspaceOption,
-    as_json: bool = typer.Option(False, "--json", help="Print [{name, role, created_at, revoked_at}]."),
+    as_json: bool = typer.Option(False, "--json", help="Print [{name, role, created_at, revoked_at, items_done, "
+                                 "median_seconds_per_item, timed_items, agreed_with_final, compared_with_final, "
+                                 "agreement_with_final, assigned, assignments_open}]."),
 ) -> None:
-    """Everyone ever added, with their role and whether their link still works (never a token)."""
+    """Everyone ever added, with their role, whether their link still works (never a token), and their
+    work: items done, median seconds per item, agreement with the final label, assignments open
+    (``lsqa.audit.team_figures``)."""
+    from lsqa.audit import team_figures
+    from lsqa.audit.lead_view import FIGURES
     from lsqa.team import list_people
 
-    people = list_people(existing_workspace(workspace))
+    ws = existing_workspace(workspace)
+    figures = {r["annotator"]: r for r in team_figures(ws, by=None)}
+    people = [{**p, **{k: figures[p["name"]][k] for k in FIGURES}} for p in list_people(ws)]
     if as_json:
         emit_json(people)
         return
     if not people:
         typer.echo("nobody yet: the dashboard is a one-person tool until `lsqa users add NAME --role ROLE`")
+        return
+    typer.echo(f"{'name':<24} {'role':<12} {'added':<22} {'state':<24} {'done':>5} {'s/item':>7} "
+               f"{'agree':>11} {'open':>5}")
     for p in people:
         state = f"revoked {p['revoked_at']:%Y-%m-%d %H:%M}" if p["revoked_at"] else "active"
-        typer.echo(f"{p['name']:<24} {p['role']:<12} added {p['created_at']:%Y-%m-%d %H:%M}  {state}")
+        pace = "-" if p["median_seconds_per_item"] is None else f"{p['median_seconds_per_item']:.1f}"
+        agree = "-" if p["agreement_with_final"] is None else f"{p['agreed_with_final']}/{p['compared_with_final']}"
+        typer.echo(f"{p['name']:<24} {p['role']:<12} added {p['created_at']:%Y-%m-%d %H:%M}  {state:<24} "
+                   f"{p['items_done']:>5} {pace:>7} {agree:>11} {p['assignments_open']:>5}")
 
 
 @users.command("revoke")

@@ -195,3 +195,45 @@ def flagged_questions(con) -> list[dict]:
 def reviewers(con) -> list[str]:
     """Everybody with a current label on some verdict (gold sets included): the queue's "Reviewed by" filter."""
     return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_labels ORDER BY 1").fetchall()]
+
+
+def review_pace(con, break_seconds: float) -> list[dict]:
+    """Per annotator with a timed decision: ``{"annotator", "median_seconds", "timed"}``, the median of
+    the seconds from each Audit-page decision (a ``confirm`` or ``override`` row, undone or not: the
+    time was spent) back to that person's action before it (a decision or a skip), over the gaps of
+    at most ``break_seconds`` (a longer gap is a break: the decision after it starts a sitting and is
+    not timed). Imported reviews (queue ``import``) carry the time of the import, not of a decision:
+    left out."""
+    return fetch_dicts(con, """
+        WITH acts AS (
+            SELECT annotator, created_at, 1 AS decision, id FROM human_reviews
+            WHERE action IN ('confirm', 'override') AND queue <> 'import'
+            UNION ALL
+            SELECT annotator, created_at, 0 AS decision, id FROM review_skips),
+        gaps AS (
+            SELECT annotator, decision,
+                   (epoch_us(created_at) - epoch_us(lag(created_at) OVER (
+                        PARTITION BY annotator ORDER BY created_at, decision, id))) / 1e6 AS seconds
+            FROM acts)
+        SELECT annotator, median(seconds) AS median_seconds, count(*) AS timed FROM gaps
+        WHERE decision = 1 AND seconds IS NOT NULL AND seconds <= $break
+        GROUP BY annotator ORDER BY annotator""", {"break": float(break_seconds)})
+
+
+def agreement_with_final(con) -> list[dict]:
+    """Per annotator: ``{"annotator", "compared", "agreed"}`` over their current labels (``human_labels``)
+    of verdicts whose final label (``final_human_labels``) somebody else had a say in: another person
+    labelled the verdict too, or the standing adjudication is by somebody else. A verdict only they
+    labelled has their own label as its final label: it would agree with itself, and is not compared."""
+    return fetch_dicts(con, """
+        WITH judge AS (SELECT judgment_id, arg_max(adjudicator, id) AS adjudicator FROM adjudications
+                       GROUP BY judgment_id)
+        SELECT h.annotator, count(*) AS compared, count(*) FILTER (WHERE h.label = f.label) AS agreed
+        FROM human_labels h
+        JOIN final_human_labels f USING (judgment_id)
+        LEFT JOIN judge a USING (judgment_id)
+        WHERE h.label IS NOT NULL
+          AND (a.adjudicator <> h.annotator
+               OR EXISTS (SELECT 1 FROM human_labels o WHERE o.judgment_id = h.judgment_id
+                          AND o.annotator <> h.annotator AND o.label IS NOT NULL))
+        GROUP BY h.annotator ORDER BY h.annotator""")

@@ -11,7 +11,8 @@ Roles are ordered; each may do what the one before may:
     viewer       reads every page and exports
     annotator    also reviews, flags, notes, skips, comments and undoes their own actions
     adjudicator  also sets the final label where people disagree
-    admin        also starts runs, manages people, assignments, guidelines and workspace settings
+    admin        also starts runs, manages people, assignments, guidelines and workspace settings, and
+                 sees every person's progress, pace and agreement (``lsqa.audit.team_figures``)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ PERMISSIONS = {
     "assign": "admin",
     "guidelines": "admin",
     "settings": "admin",          # e.g. the share of verdicts every annotator reviews
+    "oversee": "admin",           # every person's pace and agreement with the final labels
 }
 
 # How a Person came to act. "single-user": a workspace without people, on the dashboard;
@@ -99,7 +101,8 @@ def _refused(name: str, role: str, permission: str) -> NotAllowed:
 
 _WHAT = {"read": "read this workspace", "review": "review, flag, skip or comment",
          "adjudicate": "adjudicate disagreements", "run": "start runs", "people": "manage people",
-         "assign": "assign items", "guidelines": "edit the guidelines", "settings": "change workspace settings"}
+         "assign": "assign items", "guidelines": "edit the guidelines", "settings": "change workspace settings",
+         "oversee": "see every person's progress, pace and agreement"}
 
 
 def acting(con, who: Person | str, permission: str) -> tuple[str, str]:
