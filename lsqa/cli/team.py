@@ -90,14 +90,16 @@ def list_cmd(
 
     ws = existing_workspace(workspace)
     figures = {r["annotator"]: r for r in team_figures(ws, by=None)}
-    people = [{**p, **{k: figures[p["name"]][k] for k in FIGURES}} for p in list_people(ws)]
+    # Somebody added between the two reads has no figures yet: zeros, as for anybody who did nothing.
+    blank = {k: None if k in ("median_seconds_per_item", "agreement_with_final") else 0 for k in FIGURES}
+    people = [{**p, **{k: figures.get(p["name"], blank)[k] for k in FIGURES}} for p in list_people(ws)]
     if as_json:
         emit_json(people)
         return
     if not people:
         typer.echo("nobody yet: the dashboard is a one-person tool until `lsqa users add NAME --role ROLE`")
         return
-    typer.echo(f"{'name':<24} {'role':<12} {'added':<22} {'state':<24} {'done':>5} {'s/item':>7} "
+    typer.echo(f"{'name':<24} {'role':<12} {'added':<22}  {'state':<24} {'done':>5} {'s/item':>7} "
                f"{'agree':>11} {'open':>5}")
     for p in people:
         state = f"revoked {p['revoked_at']:%Y-%m-%d %H:%M}" if p["revoked_at"] else "active"
