@@ -27,6 +27,17 @@ from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_prog
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
 from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, as_shown, blind_copy, item, prompt_of, reveal
 from lsqa.audit.kept_reads import REVIEWS_TABLE
+from lsqa.audit.open_items import (
+    LEASE_S,
+    RENEW_EVERY_S,
+    SHARED_QUEUES,
+    Opened,
+    close_item,
+    keep_open,
+    open_in,
+    open_item,
+    trail_of,
+)
 from lsqa.audit.priority_queue import (
     ASSIGNED,
     HEAD_SLACK,
@@ -75,4 +86,6 @@ __all__ = [
     "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "disagreements", "disagreements_seen_by", "comment", "comments",
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
+    # items held while open, the decision guard, the trail kept per person (open_items)
+    "LEASE_S", "RENEW_EVERY_S", "SHARED_QUEUES", "Opened", "open_item", "keep_open", "close_item", "open_in", "trail_of",
 ]
