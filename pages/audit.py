@@ -3,7 +3,7 @@
 Keys: J next · K previous · V confirm · A/B/T/X (side by side, in the positions shown) or Y/N
 (yes/no) to give a label · S skip, D unsure (recorded, not a label) · W/M/Q flag reason (wrong /
 ambiguous / unanswerable, for this item) · F / G flag reference 1 / 2 · U undo my last action (its
-item opens again) · ? the keys. Enter or Esc leaves a field and gives the keys back; keys pause
+item opens again) · E write a note (the note field takes the focus) · ? the keys. Enter or Esc leaves a field and gives the keys back; keys pause
 while a widget has the focus, and a key writes only on the item on screen when it was pressed.
 Every action is saved at once (append-only, with the annotator's name and the time). Layout and
 wiring only: what is shown is made in ``lsqa.dashboard.audit_view``.
@@ -62,7 +62,7 @@ if "audit_trail" not in ss:
     ss.update(view.opening_state({p: st.query_params.get_all(p) for p in view.LINK_PARAMETERS}, choices,
                                  lambda jid: audit.item(workspace, jid) is not None,
                                  lambda: audit.my_progress(workspace, annotator)["open"],
-                                 lambda: audit.trail_of(workspace, annotator),
+                                 lambda tab: audit.trail_of(workspace, annotator, tab),
                                  lambda tab: audit.open_in(workspace, annotator, tab)))
 if st.query_params.get("tab") != ss[view.TAB_KEY]:
     st.query_params["tab"] = ss[view.TAB_KEY]  # a reload is this tab again: it finds its open item
@@ -308,7 +308,7 @@ def decision_bar(it: dict | None, revealed: bool):
         flags = st.container(horizontal=True, vertical_alignment="center")
         _buttons(flags, bar.flags)
         flags.text_input("Note (optional, saved with the next action)", key="audit_note", max_chars=audit.MAX_NOTE_CHARS,
-                         label_visibility="collapsed", placeholder="note (optional; Enter or Esc gives the keys back)")
+                         label_visibility="collapsed", placeholder="note (E; optional; Enter or Esc gives the keys back)")
         if bar.blind_note:
             st.caption(bar.blind_note)
 
@@ -318,6 +318,7 @@ def _switch_queue(settings: dict):
     for k, v in settings.items():
         ss[k] = ss[f"_{k}"] = v
     _reset_trail()
+    ss.audit_switched = True  # the sidebar and the filters are the whole page's: see _review()
 
 
 def _buttons(where, specs: list[dict]):
@@ -499,6 +500,8 @@ def review():
 
 def _review():
     with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
+        if ss.pop("audit_switched", False) and ss.get("audit_run") == "keys":
+            st.rerun(scope="app")  # another queue chosen in this fragment: the page's filters follow
         _save_decision()
         if ss.pop("audit_decided", False) and (ss.get("audit_x_progress") or ss.get("audit_queue") == audit.ASSIGNED) \
                 and ss.get("audit_run") == "keys":

@@ -138,15 +138,22 @@ def test_the_trail_is_kept_per_person_and_a_reload_finds_its_item(demo_workspace
     audit.open_item(ws, "ann", "t1", candidates=[y], trail=[x])
     audit.open_item(ws, "ann", "t1", x, trail=[y, x])  # K back to x, moved to the end as Trail.open does
     assert audit.trail_of(ws, "ann") == [y, x] and audit.trail_of(ws, "ben") == []
-    # A reload of tab t1 (its id in the address) is back on x, with K along the trail.
-    again = view.opening_state({"tab": ["0123456789abcdef"]}, dict, stored_trail=lambda: audit.trail_of(ws, "ann"),
-                               open_in=lambda tab: x if tab == "0123456789abcdef" else None)
-    assert again[view.TAB_KEY] == "0123456789abcdef"
+    tab = "0123456789abcdef"
+    audit.open_item(ws, "ann", tab, candidates=[z], trail=[x])  # a tab that went x, z
+    audit.open_item(ws, "ann", "t1", z, trail=[y, x, z])  # t1 later: my latest trail
+    assert audit.trail_of(ws, "ann", tab) == [x, z] and audit.trail_of(ws, "ann") == [y, x, z]
+    # A reload of the tab (its id in the address) is back on z, with K back to x along its own trail.
+    again = view.opening_state({"tab": [tab]}, dict, stored_trail=lambda t: audit.trail_of(ws, "ann", t),
+                               open_in=lambda t: audit.open_in(ws, "ann", t))
+    assert again[view.TAB_KEY] == tab
     trail = Trail(again["audit_trail"], again["audit_at"])
-    assert trail.current(None) == x and trail.can_go_back()
-    # A new tab: the same trail, at its end (the queue's head), under a new tab id.
-    new = view.opening_state({}, dict, stored_trail=lambda: audit.trail_of(ws, "ann"))
-    assert new["audit_trail"] == [y, x] and new["audit_at"] == 2 and new[view.TAB_KEY] != "0123456789abcdef"
+    assert trail.current(None) == z
+    trail.back()
+    assert trail.current(None) == x
+    # A new tab: my latest trail, at its end (the queue's head), under a new tab id.
+    new = view.opening_state({}, dict, stored_trail=lambda t: audit.trail_of(ws, "ann", t),
+                             open_in=lambda t: audit.open_in(ws, "ann", t))
+    assert new["audit_trail"] == [y, x, z] and new["audit_at"] == 3 and new[view.TAB_KEY] != tab
 
 
 def test_opening_an_item_writes_only_its_own_tables_and_keeps_the_kept_reads(demo_workspace):

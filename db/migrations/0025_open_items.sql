@@ -16,10 +16,12 @@ CREATE TABLE open_items (
     opened_at    TIMESTAMP NOT NULL,
     expires_at   TIMESTAMP NOT NULL
 );
--- Each person's back-key trail (lsqa.audit.trail): the verdicts opened, oldest first, so that K goes
--- back along them after a reload and in a new tab. State, replaced as it grows (at most 200 ids).
+-- Each person's back-key trail (lsqa.audit.trail), per tab: the verdicts opened, oldest first, so that
+-- K goes back along them after a reload (the same tab) and in a new tab (the person's latest trail).
+-- State, replaced as it grows (at most 200 ids); a tab's trail untouched for 30 days goes.
 CREATE TABLE audit_trails (
     annotator    VARCHAR NOT NULL,
+    tab          VARCHAR NOT NULL,
     ids          VARCHAR[] NOT NULL,
     updated_at   TIMESTAMP NOT NULL
 );

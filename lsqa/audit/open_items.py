@@ -21,8 +21,8 @@ the person's latest review row of that verdict as seen then (``seen_review``). T
 
 Label Studio's task locking while an annotator has a task open and Prodigy's "No tasks available"
 (a queue that ends and saves nothing after) are the models. Each person's back-key trail is kept
-here too (``trail_of``; saved with every item opened), so K goes back along it after a reload and
-in a new tab.
+here too (``trail_of``; saved per tab with every item opened), so K goes back along it after a
+reload (the tab's own) and in a new tab (the person's latest).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
                              lease_s=LEASE_S)
         other_tab = bool(open_store.held_elsewhere(con, name, tab, [judgment_id], (), now))
         if trail is not None:
-            open_store.save_trail(con, name, trail if judgment_id in trail else [*trail, judgment_id], now)
+            open_store.save_trail(con, name, tab, trail if judgment_id in trail else [*trail, judgment_id], now)
     return Opened(judgment_id, row["seen_review"], other_tab, held)
 
 
@@ -117,12 +117,13 @@ def open_in(workspace: Path, annotator: str, tab: str) -> str | None:
     return row["judgment_id"] if row else None
 
 
-def trail_of(workspace: Path, annotator: str) -> list[str]:
-    """``annotator``'s back-key trail as last saved (oldest first; [] for nobody)."""
+def trail_of(workspace: Path, annotator: str, tab: str | None = None) -> list[str]:
+    """The back-key trail of ``annotator``'s ``tab`` as last saved (a reload), else their latest in any
+    tab (a new tab); oldest first, [] for nobody."""
     if not annotator:
         return []
     with store.connect(workspace) as con:
-        return open_store.trail_of(con, annotator)
+        return open_store.trail_of(con, annotator, tab)
 
 
 def check_open(con, annotator: str, tab: str, judgment_id: str, *, decision: bool) -> None:

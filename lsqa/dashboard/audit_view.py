@@ -64,7 +64,7 @@ QUEUE_CHOICES = {"priority": "priority", audit.ASSIGNED: "My assignments", "rand
 def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
                   known: Callable[[str], bool] | None = None,
                   open_assignments: Callable[[], int] = lambda: 0,
-                  stored_trail: Callable[[], list[str]] = list,
+                  stored_trail: Callable[[str], list[str]] = lambda tab: [],
                   open_in: Callable[[str], str | None] = lambda tab: None) -> dict:
     """A session's first state: an empty trail, and the queue settings a link may give
     (``?judge=<name>&system=<name>&reviewed=all&blind=1``, ``?item=<judgment id>`` for one verdict,
@@ -76,12 +76,12 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
     called only when a link names a judge or a system, as a new tab then needs no read; ``known``:
     whether a verdict exists, asked only for a link's item (one that names none is said so in
     ``audit_msg``, and the queue is shown instead); ``open_assignments``: how many verdicts assigned
-    to me I have not reviewed yet; ``stored_trail``: my trail as last saved (``audit.trail_of``);
-    ``open_in``: the item a tab has open (``audit.open_in``).
+    to me I have not reviewed yet; ``stored_trail``: a tab's trail as last saved, else my latest
+    (``audit.trail_of``); ``open_in``: the item a tab has open (``audit.open_in``).
 
-    The tab is the link's (``?tab=``: a reload of this tab), else a new one. The trail is mine as
-    last saved, in any tab, and the position past its end (the queue's head); a reloaded tab is back
-    on the item it had open."""
+    The tab is the link's (``?tab=``: a reload of this tab), else a new one. The trail is the tab's
+    as last saved, else mine from my latest tab, and the position past its end (the queue's head); a
+    reloaded tab is back on the item it had open."""
     def last(name: str) -> str | None:
         values = params.get(name) or []
         return values[-1] if values else None
@@ -89,7 +89,7 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
     reviewed = last("reviewed") or "not_mine"
     tab = last("tab") or ""
     tab = tab if _TAB_ID.fullmatch(tab) else secrets.token_hex(8)
-    trail = Trail(list(stored_trail()))
+    trail = Trail(list(stored_trail(tab)))
     trail.at = len(trail.ids)
     again = open_in(tab)
     if again:

@@ -73,14 +73,18 @@ def open_items(con) -> list[dict]:
     return fetch_dicts(con, "SELECT * FROM open_items ORDER BY annotator, tab")
 
 
-def trail_of(con, annotator: str) -> list[str]:
-    row = con.execute("SELECT ids FROM audit_trails WHERE annotator = ?", [annotator]).fetchone()
+def trail_of(con, annotator: str, tab: str | None = None) -> list[str]:
+    """The tab's trail (a reload), else ``annotator``'s latest saved in any tab (a new tab); [] if none."""
+    row = con.execute("SELECT ids FROM audit_trails WHERE annotator = $a ORDER BY tab = $tab DESC, updated_at DESC"
+                      " LIMIT 1", {"a": annotator, "tab": tab or ""}).fetchone()
     return list(row[0]) if row else []
 
 
-def save_trail(con, annotator: str, ids: list[str], now: datetime) -> list[str]:
-    """Keep ``annotator``'s trail (the last ``TRAIL_MAX`` ids)."""
+def save_trail(con, annotator: str, tab: str, ids: list[str], now: datetime) -> list[str]:
+    """Keep the trail of ``annotator``'s tab (its last ``TRAIL_MAX`` ids); trails untouched for 30 days go."""
     ids = list(ids)[-TRAIL_MAX:]
-    con.execute("DELETE FROM audit_trails WHERE annotator = ?", [annotator])
-    con.execute("INSERT INTO audit_trails (annotator, ids, updated_at) VALUES (?, ?, ?)", [annotator, ids, now])
+    con.execute("DELETE FROM audit_trails WHERE (annotator = ? AND tab = ?) OR updated_at < ?",
+                [annotator, tab, now - timedelta(days=30)])
+    con.execute("INSERT INTO audit_trails (annotator, tab, ids, updated_at) VALUES (?, ?, ?, ?)",
+                [annotator, tab, ids, now])
     return ids
