@@ -154,6 +154,10 @@ def test_the_trail_is_kept_per_person_and_a_reload_finds_its_item(demo_workspace
     new = view.opening_state({}, dict, stored_trail=lambda t: audit.trail_of(ws, "ann", t),
                              open_in=lambda t: audit.open_in(ws, "ann", t))
     assert new["audit_trail"] == [y, x, z] and new["audit_at"] == 3 and new[view.TAB_KEY] != tab
+    # A new tab whose link names a queue of its own starts a new trail, as choosing other settings does.
+    linked = view.opening_state({"judge": [GT]}, lambda: {"judges": [GT], "systems": []},
+                                stored_trail=lambda t: audit.trail_of(ws, "ann", t))
+    assert linked["audit_trail"] == [] and linked["audit_judges"] == [GT]
 
 
 def test_opening_an_item_writes_only_its_own_tables_and_keeps_the_kept_reads(demo_workspace):

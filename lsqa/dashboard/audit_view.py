@@ -80,16 +80,20 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
     (``audit.trail_of``); ``open_in``: the item a tab has open (``audit.open_in``).
 
     The tab is the link's (``?tab=``: a reload of this tab), else a new one. The trail is the tab's
-    as last saved, else mine from my latest tab, and the position past its end (the queue's head); a
-    reloaded tab is back on the item it had open."""
+    as last saved, else mine from my latest tab — unless a new tab's link names a queue of its own (a
+    judge, a system, a "reviewed" filter, a search, questions), which starts a new trail as choosing
+    other settings does — and the position past its end (the queue's head); a reloaded tab is back on
+    the item it had open."""
     def last(name: str) -> str | None:
         values = params.get(name) or []
         return values[-1] if values else None
 
     reviewed = last("reviewed") or "not_mine"
-    tab = last("tab") or ""
-    tab = tab if _TAB_ID.fullmatch(tab) else secrets.token_hex(8)
-    trail = Trail(list(stored_trail(tab)))
+    given = last("tab") or ""
+    reload = bool(_TAB_ID.fullmatch(given))
+    tab = given if reload else secrets.token_hex(8)
+    own_queue = not reload and any(params.get(p) for p in ("judge", "system", "reviewed", "q", "question"))
+    trail = Trail([] if own_queue else list(stored_trail(tab)))
     trail.at = len(trail.ids)
     again = open_in(tab)
     if again:
