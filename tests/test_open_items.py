@@ -101,6 +101,14 @@ def test_an_item_served_from_a_shared_queue_goes_to_one_person_until_its_hold_la
     assert audit.open_item(ws, "ann", "a1", candidates=ids, queue="random").id == ids[0]
     assert audit.open_item(ws, "ben", "b1", candidates=ids, queue="random").id == ids[1]
     assert audit.open_item(ws, "cat", "c1", candidates=ids[:2], queue="random").id is None  # both held
+    # A candidate somebody reviewed after the queue was read is passed over (it may have left the queue).
+    marker = audit.opened_marker(ws)
+    audit.review(ws, "dan", ids[2], "yes")
+    got = audit.open_item(ws, "cat", "c1", candidates=ids, queue="random", read_after=marker)
+    assert got.id == ids[3] and got.held[ids[2]] == "(reviewed meanwhile)"
+    assert audit.open_item(ws, "cat", "c1", candidates=ids[2:], queue="random",
+                           read_after=audit.opened_marker(ws)).id == ids[2]  # a read after it: served
+    audit.close_item(ws, "cat", "c1")
     # An assignment is a person's own: ben's assigned item is served to ann's assignments too.
     assert audit.open_item(ws, "ben", "b1", candidates=[ids[2]], queue=audit.ASSIGNED).id == ids[2]
     assert audit.open_item(ws, "ann", "a2", candidates=[ids[2]], queue=audit.ASSIGNED).id == ids[2]

@@ -8,7 +8,8 @@ demo workspace with people (each signed in with their own link, in their own bro
 - ben's second tab is served the next item; a third tab opened on his first tab's item by link says
   it is open in another tab; deciding it in both writes one review; a reload of the first tab is
   back on its item, and K goes back along the trail.
-- ana and ben on one shared queue never have the same item on screen at once.
+- ana and ben on one shared queue never have the same item on screen at once (blind: the bar says
+  nothing of why an item is in the queue).
 - No page requests anything beyond 127.0.0.1 (the browser's request log; any such request fails).
 
 Readiness is waited for (script state, the item's stamp, the workspace's rows), never a fixed sleep
@@ -214,13 +215,16 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
 
 def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server):
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
-    path = f"audit?judge={GT_SXS}&reviewed=unreviewed"
+    path = f"audit?judge={GT_SXS}&reviewed=unreviewed&blind=1"
     people = {name: _signed_in(_context(browser), url, links[name], path, name) for name in ("ana", "ben")}
     start = {name: len(_written(ws, name)["reviews"]) for name in people}
     seen = []
     for n in range(4):
         on = {name: _item_on_screen(page) for name, page in people.items()}
         assert on["ana"] != on["ben"], (n, on)
+        for page in people.values():  # blind: why the item is in the queue is the judges' word too
+            bar = page.locator(".st-key-lsqa_keys").inner_text()
+            assert "hidden while blind" in bar and "priority" not in bar and "differ" not in bar, bar
         seen.append(on)
         for name, page in people.items():
             page.keyboard.press("a")

@@ -69,12 +69,15 @@ class Opened:
 
 def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | None = None, *,
               candidates: list[str] | tuple[str, ...] = (), queue: str = OPENED,
-              trail: list[str] | None = None) -> Opened:
+              trail: list[str] | None = None, read_after: int | None = None) -> Opened:
     """Open an item in ``who``'s ``tab``: ``judgment_id`` when given (a link, K, a table), else the first
     of ``candidates`` (the queue's head first) not held elsewhere, served from ``queue``. No candidate
     left: the tab's open item is closed (a decision from it is refused) and ``Opened.id`` is None.
     ``trail``: the tab's trail, saved as the person's with the item opened at its end (unless it is
-    on it already). NotAllowed for a person who may not review; AuditRefused for an empty tab."""
+    on it already). ``read_after``: the newest review row when the candidates were read
+    (``opened_marker``): of a shared queue, a candidate somebody else reviewed since is passed over
+    too (it may have left the queue: "not reviewed by anyone" — the next read says). NotAllowed for a
+    person who may not review; AuditRefused for an empty tab."""
     if not isinstance(tab, str) or not tab:
         raise AuditRefused("an item is opened in a tab: give the page's tab id")
     with _serving, store.write(workspace, change=OPEN_CHANGE) as con:
@@ -82,6 +85,9 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
         now, held = _now(), {}
         if judgment_id is None:
             held = open_store.held_elsewhere(con, name, tab, list(candidates), SHARED_QUEUES, now)
+            if read_after is not None and queue in SHARED_QUEUES:
+                held.update(dict.fromkeys(open_store.reviewed_by_others_since(con, name, list(candidates), read_after)
+                                          - held.keys(), "(reviewed meanwhile)"))
             judgment_id = next((c for c in candidates if c not in held), None)
         if judgment_id is None:
             open_store.close(con, name, tab)

@@ -334,6 +334,11 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
     queue's head is the first item not open for somebody else, and held for me while I am on it;
     an item I go back to records what I decided, so that one key changes it; a queue with nothing
     left closes the tab's open item, so that no decision is written from it."""
+    tab, kept = state.get(TAB_KEY), state.get(OPEN_KEY)
+    holding = who is not None and bool(annotator) and bool(tab)
+    serving = trail.at >= len(trail.ids)  # past the trail's end: the queue's head, served
+    # Reviews after this row may be missing from the queue read next: serving passes over their items.
+    marker = audit.opened_marker(workspace) if holding and serving else None
     if judge is None:
         q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
     else:
@@ -341,13 +346,11 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
                                 stratify=state.get("audit_stratify", "none"), page=0)
         q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
              "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
-    tab, kept = state.get(TAB_KEY), state.get(OPEN_KEY)
-    holding = who is not None and bool(annotator) and bool(tab)
     opened_before, held = len(trail.ids), 0
-    if trail.at >= len(trail.ids):  # past the trail's end: the queue's head, served
+    if serving:
         if holding and (q["rows"] or kept is not None):
             got = audit.open_item(workspace, who, tab, candidates=[r["id"] for r in q["rows"]],
-                                  queue=queue_served(state, filters), trail=trail.ids)
+                                  queue=queue_served(state, filters), trail=trail.ids, read_after=marker)
             head, held = got.id, len(got.held)
             state[OPEN_KEY] = None if got.id is None else {"id": got.id, "other_tab": got.other_tab,
                                                            "renewed": time.monotonic()}

@@ -69,6 +69,15 @@ def held_elsewhere(con, annotator: str, tab: str, ids: list[str], shared: tuple[
     return {j: who for j, who in rows}
 
 
+def reviewed_by_others_since(con, annotator: str, ids: list[str], after_id: int) -> set[str]:
+    """Of ``ids``, those another person reviewed (a review row, an undo included) after row ``after_id``."""
+    if not ids:
+        return set()
+    return {j for (j,) in con.execute(
+        "SELECT DISTINCT judgment_id FROM human_reviews WHERE id > $after AND annotator <> $a"
+        " AND judgment_id IN (SELECT unnest($ids))", {"after": int(after_id), "a": annotator, "ids": list(ids)}).fetchall()}
+
+
 def open_items(con) -> list[dict]:
     return fetch_dicts(con, "SELECT * FROM open_items ORDER BY annotator, tab")
 
