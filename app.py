@@ -9,14 +9,8 @@ name, kept in the session and in the URL (``?annotator=<name>``) so a bookmark o
 without cookies; it may act only while the dashboard listens on this machine's loopback address.
 """
 
-import os
-
-for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True"),
-                      # one BLAS thread: on a small shared machine threaded BLAS made bootstrap refits erratic
-                      ("OPENBLAS_NUM_THREADS", "1")):
-    os.environ.setdefault(_name, _value)
-
-import streamlit as st  # noqa: E402
+import lsqa  # noqa: F401  (first: it sets the process defaults, offline and one BLAS thread, before numpy loads)
+import streamlit as st
 
 st.set_page_config(page_title="lsqa — long-span QA workbench", layout="wide")
 

@@ -9,9 +9,12 @@ people's "yes" drawn from [0.3, 0.7], side-by-side worlds with outcomes A / B / 
 active-style Poisson sample with π ∝ 0.25 + the judge's uncertainty (higher on the verdicts it gets
 wrong) and expected size 400, weighted 1/π. The verdict is ``lsqa.stats.certification.certify_audits``
 with the defaults of ``lsqa certify`` (agreement lower bound ≥ 90%, every gated recall ≥ 80%, 95%
-intervals), the same function the command calls.
+intervals), the same function the command calls, under its rule (``--rule sequence``: bounds valid at
+every look) or the fixed-n Clopper-Pearson bounds it used before (``--rule fixed-n``). The ≥ 90% target
+was set for the fixed-n bounds at this one look; bench/bench_certify_sequential.py checks the gate as
+teams use it, re-checked after every batch.
 
-    .venv/bin/python bench/bench_certify.py --worlds 500 --seed 0
+    .venv/bin/python bench/bench_certify.py --worlds 500 --seed 0 [--rule fixed-n]
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections import Counter
 
 import numpy as np
 
-from lsqa.stats.certification import NOT_REPLACEABLE, REPLACEABLE, UNDECIDED, certify_audits
+from lsqa.stats.certification import NOT_REPLACEABLE, REPLACEABLE, RULES, SEQUENCE, UNDECIDED, certify_audits
 
 POPULATION = 4_000
 YES_NO = ("yes", "no")
@@ -59,7 +62,7 @@ def draw(rng, wrong, design: str, n: int):
     return idx, pi[idx]
 
 
-def run(worlds: int, seed: int, audits: int) -> dict:
+def run(worlds: int, seed: int, audits: int, rule: str) -> dict:
     rng = np.random.default_rng(seed)
     out = {}
     for family in ("yes/no", "side by side"):
@@ -70,13 +73,13 @@ def run(worlds: int, seed: int, audits: int) -> dict:
                     people, judge, labels, wrong = world(rng, family, agreement)
                     idx, pi = draw(rng, wrong, design, audits)
                     r = certify_audits(judge[idx], people[idx], pi, labels, gate_all=family == "yes/no",
-                                       population=POPULATION)
+                                       population=POPULATION, rule=rule, advise=False)
                     verdicts[r["verdict"]] += 1
                 out[(family, design, agreement)] = verdicts
     return out
 
 
-def follow_advice(worlds: int, seed: int, first: int) -> dict:
+def follow_advice(worlds: int, seed: int, first: int, rule: str) -> dict:
     """Yes/no worlds at 95%, random audits: undecided after ``first`` audits, then the suggested number
     more drawn from the same population: how often is it then decided, and how?"""
     rng = np.random.default_rng(seed + 1)
@@ -85,14 +88,14 @@ def follow_advice(worlds: int, seed: int, first: int) -> dict:
         people, judge, labels, wrong = world(rng, "yes/no", 0.95)
         order = rng.permutation(POPULATION)
         r = certify_audits(judge[order[:first]], people[order[:first]], np.full(first, first / POPULATION), labels,
-                           gate_all=True, population=POPULATION)
+                           gate_all=True, population=POPULATION, rule=rule)
         if r["verdict"] != UNDECIDED or r["audits_needed"] is None:
             continue
         undecided += 1
         n = first + r["audits_needed"]
         needed.append(r["audits_needed"])
         r2 = certify_audits(judge[order[:n]], people[order[:n]], np.full(n, n / POPULATION), labels, gate_all=True,
-                            population=POPULATION)
+                            population=POPULATION, rule=rule, advise=False)
         after[r2["verdict"]] += 1
     return {"undecided": undecided, "after": after, "needed": needed}
 
@@ -103,10 +106,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--audits", type=int, default=400)
     parser.add_argument("--first", type=int, default=60, help="audits before following the advice")
+    parser.add_argument("--rule", default=SEQUENCE, choices=sorted(RULES), help="the bounds (default: the gate's)")
     args = parser.parse_args()
     start = time.perf_counter()
-    table = run(args.worlds, args.seed, args.audits)
-    print(f"{args.worlds} worlds per row, seed {args.seed}, {args.audits} audits (expected, active)")
+    table = run(args.worlds, args.seed, args.audits, args.rule)
+    print(f"{args.worlds} worlds per row, seed {args.seed}, {args.audits} audits (expected, active); bounds: "
+          f"{RULES[args.rule]}")
     print(f"{'family':14} {'design':7} {'judge':>6} {'replaceable':>12} {'not repl.':>10} {'undecided':>10}")
     ok = True
     for (family, design, agreement), v in table.items():
@@ -115,7 +120,7 @@ def main() -> None:
               f"{share[UNDECIDED]:10.1%}")
         if design == "random":
             ok &= share[REPLACEABLE] >= 0.9 if agreement == 0.95 else v[REPLACEABLE] == 0
-    advice = follow_advice(args.worlds, args.seed, args.first)
+    advice = follow_advice(args.worlds, args.seed, args.first, args.rule)
     decided = sum(advice["after"][k] for k in (REPLACEABLE, NOT_REPLACEABLE))
     if advice["undecided"]:
         print(f"yes/no at 95%, {args.first} random audits: undecided in {advice['undecided']} worlds, suggested "

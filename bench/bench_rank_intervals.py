@@ -13,6 +13,13 @@ mean number of tiers.
   ``quality`` and otherwise picks its favourite system or the answer shown first (as in
   bench/bench_corrected.py); ``rate`` of the items audited uniformly at random; the humans' β is
   the truth.
+* Corrected accuracy path (``ppi_mean`` per system + ``rank_intervals.from_estimates``, as
+  ``corrected_report.corrected_accuracy`` does): 6-10 systems of 150-400 answers each, true accuracies
+  from U(0.3, 0.85), a yes/no judge that copies the people with probability ``quality`` and otherwise
+  says yes with probability 0.55 (0.8 for its favourite system), ``k`` uniform random audits per system.
+  Beside the rank coverage, the share of worlds where every pairwise difference lies in its max-t
+  interval (pairwise coverage), with the critical value from the normal (before) and from Student-t
+  on the fewest audits' degrees of freedom (now, as side by side).
 
     nice .venv/bin/python bench/bench_rank_intervals.py [--worlds 500] [--seed 0]
 """
@@ -28,8 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lsqa.stats.corrected import design, ppi_bradley_terry  # noqa: E402
-from lsqa.stats.rank_intervals import from_covariance  # noqa: E402
+from lsqa.stats.corrected import design, ppi_bradley_terry, ppi_mean  # noqa: E402
+from lsqa.stats.rank_intervals import from_covariance, from_estimates  # noqa: E402
 from lsqa.stats.reports import rank_table  # noqa: E402
 
 
@@ -83,6 +90,46 @@ def corrected_world(rng, quality: float, rate: float):
     return true_ranks(beta), ri.rank_low, ri.rank_high, int(ri.tier.max())
 
 
+def accuracy_world(rng, quality: float, audits: int):
+    """One yes/no world: (true ranks, pairwise and rank coverage before (normal) and now (Student-t))."""
+    m = int(rng.integers(6, 11))
+    acc = rng.uniform(0.3, 0.85, m)
+    favourite = int(rng.integers(m))
+    estimates = []
+    for s in range(m):
+        n = int(rng.integers(150, 401))
+        y = (rng.random(n) < acc[s]).astype(float)
+        lenient = 0.8 if s == favourite else 0.55
+        f = np.where(rng.random(n) < quality, y, (rng.random(n) < lenient).astype(float))
+        human = np.full(n, np.nan)
+        take = rng.choice(n, audits, replace=False)
+        human[take] = y[take]
+        estimates.append(ppi_mean(f, design(human)))
+    est = np.array([e.estimate for e in estimates])
+    se = np.array([e.se for e in estimates])
+    df = min((e.df for e in estimates if e.df > 0), default=0)
+    truth = true_ranks(acc)
+    i, j = np.triu_indices(m, 1)
+    err = np.abs((est[i] - est[j]) - (acc[i] - acc[j])) / np.sqrt(se[i] ** 2 + se[j] ** 2)
+    out = {}
+    for name, d in (("before", 0), ("now", df)):
+        ri = from_estimates(est, se, df=d)
+        out[name] = (bool(np.all(err <= ri.crit)), bool(np.all((ri.rank_low <= truth) & (truth <= ri.rank_high))),
+                     float(np.mean(ri.rank_high - ri.rank_low + 1)))
+    return out
+
+
+def report_accuracy(name: str, worlds: int, draw) -> None:
+    sums = {k: np.zeros(3) for k in ("before", "now")}
+    t0 = time.perf_counter()
+    for _ in range(worlds):
+        for k, v in draw().items():
+            sums[k] += v
+    text = "   ".join(f"{k}: pairwise {v[0] / worlds:6.1%} ranks {v[1] / worlds:6.1%} width {v[2] / worlds:4.2f}"
+                       for k, v in sums.items())
+    print(f"{name:<40} {text}   ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+
 def report(name: str, worlds: int, draw) -> dict:
     covered = width = n_tiers = 0.0
     t0 = time.perf_counter()
@@ -104,9 +151,17 @@ def main() -> None:
     ap.add_argument("--worlds", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=200, help="bootstrap rounds of the judge-only path")
+    ap.add_argument("--only-accuracy", action="store_true", help="only the corrected accuracy path")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     print(f"{args.worlds} worlds per setting, seed {args.seed}; 95% simultaneous rank intervals\n")
+    print("corrected accuracy (PPI++ per system, max-t; critical value before: normal, now: Student-t):")
+    for quality, audits in ((0.6, 10), (0.8, 10), (0.6, 20), (0.8, 40)):
+        report_accuracy(f"  judge copies people {quality:.0%}, {audits} audits/system", args.worlds,
+                        lambda q=quality, k=audits: accuracy_world(rng, q, k))
+    if args.only_accuracy:
+        return
+    print()
     print("judge-only Bradley-Terry (bootstrap over comparisons, max-t):")
     for spread in (0.3, 1.0):
         report(f"  β spread {spread}, {args.rounds} bootstrap rounds", args.worlds,

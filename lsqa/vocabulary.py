@@ -117,6 +117,9 @@ REVIEW_ACTIONS = ("confirm", "override", "undo")
 # How a reviewed verdict was chosen (migration 0007): priority reviews count for agreement and
 # overrides; random, active and import (with an inclusion probability) also for corrected estimates.
 REVIEW_QUEUES = ("priority", "random", "active", "import")
+# The queues of a draw (migration 0023): a review through one of them with an inclusion probability,
+# or a random assignment batch, draws its verdict, which then counts as an audit of that draw.
+DRAWN_QUEUES = ("random", "active", "import")
 # ``retract`` withdraws the annotator's earlier flag on that reference.
 FLAG_REASONS = ("wrong", "ambiguous", "unanswerable", "retract")
 REFERENCES = ("1", "2")

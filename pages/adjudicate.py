@@ -1,7 +1,13 @@
-"""Adjudicate: the verdicts whose people disagree (Audit page and imported reviews alike), each
-person's label, note and time, the question and answers, comments; an adjudicator sets the final
-label with a note (issue 34). What is shown is made in ``lsqa.dashboard.adjudication_view``; the
-writes check the signed-in person's role (``lsqa.team``)."""
+"""Adjudicate: the verdicts whose people disagree (Audit page and imported reviews alike) as a queue.
+One at a time — the question, both answers as shown, every person's label and note, the final label
+and its history — an adjudicator sets the final label with a key and the page moves to the next open
+one; when none is left it says so. Replacing a final label asks first.
+
+Keys (the Audit page's keys.js): J next · K previous · A/B/T/X (side by side, in the positions shown)
+or Y/N (yes/no) set the final label · the same key again replaces one that stands, once asked · ? the
+keys. A key writes only on the disagreement on screen when it was pressed. Layout and wiring only:
+what is shown is made in ``lsqa.dashboard.adjudication_view``; the writes check the signed-in
+person's role (``lsqa.team``)."""
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
@@ -14,6 +20,7 @@ from lsqa import audit  # noqa: E402
 from lsqa.dashboard import adjudication_view as view  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.dashboard import sign_in  # noqa: E402
+from lsqa.dashboard import ui  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
 from lsqa.text import highlight  # noqa: E402
 
@@ -22,61 +29,129 @@ md = highlight.md_escape  # names, labels, notes and comments are people's text:
 ss = st.session_state
 presence = sign_in.presence_of(ss, workspace, st.get_option("server.address"))
 who = presence.person  # passed to every write: the library checks who may do it (lsqa.team)
+may_adjudicate = presence.may("adjudicate")
+
+st.html(ui.keys_script(), unsafe_allow_javascript=True)
+st.markdown(view.STYLE, unsafe_allow_html=True)
 st.title("Adjudicate")
 st.caption(audit.FINAL_LABEL_RULE)
 
+rows, kept_note = view.disagreements(workspace, who)
+by_id = {d["judgment_id"]: d for d in rows}
+
+
+# ------------------------------------------------------------------------------------ actions
+def _on_screen(jid: str) -> bool:
+    """Whether the disagreement a key or click was pressed on is the one on screen (else nothing is written)."""
+    stale = view.stale_refusal(jid, ss.get("adj_shown"), ss.get(view.ON_SCREEN_KEY))
+    if stale:
+        ss.adj_refused = stale
+    return stale is None
+
+
+def _move(by: int):
+    ss.adj_current = view.step(list(by_id), ss.get("adj_current"), by)
+    ss.adj_ask = None
+
+
+def _write(jid: str, label: str, replaces: str | None):
+    """Set (or replace) the final label, then the next open disagreement; refused, the page stays."""
+    ss.adj_ask = None
+    try:
+        ss.adj_msg = view.set_final(workspace, who, by_id[jid], label, ss.get("adj_note", ""), replaces)
+    except LsqaError as exc:
+        ss.adj_refused = f"Not saved: {exc}"
+        return
+    ss.adj_note = ""
+    ss.adj_shown = None  # settled: a key pressed on this one from now on writes nothing
+    ss.adj_settled = jid
+
+
+def _decide(jid: str, label: str):
+    """A label key: an open disagreement's final label at once; a settled one's asked first (the
+    same key again confirms)."""
+    if not _on_screen(jid):
+        return
+    does, ask = view.label_key(by_id[jid], label, ss.get("adj_ask"))
+    if does == "write":
+        _write(jid, label, ask and ask["replaces"])
+    elif does == "ask":
+        ss.adj_ask = ask
+    else:
+        ss.adj_ask, ss.adj_msg = None, "That is the final label already: nothing to replace."
+
+
+def _replace(jid: str, label: str, replaces: str):
+    if _on_screen(jid):
+        _write(jid, label, replaces)
+
+
+def _keep():
+    ss.adj_ask = None
+
+
+# ------------------------------------------------------------------------------------ the page
 if "adj_msg" in ss:
     st.toast(ss.pop("adj_msg"))
 if "adj_refused" in ss:
     st.error(ss.pop("adj_refused"))
-
-rows, kept_note = view.disagreements(workspace, who)
 if kept_note:
     st.info(kept_note)
 if not rows:
     st.info("No disagreements: no verdict has two people's labels that differ.")
     st.stop()
-n_open = sum(d["adjudicated"] is None for d in rows)
-st.subheader(f"{len(rows)} disagreement{'' if len(rows) == 1 else 's'}, {n_open} not adjudicated yet")
-st.dataframe(view.table(rows), hide_index=True, width="stretch", key="adj_table",
-             column_config={"open": st.column_config.LinkColumn("item", display_text="open on Audit")})
 
-# The one open is kept by its verdict, not its row: a final label moves the row to the end of the list.
-# No widget key: a list in a new order is a new picker, opened on the same verdict.
-by_id = {r["judgment_id"]: r for r in rows}
-ids = list(by_id)
-ss.adj_current = st.selectbox("Disagreement", ids, index=ids.index(ss.get("adj_current", ids[0]))
-                              if ss.get("adj_current") in by_id else 0, format_func=lambda i: view.choice(by_id[i]))
-d = view.detail(workspace, by_id[ss.adj_current])
-st.markdown(f"**{md(d['question'])}** — *{md(d['title'])}* · [open on the Audit page]({d['link']})")
-for ref in d["references"]:
-    st.markdown(f"{md(ref['label'])}: {md(ref['text'])}")
-for answer in d["answers"]:
-    st.markdown(f"**{md(answer['label'])}**: {md(answer['text'])}")
-st.markdown(f"Judge {md(d['judge'])}: **{md(d['judge_label'])}**")
-st.markdown("**People's labels**")
-for lab in d["labels"]:
-    note = f" — {md(lab['note'])}" if lab["note"] else ""
-    st.markdown(f"- {md(lab['who'])}: **{md(lab['label'])}** ({lab['when']}){note}")
-if d["adjudication"]:
-    st.success(d["adjudication"])
-st.markdown(f"**Comments ({len(d['comments'])})**")
-for c in d["comments"]:
-    st.markdown(f"- {md(c['who'])} ({c['when']}): {md(c['text'])}")
+here = view.place(rows, ss.get("adj_current"), ss.pop("adj_settled", None))
+if (ss.get("adj_ask") or {}).get("judgment_id") != here.current:
+    ss.adj_ask = None
+st.subheader(f"{len(rows)} disagreement{'' if len(rows) == 1 else 's'}, {here.n_open} not adjudicated yet")
+picked = st.selectbox("Open a disagreement", here.ids, index=here.index - 1 if here.current else None,
+                      format_func=view.choices(rows).get, placeholder="Choose one to open it")
+if picked != here.current and picked is not None:  # no widget key: a new place is a new picker, on it
+    here = view.place(rows, picked)
+    ss.adj_ask = None
+ss.adj_current = here.current
+ss.adj_shown = None  # until the disagreement is on screen, a key writes nothing
+callbacks = {"move": _move, "decide": _decide, "replace": _replace, "keep": _keep}
 
-
-def _set_final(jid: str, options: dict) -> None:
-    """The adjudicator's click: the label and note chosen, saved (or why not)."""
-    label = ss.get(f"adj_label_{jid}")
-    if label is None:
-        ss.adj_refused = "Not saved: choose the final label first."
-        return
-    try:
-        audit.adjudicate(workspace, who, jid, label, ss.get(f"adj_note_{jid}", ""))
-        ss.adj_msg = f"Final label set: {options.get(label, label)}"
-        ss[f"adj_note_{jid}"] = ""
-    except LsqaError as exc:
-        ss.adj_refused = f"Not saved: {exc}"
+if here.current is None:
+    st.success(view.all_settled(len(rows)))
+else:
+    d = here.row
+    bar = view.decision_bar(here, may_adjudicate, ss.get("adj_ask"),
+                            sign_in.cannot_act_note(presence, "adjudicate", "set final labels")
+                            or "Read only: an adjudicator sets final labels.")
+    with st.container(key="lsqa_keys"):
+        nav = st.container(horizontal=True, vertical_alignment="center")
+        for spec in bar.nav:
+            nav.button(**{k: v for k, v in spec.items() if k != "on"}, on_click=callbacks[spec["on"]])
+        nav.markdown(bar.position, unsafe_allow_html=True)  # stamped with the disagreement (keys.js)
+        labels = st.container(horizontal=True, vertical_alignment="center")
+        for spec in bar.labels + bar.confirm:
+            labels.button(**{k: v for k, v in spec.items() if k != "on"}, on_click=callbacks[spec["on"]])
+        if may_adjudicate:
+            labels.text_input("Note (why)", key="adj_note", max_chars=audit.MAX_NOTE_CHARS, label_visibility="collapsed",
+                              placeholder="note: why (saved with the final label; Enter or Esc gives the keys back)")
+        if bar.ask:
+            st.warning(bar.ask)
+        if bar.note:
+            st.caption(bar.note)
+    shown = view.detail(workspace, d)
+    st.caption(shown.caption)
+    st.markdown(shown.question_html, unsafe_allow_html=True)
+    st.markdown(shown.answers_html, unsafe_allow_html=True)
+    ss.adj_shown = here.current  # its question and answers are drawn: a key pressed from now on writes on it
+    ss[view.ON_SCREEN_KEY] = here.current  # sent back by the browser with every key: what it had drawn
+    st.text_input("Item on screen", key=view.ON_SCREEN_KEY, label_visibility="collapsed")
+    st.markdown(shown.judge)
+    st.markdown("**People's labels**\n\n" + "\n".join(f"- {line}" for line in shown.labels))
+    if shown.final:
+        st.success(shown.final)
+    if shown.history:
+        st.markdown("**Final labels set, oldest first**\n\n" + "\n".join(f"- {line}" for line in shown.history))
+    st.markdown(f"**Comments ({len(shown.comments)})**")
+    for c in shown.comments:
+        st.markdown(f"- {md(c['who'])} ({c['when']}): {md(c['text'])}")
 
 
 def _add_comment(jid: str) -> None:
@@ -88,15 +163,10 @@ def _add_comment(jid: str) -> None:
         ss.adj_refused = f"Not saved: {exc}"
 
 
-jid = d["judgment_id"]
-if presence.may("adjudicate"):
-    st.radio("Final label", list(d["options"]), format_func=d["options"].get, horizontal=True, index=None,
-             key=f"adj_label_{jid}")
-    st.text_input("Note (why)", key=f"adj_note_{jid}", max_chars=2_000)
-    st.button("Set final label", key=f"adj_set_{jid}", type="primary", on_click=_set_final, args=(jid, d["options"]))
-else:
-    st.caption(sign_in.cannot_act_note(presence, "adjudicate", "set final labels") or
-               "Read only: an adjudicator sets final labels.")
-if presence.may("review") and presence.name:
-    st.text_area("Comment", key=f"adj_comment_{jid}", max_chars=audit.MAX_COMMENT_CHARS)
-    st.button("Add comment", key=f"adj_add_comment_{jid}", on_click=_add_comment, args=(jid,))
+if here.current is not None and presence.may("review") and presence.name:
+    st.text_area("Comment", key=f"adj_comment_{here.current}", max_chars=audit.MAX_COMMENT_CHARS)
+    st.button("Add comment", key=f"adj_add_comment_{here.current}", on_click=_add_comment, args=(here.current,))
+
+st.subheader("Every disagreement")
+st.dataframe(view.table(rows), hide_index=True, width="stretch", key="adj_table",
+             column_config={"open": st.column_config.LinkColumn("item", display_text="open on Audit")})

@@ -197,7 +197,9 @@ def certification_panel() -> None:
     say = {certification.REPLACEABLE: st.success, certification.NOT_REPLACEABLE: st.error}.get(view["verdict"], st.warning)
     say(md(view["headline"]))
     st.caption(f"From {view['n_audits']} random or active audits ({md(view['design'] or 'none yet')}), each weighed by "
-               "how likely it was to be drawn. Priority-queue reviews are left out: they are picked for disagreement.")
+               "how likely it was to be drawn. Priority-queue reviews are left out: they are picked for disagreement. "
+               "The intervals hold however often you re-check as audits come in (an anytime-valid confidence "
+               "sequence), so looking after every batch does not raise the chance of a wrong verdict.")
     st.dataframe(view["rows"], hide_index=True, width="stretch", key="cert_table")
     for line in view["reasons"]:
         st.markdown(f"- {md(line)}")

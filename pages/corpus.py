@@ -69,7 +69,7 @@ def passages_tab() -> None:
     first = page_data.passages(workspace, doc, page=0, page_size=size, contains=needle)
     page = c[1].number_input("Page", 1, first["pages"], 1, key="co_page") - 1
     view = first if page == 0 else page_data.passages(workspace, doc, page=page, page_size=size, contains=needle)
-    st.caption(f"{view['total']:,} passages" + (f" containing “{needle}”" if needle else ""))
+    st.caption(f"{view['total']:,} passages" + (f" containing “{highlight.md_escape(needle)}”" if needle else ""))
     for p in view["rows"]:
         st.caption(f"passage {p['ordinal']} · characters {p['char_start']:,}–{p['char_end']:,} · "
                    f"{p['n_tokens']} tokens")
@@ -104,8 +104,15 @@ def longspan_tab() -> None:
                f"{md(result['evidence_judge'] or 'no judge')} found in the book, and the mention chain of a "
                "question's entity.")
     c = st.columns(2)
-    c[0].metric("Full book vs retrieval", longspan_view.gain_words(d["full_vs_retrieval"]))
-    c[1].metric("Full book vs no context", longspan_view.gain_words(d["full_vs_no_context"]))
+    for col, (label, key) in zip(c, (("Full book vs retrieval", "full_vs_retrieval"),
+                                     ("Full book vs no context", "full_vs_no_context"))):
+        col.metric(label, longspan_view.gain_words(d[key]))
+        col.caption(md(longspan_view.gain_notes(d[key])))
+    every = st.expander("All books: gains that hold together", key="co_ls_all", on_change="rerun")
+    if every.open:  # built only when asked for: it reads every book's questions
+        books_table = longspan_view.all_books(workspace, None if judge == "(default)" else judge)
+        every.caption(md(f"Judge {books_table['judge']}. 'together': {books_table['statement']}."))
+        every.dataframe(books_table["rows"], hide_index=True, width="stretch", key="co_ls_books")
     st.caption(" · ".join(f"{name}: {share:.0%}" for name, share in d["classes"].items() if share is not None)
                + f" of {d['n_classified']} classified questions (of {d['n_questions']})")
     mentions, entity = None, ""

@@ -156,6 +156,9 @@ for entry in board["rankings"]:
                          "strength": st.column_config.NumberColumn("e^β", format="%.4f"),
                          lv.CI_TEXT: st.column_config.TextColumn(help="95% bootstrap CI of e^β (§3.2)"),
                          "beta": st.column_config.NumberColumn("β", format="%.4f")})
+        if result.get("adjacent"):
+            st.caption(lv.NEIGHBOURS_HELP)
+            st.dataframe(lv.neighbour_rows(result), hide_index=True, width="stretch", key=f"lb_adjacent_{judge}")
     if style_on:
         style = page_data.style_controlled(workspace, judge, use_overrides=view.use_overrides,
                                            exclude_flagged=view.exclude_flagged, bootstrap=rounds,

@@ -40,8 +40,8 @@ st.header(f"Flagged so far ({len(flags)})")
 if flags:
     table = [{**r, **{k: "; ".join(r[k]) for k in reference_errors.ERRATA_LISTS}} for r in flags]
     st.dataframe(table, hide_index=True, width="stretch", key="re_flags",
-                 column_order=["open", "title", "question", "reference", "reference_text", "other_reference", "reasons",
-                               "annotators", "flagged_at", "notes", "score"],
+                 column_order=["open", "title", "question", "reference", "reference_text", "correction",
+                               "other_reference", "reasons", "annotators", "flagged_at", "notes", "corrections", "score"],
                  column_config={"open": st.column_config.LinkColumn("verdicts", display_text="open on Audit")})
     c = st.columns(4)
     c[0].download_button("Errata (CSV)", reference_errors.errata_csv(flags), "narrativeqa_errata.csv", "text/csv",
@@ -112,7 +112,7 @@ st.caption(shown_evidence["explain"])
 def _flag(question_id: str, reference: str) -> None:
     reason = ss.get("re_reason", "wrong")
     try:
-        audit.flag(workspace, who, question_id, reference, reason, ss.get("re_note", ""))
+        audit.flag(workspace, who, question_id, reference, reason, ss.get("re_note", ""), ss.get("re_correction", ""))
     except LsqaError as exc:
         ss.re_refused = f"Not flagged: {exc}"
         return
@@ -132,6 +132,9 @@ def _undo() -> None:
 with st.form("re_flag_form", clear_on_submit=True):
     st.radio("Reason", FLAG_REASONS, horizontal=True, key="re_reason")
     st.text_input("Note", key="re_note", max_chars=audit.MAX_NOTE_CHARS)
+    st.text_input("Corrected reference (optional)", key="re_correction", max_chars=audit.MAX_NOTE_CHARS,
+                  help="The reference as it should read; kept with the flag and written to the errata's correction "
+                       "column (`lsqa ingest-narrativeqa --errata FILE` reads it back beside the original).")
     st.form_submit_button(f"Flag reference {r['reference']}", disabled=not annotator, type="primary",
                           on_click=_flag, args=(r["question_id"], r["reference"]))
 st.button("Undo my last flag", on_click=_undo, disabled=not annotator, key="re_undo")

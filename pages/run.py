@@ -17,6 +17,7 @@ from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.dashboard import run_form  # noqa: E402
 from lsqa.dashboard import sign_in  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
+from lsqa.text.highlight import md_escape  # noqa: E402
 
 workspace = page_data.current_workspace()
 ss = st.session_state
@@ -50,7 +51,7 @@ def _before_start(config: dict | None, key: str) -> None:
             st.warning(warning)
         planned = run_form.plan(workspace, config)
     except (LsqaError, ValueError) as exc:
-        st.warning(f"No plan: {exc}")
+        st.warning(f"No plan: {md_escape(exc)}")
         return
     cost = "unknown" if planned["cost_usd"] is None else f"${planned['cost_usd']:.4f}"
     st.caption(f"Plan: {planned['calls']:,} calls ({planned['cached']:,} cached), {planned['input_tokens']:,} input "
@@ -173,7 +174,7 @@ def show_jobs() -> None:
     for job in listed:
         mine = job["id"] == ss.get("run_job")
         with st.container(border=True):
-            st.markdown(f"**{job['id']}** · {job['label']} · **{job['status']}**" + (" · (yours)" if mine else ""))
+            st.markdown(f"**{job['id']}** · {md_escape(job['label'])} · **{job['status']}**" + (" · (yours)" if mine else ""))
             if job["status"] in ("queued", "running"):
                 st.progress(*run_form.progress_of(job))
             cost = jobs.cost_so_far(job)

@@ -65,6 +65,7 @@ class Script:
     hang_first: int = 0               # with hang_s: only the first N requests hang
     garbage: str | None = None        # "non-json" | "no-choices"
     usage: bool = True                # include a usage block
+    usage_block: dict | None = None   # ... this one, as is (negative, absurd or non-numeric counts), instead of the counted one
     hold_after: int = 0               # requests from this index on wait for ``release()`` (0: none wait)
     error_body: dict = field(default_factory=lambda: {"error": {"message": "scripted failure", "type": "server_error"}})
     prefix_cache: bool = False        # report a prompt's start seen before as cached tokens (OpenAI/vLLM style)
@@ -279,6 +280,8 @@ class FakeLLMServer:
             }
             if s.prefix_cache:
                 payload["usage"]["prompt_tokens_details"] = {"cached_tokens": self._cached_prefix(words)}
+            if s.usage_block is not None:
+                payload["usage"] = dict(s.usage_block)
         return payload
 
     def _cached_prefix(self, words: list[str]) -> int:

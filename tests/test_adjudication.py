@@ -6,8 +6,10 @@ flag times. Counts are made by hand on the small demo workspace."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -17,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from lsqa import audit, store, team
 from lsqa.audit import reference_errors
+from lsqa.dashboard import adjudication_view
 from lsqa.errors import AuditRefused, NotAllowed
 from lsqa.judging import kinds
 from lsqa.stats import analysis, corrected_report, sampling
@@ -98,8 +101,68 @@ def test_disagreements_are_listed_and_the_final_label_is_adjudicated_else_the_ma
     assert done["adjudicated"] == other[1] and done["adjudication"]["adjudicator"] == "judy"
     # An adjudicator may also overrule a majority; the latest adjudication stands.
     audit.adjudicate(ws, "judy", ids[3], judge[3])
-    audit.adjudicate(ws, "judy", ids[1], judge[1], "on second reading, ana")
+    audit.adjudicate(ws, "judy", ids[1], judge[1], "on second reading, ana", replaces=other[1])
     assert _agreement(ws, GT, f"human@{GT}") == (4, pytest.approx(4 / 4))
+
+
+def test_replacing_a_final_label_must_name_it_and_keeps_what_it_replaced(demo_workspace):
+    ws = demo_workspace
+    ids, judge, other = _split_four(ws)
+    first = audit.adjudicate(ws, "judy", ids[1], other[1], "ben is right")
+    assert first["replaced"] is None
+    before = snapshot(ws)
+    for call, says in ((lambda: audit.adjudicate(ws, "jo", ids[1], judge[1]), "already has the final label"),
+                       (lambda: audit.adjudicate(ws, "jo", ids[1], judge[1], replaces=judge[1]),
+                        f"is {other[1]!r}, set by judy on .*, not {judge[1]!r}"),
+                       (lambda: audit.adjudicate(ws, "jo", ids[1], other[1], replaces=other[1]), "already"),
+                       (lambda: audit.adjudicate(ws, "jo", ids[3], judge[3], replaces=other[3]), "no final label yet")):
+        with pytest.raises(AuditRefused, match=says) as refused:
+            call()
+        assert "\n" not in str(refused.value)
+    assert snapshot(ws) == before  # nothing written, and the first final label stands
+    assert audit.disagreements(ws)[1]["adjudicated"] == other[1]
+
+    again = audit.adjudicate(ws, "jo", ids[1], judge[1], "ana is right after all", replaces=other[1])
+    assert (again["replaced"]["label"], again["replaced"]["adjudicator"]) == (other[1], "judy")
+    history = audit.adjudication_history(ws, ids[1])
+    assert [(h["label"], h["adjudicator"], h["note"]) for h in history] == [
+        (other[1], "judy", "ben is right"), (judge[1], "jo", "ana is right after all")]
+    assert history[0]["replaces"] is None
+    assert (history[1]["replaces"]["label"], history[1]["replaces"]["adjudicator"]) == (other[1], "judy")
+    settled = next(d for d in audit.disagreements(ws) if d["judgment_id"] == ids[1])
+    assert (settled["adjudicated"], settled["adjudication"]["adjudicator"], settled["n_adjudications"]) == (
+        judge[1], "jo", 2)
+    with store.connect(ws) as con:  # the latest stands for the statistics
+        final = {r["judgment_id"]: r["label"] for r in verdicts_store.final_labels(con, GT)}
+    assert final[ids[1]] == judge[1]
+
+
+def test_the_next_open_disagreement_comes_after_the_one_settled_and_wraps_round(demo_workspace):
+    """Five disagreements in the page's order (by verdict id): settling one hands over to the next one
+    still open after it, round the end; none left, None."""
+    ws = demo_workspace
+    v = _verdicts(ws, GT, 5)
+    for r in v:
+        audit.confirm(ws, "ana", r["id"])
+        audit.review(ws, "ben", r["id"], _other(r["kind"], r["judge_label"]))
+    rows = adjudication_view.in_order(audit.disagreements(ws))
+    ids = [d["judgment_id"] for d in rows]
+    assert sorted(ids) == ids and len(ids) == 5
+    assert audit.next_open(rows) == ids[0]
+    for i in (1, 2):
+        audit.adjudicate(ws, "judy", ids[i], "yes")
+    rows = adjudication_view.in_order(audit.disagreements(ws))
+    assert [d["judgment_id"] for d in rows] == ids  # settling moves nothing in the page's order
+    assert audit.next_open(rows, ids[0]) == ids[3]  # past the two settled
+    assert audit.next_open(rows, ids[2]) == ids[3]
+    assert audit.next_open(rows, ids[4]) == ids[0]  # round the end
+    assert audit.next_open(rows, "not-listed") == ids[0]
+    for i in (0, 3):
+        audit.adjudicate(ws, "judy", ids[i], "no")
+    rows = audit.disagreements(ws)
+    assert audit.next_open(rows, ids[3]) == ids[4] and audit.next_open(rows, ids[4]) is None
+    audit.adjudicate(ws, "judy", ids[4], "no")
+    assert audit.next_open(audit.disagreements(ws)) is None
 
 
 def test_the_corrected_ranking_leaves_a_tie_out_and_uses_the_adjudicated_label(demo_workspace, tmp_path):
@@ -270,31 +333,105 @@ def _page(token: str) -> AppTest:
     return at
 
 
+WRITES = ("adj_opt_yes__writes", "adj_opt_no__writes", "adj_replace__writes")
+
+
+def _writing_buttons(at) -> list[str]:
+    return [b.key for b in at.button if b.key and b.key.endswith("__writes")]
+
+
+def _on_screen(at) -> str | None:
+    """The disagreement on screen: the one the decision bar is stamped with (keys.js reads the same)."""
+    for m in at.markdown:
+        found = re.search(r'data-lsqa-item="([^"]+)"', str(m.value))
+        if found:
+            return html.unescape(found.group(1))
+    return None
+
+
 def test_the_adjudicate_page_lets_an_adjudicator_set_the_final_label_and_a_viewer_only_read(ws, people):
     jid = _split_by(ws, people)
     audit.comment(ws, team.sign_in(ws, people["annotator"]["token"]), jid, "see the last page")
+    d = audit.disagreements(ws)[0]
 
     viewer = _page(people["viewer"]["token"])
     text = page_text(viewer)
     assert "1 disagreement, 1 not adjudicated yet" in text and "see the last page" in text
     assert f"/audit?item={jid}" in text  # the link to the item on the Audit page
     assert "annotator" in text and "admin" in text
-    assert not viewer.radio and "Set final label" not in [b.label for b in viewer.button]
+    # The question and the answer (escaped: people's and models' text is never HTML), in the item and the list.
+    assert html.escape(d["question"]) in text and html.escape(d["answers"][0]["text"]) in text
+    (listed,) = viewer.dataframe[0].value.to_dict("records")
+    assert listed["question"] == d["question"] and d["answers"][0]["text"] in listed["answer A (or the answer)"]
+    assert not _writing_buttons(viewer) and "adj_note" not in [t.key for t in viewer.text_input]
     before = snapshot(ws)
     for b in viewer.button:
-        if b.key != "sign_out":
+        if b.key != "sign_out" and not b.disabled:
             b.click().run()
     assert snapshot(ws) == before
 
     at = _page(people["adjudicator"]["token"])
-    at.radio(key=f"adj_label_{jid}").set_value("yes")
-    at.text_input(key=f"adj_note_{jid}").input("the answer is in the book")
-    at.button(key=f"adj_set_{jid}").click().run()
+    assert _on_screen(at) == jid and sorted(_writing_buttons(at)) == ["adj_opt_no__writes", "adj_opt_yes__writes"]
+    at.text_input(key="adj_note").input("the answer is in the book")
+    at.button(key="adj_opt_yes__writes").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     listed = audit.disagreements(ws)
     assert listed[0]["adjudicated"] == "yes"
     assert listed[0]["adjudication"]["note"] == "the answer is in the book"
-    assert "set by adjudicator" in page_text(at)
+    # The only one is settled: the page says so and offers nothing that writes.
+    assert "All 1 disagreement is settled" in page_text(at)
+    assert not _writing_buttons(at) and _on_screen(at) is None
+
+
+def test_the_adjudicate_page_moves_to_the_next_open_one_and_asks_before_replacing(ws, people):
+    """Three disagreements settled one after the other, each moving to the next open one; then all
+    settled; a settled one opened again: a label key asks first (nothing written), the same key again
+    replaces, and the item shows who replaced what. A key pressed on a screen that had drawn another
+    disagreement writes nothing."""
+    ids = sorted(_split_by(ws, people, k) for k in range(3))
+    at = _page(people["adjudicator"]["token"])
+    assert _on_screen(at) == ids[0] and "Disagreement 1 of 3" in page_text(at)
+
+    # The browser had drawn another disagreement when the key was pressed: nothing is written.
+    before = snapshot(ws)
+    at.text_input(key=adjudication_view.ON_SCREEN_KEY).set_value(ids[1])
+    at.button(key="adj_opt_no__writes").click().run()
+    assert snapshot(ws) == before and "Not saved: the item changed under your key" in page_text(at)
+    assert _on_screen(at) == ids[0]
+
+    for n, (jid, label) in enumerate(zip(ids, ("no", "yes", "no"))):
+        assert _on_screen(at) == jid
+        at.button(key=f"adj_opt_{label}__writes").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert {d["judgment_id"]: d["adjudicated"] for d in audit.disagreements(ws)}[jid] == label
+        if n < 2:
+            assert _on_screen(at) == ids[n + 1] and f"{2 - n} not adjudicated yet" in page_text(at)
+    assert "All 3 disagreements are settled" in page_text(at)
+    assert not _writing_buttons(at) and _on_screen(at) is None
+    assert sum(len(audit.adjudication_history(ws, j)) for j in ids) == 3  # one final label each, no more
+
+    # A settled one opened again from the list: Y asks first and writes nothing.
+    at.selectbox[0].set_value(ids[0]).run()
+    assert _on_screen(at) == ids[0] and "settled" in page_text(at)
+    before = snapshot(ws)
+    at.button(key="adj_opt_no__writes").click().run()  # the label that stands: nothing to replace, nothing asked
+    assert snapshot(ws) == before and "Replace the final label" not in page_text(at)
+    at.button(key="adj_opt_yes__writes").click().run()
+    assert snapshot(ws) == before
+    assert "Replace the final label" in page_text(at) and "adj_replace__writes" in _writing_buttons(at)
+    at.button(key="adj_keep").click().run()  # Keep: asked no more, nothing written
+    assert snapshot(ws) == before and "Replace the final label" not in page_text(at)
+    at.button(key="adj_opt_yes__writes").click().run()  # asked again
+    at.text_input(key="adj_note").input("chapter 3 settles it")
+    at.button(key="adj_opt_yes__writes").click().run()  # the same key again: replaced
+    assert not at.error, [e.value for e in at.error]
+    history = audit.adjudication_history(ws, ids[0])
+    assert [(h["label"], h["adjudicator"], h["note"]) for h in history] == [
+        ("no", "adjudicator", ""), ("yes", "adjudicator", "chapter 3 settles it")]
+    assert "All 3 disagreements are settled" in page_text(at)  # no open one to move to
+    at.selectbox[0].set_value(ids[0]).run()
+    text = page_text(at)
+    assert "Final labels set, oldest first" in text and "replaced **No, not correct** (set by adjudicator)" in text
 
 
 def test_an_annotator_reads_only_the_disagreements_on_verdicts_they_labelled(ws, people):
@@ -376,20 +513,6 @@ def test_the_agreement_page_states_the_rule_and_counts_with_the_final_labels(ws)
     rows = [r for df in at.dataframe for r in df.value.to_dict("records")
             if r.get("rater A") == GT and r.get("rater B") == "human"]
     assert [(r["items"], r["agreement %"]) for r in rows] == [(3, 66.7)], rows
-
-
-def test_the_adjudicate_page_stays_on_the_verdict_just_adjudicated(ws, people):
-    """A final label moves its row to the end of the list (open ones first): the page must not then
-    show another verdict in its place."""
-    first, second = sorted([_split_by(ws, people, 0), _split_by(ws, people, 1)])
-    at = _page(people["adjudicator"]["token"])
-    assert f"/audit?item={first}" in " ".join(m.value for m in at.markdown)  # the first open one is shown
-    at.radio(key=f"adj_label_{first}").set_value("no")
-    at.button(key=f"adj_set_{first}").click().run()
-    assert [d["judgment_id"] for d in audit.disagreements(ws)] == [second, first]
-    shown = " ".join(m.value for m in at.markdown)
-    assert f"/audit?item={first}" in shown and "set by adjudicator" in page_text(at)
-    assert at.radio(key=f"adj_label_{first}")
 
 
 def test_an_imported_label_and_an_audit_page_label_that_differ_are_a_disagreement(demo_workspace, tmp_path):

@@ -58,6 +58,23 @@ def test_each_verdict_goes_to_per_item_different_people_balanced(demo_workspace)
     assert len(again) == 11 and sorted(again.values()) == [1] * 5 + [2] * 6
 
 
+def test_the_cli_signs_a_batch_with_the_person_named_by_as_and_checks_their_role(team_ws):
+    ws = team_ws
+    args = ["assign", "--judge", JUDGE, "--annotators", "ana,ben", "--per-item", "1", "--count", "2", "--workspace", ws]
+    # Refused, nothing written: nobody named, a person whose stored role may not assign, nobody of that name.
+    assert_refused("cli assign without --as", args, workspace=ws, must_name=("--as",))
+    assert_refused("cli assign as an annotator", [*args, "--as", "ana"], workspace=ws, must_name=("ana", "annotator"))
+    assert_refused("cli assign as an adjudicator", [*args, "--as", "adj"], workspace=ws, must_name=("adj", "admin"))
+    assert_refused("cli assign as nobody", [*args, "--as", "zed"], workspace=ws, must_name=("zed",))
+    team.revoke_person(ws, "boss")
+    assert_refused("cli assign as a revoked admin", [*args, "--as", "boss"], workspace=ws, must_name=("boss",))
+    team.add_person(ws, "boss", "admin")
+    result = invoke(*args, "--as", "boss", "--json")
+    assert result.exit_code == 0, result.stderr
+    with store.connect(ws) as con:
+        assert con.execute("SELECT DISTINCT assigned_by FROM assignments").fetchall() == [("boss",)]
+
+
 def test_the_cli_assigns_and_prints_json(demo_workspace):
     result = invoke("assign", "--judge", JUDGE, "--annotators", "ana,ben", "--per-item", "1", "--count", "3",
                     "--workspace", demo_workspace, "--json")
@@ -67,6 +84,12 @@ def test_the_cli_assigns_and_prints_json(demo_workspace):
     assert out["judge"] == JUDGE and out["per_item"] == 1
     assert out["assigned"] == [{"annotator": "ana", "n_items": 2}, {"annotator": "ben", "n_items": 1}]
     assert [r["annotator"] for r in _assignments(demo_workspace)] == ["ana", "ben", "ana"]
+    # A workspace without people: --as names whoever assigns (default: the login name), never the command.
+    invoke("assign", "--judge", JUDGE, "--annotators", "cy", "--per-item", "1", "--count", "1", "--as", "dora",
+           "--workspace", demo_workspace)
+    with store.connect(demo_workspace) as con:
+        signed = [r[0] for r in con.execute("SELECT assigned_by FROM assignments ORDER BY id").fetchall()]
+    assert signed[-1] == "dora" and len(set(signed[:3])) == 1 and signed[0] not in ("", "lsqa assign")
 
 
 def test_a_random_batch_is_a_simple_random_sample_whose_reviews_correct_estimates(demo_workspace):
@@ -167,8 +190,8 @@ def test_in_a_team_only_admins_assign_and_only_to_people_who_review(team_ws):
                            AuditRefused, workspace=ws, must_name=("zed",))
     assert_library_refuses("a viewer", lambda: audit.assign(ws, JUDGE, ["ana", "vic"], by=boss, per_item=1),
                            AuditRefused, workspace=ws, must_name=("vic", "viewer"))
-    assert_refused("cli unknown name", ["assign", "--judge", JUDGE, "--annotators", "ana,zed", "--workspace", ws],
-                   workspace=ws, must_name=("zed",))
+    assert_refused("cli unknown name", ["assign", "--judge", JUDGE, "--annotators", "ana,zed", "--as", "boss",
+                                        "--workspace", ws], workspace=ws, must_name=("zed",))
     team.revoke_person(ws, "ben")
     assert_library_refuses("revoked", lambda: audit.assign(ws, JUDGE, ["ben"], by=boss, per_item=1),
                            AuditRefused, workspace=ws, must_name=("ben",))
@@ -276,7 +299,7 @@ def test_an_admin_assigns_from_the_audit_sidebar(demo_workspace, tokens):
 
 
 def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_workspace, tokens):
-    audit.assign(demo_workspace, JUDGE, ["ana"], by="", per_item=1, count=3)
+    audit.assign(demo_workspace, JUDGE, ["ana"], by=Person("boss", "admin"), per_item=1, count=3)
     mine = _head(demo_workspace, "ana", audit.Filters(reviewed=audit.ASSIGNED))
     at = _app(tokens["ben"])  # nothing assigned: today's priority queue
     assert at.session_state["audit_queue"] == "priority"

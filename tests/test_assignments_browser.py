@@ -24,7 +24,8 @@ def test_a_key_on_my_assignments_counts_in_the_sidebar_line(demo_workspace_templ
     ws = tmp_path / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
     ana = team.add_person(ws, "ana", "annotator")
-    audit.assign(ws, "lexical-autoais-fc", ["ana"], by="", per_item=1, count=3)
+    team.add_person(ws, "boss", "admin")
+    audit.assign(ws, "lexical-autoais-fc", ["ana"], by=team.Person("boss", "admin"), per_item=1, count=3)
     mine = [r["id"] for r in audit.queue.uncached(ws, audit.Filters(reviewed=audit.ASSIGNED), "ana")["rows"]]
     with serve(ws) as url, sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

@@ -55,7 +55,7 @@ def test_rank_json_on_prd_human_ratings(prd_csv, prd_rows):
     res = runner.invoke(app, ["rank", "--input", str(prd_csv), "--bootstrap", "300", "--seed", "0", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert list(out) == ["systems", "win_probability", "n_comparisons", "n_excluded", "warnings"]
+    assert list(out) == ["systems", "win_probability", "n_comparisons", "n_excluded", "warnings", "adjacent"]
     assert out["n_comparisons"] == 7040 and out["n_excluded"] == 0
     fit = fit_bradley_terry(count_comparisons([r["system_a"] for r in prd_rows], [r["system_b"] for r in prd_rows],
                                               [r["winner"] for r in prd_rows]))

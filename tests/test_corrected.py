@@ -153,6 +153,31 @@ def test_mean_with_unequal_inclusion_probabilities_is_the_hajek_estimate(ppi_py)
     assert est.estimate == pytest.approx(float(point[0]), abs=1e-12)
 
 
+def test_mean_intervals_cover_under_the_active_queues_unequal_probabilities():
+    # 20 expected audits of 300 answers drawn by the active queue (π ∝ τ + the share of three other
+    # judges that disagree, lsqa.stats.sampling), a judge right 40% of the time: the t quantile on the
+    # count of audits covered ~92% (bench_corrected_unequal_pi.py); on the effective audits of the
+    # variance, (Σw²)²/Σw⁴, it covers ≥ 94%. Equal π: the same degrees of freedom as before.
+    rng = np.random.default_rng(44)
+    now = before = 0
+    draws = 1500
+    for _ in range(draws):
+        truth = rng.uniform(0.3, 0.85)
+        y = (rng.random(300) < truth).astype(float)
+        f = np.where(rng.random(300) < 0.4, y, (rng.random(300) < 0.55).astype(float))
+        score = 0.25 + np.mean([np.where(rng.random(300) < 0.8, y, 1 - y) != f for _ in range(3)], axis=0)
+        pi = np.minimum(1.0, 20 * score / score.sum())
+        take = rng.random(300) < pi
+        est = C.ppi_mean(f, C.design(np.where(take, y, np.nan), np.where(take, pi, np.nan)))
+        assert 1 <= est.df < est.n_audited - 2 or est.n_audited < 4
+        now += est.ci_low <= truth <= est.ci_high
+        half = student_t.ppf(0.975, max(1, est.n_audited - 2)) * est.se     # the count of audits, as before
+        before += abs(est.estimate - truth) <= half
+    assert now / draws >= 0.94 and before / draws < 0.93
+    y, f, idx, human = _binary_world(n_audit=40)
+    assert C.ppi_mean(f, C.design(human, 0.02)).df == 40 - 2     # equal π: audits − strata − λ
+
+
 def test_design_refuses_an_audit_without_a_probability():
     with pytest.raises(ValueError, match="inclusion probability"):
         C.design([1.0, None], [0.0, None])

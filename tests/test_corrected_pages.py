@@ -66,7 +66,10 @@ def markdown_table(text: str) -> list[dict]:
 
 
 def unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
+    """A Markdown cell as it reads: backslash escapes and character references (lsqa.text.highlight.escape) undone."""
+    import html
+
+    return html.unescape(re.sub(r"\\(.)", r"\1", text))
 
 
 def test_leaderboard_shows_the_overrides_that_moved_a_rank_flip(ws):  # noqa: F811

@@ -31,4 +31,7 @@ def test_marked_html_escapes_everything_but_its_own_tags():
     assert "&lt;script&gt;" in out and "&amp;" in out and "&quot;b&quot;" in out
     assert highlight.text_html("line 1\nline 2") == '<div class="lsqa-text">line 1<br>line 2</div>'
     assert "\n" not in highlight.text_html("a\n\nb")  # one line: a raw HTML block, never Markdown
-    assert highlight.md_escape("![x](http://e) _a_ $b$") == "\\!\\[x\\]\\(http\\:\u2060//e\\) \\_a\\_ \\$b\\$"
+    assert highlight.md_escape("![x](http://e) _a_ $b$") == \
+        "&#33;&#91;x&#93;&#40;http:\u2060//e&#41; &#95;a&#95; &#36;b&#36;"
+    assert highlight.md_escape("# a") == "&#35; a" and highlight.md_escape("12. a-b") == "12&#46; a-b"
+    assert highlight.md_escape("    code") == "&#32;   code" and highlight.md_escape("- x") == "&#45; x"

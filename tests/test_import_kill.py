@@ -203,3 +203,36 @@ def test_kill_9_during_ingest_narrativeqa_leaves_the_workspace_as_it_was(tmp_pat
     assert summary.added["questions"] == (0 if committed else n)
     with store.connect(ws) as con:
         assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == n
+
+
+REVIEWS = "import sys; from lsqa.audit.review_import import import_reviews; import_reviews(sys.argv[1], sys.argv[2])"
+
+
+def test_kill_9_during_a_reviews_import_leaves_reviews_and_their_draws_whole_or_absent(tmp_path):
+    """``lsqa import-reviews`` in SQL with an inclusion probability on every row: each review draws its
+    verdict (``audit_draws``, migration 0023) in the review's transaction. Killed at several moments after
+    the import began, the workspace holds neither the reviews nor the draws, or all of both."""
+    ws = tmp_path / "ws.duckdb"
+    made = build(ws, 250_000)
+    source = tmp_path / "reviews.csv"
+    with store.connect(ws) as con:
+        n = con.execute("SELECT count(*) FROM judgments WHERE status = 'ok' AND shown_order = 'ab'").fetchone()[0]
+        con.execute(f"""COPY (SELECT judge, question_id, system_a, system_b, label, 'ext' AS annotator,
+                                     0.05 AS inclusion_probability
+                              FROM judgments WHERE status = 'ok' AND shown_order = 'ab' ORDER BY id)
+                        TO '{source}' (HEADER)""")
+    assert made["verdicts"] >= n > 100_000
+    committed = _whole_or_nothing(tmp_path, REVIEWS, (ws, source), (0.0, 0.3, 0.8, 1.5), ws, "human_reviews", n)
+    with store.connect(ws) as con:
+        counts = con.execute("SELECT (SELECT count(*) FROM human_reviews), (SELECT count(*) FROM audit_draws)"
+                             ).fetchone()
+    assert counts == ((n, n) if committed else (0, 0))
+    from lsqa.audit.review_import import import_reviews
+
+    summary = import_reviews(ws, source)
+    assert summary.added == {"reviews": 0 if committed else n}
+    with store.connect(ws) as con:
+        assert con.execute("SELECT count(*), count(DISTINCT judgment_id), min(inclusion_prob), max(inclusion_prob)"
+                           " FROM audit_draws").fetchone() == (n, n, 0.05, 0.05)
+        assert con.execute("SELECT count(*) FROM human_reviews h JOIN audit_draws d ON d.review_id = h.id"
+                           " AND d.judgment_id = h.judgment_id").fetchone()[0] == n

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lsqa.dashboard import item_cards
+from lsqa.text import highlight
 
 SLICE = Path(__file__).parent / "data" / "narrativeqa_slice" / "nqa_test_slice_qaps.jsonl"
 OWN_TAGS = {"div", "p", "b", "br"}
@@ -92,12 +93,16 @@ def test_answer_cards_keep_the_order_given_and_escape_names():
     assert r.texts == ["He fled.\n\nAt night.", ""]
 
 
+CONTROLS = {c: "\ufffd" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0)) if chr(c) not in "\t\n"}
+
+
 @given(st.text(), st.text(), st.text(), st.text())
 def test_no_text_becomes_markup(question, ref, title, answer):
     block = item_cards.question_card(question, [{"n": 1, "text": ref}]) + item_cards.answer_cards("Answer",
                                                                                                   [(title, answer)])
     r = read(block)
     assert set(r.tags) <= OWN_TAGS and "\n" not in block
-    # What the parser reads back is what was given, line breaks as <br> (\r\n and \r as one line break).
-    norm = [t.replace("\r\n", "\n").replace("\r", "\n") for t in (question, ref or "—", answer)]
+    # What the parser reads back is what was given, every line terminator as <br> (\r\n as one) and
+    # other control characters as U+FFFD (lsqa.text.highlight.escape).
+    norm = [highlight.LINE_BREAKS.sub("\n", t).translate(CONTROLS) for t in (question, ref or "—", answer)]
     assert [t.replace("\r", "\n") for t in r.texts] == norm

@@ -261,9 +261,12 @@ def test_cost_is_none_for_a_model_without_a_price(workspace, llm_server):
 
 
 def test_missing_usage_means_unknown_tokens_not_zero(workspace, llm_server):
+    """No usage block: the tokens are unknown (None) and the call counts at its worst case, said so."""
     llm_server.script(reply="no usage block", usage=False)
     result = llm.complete(workspace, req(llm_server), retry=FAST)
-    assert result.ok and result.prompt_tokens is None and result.completion_tokens is None and result.cost_usd is None
+    assert result.ok and result.prompt_tokens is None and result.completion_tokens is None
+    assert result.cost_usd > 0 and "no usage" in result.usage_note and "worst case" in result.usage_note
+    assert stored(workspace, result.cache_key)["usage_note"] == result.usage_note
 
 
 @pytest.mark.slow

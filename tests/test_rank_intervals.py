@@ -104,6 +104,7 @@ def test_corrected_json_and_separated_from_the_rank_intervals(demo_workspace):
         disjoint = up["rank_high"] < low["rank_low"]
         assert pair["separated"] == disjoint  # "separated" is what the rank intervals shown say
         assert pair["too_few_audits"] == (n < 30)
+    assert result["rank_intervals"].startswith("max-t Student-t (")
 
 
 def test_separated_says_too_few_audits_instead_of_yes(demo_workspace):
@@ -192,6 +193,10 @@ def test_corrected_accuracy_and_rank_flip_movers_in_words(demo_workspace):
                      {"yes": "no", "no": "yes"}[row["label"]], sampling=row["sampling"])
     result = corrected_report.corrected_accuracy(demo_workspace, YESNO)
     m = len(result["systems"])
+    # Student-t as side by side: the system with the fewest audits sets the degrees of freedom (equal π:
+    # its audits − 1 stratum − 1 for λ), not the normal quantile.
+    df = min(s["n_audited"] for s in result["systems"]) - 2
+    assert result["rank_intervals"] == f"max-t Student-t ({df} df)"
     for s in result["systems"]:
         assert 1 <= s["rank_low"] <= s["rank_high"] <= m and s["tier"] >= 1
         assert 1 <= s["judge_only_rank_low"] <= s["judge_only_rank_high"] <= m

@@ -128,12 +128,59 @@ def test_a_human_overturning_a_rejection_and_flags_raise_the_score(answered):
     audit.review(answered, "alice", rejected, "yes")
     after = by_key(reference_errors.suspects(answered))
     row = after[(f"nqa:{TOM_KITTEN}:14", "1")]
-    assert row["humans_overturned"] == "1/1" and row["score"] == 1.0 and "humans (1)" in row["evidence"]
+    m = before[(f"nqa:{TOM_KITTEN}:14", "1")]["score"]
+    # One override doubles the odds the machine gave (reference_errors.OVERRIDE_ODDS), never makes it 1 alone.
+    assert 0 < m < 1 and row["score"] == pytest.approx(2 * m / (1 + m), abs=1e-3) and row["score"] < 1
+    assert row["humans_overturned"] == "1/1" and "humans (1)" in row["evidence"]
     audit.flag(answered, "bob", SIBLINGS, "2", "ambiguous")
     flagged = by_key(reference_errors.suspects(answered))[(SIBLINGS, "2")]
     machine = before[(SIBLINGS, "2")]["score"]
     assert flagged["score"] == pytest.approx(1 - (1 - machine) * 0.5, abs=1e-3) and flagged["flags"] == "ambiguous (bob)"
     assert "score" in reference_errors.explain(flagged) and "flags: ambiguous (bob)" in reference_errors.explain(flagged)
+
+
+@pytest.mark.slow
+def test_overrides_alone_never_outrank_what_every_automatic_signal_says(answered, llm_server, monkeypatch):
+    """Two people overturn a ground-truth judge's "no" on "Three", a reference every automatic signal
+    supports (every answer holds it, the other reference agrees): it stays below a reference the signals
+    suspect and nobody overrode (the ducks' "Jemima and Rebeccah."); before, 2/2 overrides made it 1.0, first
+    of the list. Where the signals suspect a reference, overrides add: each doubles the odds, up to three."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    llm_server.script(reply="no")
+    judge = {"name": "served-gt", "model": "openai/gt-rater", "kind": "groundtruth", "reference": "both",
+             "params": {"api_base": llm_server.api_base, "temperature": 0}}
+    pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
+                                                 "systems": IMPORTED_SYSTEMS, "judges": [judge]}))
+    with store.connect(answered) as con:
+        rejected = dict(con.execute(
+            "SELECT question_id || '/' || reference, list(id ORDER BY id) FROM judgments WHERE judge = 'served-gt'"
+            " AND label = 'no' GROUP BY ALL").fetchall())
+    before = by_key(reference_errors.suspects(answered))
+    supported, suspect = before[(SIBLINGS, "1")], before[(DUCKS, "2")]
+    assert supported["systems_confirm"] == 1.0 and supported["references_agree"] > 0.95 and supported["score"] < 0.01
+    assert suspect["score"] > 0.5 and suspect["humans_overturned"] == "0/0"
+    for person, jid in zip(("ana", "ben"), rejected[f"{SIBLINGS}/1"]):
+        audit.review(answered, person, jid, "yes")
+    rows = reference_errors.suspects(answered)
+    after = by_key(rows)
+    assert after[(SIBLINGS, "1")]["humans_overturned"] == "2/2"
+    assert after[(SIBLINGS, "1")]["score"] < after[(DUCKS, "2")]["score"]
+    assert reference_errors.row_key(rows[0]) != (SIBLINGS, "1")
+    assert rows.index(after[(DUCKS, "2")]) < rows.index(after[(SIBLINGS, "1")])
+
+    # Overrides add where the machine suspects: a middling reference rises by the stated weight and passes
+    # references the machine put above it.
+    middling = min((k for k, r in before.items() if 0.05 < r["score"] < 0.4 and len(rejected.get("/".join(k), [])) >= 3
+                    and r["flags"] == ""), key=lambda k: before[k]["score"])
+    m = before[middling]["score"]
+    jids = rejected["/".join(middling)]
+    for n, person in enumerate(("cy", "dee", "eve", "fay"), start=1):  # one verdict each; the fourth counts no more
+        audit.review(answered, person, jids[(n - 1) % len(jids)], "yes")
+        score = by_key(reference_errors.suspects(answered))[middling]["score"]
+        boost = reference_errors.OVERRIDE_ODDS ** min(n, reference_errors.MAX_OVERRIDES)
+        assert score == pytest.approx(m * boost / (1 - m + m * boost), abs=2e-3), n
+    passed = [k for k, r in before.items() if m < r["score"] < score]
+    assert passed and all(by_key(reference_errors.suspects(answered))[k]["score"] < score for k in passed)
 
 
 def test_a_system_that_is_a_reference_is_no_witness(answered):

@@ -145,6 +145,7 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     assert cert["n_audits"] == 12 and cert["agreement"]["estimate"] == pytest.approx(11 / 12)
     verdict = page.text("certification")
     assert f"(verdict: {cert['verdict']})" in verdict and "Rests on 12 audits from the random queue" in verdict
+    assert f"Bounds: {cert['rule']}." in verdict          # valid at every look: re-reading the report is safe
     agreement = page.table("certification")[0]
     assert (agreement["figure"], agreement["estimate"], agreement["audits"]) == (
         "agreement with people", "91.7%", "12")
@@ -310,9 +311,13 @@ def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
             context.set_offline(True)
             page = context.new_page()
             page.goto(out.as_uri())
-            rows = page.locator("#tiers table tbody tr").evaluate_all(
+            rows = page.locator("#tiers table").first.locator("tbody tr").evaluate_all(
                 "trs => trs.map(tr => [...tr.cells].slice(0, 2).map(td => td.textContent))")
             assert rows == [[str(s["tier"]), s["system"]] for s in ranking["systems"]]
+            # the second table: each pair of neighbours, and how many verdicts would swap them
+            pairs = page.locator("#tiers table").nth(1).locator("tbody tr td:first-child").all_text_contents()
+            assert pairs == [f"{a['upper']} above {a['lower']}" for a in ranking["adjacent"]]
+            assert "would swap them" in page.locator("#tiers").text_content()
             assert page.locator("#tiers th").first.text_content() == "tier"
             shown = page.locator("#verdict").text_content()
             assert shown.startswith(f"{SXS}: ") and f"(verdict: {verdict})" in shown

@@ -73,13 +73,16 @@ def base(tmp_path_factory):
         con.execute("INSERT INTO systems (name, model, context) VALUES ('run-sys', 'openai/gpt-4o', 'none')")
         judgment = con.execute("SELECT id FROM judgments WHERE judge = 'y'").fetchone()[0]
         reviews_store.add_review(con, annotator="ann", judgment_id=judgment, action="override", label="yes")
-    import_reviews_rows(path, _write(folder / "r0.jsonl", [_review(annotator="early")], "jsonl"))
+    import_reviews_rows(path, _write(folder / "r0.jsonl", [_review(annotator="early"),
+                                                          _review(question_id=Q0, annotator="early", pi="0.2")],
+                                     "jsonl"))
     return path
 
 
 TABLES = {"answers": "SELECT * EXCLUDE (created_at) FROM answers ORDER BY ALL",
           "systems": "SELECT * EXCLUDE (created_at) FROM systems ORDER BY ALL",
-          "reviews": "SELECT * EXCLUDE (created_at) FROM human_reviews ORDER BY id"}
+          "reviews": "SELECT * EXCLUDE (created_at) FROM human_reviews ORDER BY id",
+          "draws": "SELECT * EXCLUDE (created_at) FROM audit_draws ORDER BY id"}
 
 
 def _run(importer, workspace: Path, source: Path, tables: tuple[str, ...]):
@@ -301,14 +304,15 @@ def _review(**changes) -> dict:
 
 
 def _reviews(base, tmp_path, source, staged=None):
-    return _compare(base, tmp_path, source, REVIEWS, ("reviews",), staged=staged)
+    return _compare(base, tmp_path, source, REVIEWS, ("reviews", "draws"), staged=staged)
 
 
 GOOD_REVIEWS = [
     _review(), _review(label="b", annotator="bo"),                          # confirm; override
     _review(system_a="s2", system_b="s1", label="B", annotator="cy"),        # reversed pair: B is A
     _review(system_a="s3", system_b="s2", label="tie", inclusion_probability="0.25", stratum="x"),
-    _review(question_id=Q0, label="'A'", pi="1e-3"),
+    _review(question_id=Q0, label="'A'", pi="1e-3"),                         # drawn before: no draw
+    _review(system_a="s2", system_b="s3", label="A", annotator="dee", pi="0.5"),  # drawn by an earlier line
     {"rater": "g", "item_id": Q1, "system": "s1", "reference": "2", "label": "Correct", "annotator": "amy"},
     {"rater": "g", "item_id": Q1, "system": "s1", "label": "no", "annotator": "amy", "inclusion_prob": "1"},
     _review(judge="y", system_a="s1", system_b="", label="YES", annotator="ann"),
@@ -325,9 +329,12 @@ def test_good_reviews_give_the_same_rows(base, tmp_path, fmt, gold):
     for name, importer in (("sql", import_reviews), ("rows", import_reviews_rows)):
         ws = tmp_path / f"{name}-{gold}.duckdb"
         shutil.copy(base, ws)
-        results.append(_run(lambda w, s, i=importer: i(w, s, gold=gold), ws, source, ("reviews",)))
+        results.append(_run(lambda w, s, i=importer: i(w, s, gold=gold), ws, source, ("reviews", "draws")))
     assert results[0] == results[1]
-    assert results[0][1]["added"] == {"reviews": 9 if gold else 8}  # "early" was imported (not gold)
+    assert results[0][1]["added"] == {"reviews": 10 if gold else 9}  # "early" was imported (not gold)
+    # Migration 0023: the first line of a verdict with a probability draws it, unless it was drawn before.
+    draws = [(d[2], d[3], d[4]) for d in results[0][2]["draws"]]
+    assert draws == [("import", 0.2, "all"), ("import", 0.25, "x"), ("import", 1.0, "all")]
     ws = tmp_path / "staged-only.duckdb"
     shutil.copy(base, ws)
     assert import_reviews_staged(ws, source, gold=gold) is not None

@@ -173,7 +173,8 @@ def test_users_command(ws):
     result = invoke("users", "add", "ana", "--role", "annotator", "--workspace", ws, "--json")
     assert result.exit_code == 0, result.output
     added = json.loads(result.stdout)
-    assert set(added) == {"name", "role", "token", "link"} and added["link"].endswith(f"/?token={added['token']}")
+    assert set(added) == {"name", "role", "token", "link", "warnings"} and added["warnings"] == []
+    assert added["link"].endswith(f"/?token={added['token']}")
     assert team.sign_in(ws, added["token"]) == Person("ana", "annotator")
     for args, names in ((["users", "add", "ana", "--role", "viewer"], "already"),
                         (["users", "add", "bo", "--role", "boss"], "boss"),

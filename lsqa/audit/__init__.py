@@ -18,10 +18,13 @@ from lsqa.audit.adjudication import (
     FINAL_LABEL_RULE,
     MAX_COMMENT_CHARS,
     adjudicate,
+    adjudication_history,
     comment,
     comments,
     disagreements,
     disagreements_seen_by,
+    final_labels,
+    next_open,
 )
 from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
@@ -83,7 +86,8 @@ __all__ = [
     "SHORTCUTS", "FLAG_REASON_KEYS", "label_options", "to_system_label", "to_shown_label", "describe", "shown_text",
     "saved_message", "describe_action", "evidence_label",
     # disagreements, final labels and comments (adjudication)
-    "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "disagreements", "disagreements_seen_by", "comment", "comments",
+    "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "adjudication_history", "disagreements",
+    "disagreements_seen_by", "next_open", "final_labels", "comment", "comments",
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
     # items held while open, the decision guard, the trail kept per person (open_items)

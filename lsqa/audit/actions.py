@@ -103,7 +103,7 @@ def review(workspace: Path, annotator: Person | str, judgment_id: str, label: st
     NotAllowed for a person who may not review."""
     who, note = annotator, _note(note)
     _annotator(who)
-    with store.write(workspace, change=review_change(judgment_id)) as con:
+    with store.write(workspace, change=review_change(judgment_id, sampling)) as con:
         annotator, role = _signer(con, who)
         if tab is not None:
             check_open(con, annotator, tab, judgment_id, decision=True)
@@ -121,7 +121,7 @@ def confirm(workspace: Path, annotator: Person | str, judgment_id: str, note: st
     for ``review``."""
     who, note = annotator, _note(note)
     _annotator(who)
-    with store.write(workspace, change=review_change(judgment_id)) as con:
+    with store.write(workspace, change=review_change(judgment_id, sampling)) as con:
         annotator, role = _signer(con, who)
         if tab is not None:
             check_open(con, annotator, tab, judgment_id, decision=True)
@@ -153,13 +153,32 @@ def skip(workspace: Path, annotator: Person | str, judgment_id: str, reason: str
     return {"id": skip_id, "reason": reason}
 
 
+def _correction(value, reason: str, question_id) -> str:
+    """A proposed corrected reference as it is kept ('' for none), or AuditRefused saying what is wrong."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise AuditRefused(f"flag on {question_id!r}: a corrected reference of type {type(value).__name__} cannot "
+                           "be kept: write it as text")
+    value = value.strip()
+    if len(value) > MAX_NOTE_CHARS or "\x00" in value:
+        raise AuditRefused(f"flag on {question_id!r}: a corrected reference must be text of at most "
+                           f"{MAX_NOTE_CHARS:,} characters without a NUL character: shorten it")
+    if value and reason == "retract":
+        raise AuditRefused(f"flag on {question_id!r}: a retract withdraws a flag and carries no corrected reference: "
+                           "leave the correction empty")
+    return value
+
+
 def flag(workspace: Path, annotator: Person | str, question_id: str, reference: str, reason: str,
-         note: str = "") -> dict:
+         note: str = "", correction: str | None = "") -> dict:
     """Flag NarrativeQA reference ``reference`` (``'1'`` or ``'2'``) of a stored question as wrong,
-    ambiguous or unanswerable (``retract`` withdraws). AuditRefused for anything else; NotAllowed
-    for a person who may not review."""
+    ambiguous or unanswerable (``retract`` withdraws), optionally proposing the ``correction`` (the
+    reference as it should read; kept with the flag and written to the errata). AuditRefused for
+    anything else; NotAllowed for a person who may not review."""
     who, note = annotator, _note(note)
     _annotator(who)
+    correction = _correction(correction, reason, question_id)
     if not isinstance(reference, str) or reference not in REFERENCES:
         raise AuditRefused(f"flag on {question_id!r}: reference {reference!r} is not one of the question's "
                            f"references; use '1' or '2'")
@@ -171,8 +190,8 @@ def flag(workspace: Path, annotator: Person | str, question_id: str, reference: 
             raise AuditRefused(f"flag: no question {question_id!r} in this workspace; flag a question shown in the "
                                "audit queue or the Reference errors page")
         flag_id = reviews_store.add_flag(con, annotator=annotator, question_id=question_id, reference=reference,
-                                         reason=reason, note=note, role=role)
-    return {"id": flag_id, "reference": reference, "reason": reason}
+                                         reason=reason, note=note, role=role, correction=correction)
+    return {"id": flag_id, "reference": reference, "reason": reason, "correction": correction}
 
 
 def last_action(workspace: Path, annotator: str) -> dict | None:
@@ -231,7 +250,7 @@ def _undo(workspace: Path, who: Person | str, what: str | None, declared: Change
             reason = before["reason"] if before else "retract"
             reviews_store.add_flag(con, annotator=annotator, question_id=last["target"], reference=last["reference"],
                                    reason=reason, note=before["note"] if before else "", undoes=int(last["id"]),
-                                   role=role)
+                                   role=role, correction=before["correction"] if before else "")
     return last
 
 

@@ -20,7 +20,9 @@ from lsqa import store
 from lsqa.audit.actions import _note, check_label
 from lsqa.errors import AuditRefused
 from lsqa.store import adjudications as adjudications_store
+from lsqa.store import assignments as assignments_store
 from lsqa.store import results as results_store
+from lsqa.store import verdicts as verdicts_store
 from lsqa.team import acting, may, Person
 
 MAX_COMMENT_CHARS = 2_000
@@ -44,12 +46,20 @@ def _verdict(con, judgment_id) -> dict:
     return j
 
 
-def adjudicate(workspace: Path, who: Person | str, judgment_id: str, label: str, note: str = "") -> dict:
+def adjudicate(workspace: Path, who: Person | str, judgment_id: str, label: str, note: str = "", *,
+               replaces: str | None = None) -> dict:
     """Set the final label (system terms, one of the verdict's kind's labels) of a verdict people
-    labelled; a later adjudication of the same verdict replaces this one. ``{"id", "label"}``.
+    labelled. ``{"id", "label", "replaced"}``: ``replaced`` is the adjudication this one replaces
+    (``{"id", "label", "adjudicator", "created_at"}``) or None.
+
+    A verdict that already has a final label keeps it unless ``replaces`` names that label (system
+    terms): a replacement is asked for explicitly, by someone who saw the label it replaces. The
+    replaced row stays (append-only; ``adjudication_history`` shows both, the later one standing).
 
     NotAllowed (nothing written) unless ``who`` may adjudicate; AuditRefused (nothing written) for an
-    unknown verdict, one nobody labelled yet, a label not of its kind or a note that is not short text."""
+    unknown verdict, one nobody labelled yet, a label not of its kind, a note that is not short text,
+    a final label there already that ``replaces`` does not name (or ``replaces`` without one, or
+    naming the label given)."""
     note = _note(note)
     with store.write(workspace) as con:
         adjudicator, role = acting(con, who, "adjudicate")
@@ -58,16 +68,71 @@ def adjudicate(workspace: Path, who: Person | str, judgment_id: str, label: str,
         if adjudications_store.labelled_by_people(con, judgment_id) == 0:
             raise AuditRefused(f"adjudication of verdict {judgment_id}: nobody has labelled it yet, so there is "
                                f"nothing to resolve; review it on the Audit page instead")
+        standing = (adjudications_store.adjudications_of(con, judgment_id) or [None])[-1]
+        _check_replacement(judgment_id, standing, label, replaces)
         row_id = adjudications_store.add_adjudication(con, judgment_id=judgment_id, label=label, note=note,
                                                       adjudicator=adjudicator, role=role)
-    return {"id": row_id, "label": label}
+    replaced = None if standing is None else {k: standing[k] for k in ("id", "label", "adjudicator", "created_at")}
+    return {"id": row_id, "label": label, "replaced": replaced}
+
+
+def _check_replacement(judgment_id: str, standing: dict | None, label: str, replaces: str | None) -> None:
+    """Refuse (one line) an adjudication that would replace a final label nobody named, or name one
+    that is not there: checked inside the write, so two adjudicators cannot replace each other unseen."""
+    if standing is None:
+        if replaces is not None:
+            raise AuditRefused(f"verdict {judgment_id} has no final label yet, so {replaces!r} cannot be replaced: "
+                               f"set the final label without replaces")
+        return
+    was = (f"{standing['label']!r}, set by {standing['adjudicator']} on "
+           f"{standing['created_at']:%Y-%m-%d %H:%M}")
+    if replaces is None:
+        raise AuditRefused(f"verdict {judgment_id} already has the final label {was}: to replace it, name the label "
+                           f"it replaces (replaces={standing['label']!r}; the Adjudicate page asks first)")
+    if replaces != standing["label"]:
+        raise AuditRefused(f"verdict {judgment_id}'s final label is {was}, not {replaces!r}: look at it again "
+                           f"before replacing it")
+    if label == standing["label"]:
+        raise AuditRefused(f"verdict {judgment_id}'s final label is already {label!r}: nothing to replace "
+                           f"(add a comment to say more)")
+
+
+def adjudication_history(workspace: Path, judgment_id: str) -> list[dict]:
+    """Every final label set on a verdict, oldest first, the last one standing: ``id, label, note,
+    adjudicator, role, created_at`` and ``replaces`` — the row before it (``{"id", "label",
+    "adjudicator", "created_at"}``), None for the first. Rows are only ever added, each after
+    ``adjudicate`` checked that the one it replaces was the latest, so the row before is the one it
+    replaced."""
+    with store.connect(workspace) as con:
+        rows = adjudications_store.adjudications_of(con, judgment_id)
+    before = None
+    for r in rows:
+        r["replaces"] = before
+        before = {k: r[k] for k in ("id", "label", "adjudicator", "created_at")}
+    return rows
+
+
+def next_open(rows: list[dict], after: str | None = None) -> str | None:
+    """The disagreement to settle next: the first not adjudicated after ``after`` in the order of
+    ``rows`` (``disagreements``; from the start without ``after`` or when it is not in ``rows``),
+    wrapping round to the first; None when every one is settled. The one place the Adjudicate page
+    chooses what comes next (an item another adjudicator holds open would be passed over here)."""
+    ids = [d["judgment_id"] for d in rows]
+    start = ids.index(after) + 1 if after in ids else 0
+    for d in rows[start:] + rows[:start]:
+        if d["adjudicated"] is None and d["judgment_id"] != after:
+            return d["judgment_id"]
+    return None
 
 
 def disagreements(workspace: Path) -> list[dict]:
     """The verdicts whose people's current labels differ, each as ``{"judgment_id", "labels":
     [{"annotator", "label", "note", "created_at"}], "adjudicated": label or None}`` plus what the page
-    shows beside it (``judge, kind, question_id, system_a, system_b, reference, judge_label`` and
-    ``adjudication``: ``{"label", "note", "adjudicator", "created_at"}`` or None). Not yet adjudicated
+    shows beside it (``judge, kind, question_id, system_a, system_b, reference, judge_label``,
+    ``shown_order``, ``question``, ``title`` (the book's), ``references`` (``{"n", "text"}``), ``answers`` in the order the
+    judge was shown them (``{"position", "system", "text"}``: A then B side by side, one for a yes/no
+    verdict), ``adjudication``: ``{"label", "note", "adjudicator", "created_at"}`` or None, and
+    ``n_adjudications``: how many final labels were set, replaced ones included). Not yet adjudicated
     first, then by verdict id."""
     with store.connect(workspace) as con:
         rows = adjudications_store.disagreements(con)
@@ -77,13 +142,40 @@ def disagreements(workspace: Path) -> list[dict]:
         if d is None:
             d = out[r["judgment_id"]] = {
                 "judgment_id": r["judgment_id"], "labels": [], "adjudicated": r["adjudicated"],
-                **{k: r[k] for k in ("judge", "kind", "question_id", "system_a", "system_b", "reference", "judge_label")},
+                **{k: r[k] for k in ("judge", "kind", "question_id", "system_a", "system_b", "reference", "judge_label",
+                                     "shown_order", "n_adjudications")},
+                "question": r["question"] or "", "title": r["title"] or "", "answers": _answers_shown(r),
+                "references": [{"n": "1", "text": r["reference_1"] or ""}, {"n": "2", "text": r["reference_2"] or ""}],
                 "adjudication": None if r["adjudicated"] is None else {
                     "label": r["adjudicated"], "note": r["adjudication_note"], "adjudicator": r["adjudicator"],
                     "created_at": r["adjudicated_at"]}}
         d["labels"].append({"annotator": r["annotator"], "label": r["label"], "note": r["note"],
                             "created_at": r["created_at"]})
     return sorted(out.values(), key=lambda d: (d["adjudicated"] is not None, d["judgment_id"]))
+
+
+def _answers_shown(r: dict) -> list[dict]:
+    """The verdict's answers in the order its judge was shown them (paper §3.2: ``shown_order``)."""
+    a = {"system": r["system_a"], "text": r["answer_a"]}
+    if not r["system_b"]:
+        return [{"position": "", **a}]
+    b = {"system": r["system_b"], "text": r["answer_b"]}
+    first, second = (b, a) if r["shown_order"] == "ba" else (a, b)
+    return [{"position": "A", **first}, {"position": "B", **second}]
+
+
+def final_labels(workspace: Path, judge: str | None = None) -> list[dict]:
+    """The final human label of every verdict people labelled (of ``judge``, if given), one row each, as
+    ``lsqa export`` writes them to ``final_labels`` and ``lsqa labels`` prints them: the label by
+    ``FINAL_LABEL_RULE`` (None for a tie), how it was decided (``basis``: adjudicated, single,
+    unanimous, majority or tie), the people and their labels, the adjudicator, and whether the verdict
+    counts as an audit with its π (``lsqa.store.verdicts.final_label_table``). AuditRefused for a
+    judge without verdicts."""
+    with store.connect(workspace) as con:
+        if judge is not None and not assignments_store.verdict_count(con, judge):
+            raise AuditRefused(f"judge {judge!r} has no verdicts in this workspace: give one of the judges "
+                               f"`lsqa status` counts, or leave --judge out for every judge")
+        return verdicts_store.final_label_table(con, judge)
 
 
 def disagreements_seen_by(workspace: Path, person: Person | None) -> tuple[list[dict], int]:

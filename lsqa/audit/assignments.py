@@ -10,11 +10,13 @@ the same number, give or take one. How the verdicts are chosen:
 - ``random``: a simple random sample of ``count`` of the judge's items (an item as
   ``lsqa.stats.sampling`` counts them: one answer, or one pair in both orders), one verdict each,
   drawn with the seed. Each item was drawn with probability ``π = count / items``, recorded with the
-  assignment; the review made from the "My assignments" queue carries it (queue ``random``), so it
-  counts for corrected estimates as a random-queue review does (issue 13).
+  assignment and, as the batch's draw, in ``audit_draws`` (migration 0023; a verdict drawn before keeps
+  its first draw): once the verdict has a final human label (its assignee's review, or anyone's) it
+  counts for corrected estimates as a random-queue review does (issue 13). The review made from the
+  "My assignments" queue carries the draw too (queue ``random``).
 
 An assignment is done once its annotator has a live review of the verdict. Assigning writes only
-the ``assignments`` table: never a review. Refused, with nothing written: a judge without verdicts,
+the ``assignments`` table and a random batch's draws: never a review. Refused, with nothing written: a judge without verdicts,
 a count or per-item below 1, more per item than people, names that are not people of a workspace
 that has people (or are viewers there), and anybody but an admin in a workspace with people.
 """
@@ -33,6 +35,7 @@ from lsqa.errors import AuditRefused
 from lsqa.store import assignments as assignments_store
 from lsqa.store import audit_queue as queue_store
 from lsqa.store import people as people_store
+from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.team import acting, may, Person
@@ -42,7 +45,6 @@ from lsqa.vocabulary import item_key
 ASSIGN_QUEUES = ("priority", "random")
 DEFAULT_COUNT = 50
 DEFAULT_PER_ITEM = 2
-COMMAND_LINE = "lsqa assign"  # who a batch made on the command line is signed by
 
 
 def _people(con, names) -> list[str]:
@@ -100,9 +102,9 @@ def assign(workspace: Path, judge: str, annotators, *, by: Person | str, per_ite
     ``{"judge", "assigned": [{"annotator", "n_items"}], "per_item", "batch", "queue", "items"}``
     (``items``: verdicts chosen; ``n_items``: new assignments of each person in this batch).
 
-    ``by``: who assigns (a name in a workspace without people, else a signed-in admin); ``""``: the
-    command line, acting as the workspace's owner like ``lsqa users`` (recorded as ``COMMAND_LINE``).
-    Raises AuditRefused or NotAllowed, with nothing written."""
+    ``by``: who assigns, recorded as ``assigned_by``: a name in a workspace without people, else a
+    person whose stored role is admin (signed in on the dashboard, or named with ``lsqa assign --as``:
+    ``lsqa.team.named``). Raises AuditRefused or NotAllowed, with nothing written."""
     if queue not in ASSIGN_QUEUES:
         raise AuditRefused(f"queue {queue!r} is not one of {', '.join(ASSIGN_QUEUES)}: use one of them")
     for what, value in (("count", count), ("per-item", per_item)):
@@ -111,8 +113,7 @@ def assign(workspace: Path, judge: str, annotators, *, by: Person | str, per_ite
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise AuditRefused(f"seed {seed!r} is not a whole number: give one")
     with store.write(workspace) as con:
-        # The command line passes nobody: whoever runs it can open the workspace file anyway (as `lsqa users`).
-        assigned_by = COMMAND_LINE if by == "" else (acting(con, by, "assign")[0] or "(one-person workspace)")
+        assigned_by = acting(con, by, "assign")[0] or "(one-person workspace)"
         people = _people(con, annotators)
         if per_item > len(people):
             raise AuditRefused(f"per-item {per_item} is more than the {len(people)} annotator(s) named: each verdict "
@@ -132,6 +133,8 @@ def assign(workspace: Path, judge: str, annotators, *, by: Person | str, per_ite
                 rows.append({**c, "batch": batch, "judge": judge, "annotator": who, "assigned_by": assigned_by})
                 n[who] += 1
         assignments_store.add_assignments(con, rows)
+        if queue == "random":  # the batch is the draw: its verdicts are audits of it (migration 0023)
+            reviews_store.record_draws(con, [{**c, "batch": batch} for c in chosen])
     return {"judge": judge, "assigned": [{"annotator": a, "n_items": n[a]} for a in people], "per_item": per_item,
             "batch": batch, "queue": queue, "items": len(chosen)}
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from lsqa import store
-from lsqa.audit.kept_reads import REVIEWS_TABLE
+from lsqa.audit.kept_reads import REVIEW_TABLES
 from lsqa.audit.wording import describe, label_options, to_shown_label
 from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls as llm_calls_store
@@ -32,7 +32,7 @@ FOLD_SENTENCES = 2  # sentences kept either side of the marked evidence until th
 
 def _item_survives(change: Change, arguments: dict) -> bool:
     """An item shows its own verdict's reviews only."""
-    return change.only_in(REVIEWS_TABLE) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
+    return change.only_in(*REVIEW_TABLES) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
 
 
 @kept_while_unchanged(survives=_item_survives)

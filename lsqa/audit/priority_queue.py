@@ -32,7 +32,7 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.audit.double_annotation import read_overlap
-from lsqa.audit.kept_reads import REVIEWS_TABLE, no_reviews_read
+from lsqa.audit.kept_reads import REVIEW_TABLES, no_reviews_read
 from lsqa.errors import AuditRefused
 from lsqa.store import assignments as assignments_store
 from lsqa.store import audit_queue as queue_store
@@ -92,7 +92,7 @@ def search_terms(text: str) -> tuple[str, ...]:
 def _queue_survives(change: Change, arguments: dict) -> bool:
     """A review of verdict X changes only X's row of the queue (its reviewers, my label), so the page
     is the same when X is left out of it, as the Audit page leaves out every item it has opened."""
-    return change.only_in(REVIEWS_TABLE) and bool(change.judgments) and change.judgments <= set(arguments["exclude"])
+    return change.only_in(*REVIEW_TABLES) and bool(change.judgments) and change.judgments <= set(arguments["exclude"])
 
 
 def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *, page: int = 0,

@@ -9,7 +9,8 @@ does — a product of the unconfirmed shares (a noisy-OR over confirmations; whi
 chosen on LiteraryQA's dev books, ``WEIGHTS``, nothing is fitted to a user's labels)::
 
     machine = (1 − systems_confirm) · systems_contradict · (1 − references_agree) · llm
-    score   = 1 − (1 − machine) · (1 − humans_overturned) · (1 − flag)
+    humans  = machine with its odds × OVERRIDE_ODDS^k (k: people who overturned, at most MAX_OVERRIDES)
+    score   = 1 − (1 − humans) · (1 − flag)
 
 A signal a reference lacks (no answers, no LLM check) takes the workspace's mean: neither suspect
 nor cleared for lack of evidence. ``llm`` is 1 until an LLM reference check has run
@@ -40,8 +41,13 @@ are computed in ``lsqa.audit.reference_signals``.
   question's) content words in one sentence of the story's summary, with that sentence.
 - ``llm_accepts``: share of LLM reference checks (judge kind ``reference-check``) saying the question
   is answerable and r answers it, with what they quoted.
-- ``humans_overturned``: share of the human labels on ground-truth verdicts against r that say
-  "yes" where the judge said "no" (the answer was right, the reference made it look wrong).
+- ``humans_overturned``: of the people who labelled ground-truth verdicts against r, those who said
+  "yes" where the judge said "no" (the answer was right, the reference made it look wrong). Such an
+  override is weak evidence about r (a strict judge missing a paraphrase is overridden too), so it
+  weighs as a likelihood ratio on the machine's suspicion, not as a second road to 1: each of the
+  first ``MAX_OVERRIDES`` people doubles its odds (``OVERRIDE_ODDS``). A reference that every automatic
+  signal supports stays near the bottom however many people overrode (machine 0 stays 0), and one the
+  signals half suspect rises (0.2 → 0.33 → 0.5 → 0.67 after one, two, three overrides).
 - ``flag``: 1 for a current "wrong" or "unanswerable" flag, ½ for "ambiguous".
 - ``book_support`` (shown, not scored): the largest share of r's content words found together in
   one passage of the book. Measured on LiteraryQA's edits it separates wrong references barely
@@ -81,10 +87,10 @@ COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "systems_contrad
 # What a person reads to decide a row (the Reference errors page's evidence panel, ``lsqa suspects --json``).
 EVIDENCE_COLUMNS = ("systems_disagree", "systems", "summary_sentence", "question_sentence", "llm_evidence")
 FLAG_WEIGHT = {"wrong": 1.0, "unanswerable": 1.0, "ambiguous": 0.5}
-ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "other_reference", "reasons",
-                  "annotators", "flagged_at", "notes", "score")
+ERRATA_COLUMNS = ("question_id", "title", "question", "reference", "reference_text", "correction", "other_reference",
+                  "reasons", "annotators", "flagged_at", "notes", "corrections", "score")
 # Lists in an errata row, one entry per annotator whose flag stands (a CSV cell joins them with "; ").
-ERRATA_LISTS = ("reasons", "annotators", "flagged_at", "notes")
+ERRATA_LISTS = ("reasons", "annotators", "flagged_at", "notes", "corrections")
 
 
 # An answer that declines to answer says nothing about the reference (a model's refusal, lsqa/extractive's
@@ -98,6 +104,12 @@ DECLINED = re.compile(r"\b(not going to answer|won't answer|will not answer|cann
 WEIGHTS = {"systems_confirm": 1.0, "systems_contradict": 1.0, "references_agree": 1.0, "summary_support": 0.0,
            "question_in_summary": 0.0}
 SUSPICIONS = frozenset({"systems_contradict"})  # columns where high means suspect; the others confirm
+# The weight of one human override (``humans_overturned``): the odds that the reference is wrong are
+# multiplied by OVERRIDE_ODDS per person who overturned a ground-truth "no" against it, for at most
+# MAX_OVERRIDES people (odds × 8 at most). Set by reasoning, not fitted (LiteraryQA has no overrides):
+# an override says the answer was right, which a wrong reference or a strict judge both explain.
+OVERRIDE_ODDS = 2.0
+MAX_OVERRIDES = 3
 # What a reference the LLM check accepts keeps of its suspicion. Set before any measurement: the check's
 # quality cannot be measured offline (no LLM here), so it may move the list, never hide a reference alone.
 LLM_FLOOR = 0.2
@@ -105,8 +117,9 @@ LLM_FLOOR = 0.2
 
 def _formula() -> str:
     factors = [(k if k in SUSPICIONS else f"(1 − {k})") + ("" if w == 1 else f"^{w:g}") for k, w in WEIGHTS.items() if w]
-    return (f"1 − (1 − {' · '.join(factors)} · llm) · (1 − humans_overturned) · (1 − flag), where llm = "
-            f"{LLM_FLOOR} + {1 - LLM_FLOOR:.1f} · (1 − llm_accepts) after an LLM reference check, else 1")
+    return (f"1 − (1 − humans) · (1 − flag), where humans = machine with its odds × {OVERRIDE_ODDS:g} per person "
+            f"who overturned a ground-truth 'no' (at most {MAX_OVERRIDES}), machine = {' · '.join(factors)} · llm, and "
+            f"llm = {LLM_FLOOR} + {1 - LLM_FLOOR:.1f} · (1 − llm_accepts) after an LLM reference check, else 1")
 
 
 FORMULA = _formula()
@@ -129,7 +142,9 @@ COLUMN_HELP = {
                            "question about something the summary never mentions; shown, not scored",
     "llm_accepts": "share of LLM reference checks (judge kind reference-check) saying the question is answerable "
                    "and this reference answers it; empty until such a judge has run",
-    "humans_overturned": "humans who turned a ground-truth 'no' against this reference into 'yes' / humans who reviewed one",
+    "humans_overturned": "people who turned a ground-truth 'no' against this reference into 'yes' / people who "
+                         f"reviewed one; each of the first {MAX_OVERRIDES} multiplies the machine's odds by {OVERRIDE_ODDS:g}, "
+                         "so overrides alone never lift a reference every automatic signal supports",
     "flags": "current flags on this reference: 'wrong' or 'unanswerable' make the score 1, 'ambiguous' counts half",
     "book_support": "largest share of the reference's content words found in one passage of the book; shown, not "
                     "scored (it barely separates wrong references: AUROC 0.57)",
@@ -274,7 +289,7 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
             contra = signals.contradiction(fit, qid, {s: responses[(qid, s)][ref] for s in used})
             sup, where = _book_support(refs[ref], str(workspace), doc, n_passages.get(doc, 0))
             hum = human.get((qid, ref), [])
-            overturned = sum(h["judge_label"] == "no" and h["human_label"] == "yes" for h in hum)
+            overturned = len({h["annotator"] for h in hum if h["judge_label"] == "no" and h["human_label"] == "yes"})
             fl = flags.get((qid, ref), [])
             summary = signals.summary_evidence(refs[ref], q["question"], q["summary"])
             llm = signals.llm_evidence(checks.get((qid, ref), []))
@@ -294,7 +309,7 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
                 "systems_disagree": signals.systems_line(contra.systems) if contra else "",
                 "references_agree": round(refs_agree, 3),
                 **summary, **llm,
-                "humans_overturned": f"{overturned}/{len(hum)}", "_overturned": overturned / len(hum) if hum else 0.0,
+                "humans_overturned": f"{overturned}/{len({h['annotator'] for h in hum})}", "_overturned": overturned,
                 "flags": ", ".join(f"{f['reason']} ({f['annotator']})" for f in fl),
                 "_flag": max((FLAG_WEIGHT.get(f["reason"], 0.0) for f in fl), default=0.0),
                 "book_support": round(sup, 2), "support_passage": where,
@@ -338,12 +353,22 @@ def llm_factor(accepts: float | None) -> float:
     return 1.0 if accepts is None else LLM_FLOOR + (1.0 - LLM_FLOOR) * (1.0 - accepts)
 
 
+def with_overrides(machine: float, overturned: int) -> float:
+    """The machine's suspicion after ``overturned`` people overturned a ground-truth "no" against the
+    reference: its odds × ``OVERRIDE_ODDS`` per person, for at most ``MAX_OVERRIDES`` (a likelihood ratio
+    per override, so overrides move what the signals say and never replace it: 0 stays 0)."""
+    if machine >= 1.0 or machine <= 0.0 or overturned <= 0:
+        return min(max(machine, 0.0), 1.0)
+    odds = machine / (1.0 - machine) * OVERRIDE_ODDS ** min(overturned, MAX_OVERRIDES)
+    return odds / (1.0 + odds)
+
+
 def _score(rows: list[dict]) -> None:
     for r in rows:
         parts = [r[k] for k in ("answers_match", "judges_accept") if r[k] is not None]
         r["systems_confirm"] = round(max(parts), 3) if parts else None
     for r, machine in zip(rows, combine(rows)):
-        r["score"] = round(1.0 - (1.0 - machine) * (1.0 - r.pop("_overturned")) * (1.0 - r.pop("_flag")), 4)
+        r["score"] = round(1.0 - (1.0 - with_overrides(machine, r.pop("_overturned"))) * (1.0 - r.pop("_flag")), 4)
 
 
 def explain(row: dict) -> str:
@@ -383,7 +408,11 @@ def find(rows: list[dict], key: tuple[str, str] | None) -> int | None:
 def errata(workspace: Path) -> list[dict]:
     """The flagged references, one row per (question, reference), with reasons, annotators, when each
     flagged it (``flagged_at``, the workspace's clock, ``YYYY-MM-DD HH:MM:SS``; beside ``annotators``),
-    notes, and ``open``: the Audit page holding the question's verdicts (``errata_link``)."""
+    notes, and ``open``: the Audit page holding the question's verdicts (``errata_link``).
+
+    ``corrections``: each proposed corrected reference as ``name: text``; ``correction``: the proposed
+    text when everybody who proposed one proposed the same, else '' (people differ: a person chooses,
+    writing it into the file's ``correction`` before ``lsqa ingest-narrativeqa --errata`` reads it back)."""
     with store.connect(workspace) as con:
         rows = reviews_store.flagged_questions(con)
     scores = {(r["question_id"], r["reference"]): r["score"] for r in suspects(workspace)} if rows else {}
@@ -395,12 +424,19 @@ def errata(workspace: Path) -> list[dict]:
                                      "reference_text": r["reference_text"] or "",
                                      "other_reference": r["other_reference"] or "",
                                      "reasons": [], "annotators": [], "flagged_at": [], "notes": [],
+                                     "corrections": [], "correction": "", "_proposed": set(),
                                      "score": scores.get(key), "open": errata_link(r["question_id"])})
         g["reasons"].append(r["reason"])
         g["annotators"].append(r["annotator"])
         g["flagged_at"].append(r["created_at"].isoformat(sep=" ", timespec="seconds"))
         if r["note"]:
             g["notes"].append(f"{r['annotator']}: {r['note']}")
+        if r["correction"]:
+            g["corrections"].append(f"{r['annotator']}: {r['correction']}")
+            g["_proposed"].add(r["correction"])
+    for g in grouped.values():
+        proposed = g.pop("_proposed")
+        g["correction"] = next(iter(proposed)) if len(proposed) == 1 else ""
     return list(grouped.values())
 
 

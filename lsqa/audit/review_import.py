@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.errors import InputError
-from lsqa.corpus.tables import IngestSummary
+from lsqa.corpus.tables import IngestSummary, plain_value
 from lsqa.judging import kinds
 from lsqa.vocabulary import swap_pairwise
 from lsqa.store import results as results_store
@@ -124,6 +124,8 @@ def import_reviews_rows(workspace: str | Path, path: str | Path, *, gold: bool =
         if swapped:
             label = swap_pairwise(label)
         probability = _probability(path, line, rec)
+        if isinstance(rec.get("stratum"), (dict, list)):  # a stratum names one group: never a list or table
+            plain_value(path, line, "stratum", rec["stratum"])
         action = "confirm" if verdict["status"] == "ok" and label == verdict["label"] else "override"
         reviews.append({"annotator": _annotator(path, line, _value(rec, ("annotator",))),
                         "judgment_id": verdict["id"], "action": action,

@@ -35,8 +35,9 @@ cli_pipeline.register(app)   # run, entities, export
 cli_stats.register(app)      # rank, agreement
 cli_suspects.register(app)   # suspects
 cli_longspan.register(app)   # longspan
-cli_team.register(app)       # users add | list | revoke, disagreements
+cli_team.register(app)       # users add | list | revoke, disagreements, labels
 cli_assign.register(app)     # assign
+cli_pipeline.register_ledger(app)  # ledger settle
 
 
 def main() -> None:

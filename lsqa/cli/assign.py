@@ -1,7 +1,8 @@
 """``lsqa assign``: give each annotator their own verdicts of one judge to review, with overlap (issue 34).
 
-Whoever runs it can open the workspace file anyway, so the command line assigns as the workspace's
-owner; on the dashboard the same needs a signed-in admin (``lsqa.audit.assignments``).
+The batch is signed by the person who assigns: ``--as NAME``, who in a workspace with people must be an
+admin there (their stored role is checked by the same write as on the dashboard, ``lsqa.team.acting``);
+in a workspace without people ``--as`` defaults to the login name.
 """
 
 from __future__ import annotations
@@ -26,14 +27,19 @@ def register(app: typer.Typer) -> None:
                                   "assigned before left out); random: a simple random sample of the judge's "
                                   "items, whose reviews then count for corrected estimates."),
         seed: int = typer.Option(0, "--seed", help="Seed of the random draw."),
+        as_person: Optional[str] = typer.Option(None, "--as", help="Who assigns (recorded as assigned_by): a person "
+                                                "of the workspace with the admin role; in a workspace without "
+                                                "people, any name (default: your login name)."),
         workspace: Optional[Path] = WorkspaceOption,
         as_json: bool = typer.Option(False, "--json", help='Print {"judge", "assigned": [{"annotator", '
                                      '"n_items"}], "per_item", "batch"}.'),
     ) -> None:
         """Give each annotator their own verdicts of a judge to review, each verdict to --per-item of them."""
         from lsqa.audit.assignments import assign
+        from lsqa.team import named
 
-        done = assign(existing_workspace(workspace), judge, annotators.split(","), by="",
+        ws = existing_workspace(workspace)
+        done = assign(ws, judge, annotators.split(","), by=named(ws, as_person),
                       per_item=per_item, count=count, queue=queue, seed=seed)
         if as_json:
             emit_json({k: done[k] for k in ("judge", "assigned", "per_item", "batch")})

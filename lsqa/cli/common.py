@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import sys
@@ -88,6 +89,13 @@ def friendly_errors(func: Callable) -> Callable:
         except KeyboardInterrupt:
             typer.echo("interrupted: finished work is saved; run the same command again to resume", err=True)
             raise typer.Exit(130) from None
+        except OSError as exc:  # a file the command writes (an export, a report) on a full disk
+            if exc.errno != errno.ENOSPC:
+                raise
+            where = exc.filename or "the output"
+            typer.echo(f"error: no space left on the disk holding {where}: nothing was written; free some space "
+                       "there and run the command again", err=True)
+            raise typer.Exit(2) from None
 
     return wrapper
 
@@ -97,11 +105,27 @@ def emit_json(obj) -> None:
     sys.stdout.write("\n")
 
 
-def checked_output_file(out: Path, example: str, *, force: bool = True) -> None:
-    """Refuse, before any work, an output file that cannot be written: a folder, a missing or
-    unwritable folder, (without ``force``) a file that is already there."""
+def checked_output_file(out: Path | str, example: str, *, force: bool = True) -> None:
+    """Refuse, before any work, an output file that cannot be written: a folder or a path written
+    as one (``newdir/``), anything there that is not a regular file (a FIFO, a device such as
+    ``/dev/null``, a socket, a link to one or to nothing: never opened, so nothing hangs), a missing
+    or unwritable folder, (without ``force``) a file that is already there."""
     import os
+    import stat
 
+    raw = str(out)
+    out = Path(out)
+    if raw.endswith(("/", os.sep)) or out.name in ("", ".", ".."):
+        raise InputError(raw, "is written as a folder", hint=f"give a file name, e.g. --out {example}")
+    if os.path.lexists(out) and not out.is_dir():
+        try:
+            mode = os.stat(out).st_mode
+        except OSError:
+            raise InputError(out, "is a link to nothing", hint=f"give a file name, e.g. --out {example}") from None
+        if not stat.S_ISREG(mode):
+            what = ("a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            raise InputError(out, f"is {what}, not a file (never opened)", hint=f"give a file name, e.g. --out {example}")
     if out.is_dir():
         raise InputError(out, "is a folder", hint=f"give a file name, e.g. --out {example}")
     parent = out.parent if str(out.parent) else Path(".")

@@ -41,18 +41,35 @@ def register(app: typer.Typer) -> None:
     @app.command("ingest-narrativeqa")
     @friendly_errors
     def ingest_narrativeqa(
-        directory: Path = typer.Argument(..., help="NarrativeQA folder: documents.csv, qaps.csv or *qaps*.jsonl, "
-                                                   "summaries, stories/<document_id>.txt"),
+        directory: Optional[Path] = typer.Argument(None, help="NarrativeQA folder: documents.csv, qaps.csv or "
+                                                   "*qaps*.jsonl, summaries, stories/<document_id>.txt"),
         set_name: str = typer.Option("test", "--set", help="test | valid | train"),
+        errata: Optional[Path] = typer.Option(None, "--errata", help="An errata file (the Reference errors page's "
+                                              "download, CSV or JSONL: question_id, reference, correction): its "
+                                              "corrected references are kept beside the originals, which stay."),
         workspace: Optional[Path] = WorkspaceOption,
         as_json: bool = typer.Option(False, "--json"),
     ):
-        """Add NarrativeQA documents, questions with both references, summaries and story texts."""
+        """Add NarrativeQA documents, questions with both references, summaries and story texts; with
+        --errata, corrected references read from an errata file (after DIR, when both are given)."""
         from lsqa.corpus import ingest
+        from lsqa.errors import LsqaError
 
+        if directory is None and errata is None:
+            raise LsqaError("ingest-narrativeqa: give the NarrativeQA folder, --errata FILE, or both")
+        if errata is not None:
+            ingest.read_errata(errata)  # a bad errata file is refused before DIR is read
+        summaries = []
         with starting_workspace(workspace) as ws:
-            summary = ingest.ingest_narrativeqa(ws, directory, set_name=set_name)
-        _print_summary(summary, as_json)
+            if directory is not None:
+                summaries.append(ingest.ingest_narrativeqa(ws, directory, set_name=set_name))
+            if errata is not None:
+                summaries.append(ingest.ingest_errata(ws, errata))
+        if as_json and len(summaries) > 1:  # one JSON document: the folder's summary, then the errata's
+            emit_json([summary.to_dict() for summary in summaries])
+            return
+        for summary in summaries:
+            _print_summary(summary, as_json)
 
     @app.command("import-answers")
     @friendly_errors
@@ -119,6 +136,12 @@ def register(app: typer.Typer) -> None:
                 cost = "cost unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
                 typer.echo(f"  {r['stage']:<22} {r['status']:<12} {r['n']:>4} runs  calls made {r['calls_made'] or 0:,}"
                            f"  cached {r['calls_cached'] or 0:,}  failed {r['calls_failed'] or 0:,}  {cost}")
+        if status["stranded"]:
+            from lsqa.cli.study import stranded_lines
+
+            typer.echo("stranded spend (calls recorded as sent, never stored):")
+            for line in stranded_lines(status["stranded"]):
+                typer.echo(line)
 
     @app.command("demo")
     @friendly_errors

@@ -9,8 +9,9 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import WorkspaceOption, bounded, checked_output_file, emit_json, existing_workspace, \
+from lsqa.cli.common import WorkspaceOption, checked_output_file, emit_json, existing_workspace, \
     friendly_errors
+from lsqa.vocabulary import CORRECTED
 
 
 def _pct(x) -> str:
@@ -18,10 +19,17 @@ def _pct(x) -> str:
 
 
 def _gain(g: dict) -> str:
+    """The judge-only gain with its 95% and simultaneous intervals, then the corrected one."""
     if g["gain"] is None:
         return "— (no question with both)"
-    ci = "" if g["ci_low"] is None else f" [{g['ci_low']:+.0%}, {g['ci_high']:+.0%}]"
-    return f"{g['gain']:+.0%}{ci} on {g['n']}"
+    text = (f"{g['gain']:+.0%} [{g['ci_low']:+.0%}, {g['ci_high']:+.0%}] "
+            f"(together {g['simultaneous_ci_low']:+.0%}, {g['simultaneous_ci_high']:+.0%}) on {g['n']}"
+            + (" — too few questions" if g["too_few_questions"] else ""))
+    c = g[CORRECTED]
+    if c["gain"] is None:
+        return text + "; judge only"
+    ci = "" if c["ci_low"] is None else f" [{c['ci_low']:+.0%}, {c['ci_high']:+.0%}]"
+    return text + f"; corrected by {c['n_audited']} audited questions {c['gain']:+.0%}{ci}"
 
 
 def register(app: typer.Typer) -> None:
@@ -41,29 +49,26 @@ def register(app: typer.Typer) -> None:
                                                      "evidence places each question in the book (default: --judge if "
                                                      "it quotes, else the first judge that does)."),
         overrides: bool = typer.Option(False, "--overrides", help="Use people's labels where they reviewed a verdict."),
-        bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap rounds for the gains' CIs (0 to 100,000)."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
         as_json: bool = typer.Option(False, "--json", help='Print {"judge", "systems", "questions", "by_document", '
-                                     '"by_entity"}.'),
+                                     '"by_entity", "simultaneous", "audits"}: each gain judge-only with its '
+                                     'interval, simultaneous interval and figure corrected by audits.'),
         export: Optional[Path] = typer.Option(None, "--export", help="Write the needs-full-book questions as a "
                                               "benchmark file (JSONL) with references and provenance."),
         force: bool = typer.Option(False, "--force", help="Replace the --export file if it exists."),
     ) -> None:
         """Which questions needed the whole book: each question's class (memorised, retrieval,
-        needs-full-book, unanswered) and evidence span, the full-book gains per book and entity."""
+        needs-full-book, unanswered) and evidence span, the full-book gains per book and entity (judge-only
+        with Tango score intervals, simultaneous over the books, and corrected by audits where there are some)."""
         from lsqa import __version__
         from lsqa import store
         from lsqa.stats import longspan
         from lsqa.store import longspan as longspan_store
 
-        bounded("--bootstrap", bootstrap, 0, 100_000)
-        bounded("--seed", seed, 0, 2**32 - 1)
         if export is not None:
             checked_output_file(export, "needs_full_book.jsonl", force=force)
         ws = existing_workspace(workspace)
         result = longspan.analyse(ws, judge=judge, no_context=no_context, retrieval=retrieval, full=full,
-                                  evidence_judge=evidence_judge, use_overrides=overrides, bootstrap=bootstrap,
-                                  seed=seed)
+                                  evidence_judge=evidence_judge, use_overrides=overrides)
         if export is not None:
             with store.connect(ws) as con:
                 config = longspan_store.latest_study_config(con, result["judge"])
@@ -78,6 +83,10 @@ def register(app: typer.Typer) -> None:
         s = {role: ", ".join(names) for role, names in result["systems"].items()}
         typer.echo(f"judge {result['judge']}: no context = {s['no_context']}; retrieval = {s['retrieval']}; "
                    f"full book = {s['full']}")
+        together = result["simultaneous"]["by_document"]["statement"]
+        typer.echo(f"gains: judge-only with a 95% Tango score interval; 'together': {together}; corrected by "
+                   f"audits where both answers of some questions were audited ({result['audits']['n_usable_audits']} "
+                   "usable audits), else judge only")
         for d in result["by_document"]:
             classes = ", ".join(f"{c} {_pct(v)}" for c, v in d["classes"].items())
             typer.echo(f"{d['title'][:40]:<40} {d['n_classified']:>4} of {d['n_questions']:<4} classified: {classes}")

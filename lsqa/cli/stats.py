@@ -57,6 +57,15 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
     if note:
         lines.append(note)
     lines.append(RANKS_NOTE)
+    if result.get("adjacent"):
+        from lsqa.stats.fragility import words
+
+        lines.append("")
+        lines.append("Neighbours: separated (rank intervals apart) and how many verdicts would swap them:")
+        grid = [["pair", "separated", "fragility"]] + [
+            [f"{a['upper']} > {a['lower']}", "—" if a["separated"] is None else "yes" if a["separated"] else "no",
+             words(a["fragility"])] for a in result["adjacent"]]
+        lines.extend(_align(grid, right=set()))
     names = [s["system"] for s in result["systems"]]
     if 1 < len(names) <= 12:
         lines.append("")
@@ -285,8 +294,10 @@ def format_style_table(style: Mapping, plain: Mapping, *, level: float = 0.95) -
     ci = "" if coef["ci_low"] is None else f" [{coef['ci_low']:+.3f}, {coef['ci_high']:+.3f}]"
     lines = [f"Style-controlled ({style['feature']}): d = {style['definition']}", *_align([header, *body], right={0, 3, 5, 6}),
              "",
-             f"length coefficient: {coef['estimate']:+.3f}{ci} (log-odds per unit of d; an answer twice as long as "
-             "the other (d = 1/3) gains a third of it; > 0: longer answers win by themselves)"]
+             (f"length coefficient: {coef['estimate']:+.3f}{ci} (log-odds per unit of d, fitted on the decisive "
+              "verdicts; an answer twice as long as the other (d = 1/3) gains a third of it; > 0: longer answers "
+              "win by themselves)" if coef["estimate"] is not None
+              else "length coefficient: not estimable (no decisive verdict: every decided verdict is a tie)")]
     if longer["n"]:
         lines.append(f"longer answer won {100 * longer['share']:.1f}% [{100 * longer['ci_low']:.1f}%, "
                      f"{100 * longer['ci_high']:.1f}%] of {longer['n']} decisive verdicts of answers of different length")
@@ -404,12 +415,14 @@ def format_certification(result: Mapping) -> str:
         return "—" if r["ci_low"] is None else f"[{pct(r['ci_low'])}, {pct(r['ci_high'])}]"
 
     a = result["agreement"]
-    needed = f"; about {result['audits_needed']} more random audits would decide it" \
+    from lsqa.stats.certification import POWER
+
+    needed = f"; about {result['audits_needed']} more random audits would decide it with {POWER:.0%} probability" \
         if result["audits_needed"] is not None else ""
     lines = [f"{result['judge']}: {result['verdict']}{needed}",
              f"{result['n_audits']} audits ({result['design'] or 'none'} queue); thresholds: lower bounds of "
              f"agreement ≥ {t['min_agreement']:.0%}, of each gated recall ≥ {t['min_recall']:.0%} "
-             f"({t['level']:.0%} intervals)", ""]
+             f"({t['level']:.0%} intervals)", f"bounds: {result['rule']}", ""]
     grid = [["figure", "estimate", f"{t['level']:.0%} CI", "audits", "gated"],
             ["agreement with people", pct(a["estimate"]), span(a), str(result["n_audits"]), "yes"]]
     grid += [[f"recall of {r['label']}", pct(r["recall"]), span(r), str(r["n"]), "yes" if r["gated"] else "no"]
@@ -444,6 +457,9 @@ def certify_command(
     from lsqa.stats import certification
 
     ws = existing_workspace(workspace)
+    if not judge.strip():  # no judge is named '' (the name rule refuses it): an unknown judge, not "undecided"
+        raise InputError("lsqa certify", f"no judge {judge!r} in this workspace",
+                         hint="give one of its judges; `lsqa rank` and `lsqa accuracy` list them")
     thresholds = certification.Thresholds(min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon,
                                           level=level)
     try:
@@ -456,7 +472,7 @@ def certify_command(
 def report_command(
     workspace: Optional[Path] = WorkspaceOption,
     judge: str = typer.Option(..., "--judge", help="The judge to report on."),
-    out: Path = typer.Option(..., "--out", help="The HTML file to write (one self-contained page, opens offline)."),
+    out: str = typer.Option(..., "--out", help="The HTML file to write (one self-contained page, opens offline)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help=f"Bootstrap rounds for the strength intervals "
                                                             f"(0 = none, at most {MAX_BOOTSTRAP:,})."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
@@ -469,7 +485,8 @@ def report_command(
     _check_numbers(bootstrap=bootstrap, seed=seed)
     if audit_queue not in (None, "random", "active", "import"):
         raise InputError("--audit-queue", f"unknown audit queue {audit_queue!r}", hint="use random, active or import")
-    checked_output_file(out, "report.html")
+    checked_output_file(out, "report.html")  # as written: `newdir/` is a folder, not a file named newdir
+    out = Path(out)
     ws = existing_workspace(workspace)
     try:
         page = report.build(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue)

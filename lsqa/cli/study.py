@@ -125,3 +125,51 @@ def register(app: typer.Typer) -> None:
         written = analysis.export(existing_workspace(workspace), out, fmt, force=force)
         for name, n in written.items():
             typer.echo(f"  {n:>8,} rows  {out / name}")
+
+
+ledger = typer.Typer(name="ledger", help="A study's spend ledger: settle calls left on it by runs that died.",
+                     no_args_is_help=True, pretty_exceptions_enable=False)
+
+
+def stranded_lines(entries: list[dict]) -> list[str]:
+    """``lsqa status``'s lines for calls left on the ledgers by dead runs (and by other hosts' runs)."""
+    out = []
+    for e in entries:
+        when = f"sent {e['first_sent_at']:%Y-%m-%d %H:%M:%S}" + (
+            f" to {e['last_sent_at']:%Y-%m-%d %H:%M:%S}" if e["last_sent_at"] != e["first_sent_at"] else "")
+        whose = "by run(s) that died before storing their answers" if e["dead"] else \
+            "by run(s) on another host (cannot tell from here whether they still run)"
+        settle = f"; `lsqa ledger settle --study {e['ledger']}` releases them" if e["dead"] else ""
+        out.append(f"  study {e['ledger']}: {e['calls']} call(s) {when} {whose}, on its ledger at their worst case "
+                   f"${e['bound_usd']:.4f}{settle}")
+    return out
+
+
+@ledger.command("settle")
+@friendly_errors
+def settle_cmd(
+    study: str = typer.Option(..., "--study", help="A study config file, or a study id as `lsqa status` lists it."),
+    yes: bool = typer.Option(False, "--yes", help="Release them (without it: say what would be released)."),
+    workspace: Optional[Path] = WorkspaceOption,
+    as_json: bool = typer.Option(False, "--json", help='Print {"ledger", "calls", "bound_usd", "released", ...}.'),
+) -> None:
+    """Release the calls that runs of a study recorded as sent and died before storing: their worst
+    cases leave the study's ledger (kept in ledger_settlements). Acts as the workspace's owner."""
+    from lsqa.study.status import settle_ledger
+
+    out = settle_ledger(existing_workspace(workspace), study, confirm=yes)
+    if as_json:
+        emit_json(out)
+        return
+    typer.echo(f"study {out['ledger']}: {out['calls']} call(s) sent {out['first_sent_at']:%Y-%m-%d %H:%M:%S} to "
+               f"{out['last_sent_at']:%Y-%m-%d %H:%M:%S} by run(s) that died, on the ledger at their worst case "
+               f"${out['bound_usd']:.4f}.")
+    typer.echo(out["cannot_know"])
+    if out["released"]:
+        typer.echo(f"released: ${out['bound_usd']:.4f} taken off the study's ledger (kept in ledger_settlements)")
+    else:
+        typer.echo("nothing released: run again with --yes to release them")
+
+
+def register_ledger(app: typer.Typer) -> None:
+    app.add_typer(ledger)

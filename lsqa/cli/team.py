@@ -1,5 +1,5 @@
 """``lsqa users``: the people of a workspace and their sign-in links; ``lsqa disagreements``: where
-they disagree (issue 34).
+they disagree (issue 34); ``lsqa labels``: the final human label of each verdict.
 
 Whoever runs these commands can open the workspace file anyway, so they act as its owner; on the
 dashboard the same actions need a signed-in admin (``lsqa.team.roles``).
@@ -21,11 +21,31 @@ users = typer.Typer(name="users", help="People who sign in to the dashboard: add
                     no_args_is_help=True, pretty_exceptions_enable=False)
 
 
+def dashboard_base(base: str | None = None) -> str:
+    """The dashboard address links lead to (``--dashboard-url``, else ``LSQA_DASHBOARD_URL``, else make
+    run's address), checked: an http(s) URL with a host and no control or space characters, else
+    InputError (a ``javascript:`` link or a line break would reach the person who opens it)."""
+    import unicodedata
+    from urllib.parse import urlsplit
+
+    from lsqa.errors import InputError
+
+    where = "--dashboard-url" if base is not None else "LSQA_DASHBOARD_URL"
+    if base is None:
+        base = os.environ.get("LSQA_DASHBOARD_URL") or DEFAULT_DASHBOARD
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Zs") for ch in base):
+        raise InputError(where, f"{base!r} holds a control, invisible or space character",
+                         hint="give the dashboard's address, e.g. http://127.0.0.1:8501")
+    parts = urlsplit(base)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise InputError(where, f"{base!r} is not an http(s) address",
+                         hint="give the dashboard's address, e.g. http://127.0.0.1:8501")
+    return base.rstrip("/")
+
+
 def sign_in_link(token: str, base: str | None = None) -> str:
-    """The personal link that signs a person in: the dashboard address (``--dashboard-url``, else
-    ``LSQA_DASHBOARD_URL``, else make run's address) with ``?token=``."""
-    base = (base or os.environ.get("LSQA_DASHBOARD_URL") or DEFAULT_DASHBOARD).rstrip("/")
-    return f"{base}/?token={token}"
+    """The personal link that signs a person in: :func:`dashboard_base` with ``?token=``."""
+    return f"{dashboard_base(base)}/?token={token}"
 
 
 @users.command("add")
@@ -36,13 +56,16 @@ def add_cmd(
     workspace: Optional[Path] = WorkspaceOption,
     dashboard_url: Optional[str] = typer.Option(None, "--dashboard-url", help="Where people open the dashboard "
                                                 "(default LSQA_DASHBOARD_URL, else http://127.0.0.1:8501)."),
-    as_json: bool = typer.Option(False, "--json", help='Print {"name", "role", "token", "link"}.'),
+    as_json: bool = typer.Option(False, "--json", help='Print {"name", "role", "token", "link", "warnings"}.'),
 ) -> None:
     """Add a person and print their personal sign-in link (shown once: only a salted hash is kept)."""
     from lsqa.team import add_person
 
+    base = dashboard_base(dashboard_url)  # before anything is written
     added = add_person(existing_workspace(workspace), name, role)
-    added["link"] = sign_in_link(added["token"], dashboard_url)
+    added["link"] = sign_in_link(added["token"], base)
+    for line in added["warnings"]:
+        typer.echo(line, err=True)
     if as_json:
         emit_json(added)
         return
@@ -87,6 +110,35 @@ def _when(value) -> str | None:
     return value.isoformat(sep=" ", timespec="seconds") if value is not None else None
 
 
+def labels_cmd(
+    judge: Optional[str] = typer.Option(None, "--judge", help="The judge whose verdicts (default: every judge)."),
+    workspace: Optional[Path] = WorkspaceOption,
+    as_json: bool = typer.Option(False, "--json", help='Print {"final_labels": [{"judgment_id", "judge", ..., '
+                                 '"label", "basis", "people", "people_labels", "adjudicator", "audit", '
+                                 '"audit_queue", "inclusion_prob", "stratum"}]}: the rows of the export\'s '
+                                 'final_labels file.'),
+) -> None:
+    """The final human label of each verdict people labelled: adjudicated, else the people's majority
+    (one person's label is theirs), a tie marked and without a label; with the people, the adjudicator
+    and whether the verdict counts as an audit (its π). The same rows as `lsqa export`'s final_labels."""
+    from lsqa.audit import final_labels
+
+    rows = final_labels(existing_workspace(workspace), judge)
+    if as_json:
+        emit_json({"final_labels": rows})
+        return
+    if not rows:
+        typer.echo("no final labels: nobody labelled a verdict" + (f" of {judge}" if judge else ""))
+        return
+    for r in rows:
+        people = ", ".join(f"{p}: {lab}" for p, lab in zip(r["people"], r["people_labels"]))
+        by = f" by {r['adjudicator']}" if r["adjudicator"] else ""
+        audit = f"  audit ({r['audit_queue']}, π={r['inclusion_prob']:.3g})" if r["audit"] else ""
+        typer.echo(f"{r['judgment_id']}  {r['judge']}  {r['label'] or '—'}  {r['basis']}{by}  [{people}]{audit}")
+    bases = {b: sum(r["basis"] == b for r in rows) for b in dict.fromkeys(r["basis"] for r in rows)}
+    typer.echo(f"{len(rows)} verdicts: " + ", ".join(f"{n} {b}" for b, n in bases.items()))
+
+
 def disagreements_cmd(
     workspace: Optional[Path] = WorkspaceOption,
     as_json: bool = typer.Option(False, "--json", help='Print {"disagreements": [{"judgment_id", "labels": '
@@ -121,3 +173,4 @@ def disagreements_cmd(
 def register(app: typer.Typer) -> None:
     app.add_typer(users)
     app.command("disagreements")(friendly_errors(disagreements_cmd))
+    app.command("labels")(friendly_errors(labels_cmd))

@@ -222,9 +222,10 @@ class StudyConfig(_Strict):
 
 
 class SettingsFile(BaseModel):
-    """``lsqa.toml``: the keys lsqa reads (others are kept for tools that read the same file)."""
+    """``lsqa.toml``: the keys lsqa reads; any other key is refused with the closest known one (a
+    typo such as ``workspce`` must not leave lsqa on the default workspace unseen)."""
 
-    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     workspace: str = Field("db/lsqa.duckdb", min_length=1, pattern=r"^[^\x00]+$")
     data_dir: Optional[str] = Field(None, min_length=1, pattern=r"^[^\x00]+$")

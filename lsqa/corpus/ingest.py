@@ -16,8 +16,9 @@ from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
 from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.store import staged_questions
-from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary
+from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, read_table
 from lsqa.corpus.tables import records as read_records
+from lsqa.text import csv_cells
 
 
 # --------------------------------------------------------------------------------------- books
@@ -313,4 +314,102 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
     return summary
 
 
-__all__ = ["ingest_book", "ingest_narrativeqa"]
+# --------------------------------------------------------------------------------------- errata
+
+ERRATA_REQUIRED = ("question_id", "reference")
+
+
+def _errata_text(path: Path, line, column: str, value, csv_file: bool) -> str:
+    """A text cell of an errata row ('' for none); a CSV cell loses the ``'`` lsqa's errata CSV put in
+    front of formula-like text (``lsqa.text.csv_cells``)."""
+    if value is None:
+        return ""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value) and column == "annotators":
+        return "; ".join(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and column == "correction":
+        return str(value)  # a JSON number ("3") is the text it reads as
+    if not isinstance(value, str):
+        raise InputError(path, f"column {column} must be text, not {type(value).__name__}", line=line,
+                         hint="write it as text in quotes")
+    return csv_cells.read_cell(value) if csv_file else value
+
+
+def read_errata(path: str | Path) -> list[dict]:
+    """The corrected references of an errata file (the Reference errors page's download, CSV or JSONL, or
+    any table with ``question_id``, ``reference`` and ``correction``): one dict per (question, reference)
+    with ``question_id``, ``reference``, ``text``, ``line``, ``source`` (file:line) and ``proposed_by`` (the
+    row's ``annotators``). A row with an empty ``correction`` is a flag without a proposal and is passed over.
+
+    InputError naming the file and line: a malformed file, no ``correction`` column, a reference other
+    than 1 or 2, a correction that is only spaces, one (question, reference) given two different texts,
+    a file without any correction."""
+    path = Path(path)
+    table = read_table(path, ERRATA_REQUIRED)
+    csv_file = table.header_line is not None
+    if "correction" not in table.columns:
+        raise InputError(path, "no correction column", line=table.header_line,
+                         hint="add a correction column with the corrected reference (lsqa's errata file has one)")
+    seen: dict[tuple[str, str], tuple[int | None, str]] = {}
+    out = []
+    for row, line in zip(table.rows, table.lines):
+        reference = row["reference"]
+        if reference not in ("1", "2"):
+            raise InputError(path, f"reference {reference!r} is not 1 or 2", line=line,
+                             hint="write which reference of the question is corrected: 1 or 2")
+        raw = row.get("correction")
+        text = _errata_text(path, line, "correction", raw, csv_file).strip()
+        if not text:
+            if isinstance(raw, str) and raw:
+                raise InputError(path, f"the correction of reference {reference} of {row['question_id']!r} is only "
+                                       "spaces", line=line, hint="write the corrected reference, or leave the cell empty")
+            continue
+        if len(text) > MAX_CELL_CHARS or "\x00" in text:
+            raise InputError(path, "a correction above the size limit or with a NUL character", line=line,
+                             hint="shorten it")
+        key = (row["question_id"], reference)
+        if key in seen:
+            first_line, first = seen[key]
+            if first != text:
+                raise InputError(path, f"reference {reference} of {key[0]!r} is corrected twice with different texts "
+                                       f"(first at line {first_line})", line=line,
+                                 hint="keep one correction per question and reference")
+            continue
+        seen[key] = (line, text)
+        out.append({"question_id": key[0], "reference": reference, "text": text, "line": line,
+                    "source": f"{path.name}:{line}" if line is not None else path.name,
+                    "proposed_by": _errata_text(path, line, "annotators", row.get("annotators"), csv_file)})
+    if not out:
+        raise InputError(path, "no corrected reference: every correction cell is empty",
+                         hint="write the corrected reference in the correction column of the rows to correct")
+    return out
+
+
+def ingest_errata(workspace: str | Path, path: str | Path) -> IngestSummary:
+    """Read an errata file's corrected references into the workspace (``reference_corrections``,
+    migration 0024), beside each question's own references, which stay as they are. Every row is
+    checked first (``read_errata``; a question not in the workspace is refused with its line), then
+    all are written in one transaction; reading the same file again adds nothing."""
+    path = Path(path)
+    rows = read_errata(path)
+    summary = IngestSummary(str(path))
+    with store.write(workspace) as con:
+        known = corpus_store.question_ids(con, sorted({r["question_id"] for r in rows}))
+        unknown = next((r for r in rows if r["question_id"] not in known), None)
+        if unknown is not None:
+            raise InputError(path, f"no question {unknown['question_id']!r} in this workspace", line=unknown["line"],
+                             hint="ingest its NarrativeQA set first, or remove the row")
+        texts = corpus_store.question_texts(con, sorted(known))
+        same = [r for r in rows if texts[r["question_id"]][int(r["reference"])] == r["text"]]
+        added = corpus_store.add_reference_corrections(
+            con, [{k: v for k, v in r.items() if k != "line"} for r in rows if r not in same])
+    summary.add("corrected references", added)
+    if same:
+        summary.notes.append(f"{len(same)} corrections equal to the reference they correct: not kept")
+    if len(rows) - len(same) - added:
+        summary.notes.append(f"{len(rows) - len(same) - added} corrections already standing: not added again")
+    summary.notes.append("kept beside the original references (reference_1, reference_2 unchanged); "
+                         "`lsqa export` writes them as corrected_reference_1/2")
+    return summary
+
+
+__all__ = ["ingest_book", "ingest_errata", "ingest_narrativeqa", "read_errata"]

@@ -121,7 +121,7 @@ def _decode(path: Path) -> str:
                          hint="split it into smaller files")
     if not data.strip():
         raise InputError(path, "file is empty",
-                         hint="expected a header line and data rows (CSV) or one JSON object per line (JSONL)")
+                         hint="write a header line and data rows (CSV) or one JSON object per line (JSONL)")
     if b"\x00" in data:
         at = data.index(b"\x00")
         raise InputError(path, "contains a NUL byte: binary data, not a text table", line=data.count(b"\n", 0, at) + 1,
@@ -343,7 +343,7 @@ def _require(table: Table, required: Sequence[str], kind: str) -> None:
         if missing:
             raise InputError(
                 table.path, f"missing column(s) {', '.join(missing)}", line=table.header_line,
-                hint=f"found columns: {', '.join(table.columns) or '(none)'}",
+                hint=f"add them; found columns: {', '.join(table.columns) or '(none)'}",
             )
     for row, line in zip(table.rows, table.lines):
         for col in required:

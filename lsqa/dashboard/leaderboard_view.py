@@ -364,6 +364,23 @@ def ranks_text(low: int | None, high: int | None, n: int) -> str:
     return "any of 1–%d" % n if (low, high) == (1, n) and n > 1 else str(low) if low == high else f"{low}–{high}"
 
 
+NEIGHBOURS_HELP = ("Neighbours: “separated” when their 95% rank intervals do not overlap; then the fewest verdicts "
+                   "whose removal, or whose label change, would put the lower system above the upper one (found by "
+                   "first-order influence, each number confirmed by refitting; docs/statistics.md, “Fragility”).")
+
+
+def neighbour_rows(result: dict) -> list[dict]:
+    """Each pair of neighbours in the ranking (``result["adjacent"]``, strongest first): separated or
+    not, and how many verdicts would swap them, in words (``lsqa.stats.fragility.words``)."""
+    from lsqa.stats.fragility import words
+
+    def sep(a: dict) -> str:
+        return "no interval: bootstrap rounds set to 0" if a["separated"] is None else "yes" if a["separated"] else "no"
+
+    return [{"pair": f"{a['upper']} above {a['lower']}", "separated": sep(a),
+             "verdicts that would swap them": words(a["fragility"])} for a in result.get("adjacent", [])]
+
+
 def with_strength_bar(rows: list[dict], result: dict, scale: str, *,
                       strengths: bool = True) -> tuple[list[dict], list[str], dict]:
     """The ranking's table rows (``page_data.ranking_rows``, one per system in ``result`` order) with
@@ -410,7 +427,7 @@ STYLE_HELP = ("Style control (LMArena's method): the answers' length difference 
 
 def _coef_text(c: dict) -> str:
     if c is None or c.get("estimate") is None:
-        return "no decided verdicts"
+        return "no decisive verdicts (A or B)"
     ci = ("no interval: bootstrap rounds set to 0" if c.get("ci_low") is None
           else f"{c['ci_low']:+.2f} to {c['ci_high']:+.2f}")
     return f"{c['estimate']:+.2f} ({ci})"
@@ -444,7 +461,8 @@ def style_summary(style: dict) -> str:
     else:
         direction = "no clear length preference (the interval includes 0)"
     return (f"Length coefficient {_coef_text(c)}: {direction}. It is the change in log-odds of winning per unit of "
-            f"d; an answer twice as long as the other has d = 1/3. Longer answer won "
+            f"d among decisive verdicts (ties left out, so they do not shrink it); an answer twice as long as the "
+            f"other has d = 1/3. Longer answer won "
             f"{_share_text(style['longer_wins'])} decisive verdicts with answers of different length.")
 
 

@@ -11,6 +11,7 @@ from lsqa.dashboard.charts import plain
 from lsqa.stats import longspan
 from lsqa.stats.longspan import mention_fractions  # noqa: F401 (the page draws the chain with it)
 from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.vocabulary import CORRECTED
 
 CLASS_COLOURS = {"memorised": "#868e96", "retrieval": "#1c7ed6", "needs-full-book": "#e8590c",
                  "unanswered": "#c92a2a", None: "#ced4da"}
@@ -44,10 +45,53 @@ def question_rows(result: dict) -> list[dict]:
 
 
 def gain_words(g: dict) -> str:
+    """The judge-only gain with its 95% interval (Tango score, ``lsqa.stats.longspan.gain``)."""
     if g["gain"] is None:
         return "no question with both answers judged"
-    ci = "" if g["ci_low"] is None else f" (95% CI {g['ci_low']:+.0%} to {g['ci_high']:+.0%})"
-    return f"{g['gain']:+.0%}{ci}, {g['n']} questions"
+    return f"{g['gain']:+.0%} (95% CI {g['ci_low']:+.0%} to {g['ci_high']:+.0%}), {g['n']} questions"
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "—" if low is None or high is None else f"{low:+.0%} to {high:+.0%}"
+
+
+def corrected_words(g: dict) -> str:
+    """The gain corrected by audits, or "judge only" with why."""
+    c = g.get(CORRECTED) or {}
+    if c.get("gain") is None:
+        return "Corrected by audits: judge only" + (f" ({c['note']})" if c.get("note") else "")
+    ci = f"95% CI {_interval(c['ci_low'], c['ci_high'])}" if c["ci_low"] is not None else c["note"]
+    return (f"Corrected by audits: {c['gain']:+.0%} ({ci}), from {c['n_audited']} questions with both answers "
+            "audited")
+
+
+def gain_notes(g: dict) -> str:
+    """What to read beside a gain: judge-only, too few questions, and the corrected figure."""
+    parts = ["Judge-only figure"]
+    if g.get("too_few_questions") and g["n"]:
+        parts.append(g["note"])
+    return " · ".join(parts + [corrected_words(g)])
+
+
+@kept_while_unchanged()
+def all_books(workspace: Path, judge: str | None = None) -> dict:
+    """Every book's gains side by side with their simultaneous intervals (Bonferroni over the books
+    shown, ``lsqa.stats.longspan.simultaneous``): rows for a table and the statement to print above it."""
+    result = longspan.analyse(workspace, judge=judge)
+    rows = []
+    for d in result["by_document"]:
+        row = {"book": d["title"], "questions": d["n_questions"]}
+        for other, words in (("retrieval", "vs retrieval"), ("no_context", "vs no context")):
+            g = d[f"full_vs_{other}"]
+            row[f"{words}: judge-only gain"] = None if g["gain"] is None else round(100 * g["gain"])
+            row[f"{words}: 95% CI"] = _interval(g["ci_low"], g["ci_high"])
+            row[f"{words}: together"] = _interval(g["simultaneous_ci_low"], g["simultaneous_ci_high"])
+            c = g[CORRECTED]
+            row[f"{words}: corrected"] = ("judge only" if c["gain"] is None else
+                                          f"{c['gain']:+.0%} ({_interval(c['ci_low'], c['ci_high'])})")
+        row["note"] = "too few questions" if d["full_vs_retrieval"]["too_few_questions"] else ""
+        rows.append(row)
+    return {"judge": result["judge"], "rows": rows, "statement": result["simultaneous"]["by_document"]["statement"]}
 
 
 def timeline(result: dict, mentions: list[float] | None = None, entity: str = "") -> go.Figure:

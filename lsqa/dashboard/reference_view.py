@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from lsqa.audit import reference_errors
 from lsqa.text.highlight import escape, marked_html
+from lsqa.text.highlight import md_escape as md
 from lsqa.text.sentence_support import shared_word_spans
 
 
@@ -27,7 +28,7 @@ def systems_caption(row: dict) -> str:
         return "No system answered this question: the systems say nothing about this reference."
     against = sum(d["agrees"] < 0.5 for d in row["systems"])
     strongest = row["systems"][0]
-    lead = (f"the strongest, {strongest['system']}, {'contradicts' if strongest['agrees'] < 0.5 else 'agrees'}"
+    lead = (f"the strongest, {md(strongest['system'])}, {'contradicts' if strongest['agrees'] < 0.5 else 'agrees'}"
             if row["systems"] else "")
     return (f"{against} of {len(row['systems'])} systems contradict this reference ({lead}); "
             f"systems_contradict {row['systems_contradict']:.2f}: the agreement their abilities led to expect "
@@ -59,12 +60,12 @@ def llm_lines(row: dict) -> list[str]:
     if row.get("llm_accepts") is None:
         return ["No LLM reference check has run (a judge of kind reference-check in a study; "
                 "docs/reference-errors.md)."]
-    return [line.strip() for line in row["llm_evidence"].split(" | ")]
+    return [md(line.strip()) for line in row["llm_evidence"].split(" | ")]
 
 
 def evidence(row: dict) -> dict:
     """Everything the page's evidence panel shows for ``row``."""
     return {"systems": systems_table(row), "systems_caption": systems_caption(row),
             "summary_html": summary_html(row), "summary_caption": summary_caption(row),
-            "llm": llm_lines(row), "explain": reference_errors.explain(row),
+            "llm": llm_lines(row), "explain": md(reference_errors.explain(row)),
             "reference_html": f'<div class="lsqa-text">{escape(row["reference_text"])}</div>'}

@@ -129,6 +129,9 @@ def _ranking_pairwise(ws: Path, judge: str, bootstrap: int, seed: int) -> tuple[
                  f"wrong). Strength intervals: percentile bootstrap, {bootstrap:,} rounds." if bootstrap else
                  "No bootstrap: no intervals.", "note")
             + _p(lv.TIERS_HELP, "note"))
+    if result.get("adjacent"):
+        html += "<h3>Neighbours: how many verdicts hold each place</h3>" + table(lv.neighbour_rows(result)) \
+            + _p(lv.NEIGHBOURS_HELP, "note")
     return html, result
 
 
@@ -176,7 +179,7 @@ def _certification(ws: Path, judge: str, queue: str | None) -> tuple[str, dict]:
             _p(f"Rests on {panel['n_audits']} audits" + (f" from the {panel['design']} queue" if panel["design"]
                                                           else "") + f"; thresholds: the lower end of the "
                f"{t['level']:.0%} interval of the agreement must reach {t['min_agreement']:.0%}, of each gated "
-               f"recall {t['min_recall']:.0%}."),
+               f"recall {t['min_recall']:.0%}. Bounds: {panel['rule']}."),
             table([{k: ("no audits of this yet" if str(v).startswith("— –") else v) for k, v in row.items()}
                    for row in panel["rows"]])]
     if panel["ceiling_rows"]:
@@ -227,7 +230,8 @@ def _length(ws: Path, judge: str, binary: bool, bootstrap: int, seed: int) -> st
     else:
         j, p = audited["judge"], audited["people"]
         if None in (j["ci_low"], p["ci_low"]):
-            compared = "No intervals (bootstrap rounds set to 0): the judge and the people are not compared."
+            compared = ("No intervals (bootstrap rounds set to 0, or no decisive verdicts): the judge and the people "
+                        "are not compared.")
         elif j["ci_low"] > p["ci_high"]:
             compared = (f"On the {audited['n']} verdicts people audited, the judge leans to longer answers more than "
                         "the people do (the two intervals do not overlap).")
@@ -239,7 +243,8 @@ def _length(ws: Path, judge: str, binary: bool, bootstrap: int, seed: int) -> st
                         "preferences cannot be told apart (the two intervals overlap).")
     return (table(rows) + _p(compared)
             + _p("Length coefficient: from the Bradley-Terry fit with the answers' length difference beside the "
-                 "systems (style control, LMArena's method): above 0, the longer answer wins more often than its "
+                 "systems (style control, LMArena's method), fitted on the decisive verdicts so that a judge's ties do not "
+                 "shrink it: above 0, the longer answer wins more often than its "
                  "system's strength explains; below 0, the shorter one; an interval that includes 0, no clear "
                  "preference. Length difference d = (words of A − words of B) / (words of A + words of B): an "
                  "answer twice as long as the other has d = 1/3; the coefficient is the change in log-odds of "

@@ -46,6 +46,7 @@ from typing import Callable, Sequence
 
 from lsqa.llm import claims
 from lsqa.llm.keys import TRANSPORT_PARAMS, canonical_json, provider_of, semantic_params, storable_params
+from lsqa.llm.pricing import checked_usage
 from lsqa.llm.provider import batch_cost, classify, error_text, litellm, usage_numbers
 from lsqa.llm.types import LLMResult
 
@@ -368,10 +369,15 @@ def _parse_output(model: str, content: bytes, row: dict) -> dict[str, LLMResult]
         code = response.get("status_code")
         if code == 200 and body.get("choices"):
             text = (body["choices"][0].get("message") or {}).get("content") or ""
-            prompt, completion, cached = usage_numbers(body.get("usage") or {})
+            usage = body.get("usage")
+            # Checked before it is priced (lsqa.llm.pricing.checked_usage); the caller counts a call
+            # with a usage_note at its worst case.
+            prompt, completion, cached, note = checked_usage(
+                model, *usage_numbers(usage if isinstance(usage, dict) else {}))
             out[key] = LLMResult(text=text, status="ok", prompt_tokens=prompt, completion_tokens=completion,
-                                 cached_prompt_tokens=cached, cost_usd=batch_cost(model, prompt, completion, cached),
-                                 latency_s=elapsed, cache_key=key, model=model, attempts=1)
+                                 cached_prompt_tokens=cached,
+                                 cost_usd=None if note else batch_cost(model, prompt, completion, cached),
+                                 latency_s=elapsed, cache_key=key, model=model, attempts=1, usage_note=note)
         else:
             error = item.get("error") or body.get("error") or {}
             detail = error.get("message", "") if isinstance(error, dict) else str(error)

@@ -3,7 +3,7 @@
 Before each call the budget reserves the call's worst case (its input tokens plus its maximum
 output, at litellm's prices, :mod:`lsqa.llm.pricing`; batch-mode calls at the batch rates); when
 the call ends the reservation is replaced by what the call cost (the worst case again when the
-provider reported no usage). A call that does not fit is not sent: it comes back as a result with
+provider reported no usage, or usage that cannot be true: :func:`lsqa.llm.pricing.checked_usage`). A call that does not fit is not sent: it comes back as a result with
 ``error_kind = "budget"``, is not stored, and the pipeline stops the run (``stopped: budget``); its
 finished calls are cached, so a run with a higher ``max_cost_usd`` goes on from there.
 
@@ -87,10 +87,12 @@ class Budget:
 
     def settle(self, reserved: float, cost: float | None, bound: float | None = None) -> None:
         """A call that had ``reserved`` came back costing ``cost`` (None: unknown, counted at
-        ``reserved``); ``bound`` is its worst case before scaling (to notice an overrun)."""
+        ``reserved``, and so is a negative or NaN cost: spending never goes down); ``bound`` is its worst case before scaling (to notice an overrun)."""
         with self._lock:
             self.reserved_usd -= reserved
-            self.spent_usd += reserved if cost is None else cost
+            if cost is None or not cost >= 0:  # unknown, negative or NaN: never a credit
+                cost = reserved
+            self.spent_usd += cost
             if cost is not None and bound and cost > bound * (1 + 1e-9):
                 self.over_limit += 1
                 self.overrun = max(self.overrun, cost / bound)

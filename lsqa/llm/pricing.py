@@ -155,3 +155,55 @@ def call_cost(model: str, input_tokens: int, output_tokens: int | None, *, cache
     cached = min(max(0, cached_input_tokens), input_tokens)
     cached_rate = price.cached_input if price.cached_input is not None else in_rate
     return (input_tokens - cached) * in_rate + cached * float(cached_rate) + output_tokens * out_rate
+
+
+# Token counts beyond which a report is absurd for a model litellm knows no limits of: no model
+# served today reads ten million tokens in one prompt or writes one million in one reply.
+SANE_PROMPT_TOKENS = 10_000_000
+SANE_COMPLETION_TOKENS = 1_000_000
+
+
+def _count(value) -> int | None:
+    """``value`` as a token count if it is a whole non-negative number, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    return int(value) if value >= 0 else None
+
+
+def checked_usage(model: str, prompt, completion, cached=None) -> tuple[int | None, int | None, int | None, str]:
+    """The usage a provider reported, checked before it is priced: ``(prompt, completion,
+    cached, problem)``. ``problem`` is '' for plausible counts; otherwise it says what was wrong
+    (missing, negative, not a number, past the model's context or output limit as litellm's
+    table knows them, or past :data:`SANE_PROMPT_TOKENS` / :data:`SANE_COMPLETION_TOKENS` when it
+    knows none), the counts come back None, and the caller counts the call at its worst case —
+    never at the reported (possibly negative) price nor at $0 (litellm validates usage the same
+    way before its own cost tracking: ``litellm.cost_calculator``)."""
+    if prompt is None and completion is None:
+        return None, None, None, "the provider reported no usage"
+    info = model_info(model) or {}
+    context = info.get("max_input_tokens") or info.get("max_tokens") or SANE_PROMPT_TOKENS
+    output = info.get("max_output_tokens") or info.get("max_tokens") or SANE_COMPLETION_TOKENS
+    problems = []
+    counts = []
+    for name, value, limit in (("prompt_tokens", prompt, context), ("completion_tokens", completion, output),
+                               ("cached_tokens", cached, None)):
+        if value is None and name == "cached_tokens":
+            counts.append(None)
+            continue
+        n = _count(value)
+        if value is None:
+            problems.append(f"no {name}")
+        elif n is None:
+            problems.append(f"{name} = {repr(value)[:40]} is not a whole number of tokens"
+                            if not isinstance(value, (int, float)) or isinstance(value, bool) or value >= 0
+                            else f"{name} = {value} is negative")
+        elif limit is not None and n > limit:
+            problems.append(f"{name} = {n} is past the model's limit of {int(limit)}")
+        counts.append(n)
+    if not problems and counts[2] is not None and counts[2] > counts[0]:
+        problems.append(f"cached_tokens = {counts[2]} is more than prompt_tokens = {counts[0]}")
+    if problems:
+        return None, None, None, "suspect usage: " + "; ".join(problems)
+    return counts[0], counts[1], counts[2], ""

@@ -184,7 +184,7 @@ def usage_numbers(usage) -> tuple[int | None, int | None, int | None]:
         cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
     if not prompt and not completion:
         return None, None, None  # litellm reports 0/0 when the provider sent no usage: unknown, not free
-    return prompt, completion, cached if isinstance(cached, int) else None
+    return prompt, completion, cached  # as reported: lsqa.llm.pricing.checked_usage checks them before pricing
 
 
 # ---------------------------------------------------------------------------------------------

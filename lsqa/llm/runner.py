@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import itertools
 import logging
+import math
 import os
 import queue
 import sys
@@ -55,6 +56,7 @@ class _Job:
     bound_usd: float = 0.0  # its worst-case cost
     reserved_usd: float = 0.0  # what the budget reserved for it while it runs (the worst case, scaled by overruns)
     overrun_at: float = 1.0    # the budget's overrun when it was reserved
+    worst_usd: float | None = None  # its worst case, what it is counted at when its usage is suspect (None: unpriced)
 
 
 # Records calls as sent (calls_in_flight) before they are sent: ``record([(job, usd), ...])`` is a
@@ -125,23 +127,42 @@ async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy,
                 error_message=f"{req.model}: {KIND_TEXT['content_policy']} (finish_reason content_filter)",
                 latency_s=time.monotonic() - started, cache_key=job.key, model=req.model, attempts=attempts,
             )
-        prompt_tokens, completion_tokens, cached_prompt_tokens = usage_of(response)
+        note = ""
         if offline:
+            prompt_tokens, completion_tokens, cached_prompt_tokens = usage_of(response)
             cost = 0.0  # embedded models are free and local
-        elif prompt_tokens is None:
-            cost = None
         else:
+            # Checked before it is priced: litellm's response_cost prices whatever came back
+            # (negative counts give a negative cost, a missing usage $0).
+            prompt_tokens, completion_tokens, cached_prompt_tokens, note = pricing.checked_usage(
+                req.model, *usage_of(response))
             hidden = getattr(response, "_hidden_params", None) or {}
-            cost = hidden.get("response_cost")
+            cost = None if note else hidden.get("response_cost")
             cost = float(cost) if cost is not None else None
-            if cost is None:  # litellm did not price it: the reported usage at its table's prices, if any
+            if cost is None and not note:  # litellm did not price it: the reported usage at its table's prices, if any
                 cost = pricing.call_cost(req.model, prompt_tokens, completion_tokens or 0,
                                          cached_input_tokens=cached_prompt_tokens or 0)
+            cost, note = _worst_if_suspect(job, cost, note)
         return LLMResult(
             text=text or "", status="ok", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
             cached_prompt_tokens=cached_prompt_tokens, cost_usd=cost, latency_s=time.monotonic() - started,
-            cache_key=job.key, model=req.model, attempts=attempts,
+            cache_key=job.key, model=req.model, attempts=attempts, usage_note=note,
         )
+
+
+def _worst_if_suspect(job: _Job, cost: float | None, note: str) -> tuple[float | None, str]:
+    """The cost to record for a call answered with ``cost`` (None: not priced) and usage ``note``
+    (:func:`lsqa.llm.pricing.checked_usage`; '' when plausible): the call's worst case when its
+    usage was suspect or missing or its price came out negative or not a number, said so in the
+    note. None only when the worst case is unknown too (a model litellm does not price)."""
+    if not note and cost is not None and not (cost >= 0 and math.isfinite(cost)):
+        note = f"suspect usage: priced at {cost!r}"
+    if not note:
+        return cost, ""
+    worst = job.worst_usd
+    if worst is None:
+        return None, f"{note}; cost unknown (litellm has no price for {job.request.model})"
+    return worst, f"{note}; counted at the call's worst case, ${worst:.6f}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -571,6 +592,7 @@ def _row(job: _Job, result: LLMResult, run_id: int | None, env_secrets: Sequence
         "latency_s": result.latency_s,
         "run_id": run_id,
         "attempts": result.attempts,
+        "usage_note": result.usage_note,
     }
 
 
@@ -694,12 +716,15 @@ def complete_many(
         if budget is not None:
             for job in jobs.values():
                 job.bound_usd = budget.bound(job.request)  # an unpriced model stops here, before any call
+                job.worst_usd = job.bound_usd
             ledger = budget.ledger or ledger
         else:
             counter = _bound_counter()
             for job in jobs.values():
-                if job.request.mode != "batch" and provider_of(job.request.model) not in OFFLINE_PROVIDERS:
-                    job.bound_usd = _worst_case(job.request, counter)
+                if provider_of(job.request.model) not in OFFLINE_PROVIDERS:
+                    job.worst_usd = _worst_case(job.request, counter)
+                    if job.request.mode != "batch":
+                        job.bound_usd = job.worst_usd or 0.0
         writers = []
         pending = [job for job in jobs.values() if job.request.mode != "batch"]
         with _gil_switching:
@@ -754,11 +779,13 @@ def _bound_counter() -> pricing.TokenCounter:
     return _counter
 
 
-def _worst_case(request: LLMRequest, counter: "pricing.TokenCounter") -> float:
-    """The most ``request`` can cost, as its record of being sent counts it without a budget: 0
-    when litellm cannot price it (the record then still counts the call, at no amount)."""
-    cost = pricing.call_cost(request.model, counter.request_tokens(request), pricing.max_output_tokens(request))
-    return float(cost) if cost is not None else 0.0
+def _worst_case(request: LLMRequest, counter: "pricing.TokenCounter") -> float | None:
+    """The most ``request`` can cost (at the batch rates in batch mode), as its record of being sent
+    counts it without a budget; None when litellm cannot price it (the record then counts the call
+    at no amount)."""
+    cost = pricing.call_cost(request.model, counter.request_tokens(request), pricing.max_output_tokens(request),
+                             batch=request.mode == "batch")
+    return float(cost) if cost is not None else None
 
 
 def _place(job: _Job, result: LLMResult, results: list) -> int:
@@ -768,7 +795,8 @@ def _place(job: _Job, result: LLMResult, results: list) -> int:
     results[first] = result
     for i in copies:  # the same request twice in one batch: sent once
         results[i] = LLMResult(**{**result.__dict__, "cached": result.ok,
-                                  "cost_usd": 0.0 if result.ok else None, "latency_s": 0.0})
+                                  "cost_usd": 0.0 if result.ok else None, "latency_s": 0.0,
+                                  "usage_note": ""})
     return len(copies) if result.ok else 0
 
 
@@ -812,6 +840,11 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
         return kept, total
 
     def store(finished: list[tuple[str, LLMResult]]) -> None:
+        for i, (key, result) in enumerate(finished):
+            if result.ok:
+                cost, note = _worst_if_suspect(by_key[key], result.cost_usd, result.usage_note)
+                if note:
+                    finished[i] = (key, LLMResult(**{**result.__dict__, "cost_usd": cost, "usage_note": note}))
         rows = [_row(by_key[key], result, run_id, env_secrets) for key, result in finished]
         with _save_lock:
             _save(workspace, rows, run_id)

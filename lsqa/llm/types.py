@@ -69,6 +69,7 @@ class LLMResult:
     cache_key: str = ""
     model: str = ""
     attempts: int = 0
+    usage_note: str = ""  # why the reported usage was not priced (suspect or missing): the call counts at its worst case
 
     @property
     def ok(self) -> bool:

@@ -33,7 +33,8 @@ _LAZY = {
     "lsqa.stats.ranking": (
         "accuracy_ci", "bootstrap_bradley_terry", "count_comparisons", "counts_from_cells", "counts_from_win_matrix",
         "FALLBACK_PRIOR", "fit_bradley_terry", "fit_win_matrix", "is_strongly_connected", "log_likelihood",
-        "mcnemar_test", "PAPER_Z", "win_probability", "win_probability_matrix",
+        "mcnemar_test", "paired_difference_ci", "PairedDifference", "PAPER_Z", "win_probability",
+        "win_probability_matrix",
     ),
     "lsqa.stats.rank_intervals": (
         "for_accuracies", "from_bootstrap", "from_covariance", "RankIntervals",

@@ -27,6 +27,16 @@ exact): ``ψ_i = λ g_f,i + ḡ_r,h + ξ_i w_i (g_r,i − ḡ_r,h)``, ``g_r = g_
 tests check both on the same inputs). Since ``ψ`` is linear in ``λ`` the optimal ``λ`` is closed
 form: ``λ* = −tr(M Cov(A, B) M')/tr(M Cov(B) M')`` for ``ψ = A + λB``.
 
+Unequal inclusion probabilities. The variance above weights audit ``i`` by ``w_i²``; with unequal
+``π`` a few audits of rarely drawn items (large ``w``) carry most of it, so it rests on fewer audits
+than were made. The Student-t quantile of the intervals therefore takes, per stratum, the effective
+number of audits of a variance weighted by ``w²``, ``(Σ w²)² / Σ w⁴`` (Satterthwaite's (1946)
+approximation with equal variance within the stratum; Kish's effective sample size taken to the
+second moment), which is the stratum's count of audits when its ``π`` are equal, so uniform and
+stratified random audits keep ``audits − strata`` degrees of freedom. Chosen by simulation over Kish's
+``(Σ w)² / Σ w²`` (too small a change) and a variance floor per level of ``π`` (too wide) with the active
+queue's ``π`` at 20-100 audits (``bench/bench_corrected_unequal_pi.py``).
+
 Few audits. With a handful of audits on a yes/no judge that agrees with the humans, the audits
 often show no disagreement at all and the rectifier's sample variance is zero (or nearly so): the
 interval would then claim the judge is never wrong. :func:`ppi_mean` therefore floors the
@@ -110,7 +120,7 @@ class _Weights:
     strata: np.ndarray         # (N,) stratum index used
     warnings: tuple[str, ...]
     small_sample: np.ndarray   # (N,) sqrt(n_h / (n_h − 1)): unbiased variance within each stratum
-    df: int                    # degrees of freedom of the audit part: audits − strata
+    df: int                    # degrees of freedom of the audit part: effective audits − strata (module docstring)
 
 
 def _hajek_weights(d: Design) -> _Weights:
@@ -131,7 +141,11 @@ def _hajek_weights(d: Design) -> _Weights:
         full = counts >= np.bincount(strata, minlength=len(counts))
         small = np.sqrt(np.where((counts > 1) & ~full, counts / np.maximum(counts - 1, 1), 1.0))[strata]
     n_strata = int(np.count_nonzero(counts))
-    return _Weights(w, strata, tuple(warnings), small, int(audited.sum()) - n_strata)
+    # Effective audits of each stratum for the variance, (Σw²)²/Σw⁴: the count when π is equal (module docstring).
+    w2 = np.bincount(strata, weights=w ** 2)
+    w4 = np.bincount(strata, weights=w ** 4)
+    effective = float(np.sum(np.divide(w2 ** 2, w4, out=np.zeros_like(w2), where=w4 > 0)))
+    return _Weights(w, strata, tuple(warnings), small, int(np.floor(effective + 1e-9)) - n_strata)
 
 
 def _stratum_means(values: np.ndarray, wts: _Weights) -> np.ndarray:
@@ -200,6 +214,7 @@ class MeanEstimate:
     warnings: tuple[str, ...] = ()
     se_judge_part: float = 0.0  # the part of the variance that more audits would not shrink
     audit_effects: np.ndarray | None = None   # (N,) each audit's pull away from the judge, w(Y − f)/N
+    df: int = 0                 # Student-t degrees of freedom of the interval (0 = normal)
 
 
 def _rectifier_floor(y: np.ndarray, f: np.ndarray, wts: _Weights, lam: float) -> float:
@@ -273,7 +288,8 @@ def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, leve
     # Student-t on the audits' degrees of freedom, one fewer when λ was fitted on those same audits
     # (it is a regression coefficient of Y on f: bench_corrected.py, few audits, +0.3 points coverage).
     sampled = n_aud < n_items
-    crit = _z(level, max(1, wts.df - int(lam_tuned)) if sampled and wts.df > 0 else 0)
+    df = max(1, wts.df - int(lam_tuned)) if sampled and wts.df > 0 else 0
+    crit = _z(level, df)
     crit_human = _z(level, wts.df if sampled else 0)
     warnings = list(wts.warnings)
     if n_aud < FEW_AUDITS:
@@ -281,7 +297,7 @@ def ppi_mean(pred: Sequence[float], d: Design, *, lam: float | None = None, leve
     # Σ effects = estimate − judge-only exactly when λ = 1 (and nearly so for the λ ≈ 1 of an agreeing judge).
     effects = wts.w * (y - f) / n_items
     return MeanEstimate(est, se, *_mean_ci(est, se, crit), float(lam), n_items, n_aud, judge, judge_ci,
-                        h_est, _mean_ci(h_est, h_se, crit_human), method, tuple(warnings), judge_part, effects)
+                        h_est, _mean_ci(h_est, h_se, crit_human), method, tuple(warnings), judge_part, effects, df)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Workspace → corrected estimates: accuracy per system and Bradley-Terry strengths that account
 for the judge's errors, with the judge-only figures beside them (issue 13; math in ``lsqa.stats.corrected``).
 
-Usable audits are reviews whose inclusion probability is known: made through the random or the
-active queue, or imported with a probability. One design is used per judge (the one with the most
+Usable audits are verdicts drawn with a known inclusion probability — through the random or the active
+queue, a random assignment batch, or an import with a probability — each with the design of its draw
+(migration 0023: later reviews never change it) and its final human label. One design is used per judge (the one with the most
 usable audits unless named), because reviews drawn under different designs do not combine into
 one set of inclusion probabilities; the report says how many audits it used and how many reviews
 it could not use (priority-queue reviews count for agreement and overrides only).
@@ -54,7 +55,7 @@ def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict 
         if not usable:
             other += 1
             continue
-        latest[k] = r          # rows come ordered by review id: the latest review of an item wins
+        latest[k] = r          # one row per verdict; of an item's verdicts, the latest reviewed wins
     human = np.full(len(items), np.nan)
     pi = np.full(len(items), np.nan)
     strata = ["all"] * len(items)
@@ -70,6 +71,20 @@ def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict 
     info = {"design": chosen or "", "n_usable_audits": len(latest), "n_reviews_not_used": other,
             "n_tied_not_used": tied, "usable_by_queue": dict(usable_by_queue)}
     return human, pi, strata, info
+
+
+def answer_audits(workspace: Path, judge: str, *, queue: str | None = None) -> tuple[dict, dict, dict]:
+    """A yes/no judge's answers with the usable audits of one design, as :func:`corrected_accuracy`
+    reads them: ``(question id, system) → judge outcome`` (1 = right), ``(question id, system) →
+    (human outcome, inclusion probability)`` for the audited ones, and the audit counts
+    (``design``, ``n_usable_audits``, ...). The long-span gains corrected by audits read them here."""
+    with store.connect(workspace) as con:
+        items = [it for it in judge_items(con, judge) if it.family == BINARY]
+        human, pi, _, info = _audits(con, judge, items, queue)
+    judged = {(it.question_id, it.system_a): it.f for it in items}
+    audited = {(it.question_id, it.system_a): (float(human[k]), float(pi[k]))
+               for k, it in enumerate(items) if not np.isnan(human[k])}
+    return judged, audited, info
 
 
 def _tie_warning(info: dict) -> list[str]:
@@ -111,8 +126,10 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
                     "judge_only_ci_low": max(0.0, est.judge_only_ci[0]),
                     "judge_only_ci_high": min(1.0, est.judge_only_ci[1]),
                     "human_only": est.human_only, "lam": est.lam, "method": est.method})
-    # 95% simultaneous rank intervals and tiers (lsqa.stats.rank_intervals), corrected and judge-only.
-    ranks = rank_intervals.from_estimates([e.estimate for e in estimates], [e.se for e in estimates], level=level)
+    # 95% simultaneous rank intervals and tiers (lsqa.stats.rank_intervals), corrected and judge-only. As for
+    # side by side (ppi_bradley_terry's df), the system with the fewest audits sets the Student-t quantile.
+    ranks = rank_intervals.from_estimates([e.estimate for e in estimates], [e.se for e in estimates], level=level,
+                                          df=min((e.df for e in estimates if e.df > 0), default=0))
     z = _z(level)
     judge_ranks = rank_intervals.from_estimates([e.judge_only for e in estimates],
                                                 [(e.judge_only_ci[1] - e.judge_only_ci[0]) / (2 * z) for e in estimates],
@@ -121,7 +138,7 @@ def corrected_accuracy(workspace: Path, judge: str, *, queue: str | None = None,
         row.update(ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()})
     out.sort(key=lambda r: -r["estimate"])
     flips = _with_questions(workspace, rank_flips.accuracy_flips(systems, estimates, items, rows_of, human, over))
-    return {"judge": judge, "estimand": "accuracy", "level": level, "systems": out, **info,
+    return {"judge": judge, "estimand": "accuracy", "level": level, "rank_intervals": ranks.method, "systems": out, **info,
             "n_overridden": over.n_reviewed, "flips": flips,
             "warnings": sorted(warnings) + _tie_warning(info) + _mark_not_estimable(out)}
 
@@ -208,7 +225,8 @@ def corrected_ranking(workspace: Path, judge: str, *, queue: str | None = None, 
                      "judge_only_ci_low": float(np.exp(jlow[k])), "judge_only_ci_high": float(np.exp(jhigh[k])),
                      "judge_only_rank": int(1 + np.sum(judge_fit.beta > judge_fit.beta[k] + 1e-12)),
                      **ranks.fields(k), **{f"judge_only_{key}": v for key, v in judge_ranks.fields(k).items()}})
-    result = {"judge": judge, "estimand": "bradley-terry", "level": level, "lam": est.lam, "method": est.method,
+    result = {"judge": judge, "estimand": "bradley-terry", "level": level, "rank_intervals": ranks.method,
+              "lam": est.lam, "method": est.method,
               "n": est.n, "n_audited": est.n_audited, "systems": rows, **info,
               "adjacent": adjacent_pairs(est, ranks), "warnings": list(est.warnings) + _tie_warning(info) + _mark_not_estimable(rows)}
     result["n_overridden"] = over.n_reviewed

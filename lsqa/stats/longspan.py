@@ -17,8 +17,26 @@ cut) the quotes an evidence-citing judge gave for these answers lie, and, for a 
 about an entity (§2, Appendix A.1), where that entity's mention chain begins and ends.
 
 Per book and per entity: the full-vs-retrieval and full-vs-none gains (difference of the share of
-right answers, on the questions where both answers are judged) with percentile bootstrap 95% CIs
-over questions (paired: one draw resamples questions, both systems with them), and each class's share.
+right answers, on the questions where both answers are judged) and each class's share. A gain is a
+difference of two correlated proportions; its 95% interval is Tango's (1998) score interval
+(``lsqa.stats.ranking.paired_difference_ci``), which keeps its level at 5 questions and never has
+zero width (``bench/bench_longspan_intervals.py``; the percentile bootstrap used before covered
+41-70% at 5 questions). Below ``FEW_QUESTIONS`` questions a gain carries a "too few questions" note.
+
+Several books at once: each gain also has a simultaneous interval, Tango's at the Bonferroni level
+1 − 0.05/K over the K groups shown (books, or entities), so that all K intervals of one comparison
+hold together with 95% probability (Bonferroni needs no independence between the groups).
+
+Corrected by audits: where people audited the judge's verdicts (random or active queue, or imported
+with an inclusion probability: ``lsqa.stats.corrected_report``), a gain is the mean of per-question
+differences ``right_full − right_other``, so the PPI++ mean (``lsqa.stats.corrected.ppi_mean``,
+Angelopoulos et al. 2023) applies to it, coded into [0, 1] as ``(difference + 1)/2``. A question
+counts as audited when both its answers were; its inclusion probability is the product of the
+two, the draws of lsqa's queues being independent per verdict (for imported audits the same is
+assumed). The judge's weight λ is held at 1 (classical PPI, Angelopoulos et al. 2023a): a book has a
+handful of audited questions, too few to tune λ on (PPI++ would take λ = 0 whenever they happen to
+agree with each other), and with λ = 1 audits that agree with the judge leave its gain unchanged.
+Without an audited question the gain is the judge's only, and says so.
 """
 
 from __future__ import annotations
@@ -33,15 +51,21 @@ from lsqa import store
 from lsqa.errors import LsqaError, NoVerdicts
 from lsqa.judging import kinds
 from lsqa.stats.analysis import answer_labels
+from lsqa.stats.corrected import design, ppi_mean
+from lsqa.stats.corrected_report import answer_audits
+from lsqa.stats.ranking import paired_difference_ci
 from lsqa.store import corpus as corpus_store
 from lsqa.store import longspan as longspan_store
 from lsqa.store import results as results_store
 from lsqa.text.highlight import find_evidence
-from lsqa.vocabulary import BINARY
+from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY
 
 CLASSES = ("memorised", "retrieval", "needs-full-book", "unanswered")
 ROLES = ("no_context", "retrieval", "full")  # the three systems, by what context they answer with
-BOOTSTRAP_ROUNDS = 1000
+LEVEL = 0.95
+FEW_QUESTIONS = 10          # below this a gain says it rests on too few questions
+INTERVAL = "tango score"    # how a gain's interval is computed (module docstring)
+SIMULTANEOUS = "bonferroni"
 
 
 class LongSpanRefused(LsqaError, ValueError):
@@ -182,15 +206,16 @@ def _evidence_judge(con, judge: str, named: str | None) -> str | None:
 
 def analyse(workspace: Path, *, judge: str | None = None, no_context: str | None = None,
             retrieval: str | None = None, full: str | None = None, evidence_judge: str | None = None,
-            use_overrides: bool = False, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = 0,
-            documents: list[str] | None = None) -> dict:
+            use_overrides: bool = False, documents: list[str] | None = None, level: float = LEVEL) -> dict:
     """The long-span analysis of a workspace, or of the books ``documents`` only (module docstring).
 
     Systems not named are chosen per question from their context settings (a study may give one book
     to one full-book system and another to another): ``systems`` lists, per role, the systems used,
     and each question says which answered it. Returns ``{"judge", "evidence_judge", "systems":
     {"no_context": [...], "retrieval": [...], "full": [...]}, "questions": [...], "by_document": [...],
-    "by_entity": [...]}``."""
+    "by_entity": [...], "simultaneous": {"by_document": {...}, "by_entity": {...}}, "audits": {...}}``;
+    each group's ``full_vs_retrieval`` / ``full_vs_no_context`` is :func:`gain`'s with its simultaneous
+    interval and its ``corrected`` figure (module docstring)."""
     with store.connect(workspace) as con:
         contexts = {s["name"]: s["context"] for s in results_store.list_systems(con)}
         candidates = candidate_systems(contexts, {"no_context": no_context, "retrieval": retrieval, "full": full})
@@ -245,47 +270,111 @@ def analyse(workspace: Path, *, judge: str | None = None, no_context: str | None
         raise NoVerdicts(f"judge {judge!r} has not judged the answers of a no-context, a retrieval and a full-book "
                          f"system on any question{' of this book' if documents else ''}: run it on them first")
     systems = {role: sorted({r["systems"][role] for r in rows if r["systems"][role]}) for role in ROLES}
-    rng_seed = seed
-    by_document = _groups(rows, "document_id", {"title": lambda g: g[0]["title"]}, bootstrap, rng_seed)
+    judged, audited, info = answer_audits(workspace, judge)
+    audits = _Audits(judged, audited)
+    by_document = _groups(rows, "document_id", {"title": lambda g: g[0]["title"]}, audits, level)
     by_entity = _groups([r for r in rows if r["entity_id"]], "entity_id",
                         {"entity": lambda g: g[0]["entity"], "document_id": lambda g: g[0]["document_id"]},
-                        bootstrap, rng_seed)
+                        audits, level)
+    together = {"by_document": simultaneous(len(by_document), "books", level),
+                "by_entity": simultaneous(len(by_entity), "entities", level)}
     return {"judge": judge, "evidence_judge": evidence_judge, "systems": systems, "questions": rows,
-            "by_document": by_document, "by_entity": by_entity}
+            "by_document": by_document, "by_entity": by_entity, "simultaneous": together,
+            "audits": {"design": info["design"], "n_usable_audits": info["n_usable_audits"]}}
 
 
-def gain(full: np.ndarray, other: np.ndarray, *, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = 0) -> dict:
+def gain(full: np.ndarray, other: np.ndarray, *, level: float = LEVEL) -> dict:
     """Share right with the full book minus share right with ``other``, on the same questions (both
-    arrays of 0/1 in question order), with a paired percentile bootstrap 95% CI over questions."""
+    arrays of 0/1 in question order), with Tango's score interval (module docstring): the judge's
+    figure (``figure`` = judge-only), ``too_few_questions`` below ``FEW_QUESTIONS`` questions."""
     n = len(full)
+    out = {"gain": None, "ci_low": None, "ci_high": None, "n": int(n), "figure": JUDGE_ONLY, "interval": INTERVAL,
+           "level": level, "too_few_questions": n < FEW_QUESTIONS, "note": ""}
     if n == 0:
-        return {"gain": None, "ci_low": None, "ci_high": None, "n": 0}
-    diff = full.astype(float) - other.astype(float)
-    out = {"gain": float(diff.mean()), "ci_low": None, "ci_high": None, "n": int(n)}
-    if bootstrap and n > 1:
-        rng = np.random.default_rng(seed)
-        means = diff[rng.integers(0, n, size=(bootstrap, n))].mean(axis=1)
-        out["ci_low"], out["ci_high"] = (float(v) for v in np.percentile(means, [2.5, 97.5]))
+        out["note"] = "no question with both answers judged"
+        return out
+    ci = paired_difference_ci(np.asarray(full).astype(bool), np.asarray(other).astype(bool), level=level)
+    out.update(gain=ci.estimate, ci_low=ci.low, ci_high=ci.high)
+    if n < FEW_QUESTIONS:
+        out["note"] = (f"too few questions ({n}; at least {FEW_QUESTIONS} for a gain to say much): the interval is "
+                       "honest but wide")
     return out
 
 
-def _groups(rows: list[dict], key: str, extra: dict, bootstrap: int, seed: int) -> list[dict]:
+class _Audits:
+    """The judge's outcome per answer and the usable audits, ``(question id, system) → ...``."""
+
+    def __init__(self, judged: dict, audited: dict):
+        self.judged, self.audited = judged, audited
+
+    def corrected(self, pairs: list[tuple[tuple, tuple]], level: float) -> dict:
+        """The gain over ``pairs`` ((full answer, other answer) keys) corrected by the questions whose
+        two answers were both audited (PPI++ mean of the differences, module docstring)."""
+        pairs = [(f, o) for f, o in pairs if f in self.judged and o in self.judged]
+        n_audited = sum(f in self.audited and o in self.audited for f, o in pairs)
+        out = {"figure": JUDGE_ONLY, "gain": None, "ci_low": None, "ci_high": None, "n": len(pairs),
+               "n_audited": n_audited, "method": "", "lam": None, "note": "", "warnings": []}
+        if not n_audited:
+            out["note"] = ("judge only: no question here has both answers audited (random or active queue), so "
+                           "there is nothing to correct the judge with")
+            return out
+        pred = [(self.judged[f] - self.judged[o] + 1) / 2 for f, o in pairs]
+        human = [((self.audited[f][0] - self.audited[o][0] + 1) / 2) if f in self.audited and o in self.audited
+                 else None for f, o in pairs]
+        pi = [(self.audited[f][1] * self.audited[o][1]) if h is not None else None
+              for (f, o), h in zip(pairs, human)]
+        est = ppi_mean(pred, design(human, pi), lam=1.0, level=level)
+        low, high = max(-1.0, 2 * est.ci_low - 1), min(1.0, 2 * est.ci_high - 1)
+        out.update(figure=CORRECTED, gain=2 * est.estimate - 1, method=est.method, lam=est.lam,
+                   warnings=list(est.warnings))
+        if np.isfinite(low) and np.isfinite(high) and high - low > 1e-9:
+            out.update(ci_low=float(low), ci_high=float(high))
+        else:
+            out["note"] = (f"not estimable: the {n_audited} audited questions leave no spread to measure, so an "
+                           "interval would have zero width")
+        return out
+
+
+def _groups(rows: list[dict], key: str, extra: dict, audits: _Audits, level: float) -> list[dict]:
+    """One entry per group (book or entity): its gains, each with its interval at ``level``, its
+    simultaneous interval over the K groups (Bonferroni, :func:`simultaneous`) and its corrected figure."""
     grouped: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         grouped[r[key]].append(r)
+    each = simultaneous(len(grouped), "", level)["interval_level"]
     out = []
     for k, group in sorted(grouped.items()):
         entry = {key: k, **{name: f(group) for name, f in extra.items()}, "n_questions": len(group)}
         for other in ("retrieval", "no_context"):
             both = [g for g in group if g["full_right"] is not None and g[f"{other}_right"] is not None]
-            entry[f"full_vs_{other}"] = gain(np.array([g["full_right"] for g in both], dtype=float),
-                                             np.array([g[f"{other}_right"] for g in both], dtype=float),
-                                             bootstrap=bootstrap, seed=seed)
+            full = np.array([g["full_right"] for g in both], dtype=float)
+            rest = np.array([g[f"{other}_right"] for g in both], dtype=float)
+            g_ = gain(full, rest, level=level)
+            together = gain(full, rest, level=each)
+            g_.update(simultaneous_level=each, simultaneous_ci_low=together["ci_low"],
+                      simultaneous_ci_high=together["ci_high"])
+            g_[CORRECTED] = audits.corrected([((g["question_id"], g["systems"]["full"]),
+                                                 (g["question_id"], g["systems"][other])) for g in both], level)
+            entry[f"full_vs_{other}"] = g_
         classified = [g["class"] for g in group if g["class"]]
         entry["n_classified"] = len(classified)
         entry["classes"] = {c: (classified.count(c) / len(classified) if classified else None) for c in CLASSES}
         out.append(entry)
     return out
+
+
+def simultaneous(k: int, what: str, level: float = LEVEL) -> dict:
+    """Bonferroni over the ``k`` groups shown (``what``: books or entities): each gain's interval at level
+    1 − (1 − level)/k, so that the k intervals of one comparison all hold together with probability at
+    least ``level``, whatever the dependence between groups (module docstring)."""
+    each = 1 - (1 - level) / max(k, 1)
+    if k > 1:
+        statement = (f"the {k} {what}' intervals of each comparison hold together at {level:.0%} when each is "
+                     f"taken at {each:.2%} (Bonferroni): the simultaneous intervals")
+    else:
+        statement = f"one group shown: its {level:.0%} interval is also the simultaneous one"
+    return {"method": SIMULTANEOUS, "k": k, "of": what, "familywise_level": level, "interval_level": each,
+            "statement": statement}
 
 
 def mention_fractions(workspace: Path, document_id: str, entity_id: str) -> list[float]:

@@ -9,7 +9,9 @@ Paper map (Bohnet et al., "Long-Span Question-Answering ... Side-by-Side Evaluat
   counted (``n_excluded``).
 * §3.2 "confidence intervals ... are estimated via bootstrapping": :func:`bootstrap_bradley_terry`.
 * §4.1 Table 1: accuracy ± 1.96·sqrt(p(1−p)/n) (:func:`accuracy_ci`, also Wilson 1927), and a
-  paired test between two systems on the same questions (:func:`mcnemar_test`, McNemar 1947).
+  paired test between two systems on the same questions (:func:`mcnemar_test`, McNemar 1947) with
+  an interval for their difference that holds on a handful of questions (:func:`paired_difference_ci`,
+  Tango 1998; the long-span gains of §1/§4 per book).
 
 How the fit works. Comparisons are first aggregated per unordered pair ``i < j`` into three counts
 (wins of i, wins of j, ties), which is the win matrix ``W`` of eq. 2 (``w_ij = wins + ties/2`` for
@@ -42,7 +44,10 @@ not converge, and that fit (or bootstrap round) is done again with both fallback
 
 References: Bradley & Terry (1952); Zermelo (1929); Ford (1957); Davidson (1970); Hunter (2004)
 "MM algorithms for generalized Bradley-Terry models", Ann. Statist. 32(1); Efron & Tibshirani (1993)
-percentile bootstrap; Wilson (1927); McNemar (1947).
+percentile bootstrap; Wilson (1927); McNemar (1947); Tango (1998) "Equivalence test and confidence
+interval for the difference in proportions for the paired-sample design", Stat. Med. 17; Newcombe
+(1998) Stat. Med. 17:2635; Agresti & Min (2005) Stat. Med. 24:729; Fagerland, Lydersen & Laake
+(2014) "Recommended tests and confidence intervals for paired binomial proportions", Stat. Med. 33.
 """
 
 from __future__ import annotations
@@ -687,6 +692,66 @@ def fit_bradley_terry(
     )
 
 
+@dataclass(frozen=True)
+class StackFit:
+    """Fits of B variants of one :class:`ComparisonCounts` (same systems and pairs, other counts).
+
+    ``beta`` (B, m) has mean 0; ``theta`` (B,) is ln ν (Davidson; None for ``half``); ``lam`` / ``rho``
+    the ridges each variant used (0 = plain MLE) and ``theta_fixed`` where ν was held at 0 (no ties)."""
+
+    beta: np.ndarray
+    theta: np.ndarray | None
+    lam: np.ndarray
+    rho: np.ndarray
+    theta_fixed: np.ndarray
+
+
+def fit_variants(data: ComparisonCounts, cells: np.ndarray, *, tie_model: str = "half",
+                 start: np.ndarray | None = None) -> StackFit:
+    """Fit B variants of ``data`` at once: ``cells`` (B, P, 3) are their counts on ``data.pairs``.
+
+    Each variant is fitted as :func:`fit_bradley_terry` (``prior=None``) fits it alone: the plain MLE
+    where its own comparison graph is strongly connected, else the fallback prior; for Davidson ν the
+    same rules and the same refit with both fallbacks where Newton meets a flat likelihood. All
+    variants share one batched Newton solve (``start``: β to start from, (m,) or (B, m)). What-if
+    refits (a ranking with some verdicts removed or relabelled, ``lsqa.stats.fragility``) use it."""
+    _check_tie_model(tie_model)
+    c = np.asarray(cells, dtype=float)
+    if c.ndim != 3 or c.shape[1:] != data.counts.shape:
+        raise ValueError("cells must be variants × pairs × 3, on the pairs of data")
+    B, m = c.shape[0], len(data.systems)
+    tw = _connecting_tie_weight(tie_model)
+    # Connectivity depends only on which directions have wins: check each distinct pattern once.
+    support = np.packbits(np.concatenate([c[..., 0] + tw * c[..., 2], c[..., 1] + tw * c[..., 2]], axis=1) > 0,
+                          axis=1)
+    keys = np.ascontiguousarray(support).view(np.dtype((np.void, support.shape[1]))).reshape(-1)
+    _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+    lam = np.zeros(B)
+    for u, r in enumerate(first):
+        if not is_strongly_connected(_win_matrix(m, data.pairs, c[r], tw)):
+            lam[which.reshape(-1) == u] = FALLBACK_PRIOR
+    ties, total = c[..., 2].sum(axis=1), c.sum(axis=(1, 2))
+    davidson = tie_model == "davidson"
+    rho = np.where(ties >= total, FALLBACK_TIE_PRIOR, 0.0) if davidson else np.zeros(B)
+    fixed = (ties == 0) if davidson else np.zeros(B, dtype=bool)
+    prob = _Problem(m, data.pairs, c, tie_model, lam, rho, fixed)
+    x0 = np.zeros((B, prob.k))
+    if start is not None:
+        s = np.broadcast_to(np.asarray(start, dtype=float), (B, m))
+        x0[:, :m] = s - s.mean(axis=1, keepdims=True)
+    if davidson:
+        x0[:, m] = np.where(fixed, THETA_NO_TIES, 0.0)
+    x, _, conv = _newton(prob, x0)
+    redo = np.flatnonzero(~conv) if davidson else np.zeros(0, dtype=int)
+    if redo.size:  # no finite Davidson MLE (see _newton_steps): as fit_bradley_terry, both fallback priors
+        lam[redo] = np.maximum(lam[redo], FALLBACK_PRIOR)
+        rho[redo] = np.maximum(rho[redo], FALLBACK_TIE_PRIOR)
+        again = _Problem(m, data.pairs, c[redo], tie_model, lam[redo], rho[redo], fixed[redo])
+        x[redo], _, _ = _newton(again, x0[redo])
+    beta = x[:, :m] - x[:, :m].mean(axis=1, keepdims=True)
+    return StackFit(beta, x[:, m] if davidson else None, lam, rho, fixed)
+
+
 def fit_win_matrix(
     W: np.ndarray,
     systems: Sequence[str] | None = None,
@@ -932,3 +997,103 @@ def mcnemar_test(correct_a: Sequence[bool], correct_b: Sequence[bool], *, method
     else:
         raise ValueError("method must be 'exact' or 'chi2'")
     return McNemarResult(len(a), both, only_a, only_b, neither, float(stat), p, method)
+
+
+PAIRED_METHODS = ("tango", "newcombe", "agresti-min")
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Share right of A minus share right of B on the same questions, with a confidence interval."""
+
+    n: int
+    only_a: int          # A right, B wrong
+    only_b: int          # A wrong, B right
+    estimate: float      # (only_a − only_b) / n
+    low: float
+    high: float
+    level: float
+    method: str
+
+
+def paired_difference_ci(correct_a: Sequence[bool], correct_b: Sequence[bool], *, level: float = 0.95,
+                         method: str = "tango") -> PairedDifference:
+    """Interval for the difference of two correlated proportions (A's share right − B's, same questions).
+
+    With ``b`` = A right and B wrong, ``c`` = the reverse, ``n`` questions and ``Δ = (b − c)/n``:
+
+    * ``"tango"`` (default): Tango's (1998) score interval, the Δ₀ with ``|T(Δ₀)| ≤ z`` for
+      ``T = (b − c − nΔ₀) / sqrt(n(2 q̃ + Δ₀(1 − Δ₀)))``, ``q̃`` the restricted MLE of the
+      (A wrong, B right) probability under Δ₀ (closed form, Tango's eq. 3), each limit found by root
+      search (as Fagerland, Lydersen & Laake 2014 compute it);
+    * ``"newcombe"``: Newcombe's (1998) method 10, the Wilson intervals of the two marginal shares
+      combined with the estimated correlation φ (corrected towards 0 by n/2 as Fagerland et al. do);
+    * ``"agresti-min"``: Agresti & Min (2005), Wald on the table with ½ added to each cell.
+
+    None of the three has zero width: with every pair concordant (b = c = 0) Tango's limits are
+    ``∓z²/(n + z²)``. ``bench/bench_longspan_intervals.py`` compares their coverage at 5-20 questions;
+    Tango's keeps the nominal 95% best there (docs/BENCHMARKS.md).
+    """
+    a = np.asarray(correct_a, dtype=bool)
+    b_ = np.asarray(correct_b, dtype=bool)
+    if a.shape != b_.shape or a.ndim != 1:
+        raise ValueError("correct_a and correct_b must be 1-D and of equal length")
+    if method not in PAIRED_METHODS:
+        raise ValueError(f"method must be one of {PAIRED_METHODS}, not {method!r}")
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    n = len(a)
+    if n == 0:
+        raise ValueError("no questions: the difference needs at least one question with both answers judged")
+    both, b, c = int(np.sum(a & b_)), int(np.sum(a & ~b_)), int(np.sum(~a & b_))
+    z = float(norm.ppf(0.5 + level / 2))
+    if method == "tango":
+        low, high = _tango_limits(b, c, n, z)
+    elif method == "newcombe":
+        low, high = _newcombe_limits(both, b, c, n - both - b - c, z)
+    else:
+        t = n + 2.0
+        p12, p21 = (b + 0.5) / t, (c + 0.5) / t
+        centre = p12 - p21
+        se = np.sqrt(max((p12 + p21 - centre ** 2) / t, 0.0))
+        low, high = max(-1.0, centre - z * se), min(1.0, centre + z * se)
+    return PairedDifference(n, b, c, (b - c) / n, float(low), float(high), level, method)
+
+
+def _tango_statistic(delta: float, b: int, c: int, n: int) -> float:
+    """Tango's score statistic at Δ₀ = ``delta`` (decreasing in Δ₀; 0 at Δ₀ = (b − c)/n)."""
+    big_a = 2.0 * n
+    big_b = -b - c + (2.0 * n - b + c) * delta
+    big_c = -c * delta * (1 - delta)
+    q = (np.sqrt(max(big_b * big_b - 4 * big_a * big_c, 0.0)) - big_b) / (2 * big_a)
+    num = b - c - n * delta
+    var = n * (2 * q + delta * (1 - delta))
+    if var <= 0:
+        return 0.0 if num == 0 else float(np.sign(num) * np.inf)
+    return float(num / np.sqrt(var))
+
+
+def _tango_limits(b: int, c: int, n: int, z: float) -> tuple[float, float]:
+    from scipy.optimize import brentq
+
+    est, edge = (b - c) / n, 1e-12
+    low = -1.0 if est <= -1 else brentq(lambda d: _tango_statistic(d, b, c, n) - z, -1 + edge, est, xtol=1e-12)
+    high = 1.0 if est >= 1 else brentq(lambda d: _tango_statistic(d, b, c, n) + z, est, 1 - edge, xtol=1e-12)
+    return float(low), float(high)
+
+
+def _newcombe_limits(a: int, b: int, c: int, d: int, z: float) -> tuple[float, float]:
+    n = a + b + c + d
+    first, second = accuracy_ci(a + b, n, method="wilson", z=z), accuracy_ci(a + c, n, method="wilson", z=z)
+    p1, p2 = first.p, second.p
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    cross = a * d - b * c
+    if margins == 0 or 0 <= cross <= n / 2:
+        phi = 0.0
+    else:
+        phi = (cross - n / 2 if cross > 0 else cross) / np.sqrt(margins)
+    x, y = p1 - first.low, second.high - p2
+    low = p1 - p2 - np.sqrt(max(x * x + y * y - 2 * phi * x * y, 0.0))
+    x, y = first.high - p1, p2 - second.low
+    high = p1 - p2 + np.sqrt(max(x * x + y * y - 2 * phi * x * y, 0.0))
+    return float(max(-1.0, low)), float(min(1.0, high))

@@ -28,11 +28,13 @@ def rank_table(
     anchor: Optional[str] = None,
     tie_model: str = "half",
     level: float = 0.95,
+    fragility: bool = True,
 ) -> dict:
     """Bradley-Terry ranking (paper §3.2) of rows with ``system_a, system_b, winner`` (+ ``question_id``).
 
     Returns ``{"systems": [{"system", "beta", "strength", "ci_low", "ci_high", "rank", "group",
-    "estimable", "note", "rank_low", "rank_high", "tier"}, ...] (strongest first), "win_probability": {sys_i: {sys_j: P(i beats j)}},
+    "estimable", "note", "rank_low", "rank_high", "tier"}, ...] (strongest first), "adjacent": [{"upper", "lower",
+    "separated", "fragility"}, ...] (``rank_counts``), "win_probability": {sys_i: {sys_j: P(i beats j)}},
     "n_comparisons", "n_excluded", "warnings"}``; ``ci_low`` / ``ci_high`` bound the strength e^β
     (null when ``bootstrap=0`` or when the data cannot bound it).
 
@@ -60,7 +62,7 @@ def rank_table(
         [r["system_a"] for r in rows], [r["system_b"] for r in rows], [r["winner"] for r in rows], qids
     )
     return rank_counts(data, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor,
-                       tie_model=tie_model, level=level)
+                       tie_model=tie_model, level=level, fragility=fragility)
 
 
 def rank_counts(
@@ -72,9 +74,15 @@ def rank_counts(
     anchor: Optional[str] = None,
     tie_model: str = "half",
     level: float = 0.95,
+    fragility: bool = True,
 ) -> dict:
     """``rank_table`` of comparisons already counted (``lsqa.stats.ranking.ComparisonCounts``, with the
-    per-question cells when ``by_question``): what a workspace's verdicts are ranked from (issue 35)."""
+    per-question cells when ``by_question``): what a workspace's verdicts are ranked from.
+
+    ``adjacent``: each pair of neighbours (strongest first) with ``separated`` (their rank intervals do not
+    overlap; null without a bootstrap) and ``fragility`` ``{"drop": n, "flip": n}``, the fewest verdicts
+    removed / relabelled that swap them, confirmed by a refit (``lsqa.stats.fragility``; null where none
+    up to every verdict does). ``fragility=False`` leaves ``adjacent`` empty (simulations that need no such list)."""
     from lsqa.stats.ranking import bootstrap_bradley_terry, comparison_groups, fit_bradley_terry, unbounded_systems
 
     if data.n_comparisons == 0:
@@ -123,12 +131,21 @@ def rank_counts(
         fit.systems[i]: {fit.systems[j]: _finite(fit.win_probability[i, j]) for j in order if j != i}
         for i in order
     }
+    adjacent = []
+    if fragility:
+        from lsqa.stats.fragility import adjacent_fragility
+        from lsqa.stats.rank_intervals import separated
+
+        adjacent = [{"upper": fit.systems[f.upper], "lower": fit.systems[f.lower],
+                     "separated": None if ranks is None else separated(ranks, f.upper, f.lower),
+                     "fragility": f.fields()} for f in adjacent_fragility(data, fit)]
     return {
         "systems": systems,
         "win_probability": win_probability,
         "n_comparisons": data.n_comparisons,
         "n_excluded": data.n_excluded,
         "warnings": warnings,
+        "adjacent": adjacent,
     }
 
 

@@ -30,10 +30,10 @@ from pathlib import Path
 from lsqa import store
 from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
-from lsqa.vocabulary import BINARY, PAIRWISE, item_key
+from lsqa.vocabulary import BINARY, DRAWN_QUEUES, PAIRWISE, item_key
 
 SAMPLED_QUEUES = ("random", "active")
-USABLE_QUEUES = ("random", "active", "import")
+USABLE_QUEUES = DRAWN_QUEUES  # the designs of a draw (migration 0023)
 STRATIFY = ("none", "system", "pair")
 ACTIVE_UNIFORM_SHARE = 0.25        # τ: the uniform part of the active design
 DEFAULT_RATE = 0.10
@@ -165,8 +165,10 @@ def queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT
     with store.connect(workspace) as con:
         items = judge_items(con, judge)
         probs = inclusion_probabilities(con, judge, items, queue_name, rate, stratify)
+        # Audited already: drawn (by any design: a verdict keeps its first draw, migration 0023) and
+        # labelled. A drawn verdict whose reviews were all undone is shown again.
         reviewed = {r["judgment_id"] for r in verdicts_store.sampled_human_labels(con, judge)
-                    if r["queue"] == queue_name}
+                    if r["inclusion_prob"] is not None}
         titles = {d["id"]: d["title"] for d in corpus_store.list_documents(con)}
     drawn = []
     for it, pi in zip(items, probs):

@@ -16,7 +16,13 @@ twice as long as the other gains ``c / 3`` in log-odds of winning.
 
 Ties and ``none`` as in :mod:`lsqa.stats.ranking` (``tie_model="half"``): a tie is half a win for
 each side (outcome 0.5 in the log-likelihood), a ``none`` verdict (both answers wrong) is left out
-and counted. Identification: mean β = 0 (or β_anchor = 0). When the comparison graph is not strongly
+and counted. That fit gives the style-controlled strengths, on the plain ranking's scale. The length
+coefficient ``c`` is fitted by the same logistic model on the **decisive** verdicts only (A or B):
+counting ties as half wins pulls every log-odds towards 0 by about the tie rate, so a judge with 30%
+ties would show a coefficient about 30% smaller for the same preference. Among decisive verdicts the
+winner's log-odds is exactly ``β_A − β_B + c·d`` under Davidson's (1970) tie model (and under ties
+that strike at random), whatever the tie rate, so ``c`` compares across judges that tie more or less
+often; with no decisive verdict ``c`` is not estimable (nan). Identification: mean β = 0 (or β_anchor = 0). When the comparison graph is not strongly
 connected the plain MLE does not exist and the same fallback ridge ``(λ/2)·Σβ²`` with
 ``λ = FALLBACK_PRIOR`` is used (also on ``c``), per bootstrap round as in ``bootstrap_bradley_terry``;
 so it is where length alone separates the outcomes (Newton does not converge: ``c`` would be infinite).
@@ -86,6 +92,16 @@ class StyleData:
         X[rows, self.ib] = -1.0
         X[:, m] = self.d
         return X
+
+    @property
+    def decisive(self) -> np.ndarray:
+        """Rows with a winner (A or B), not a tie: the rows the length coefficient is fitted on."""
+        return self.y != 0.5
+
+    def rows(self, keep: np.ndarray) -> StyleData:
+        """These data restricted to the rows ``keep`` (same systems, same indices)."""
+        q = None if self.question is None else self.question[keep]
+        return StyleData(self.systems, self.ia[keep], self.ib[keep], self.d[keep], self.y[keep], self.n_excluded, q)
 
     def win_matrix(self, weights: np.ndarray | None = None) -> np.ndarray:
         """Eq. 2's ``W`` (ties half a win each) of these rows, optionally weighted (a bootstrap round)."""
@@ -227,20 +243,28 @@ class StyleFit:
 
 
 def fit_style_controlled(data: StyleData, *, anchor: str | None = None, prior: float | None = None) -> StyleFit:
-    """Maximum-likelihood ``β`` and length coefficient ``c`` (module docstring)."""
+    """Maximum-likelihood ``β`` (all decided verdicts, ties half a win) and length coefficient ``c``
+    (decisive verdicts only; module docstring)."""
     m = len(data.systems)
     if m == 0 or data.n == 0:
         raise ValueError("no decided comparisons to fit")
-    lam = _lam_for(data, None, prior)
-    X, w = data.design(), np.ones((1, data.n))
-    x, conv = _newton(X, data.y, w, np.array([lam]), np.zeros((1, m + 1)))
-    if not conv[0] and prior is None and lam == 0:
-        # Length alone separates the outcomes (e.g. a person who always picked the shorter
-        # answer): the MLE of the coefficient is infinite; the fallback ridge keeps it finite.
-        lam = FALLBACK_PRIOR
-        x, conv = _newton(X, data.y, w, np.array([lam]), np.zeros((1, m + 1)))
-    return StyleFit(data.systems, _identify(x[0, :m], data.systems, anchor), float(x[0, m]), data.n,
-                    data.n_excluded, lam, bool(conv[0]))
+
+    def fit(sub: StyleData):
+        lam = _lam_for(sub, None, prior)
+        X, w = sub.design(), np.ones((1, sub.n))
+        x, conv = _newton(X, sub.y, w, np.array([lam]), np.zeros((1, m + 1)))
+        if not conv[0] and prior is None and lam == 0:
+            # Length alone separates the outcomes (e.g. a person who always picked the shorter
+            # answer): the MLE of the coefficient is infinite; the fallback ridge keeps it finite.
+            lam = FALLBACK_PRIOR
+            x, conv = _newton(X, sub.y, w, np.array([lam]), np.zeros((1, m + 1)))
+        return x[0], lam, bool(conv[0])
+
+    x, lam, conv = fit(data)
+    decisive = data.rows(data.decisive)
+    coef = fit(decisive)[0][m] if decisive.n else float("nan")
+    return StyleFit(data.systems, _identify(x[:m], data.systems, anchor), float(coef), data.n,
+                    data.n_excluded, lam, conv)
 
 
 @dataclass(frozen=True)
@@ -273,17 +297,36 @@ def bootstrap_style_controlled(data: StyleData, *, rounds: int = 1000, level: fl
         raise ValueError("by_question=True needs a question id for every comparison")
     point = fit_style_controlled(data, prior=prior)
     m, n = len(data.systems), data.n
-    X = data.design()
     rng = np.random.default_rng(seed)
-    start = np.concatenate([point.beta - point.beta.mean(), [point.coef]])
-    samples, coefs = np.empty((rounds, m)), np.empty(rounds)
-    n_fallback = 0
+    start = np.concatenate([point.beta - point.beta.mean(), [point.coef if np.isfinite(point.coef) else 0.0]])
+    samples, coefs = np.empty((rounds, m)), np.full(rounds, np.nan)
+    fallback = np.zeros(rounds, dtype=bool)
     chunk = max(1, min(rounds, _CHUNK_CELLS // max(1, n)))
-    # Row → directed cell of W (i beat j), for the win matrices of all rounds in one product.
-    to_cells = (sparse.csr_matrix((data.y, (np.arange(n), data.ia * m + data.ib)), shape=(n, m * m))
-                + sparse.csr_matrix((1 - data.y, (np.arange(n), data.ib * m + data.ia)), shape=(n, m * m))).tocsc()
-    full_wins = np.asarray(to_cells.sum(axis=0)).ravel()
-    full_ok = is_strongly_connected(full_wins.reshape(m, m))
+
+    def solver(sub: StyleData):
+        """Fit every round of a chunk on the rows of ``sub`` (all rows for β, the decisive ones for c)."""
+        X, k = sub.design(), sub.n
+        # Row → directed cell of W (i beat j), for the win matrices of all rounds in one product.
+        to_cells = (sparse.csr_matrix((sub.y, (np.arange(k), sub.ia * m + sub.ib)), shape=(k, m * m))
+                    + sparse.csr_matrix((1 - sub.y, (np.arange(k), sub.ib * m + sub.ia)), shape=(k, m * m))).tocsc()
+        full_wins = np.asarray(to_cells.sum(axis=0)).ravel()
+        full_ok = is_strongly_connected(full_wins.reshape(m, m))
+
+        def solve(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            lam = _round_priors(sub, w, prior, full_wins, full_ok, to_cells)
+            used = lam > (prior or 0.0)
+            x, conv = _newton(X, sub.y, w, lam, np.tile(start, (len(w), 1)))
+            redo = np.flatnonzero(~conv & (lam == 0)) if prior is None else np.zeros(0, dtype=int)
+            if redo.size:  # rounds where length separates the outcomes: the fallback ridge (fit_style_controlled)
+                lam[redo] = FALLBACK_PRIOR
+                x[redo], _ = _newton(X, sub.y, w[redo], lam[redo], np.tile(start, (redo.size, 1)))
+                used[redo] = True
+            return x, used
+        return solve
+
+    decisive = data.decisive
+    fit_all = solver(data)
+    fit_decisive = solver(data.rows(decisive)) if np.isfinite(point.coef) else None
     done = 0
     while done < rounds:
         b = min(chunk, rounds - done)
@@ -293,20 +336,18 @@ def bootstrap_style_controlled(data: StyleData, *, rounds: int = 1000, level: fl
             w = picks[:, data.question]
         else:
             w = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(float)
-        lam = _round_priors(data, w, prior, full_wins, full_ok, to_cells)
-        n_fallback += int(np.count_nonzero(lam > (prior or 0.0)))
-        x, conv = _newton(X, data.y, w, lam, np.tile(start, (b, 1)))
-        redo = np.flatnonzero(~conv & (lam == 0)) if prior is None else np.zeros(0, dtype=int)
-        if redo.size:  # rounds where length separates the outcomes: the fallback ridge (fit_style_controlled)
-            lam[redo] = FALLBACK_PRIOR
-            x[redo], _ = _newton(X, data.y, w[redo], lam[redo], np.tile(start, (redo.size, 1)))
-        n_fallback += redo.size
+        x, used = fit_all(w)
         samples[done:done + b] = _identify(x[:, :m], data.systems, anchor)
-        coefs[done:done + b] = x[:, m]
+        if fit_decisive is not None:   # the same round's decisive rows give its length coefficient
+            x, used_c = fit_decisive(w[:, decisive])
+            coefs[done:done + b] = x[:, m]
+            used |= used_c
+        fallback[done:done + b] = used
         done += b
+    n_fallback = int(fallback.sum())
     alpha = 1.0 - level
     low, high = np.quantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)
-    c_low, c_high = np.quantile(coefs, [alpha / 2, 1 - alpha / 2])
+    c_low, c_high = np.quantile(coefs, [alpha / 2, 1 - alpha / 2]) if np.isfinite(point.coef) else (np.nan, np.nan)
     return StyleBootstrap(level, rounds, seed, by_question, low, high, float(c_low), float(c_high), samples, coefs,
                           n_fallback)
 
@@ -335,7 +376,7 @@ def length_coefficient(data: StyleData, *, bootstrap: int = 1000, seed: int = 0,
     if data.n == 0:
         return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0, "longer_wins": longer_wins(data)}
     fit = fit_style_controlled(data)
-    out = {"estimate": fit.coef, "ci_low": None, "ci_high": None, "n": data.n, "longer_wins": longer_wins(data, level=level)}
+    out = {"estimate": _finite(fit.coef), "ci_low": None, "ci_high": None, "n": data.n, "longer_wins": longer_wins(data, level=level)}
     if bootstrap > 0:
         ci = bootstrap_style_controlled(data, rounds=bootstrap, seed=seed, level=level)
         out.update(ci_low=_finite(ci.coef_low), ci_high=_finite(ci.coef_high))
@@ -385,7 +426,7 @@ def style_table(rows: Sequence[dict], *, bootstrap: int = 1000, seed: int = 0, b
             row.update(ranks.fields(k))
         systems.append(row)
     return {"feature": feature, "unit": LENGTH_UNIT, "definition": FEATURE_TEXT,
-            "coefficient": {"estimate": fit.coef, "ci_low": _finite(ci.coef_low) if ci else None,
+            "coefficient": {"estimate": _finite(fit.coef), "ci_low": _finite(ci.coef_low) if ci else None,
                             "ci_high": _finite(ci.coef_high) if ci else None},
             "longer_wins": longer_wins(data, level=level), "systems": systems,
             "n_comparisons": data.n, "n_excluded": data.n_excluded, "converged": fit.converged,

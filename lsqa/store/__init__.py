@@ -29,11 +29,11 @@ _LAZY = {
         "fetch_dicts",
     ),
     "lsqa.store.corpus": (
-        "books", "document_by_sha1", "document_ids", "documents_by_sha1", "entity_mentions", "get_document",
+        "add_reference_corrections", "books", "document_by_sha1", "document_ids", "documents_by_sha1", "entity_mentions", "get_document",
         "get_passages", "insert_documents", "insert_entities", "insert_passages", "insert_questions",
         "list_documents", "list_entities", "list_questions", "passage_counts", "passage_page",
         "passages_covering", "passages_of_documents", "question_ids", "question_texts",
-        "questions_with_answers", "resolve_documents", "set_document_text", "text_slice",
+        "questions_with_answers", "reference_corrections", "resolve_documents", "set_document_text", "text_slice",
     ),
     "lsqa.store.embeddings": (
         "save_vectors", "stored_vectors",
@@ -72,7 +72,7 @@ _LAZY = {
         "start_run", "study_spent", "table_counts",
     ),
     "lsqa.store.verdicts": (
-        "current_flags", "effective_verdicts", "final_labels", "flagged_question_ids", "human_labels",
+        "current_flags", "effective_verdicts", "final_label_table", "final_labels", "flagged_question_ids", "human_labels",
         "reference_evidence", "sampled_human_labels",
     ),
     "lsqa.store.workspace_cache": (

@@ -227,3 +227,22 @@ def passages_of_documents(con, document_ids: list[str]) -> list[dict]:
     return fetch_dicts(con, "SELECT document_id, ordinal, text FROM passages"
                             " WHERE document_id IN (SELECT unnest(?)) ORDER BY document_id, ordinal",
                        [list(document_ids)])
+
+
+def add_reference_corrections(con, rows: list[dict]) -> int:
+    """Append corrected references (migration 0024: ``question_id``, ``reference``, ``text``, ``source``,
+    ``proposed_by``), beside the questions' own; a row whose text is already the standing correction of
+    its (question, reference) is left out. How many were added."""
+    standing = {(r["question_id"], r["reference"]): r["text"] for r in reference_corrections(con)}
+    new = [r for r in rows if standing.get((r["question_id"], r["reference"])) != r["text"]]
+    return insert_rows(con, "reference_corrections", new, on_conflict="error") if new else 0
+
+
+def reference_corrections(con) -> list[dict]:
+    """The standing corrected reference of each (question, reference) that has one, with the original
+    beside it (``original``) and where the correction came from."""
+    return fetch_dicts(con, """
+        SELECT c.question_id, c.reference, c.text, CASE c.reference WHEN '1' THEN q.reference_1 ELSE q.reference_2 END
+               AS original, c.source, c.proposed_by, c.created_at
+        FROM current_reference_corrections c LEFT JOIN questions q ON q.id = c.question_id
+        ORDER BY c.question_id, c.reference""")

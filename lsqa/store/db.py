@@ -16,6 +16,7 @@ connections"), and lsqa opens many short connections.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
@@ -43,6 +44,27 @@ DEFAULT_LOCK_TIMEOUT_S = 60.0
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
+
+
+class DiskFull(WorkspaceError):
+    """The disk holding the workspace is full: the write failed and was rolled back."""
+
+
+def file_problem(exc: BaseException, path) -> WorkspaceError | None:
+    """What a DuckDB or OS error says about the workspace file itself, as one line: the disk holding
+    it is full (the transaction was rolled back: DuckDB writes a commit to its WAL, and a commit it
+    cannot write is not made), or the file is truncated or damaged. None for any other error."""
+    text = str(exc)
+    if getattr(exc, "errno", None) == errno.ENOSPC or "No space left on device" in text:
+        return DiskFull(f"no space left on the disk holding {path}: nothing was written; free some space "
+                        "there (or move the workspace) and run the command again")
+    lowered = text.lower()
+    if isinstance(exc, duckdb.Error) and ("could not read enough bytes" in lowered or "corrupt" in lowered
+                                          or "checksum" in lowered or "invalid block" in lowered):
+        first = text.splitlines()[0][:200] if text else type(exc).__name__
+        return WorkspaceError(f"workspace {path}: the file is truncated or damaged (DuckDB: {first}); restore it "
+                              "from a copy, or give another workspace")
+    return None
 
 
 class MigrationChanged(WorkspaceError):
@@ -296,8 +318,6 @@ def _check_file_header(path: str) -> None:
         raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
 
 
-# DuckDB keeps two database headers, each a block that starts with its checksum and then the
-# checkpoint iteration; every checkpoint rewrites the older one with the next iteration.
 _HEADER_BLOCKS = (4096, 8192)
 _HEADER_BYTES = 16
 
@@ -435,6 +455,11 @@ def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duc
             yield con
         finally:
             con.close()
+    except (duckdb.Error, OSError) as exc:  # a full disk, a truncated file: one line, not a traceback
+        problem = file_problem(exc, path)
+        if problem is None:
+            raise
+        raise problem from None
     finally:
         _release(entry, key)
 

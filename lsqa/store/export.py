@@ -14,6 +14,9 @@ the folder itself: every file goes inside ``--out`` and nowhere else (issue 33).
   still meet are told apart by ``-2``, ``-3`` in sorted order. The real name stays inside the file.
 - CSV cells that a spreadsheet would run as a formula are written with a leading ``'``
   (``lsqa.text.csv_cells`` owns the rule); JSONL and Parquet keep the exact text.
+- ``final_labels``: one row per verdict with a human label (``lsqa.store.verdicts.final_label_table``,
+  the same rows ``lsqa labels`` prints); its lists (``people``, ``people_labels``) are JSON arrays in
+  a CSV cell, lists in JSONL and Parquet.
 """
 
 from __future__ import annotations
@@ -37,15 +40,23 @@ MARKER = ".lsqa-export"
 
 # What a study's results are; the book texts and the call log stay in the workspace.
 EXPORTS = {
-    "questions": "SELECT id, document_id, origin, text, reference_1, reference_2, entity_id, prompt_id,"
-                 " prompt_version, model, set_name, source_index FROM questions ORDER BY id",
+    # corrected_reference_1/2: the standing correction read from an errata file (migration 0024), beside
+    # the original; NULL where there is none.
+    "questions": "SELECT q.id, q.document_id, q.origin, q.text, q.reference_1, q.reference_2,"
+                 " c1.text AS corrected_reference_1, c2.text AS corrected_reference_2, q.entity_id, q.prompt_id,"
+                 " q.prompt_version, q.model, q.set_name, q.source_index FROM questions q"
+                 " LEFT JOIN current_reference_corrections c1 ON c1.question_id = q.id AND c1.reference = '1'"
+                 " LEFT JOIN current_reference_corrections c2 ON c2.question_id = q.id AND c2.reference = '2'"
+                 " ORDER BY q.id",
     "systems": "SELECT * FROM systems ORDER BY name",
     "answers": "SELECT question_id, system_name, text, status, passages, llm_call_key FROM answers"
                " ORDER BY question_id, system_name",
     "verdicts": "SELECT id, judge, kind, question_id, system_a, system_b, shown_order, reference, label, raw_label,"
                 " score, evidence, status, prompt_id, prompt_version, raw FROM judgments ORDER BY judge, question_id",
     "human_reviews": "SELECT * FROM human_reviews ORDER BY id",
+    "audit_draws": "SELECT * FROM audit_draws ORDER BY id",
     "reference_flags": "SELECT * FROM reference_flags ORDER BY id",
+    "reference_corrections": "SELECT * FROM reference_corrections ORDER BY id",
     "adjudications": "SELECT * FROM adjudications ORDER BY id",
     "item_comments": "SELECT * FROM item_comments ORDER BY id",
     "review_skips": "SELECT * FROM review_skips ORDER BY id",
@@ -254,5 +265,25 @@ def copy_table(con, sql: str, path: Path, fmt: str) -> int:
 
 
 def export_tables(con, writer: ExportWriter, fmt: str) -> dict[str, int]:
-    """The tables of ``EXPORTS`` as ``<table>.<fmt>`` files in the writer's folder; rows per file."""
-    return {f"{name}.{fmt}": copy_table(con, sql, writer.file(f"{name}.{fmt}"), fmt) for name, sql in EXPORTS.items()}
+    """The tables of ``EXPORTS`` as ``<table>.<fmt>`` files in the writer's folder, and ``final_labels``;
+    rows per file."""
+    written = {f"{name}.{fmt}": copy_table(con, sql, writer.file(f"{name}.{fmt}"), fmt) for name, sql in EXPORTS.items()}
+    written[f"final_labels.{fmt}"] = export_final_labels(con, writer.file(f"final_labels.{fmt}"), fmt)
+    return written
+
+
+def export_final_labels(con, path: Path, fmt: str) -> int:
+    """``final_label_table``'s rows (every judge) as one file; the lists as JSON arrays in CSV."""
+    import pyarrow as pa
+
+    from lsqa.store.bulk import registered
+    from lsqa.store.verdicts import FINAL_LABEL_COLUMNS, final_label_table
+
+    text, texts = pa.string(), pa.list_(pa.string())
+    kinds = {"people": texts, "people_labels": texts, "audit": pa.bool_(), "inclusion_prob": pa.float64()}
+    schema = pa.schema([(c, kinds.get(c, text)) for c in FINAL_LABEL_COLUMNS])
+    table = pa.Table.from_pylist(final_label_table(con), schema=schema)
+    with registered(con, table) as name:
+        columns = ", ".join(f"to_json({c})::VARCHAR AS {c}" if fmt == "csv" and kinds.get(c) == texts else c
+                            for c in FINAL_LABEL_COLUMNS)
+        return copy_table(con, f"SELECT {columns} FROM {name}", path, fmt)

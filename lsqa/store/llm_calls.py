@@ -22,7 +22,7 @@ from lsqa.store import prompt_texts
 COLUMNS = (
     "cache_key", "model", "prompt_id", "prompt_version", "messages", "params", "response", "status",
     "error_kind", "error_message", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
-    "run_id", "attempts", "prompt_parts", "cached_prompt_tokens",
+    "run_id", "attempts", "prompt_parts", "cached_prompt_tokens", "usage_note",
 )
 _ROW = "(" + ", ".join("?" for _ in COLUMNS) + ")"
 _CHUNK = 200
@@ -98,7 +98,11 @@ def add_to_run(
 ) -> None:
     """Add call counts and costs to run ``run_id``. ``runs.cost_usd`` is the sum of the known
     prices (NULL until one is known); ``calls_cost_unknown`` counts the calls without a price;
-    ``cached_prompt_tokens`` the prompt tokens served from the providers' prompt caches."""
+    ``cached_prompt_tokens`` the prompt tokens served from the providers' prompt caches. A
+    negative or NaN cost is refused: a run's spending never goes down (the ledger decreases only
+    by a settlement, :func:`settle_in_flight`)."""
+    if cost_usd is not None and not cost_usd >= 0:
+        raise ValueError(f"run {run_id}: a call cost of {cost_usd!r} USD cannot be recorded (spending never goes down)")
     con.execute(
         "UPDATE runs SET calls_made = calls_made + ?, calls_cached = calls_cached + ?, "
         "calls_failed = calls_failed + ?, prompt_tokens = prompt_tokens + ?, "
@@ -252,3 +256,68 @@ def in_flight_spend(con: duckdb.DuckDBPyConnection, ledger: str, but_owner: str 
     row = con.execute("SELECT coalesce(sum(bound_usd), 0), count(*) FROM calls_in_flight WHERE ledger = ? "
                       "AND owner IS DISTINCT FROM ?", [ledger, but_owner]).fetchone()
     return float(row[0]), int(row[1])
+
+
+def _owner_dead(owner: str, host: str) -> bool | None:
+    """Whether the process ``owner`` (host:pid:nonce) is gone: True/False on this host, None on another
+    (it cannot be checked from here). A reused process id reads as alive (spend kept, never released)."""
+    from lsqa.store.runs import _process_alive
+
+    parts = owner.split(":")
+    if len(parts) < 3 or ":".join(parts[:-2]) != host:
+        return None
+    try:
+        return not _process_alive(int(parts[-2]))
+    except ValueError:
+        return None
+
+
+def stranded_in_flight(con: duckdb.DuckDBPyConnection, host: str, ledger: str | None = None) -> list[dict]:
+    """Calls recorded as sent whose run died before storing their answers, per ledger: ``{"ledger",
+    "calls", "bound_usd", "first_sent_at", "last_sent_at", "owners", "dead"}`` — ``dead`` True for
+    processes of this host that are gone (these :func:`settle_in_flight` can release), False for
+    another host's (nobody can tell here whether they still run). Live processes' calls are left out."""
+    rows = con.execute("SELECT ledger, owner, count(*), sum(bound_usd), min(sent_at), max(sent_at) "
+                       "FROM calls_in_flight WHERE ledger = coalesce(?, ledger) GROUP BY ledger, owner "
+                       "ORDER BY ledger, min(sent_at)", [ledger]).fetchall()
+    out: dict[tuple[str, bool], dict] = {}
+    for led, owner, n, usd, first, last in rows:
+        dead = _owner_dead(owner, host)
+        if dead is False:
+            continue
+        entry = out.setdefault((led, bool(dead)), {"ledger": led, "calls": 0, "bound_usd": 0.0, "first_sent_at": first,
+                                                   "last_sent_at": last, "owners": [], "dead": bool(dead)})
+        entry["calls"] += int(n)
+        entry["bound_usd"] += float(usd or 0.0)
+        entry["first_sent_at"] = min(entry["first_sent_at"], first)
+        entry["last_sent_at"] = max(entry["last_sent_at"], last)
+        entry["owners"].append(owner)
+    return list(out.values())
+
+
+def settle_in_flight(con: duckdb.DuckDBPyConnection, ledger: str, host: str, settled_by: str) -> dict | None:
+    """Release the calls of ``ledger`` that dead processes of this host recorded as sent and never
+    stored, and keep the release in ``ledger_settlements`` (the only way the ledger goes down), in
+    the caller's transaction. The settlement row, or None when there was nothing to release."""
+    import json
+    import uuid
+
+    found = [s for s in stranded_in_flight(con, host, ledger) if s["dead"]]
+    if not found:
+        return None
+    (entry,) = found
+    con.execute("DELETE FROM calls_in_flight WHERE ledger = ? AND owner IN (SELECT unnest(?::VARCHAR[]))",
+                [ledger, entry["owners"]])
+    row = {"id": uuid.uuid4().hex, "ledger": ledger, "settled_by": settled_by, "calls": entry["calls"],
+           "released_usd": entry["bound_usd"], "first_sent_at": entry["first_sent_at"],
+           "last_sent_at": entry["last_sent_at"], "owners": json.dumps(entry["owners"])}
+    con.execute("INSERT INTO ledger_settlements (id, ledger, settled_by, calls, released_usd, first_sent_at, "
+                "last_sent_at, owners) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", list(row.values()))
+    return row
+
+
+def known_ledgers(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Every study id the workspace knows: of its runs, its calls in flight and its settlements."""
+    return {r[0] for r in con.execute(
+        "SELECT ledger FROM calls_in_flight UNION SELECT ledger FROM ledger_settlements UNION "
+        "SELECT json_extract_string(config, '$.study_id') FROM runs").fetchall() if r[0]}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lsqa.store import queue_signals
 from lsqa.store.bulk import fetch_dicts
-from lsqa.vocabulary import FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES, SKIP_REASONS
+from lsqa.vocabulary import DRAWN_QUEUES, FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES, SKIP_REASONS
 
 # A corrected estimate weighs an audit by 1/π: below this floor one audit would outweigh a million
 # verdicts, and at 1e-320 the weight overflows and the estimate is NaN (issue 33).
@@ -21,7 +21,9 @@ MIN_INCLUSION_PROB = 1e-6
 def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str | None = None,
                note: str = "", undoes: int | None = None, queue: str = "priority",
                inclusion_prob: float | None = None, stratum: str = "", role: str = "", gold: bool = False) -> int:
-    """One review row; ``gold``: a label from a gold set (migration 0015), never a reason for a second review."""
+    """One review row; ``gold``: a label from a gold set (migration 0015), never a reason for a second review.
+    A review through a drawn queue (``DRAWN_QUEUES``) with an inclusion probability draws its verdict
+    (``record_draws``), in the same transaction, unless the verdict was drawn already."""
     if action not in REVIEW_ACTIONS:
         raise ValueError(f"review action must be one of {REVIEW_ACTIONS}, not {action!r}")
     if not annotator.strip():
@@ -36,7 +38,40 @@ def add_review(con, *, annotator: str, judgment_id: str, action: str, label: str
         [annotator.strip(), judgment_id, action, label, note, undoes, queue, inclusion_prob, stratum, role,
          bool(gold)],
     ).fetchone()
+    if queue in DRAWN_QUEUES and inclusion_prob is not None:
+        record_draws(con, [{"judgment_id": judgment_id, "queue": queue, "inclusion_prob": inclusion_prob,
+                            "stratum": stratum, "review_id": int(row[0])}])
     return int(row[0])
+
+
+def record_draws(con, draws: list[dict]) -> int:
+    """Record that each verdict of ``draws`` was drawn for an audit (``judgment_id, queue, inclusion_prob,
+    stratum`` and ``review_id`` or ``batch``: what drew it), unless it was drawn before: a verdict keeps
+    the design of its first draw (migration 0023). The first row of a verdict in ``draws`` wins. Returns
+    how many draws were recorded. Call in the transaction that writes the review or the batch."""
+    rows = []
+    seen = set(r[0] for r in con.execute(
+        "SELECT DISTINCT judgment_id FROM audit_draws WHERE list_contains(?, judgment_id)",
+        [sorted({d["judgment_id"] for d in draws})]).fetchall()) if draws else set()
+    for d in draws:
+        if d["queue"] not in DRAWN_QUEUES:
+            raise ValueError(f"a draw's queue must be one of {DRAWN_QUEUES}, not {d['queue']!r}")
+        if not MIN_INCLUSION_PROB <= d["inclusion_prob"] <= 1:
+            raise ValueError(f"inclusion probability must be in [{MIN_INCLUSION_PROB:g}, 1], not {d['inclusion_prob']!r}")
+        if d["judgment_id"] in seen:
+            continue
+        seen.add(d["judgment_id"])
+        rows.append([d["judgment_id"], d["queue"], float(d["inclusion_prob"]), d.get("stratum") or "",
+                     d.get("review_id"), d.get("batch", "")])
+    if rows:
+        con.executemany("INSERT INTO audit_draws (judgment_id, queue, inclusion_prob, stratum, review_id, batch)"
+                        " VALUES (?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
+
+
+def draws(con) -> list[dict]:
+    """Every ``audit_draws`` row, in the order written."""
+    return fetch_dicts(con, "SELECT * FROM audit_draws ORDER BY id")
 
 
 def add_skip(con, *, annotator: str, judgment_id: str, reason: str, note: str = "", role: str = "") -> int:
@@ -61,7 +96,7 @@ def reviews(con, judgment_id: str | None = None) -> list[dict]:
 
 
 def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: str, note: str = "",
-             undoes: int | None = None, role: str = "") -> int:
+             undoes: int | None = None, role: str = "", correction: str = "") -> int:
     if reason not in FLAG_REASONS:
         raise ValueError(f"flag reason must be one of {FLAG_REASONS}, not {reason!r}")
     if reference not in REFERENCES:
@@ -69,9 +104,9 @@ def add_flag(con, *, annotator: str, question_id: str, reference: str, reason: s
     if not annotator.strip():
         raise ValueError("an annotator name is required")
     row = con.execute(
-        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note, undoes, role)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        [annotator.strip(), question_id, reference, reason, note, undoes, role],
+        "INSERT INTO reference_flags (annotator, question_id, reference, reason, note, undoes, role, correction)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [annotator.strip(), question_id, reference, reason, note, undoes, role, correction],
     ).fetchone()
     queue_signals.mark(con, [question_id])  # the audit queue's kept signals: "flagged"
     return int(row[0])
@@ -119,7 +154,7 @@ def last_action(con, annotator: str, what: str | None = None) -> dict | None:
 def flag_before(con, annotator: str, question_id: str, reference: str, before_id: int) -> dict | None:
     """The annotator's flag row on this reference just before ``before_id`` (what an undo restores)."""
     rows = fetch_dicts(con, """
-        SELECT id, reason, note FROM reference_flags
+        SELECT id, reason, note, correction FROM reference_flags
         WHERE annotator = ? AND question_id = ? AND reference = ? AND id < ?
         ORDER BY id DESC LIMIT 1""", [annotator, question_id, reference, int(before_id)])
     return rows[0] if rows else None
@@ -144,12 +179,13 @@ def annotator_progress(con) -> list[dict]:
 
 
 def flagged_questions(con) -> list[dict]:
-    """Every current flag with its question and reference text (the errata)."""
+    """Every current flag with its question and reference text and the correction it proposes ('' when
+    none; migration 0024): the errata."""
     return fetch_dicts(con, """
         SELECT f.question_id, d.title, q.text AS question, f.reference,
                CASE f.reference WHEN '1' THEN q.reference_1 ELSE q.reference_2 END AS reference_text,
                CASE f.reference WHEN '1' THEN q.reference_2 ELSE q.reference_1 END AS other_reference,
-               f.reason, f.annotator, f.note, f.created_at
+               f.reason, f.annotator, f.note, f.created_at, f.correction
         FROM current_flags f
         LEFT JOIN questions q ON q.id = f.question_id
         LEFT JOIN documents d ON d.id = q.document_id

@@ -93,7 +93,7 @@ def list_runs(con, limit: int = 50) -> list[dict]:
 
 
 TABLES = ("documents", "passages", "entities", "mentions", "questions", "systems", "answers", "llm_calls",
-          "judgments", "reference_checks", "human_reviews", "reference_flags", "runs")
+          "judgments", "reference_checks", "human_reviews", "reference_flags", "reference_corrections", "runs")
 
 
 def table_counts(con) -> dict[str, int]:

@@ -10,7 +10,9 @@ verdict's kind (the kinds' aliases), ``confirm`` or ``override`` and the probabi
 importer makes them. It raises ``Declined`` (nothing written) for any row the row importer would
 refuse or might read otherwise (no verdict, two verdicts alike, a label of no alias, a probability
 Python's ``float`` reads otherwise). ``insert`` writes the reviews the workspace does not have as
-imported reviews, with one INSERT ... SELECT; nothing else in ``human_reviews`` changes.
+imported reviews, with one INSERT ... SELECT, and the draws of those with an inclusion probability
+(``audit_draws``, migration 0023) as the row importer's ``add_review`` records them; nothing else in
+``human_reviews`` changes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from lsqa.store.staged_verdicts import kinds_values
 from lsqa.store.staging import Declined
 
 STAGED = "lsqa_import_reviews"
+DRAWS = "lsqa_import_review_draws"
 
 # The row importer's columns (``lsqa.audit.review_import``), each meaning's names in order.
 JUDGE, QUESTION, SYSTEM_A = ("judge", "rater"), ("question_id", "item_id"), ("system_a", "system")
@@ -147,7 +150,33 @@ def insert(con, note: str, gold: bool) -> tuple[int, int, int]:
             SELECT {int(first)} - 1 + row_number() OVER (ORDER BY line), annotator, judgment_id, action, label,
                    {sql_text(note)}, NULL, 'import', inclusion_prob, stratum, '', {str(bool(gold)).lower()}
             FROM {STAGED} ORDER BY line""")
+        _draw(con, int(first))
     return int(new), int(usable), int(total)
+
+
+def _draw(con, first_review: int) -> None:
+    """The draws of the reviews ``insert`` just wrote (review ids from ``first_review`` on, in line order),
+    as ``reviews.add_review`` one after another records them: a review with an inclusion probability
+    draws its verdict unless the verdict was drawn already (earlier, or by an earlier line of the
+    file); numbered in line order as the row importer's inserts number them."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {DRAWS} AS
+        SELECT judgment_id, inclusion_prob, stratum, review_id FROM (
+            SELECT judgment_id, inclusion_prob, stratum, line,
+                   {first_review} - 1 + row_number() OVER (ORDER BY line) AS review_id FROM {STAGED})
+        WHERE inclusion_prob IS NOT NULL AND judgment_id NOT IN (SELECT judgment_id FROM audit_draws)
+        QUALIFY row_number() OVER (PARTITION BY judgment_id ORDER BY line) = 1
+        ORDER BY line""")
+    n = con.execute(f"SELECT count(*) FROM {DRAWS}").fetchone()[0]
+    if n:
+        first = con.execute("SELECT nextval('audit_draws_id')").fetchone()[0]
+        con.execute("SELECT count(nextval('audit_draws_id')) FROM range(?)", [n - 1]).fetchone()
+        con.execute(f"""
+            INSERT INTO audit_draws (id, judgment_id, queue, inclusion_prob, stratum, review_id)
+            SELECT {int(first)} - 1 + row_number() OVER (ORDER BY review_id), judgment_id, 'import', inclusion_prob,
+                   stratum, review_id
+            FROM {DRAWS} ORDER BY review_id""")
+    staging.drop(con, DRAWS)
 
 
 def review_count(con) -> int:

@@ -13,7 +13,7 @@ not a ``retract``).
 from __future__ import annotations
 
 from lsqa.store.bulk import fetch_dicts
-from lsqa.vocabulary import PAIRWISE
+from lsqa.vocabulary import DRAWN_QUEUES, PAIRWISE
 
 def human_labels(con, judge: str | None = None) -> list[dict]:
     """Each annotator's current label for each reviewed verdict (of ``judge``, if given)."""
@@ -163,21 +163,44 @@ def reference_evidence(con, reference_raters: list[str]) -> dict:
     return {"questions": questions, "answers": answers, "gt": gt, "human_gt": human_gt, "flags": current_flags(con)}
 
 
+# Each drawn verdict's draw (migration 0023): its earliest ``audit_draws`` row.
+DRAWS_SQL = """
+    SELECT judgment_id, arg_min(queue, id) AS queue, arg_min(inclusion_prob, id) AS inclusion_prob,
+           arg_min(stratum, id) AS stratum
+    FROM audit_draws GROUP BY judgment_id"""
+
+
 def sampled_human_labels(con, judge: str) -> list[dict]:
-    """Each reviewed verdict of ``judge`` with how its latest live review (anyone's) was sampled
-    (queue, inclusion probability, stratum; migration 0007) and its final label
-    (``final_human_labels``: None for a tie between people nobody adjudicated), for corrected estimates.
-    ``basis``: adjudicated | unanimous | majority, None for a tie."""
-    # human_reviews itself (not the live_reviews view of 0005, which predates these columns).
-    sql = """
-        SELECT s.judgment_id, s.review_id, f.label, f.basis, s.queue, s.inclusion_prob, s.stratum, s.annotator FROM (
-            SELECT l.judgment_id, l.id AS review_id, l.annotator, l.queue, l.inclusion_prob, l.stratum,
-                   row_number() OVER (PARTITION BY l.judgment_id ORDER BY l.id DESC) AS rn
+    """Each verdict of ``judge`` with a live review or a final label, with how it was drawn and its final
+    label, for corrected estimates and certification.
+
+    ``queue, inclusion_prob, stratum``: the verdict's draw (migration 0023: recorded by the first review
+    through a random or active queue or imported with a probability, or by a random assignment batch;
+    never changed by later reviews); for a verdict never drawn, its latest live review's queue and no
+    probability (it counts for agreement and overrides only). ``label``: the final human label
+    (``final_human_labels``: adjudicated, else the people's majority; None for a tie nobody
+    adjudicated); ``basis``: adjudicated | unanimous | majority, None for a tie. ``review_id`` and
+    ``annotator``: the verdict's latest live review (None when only an adjudication labels it). A drawn
+    verdict whose reviews were all undone has neither a review nor a label and is not listed until
+    somebody labels it again. Ordered by the latest live review."""
+    # human_reviews itself (not the live_reviews view of 0005, which predates the sampling columns).
+    sql = f"""
+        WITH latest AS (
+            SELECT l.judgment_id, l.id AS review_id, l.annotator, l.queue
             FROM human_reviews l JOIN judgments j ON j.id = l.judgment_id
-            WHERE j.judge = ? AND l.id IN (SELECT id FROM live_reviews)) s
-        LEFT JOIN final_human_labels f ON f.judgment_id = s.judgment_id
-        WHERE s.rn = 1 ORDER BY s.review_id"""
-    return fetch_dicts(con, sql, [judge])
+            WHERE j.judge = $judge AND l.id IN (SELECT id FROM live_reviews)
+            QUALIFY row_number() OVER (PARTITION BY l.judgment_id ORDER BY l.id DESC) = 1
+        ), labelled AS (
+            SELECT f.judgment_id, f.label, f.basis FROM final_human_labels f
+            JOIN judgments j ON j.id = f.judgment_id WHERE j.judge = $judge
+        )
+        SELECT coalesce(r.judgment_id, f.judgment_id) AS judgment_id, r.review_id, f.label, f.basis,
+               CASE WHEN d.judgment_id IS NULL THEN coalesce(r.queue, 'priority') ELSE d.queue END AS queue,
+               d.inclusion_prob, coalesce(d.stratum, '') AS stratum, r.annotator
+        FROM latest r FULL OUTER JOIN labelled f ON f.judgment_id = r.judgment_id
+        LEFT JOIN ({DRAWS_SQL}) d ON d.judgment_id = coalesce(r.judgment_id, f.judgment_id)
+        ORDER BY r.review_id NULLS LAST, judgment_id"""
+    return fetch_dicts(con, sql, {"judge": judge})
 
 
 def final_labels(con, judge: str | None = None) -> list[dict]:
@@ -190,6 +213,59 @@ def final_labels(con, judge: str | None = None) -> list[dict]:
         sql += " WHERE j.judge = ?"
         params.append(judge)
     return fetch_dicts(con, sql + " ORDER BY f.judgment_id", params)
+
+
+# The columns of ``final_label_table``'s rows, in order (the export's ``final_labels`` file, ``lsqa labels``).
+FINAL_LABEL_COLUMNS = ("judgment_id", "judge", "kind", "question_id", "system_a", "system_b", "shown_order",
+                       "reference", "judge_label", "label", "basis", "people", "people_labels", "adjudicator",
+                       "audit", "audit_queue", "inclusion_prob", "stratum")
+# How a final label was decided (``basis``): the view's adjudicated / unanimous / majority, with one
+# person's label told apart as ``single`` and a tie nobody adjudicated as ``tie`` (no label).
+FINAL_BASES = ("adjudicated", "single", "unanimous", "majority", "tie")
+
+
+def final_label_table(con, judge: str | None = None) -> list[dict]:
+    """One row per verdict people labelled or an adjudicator settled (of ``judge``, if given): what it is
+    about, the judge's label, its final human label (``final_human_labels``, the one definition: None for
+    a tie), ``basis`` (``FINAL_BASES``), ``people`` (names, sorted) with ``people_labels`` (their current
+    labels, same order), ``adjudicator`` (of the latest adjudication, None when none), and whether it
+    counts as an audit: ``audit`` (it was drawn by a ``DRAWN_QUEUES`` design with an
+    inclusion probability, and it has a final label), ``audit_queue``, ``inclusion_prob``, ``stratum``
+    (``sampled_human_labels``: the draw that made it an audit, migration 0023). Ordered by judge,
+    question, systems."""
+    sql = """
+        WITH people AS (
+            SELECT judgment_id, count(*) AS n_people, list(annotator ORDER BY annotator) AS people,
+                   list(label ORDER BY annotator) AS people_labels
+            FROM human_labels WHERE label IS NOT NULL GROUP BY judgment_id
+        ), adjudicated AS (
+            SELECT judgment_id, arg_max(adjudicator, id) AS adjudicator FROM adjudications GROUP BY judgment_id
+        ), settled AS (SELECT judgment_id FROM people UNION SELECT judgment_id FROM adjudicated)
+        SELECT j.id AS judgment_id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order,
+               j.reference, j.label AS judge_label, f.label,
+               CASE WHEN f.basis IS NULL THEN 'tie' WHEN f.basis = 'unanimous' AND p.n_people = 1 THEN 'single'
+                    ELSE f.basis END AS basis,
+               coalesce(p.people, []::VARCHAR[]) AS people, coalesce(p.people_labels, []::VARCHAR[]) AS people_labels,
+               CASE WHEN f.basis = 'adjudicated' THEN a.adjudicator END AS adjudicator
+        FROM settled s JOIN judgments j ON j.id = s.judgment_id
+        LEFT JOIN final_human_labels f ON f.judgment_id = s.judgment_id
+        LEFT JOIN people p ON p.judgment_id = s.judgment_id
+        LEFT JOIN adjudicated a ON a.judgment_id = s.judgment_id"""
+    params: list = []
+    if judge is not None:
+        sql += " WHERE j.judge = ?"
+        params.append(judge)
+    rows = fetch_dicts(con, sql + " ORDER BY j.judge, j.question_id, j.system_a, j.system_b, j.shown_order, j.id",
+                       params)
+    sampled: dict[str, dict] = {}
+    for name in sorted({r["judge"] for r in rows}):
+        sampled.update((s["judgment_id"], s) for s in sampled_human_labels(con, name))
+    for r in rows:
+        s = sampled.get(r["judgment_id"], {})
+        r["audit_queue"], r["inclusion_prob"], r["stratum"] = s.get("queue"), s.get("inclusion_prob"), s.get("stratum")
+        r["audit"] = (r["audit_queue"] in DRAWN_QUEUES and r["inclusion_prob"] is not None
+                      and r["label"] is not None)
+    return [{k: r[k] for k in FINAL_LABEL_COLUMNS} for r in rows]
 
 
 def answer_lengths(con, judge: str) -> dict[str, tuple[int, int]]:

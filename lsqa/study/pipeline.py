@@ -56,6 +56,8 @@ class StageSummary:
     parse_errors: int = 0           # ... of which the parser could not read (stored as parse_error)
     unreadable: list[str] = field(default_factory=list)  # the first raw outputs it could not read
     over_max_tokens: int = 0        # calls whose reported completion passed their max_tokens (counted as reported)
+    suspect_usage: int = 0          # calls whose reported usage was missing or impossible (counted at their worst case)
+    usage_notes: list[str] = field(default_factory=list)  # ... the first few of their notes
 
     def add_verdicts(self, rows: list[dict]) -> None:
         """Count the verdicts parsed from completions (call failures are counted as failed calls)."""
@@ -88,6 +90,10 @@ class StageSummary:
             else:
                 self.calls_made += 1
                 self.cached_prompt_tokens += r.cached_prompt_tokens or 0
+                if r.usage_note:
+                    self.suspect_usage += 1
+                    if len(self.usage_notes) < 3:
+                        self.usage_notes.append(r.usage_note)
                 self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
 
 
@@ -110,7 +116,7 @@ class RunSummary:
             "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
             "seconds": round(self.seconds, 2), "stopped": self.stopped or None, "stop_reason": self.stop_reason,
             "parse_errors": {s.stage: s.parse_errors for s in self.stages if s.verdicts_read},
-            "over_max_tokens": total("over_max_tokens"),
+            "over_max_tokens": total("over_max_tokens"), "suspect_usage": total("suspect_usage"),
             "unrecorded_calls": self.unrecorded_calls, "unrecorded_usd": round(self.unrecorded_usd, 6),
             "stages": [{k: v for k, v in s.__dict__.items()} for s in self.stages],
         }
@@ -136,6 +142,9 @@ class RunSummary:
             if s.over_max_tokens:
                 out.append(f"  {s.stage}: {s.over_max_tokens} call(s) reported more completion tokens than their "
                            "max_tokens allows; counted (and charged) as the provider reported")
+            if s.suspect_usage:
+                out.append(f"  {s.stage}: {s.suspect_usage} call(s) came back with missing or impossible usage, "
+                           f"counted at their worst case; the first: {s.usage_notes[0]}")
         if self.unrecorded_calls:
             out.append(f"budget: {self.unrecorded_calls} call(s) of this study were sent by a run that ended before "
                        f"storing their answers (killed?), or are out in another run now; counted at their worst "

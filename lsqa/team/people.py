@@ -20,7 +20,7 @@ from lsqa.store import people as people_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.team.roles import acting, Person, ROLES
-from lsqa.text.names import name_problem, shown_name
+from lsqa.text.names import lookalike_warnings, name_problem, shown_name
 
 MAX_PERSON_CHARS = 100
 
@@ -32,7 +32,8 @@ def _hash(salt: str, token: str) -> str:
 def add_person(workspace: Path, name: str, role: str, *, by: Person | str = "") -> dict:
     """Add ``name`` with ``role`` (or give a revoked person a new token): ``{"name", "role", "token"}``.
     The token is returned once and never stored. An active person of that name is refused (revoke
-    first: a second token would silently keep the first one working).
+    first: a second token would silently keep the first one working). ``warnings``: lines naming a
+    person whose name looks like this one (``lsqa.text.names.lookalike_warnings``).
 
     ``by``: who adds; in a workspace with people only an admin may (the shell's own ``lsqa users add``
     passes nobody: whoever can run it can open the workspace file anyway)."""
@@ -50,8 +51,11 @@ def add_person(workspace: Path, name: str, role: str, *, by: Person | str = "") 
         if existing is not None and existing["revoked_at"] is None:
             raise NotAllowed(f"{name} is already a person here ({existing['role']}): `lsqa users revoke {name}` "
                              f"first to give them a new link or role")
+        others = [p["name"] for p in people_store.list_people(con) if p["name"] != name]
         people_store.put_person(con, name=name, role=role, token_salt=salt, token_hash=_hash(salt, token))
-    return {"name": name, "role": role, "token": token}
+    # A name that only looks like another person's (Cyrillic о beside Latin o): added, with a warning.
+    return {"name": name, "role": role, "token": token,
+            "warnings": lookalike_warnings([name], others, what="person")}
 
 
 def revoke_person(workspace: Path, name: str, *, by: Person | str = "") -> None:
@@ -92,6 +96,34 @@ def sign_in(workspace: Path, token: str) -> Person | None:
             if hmac.compare_digest(row["token_hash"], _hash(row["token_salt"], token)):
                 return Person(row["name"], row["role"], via="token")
     return None
+
+
+def named(workspace: Path, name: str | None) -> Person | str:
+    """Who acts when a command names them (``lsqa assign --as NAME``). In a workspace with people: that
+    active person, whose *stored* role the write then checks (``acting``), as on the dashboard;
+    NotAllowed when no name is given or nobody active has it. In a workspace without people: the name
+    itself (default: the login name of whoever runs the command), acting with every permission."""
+    given = name.strip() if isinstance(name, str) else ""
+    with store.connect(workspace) as con:
+        if not people_store.has_people(con):
+            return given or _login_name()
+        row = people_store.person(con, given) if given else None
+    if not given:
+        raise NotAllowed("this workspace has people: say who acts with --as NAME (a person of the workspace "
+                         "whose role allows it; `lsqa users list` shows who there is)")
+    if row is None or row["revoked_at"] is not None:
+        raise NotAllowed(f"no active person named {shown_name(given)} here: give --as the name of a person "
+                         f"`lsqa users list` shows")
+    return Person(row["name"], row["role"], via="command-line")
+
+
+def _login_name() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name in this environment (a container without a passwd entry)
+        return "(command line)"
 
 
 @kept_while_unchanged(survives=_people_untouched)

@@ -36,13 +36,14 @@ PERMISSIONS = {
     "settings": "admin",          # e.g. the share of verdicts every annotator reviews
 }
 
-# How a Person came to act. "single-user": a workspace without people, on the dashboard.
-VIA = ("token", "session", "header", "single-user")
+# How a Person came to act. "single-user": a workspace without people, on the dashboard;
+# "command-line": a command that names who runs it (``lsqa assign --as NAME``, ``lsqa.team.people.named``).
+VIA = ("token", "session", "header", "single-user", "command-line")
 
 
 @dataclass(frozen=True)
 class Person:
-    """Somebody acting on the dashboard. Only ``lsqa.team.people`` (a token or a trusted header),
+    """Somebody acting on the dashboard. Only ``lsqa.team.people`` (a token, a trusted header or a name given on the command line),
     ``lsqa.team.sessions`` (a browser signed in with a token before) and :func:`single_user` make one; the role here is what the page shows, the workspace's is what counts."""
 
     name: str

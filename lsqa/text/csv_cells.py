@@ -41,9 +41,17 @@ def safe_cell(value):
     return value
 
 
+def read_cell(text: str) -> str:
+    """A cell read back from a CSV lsqa wrote: the ``'`` that ``safe_cell`` put in front of formula-like
+    text removed (a text that itself began with ``'`` and a formula character reads back without it)."""
+    if text.startswith(QUOTE) and _FORMULA_START.match(text[1:]) and not _PLAIN_NUMBER.fullmatch(text[1:]):
+        return text[1:]
+    return text
+
+
 def safe_row(row: dict) -> dict:
     """A row (column → value) with every cell passed through ``safe_cell``."""
     return {k: safe_cell(v) for k, v in row.items()}
 
 
-__all__ = ["FORMULA_START", "PLAIN_NUMBER", "QUOTE", "safe_cell", "safe_row"]
+__all__ = ["FORMULA_START", "PLAIN_NUMBER", "QUOTE", "read_cell", "safe_cell", "safe_row"]

@@ -65,25 +65,53 @@ def find_evidence(text: str, excerpt: str, start: int = 0, end: int | None = Non
     return [m for m in found if m]
 
 
-def escape(text: str) -> str:
-    """Escaped text with line breaks kept (``<br>``): safe inside the HTML built here."""
-    return html.escape(text or "", quote=True).replace("\r\n", "\n").replace("\n", "<br>")
+# Every line terminator CommonMark (\n, \r, \r\n) and HTML know, the ones a blank line can be
+# made of for a Markdown renderer that reads an HTML block (a lone \r\r ended the block and the
+# rest became live Markdown), and those Unicode and Python's str.splitlines add (vertical tab, form
+# feed, file/group/record separators, NEL, LINE and PARAGRAPH SEPARATOR).
+LINE_BREAKS = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# The characters Markdown (CommonMark, GFM, Streamlit's :directives[] and $LaTeX$) or HTML give a
+# meaning to anywhere in a line; each is written as a character reference, which both decode to the
+# plain character. Those that act only at the start of a line (``#``, ``-``, ``+``, ``1.``, an indent)
+# are written so there (``_LINE_START``): once every line terminator is gone, the data has no other
+# line start.
+MARKUP_CHARS = "\\`*_{}[]()!|<>~$&\"'"
+_NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
+_INERT = str.maketrans({**{c: f"&#{ord(c)};" for c in MARKUP_CHARS}, **_NAMED,
+                        # other controls: shown as the replacement character, as CommonMark does with NUL
+                        **{c: "\ufffd" for c in range(0x20) if chr(c) not in "\t\n\r\x0b\x0c\x1c\x1d\x1e"},
+                        0x7f: "\ufffd", **{c: "\ufffd" for c in range(0x80, 0xa0) if c != 0x85}})
+_LINE_START = re.compile(r"^(?:[ \t#+=\-]|(?<=^)(\d{1,9})\.)")
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
+def _line_start(m: re.Match) -> str:
+    return f"{m.group(1)}&#46;" if m.group(1) else f"&#{ord(m.group(0))};"
 
 
-def md_escape(text: str) -> str:
-    """Text for a Markdown string (``st.markdown`` / ``st.caption`` without HTML): every Markdown
-    character backslash-escaped, so data never becomes a link, an image, a heading or LaTeX.
+def escape(text, *, breaks: str = "<br>") -> str:
+    """The one rule for every user- or model-supplied text shown on a page or in the report:
+    ``text`` with every HTML and Markdown active character written as a character reference
+    (``MARKUP_CHARS``), every line terminator (``LINE_BREAKS``) as ``breaks`` — ``<br>`` inside the
+    HTML built here, a space in a Markdown string (:func:`md_escape`) — and other control characters
+    as U+FFFD. The result is inert both as HTML and as Markdown: no tag, link, image, emphasis,
+    heading or LaTeX can come from the data, whatever line breaks it holds (CommonMark 0.31,
+    "HTML blocks": a blank line ends one; "Entity and numeric character references").
 
-    GitHub-flavoured Markdown also links bare URLs, ``www.`` names and e-mail addresses, and
-    Streamlit's renderer finds them after escapes and entities are decoded: an invisible word
-    joiner (U+2060) after ``:`` of ``://``, after ``www`` and after ``@`` keeps its link finder
-    from seeing them, while the text reads the same.
+    In a Markdown string GitHub-flavoured Markdown also links bare URLs, ``www.`` names and e-mail
+    addresses, and Streamlit's renderer finds them after escapes and entities are decoded: an
+    invisible word joiner (U+2060) after ``:`` of ``://``, after ``www`` and after ``@`` keeps its
+    link finder from seeing them, while the text reads the same.
     """
-    text = _AUTOLINK_STARTS.sub("\\1\u2060", str(text or ""))
-    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
+    text = str(text if text is not None else "")
+    if breaks != "<br>":  # a Markdown string (inside an HTML block no link finder runs; a copied URL stays clean)
+        text = _AUTOLINK_STARTS.sub("\\1\u2060", text)
+    return _LINE_START.sub(_line_start, LINE_BREAKS.sub(breaks, text.translate(_INERT)), count=1)
+
+
+def md_escape(text) -> str:
+    """:func:`escape` for a Markdown string (``st.markdown`` / ``st.caption`` without HTML): line
+    breaks become spaces."""
+    return escape(text, breaks=" ")
 
 
 _AUTOLINK_STARTS = re.compile(r"(:(?=//)|\bwww(?=\.)|@)", re.IGNORECASE)

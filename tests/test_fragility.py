@@ -1,0 +1,279 @@
+"""Fragility of each adjacent pair (lsqa.stats.fragility): the fewest verdicts removed, or relabelled,
+that swap two neighbours of a Bradley-Terry ranking. Checked against brute force: every set of up to
+three removals (and of up to three label changes) refitted with ``fit_bradley_terry``.
+
+Verdicts of one cell (pair, outcome) enter the fit identically, so "every subset of verdicts up to
+size 3" is "every multiset of cells up to size 3 within their counts": the brute force below
+enumerates those, and refits each with the ranking's own single fit (not the batched one lsqa uses).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from lsqa.cli import app
+from lsqa.dashboard import leaderboard_view as lv
+from lsqa.stats import analysis
+from lsqa.stats import fragility as fr
+from lsqa.stats.ranking import ComparisonCounts, count_comparisons, fit_bradley_terry
+
+SXS = "lexical-sxs-fc"
+runner = CliRunner()
+LABELS = {"drop": None, "flip": [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]}
+
+
+def _swapped(counts: np.ndarray, data: ComparisonCounts, upper: int, lower: int, tie_model: str) -> bool:
+    fit = fit_bradley_terry(ComparisonCounts(data.systems, data.pairs, counts), tie_model=tie_model)
+    return fit.beta[lower] - fit.beta[upper] > fr.SWAP_TOL
+
+
+def _adjacent(data: ComparisonCounts, tie_model: str) -> list[tuple[int, int]]:
+    fit = fit_bradley_terry(data, tie_model=tie_model)
+    order = sorted(range(len(data.systems)), key=lambda k: (fit.rank[k], data.systems[k]))
+    return list(zip(order, order[1:]))
+
+
+def brute_force(data: ComparisonCounts, mode: str, tie_model: str, up_to: int = 3) -> dict:
+    """Per adjacent pair, the smallest number (≤ up_to) of removals / label changes that swaps it, or None."""
+    P = len(data.pairs)
+    if mode == "drop":
+        moves = [(p, s, None) for p in range(P) for s in range(3) if data.counts[p, s] >= 1]
+    else:
+        moves = [(p, s, t) for p in range(P) for s, t in LABELS["flip"] if data.counts[p, s] >= 1]
+    pairs = _adjacent(data, tie_model)
+    best = {pair: None for pair in pairs}
+    for size in range(1, up_to + 1):
+        for chosen in itertools.combinations_with_replacement(moves, size):
+            c = data.counts.copy()
+            for p, s, t in chosen:
+                c[p, s] -= 1
+                if t is not None:
+                    c[p, t] += 1
+            if (c < 0).any():
+                continue
+            fit = fit_bradley_terry(ComparisonCounts(data.systems, data.pairs, c), tie_model=tie_model)
+            for up, low in pairs:
+                if best[(up, low)] is None and fit.beta[low] - fit.beta[up] > fr.SWAP_TOL:
+                    best[(up, low)] = size
+        if all(v is not None for v in best.values()):
+            break
+    return best
+
+
+def _confirmed(data: ComparisonCounts, f: fr.PairFragility, mode: str, tie_model: str) -> None:
+    """The reported number is the size of a witness that a refit confirms."""
+    n, change = getattr(f, mode), getattr(f, f"{mode}_change")
+    if n is None:
+        assert change is None
+        return
+    assert -change[change < 0].sum() == n
+    if mode == "drop":
+        assert (change <= 0).all()
+    else:
+        assert np.allclose(change.sum(axis=1), 0)   # a label change keeps the verdict in its pair
+    after = data.counts + change
+    assert (after >= 0).all()
+    assert _swapped(after, data, f.upper, f.lower, tie_model)
+
+
+def _random_counts(seed: int, m: int, most: int = 6) -> ComparisonCounts:
+    rng = np.random.default_rng(seed)
+    beta = rng.normal(0, 0.8, m)
+    pairs = np.array([(i, j) for i in range(m) for j in range(i + 1, m)])
+    counts = []
+    for i, j in pairs:
+        p = 1 / (1 + np.exp(-(beta[i] - beta[j])))
+        outcome = rng.choice(3, size=int(rng.integers(1, most)), p=[0.8 * p, 0.8 * (1 - p), 0.2])
+        counts.append(np.bincount(outcome, minlength=3))
+    return ComparisonCounts(tuple(f"s{k}" for k in range(m)), pairs, np.array(counts, dtype=float))
+
+
+def _check_against_brute_force(data: ComparisonCounts, modes, tie_model: str) -> None:
+    result = fr.adjacent_fragility(data, fit_bradley_terry(data, tie_model=tie_model))
+    got = {(f.upper, f.lower): f for f in result}
+    assert list(got) == _adjacent(data, tie_model)
+    for mode in modes:
+        best = brute_force(data, mode, tie_model)
+        for pair, f in got.items():
+            _confirmed(data, f, mode, tie_model)
+            n = getattr(f, mode)
+            if best[pair] is not None:
+                assert n == best[pair], (mode, pair, n, best[pair])
+            else:   # nothing of size ≤ 3 swaps them: lsqa's confirmed witness must be larger, or absent
+                assert n is None or n > 3, (mode, pair, n)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5, 6, 7])
+def test_three_systems_match_brute_force(seed):
+    _check_against_brute_force(_random_counts(seed, 3), ("drop", "flip"), "half")
+
+
+@pytest.mark.parametrize("seed", [20, 21])
+def test_davidson_ties_match_brute_force(seed):
+    _check_against_brute_force(_random_counts(seed, 3), ("drop", "flip"), "davidson")
+
+
+@pytest.mark.parametrize("seed", [10, 11, 13])
+def test_four_systems_match_brute_force(seed):
+    _check_against_brute_force(_random_counts(seed, 4), ("drop",), "half")
+
+
+def test_four_systems_relabelled_match_brute_force():
+    _check_against_brute_force(_random_counts(12, 4, most=4), ("flip",), "half")
+
+
+def _counts(rows: list[tuple[str, str, str]]) -> ComparisonCounts:
+    a, b, w = zip(*rows)
+    return count_comparisons(a, b, w)
+
+
+def test_hand_cases():
+    # A beat B 3 to 1. Removing two of A's wins leaves 1-1 (level, not swapped); three leave B alone
+    # with a win. Relabelling one gives 2-2; two give 1-3.
+    data = _counts([("A", "B", "A")] * 3 + [("A", "B", "B")])
+    (f,) = fr.adjacent_fragility(data, fit_bradley_terry(data))
+    assert (f.drop, f.flip) == (3, 2)
+    # B never won: no removal can put it above A (removing all leaves them level); three label changes do.
+    data = _counts([("A", "B", "A")] * 5)
+    (f,) = fr.adjacent_fragility(data, fit_bradley_terry(data))
+    assert (f.drop, f.flip) == (None, 3)
+    assert f.fields() == {"drop": None, "flip": 3}
+    _check_against_brute_force(data, ("drop", "flip"), "half")
+
+
+def test_a_pair_never_compared_directly_is_moved_through_the_others():
+    # A and B never met: A beat C 3-1, B and C split 2-2. Only verdicts about C can swap A and B.
+    data = _counts([("A", "C", "A")] * 3 + [("A", "C", "B")] + [("B", "C", "A"), ("B", "C", "B")] * 2)
+    fit = fit_bradley_terry(data)
+    a, b = data.systems.index("A"), data.systems.index("B")
+    f = fr.pair_fragility(data, a, b)
+    assert f.drop is not None and f.flip is not None
+    _confirmed(data, f, "drop", "half")
+    _confirmed(data, f, "flip", "half")
+    assert fit.beta[a] > fit.beta[b]
+    _check_against_brute_force(data, ("drop", "flip"), "half")
+
+
+def test_systems_never_linked_get_no_number():
+    data = _counts([("A", "B", "A"), ("A", "B", "B"), ("A", "B", "A"), ("C", "D", "A"), ("C", "D", "B")])
+    c, b = data.systems.index("C"), data.systems.index("B")
+    assert fr.pair_fragility(data, b, c).fields() == {"drop": None, "flip": None}
+
+
+def test_words():
+    assert fr.words({"drop": 3, "flip": 2}) == "3 verdicts removed would swap them; 2 verdicts relabelled would"
+    assert fr.words({"drop": 1, "flip": 1}) == "1 verdict removed would swap them; 1 verdict relabelled would"
+    assert fr.words({"drop": None, "flip": 4}) == ("no removal of verdicts found that swaps them; "
+                                                   "4 verdicts relabelled would swap them")
+
+
+def test_rank_json_on_the_demo_workspace_is_confirmed_and_exact_to_two(demo_workspace):
+    out = runner.invoke(app, ["rank", "--workspace", str(demo_workspace), "--judge", SXS, "--json",
+                              "--bootstrap", "200"])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.stdout)
+    names = [s["system"] for s in result["systems"]]
+    assert [(a["upper"], a["lower"]) for a in result["adjacent"]] == list(zip(names, names[1:]))
+    by_name = {s["system"]: s for s in result["systems"]}
+    data = analysis.comparison_counts(demo_workspace, SXS)
+    fit = fit_bradley_terry(data)
+    best = brute_force(data, "drop", "half", up_to=2)
+    for a in result["adjacent"]:
+        assert set(a["fragility"]) == {"drop", "flip"}
+        assert a["separated"] == (by_name[a["upper"]]["rank_high"] < by_name[a["lower"]]["rank_low"])
+        up, low = data.systems.index(a["upper"]), data.systems.index(a["lower"])
+        f = fr.pair_fragility(data, up, low)
+        assert f.fields() == a["fragility"]
+        for mode in ("drop", "flip"):
+            _confirmed(data, f, mode, "half")
+        if best[(up, low)] is not None:
+            assert a["fragility"]["drop"] == best[(up, low)]
+        else:
+            assert a["fragility"]["drop"] is None or a["fragility"]["drop"] > 2
+    assert fit.n_comparisons == result["n_comparisons"]
+    text = runner.invoke(app, ["rank", "--workspace", str(demo_workspace), "--judge", SXS, "--bootstrap", "0"])
+    assert "Neighbours" in text.stdout and "would swap them" in text.stdout
+
+
+def test_leaderboard_says_how_many_verdicts_would_swap_neighbours(demo_workspace, monkeypatch):
+    from .test_dashboard_pages import open_app, pick_judge
+
+    monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
+    at = open_app(page="leaderboard")
+    pick_judge(at, SXS)
+    frame = next(df.value for df in at.dataframe if "verdicts that would swap them" in df.value.columns)
+    result = analysis.ranking(demo_workspace, SXS, bootstrap=1000)
+    assert list(frame["verdicts that would swap them"]) == [fr.words(a["fragility"]) for a in result["adjacent"]]
+    assert any("removed would swap them" in v for v in frame["verdicts that would swap them"])
+    assert set(frame["separated"]) <= {"yes", "no"}
+    assert any(lv.NEIGHBOURS_HELP in str(c.value) for c in at.caption)
+
+
+def _many_systems(seed: int, m: int = 40, n: int = 6_000) -> ComparisonCounts:
+    """Arena-like verdicts: a random pair each, outcome from eq. 1 with 10% ties, strengths N(0, 1)."""
+    rng = np.random.default_rng(seed)
+    beta = rng.normal(0.0, 1.0, m)
+    a = rng.integers(0, m, n)
+    b = rng.integers(0, m - 1, n)
+    b = b + (b >= a)
+    p = 1.0 / (1.0 + np.exp(-(beta[a] - beta[b])))
+    winner = np.where(rng.random(n) < 0.1, "tie", np.where(rng.random(n) < p, "A", "B"))
+    names = np.array([f"s{k:02d}" for k in range(m)])
+    return count_comparisons(list(names[a]), list(names[b]), list(winner))
+
+
+@pytest.mark.parametrize(("seed", "tie_model"), [(30, "half"), (31, "half"), (32, "davidson")])
+def test_fast_path_gives_the_reference_answers_at_forty_systems(seed, tie_model):
+    # Among 40 systems the small sets are searched among the kinds of largest pull: the fast path
+    # refits only those its one-step estimate puts near a swap, and narrows prefixes around the
+    # first-order crossing. Its answers and witnesses must be those of refitting everything.
+    data = _many_systems(seed)
+    fit = fit_bradley_terry(data, tie_model=tie_model)
+    fast = fr.adjacent_fragility(data, fit)
+    slow = fr.adjacent_fragility(data, fit, fast=False)
+    assert [f.fields() for f in fast] == [f.fields() for f in slow]
+    assert any(f.drop is not None and f.drop <= fr.EXACT_UP_TO for f in fast)   # the small-set search ran
+    for f, g in zip(fast, slow):
+        for mode in ("drop", "flip"):
+            a, b = getattr(f, f"{mode}_change"), getattr(g, f"{mode}_change")
+            assert (a is None) == (b is None) and (a is None or np.array_equal(a, b)), (f.upper, f.lower, mode)
+            _confirmed(data, f, mode, tie_model)
+
+
+@pytest.mark.parametrize(("data", "tie_model"), [(_many_systems(30), "half"), (_many_systems(32), "davidson"),
+                                                 (_random_counts(41, 6, most=8), "davidson"),
+                                                 (_random_counts(43, 6, most=8), "half")],
+                         ids=["40-half", "40-davidson", "6-few-davidson", "6-few-half"])
+def test_the_screen_of_small_sets_never_drops_a_set_that_swaps(data, tie_model):
+    # The fast path refits a small set only when its one-step Newton estimate (Woodbury update of H⁻¹
+    # at the fit), widened by the margin, could swap the pair. Every candidate set of the closest
+    # neighbours is refitted here: the estimate must be within its margin of the refit, and no set
+    # that a refit swaps may be screened out. Verdicts few (6 systems, ≤ 7 a pair) make the steps large.
+    bt = fit_bradley_terry(data, tie_model=tie_model)
+    fit = fr.fit_variants(data, data.counts[None], tie_model=tie_model, start=bt.beta)
+    at = fr._AtFit(data, fit, tie_model)
+    pairs = sorted(_adjacent(data, tie_model), key=lambda p: bt.beta[p[0]] - bt.beta[p[1]])[:3]
+    for a, b in pairs:
+        d0 = float(fit.beta[0, a] - fit.beta[0, b])
+        for mode in fr.MODES:
+            s = fr._Search(at, a, b, mode, fast=True)
+            ranked = fr._smallest_first(s.pull0, np.flatnonzero(s.base[s.src] >= 1), 24)
+            for size, top in fr.SEARCH_KINDS_OF_SIZE.items():
+                kinds = ranked[:top]
+                sets = [c for c in itertools.combinations_with_replacement(range(len(kinds)), size)
+                        if s._fits_counts(kinds, c)]
+                chosen = kinds[np.array(sets)]
+                dx = at.one_step(s.src, s.tgt, chosen)
+                step = dx[:, a] - dx[:, b]
+                spread = dx[:, : len(data.systems)].max(axis=1) - dx[:, : len(data.systems)].min(axis=1)
+                margin = (fr.SCREEN_RELATIVE + fr.SCREEN_SPREAD * spread) * np.abs(step) + spread ** 2
+                flats = np.stack([fr._apply(s.base, s.src, s.tgt, c, np.ones(size)) for c in chosen])
+                refit = fr.fit_variants(data, flats.reshape(len(flats), -1, 3), tie_model=tie_model, start=fit.beta[0])
+                d = refit.beta[:, a] - refit.beta[:, b]
+                assert (np.abs(d - (d0 + step)) <= margin).all(), (a, b, mode, size)
+                assert not ((d < -fr.SWAP_TOL) & ~s._may_swap(chosen, d0)).any(), (a, b, mode, size)
