@@ -106,7 +106,7 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     from playwright.sync_api import expect
 
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
-    audit.assign(ws, GT, ["ana"], by="", per_item=1, count=2, queue="priority")
+    audit.assign(ws, GT, ["ana"], by=team.Person("ada", "admin"), per_item=1, count=2, queue="priority")
     mine = {r["id"] for r in audit.queue.uncached(ws, audit.Filters(reviewed=audit.ASSIGNED), "ana")["rows"]}
     assert len(mine) == 2
     ana = _signed_in(_context(browser), url, links["ana"], "audit", "ana")
