@@ -14,15 +14,18 @@ import streamlit as st
 
 st.set_page_config(page_title="lsqa — long-span QA workbench", layout="wide")
 
+# Emoji, not Streamlit's Material icon names: the browser fetches each of those as an SVG from
+# fonts.gstatic.com, and the dashboard makes no request beyond 127.0.0.1 (it runs offline;
+# tests/test_queue_end_browser.py fails on any).
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
-    st.Page("pages/run.py", title="Run", icon=":material/play_arrow:"),
-    st.Page("pages/audit.py", title="Audit", icon=":material/fact_check:"),
-    st.Page("pages/adjudicate.py", title="Adjudicate", icon=":material/gavel:"),
-    st.Page("pages/reference_errors.py", title="Reference errors", icon=":material/flag:"),
-    st.Page("pages/agreement.py", title="Agreement", icon=":material/handshake:"),
-    st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
-    st.Page("pages/corpus.py", title="Corpus", icon=":material/menu_book:"),
+    st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
+    st.Page("pages/run.py", title="Run", icon="▶️"),
+    st.Page("pages/audit.py", title="Audit", icon="✅"),
+    st.Page("pages/adjudicate.py", title="Adjudicate", icon="⚖️"),
+    st.Page("pages/reference_errors.py", title="Reference errors", icon="🚩"),
+    st.Page("pages/agreement.py", title="Agreement", icon="🤝"),
+    st.Page("pages/leaderboard.py", title="Leaderboard", icon="🏆"),
+    st.Page("pages/corpus.py", title="Corpus", icon="📖"),
 ]
 
 from lsqa import team  # noqa: E402

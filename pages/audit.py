@@ -3,7 +3,7 @@
 Keys: J next · K previous · V confirm · A/B/T/X (side by side, in the positions shown) or Y/N
 (yes/no) to give a label · S skip, D unsure (recorded, not a label) · W/M/Q flag reason (wrong /
 ambiguous / unanswerable, for this item) · F / G flag reference 1 / 2 · U undo my last action (its
-item opens again) · ? the keys. Enter or Esc leaves a field and gives the keys back; keys pause
+item opens again) · E write a note (the note field takes the focus) · ? the keys. Enter or Esc leaves a field and gives the keys back; keys pause
 while a widget has the focus, and a key writes only on the item on screen when it was pressed.
 Every action is saved at once (append-only, with the annotator's name and the time). Layout and
 wiring only: what is shown is made in ``lsqa.dashboard.audit_view``.
@@ -61,7 +61,11 @@ def choices() -> dict:
 if "audit_trail" not in ss:
     ss.update(view.opening_state({p: st.query_params.get_all(p) for p in view.LINK_PARAMETERS}, choices,
                                  lambda jid: audit.item(workspace, jid) is not None,
-                                 lambda: audit.my_progress(workspace, annotator)["open"]))
+                                 lambda: audit.my_progress(workspace, annotator)["open"],
+                                 lambda tab: audit.trail_of(workspace, annotator, tab),
+                                 lambda tab: audit.open_in(workspace, annotator, tab)))
+if st.query_params.get("tab") != ss[view.TAB_KEY]:
+    st.query_params["tab"] = ss[view.TAB_KEY]  # a reload is this tab again: it finds its open item
 view.restore_settings(ss)
 
 
@@ -201,7 +205,7 @@ def where_i_am():
     the decision bar, the tables and the key callbacks read them, on a whole run and a fragment's alike."""
     global trail, here
     trail = Trail(ss.audit_trail, ss.audit_at)
-    here = view.where_i_am(workspace, trail, filters, annotator, ss, sampled_judge())
+    here = view.where_i_am(workspace, trail, filters, annotator, ss, sampled_judge(), who if annotator else None)
 
 
 # ------------------------------------------------------------------------------------ actions
@@ -232,10 +236,12 @@ def _save_decision():
         ss.audit_refused = stale
         return
     opened_at = ss.get("audit_opened", {}).get(pending[0], 0)  # before where_i_am() in a whole run
-    if _act("Not saved", view.save_decision, *pending, opened_at=opened_at):
+    if _act("Not saved", view.save_decision, *pending, opened_at=opened_at, tab=ss[view.TAB_KEY]):
         ss.audit_note = ""
         ss.audit_shown = None  # decided: a key pressed on this item from now on writes nothing
         _move("forward")
+    else:
+        view.opened_again(ss)  # refused (decided already, elsewhere): shown again with what I decided
 
 
 def _on_screen(judgment_id: str) -> bool:
@@ -260,7 +266,8 @@ def _reason(reason: str):
 
 def _skip(judgment_id: str, reason: str):
     """Pass the item over (skip, unsure): recorded, not a label; the next item."""
-    if _on_screen(judgment_id) and _act("Not skipped", view.skip_item, judgment_id, reason, ss.get("audit_note", "")):
+    if _on_screen(judgment_id) and _act("Not skipped", view.skip_item, judgment_id, reason, ss.get("audit_note", ""),
+                                        tab=ss[view.TAB_KEY]):
         ss.audit_note = ""
         ss.audit_shown = None
         _move("forward")
@@ -288,17 +295,30 @@ def decision_bar(it: dict | None, revealed: bool):
     with st.container(key="lsqa_keys"):
         nav = st.container(horizontal=True, vertical_alignment="center")
         _buttons(nav, bar.nav)
-        if it is None:
-            st.info(view.empty_queue_note(filters))
+        if it is None:  # the queue has ended: no decision button, and the library refuses any decision from here
+            mine = audit.my_progress(workspace, annotator)
+            st.info(view.empty_queue_note(filters, ss, mine, here.held, sampled_judge()))
+            for q in view.next_queues(ss, mine):
+                st.button(q["label"], key=q["key"], on_click=_switch_queue, args=(q["settings"],))
             return
         nav.markdown(bar.position, unsafe_allow_html=True)  # stamped with the item its buttons write on (keys.js)
+        if bar.mine:
+            st.caption(bar.mine)
         _buttons(st.container(horizontal=True), bar.labels)
         flags = st.container(horizontal=True, vertical_alignment="center")
         _buttons(flags, bar.flags)
         flags.text_input("Note (optional, saved with the next action)", key="audit_note", max_chars=audit.MAX_NOTE_CHARS,
-                         label_visibility="collapsed", placeholder="note (optional; Enter or Esc gives the keys back)")
+                         label_visibility="collapsed", placeholder="note (E; optional; Enter or Esc gives the keys back)")
         if bar.blind_note:
             st.caption(bar.blind_note)
+
+
+def _switch_queue(settings: dict):
+    """Open the next queue an ended one offers (``view.next_queues``)."""
+    for k, v in settings.items():
+        ss[k] = ss[f"_{k}"] = v
+    _reset_trail()
+    ss.audit_switched = True  # the sidebar and the filters are the whole page's: see _review()
 
 
 def _buttons(where, specs: list[dict]):
@@ -312,6 +332,8 @@ def show_item(it: dict, revealed: bool):
     late = view.late_reviewers(workspace, it["id"], annotator, here.opened.get(it["id"], 0))
     if late:
         st.warning(view.late_warning(late))
+    if here.other_tab:
+        st.warning(view.OTHER_TAB_NOTE)
     # One element each, not columns of elements: every element is drawn again on each key (lsqa.dashboard.item_cards).
     shown = view.item_view(it, revealed, annotator)
     st.caption(f"{shown.caption} · {view.evidence_chain_link(it)}")  # one element: each is redrawn per key
@@ -478,6 +500,8 @@ def review():
 
 def _review():
     with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
+        if ss.pop("audit_switched", False) and ss.get("audit_run") == "keys":
+            st.rerun(scope="app")  # another queue chosen in this fragment: the page's filters follow
         _save_decision()
         if ss.pop("audit_decided", False) and (ss.get("audit_x_progress") or ss.get("audit_queue") == audit.ASSIGNED) \
                 and ss.get("audit_run") == "keys":
@@ -509,6 +533,16 @@ def _review():
             audit.item(workspace, here.upcoming[0]["id"])
 
 
+@st.fragment(run_every=audit.RENEW_EVERY_S)
+def keep_open():
+    """While this tab is open, its item stays held for me (``lsqa.audit.open_items``): renewed every
+    ``audit.RENEW_EVERY_S`` seconds; a closed tab frees it within ``audit.LEASE_S``."""
+    if annotator:
+        with page_data.kept_open(workspace):
+            view.keep_open(workspace, who, ss)
+
+
+keep_open()
 ss.pop("audit_decided", None)  # a whole run: the progress table below is drawn after the fragment anyway
 # The read ahead for the next key (the next item) is left to the fragment's own reruns: a new tab or
 # a page switch is done sooner without it (issue 12).

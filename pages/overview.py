@@ -32,7 +32,7 @@ with left:
                      column_order=["judge", "kind", "verdicts", "reviewed %", "waiting", "parse_errors", "errors"],
                      column_config={"reviewed %": st.column_config.ProgressColumn(
                          "reviewed %", min_value=0, max_value=100, format="%.1f%%")})
-        st.page_link("pages/audit.py", label="Open the audit queue", icon=":material/fact_check:")
+        st.page_link("pages/audit.py", label="Open the audit queue", icon="✅")
     else:
         st.info("No verdicts yet: run judges on the Run page.")
 with right:

@@ -27,7 +27,10 @@ def test_trail_goes_back_and_counts_what_was_opened():
     t.open("b")  # reopening an item already in the trail moves it to the end
     assert t.ids == ["a", "b"] and t.current(None) == "b"
     t.forward()
-    assert t.current(None) == "b"  # the queue is empty: stay on the last item
+    assert t.current(None) is None and t.at == 2  # the queue has ended: no item, never the last one again
+    assert t.can_go_back() and not t.can_go_forward(remaining=0)
+    t.back()
+    assert t.current(None) == "b"  # K goes back to the last item opened
 
 
 def test_folded_evidence_is_whole_sentences_on_word_boundaries():

@@ -5,6 +5,8 @@ tests/test_dashboard_pages.py and tests/test_annotation_browser.py."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from lsqa import audit
@@ -40,6 +42,7 @@ def test_a_link_opens_the_queue_prefiltered_and_reads_the_choices_only_when_it_n
         return {"judges": [SXS, AIS], "systems": ["fc", "rag"]}
 
     plain = view.opening_state({}, offered)
+    assert re.fullmatch(r"[0-9a-f]{16}", plain.pop(view.TAB_KEY))  # a new tab's id
     assert plain == {"audit_trail": [], "audit_at": 0, "audit_judges": [], "audit_systems": [],
                      "audit_reviewed": "not_mine", "audit_blind": False, "audit_questions": [], "audit_search": ""}
     assert calls == []  # a new tab without a link reads nothing for the filters

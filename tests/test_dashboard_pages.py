@@ -104,8 +104,8 @@ def audit_first_of(at: AppTest, judge: str) -> dict:
     at.run()
     at.multiselect(key="audit_judges").set_value([judge]).run()
     assert not at.exception
-    rows = audit.queue(Path(os.environ["LSQA_WORKSPACE"]), audit.Filters(judges=(judge,)), "alice")["rows"]
-    return audit.item(Path(os.environ["LSQA_WORKSPACE"]), rows[0]["id"])
+    shown = at.session_state["audit_trail"][at.session_state["audit_at"]]
+    return audit.item(Path(os.environ["LSQA_WORKSPACE"]), shown)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -419,7 +419,9 @@ def test_two_annotators_on_one_item_while_the_command_line_runs(ws, tmp_path):
 
     alice, bob = open_app("alice", "audit"), open_app("bob", "audit")
     item_a, item_b = audit_first_of(alice, SXS), audit_first_of(bob, SXS)
-    assert item_a["id"] == item_b["id"]
+    head = audit.queue(Path(os.environ["LSQA_WORKSPACE"]), audit.Filters(judges=(SXS,)), "bob")["rows"]
+    # The queue's head is held for alice while she has it open: bob is served the next item.
+    assert (item_a["id"], item_b["id"]) == (head[0]["id"], head[1]["id"])
     # The demo's study with one more system: the run has answers and verdicts to write (the demo's
     # own study is all cached and would end before the annotators' first click).
     study = tomllib.loads((PROJECT_ROOT / "configs" / "demo_small.toml").read_text(encoding="utf-8"))
@@ -447,9 +449,10 @@ def test_two_annotators_on_one_item_while_the_command_line_runs(ws, tmp_path):
     assert proc.returncode == 0, out
     assert actions > 2, "the annotators worked while the command-line run was going"
     with store.connect(ws) as con:
-        on_item = reviews_store.reviews(con, item_a["id"])
+        on_items = reviews_store.reviews(con, item_a["id"]) + reviews_store.reviews(con, item_b["id"])
         all_reviews = reviews_store.reviews(con)
-    assert {(r["annotator"], r["action"]) for r in on_item} >= {("alice", "confirm"), ("bob", "override")}
+    assert {(r["annotator"], r["judgment_id"], r["action"]) for r in on_items} >= {
+        ("alice", item_a["id"], "confirm"), ("bob", item_b["id"], "override")}
     assert len(all_reviews) == actions
     for at in (alice, bob):
         goto(at, "agreement")

@@ -31,6 +31,17 @@ from lsqa.audit.lead_view import BREAK_SECONDS, team_figures
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
 from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, as_shown, blind_copy, item, prompt_of, reveal
 from lsqa.audit.kept_reads import REVIEWS_TABLE
+from lsqa.audit.open_items import (
+    LEASE_S,
+    RENEW_EVERY_S,
+    SHARED_QUEUES,
+    Opened,
+    close_item,
+    keep_open,
+    open_in,
+    open_item,
+    trail_of,
+)
 from lsqa.audit.priority_queue import (
     ASSIGNED,
     HEAD_SLACK,
@@ -82,4 +93,6 @@ __all__ = [
     "disagreements_seen_by", "next_open", "final_labels", "comment", "comments",
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
+    # items held while open, the decision guard, the trail kept per person (open_items)
+    "LEASE_S", "RENEW_EVERY_S", "SHARED_QUEUES", "Opened", "open_item", "keep_open", "close_item", "open_in", "trail_of",
 ]

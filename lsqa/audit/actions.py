@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.audit.kept_reads import review_change
+from lsqa.audit.open_items import check_open
 from lsqa.audit.wording import shown_text, to_shown_label
 from lsqa.errors import AuditRefused
 from lsqa.store import annotation as annotation_store
@@ -86,7 +87,7 @@ def _signer(con, who: Person | str) -> tuple[str, str]:
 
 
 def review(workspace: Path, annotator: Person | str, judgment_id: str, label: str, note: str = "",
-           sampling: dict | None = None) -> dict:
+           sampling: dict | None = None, *, tab: str | None = None) -> dict:
     """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``.
 
     ``sampling``: how the verdict was drawn (``{queue, inclusion_prob, stratum}`` from
@@ -94,12 +95,18 @@ def review(workspace: Path, annotator: Person | str, judgment_id: str, label: st
 
     ``annotator``: a name (a workspace without people) or the signed-in Person (``lsqa.team``).
 
+    ``tab``: the Audit page's tab the decision comes from: then it is written only on the item open
+    there, once (``lsqa.audit.open_items.check_open``: not on a stale screen, not twice).
+
     Raises AuditRefused (nothing written) for a label not of the verdict's kind, an unknown verdict,
-    an empty annotator or a note that is not short text; NotAllowed for a person who may not review."""
+    an empty annotator, a note that is not short text or a decision the tab may not make (above);
+    NotAllowed for a person who may not review."""
     who, note = annotator, _note(note)
     _annotator(who)
     with store.write(workspace, change=review_change(judgment_id, sampling)) as con:
         annotator, role = _signer(con, who)
+        if tab is not None:
+            check_open(con, annotator, tab, judgment_id, decision=True)
         j = _verdict(con, judgment_id, "review")
         label = check_label(j["kind"], label, judgment_id)
         action = "confirm" if j["status"] == "ok" and label == j["label"] else "override"
@@ -109,12 +116,15 @@ def review(workspace: Path, annotator: Person | str, judgment_id: str, label: st
 
 
 def confirm(workspace: Path, annotator: Person | str, judgment_id: str, note: str = "",
-            sampling: dict | None = None) -> dict:
-    """Agree with the judge. A verdict without a label (parse error) cannot be confirmed."""
+            sampling: dict | None = None, *, tab: str | None = None) -> dict:
+    """Agree with the judge. A verdict without a label (parse error) cannot be confirmed. ``tab``: as
+    for ``review``."""
     who, note = annotator, _note(note)
     _annotator(who)
     with store.write(workspace, change=review_change(judgment_id, sampling)) as con:
         annotator, role = _signer(con, who)
+        if tab is not None:
+            check_open(con, annotator, tab, judgment_id, decision=True)
         j = _verdict(con, judgment_id, "confirm")
         if j["status"] != "ok" or j["label"] is None:
             raise AuditRefused(f"confirm of verdict {judgment_id}: it has no label to confirm; choose a label instead")
@@ -123,10 +133,12 @@ def confirm(workspace: Path, annotator: Person | str, judgment_id: str, note: st
     return {"id": review_id, "action": "confirm", "label": j["label"]}
 
 
-def skip(workspace: Path, annotator: Person | str, judgment_id: str, reason: str = "skip", note: str = "") -> dict:
+def skip(workspace: Path, annotator: Person | str, judgment_id: str, reason: str = "skip", note: str = "", *,
+         tab: str | None = None) -> dict:
     """Pass a verdict over without labelling it: ``skip`` (the note says why) or ``unsure``. Recorded
     (``review_skips``, who and when), never a label: agreement, corrected estimates, overrides and
-    the queue read reviews only. AuditRefused (nothing written) for an unknown reason or verdict;
+    the queue read reviews only. AuditRefused (nothing written) for an unknown reason or verdict, or
+    from a ``tab`` that does not have the verdict open (``lsqa.audit.open_items.check_open``);
     NotAllowed for a person who may not review."""
     who, note = annotator, _note(note)
     _annotator(who)
@@ -134,6 +146,8 @@ def skip(workspace: Path, annotator: Person | str, judgment_id: str, reason: str
         raise AuditRefused(f"skip of {judgment_id!r}: reason {reason!r} is unknown; use one of {', '.join(SKIP_REASONS)}")
     with store.write(workspace, change=Change(tables=frozenset({SKIPS_TABLE}))) as con:
         annotator, role = _signer(con, who)
+        if tab is not None:
+            check_open(con, annotator, tab, judgment_id, decision=False)
         _verdict(con, judgment_id, "skip")
         skip_id = reviews_store.add_skip(con, annotator=annotator, role=role, judgment_id=judgment_id, reason=reason, note=note)
     return {"id": skip_id, "reason": reason}

@@ -4,7 +4,10 @@ The "not reviewed by me" queue shrinks with every decision, so a position in the
 never moves and cannot go back. The trail keeps every item opened so far: Previous goes back along
 it (to change a decision: a new review row, as always), Next goes forward along it and, at its end,
 opens the head of the queue with the trail left out. "Item i of N" counts the trail plus what the
-queue still holds. Pure: the page keeps ``ids`` and ``at`` in its session.
+queue still holds. When the queue has nothing left, the position is past the trail's end and no item
+is current: the queue has ended (the page says so and offers no decision), K still goes back.
+Pure: the page keeps ``at`` in its session and ``ids`` per person in the workspace
+(``lsqa.audit.open_items``), so that K goes back along them after a reload and in a new tab.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ class Trail:
     at: int = 0  # index into ids; len(ids) means "the head of the queue, not opened yet"
 
     def current(self, queue_head: str | None) -> str | None:
-        """The item to show; the queue's head is added to the trail when the position is past its end."""
+        """The item to show; the queue's head is added to the trail when the position is past its end.
+        None: the position is past the end and the queue has nothing left (it has ended)."""
         if self.at < len(self.ids):
             return self.ids[self.at]
         if queue_head is None:
-            self.at = max(0, len(self.ids) - 1)
-            return self.ids[self.at] if self.ids else None
+            self.at = len(self.ids)
+            return None
         self.ids.append(queue_head)
         self.at = len(self.ids) - 1
         return queue_head

@@ -13,6 +13,9 @@ Streamlit itself) and read the workspace only where the page did.
 
 from __future__ import annotations
 
+import re
+import secrets
+import time
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,14 +54,18 @@ SETTING_KEYS = tuple(SETTING_DEFAULTS)
 # Settings whose widgets are in the folded "Queue settings" panel (the search box is always shown,
 # the questions of a link have no widget).
 FOLDED_SETTING_KEYS = tuple(k for k in SETTING_KEYS if k not in ("audit_search", "audit_questions"))
-LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item", "q", "question")
+LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item", "q", "question", "tab")
+TAB_KEY = "audit_tab"  # this tab's id (lsqa.audit.open_items), kept in the page's address so a reload is the same tab
+_TAB_ID = re.compile(r"[0-9a-f]{16}")
 # The "Audit queue" choices: the priority queue, my assignments (issue 34), the sampled queues (issue 13).
 QUEUE_CHOICES = {"priority": "priority", audit.ASSIGNED: "My assignments", "random": "random", "active": "active"}
 
 
 def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
                   known: Callable[[str], bool] | None = None,
-                  open_assignments: Callable[[], int] = lambda: 0) -> dict:
+                  open_assignments: Callable[[], int] = lambda: 0,
+                  stored_trail: Callable[[str], list[str]] = lambda tab: [],
+                  open_in: Callable[[str], str | None] = lambda tab: None) -> dict:
     """A session's first state: an empty trail, and the queue settings a link may give
     (``?judge=<name>&system=<name>&reviewed=all&blind=1``, ``?item=<judgment id>`` for one verdict,
     shown first, before the queue: the Leaderboard's rank flips link their questions so). An
@@ -69,13 +76,29 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
     called only when a link names a judge or a system, as a new tab then needs no read; ``known``:
     whether a verdict exists, asked only for a link's item (one that names none is said so in
     ``audit_msg``, and the queue is shown instead); ``open_assignments``: how many verdicts assigned
-    to me I have not reviewed yet."""
+    to me I have not reviewed yet; ``stored_trail``: a tab's trail as last saved, else my latest
+    (``audit.trail_of``); ``open_in``: the item a tab has open (``audit.open_in``).
+
+    The tab is the link's (``?tab=``: a reload of this tab), else a new one. The trail is the tab's
+    as last saved, else mine from my latest tab — unless a new tab's link names a queue of its own (a
+    judge, a system, a "reviewed" filter, a search, questions), which starts a new trail as choosing
+    other settings does — and the position past its end (the queue's head); a reloaded tab is back on
+    the item it had open."""
     def last(name: str) -> str | None:
         values = params.get(name) or []
         return values[-1] if values else None
 
     reviewed = last("reviewed") or "not_mine"
-    state = {"audit_trail": [], "audit_at": 0,
+    given = last("tab") or ""
+    reload = bool(_TAB_ID.fullmatch(given))
+    tab = given if reload else secrets.token_hex(8)
+    own_queue = not reload and any(params.get(p) for p in ("judge", "system", "reviewed", "q", "question"))
+    trail = Trail([] if own_queue else list(stored_trail(tab)))
+    trail.at = len(trail.ids)
+    again = open_in(tab)
+    if again:
+        trail.open(again)
+    state = {TAB_KEY: tab, "audit_trail": trail.ids, "audit_at": trail.at,
              "audit_judges": [j for j in params.get("judge") or [] if j in offered()["judges"]],
              "audit_systems": [s for s in params.get("system") or [] if s in offered()["systems"]],
              "audit_reviewed": reviewed if reviewed in audit.REVIEWED_FILTERS else "not_mine",
@@ -88,7 +111,8 @@ def opening_state(params: Mapping[str, list[str]], offered: Callable[[], dict],
                               f"{audit.MAX_SEARCH_CHARS}. Showing the queue without it.")
     item = last("item")
     if item and (known is None or known(item)):
-        state["audit_trail"].append(item)
+        trail.open(item)
+        state["audit_at"] = trail.at
     elif item:
         state["audit_msg"] = (f"The link's item={item} names no verdict in this workspace: showing the queue "
                               "instead.")
@@ -158,12 +182,47 @@ def filters_of(state: Mapping) -> audit.Filters:
                          questions=tuple(state.get("audit_questions") or ()), search=state.get("audit_search") or "")
 
 
-def empty_queue_note(filters: audit.Filters) -> str:
-    """What the page says when no verdict is left in the queue (Markdown, the search escaped)."""
+def empty_queue_note(filters: audit.Filters, state: Mapping | None = None, mine: Mapping | None = None,
+                     held: int = 0, judge: str | None = None) -> str:
+    """What the page says when nothing is left in the queue shown (Markdown, the search escaped): the
+    queue has ended, and no key or button writes. ``state``: the session's queue settings; ``mine``:
+    my assignments' progress (``audit.my_progress``); ``held``: items left that are open for somebody
+    else now (``lsqa.audit.open_items``); ``judge``: the sampled judge of a random / active queue."""
+    queue = (state or {}).get("audit_queue", "priority")
+    if held:
+        return (f"The {held:,} item{'s' if held != 1 else ''} left in this queue {'are' if held != 1 else 'is'} open "
+                "for somebody else right now (held while open, for a few minutes): press J to look again.")
     if filters.search.strip():
         where = "this queue" if filters.reviewed == "all" else "this queue (*Show: all* searches every verdict)"
         return f"No verdict in {where} has “{md(filters.search.strip())}” in its question or answers."
-    return "No verdict matches these filters."
+    if queue == audit.ASSIGNED and mine and mine.get("assigned"):
+        return (f"**All {mine['assigned']:,} of your assignments are done.** Nothing more is written here: "
+                "choose the next queue below, or press K to go back to an item and change it.")
+    if queue not in ("priority", audit.ASSIGNED):
+        return (f"**The {md(queue)} sample of {md(judge or '')} is done:** every verdict in it has your review or "
+                "was opened in this tab. Choose the next queue below; K goes back.")
+    return ("**Nothing left in this queue:** no verdict matching these filters waits for you. Choose the next "
+            "queue below; K goes back.")
+
+
+def next_queues(state: Mapping, mine: Mapping | None = None) -> list[dict]:
+    """What an ended queue offers next, as buttons: ``{"label", "key", "settings"}`` (the session's
+    queue settings that open it): my open assignments, the priority queue without filters."""
+    out = []
+    if state.get("audit_queue") != audit.ASSIGNED and mine and mine.get("open"):
+        out.append({"label": f"My assignments ({mine['open']:,} open)", "key": "audit_next_assigned",
+                    "settings": {"audit_queue": audit.ASSIGNED}})
+    narrowed = any(state.get(k) for k in ("audit_judges", "audit_systems", "audit_books", "audit_labels",
+                                          "audit_statuses", "audit_reviewed_by", "audit_questions")) \
+        or (state.get("audit_search") or "").strip()
+    if state.get("audit_queue") != "priority" or narrowed or state.get("audit_reviewed") != "not_mine":
+        out.append({"label": "The priority queue: everything not reviewed by me", "key": "audit_next_priority",
+                    "settings": {**{k: SETTING_DEFAULTS[k] for k in ("audit_judges", "audit_systems", "audit_books",
+                                                                      "audit_labels", "audit_statuses",
+                                                                      "audit_reviewed_by", "audit_search",
+                                                                      "audit_questions")},
+                                 "audit_queue": "priority", "audit_reviewed": "not_mine"}})
+    return out
 
 
 def sampled_judge(state: Mapping, offered: Callable[[], dict]) -> str | None:
@@ -232,7 +291,9 @@ class Place:
     """Where the annotator is: the item to show, and the queue after the trail. ``why``, ``sampled``
     and ``opened`` are the session's own records of the items opened: why each was in the queue,
     its inclusion probability when sampled (saved with the review), the latest review id when it
-    was opened (reviews by others after it are worth a warning)."""
+    was opened (reviews by others after it are worth a warning). ``held``: items of the queue's head
+    passed over because they are open for somebody else (``lsqa.audit.open_items``); ``other_tab``:
+    the item shown is open in another tab of mine too."""
 
     current_id: str | None
     remaining: int  # items the queue holds that were not opened yet
@@ -240,6 +301,8 @@ class Place:
     why: dict[str, str] = field(default_factory=dict)
     sampled: dict[str, dict] = field(default_factory=dict)
     opened: dict[str, int] = field(default_factory=dict)
+    held: int = 0
+    other_tab: bool = False
 
 
 def why_shown(row: dict) -> str:
@@ -247,13 +310,35 @@ def why_shown(row: dict) -> str:
     return f"priority {row['priority']:.2f} — {row['why']}"
 
 
+OTHER_TAB_NOTE = ("This item is open in another tab of yours too: the first decision made is kept, and a "
+                  "decision from the other tab is refused (nothing written twice).")
+OPEN_KEY = "audit_open"  # {"id", "other_tab", "renewed"}: the item this tab holds (lsqa.audit.open_items)
+
+
+def queue_served(state: Mapping, filters: audit.Filters) -> str:
+    """The queue an item is served from, as its hold records it: ``assigned``, ``random``, ``active``, ``priority``."""
+    if filters.reviewed == audit.ASSIGNED:
+        return audit.ASSIGNED
+    return state.get("audit_queue") if state.get("audit_queue") in ("random", "active") else "priority"
+
+
 def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator: str, state: MutableMapping,
-               judge: str | None) -> Place:
+               judge: str | None, who: Person | str | None = None) -> Place:
     """The queue with the trail left out, and the item to show now (the trail's, else the queue's
     head, which joins the trail); the session's position (``audit_at``) and records of the items
     opened follow. ``judge``: the sampled judge (``sampled_judge``), None for the priority queue. A
     random / active audit queue (issue 13) is the sample in its own order, the items opened this
-    session left out."""
+    session left out.
+
+    ``who`` (a person who may review): the item is opened in this tab (``audit.open_item``) — the
+    queue's head is the first item not open for somebody else, and held for me while I am on it;
+    an item I go back to records what I decided, so that one key changes it; a queue with nothing
+    left closes the tab's open item, so that no decision is written from it."""
+    tab, kept = state.get(TAB_KEY), state.get(OPEN_KEY)
+    holding = who is not None and bool(annotator) and bool(tab)
+    serving = trail.at >= len(trail.ids)  # past the trail's end: the queue's head, served
+    # Reviews after this row may be missing from the queue read next: serving passes over their items.
+    marker = audit.opened_marker(workspace) if holding and serving else None
     if judge is None:
         q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
     else:
@@ -261,22 +346,57 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
                                 stratify=state.get("audit_stratify", "none"), page=0)
         q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
              "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
+    opened_before, held = len(trail.ids), 0
+    if serving:
+        if holding and (q["rows"] or kept is not None):
+            got = audit.open_item(workspace, who, tab, candidates=[r["id"] for r in q["rows"]],
+                                  queue=queue_served(state, filters), trail=trail.ids, read_after=marker)
+            head, held = got.id, len(got.held)
+            state[OPEN_KEY] = None if got.id is None else {"id": got.id, "other_tab": got.other_tab,
+                                                           "renewed": time.monotonic()}
+        else:
+            head = q["rows"][0]["id"] if q["rows"] and not holding else None
+        current_id = trail.current(head)
+    else:
+        current_id = trail.current(None)
+        if holding and (kept is None or kept["id"] != current_id):  # K, J along the trail, a link, a table
+            got = audit.open_item(workspace, who, tab, current_id, trail=trail.ids)
+            state[OPEN_KEY] = {"id": current_id, "other_tab": got.other_tab, "renewed": time.monotonic()}
+        elif holding:
+            keep_open(workspace, who, state)
     sampled = state.setdefault("audit_sampling", {})
-    sampled.update({r["id"]: r.get("sampling") for r in q["rows"][:1] if r.get("sampling")})
-    opened_before = len(trail.ids)
-    current_id = trail.current(q["rows"][0]["id"] if q["rows"] else None)
+    sampled.update({r["id"]: r.get("sampling") for r in q["rows"] if r["id"] == current_id and r.get("sampling")})
     remaining = q["total"] - (len(trail.ids) - opened_before)
     # The queue without the item just opened. The next key's queue is made from q, kept, without a
     # read, even after my decision on this item (lsqa.audit.priority_queue; issue 12).
     upcoming = [r for r in q["rows"] if r["id"] != current_id]
     state["audit_at"] = trail.at
     why = state.setdefault("audit_why", {})
-    why.update({r["id"]: why_shown(r) for r in q["rows"][:1] if "priority" in r})
+    why.update({r["id"]: why_shown(r) for r in q["rows"] if r["id"] == current_id and "priority" in r})
     opened = state.setdefault("audit_opened", {})
     if current_id and current_id not in opened:
         opened[current_id] = audit.opened_marker(workspace)
+    other_tab = bool(holding and current_id and (state.get(OPEN_KEY) or {}).get("other_tab"))
     return Place(current_id=current_id, remaining=remaining, upcoming=upcoming, why=why, sampled=sampled,
-                 opened=opened)
+                 opened=opened, held=held, other_tab=other_tab)
+
+
+def keep_open(workspace: Path, who: Person | str | None, state: MutableMapping) -> None:
+    """Renew the hold of this tab's open item once ``audit.RENEW_EVERY_S`` have passed since the last
+    time (the page calls it on every run and from a fragment that runs that often); an item the tab
+    no longer holds is opened again."""
+    kept = state.get(OPEN_KEY)
+    if who is None or not kept or time.monotonic() - kept["renewed"] < audit.RENEW_EVERY_S:
+        return
+    if not audit.keep_open(workspace, who, state[TAB_KEY], kept["id"]):
+        audit.open_item(workspace, who, state[TAB_KEY], kept["id"])
+    kept["renewed"] = time.monotonic()
+
+
+def opened_again(state: MutableMapping) -> None:
+    """After a decision refused as already made: the item is opened again at the next run, so that it
+    shows what I decided (and one key changes it)."""
+    state[OPEN_KEY] = None
 
 
 def position_line(trail: Trail, remaining: int, why: str) -> str:
@@ -300,15 +420,17 @@ def late_warning(names: list[str]) -> str:
 
 
 def save_decision(workspace: Path, annotator: Person | str, judgment_id: str, kind: str, shown: str | None,
-                  label: str | None, note: str, sampling_of: dict | None, opened_at: int) -> str:
+                  label: str | None, note: str, sampling_of: dict | None, opened_at: int,
+                  tab: str | None = None) -> str:
     """Confirm the judge's label (no ``label``) or save mine (system terms); what the screen says
     then, in the terms shown (``shown``), with a note when others reviewed the item meanwhile.
+    ``tab``: this page's tab: written only on the item open there, once (``lsqa.audit.open_items``).
     Raises what ``audit.confirm`` / ``audit.review`` refuse (nothing saved)."""
     if label is None:
-        audit.confirm(workspace, annotator, judgment_id, note, sampling=sampling_of)
+        audit.confirm(workspace, annotator, judgment_id, note, sampling=sampling_of, tab=tab)
         action = "confirm"
     else:
-        action = audit.review(workspace, annotator, judgment_id, label, note, sampling=sampling_of)["action"]
+        action = audit.review(workspace, annotator, judgment_id, label, note, sampling=sampling_of, tab=tab)["action"]
     names = late_reviewers(workspace, judgment_id, annotator.name if isinstance(annotator, Person) else annotator,
                            opened_at)
     late = f" — note: {', '.join(names)} reviewed this item after you opened it" if names else ""
@@ -336,9 +458,10 @@ def undo_mine_at(workspace: Path, annotator: Person | str) -> tuple[str, str | N
     return "Undone: " + audit.describe_action(undone), undone["target"] if undone["what"] == "review" else None
 
 
-def skip_item(workspace: Path, annotator: Person | str, judgment_id: str, reason: str, note: str) -> str:
-    """Pass the item over (``audit.skip``); what the screen says then."""
-    audit.skip(workspace, annotator, judgment_id, reason, note)
+def skip_item(workspace: Path, annotator: Person | str, judgment_id: str, reason: str, note: str,
+              tab: str | None = None) -> str:
+    """Pass the item over (``audit.skip``, from ``tab``: only its open item); what the screen says then."""
+    audit.skip(workspace, annotator, judgment_id, reason, note, tab=tab)
     return "Skipped (recorded, not a label)" if reason == "skip" else "Marked unsure and passed over (recorded, not a label)"
 
 
@@ -390,6 +513,7 @@ class DecisionBar:
     labels: list[dict] = field(default_factory=list)
     flags: list[dict] = field(default_factory=list)
     blind_note: str | None = None
+    mine: str | None = None  # "You decided: … — press a label key again to change it" (Markdown)
 
 
 # Passing an item over (``audit.skip``): recorded with who and when, never a label.
@@ -430,12 +554,26 @@ def decision_bar(it: dict | None, revealed: bool, annotator: str, trail: Trail, 
     flags += [{"label": f"Flag reference {n}", "shortcut": SHORTCUTS[f"flag:{n}"], "on": "flag",
                "args": (it["question_id"], n, it["id"]), "disabled": not annotator,
                "key": write_key(f"audit_flag{n}")} for n in ("1", "2")]
-    return DecisionBar(nav=nav, position=item_cards.stamped(position_line(trail, remaining, why.get(it["id"], "opened before")),
-                                                            it["id"]),
-                       labels=labels, flags=flags,
+    # Why the item is in the queue is judge-derived (other verdicts differ, the judge flips, a flagged
+    # reference, its priority): hidden while blind, as the judge's label is.
+    reason = why.get(it["id"], "opened before") if revealed else "why it is in the queue: hidden while blind"
+    return DecisionBar(nav=nav, position=item_cards.stamped(position_line(trail, remaining, reason), it["id"]),
+                       labels=labels, flags=flags, mine=my_decision(it, annotator),
                        blind_note=None if revealed else ("Blind: the judge's label, other annotators' labels and "
                                                          "system names appear once you decide; Confirm (V) is off "
                                                          "until then."))
+
+
+def my_decision(it: dict, annotator: str) -> str | None:
+    """What I decided on this item, if I did, in the terms shown (Markdown): a label key on it now is
+    a change of that decision (``lsqa.audit.open_items``)."""
+    if not annotator:
+        return None
+    for lab in it.get("human_labels") or ():
+        if lab["annotator"] == annotator:
+            said = md(audit.shown_text(it["kind"], lab["shown_label"]))
+            return f"You decided: **{said}** — press a label key again to change it."
+    return None
 
 
 @dataclass
@@ -547,9 +685,9 @@ def up_next_caption(remaining: int, upcoming: list[dict]) -> str:
 
 def up_next_table(upcoming: list[dict], blind: bool) -> list[dict]:
     """The first ``UP_NEXT_ROWS`` of the queue after this item, one row each; blind, without the
-    systems and the judge's label."""
-    return [{"priority": r.get("priority"), "why": r.get("why"), "judge": r.get("judge"), "book": r.get("title"),
-             "question": r.get("question_id"),
+    systems, the judge's label and the priority and its reasons (other verdicts, flags: judge-derived)."""
+    return [{**({} if blind else {"priority": r.get("priority"), "why": r.get("why")}),
+             "judge": r.get("judge"), "book": r.get("title"), "question": r.get("question_id"),
              **({} if blind else {"system_a": r.get("system_a"), "system_b": r.get("system_b"),
                                   "label": r.get("label")}),
              "reviewers": r.get("n_reviewers")} for r in upcoming[:UP_NEXT_ROWS]]

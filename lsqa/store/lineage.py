@@ -23,6 +23,9 @@ from typing import Iterator
 
 MAX_STEPS = 1024  # a dashboard makes a few steps per action; the oldest are forgotten
 MAX_WALK = 16  # steps followed back from one version
+# Tables no kept read reads (the Audit page's open items and trails, migration 0025: read afresh each
+# time): a change in them alone leaves every kept read as it was.
+UNKEPT_TABLES = frozenset({"open_items", "audit_trails"})
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,10 @@ class Change:
 
     def only_in(self, *tables: str) -> bool:
         return self.tables <= set(tables)
+
+    def unkept_only(self) -> bool:
+        """Whether only tables no kept read reads changed (``UNKEPT_TABLES``)."""
+        return self.tables <= UNKEPT_TABLES
 
 
 _steps: OrderedDict = OrderedDict()  # (path, version after) -> (version before, Change | None)

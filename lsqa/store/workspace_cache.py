@@ -66,7 +66,7 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
             judged with the call's arguments, or with ``judged_for`` in their place (``kept_only``)."""
             arguments = None
             for before, change in lineage.history(path, version):
-                if change is not None:
+                if change is not None and not change.unkept_only():
                     if survives is None:
                         return False, None
                     if arguments is None:

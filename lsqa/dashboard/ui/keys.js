@@ -19,6 +19,8 @@
 //    on its side (pages/audit.py): a click sent from a screen whose item is no longer shown, or that
 //    had not drawn the item yet, writes nothing.
 // 4. "?" shows the keys of the page (the shortcut buttons' own labels); "?" or Esc closes it.
+// 5. "E" puts the focus in the note field (the Audit page's), to write a note from the keyboard;
+//    Enter or Esc gives the keys back.
 // (No text here may look like an HTML tag, even in a comment: st.html's sanitizer drops the script.)
 (() => {
   const doc = window.parent && window.parent.document ? window.parent.document : document;
@@ -180,6 +182,10 @@
   watch();
   setInterval(release, 250); // a key sent that started no run (a button already off) frees the page after 1.5 s
 
+  // ------------------------------------------------------------------------------- the note's key
+  const NOTE_KEY = "e";
+  const noteField = () => doc.querySelector(".st-key-audit_note input, .st-key-audit_note textarea");
+
   // ---------------------------------------------------------------------------- the keys' overlay
   const help = box("lsqa-keys-help", "dialog", "top:80px;bottom:auto;background:#fff;color:#222;border:1px solid #999;"
     + "padding:14px 20px;max-height:70vh;overflow:auto;min-width:22rem");
@@ -192,6 +198,7 @@
       const label = (text ? text.innerText : b.innerText || "").trim();
       return k ? [k.innerText.trim(), label + (b.disabled ? " (off now)" : "")] : null;
     }).filter(Boolean);
+    if (noteField()) rows.push([NOTE_KEY.toUpperCase(), "write a note: the note field takes the focus"]);
     rows.push(["Enter / Esc", "leave a field: the keys act again"], ["?", "show or hide this list (Esc hides it)"]);
     help.replaceChildren();
     const h = doc.createElement("p");
@@ -220,6 +227,12 @@
     }
     if (e.repeat) { e.stopPropagation(); e.preventDefault(); return; } // a key held down acts once
     if (e.ctrlKey || e.metaKey || e.altKey || typeof e.key !== "string" || e.key.length !== 1) return;
+    if (e.key.toLowerCase() === NOTE_KEY && noteField()) { // the note field takes the focus; nothing is typed
+      e.stopPropagation(); e.preventDefault();
+      noteField().focus();
+      banner();
+      return;
+    }
     const button = keyButton(e.key);
     if (!button) return;
     const item = itemOf(button);
