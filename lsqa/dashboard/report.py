@@ -33,6 +33,7 @@ from lsqa.stats import analysis, certification, corrected_report
 from lsqa.stats.rank_intervals import for_accuracies
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
+from lsqa.text import numbers
 from lsqa.text.highlight import escape
 from lsqa.vocabulary import BINARY, CORRECTED, PAIRWISE
 
@@ -71,7 +72,9 @@ def _cell(value) -> str:
     if value is None or value == "":
         return "—"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return numbers.figure(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return numbers.count(value)
     return str(value)
 
 
@@ -106,7 +109,7 @@ def _items(lines: list[str]) -> str:
 
 
 def _pct(x) -> str:
-    return "not measured" if x is None else f"{100 * x:.1f}%"
+    return numbers.percent(x, missing="not measured")
 
 
 # ------------------------------------------------------------------------------ the sections
@@ -206,7 +209,7 @@ def _bias(ws: Path, judge: str, binary: bool) -> str:
         rows += [{"figure": "answer pairs judged in both orders", "value": pb["n_both_orders"]},
                  {"figure": "same verdict in both orders", "value": _pct(pb["consistency"])},
                  {"figure": "κ between the two orders",
-                  "value": "not defined: one label only" if pb["kappa"] is None else f"{pb['kappa']:.3f}"}]
+                  "value": "not defined: one label only" if pb["kappa"] is None else numbers.figure(pb['kappa'])}]
     else:
         rows.append({"figure": "answer pairs judged in both orders", "value": "none: the study showed each pair "
                                                                               "in one order"})
@@ -346,7 +349,7 @@ def _self_preference(ws: Path, judge: str, binary: bool) -> str:
 
 
 def _count_share(n: int, total: int) -> str:
-    return f"{n} ({100 * n / total:.1f}%)" if total else f"{n}"
+    return f"{n:,} ({numbers.percent(n / total)})" if total else f"{n:,}"
 
 
 def _corrected_change(result: dict | None, binary: bool) -> str:
@@ -371,7 +374,7 @@ def _corrected_change(result: dict | None, binary: bool) -> str:
                                                                                r["judge_only_ci_high"])))
     if ratios:
         median = ratios[len(ratios) // 2]
-        text += (f" The corrected strength intervals are about {median:.1f}× as wide as the judge-only ones (median "
+        text += (f" The corrected strength intervals are about {numbers.figure(median, 2)}× as wide as the judge-only ones (median "
                  "over the systems): they include the judge's errors the audits measured.")
     return text
 
