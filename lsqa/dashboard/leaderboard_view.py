@@ -379,8 +379,14 @@ def neighbour_rows(result: dict) -> list[dict]:
     def sep(a: dict) -> str:
         return "no interval: bootstrap rounds set to 0" if a["separated"] is None else "yes" if a["separated"] else "no"
 
+    from lsqa.dashboard.headline import win_probability_text
+
     return [{"pair": f"{a['upper']} above {a['lower']}", "separated": sep(a),
+             WIN_TEXT: win_probability_text(a.get("win_probability")),
              "verdicts that would swap them": words(a["fragility"])} for a in result.get("adjacent", [])]
+
+
+WIN_TEXT = "P(upper beats lower), 95% interval"
 
 
 def with_strength_bar(rows: list[dict], result: dict, scale: str, *,

@@ -27,6 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from lsqa import store
+from lsqa.dashboard import headline
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
 from lsqa.stats import analysis, certification, corrected_report
@@ -500,10 +501,14 @@ def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: 
         ranking_html, base = _ranking_binary(ws, judge)
     else:
         ranking_html, base = _ranking_pairwise(ws, judge, bootstrap, seed)
+    said = headline.for_judge(ws, judge, queue=queue, **({"accuracy": base} if binary else {"ranking": base}))
+    ranking_html += _p(headline.basis_text(said["figures"]), "note")
     cert_html, _ = _certification(ws, judge, queue)
     corrected_html, corrected = _corrected(ws, judge, binary, queue)
     kind = "accuracy of each system (yes/no judge)" if binary else "ranking of the systems (side-by-side judge)"
     sections = [
+        ("headline", "The answer in one paragraph", f'<p class="verdict" id="headline-text">{escape(said["text"])}</p>'
+         + _p("Every figure here is shown again, with its basis, in the sections below.", "note")),
         ("tiers", f"Tiers and {kind}", ranking_html),
         ("certification", "Can this judge replace the annotators?", cert_html),
         (CORRECTED, "Corrected by the audits", corrected_html),
