@@ -37,7 +37,7 @@ def test_five_audits_say_undecided_with_the_count_and_what_would_decide():
 def test_the_leader_the_top_tier_and_the_win_probability_with_its_interval():
     text = headline.words(pairwise())
     assert text.startswith("fullbook is ahead but shares the top tier with rag4k: the data do not tell them apart.")
-    assert "fullbook beats rag4k 62% of the time (95% interval 55.1% – 69.3%; eq. 1)." in text
+    assert "fullbook beats rag4k 62.0% of the time (95% interval 55.1% – 69.3%; eq. 1)." in text
     assert "Their rank intervals overlap: which of the two is better is not settled." in text
     alone = headline.words(pairwise(tiers=(1, 2, 3), separated=True, fragility={"drop": 12, "flip": 7}))
     assert alone.startswith("fullbook is ahead, alone in the top tier.")
@@ -66,7 +66,7 @@ def test_no_bootstrap_no_interval_and_a_yes_no_judge():
     f["leader_vs_next"]["separated"] = None
     text = headline.words(f)
     assert "fullbook is ahead (no tiers: bootstrap rounds set to 0)." in text
-    assert "62% of the time (no interval: bootstrap rounds set to 0; eq. 1)." in text
+    assert "62.0% of the time (no interval: bootstrap rounds set to 0; eq. 1)." in text
     binary = {"judge": "ais", "family": "binary",
               "systems": [{"system": "a", "tier": 1, "rank": 1, "never_won": False, "accuracy": 0.958,
                            "ci_low": 0.8779, "ci_high": 1.0},

@@ -609,7 +609,8 @@ def panel(workspace: Path, judge: str, *, queue: str | None = None, thresholds: 
     needed = result["audits_needed"]
     headline = {REPLACEABLE: "can replace the annotators on this study",
                 NOT_REPLACEABLE: "cannot replace the annotators on this study",
-                UNDECIDED: "undecided" + (f": about {needed} more random audits would tell, with {POWER:.0%} "
+                UNDECIDED: "undecided" + (f": about {needed} more random audits would decide whether it can replace "
+                                           f"the annotators, with {POWER:.0%} "
                                            "probability" if needed else "")}
     return {**result, "headline": f"{judge}: {headline[result['verdict']]}", "rows": rows,
             "ceiling_rows": ceiling_rows, "alt_rows": alt_rows}

@@ -346,10 +346,16 @@ def ranking_section(result: dict) -> dict:
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
     adjacent = [{"pair": f"{a['upper']} > {a['lower']}", "separated": _separated_text(a, result["n_usable_audits"]),
                  "strength ratio (95%, simultaneous)": _ratio_text(a, result["n_usable_audits"]),
-                 "more random audits to separate": (
+                 AUDITS_TO_SEPARATE: (
                      "—" if a["separated"] else "not within these verdicts" if a["more_audits_needed"] is None
-                     else f"about {a['more_audits_needed']}")} for a in result["adjacent"]]
+                     else f"about {numbers.count(a['more_audits_needed'])} to tell {a['upper']} from {a['lower']}")}
+                for a in result["adjacent"]]
     return {"table": table, "adjacent": adjacent, "flips": flip_rows(result["flips"])}
+
+
+# What the adjacent pairs' audit count decides: this pair's order, not whether the judge can replace
+# people (the certification's own count, ``certification.audits_to_decide``).
+AUDITS_TO_SEPARATE = "more random audits to tell the pair apart (not to certify the judge)"
 
 
 def _separated_text(pair: dict, n_audits: int) -> str:

@@ -21,7 +21,8 @@ SMALLEST = 1e-3           # nonzero magnitudes below this print as "< 0.001"
 
 def figure(x: float | int | None, digits: int = DIGITS, *, missing: str = "—") -> str:
     """``x`` with at most ``digits`` significant digits, in positional form with thousands commas:
-    ``52263.02 → "52,300"``, ``0.012345 → "0.0123"``, ``1.0 → "1"``, ``1e-11 → "< 0.001"``.
+    ``52263.02 → "52,300"``, ``0.012345 → "0.0123"``, ``1.0 → "1.00"`` (trailing zeros kept: the
+    precision is the same on every row), ``1e-11 → "< 0.001"``.
     ``missing`` for None; "not finite" for ±inf and NaN (never the digits of a diverged fit)."""
     if x is None:
         return missing
@@ -38,10 +39,7 @@ def figure(x: float | int | None, digits: int = DIGITS, *, missing: str = "—")
     if rounded != 0 and math.floor(math.log10(abs(rounded))) > exponent:  # 9.996 → 10.0: one place fewer
         places -= 1
     places = max(0, places)
-    text = f"{rounded:,.{places}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
+    return f"{rounded:,.{places}f}"
 
 
 def signed(x: float | None, digits: int = DIGITS) -> str:
@@ -53,7 +51,7 @@ def signed(x: float | None, digits: int = DIGITS) -> str:
 
 def percent(share: float | None, digits: int = DIGITS, *, missing: str = "—") -> str:
     """A share in [0, 1] as a percentage with at most ``digits`` significant digits: ``0.6882 → "68.8%"``,
-    ``1.0 → "100%"``, ``0.05263 → "5.26%"``."""
+    ``0.75 → "75.0%"``, ``1.0 → "100%"``, ``0.05263 → "5.26%"``."""
     if share is None:
         return missing
     return f"{figure(100 * float(share), digits)}%"
