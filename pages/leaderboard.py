@@ -13,6 +13,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
 
 from lsqa.dashboard import chart_export  # noqa: E402
 from lsqa.dashboard import charts  # noqa: E402
+from lsqa.dashboard import headline  # noqa: E402
 from lsqa.text import highlight  # noqa: E402
 from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.dashboard import leaderboard_view as lv  # noqa: E402
@@ -75,6 +76,11 @@ picked = lv.only(shown, ss.lb_judge)
 board = page_data.leaderboard(workspace, judges=None if ss.lb_judge == lv.ALL_JUDGES else [ss.lb_judge],
                               use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
                               by_question=by_question)
+said = headline.for_board(workspace, board)
+if said:  # the answer in one paragraph first: the same words as at the top of `lsqa report`
+    with st.container(border=True):
+        for _judge, _said in said.items():
+            st.markdown(md(_said["text"]))
 st.caption(("Labels: human where reviewed, else judge. " if board["use_overrides"] else "Labels: the judges'. ")
            + (f"Left out: {board['n_flagged_questions']} questions with a flagged reference."
               if board["exclude_flagged"] else f"{board['n_flagged_questions']} questions have a flagged reference."))
@@ -134,6 +140,7 @@ for entry in board["rankings"]:
         continue
     result = entry["result"]
     st.caption(f"{md(judge)}: {result['n_comparisons']:,} comparisons ({result['n_excluded']:,} 'none' left out)")
+    st.caption(md(headline.basis_text(said[judge]["figures"])))
     if view.switched:
         show_changes(judge, result)
     rows = page_data.ranking_rows(result)
@@ -188,6 +195,7 @@ for entry in board["accuracy"]:
     if not entry["rows"]:
         st.info("No decided verdicts.")
         continue
+    st.caption(md(headline.basis_text(said[judge]["figures"])))
     table = lv.accuracy_with_ranks(page_data.accuracy_rows(judge, entry["rows"]), entry["rows"])
     if show == "chart":
         st.plotly_chart(accuracy_chart(entry["rows"], judge), key=f"lb_acc_{judge}")

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from lsqa import store
 from lsqa import audit
 from lsqa.text import highlight
-from lsqa.stats import sampling
+from lsqa.stats import corrected_report, sampling
 from lsqa.store import verdicts as verdicts_store
 
 from .test_dashboard_pages import APP, SXS, _fresh_streamlit_caches, bar_button, goto, open_app, pick_judge, ws  # noqa: F401
@@ -49,7 +49,7 @@ def test_leaderboard_shows_corrected_beside_judge_only(ws):  # noqa: F811
     assert {"judge-only strength", "corrected 95% CI", "audited"} <= set(frame.columns)
     assert frame["audited"].sum() == 2 * len(q["rows"])    # each audited pair counts for both systems
     assert any(f"{len(q['rows'])} usable audits (random queue)" in c.value for c in at.caption)
-    assert any("more random audits to separate" in df.value.columns for df in at.dataframe)
+    assert any(corrected_report.AUDITS_TO_SEPARATE in df.value.columns for df in at.dataframe)
     # A yes/no judge without audits: its judge-only figures with the warning.
     assert any("no usable audits" in w.value for w in at.warning)
 

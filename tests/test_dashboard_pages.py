@@ -723,3 +723,29 @@ def test_reference_errors_page_shows_each_signals_evidence_for_the_selected_row(
     assert shown["llm_accepts"] is not None and lines[0].startswith("lexical-refcheck: ")
     assert lines[0] in [c.value for c in at.caption]
     assert any("LLM checks accept" in c.value for c in at.caption)
+
+
+def test_leaderboard_opens_on_the_headline(ws):
+    """The first block of the Leaderboard is the answer in words: the leader's name, a win
+    probability in percent, the certification verdict and the audits it rests on; the same words as
+    ``lsqa.dashboard.headline`` gives for the judge's ranking, and its win probability in the
+    neighbours table below."""
+    import re
+
+    from lsqa.dashboard import headline
+    from lsqa.stats import analysis
+
+    from .test_report import audited
+
+    audited(ws, SXS, 5)
+    at = open_app(page="leaderboard")
+    pick_judge(at, SXS)
+    first = at.markdown[0].value
+    ranking = analysis.ranking(ws, SXS, bootstrap=1000, seed=0)
+    assert first == highlight.md_escape(headline.for_judge(ws, SXS, ranking=ranking)["text"])
+    leader = ranking["systems"][0]["system"]
+    assert first.startswith(highlight.md_escape(f"{leader} is ahead"))
+    assert re.search(r"beats .* \d+(\.\d+)?% of the time", first)
+    assert "undecided after 5 random audits" in first and "and 5 audits." in first
+    neighbours = next(df.value for df in at.dataframe if "P(upper beats lower), 95% interval" in df.value.columns)
+    assert neighbours["P(upper beats lower), 95% interval"].iloc[0].split(" (")[0] in first

@@ -22,10 +22,12 @@ from lsqa.dashboard import leaderboard_view as lv
 from lsqa.dashboard import report
 from lsqa.stats import analysis, certification, corrected_report, sampling
 from lsqa.stats.rank_intervals import ranks_text
+from lsqa.text import numbers
 
 from .bad_input import assert_refused, invoke
 
 SXS = "lexical-sxs-fc"
+CORRECTED_SECTION = "corrected"
 YES_NO = "lexical-autoais-fc"
 BOOT = 200
 GREEK = re.compile(r"[\u0370-\u03ff]")
@@ -255,9 +257,9 @@ def test_report_yes_no_without_audits(demo_workspace, tmp_path):
     acc = analysis.accuracy(ws, YES_NO)
     shown = page.table("tiers")
     assert [r["system"] for r in shown] == [r["system"] for r in acc]
-    assert [r["accuracy"] for r in shown] == [f"{100 * r['accuracy']:.1f}%" for r in acc]
+    assert [r["accuracy"] for r in shown] == [numbers.percent(r["accuracy"]) for r in acc]
     # By hand on the demo: nocontext's answers are never accepted; it sits alone in the last tier.
-    assert (shown[-1]["system"], shown[-1]["accuracy"], shown[-1]["tier"]) == ("extractive-nocontext", "0.0%", "2")
+    assert (shown[-1]["system"], shown[-1]["accuracy"], shown[-1]["tier"]) == ("extractive-nocontext", "0%", "2")
     assert "(verdict: undecided)" in page.text("certification") and "Rests on 0 audits" in page.text("certification")
     assert page.table("certification")[0]["95% interval"] == "no audits of this yet"
     assert "No corrected ranking: no random or active audits" in page.text("corrected")
@@ -379,3 +381,49 @@ def test_leaderboard_report_button_gives_the_cli_report(demo_workspace, tmp_path
     pick_judge(at, YES_NO)
     assert [b.proto.label for b in at.get("download_button")].count("Report (HTML)") == 1
     assert any(n and n.startswith(f"report_{YES_NO}_") for n in made)
+
+
+# ---------------------------------------------------------------------------- numbers a person reads
+
+# What counts as a number on the page: a run of digits, with thousands commas and a decimal part. A
+# whole number (no decimal point: a count such as "1,234 verdicts", a rank, a year, a run id) is
+# counted, not estimated, and is allowed whole. A decimal number is an estimate: at most 3
+# significant digits (leading zeros do not count; trailing ones do: "100.0" has four). Exponent form
+# ("1.54e-11", "3E+11") is never allowed. The study configs quoted under provenance (<pre>) are the
+# input as written, not figures of the report, and are left out.
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+EXPONENT = re.compile(r"\d(?:\.\d+)?[eE][-+]?\d+\b")
+
+
+def unreadable_numbers(text: str) -> list[str]:
+    """The numbers of ``text`` outside the allowed form (above)."""
+    bad = EXPONENT.findall(text)
+    for m in NUMBER.finditer(text):
+        token = m.group()
+        if "." in token and len(token.replace(",", "").replace(".", "").lstrip("0")) > 3:
+            bad.append(token)
+    return bad
+
+
+def test_the_number_check_finds_what_it_should():
+    assert unreadable_numbers("0.000 – 52,263,024,284.256 and 1.54e-11× – 3.02e+11×, 100.0%") == [
+        "1.54e-11", "3.02e+11", "52,263,024,284.256", "100.0"]
+    assert unreadable_numbers("1,234 verdicts, 68.8% [14.7–94.7], 0.0123, rank 2–4, 2026-12-06 04:19") == []
+
+
+@pytest.mark.parametrize("n_audits", [5, 32])
+def test_every_number_in_the_report_is_readable(demo_workspace, n_audits):
+    """The report of the demo with 5 random audits (too few for the corrected intervals) and with 32 (enough),
+    for the side-by-side and the yes/no judge: no number in exponent form or with more than 3
+    significant digits anywhere in the text a reader sees."""
+    ws = demo_workspace
+    audited(ws, SXS, n_audits, override=1)
+    audited(ws, YES_NO, min(n_audits, 20), override=1)
+    for judge in (SXS, YES_NO):
+        html = report.build(ws, judge, bootstrap=BOOT)
+        text = Page(re.sub(r"<pre>.*?</pre>", "", html, flags=re.S)).text()
+        assert unreadable_numbers(text) == [], judge
+        if judge == SXS and n_audits == 5:
+            # The corrected section says "too few audits to say" where its intervals would be digits.
+            corrected = Page(html).table(CORRECTED_SECTION)
+            assert corrected and all(r["corrected 95% CI"] == "too few audits to say (n = 5)" for r in corrected)

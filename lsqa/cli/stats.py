@@ -251,6 +251,12 @@ def rank_command(
                 seed=seed, by_question=by_question, anchor=anchor, level=level)
         except ValueError as exc:
             raise InputError(source, str(exc)) from None
+    if counts is not None:
+        # The answer in one paragraph, as at the top of the Leaderboard and of `lsqa report` (the same
+        # words for the same view, bootstrap rounds and seed).
+        from lsqa.dashboard import headline
+
+        result["headline"] = headline.for_judge(source, judge, ranking=result)["text"]
     for warning in result.get("warnings", []):
         typer.echo(f"warning: {warning}", err=True)
     if as_json:

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from lsqa.errors import NoVerdicts
+from lsqa.text import numbers
 from lsqa.text.highlight import md_escape as md
 from lsqa.vocabulary import BINARY, JUDGE_LABELS, OVERRIDES, PAIRWISE
 
@@ -115,12 +116,12 @@ def _text(x) -> str:
     """A number for a mixed table cell: rounded, or a dash when there is none."""
     if x is None:
         return "—"
-    return str(x) if isinstance(x, int) else f"{x:.4g}"
+    return numbers.count(x) if isinstance(x, int) else numbers.figure(x)
 
 
 def _width_text(width: float | None, s: dict) -> str:
     if width is not None:
-        return f"{width:.3f}"
+        return numbers.figure(width)
     return ci_text(s)
 
 
@@ -150,9 +151,9 @@ def width_change_reason(before: dict, after: dict) -> str:
               and any(o["system"] == s["system"] and not o.get("estimable", True) for o in before["systems"])]
     lost = [s["system"] for s in after["systems"] if not s.get("estimable", True)
             and any(o["system"] == s["system"] and o.get("estimable", True) for o in before["systems"])]
-    text = f"The strength intervals are about {median:.1f}× {'wider' if median > 1 else 'as wide'} than with the switches off"
+    text = f"The strength intervals are about {numbers.figure(median, 2)}× {'wider' if median > 1 else 'as wide'} than with the switches off"
     if median < 1:
-        text = f"The strength intervals are about {1 / median:.1f}× narrower than with the switches off"
+        text = f"The strength intervals are about {numbers.figure(1 / median, 2)}× narrower than with the switches off"
     if became or lost:
         who = ", ".join(became or lost)
         text += (f": {who} {'now has' if became else 'no longer has'} a strength the data bound, and strengths are "
@@ -193,7 +194,7 @@ def switch_changes(before: dict, after: dict) -> dict:
             "CI width in β (this view)": _width_text(w_new, s),
             "CI change": ("" if w_old is None or w_new is None
                           else f"{'narrower' if w_new < w_old else 'wider' if w_new > w_old else 'same'} "
-                               f"({w_new - w_old:+.3f})"),
+                               f"({numbers.signed(w_new - w_old)})"),
         })
     n_before, n_after = before["n_comparisons"], after["n_comparisons"]
     why = width_change_reason(before, after)
@@ -339,7 +340,8 @@ TIERS_HELP = ("Tier: systems whose ranks cannot be told apart share a tier. Rank
 def ci_text(s: dict, bootstrap: int | None = None) -> str:
     """A strength's CI for a table cell, in words where there is no interval (never a bare None)."""
     if s.get("ci_low") is not None and s.get("ci_high") is not None:
-        return f"{s['ci_low']:.4g} – {s['ci_high']:.4g}"
+        return numbers.interval(s["ci_low"], s["ci_high"], limit=numbers.STRENGTH_LIMIT,
+                                unbounded="the bootstrap cannot bound this strength")
     if s.get("note"):
         return f"unbounded: {s['note']}"
     if bootstrap == 0 or s.get("rank_low") is None:
@@ -377,8 +379,14 @@ def neighbour_rows(result: dict) -> list[dict]:
     def sep(a: dict) -> str:
         return "no interval: bootstrap rounds set to 0" if a["separated"] is None else "yes" if a["separated"] else "no"
 
+    from lsqa.dashboard.headline import win_probability_text
+
     return [{"pair": f"{a['upper']} above {a['lower']}", "separated": sep(a),
+             WIN_TEXT: win_probability_text(a.get("win_probability")),
              "verdicts that would swap them": words(a["fragility"])} for a in result.get("adjacent", [])]
+
+
+WIN_TEXT = "P(upper beats lower), 95% interval"
 
 
 def with_strength_bar(rows: list[dict], result: dict, scale: str, *,

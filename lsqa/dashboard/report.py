@@ -27,12 +27,14 @@ from importlib import metadata
 from pathlib import Path
 
 from lsqa import store
+from lsqa.dashboard import headline
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
 from lsqa.stats import analysis, certification, corrected_report
 from lsqa.stats.rank_intervals import for_accuracies
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
+from lsqa.text import numbers
 from lsqa.text.highlight import escape
 from lsqa.vocabulary import BINARY, CORRECTED, PAIRWISE
 
@@ -71,7 +73,9 @@ def _cell(value) -> str:
     if value is None or value == "":
         return "—"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return numbers.figure(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return numbers.count(value)
     return str(value)
 
 
@@ -106,7 +110,7 @@ def _items(lines: list[str]) -> str:
 
 
 def _pct(x) -> str:
-    return "not measured" if x is None else f"{100 * x:.1f}%"
+    return numbers.percent(x, missing="not measured")
 
 
 # ------------------------------------------------------------------------------ the sections
@@ -206,7 +210,7 @@ def _bias(ws: Path, judge: str, binary: bool) -> str:
         rows += [{"figure": "answer pairs judged in both orders", "value": pb["n_both_orders"]},
                  {"figure": "same verdict in both orders", "value": _pct(pb["consistency"])},
                  {"figure": "κ between the two orders",
-                  "value": "not defined: one label only" if pb["kappa"] is None else f"{pb['kappa']:.3f}"}]
+                  "value": "not defined: one label only" if pb["kappa"] is None else numbers.figure(pb['kappa'])}]
     else:
         rows.append({"figure": "answer pairs judged in both orders", "value": "none: the study showed each pair "
                                                                               "in one order"})
@@ -346,7 +350,7 @@ def _self_preference(ws: Path, judge: str, binary: bool) -> str:
 
 
 def _count_share(n: int, total: int) -> str:
-    return f"{n} ({100 * n / total:.1f}%)" if total else f"{n}"
+    return f"{n:,} ({numbers.percent(n / total)})" if total else f"{n:,}"
 
 
 def _corrected_change(result: dict | None, binary: bool) -> str:
@@ -371,7 +375,7 @@ def _corrected_change(result: dict | None, binary: bool) -> str:
                                                                                r["judge_only_ci_high"])))
     if ratios:
         median = ratios[len(ratios) // 2]
-        text += (f" The corrected strength intervals are about {median:.1f}× as wide as the judge-only ones (median "
+        text += (f" The corrected strength intervals are about {numbers.figure(median, 2)}× as wide as the judge-only ones (median "
                  "over the systems): they include the judge's errors the audits measured.")
     return text
 
@@ -497,10 +501,14 @@ def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: 
         ranking_html, base = _ranking_binary(ws, judge)
     else:
         ranking_html, base = _ranking_pairwise(ws, judge, bootstrap, seed)
+    said = headline.for_judge(ws, judge, queue=queue, **({"accuracy": base} if binary else {"ranking": base}))
+    ranking_html += _p(headline.basis_text(said["figures"]), "note")
     cert_html, _ = _certification(ws, judge, queue)
     corrected_html, corrected = _corrected(ws, judge, binary, queue)
     kind = "accuracy of each system (yes/no judge)" if binary else "ranking of the systems (side-by-side judge)"
     sections = [
+        ("headline", "The answer in one paragraph", f'<p class="verdict" id="headline-text">{escape(said["text"])}</p>'
+         + _p("Every figure here is shown again, with its basis, in the sections below.", "note")),
         ("tiers", f"Tiers and {kind}", ranking_html),
         ("certification", "Can this judge replace the annotators?", cert_html),
         (CORRECTED, "Corrected by the audits", corrected_html),

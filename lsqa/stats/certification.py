@@ -68,6 +68,7 @@ from lsqa.judging import kinds
 from lsqa.stats.corrected import POWER
 from lsqa.stats.sampling import USABLE_QUEUES, judge_items
 from lsqa.store import verdicts as verdicts_store
+from lsqa.text import numbers
 from lsqa.vocabulary import BINARY
 
 REPLACEABLE, NOT_REPLACEABLE, UNDECIDED = "replaceable", "not replaceable", "undecided"
@@ -475,15 +476,15 @@ def certify_audits(judge_labels, human_labels, inclusion_probs, labels: tuple[st
                           "(Audit page) and review them in order")
     elif failing:
         verdict = NOT_REPLACEABLE
-        reasons[:0] = [f"{name} {share:.1%}: even its upper bound {high:.1%} is below {thr:.0%}"
+        reasons[:0] = [f"{name} {numbers.percent(share)}: even its upper bound {numbers.percent(high)} is below {thr:.0%}"
                        for name, share, _, _, high, thr in failing]
     elif len(passing) == len(criteria) and not untested:
         verdict = REPLACEABLE
-        reasons[:0] = [f"{name} {share:.1%}: its lower bound {low:.1%} reaches {thr:.0%}"
+        reasons[:0] = [f"{name} {numbers.percent(share)}: its lower bound {numbers.percent(low)} reaches {thr:.0%}"
                        for name, share, _, low, _, thr in criteria]
     else:
         verdict = UNDECIDED
-        reasons[:0] = [f"{name} {share:.1%} [{low:.1%}, {high:.1%}]: the interval still holds {thr:.0%}"
+        reasons[:0] = [f"{name} {numbers.percent(share)} [{numbers.percent(low)}, {numbers.percent(high)}]: the interval still holds {thr:.0%}"
                        for name, share, _, low, high, thr in (c for c in criteria if c not in passing)]
     needed = None
     if verdict == UNDECIDED and n and not untested and advise:
@@ -566,7 +567,7 @@ def certify(workspace: Path, judge: str, *, queue: str | None = None,
         notes.append(f"alternative annotator test not run: it needs at least 3 people each labelling "
                      f"{thresholds.min_items_per_annotator} verdicts that someone else labelled too")
     if top is not None and top["people"]["estimate"] < thresholds.min_agreement:
-        notes.append(f"people agree with each other on {top['people']['estimate']:.1%} of the verdicts two or more "
+        notes.append(f"people agree with each other on {numbers.percent(top['people']['estimate'])} of the verdicts two or more "
                      f"labelled: a minimum agreement of {thresholds.min_agreement:.0%} asks more of the judge "
                      "than of them")
     return {"judge": judge, "verdict": result["verdict"], "n_audits": result["n_audits"],
@@ -578,7 +579,7 @@ def certify(workspace: Path, judge: str, *, queue: str | None = None,
 # ------------------------------------------------------------------------------ for the page
 
 def _pct(x) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
+    return numbers.percent(x)
 
 
 def panel(workspace: Path, judge: str, *, queue: str | None = None, thresholds: Thresholds = Thresholds()) -> dict:
@@ -602,13 +603,14 @@ def panel(workspace: Path, judge: str, *, queue: str | None = None, thresholds: 
         for who, key in (("people with each other", "people"), ("the judge with the people", "judge"))]
     alt = result["alt_test"]
     alt_rows = [] if alt is None else [
-        {"left-out annotator": a["annotator"], "verdicts": a["n"], "judge as good (share)": round(a["judge_advantage"], 3),
-         "annotator as good (share)": round(a["annotator_advantage"], 3), "p-value": round(a["p_value"], 4),
+        {"left-out annotator": a["annotator"], "verdicts": a["n"], "judge as good (share)": numbers.figure(a["judge_advantage"]),
+         "annotator as good (share)": numbers.figure(a["annotator_advantage"]), "p-value": numbers.figure(a["p_value"]),
          "judge wins": "yes" if a["judge_wins"] else "no"} for a in alt["annotators"]]
     needed = result["audits_needed"]
     headline = {REPLACEABLE: "can replace the annotators on this study",
                 NOT_REPLACEABLE: "cannot replace the annotators on this study",
-                UNDECIDED: "undecided" + (f": about {needed} more random audits would tell, with {POWER:.0%} "
+                UNDECIDED: "undecided" + (f": about {needed} more random audits would decide whether it can replace "
+                                           f"the annotators, with {POWER:.0%} "
                                            "probability" if needed else "")}
     return {**result, "headline": f"{judge}: {headline[result['verdict']]}", "rows": rows,
             "ceiling_rows": ceiling_rows, "alt_rows": alt_rows}

@@ -31,6 +31,7 @@ from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES, PAIRWISE
 from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.text import numbers
 
 
 def _audits(con, judge: str, items: list[Item], queue: str | None, labels: dict | None = None):
@@ -296,10 +297,13 @@ def adjacent_pairs(est, ranks=None) -> list[dict]:
 
 # ------------------------------------------------------------------------------ for the pages
 
-def _fmt_interval(low: float | None, high: float | None, digits: int = 3, scale: float = 1.0) -> str:
-    if low is None or high is None:
-        return "not estimable"
-    return f"{scale * low:.{digits}f} – {scale * high:.{digits}f}"
+def _fmt_interval(low: float | None, high: float | None, *, percent: bool = False, n_audits: int | None = None) -> str:
+    """A CI for a table cell (``lsqa.text.numbers.interval``): a strength's, or with ``percent`` an
+    accuracy's in %. With ``n_audits`` (a corrected interval) fewer than FEW_AUDITS audits say
+    "too few audits to say" instead of bounds the audits cannot hold (bench_corrected.py)."""
+    return numbers.interval(low, high, limit=None if percent else numbers.STRENGTH_LIMIT, scale=100 if percent else 1,
+                            n_audits=n_audits, audits_needed=None if n_audits is None else FEW_AUDITS,
+                            unbounded="the audits cannot bound this strength")
 
 
 def _summary(result: dict) -> str:
@@ -307,7 +311,7 @@ def _summary(result: dict) -> str:
     text = (f"{used} usable audits ({result['design']} queue)" if used else "no usable audits yet") + \
         f"; {result['n_reviews_not_used']} other reviews not used (priority queue or another design)."
     if "lam" in result and used:
-        text += (f" How much the corrected figures lean on the judge's verdicts: {result['lam']:.2f} "
+        text += (f" How much the corrected figures lean on the judge's verdicts: {numbers.figure(result['lam'])} "
                  "(0 = on the audits alone, 1 = on every verdict, corrected by the audits).")
     reviewed = result.get("n_overridden", 0)
     text += f" Overrides ranking: {reviewed} reviewed verdicts (any queue) in place of the judge's." if reviewed \
@@ -330,21 +334,28 @@ JUDGE_ONLY_SAME_AS_TABLE = (
 def ranking_section(result: dict) -> dict:
     """Display rows of a corrected ranking: side by side, adjacent pairs, rank flips."""
     n = len(result["systems"])
+    audits = result["n_usable_audits"]
     table = [{"tier": r["tier"], "system": r["system"],
               f"{CORRECTED} ranks (95%)": rank_intervals.ranks_text(r["rank_low"], r["rank_high"], n),
               f"{JUDGE_ONLY} ranks (95%)": rank_intervals.ranks_text(r["judge_only_rank_low"],
                                                                     r["judge_only_rank_high"], n),
-              "rank": r["rank"], f"{CORRECTED} strength": round(r["strength"], 3),
-              f"{CORRECTED} 95% CI": _fmt_interval(r["ci_low"], r["ci_high"]),
-              f"{JUDGE_ONLY} rank": r["judge_only_rank"], f"{JUDGE_ONLY} strength": round(r["judge_only_strength"], 3),
+              "rank": r["rank"], f"{CORRECTED} strength": numbers.figure(r["strength"]),
+              f"{CORRECTED} 95% CI": _fmt_interval(r["ci_low"], r["ci_high"], n_audits=audits),
+              f"{JUDGE_ONLY} rank": r["judge_only_rank"], f"{JUDGE_ONLY} strength": numbers.figure(r["judge_only_strength"]),
               f"{JUDGE_ONLY} 95% CI": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"]),
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
     adjacent = [{"pair": f"{a['upper']} > {a['lower']}", "separated": _separated_text(a, result["n_usable_audits"]),
-                 "strength ratio (95%, simultaneous)": _ratio_text(a),
-                 "more random audits to separate": (
+                 "strength ratio (95%, simultaneous)": _ratio_text(a, result["n_usable_audits"]),
+                 AUDITS_TO_SEPARATE: (
                      "—" if a["separated"] else "not within these verdicts" if a["more_audits_needed"] is None
-                     else f"about {a['more_audits_needed']}")} for a in result["adjacent"]]
+                     else f"about {numbers.count(a['more_audits_needed'])} to tell {a['upper']} from {a['lower']}")}
+                for a in result["adjacent"]]
     return {"table": table, "adjacent": adjacent, "flips": flip_rows(result["flips"])}
+
+
+# What the adjacent pairs' audit count decides: this pair's order, not whether the judge can replace
+# people (the certification's own count, ``certification.audits_to_decide``).
+AUDITS_TO_SEPARATE = "more random audits to tell the pair apart (not to certify the judge)"
 
 
 def _separated_text(pair: dict, n_audits: int) -> str:
@@ -354,10 +365,13 @@ def _separated_text(pair: dict, n_audits: int) -> str:
     return "yes" if pair["separated"] else "no"
 
 
-def _ratio_text(pair: dict) -> str:
+def _ratio_text(pair: dict, n_audits: int) -> str:
+    """The strength ratio's interval, or why there is none: too few audits, or past RATIO_LIMIT."""
     if "ratio_low" not in pair:
         return "—"
-    return f"{pair['ratio_low']:.3g}× – {pair['ratio_high']:.3g}×"
+    return numbers.interval(pair["ratio_low"], pair["ratio_high"], limit=numbers.RATIO_LIMIT, suffix="×",
+                            n_audits=n_audits, audits_needed=FEW_AUDITS if pair.get("too_few_audits") else None,
+                            unbounded=f"{pair['upper']} may be far stronger or weaker than {pair['lower']}")
 
 
 def _mover_text(m: dict, view: str, binary: bool, question=None, escape=None) -> str:
@@ -422,10 +436,10 @@ def accuracy_section(result: dict) -> dict:
               f"{CORRECTED} ranks (95%)": rank_intervals.ranks_text(r["rank_low"], r["rank_high"], n),
               f"{JUDGE_ONLY} ranks (95%)": rank_intervals.ranks_text(r["judge_only_rank_low"],
                                                                     r["judge_only_rank_high"], n),
-              f"{CORRECTED} accuracy %": round(100 * r["estimate"], 1),
-              f"{CORRECTED} 95% CI %": _fmt_interval(r["ci_low"], r["ci_high"], 1, 100),
-              f"{JUDGE_ONLY} accuracy %": round(100 * r["judge_only"], 1),
-              f"{JUDGE_ONLY} 95% CI %": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"], 1, 100),
+              f"{CORRECTED} accuracy %": numbers.figure(100 * r["estimate"]),
+              f"{CORRECTED} 95% CI %": _fmt_interval(r["ci_low"], r["ci_high"], percent=True, n_audits=r["n_audited"]),
+              f"{JUDGE_ONLY} accuracy %": numbers.figure(100 * r["judge_only"]),
+              f"{JUDGE_ONLY} 95% CI %": _fmt_interval(r["judge_only_ci_low"], r["judge_only_ci_high"], percent=True),
               "verdicts": r["n"], "audited": r["n_audited"]} for r in result["systems"]]
     return {"table": table, "adjacent": [], "flips": flip_rows(result["flips"], binary=True)}
 

@@ -65,6 +65,19 @@ def rank_table(
                        tie_model=tie_model, level=level, fragility=fragility)
 
 
+def _win_probability(fit, ci, upper: int, lower: int, level: float) -> dict:
+    """P(upper beats lower), eq. 1 of the paper, with its percentile interval over the same
+    bootstrap rounds as the strengths (null bounds without a bootstrap)."""
+    estimate = _finite(fit.win_probability[upper, lower])
+    if ci is None:
+        return {"estimate": estimate, "ci_low": None, "ci_high": None}
+    import numpy as np
+
+    diff = np.clip(ci.samples[:, upper] - ci.samples[:, lower], -700, 700)
+    low, high = np.nanquantile(1 / (1 + np.exp(-diff)), [(1 - level) / 2, (1 + level) / 2])
+    return {"estimate": estimate, "ci_low": _finite(low), "ci_high": _finite(high)}
+
+
 def rank_counts(
     data,
     *,
@@ -80,7 +93,8 @@ def rank_counts(
     per-question cells when ``by_question``): what a workspace's verdicts are ranked from.
 
     ``adjacent``: each pair of neighbours (strongest first) with ``separated`` (their rank intervals do not
-    overlap; null without a bootstrap) and ``fragility`` ``{"drop": n, "flip": n}``, the fewest verdicts
+    overlap; null without a bootstrap), ``win_probability`` ``{"estimate", "ci_low", "ci_high"}`` (P(upper
+    beats lower), eq. 1, with its bootstrap percentile interval) and ``fragility`` ``{"drop": n, "flip": n}``, the fewest verdicts
     removed / relabelled that swap them, confirmed by a refit (``lsqa.stats.fragility``; null where none
     up to every verdict does). ``fragility=False`` leaves ``adjacent`` empty (simulations that need no such list)."""
     from lsqa.stats.ranking import bootstrap_bradley_terry, comparison_groups, fit_bradley_terry, unbounded_systems
@@ -138,7 +152,9 @@ def rank_counts(
 
         adjacent = [{"upper": fit.systems[f.upper], "lower": fit.systems[f.lower],
                      "separated": None if ranks is None else separated(ranks, f.upper, f.lower),
-                     "fragility": f.fields()} for f in adjacent_fragility(data, fit)]
+                     "fragility": f.fields(),
+                     "win_probability": _win_probability(fit, ci, f.upper, f.lower, level)}
+                    for f in adjacent_fragility(data, fit)]
     return {
         "systems": systems,
         "win_probability": win_probability,

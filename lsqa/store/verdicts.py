@@ -278,3 +278,12 @@ def answer_lengths(con, judge: str) -> dict[str, tuple[int, int]]:
         JOIN answers b ON b.question_id = j.question_id AND b.system_name = j.system_b
         WHERE j.judge = ? AND j.family = ?""", [judge, PAIRWISE]).fetchall()
     return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
+
+def judge_coverage(con, judge: str) -> dict[str, int]:
+    """What a judge's decided verdicts rest on: how many verdicts, over how many questions and books."""
+    row = con.execute("""
+        SELECT count(*), count(DISTINCT j.question_id), count(DISTINCT q.document_id)
+        FROM judgments j LEFT JOIN questions q ON q.id = j.question_id
+        WHERE j.judge = ? AND j.status = 'ok'""", [judge]).fetchone()
+    return {"verdicts": int(row[0]), "questions": int(row[1]), "books": int(row[2])}
