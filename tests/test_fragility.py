@@ -250,6 +250,12 @@ def test_words():
     assert fr.words({"drop": 1, "flip": 1}) == "1 verdict removed would swap them; 1 verdict relabelled would"
     assert fr.words({"drop": None, "flip": 4}) == ("no removal of verdicts found that swaps them; "
                                                    "4 verdicts relabelled would swap them")
+    assert fr.words({"drop": 9, "flip": 5, "inseparable": {"drop": 3, "flip": 1}}) == (
+        "9 verdicts removed would swap them; 5 verdicts relabelled would (inseparable: 3 removed; 1 relabelled)")
+    assert fr.words({"drop": 2, "flip": 1, "inseparable": {"drop": 0, "flip": 0}}) == (
+        "2 verdicts removed would swap them; 1 verdict relabelled would (already inseparable)")
+    assert fr.words({"drop": None, "flip": 4, "inseparable": {"drop": None, "flip": 2}}).endswith(
+        "(inseparable: no removal found; 2 relabelled)")
 
 
 def test_rank_json_on_the_demo_workspace_is_confirmed_and_exact_to_two(demo_workspace):

@@ -609,7 +609,8 @@ def adjacent_fragility(data: ComparisonCounts, ranking: BTResult, *, fast: bool 
 
 
 def words(fragility: dict | None) -> str:
-    """A pair's ``{"drop": n, "flip": n}`` in words: "3 verdicts removed would swap them; 2 relabelled would"."""
+    """A pair's ``{"drop": n, "flip": n}`` in words: "3 verdicts removed would swap them; 2 relabelled would",
+    then, with ``inseparable``, "(inseparable: 1 removed; 1 relabelled)" or "(already inseparable)"."""
     if fragility is None:
         return "not computed"
     drop, flip = fragility.get("drop"), fragility.get("flip")
@@ -621,4 +622,13 @@ def words(fragility: dict | None) -> str:
              else f"{count(drop)} removed would swap them")
     second = ("no relabelling found that swaps them" if flip is None
               else f"{count(flip)} relabelled would" if drop is not None else f"{count(flip)} relabelled would swap them")
-    return f"{first}; {second}"
+    insep = fragility.get("inseparable")
+    if not insep:
+        return f"{first}; {second}"
+    a, b = insep.get("drop"), insep.get("flip")
+    if a == 0 or b == 0:
+        return f"{first}; {second} (already inseparable)"
+
+    ra = "no removal found" if a is None else f"{a:,} removed"
+    rb = "no relabelling found" if b is None else f"{b:,} relabelled"
+    return f"{first}; {second} (inseparable: {ra}; {rb})"

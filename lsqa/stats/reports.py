@@ -80,9 +80,10 @@ def rank_counts(
     per-question cells when ``by_question``): what a workspace's verdicts are ranked from.
 
     ``adjacent``: each pair of neighbours (strongest first) with ``separated`` (their rank intervals do not
-    overlap; null without a bootstrap) and ``fragility`` ``{"drop": n, "flip": n}``, the fewest verdicts
-    removed / relabelled that swap them, confirmed by a refit (``lsqa.stats.fragility``; null where none
-    up to every verdict does). ``fragility=False`` leaves ``adjacent`` empty (simulations that need no such list)."""
+    overlap; null without a bootstrap) and ``fragility`` ``{"drop": n, "flip": n, "inseparable": {"drop": n,
+    "flip": n}}``, the fewest verdicts removed / relabelled that swap them, or that bring the analytic
+    ``level`` interval of their difference to 0 (0 when it already reaches it), confirmed by a refit
+    (``lsqa.stats.fragility``; null where none up to every verdict does). ``fragility=False`` leaves ``adjacent`` empty (simulations that need no such list)."""
     from lsqa.stats.ranking import bootstrap_bradley_terry, comparison_groups, fit_bradley_terry, unbounded_systems
 
     if data.n_comparisons == 0:
@@ -138,7 +139,7 @@ def rank_counts(
 
         adjacent = [{"upper": fit.systems[f.upper], "lower": fit.systems[f.lower],
                      "separated": None if ranks is None else separated(ranks, f.upper, f.lower),
-                     "fragility": f.fields()} for f in adjacent_fragility(data, fit)]
+                     "fragility": f.fields()} for f in adjacent_fragility(data, fit, level=level)]
     return {
         "systems": systems,
         "win_probability": win_probability,
