@@ -5,7 +5,14 @@ Dropping 2 of Chatbot Arena's 57,477 votes changes its top model (Huang, Broderi
 neighbours A above B in a ranking (paper §3.2, ``lsqa.stats.ranking``) this module finds
 
 * ``drop``: the fewest verdicts whose **removal** puts B above A (β_B > β_A after a refit), and
-* ``flip``: the fewest verdicts whose **label change** (A / B / tie, to another of the three) does.
+* ``flip``: the fewest verdicts whose **label change** (A / B / tie, to another of the three) does;
+* ``inseparable_drop`` / ``inseparable_flip``: the fewest after which A and B are no longer separated
+  by the Wald test of their difference, z = (β_A − β_B)/se ≤ z_crit (se = √(eᵀH⁻¹e), H the observed
+  information of the ranking's penalised likelihood at the refit; 1.96 at the ranking's 95% level);
+  0 where z ≤ z_crit already. Not the bootstrap rank intervals' "separated" (a bootstrap per
+  candidate set is beyond reach): the analytic interval, which every exact refit gives with its Hessian.
+  The same search, its target moved from β_A − β_B < 0 to β_A − β_B − z_crit·se ≤ 0; a swap counts too,
+  so these never exceed ``drop`` / ``flip``.
 
 Both count verdicts of any pair: a win of A over a third system moves β_A too. A verdict enters the
 fit only through its cell (pair, outcome), so the search is over how many verdicts of each cell to
