@@ -7,8 +7,9 @@ shared, so wall time says more about the neighbours than about lsqa), best of ``
 
 * ``old``: ``adjacent_fragility`` of the code at ``--old`` (a git revision: its ``ranking.py`` and
   ``fragility.py`` loaded side by side with this tree's), on settings up to ``--old-max-systems``
-  systems (beyond, one run takes many minutes: "—"), one run; ``same``: the same numbers as new;
-* ``new``: this tree's ``adjacent_fragility`` (every adjacent pair, removals and label changes);
+  systems (beyond, one run takes many minutes: "—"), one run;
+* ``new``: this tree's ``adjacent_fragility`` (every adjacent pair, removals and label changes, to
+  swap and to make inseparable); ``same``: the swap numbers equal old's;
 * ``rank``: ``reports.rank_counts`` with 1,000 bootstrap rounds and without the fragility (what
   ``lsqa rank --workspace`` computes after reading), the yardstick.
 
@@ -96,7 +97,7 @@ def main() -> None:
     print(f"seed {args.seed}, CPU seconds, best of {args.repeat}; old = {args.old}; bootstrap 1,000 rounds; "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}; load {os.getloadavg()[0]:.1f}")
     print(f"{'setting':34} {'old':>8} {'new':>7} {'old/new':>8} {'same':>5} {'rank':>7}  "
-          "drop (median, min) flip (median, min)")
+          "drop (median, min) flip (median, min) inseparable: already; drop, flip (median)")
     for name, m, n in SETTINGS:
         data = world(m, n, args.seed)
         fit = fit_bradley_terry(data)
@@ -105,13 +106,16 @@ def main() -> None:
         t_old = same = None
         if old is not None and m <= args.old_max_systems:
             t_old, res_old = best_of(1, lambda: old.adjacent_fragility(data, fit))
-            same = [r.fields() for r in res_old] == [r.fields() for r in res]
+            same = [(r.drop, r.flip) for r in res_old] == [(r.drop, r.flip) for r in res]
         drops = [r.drop for r in res if r.drop is not None]
         flips = [r.flip for r in res if r.flip is not None]
+        insep = [(r.inseparable_drop, r.inseparable_flip) for r in res if r.inseparable_drop is not None]
         cols = (f"{t_old:7.2f}s {t_new:6.2f}s {t_old / t_new:7.1f}× {'yes' if same else 'NO':>5}" if t_old is not None
                 else f"{'—':>8} {t_new:6.2f}s {'—':>8} {'—':>5}")
         print(f"{name:34} {cols} {t_rank:6.2f}s  "
-              f"{int(np.median(drops)):,}, {min(drops):,}{'':8} {int(np.median(flips)):,}, {min(flips):,}", flush=True)
+              f"{int(np.median(drops)):,}, {min(drops):,}{'':8} {int(np.median(flips)):,}, {min(flips):,}{'':8} "
+              f"{sum(a == 0 for a, _ in insep)}/{len(res)}; "
+              f"{int(np.median([a for a, _ in insep])):,}, {int(np.median([b for _, b in insep])):,}", flush=True)
 
 
 if __name__ == "__main__":

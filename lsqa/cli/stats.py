@@ -61,7 +61,8 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
         from lsqa.stats.fragility import words
 
         lines.append("")
-        lines.append("Neighbours: separated (rank intervals apart) and how many verdicts would swap them:")
+        lines.append("Neighbours: separated (rank intervals apart), how many verdicts would swap them and, in "
+                     "brackets, make them inseparable (analytic interval of the difference reaching 0):")
         grid = [["pair", "separated", "fragility"]] + [
             [f"{a['upper']} > {a['lower']}", "—" if a["separated"] is None else "yes" if a["separated"] else "no",
              words(a["fragility"])] for a in result["adjacent"]]

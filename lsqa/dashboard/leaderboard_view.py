@@ -367,8 +367,10 @@ def ranks_text(low: int | None, high: int | None, n: int) -> str:
 
 
 NEIGHBOURS_HELP = ("Neighbours: “separated” when their 95% rank intervals do not overlap; then the fewest verdicts "
-                   "whose removal, or whose label change, would put the lower system above the upper one (found by "
-                   "first-order influence, each number confirmed by refitting; docs/statistics.md, “Fragility”).")
+                   "whose removal, or whose label change, would put the lower system above the upper one, and in "
+                   "brackets the fewest that would make them inseparable (the analytic 95% interval of their "
+                   "difference reaching 0) (found by first-order influence, each number confirmed by refitting; "
+                   "docs/statistics.md, “Fragility”).")
 
 
 def neighbour_rows(result: dict) -> list[dict]:

@@ -5,7 +5,14 @@ Dropping 2 of Chatbot Arena's 57,477 votes changes its top model (Huang, Broderi
 neighbours A above B in a ranking (paper §3.2, ``lsqa.stats.ranking``) this module finds
 
 * ``drop``: the fewest verdicts whose **removal** puts B above A (β_B > β_A after a refit), and
-* ``flip``: the fewest verdicts whose **label change** (A / B / tie, to another of the three) does.
+* ``flip``: the fewest verdicts whose **label change** (A / B / tie, to another of the three) does;
+* ``inseparable_drop`` / ``inseparable_flip``: the fewest after which A and B are no longer separated
+  by the Wald test of their difference, z = (β_A − β_B)/se ≤ z_crit (se = √(eᵀH⁻¹e), H the observed
+  information of the ranking's penalised likelihood at the refit; 1.96 at the ranking's 95% level);
+  0 where z ≤ z_crit already. Not the bootstrap rank intervals' "separated" (a bootstrap per
+  candidate set is beyond reach): the analytic interval, which every exact refit gives with its Hessian.
+  The same search, its target moved from β_A − β_B < 0 to β_A − β_B − z_crit·se ≤ 0; a swap counts too,
+  so these never exceed ``drop`` / ``flip``.
 
 Both count verdicts of any pair: a win of A over a third system moves β_A too. A verdict enters the
 fit only through its cell (pair, outcome), so the search is over how many verdicts of each cell to
@@ -47,6 +54,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations_with_replacement
+from statistics import NormalDist
 
 import numpy as np
 
@@ -79,10 +87,17 @@ class PairFragility:
     flip: int | None
     drop_change: np.ndarray | None = None
     flip_change: np.ndarray | None = None
+    inseparable_drop: int | None = None
+    inseparable_flip: int | None = None
+    inseparable_drop_change: np.ndarray | None = None
+    inseparable_flip_change: np.ndarray | None = None
 
     def fields(self) -> dict:
-        """The JSON field of the pair: ``{"drop": n, "flip": n}``."""
-        return {"drop": self.drop, "flip": self.flip}
+        """The JSON field of the pair: ``{"drop": n, "flip": n, "inseparable": {"drop": n, "flip": n}}``
+        (``inseparable``: the fewest that leave the analytic interval of β_upper − β_lower touching 0;
+        0 when it already does)."""
+        return {"drop": self.drop, "flip": self.flip,
+                "inseparable": {"drop": self.inseparable_drop, "flip": self.inseparable_flip}}
 
 
 # --------------------------------------------------------------------------------------------
@@ -105,43 +120,74 @@ class _Curvature:
     free_theta: bool
 
 
-def _curvature(data: ComparisonCounts, counts: np.ndarray, fit: StackFit, tie_model: str) -> _Curvature:
-    m = len(data.systems)
-    i, j = data.pairs[:, 0], data.pairs[:, 1]
-    beta = fit.beta[0]
-    d = beta[i] - beta[j]
-    davidson = tie_model == "davidson"
-    free_theta = davidson and not fit.theta_fixed[0]
-    P = len(i)
-    if davidson:   # ranking._pair_derivatives per unit of each cell (they are linear in the counts)
-        theta = fit.theta[0]
+def _pair_units(d: np.ndarray, theta, tie_model: str, free_theta) -> tuple:
+    """Per unit of each cell, at pair differences ``d`` (…, P): what one verdict adds to the score
+    (``a`` along e_i − e_j, ``b`` along ln ν; (…, P, 3)) and to the pair's Hessian block (``h_dd``,
+    ``h_dt``, ``h_tt``; (…, P)): ``ranking._pair_derivatives``, which are linear in the counts."""
+    if tie_model == "davidson":
+        theta = np.asarray(theta, dtype=float)[..., None]
         lse = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), theta)
         qi, qj, qt = np.exp(0.5 * d - lse), np.exp(-0.5 * d - lse), np.exp(theta - lse)
         diff = qi - qj
-        a = np.stack([-0.5 + 0.5 * diff, 0.5 + 0.5 * diff, 0.5 * diff], axis=1)
-        b = np.stack([qt, qt, qt - 1.0], axis=1) if free_theta else np.zeros((P, 3))
-        unit_dd, unit_dt, unit_tt = 0.25 * ((qi + qj) - diff * diff), -qt * 0.5 * diff, qt * (1.0 - qt)
-    else:
-        s = 1.0 / (1.0 + np.exp(-d))
-        a, b = np.stack([s - 1.0, s, s - 0.5], axis=1), np.zeros((P, 3))
-        unit_dd, unit_dt, unit_tt = s * (1.0 - s), np.zeros(P), np.zeros(P)
-    n = np.asarray(counts, dtype=float).reshape(P, 3).sum(axis=1)
+        a = np.stack([-0.5 + 0.5 * diff, 0.5 + 0.5 * diff, 0.5 * diff], axis=-1)
+        free = np.asarray(free_theta, dtype=float)[..., None]
+        b = np.stack([qt, qt, qt - 1.0], axis=-1) * free[..., None]
+        return a, b, 0.25 * ((qi + qj) - diff * diff), -qt * 0.5 * diff * free, qt * (1.0 - qt) * free
+    s = 1.0 / (1.0 + np.exp(-d))
+    zero = np.zeros_like(d)
+    return np.stack([s - 1.0, s, s - 0.5], axis=-1), np.zeros(d.shape + (3,)), s * (1.0 - s), zero, zero
+
+
+def _hessians(data: ComparisonCounts, counts: np.ndarray, fit: StackFit, tie_model: str) -> tuple:
+    """The Hessians (V, k, k) of the penalised NLL of V variants (``counts`` (V, P, 3), ``fit`` their
+    fits): β, then ln ν under Davidson's model (an identity row where a variant's ν is fixed); plus
+    the per-unit parts of :func:`_pair_units`. The shift of β, which the data do not fix, is pinned
+    by a constant added to every β entry: it leaves every contrast's variance as it is."""
+    m, P = len(data.systems), len(data.pairs)
+    i, j = data.pairs[:, 0], data.pairs[:, 1]
+    V = len(counts)
+    d = fit.beta[:, i] - fit.beta[:, j]
+    davidson = tie_model == "davidson"
+    free = ~fit.theta_fixed if davidson else np.zeros(V, dtype=bool)
+    a, b, unit_dd, unit_dt, unit_tt = _pair_units(d, fit.theta if davidson else None, tie_model, free)
+    n = np.asarray(counts, dtype=float).reshape(V, P, 3).sum(axis=2)
     h = n * unit_dd
-    k = m + 1 if free_theta else m
-    H = np.zeros((k, k))
-    np.add.at(H, (i, i), h)
-    np.add.at(H, (j, j), h)
-    np.add.at(H, (i, j), -h)
-    np.add.at(H, (j, i), -h)
-    H[np.arange(m), np.arange(m)] += fit.lam[0]
-    H[:m, :m] += (2.0 * h.sum() / m + 1.0) / m   # pins the shift (the right side is ⟂ 1), well scaled
-    if free_theta:
-        col = np.zeros(m)
-        np.add.at(col, i, n * unit_dt)
-        np.add.at(col, j, -n * unit_dt)
-        H[:m, m] = H[m, :m] = col
-        H[m, m] = (n * unit_tt).sum() + fit.rho[0]
-    return _Curvature(H, a, b, unit_dd, unit_dt, unit_tt, free_theta)
+    k = m + 1 if davidson else m
+    idx = np.concatenate([i * k + i, j * k + j, i * k + j, j * k + i])
+    vals = np.concatenate([h, h, -h, -h], axis=1)
+    H = np.bincount((np.arange(V)[:, None] * k * k + idx[None, :]).reshape(-1), weights=vals.reshape(-1),
+                    minlength=V * k * k).reshape(V, k, k)
+    H[:, np.arange(m), np.arange(m)] += fit.lam[:, None]
+    H[:, :m, :m] += ((2.0 * h.sum(axis=1) / m + 1.0) / m)[:, None, None]
+    if davidson:
+        col = np.zeros((V, m))
+        np.add.at(col, (slice(None), i), n * unit_dt)
+        np.add.at(col, (slice(None), j), -n * unit_dt)
+        H[:, :m, m] = H[:, m, :m] = col
+        H[:, m, m] = np.where(free, (n * unit_tt).sum(axis=1) + fit.rho, 1.0)
+    return H, a, b, unit_dd, unit_dt, unit_tt, bool(free[0])
+
+
+def _curvature(data: ComparisonCounts, counts: np.ndarray, fit: StackFit, tie_model: str) -> _Curvature:
+    H, a, b, h_dd, h_dt, h_tt, free_theta = _hessians(data, np.asarray(counts)[None], _take(fit, slice(0, 1)),
+                                                      tie_model)
+    k = len(data.systems) + (1 if free_theta else 0)
+    return _Curvature(H[0][:k, :k], a[0], b[0], h_dd[0], h_dt[0], h_tt[0], free_theta)
+
+
+def contrast_se(data: ComparisonCounts, counts: np.ndarray, fit: StackFit, upper: int, lower: int,
+                tie_model: str) -> np.ndarray:
+    """(V,): the standard error of β_upper − β_lower for each of V variants (``counts`` (V, P, 3),
+    ``fit`` their ``fit_variants``): √(eᵀH⁻¹e), e = e_upper − e_lower, H the observed information
+    (Hessian of the penalised NLL, as the ranking's own model and prior have it) at the variant's fit."""
+    H = _hessians(data, counts, fit, tie_model)[0]
+    e = np.zeros(H.shape[1])
+    e[upper], e[lower] = 1.0, -1.0
+    try:
+        u = np.linalg.solve(H, np.broadcast_to(e, H.shape[:2])[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        u = np.stack([np.linalg.lstsq(h, e, rcond=None)[0] for h in H])
+    return np.sqrt(np.maximum(u[:, upper] - u[:, lower], 0.0))
 
 
 def _pulls_from(cur: _Curvature, pairs: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -157,13 +203,27 @@ def _solve(H: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 def cell_pulls(data: ComparisonCounts, counts: np.ndarray, fit: StackFit, upper: int, lower: int,
-               tie_model: str) -> np.ndarray:
+               tie_model: str, z: float = 0.0) -> np.ndarray:
     """(P, 3): first-order change of β_upper − β_lower per verdict added to each cell, at ``fit``
-    (a one-variant ``fit_variants`` of ``counts``). Removing one verdict of cell k moves it by −pull[k]."""
+    (a one-variant ``fit_variants`` of ``counts``). Removing one verdict of cell k moves it by −pull[k].
+    With ``z`` > 0, of the gap β_upper − β_lower − z·se (se: :func:`contrast_se`), se's change taken
+    at the fit's β (the verdict's own information; its shift of β on the information is left out)."""
     cur = _curvature(data, counts, fit, tie_model)
     rhs = np.zeros(len(cur.H))
     rhs[upper], rhs[lower] = 1.0, -1.0
-    return _pulls_from(cur, data.pairs, _solve(cur.H, rhs))
+    u = _solve(cur.H, rhs)
+    return _pulls_from(cur, data.pairs, u) - z * _se_pulls(cur, data.pairs, u, upper, lower)
+
+
+def _se_pulls(cur: _Curvature, pairs: np.ndarray, u: np.ndarray, upper: int, lower: int) -> np.ndarray:
+    """(P, 3): ∂se/∂(one verdict more in the cell) at fixed β, u = H⁻¹e: −uᵀ(ΔH)u / (2 se), the same
+    for the three outcomes of a pair (a label change leaves it as it is)."""
+    se = np.sqrt(max(u[upper] - u[lower], 1e-300))
+    du = u[pairs[:, 0]] - u[pairs[:, 1]]
+    quad = cur.h_dd * du * du
+    if cur.free_theta:
+        quad = quad + 2.0 * cur.h_dt * du * u[-1] + cur.h_tt * u[-1] ** 2
+    return np.repeat((-quad / (2.0 * se))[:, None], 3, axis=1)
 
 
 class _AtFit:
@@ -184,14 +244,19 @@ class _AtFit:
             self._kinds[mode] = _kinds(len(self.data.pairs), mode)
         return self._kinds[mode]
 
-    def pulls(self, upper: int, lower: int) -> np.ndarray:
-        return _pulls_from(self.cur, self.data.pairs, self.Hinv[:, upper] - self.Hinv[:, lower])
+    def pulls(self, upper: int, lower: int, z: float = 0.0) -> np.ndarray:
+        u = self.Hinv[:, upper] - self.Hinv[:, lower]
+        out = _pulls_from(self.cur, self.data.pairs, u)
+        return out - z * _se_pulls(self.cur, self.data.pairs, u, upper, lower) if z else out
 
-    def one_step(self, src: np.ndarray, tgt: np.ndarray, kinds: np.ndarray) -> np.ndarray | None:
+    def one_step(self, src: np.ndarray, tgt: np.ndarray, kinds: np.ndarray,
+                 contrast: tuple[int, int] | None = None):
         """(S, k): one Newton step from the fit for each of S sets of ``kinds`` (S, s), one verdict
         each. The perturbed Hessian is H + V C Vᵀ, V the sets' pair directions (and ln ν), so the
         step −(H + V C Vᵀ)⁻¹ V α is H⁻¹ V (I + C G)⁻¹ α with G = Vᵀ H⁻¹ V (Woodbury), O(s³) a set.
-        None where some I + C G is singular."""
+        None where some I + C G is singular. With ``contrast`` (upper, lower), also (S,) the variance
+        eᵀ(H + V C Vᵀ)⁻¹e of β_upper − β_lower at the fit's β with the set's counts (Woodbury again:
+        eᵀH⁻¹e − wᵀ(I + C G)⁻¹ C w, w = Vᵀ H⁻¹ e)."""
         cur, Hi, m = self.cur, self.Hinv, self.m
         S, s = kinds.shape
         pair = src[kinds] // 3
@@ -214,16 +279,29 @@ class _AtFit:
             C[:, :s, s] = C[:, s, :s] = dn * cur.h_dt[pair]
             C[:, s, s] = (dn * cur.h_tt[pair]).sum(axis=1)
             al[:, s] = (-Bt[src[kinds]] + np.where(has_t, Bt[t], 0.0)).sum(axis=1)
+        if contrast is not None:
+            up, low = contrast
+            ue = Hi[:, up] - Hi[:, low]
+            w = np.zeros((S, r))
+            w[:, :s] = ue[i] - ue[j]
+            if cur.free_theta:
+                w[:, s] = ue[m]
+            al = np.concatenate([al[..., None], (C @ w[..., None])], axis=2)
+        else:
+            al = al[..., None]
         try:
-            y = np.linalg.solve(np.eye(r) + C @ G, al[..., None])[..., 0]
+            sol = np.linalg.solve(np.eye(r) + C @ G, al)
         except np.linalg.LinAlgError:
             return None
+        y = sol[..., 0]
         z = np.zeros((S, len(Hi)))
         rows = np.repeat(np.arange(S), s)
         np.add.at(z, (rows, i.reshape(-1)), y[:, :s].reshape(-1))
         np.add.at(z, (rows, j.reshape(-1)), -y[:, :s].reshape(-1))
         if cur.free_theta:
             z[:, m] = y[:, s]
+        if contrast is not None:
+            return -(z @ Hi), (ue[up] - ue[low]) - (w * sol[..., 1]).sum(axis=1)
         return -(z @ Hi)
 
 
@@ -272,21 +350,36 @@ def _take(fit: StackFit, rows: slice) -> StackFit:
 
 
 class _Search:
-    """The fewest verdicts of one mode that put ``lower`` above ``upper``. ``run`` is a generator: it
-    yields the cell counts it needs refitted (and β to start from) and is sent back their fits, so
-    that :func:`_refit_all` batches the refits of every pair's search into shared solves."""
+    """The fewest verdicts of one mode that put ``lower`` above ``upper`` (``z`` = 0), or that make
+    the gap β_upper − β_lower − z·se reach 0 (``z`` > 0: the two inseparable, :func:`contrast_se`).
+    Below, "gap" is that quantity (β_upper − β_lower itself when z = 0) and a change "reaches" when a
+    refit puts the gap below −``SWAP_TOL`` (swap) or at or below 0 (inseparable). ``run`` is a
+    generator: it yields the cell counts it needs refitted (and β to start from) and is sent back
+    their fits, so that :func:`_refit_all` batches the refits of every pair's search into shared solves."""
 
-    def __init__(self, at: _AtFit, upper: int, lower: int, mode: str, fast: bool):
+    def __init__(self, at: _AtFit, upper: int, lower: int, mode: str, fast: bool, z: float = 0.0):
         self.at, self.data, self.fit0, self.a, self.b = at, at.data, at.fit, upper, lower
-        self.fast = fast
+        self.fast, self.z = fast, z
+        self.edge = 0.0 if z else -SWAP_TOL
         self.P = len(self.data.pairs)
         self.base = np.floor(self.data.counts.reshape(-1) + 1e-9)
         self.src, self.tgt = at.kinds(mode)
-        self.pull0 = _kind_pulls(at.pulls(upper, lower), self.src, self.tgt)
+        self.pull0 = _kind_pulls(at.pulls(upper, lower, z), self.src, self.tgt)
+        d0 = float(self.fit0.beta[0, upper] - self.fit0.beta[0, lower])
+        self.se0 = float(contrast_se(self.data, self.data.counts[None], self.fit0, upper, lower, at.tie_model)[0]) \
+            if z else 0.0
+        self.gap0 = d0 - z * self.se0
+
+    def reached(self, gap) -> np.ndarray:
+        return gap <= 0.0 if self.z else gap < -SWAP_TOL
 
     def _refit(self, flats: np.ndarray, start: np.ndarray):
         fit = yield flats, start
-        return fit.beta[:, self.a] - fit.beta[:, self.b], fit
+        gap = fit.beta[:, self.a] - fit.beta[:, self.b]
+        if self.z:
+            gap = gap - self.z * contrast_se(self.data, flats.reshape(len(flats), self.P, 3), fit, self.a, self.b,
+                                             self.at.tie_model)
+        return gap, fit
 
     def run(self):
         greedy = yield from self._greedy()
@@ -301,35 +394,36 @@ class _Search:
         the first ``BLOCKS_FIRST`` when their first-order reach closes ``d`` (the same head as the
         whole list's), else all."""
         pull = self.pull0 if fit is None else _kind_pulls(
-            cell_pulls(self.data, flat.reshape(self.P, 3), fit, self.a, self.b, self.at.tie_model), self.src, self.tgt)
+            cell_pulls(self.data, flat.reshape(self.P, 3), fit, self.a, self.b, self.at.tie_model, self.z),
+            self.src, self.tgt)
         cand = np.flatnonzero((pull < 0) & (flat[self.src] >= 1))
         for head in (BLOCKS_FIRST, None):
             part = _smallest_first(pull, cand, head)
             _, first = np.unique(self.src[part], return_index=True)
             part = part[np.sort(first)]
             units = flat[self.src[part]]
-            if head is None or len(part) == len(cand) or (d + np.cumsum(units * pull[part]) < -SWAP_TOL).any():
+            if head is None or len(part) == len(cand) or (d + np.cumsum(units * pull[part]) < self.edge).any():
                 return part, units, pull[part]
 
     def _greedy(self):
         flat, fit = self.base.copy(), self.fit0
-        d = float(fit.beta[0, self.a] - fit.beta[0, self.b])
+        d = self.gap0
         done = 0
         for rnd in range(MAX_ROUNDS + 1):
             kinds, units, pull = self._blocks(flat, None if rnd == 0 else fit, d)
             if not len(kinds):
                 return None, None
             reach = d + np.cumsum(units * pull)
-            hit = np.flatnonzero(reach < -SWAP_TOL)
+            hit = np.flatnonzero(reach < self.edge)
             if hit.size and rnd < MAX_ROUNDS:
                 last = hit[0]
                 before = reach[last - 1] if last else d
-                need = int(np.ceil((before + 2 * SWAP_TOL) / -pull[last]))
+                need = int(np.ceil((before - self.edge + SWAP_TOL) / -pull[last]))
                 kinds, units, pull = kinds[: last + 1], units[: last + 1].copy(), pull[: last + 1]
                 units[last] = min(units[last], max(1, need))
             new = _apply(flat, self.src, self.tgt, kinds, units)
             dd, newfit = yield from self._refit(new[None], fit.beta[0])
-            if dd[0] < -SWAP_TOL:
+            if self.reached(dd[0]):
                 return (yield from self._smallest_prefix(flat, done, kinds, units, pull, fit, d, float(dd[0])))
             flat, fit, d, done = new, newfit, float(dd[0]), done + int(units.sum())
         return None, None
@@ -354,12 +448,12 @@ class _Search:
                 guesses -= 1
                 n = np.arange(lo + 1, hi)
                 est = d_lo + (path[n] - path[lo]) * (d_hi - d_lo) / span
-                cross = n[np.argmax(est < -SWAP_TOL)] if (est < -SWAP_TOL).any() else hi
+                cross = n[np.argmax(est < self.edge)] if (est < self.edge).any() else hi
                 grid = np.unique(np.clip(cross + np.arange(-2, 2), lo + 1, hi - 1))
             else:
                 grid = np.unique(np.linspace(lo + 1, hi - 1, num=min(PREFIX_GRID, hi - lo - 1)).round().astype(int))
             dd, _ = yield from self._refit(np.stack([prefix(n) for n in grid]), fit.beta[0])
-            swapped = np.flatnonzero(dd < -SWAP_TOL)
+            swapped = np.flatnonzero(self.reached(dd))
             if swapped.size:
                 hi, d_hi = int(grid[swapped[0]]), float(dd[swapped[0]])
                 if swapped[0]:
@@ -379,7 +473,7 @@ class _Search:
         restricted = len(avail) > SEARCH_KINDS
         if restricted:
             ranked = _smallest_first(pull, avail, max(SEARCH_KINDS_OF_SIZE.values()))
-        d0 = float(self.fit0.beta[0, self.a] - self.fit0.beta[0, self.b])
+        d0 = self.gap0 - self.edge
         for size in range(1, top + 1):
             if restricted:
                 avail = ranked[: SEARCH_KINDS_OF_SIZE[size]]
@@ -395,24 +489,33 @@ class _Search:
                     continue
             flats = np.stack([_apply(self.base, self.src, self.tgt, c, np.ones(size)) for c in chosen])
             dd, _ = yield from self._refit(flats, self.fit0.beta[0])
-            hit = np.flatnonzero(dd < -SWAP_TOL)
+            hit = np.flatnonzero(self.reached(dd))
             if hit.size:
                 return size, (flats[hit[0]] - self.base).reshape(self.P, 3) + 0.0
         return None, None
 
     def _may_swap(self, chosen: np.ndarray, d0: float) -> np.ndarray:
         """Which sets a refit must check: those whose one-step Newton estimate of β_A − β_B comes
-        within a margin of 0. The step's error is second order in its size, so the margin is the
-        step's effect on the pair times (``SCREEN_RELATIVE`` + ``SCREEN_SPREAD`` × the largest
-        change of any pair's difference), plus that change squared."""
-        dx = self.at.one_step(self.src, self.tgt, chosen)
-        if dx is None:
+        within a margin of 0 (of z·se, inseparable). The step's error is second order in its size, so
+        the margin is the step's effect on the pair times (``SCREEN_RELATIVE`` + ``SCREEN_SPREAD`` ×
+        the largest change of any pair's difference), plus that change squared. se: its Woodbury
+        value at the fit's β with the set's counts, times e^(``SCREEN_SPREAD`` × that change, and
+        ln ν's): a pair's information changes by at most e^(±its difference's change) under eq. 1,
+        so the refit's se is within e^(±change/2) of it."""
+        out = self.at.one_step(self.src, self.tgt, chosen, (self.a, self.b) if self.z else None)
+        if out is None:
             return np.ones(len(chosen), dtype=bool)
+        dx, var = out if self.z else (out, None)
         m = self.at.m
+        d0 = float(self.fit0.beta[0, self.a] - self.fit0.beta[0, self.b])
         step = dx[:, self.a] - dx[:, self.b]
         spread = dx[:, :m].max(axis=1) - dx[:, :m].min(axis=1)
         margin = (SCREEN_RELATIVE + SCREEN_SPREAD * spread) * np.abs(step) + spread * spread
-        return d0 + step - margin < 0.0
+        if not self.z:
+            return d0 + step - margin < 0.0
+        change = spread + (np.abs(dx[:, m]) if self.at.cur.free_theta else 0.0)
+        se_high = np.sqrt(np.maximum(var, 0.0)) * np.exp(SCREEN_SPREAD * change)
+        return d0 + step - margin <= self.z * se_high
 
     def _fits_counts(self, avail: np.ndarray, chosen: tuple) -> bool:
         used: dict[int, int] = {}
@@ -462,41 +565,59 @@ def _refit_all(data: ComparisonCounts, tie_model: str, searches: list[_Search]) 
 # --------------------------------------------------------------------------------------------
 
 
+def z_crit(level: float) -> float:
+    """The two-sided normal critical value of ``level`` (1.96 at 0.95)."""
+    return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
 def _fragility(data: ComparisonCounts, pairs: list[tuple[int, int]], tie_model: str, fit: StackFit,
-               fast: bool) -> list[PairFragility]:
+               fast: bool, level: float) -> list[PairFragility]:
     groups = comparison_groups(data)
     at = _AtFit(data, fit, tie_model)
+    z = z_crit(level)
     linked = [(a, b) for a, b in pairs if groups[a] == groups[b]]
-    searches = [_Search(at, a, b, mode, fast) for a, b in linked for mode in MODES]
-    found = iter(_refit_all(data, tie_model, searches))
+    searches = [_Search(at, a, b, mode, fast, zz) for a, b in linked for zz in (0.0, z) for mode in MODES]
+    # already inseparable: 0 verdicts, nothing to search
+    todo = [s for s in searches if not (s.z and s.reached(s.gap0))]
+    done = dict(zip(map(id, todo), _refit_all(data, tie_model, todo)))
+    found = iter(done.get(id(s), (0, np.zeros((len(data.pairs), 3)))) for s in searches)
     out = {}
     for a, b in linked:
         (drop, drop_change), (flip, flip_change) = next(found), next(found)
-        out[(a, b)] = PairFragility(a, b, drop, flip, drop_change, flip_change)
+        insep = []
+        for swap, swap_change in ((drop, drop_change), (flip, flip_change)):
+            n, change = next(found)
+            if swap is not None and (n is None or swap < n):   # a swap leaves them inseparable too
+                n, change = swap, swap_change
+            insep += [n, change]
+        out[(a, b)] = PairFragility(a, b, drop, flip, drop_change, flip_change, insep[0], insep[2], insep[1], insep[3])
     return [out.get((a, b), PairFragility(a, b, None, None)) for a, b in pairs]
 
 
 def pair_fragility(data: ComparisonCounts, upper: int, lower: int, *, tie_model: str = "half",
-                   fit: StackFit | None = None, fast: bool = True) -> PairFragility:
-    """``drop`` and ``flip`` for ``upper`` (ranked above) and ``lower`` (indices into ``data.systems``).
-    ``fast=False`` refits every small set and narrows prefixes by grid only (the reference the fast
-    path is tested against); both report only sets an exact refit confirmed."""
+                   fit: StackFit | None = None, fast: bool = True, level: float = 0.95) -> PairFragility:
+    """``drop`` and ``flip`` for ``upper`` (ranked above) and ``lower`` (indices into ``data.systems``),
+    and their ``inseparable_*`` at ``level``. ``fast=False`` refits every small set and narrows
+    prefixes by grid only (the reference the fast path is tested against); both report only sets an
+    exact refit confirmed."""
     if fit is None:
         fit = fit_variants(data, data.counts[None], tie_model=tie_model)
-    return _fragility(data, [(upper, lower)], tie_model, fit, fast)[0]
+    return _fragility(data, [(upper, lower)], tie_model, fit, fast, level)[0]
 
 
-def adjacent_fragility(data: ComparisonCounts, ranking: BTResult, *, fast: bool = True) -> list[PairFragility]:
+def adjacent_fragility(data: ComparisonCounts, ranking: BTResult, *, fast: bool = True,
+                       level: float = 0.95) -> list[PairFragility]:
     """:func:`pair_fragility` of each pair of neighbours in ``ranking`` (a ``fit_bradley_terry`` of
     ``data``), strongest first as the ranking table lists them (rank, then name); all pairs' refits
     share batched solves."""
     order = sorted(range(len(ranking.systems)), key=lambda k: (ranking.rank[k], ranking.systems[k]))
     fit = fit_variants(data, data.counts[None], tie_model=ranking.tie_model, start=ranking.beta)
-    return _fragility(data, list(zip(order, order[1:])), ranking.tie_model, fit, fast)
+    return _fragility(data, list(zip(order, order[1:])), ranking.tie_model, fit, fast, level)
 
 
 def words(fragility: dict | None) -> str:
-    """A pair's ``{"drop": n, "flip": n}`` in words: "3 verdicts removed would swap them; 2 relabelled would"."""
+    """A pair's ``{"drop": n, "flip": n}`` in words: "3 verdicts removed would swap them; 2 relabelled would",
+    then, with ``inseparable``, "(inseparable: 1 removed; 1 relabelled)" or "(already inseparable)"."""
     if fragility is None:
         return "not computed"
     drop, flip = fragility.get("drop"), fragility.get("flip")
@@ -508,4 +629,13 @@ def words(fragility: dict | None) -> str:
              else f"{count(drop)} removed would swap them")
     second = ("no relabelling found that swaps them" if flip is None
               else f"{count(flip)} relabelled would" if drop is not None else f"{count(flip)} relabelled would swap them")
-    return f"{first}; {second}"
+    insep = fragility.get("inseparable")
+    if not insep:
+        return f"{first}; {second}"
+    a, b = insep.get("drop"), insep.get("flip")
+    if a == 0 or b == 0:
+        return f"{first}; {second} (already inseparable)"
+
+    ra = "no removal found" if a is None else f"{a:,} removed"
+    rb = "no relabelling found" if b is None else f"{b:,} relabelled"
+    return f"{first}; {second} (inseparable: {ra}; {rb})"

@@ -94,9 +94,11 @@ def rank_counts(
 
     ``adjacent``: each pair of neighbours (strongest first) with ``separated`` (their rank intervals do not
     overlap; null without a bootstrap), ``win_probability`` ``{"estimate", "ci_low", "ci_high"}`` (P(upper
-    beats lower), eq. 1, with its bootstrap percentile interval) and ``fragility`` ``{"drop": n, "flip": n}``, the fewest verdicts
-    removed / relabelled that swap them, confirmed by a refit (``lsqa.stats.fragility``; null where none
-    up to every verdict does). ``fragility=False`` leaves ``adjacent`` empty (simulations that need no such list)."""
+    beats lower), eq. 1, with its bootstrap percentile interval) and ``fragility`` ``{"drop": n, "flip": n,
+    "inseparable": {"drop": n, "flip": n}}``, the fewest verdicts removed / relabelled that swap them, or that
+    bring the analytic ``level`` interval of their difference to 0 (0 when it already reaches it), confirmed by a
+    refit (``lsqa.stats.fragility``; null where none up to every verdict does). ``fragility=False`` leaves
+    ``adjacent`` empty (simulations that need no such list)."""
     from lsqa.stats.ranking import bootstrap_bradley_terry, comparison_groups, fit_bradley_terry, unbounded_systems
 
     if data.n_comparisons == 0:
@@ -154,7 +156,7 @@ def rank_counts(
                      "separated": None if ranks is None else separated(ranks, f.upper, f.lower),
                      "fragility": f.fields(),
                      "win_probability": _win_probability(fit, ci, f.upper, f.lower, level)}
-                    for f in adjacent_fragility(data, fit)]
+                    for f in adjacent_fragility(data, fit, level=level)]
     return {
         "systems": systems,
         "win_probability": win_probability,
