@@ -23,6 +23,7 @@ from lsqa.config.study import run_config_from_dict
 from lsqa.stats import longspan
 from lsqa.study import pipeline
 
+from .apptest_text import as_read
 from .bad_input import assert_refused, invoke, snapshot
 from .conftest import built_once
 
@@ -231,7 +232,7 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
     table = next(d.value for d in at.dataframe if "class" in d.value.columns)
     assert set(table["class"]) <= {*longspan.CLASSES, "not classified"} and len(table) >= 12
     assert at.selectbox(key="co_ls_entity").options  # the entities its questions are about
-    captions = " ".join(c.value for c in at.caption).replace("\\", "")   # shown Markdown-escaped
+    captions = as_read(" ".join(c.value for c in at.caption))
     assert re.search(r"of \d+ classified questions", captions)
     # Which figure is which: the metrics are the judge's; no audits here, so the corrected one says judge only.
     assert captions.count("Judge-only figure") == 2 and captions.count("Corrected by audits: judge only") == 2
@@ -245,8 +246,7 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
     books = next(d.value for d in at.dataframe if "book" in d.value.columns)
     everything = longspan.analyse(entity_ws)
     assert list(books["book"]) == [d["title"] for d in everything["by_document"]] and len(books) >= 2
-    assert everything["simultaneous"]["by_document"]["statement"] in " ".join(c.value for c in at.caption).replace(
-        "\\", "")
+    assert everything["simultaneous"]["by_document"]["statement"] in as_read(" ".join(c.value for c in at.caption))
 
 
 @pytest.mark.browser
