@@ -7,10 +7,12 @@ it fails; a missing Playwright (pinned in requirements.txt) always fails.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
@@ -35,6 +37,32 @@ def need_browser():
         if os.environ.get("LSQA_REQUIRE_BROWSER") == "1":
             pytest.fail(f"LSQA_REQUIRE_BROWSER=1 but {missing}")
         pytest.skip(missing)
+
+
+@contextlib.contextmanager
+def served_team(template: Path, folder: Path, people: tuple[tuple[str, str], ...],
+                prepare: Callable[[Path, dict[str, str]], None] | None = None) -> Iterator[dict]:
+    """A team at the dashboard: a copy of the demo workspace ``template`` in ``folder`` with ``people``
+    ((name, role), each given a sign-in link), ``prepare(ws, links)`` run on it before it is served,
+    then ``streamlit run`` and one chromium. Yields ``{"ws", "url", "links", "browser"}``."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    from lsqa import team
+
+    from .streamlit_server import serve
+
+    ws = folder / "demo.duckdb"
+    shutil.copy(template, ws)
+    links = {name: team.add_person(ws, name, role)["token"] for name, role in people}
+    if prepare is not None:
+        prepare(ws, links)
+    with serve(ws) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield {"ws": ws, "url": url, "links": links, "browser": browser}
+        finally:
+            browser.close()
 
 
 def wait_idle(page, timeout_ms: int = 30000) -> None:

@@ -11,7 +11,6 @@ the page says so and no key writes. The workspace is checked after every step.
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
@@ -22,8 +21,7 @@ from lsqa.store import verdicts as verdicts_store
 from lsqa import store
 
 from .bad_input import snapshot
-from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, need_browser, wait_idle
-from .streamlit_server import serve
+from .browser import SHOWN_JS, served_team, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -35,16 +33,8 @@ def _other(kind: str, label: str) -> str:
     return next(lab for lab in kinds.get(kind).labels if lab != label)
 
 
-@pytest.fixture(scope="module")
-def setup(demo_workspace_template, tmp_path_factory):
-    """Three disagreements (ana confirms, ben overrides): two of the yes/no judge, one side by side."""
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    ws = tmp_path_factory.mktemp("adjudicate") / "demo.duckdb"
-    shutil.copy(demo_workspace_template, ws)
-    links = {name: team.add_person(ws, name, role)["token"]
-             for name, role in (("judy", "adjudicator"), ("ana", "annotator"), ("ben", "annotator"))}
+def _three_disagreements(ws, links):
+    """ana confirms, ben overrides: two verdicts of the yes/no judge, one side by side."""
     ana, ben = (team.sign_in(ws, links[n]) for n in ("ana", "ben"))
     with store.connect(ws) as con:
         verdicts = (verdicts_store.effective_verdicts(con, judge=GT)[:2]
@@ -52,12 +42,15 @@ def setup(demo_workspace_template, tmp_path_factory):
     for v in verdicts:
         audit.confirm(ws, ana, v["id"])
         audit.review(ws, ben, v["id"], _other(v["kind"], v["judge_label"]), "the book says otherwise")
-    with serve(ws) as url, sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield {"ws": ws, "url": url, "links": links, "browser": b}
-        finally:
-            b.close()
+
+
+@pytest.fixture(scope="module")
+def setup(demo_workspace_template, tmp_path_factory):
+    """Three disagreements to settle, an adjudicator and the two annotators who disagree."""
+    people = (("judy", "adjudicator"), ("ana", "annotator"), ("ben", "annotator"))
+    with served_team(demo_workspace_template, tmp_path_factory.mktemp("adjudicate"), people,
+                     _three_disagreements) as served:
+        yield served
 
 
 def _finals(ws) -> dict[str, list[tuple[str, str]]]:

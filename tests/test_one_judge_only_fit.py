@@ -19,6 +19,7 @@ from lsqa import audit
 from lsqa.cli import app
 from lsqa.dashboard import page_data
 from lsqa.stats import analysis, corrected_report, sampling
+from lsqa.text import numbers
 from lsqa.vocabulary import JUDGE_ONLY, OVERRIDES, PAIRWISE
 
 runner = CliRunner()
@@ -50,7 +51,7 @@ def test_every_section_shows_the_ranking_tables_judge_only_fit(demo_workspace, j
     # The Leaderboard's section shows the same figures (rounded for display) and says what differs.
     entry = corrected_report.board(ws, {PAIRWISE: [judge], "binary": []})[0]
     assert {r["system"]: r[f"{JUDGE_ONLY} strength"] for r in entry["table"]} == \
-        {s: round(v[0], 3) for s, v in table.items()}
+        {s: numbers.figure(v[0]) for s, v in table.items()}
     assert corrected_report.JUDGE_ONLY_SAME_AS_TABLE in entry["summary"]
     # The exported ranking file (analysis.export → ranking_<judge>.json) is the same fit.
     exported = analysis.ranking(ws, judge)

@@ -19,7 +19,6 @@ alone.
 from __future__ import annotations
 
 import re
-import shutil
 from urllib.parse import urlparse
 
 import pytest
@@ -27,8 +26,7 @@ import pytest
 from lsqa import audit, store, team
 from lsqa.store import reviews as reviews_store
 
-from .streamlit_server import serve
-from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, need_browser, wait_idle
+from .browser import SHOWN_JS, served_team, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -39,19 +37,9 @@ PAGES = ("", "run", "audit", "adjudicate", "reference_errors", "agreement", "lea
 
 @pytest.fixture(scope="module")
 def team_server(demo_workspace_template, tmp_path_factory):
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    ws = tmp_path_factory.mktemp("queue_end") / "demo.duckdb"
-    shutil.copy(demo_workspace_template, ws)
-    links = {name: team.add_person(ws, name, role)["token"]
-             for name, role in (("ada", "admin"), ("ana", "annotator"), ("ben", "annotator"))}
-    with serve(ws) as url, sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield {"ws": ws, "url": url, "links": links, "browser": b}
-        finally:
-            b.close()
+    people = (("ada", "admin"), ("ana", "annotator"), ("ben", "annotator"))
+    with served_team(demo_workspace_template, tmp_path_factory.mktemp("queue_end"), people) as served:
+        yield served
 
 
 def _written(ws, who: str) -> dict[str, list[dict]]:

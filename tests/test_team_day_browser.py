@@ -12,7 +12,6 @@ label; ben's link is revoked while his tab is open. The workspace is checked aft
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
@@ -21,8 +20,7 @@ from lsqa.stats import analysis, corrected_report
 from lsqa.store import reviews as reviews_store
 
 from .bad_input import snapshot
-from .streamlit_server import serve
-from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, need_browser, wait_idle
+from .browser import SHOWN_JS, served_team, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -80,19 +78,9 @@ def _press_away_from_widgets(page, key: str):
 
 @pytest.fixture(scope="module")
 def day(demo_workspace_template, tmp_path_factory):
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    ws = tmp_path_factory.mktemp("team_day") / "demo.duckdb"
-    shutil.copy(demo_workspace_template, ws)
-    links = {name: team.add_person(ws, name, role)["token"]
-             for name, role in (("ada", "admin"), ("ana", "annotator"), ("ben", "annotator"), ("vic", "viewer"))}
-    with serve(ws) as url, sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield {"ws": ws, "url": url, "links": links, "browser": b}
-        finally:
-            b.close()
+    people = (("ada", "admin"), ("ana", "annotator"), ("ben", "annotator"), ("vic", "viewer"))
+    with served_team(demo_workspace_template, tmp_path_factory.mktemp("team_day"), people) as served:
+        yield served
 
 
 def test_a_teams_day(day):
