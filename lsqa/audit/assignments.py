@@ -12,7 +12,7 @@ the same number, give or take one. How the verdicts are chosen:
   drawn with the seed. Each item was drawn with probability ``π = count / items``, recorded with the
   assignment and, as the batch's draw, in ``audit_draws`` (migration 0023; a verdict drawn before keeps
   its first draw): once the verdict has a final human label (its assignee's review, or anyone's) it
-  counts for corrected estimates as a random-queue review does (issue 13). The review made from the
+  counts for corrected estimates as a random-queue review does. The review made from the
   "My assignments" queue carries the draw too (queue ``random``).
 
 An assignment is done once its annotator has a live review of the verdict. Assigning writes only

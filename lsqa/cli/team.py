@@ -1,5 +1,5 @@
 """``lsqa users``: the people of a workspace and their sign-in links; ``lsqa disagreements``: where
-they disagree (issue 34); ``lsqa labels``: the final human label of each verdict.
+they disagree; ``lsqa labels``: the final human label of each verdict.
 
 Whoever runs these commands can open the workspace file anyway, so they act as its owner; on the
 dashboard the same actions need a signed-in admin (``lsqa.team.roles``).
