@@ -65,7 +65,7 @@ def run(worlds: int, seed: int, c: float) -> dict:
         names, beta, rows = world(rng, c)
         truth = dict(zip(names, beta))
         people = sorted(names, key=lambda s: -truth[s])
-        plain = rank_table(rows, bootstrap=0)
+        plain = rank_table(rows, bootstrap=0, fragility=False)
         plain_order = [s["system"] for s in plain["systems"]]
         data = style_data([r["system_a"] for r in rows], [r["system_b"] for r in rows], [r["winner"] for r in rows],
                           [r["len_a"] for r in rows], [r["len_b"] for r in rows], systems=names)
