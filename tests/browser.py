@@ -65,6 +65,16 @@ def served_team(template: Path, folder: Path, people: tuple[tuple[str, str], ...
             browser.close()
 
 
+def wait_for(page, check, timeout_ms: int = 30000) -> None:
+    """Poll ``check()`` (e.g. the workspace: a write is saved by the page's rerun) until it is true,
+    letting the page run between polls; fails if it never is."""
+    for _ in range(timeout_ms // 100):
+        if check():
+            return
+        page.wait_for_timeout(100)
+    assert check()
+
+
 def wait_idle(page, timeout_ms: int = 30000) -> None:
     """Until the script run is over and the page has stopped changing: a key pressed while buttons are
     still being mounted can reach none of their shortcuts."""

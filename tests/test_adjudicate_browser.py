@@ -21,7 +21,7 @@ from lsqa.store import verdicts as verdicts_store
 from lsqa import store
 
 from .bad_input import snapshot
-from .browser import SHOWN_JS, served_team, wait_idle
+from .browser import SHOWN_JS, served_team, wait_for, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -57,14 +57,6 @@ def _finals(ws) -> dict[str, list[tuple[str, str]]]:
     """Every adjudication row, per verdict: (label, adjudicator), oldest first."""
     return {d["judgment_id"]: [(h["label"], h["adjudicator"]) for h in audit.adjudication_history(ws, d["judgment_id"])]
             for d in audit.disagreements(ws)}
-
-
-def _wait_for(page, check, timeout_ms: int = 30000):
-    for _ in range(timeout_ms // 100):
-        if check():
-            return
-        page.wait_for_timeout(100)
-    assert check()
 
 
 def _wait_shown(page, jid: str | None):
@@ -105,7 +97,7 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
     page.keyboard.press(keys[ids[0]])
     page.wait_for_timeout(50)
     page.keyboard.press(keys[ids[1]])  # a key that would settle the next one, had it been pressed on it
-    _wait_for(page, lambda: _finals(ws)[ids[0]] == [(plan[ids[0]], "judy")])
+    wait_for(page, lambda: _finals(ws)[ids[0]] == [(plan[ids[0]], "judy")])
     _wait_shown(page, ids[1])
     page.wait_for_timeout(300)
     assert {j: f for j, f in _finals(ws).items() if f} == {ids[0]: [(plan[ids[0]], "judy")]}
@@ -113,7 +105,7 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
 
     # 2. The second, then the third comes.
     page.keyboard.press(keys[ids[1]])
-    _wait_for(page, lambda: _finals(ws)[ids[1]] == [(plan[ids[1]], "judy")])
+    wait_for(page, lambda: _finals(ws)[ids[1]] == [(plan[ids[1]], "judy")])
     _wait_shown(page, ids[2])
     if ids[2] == sxs:  # side by side: the two answers, A and B in the order the judge saw them
         for answer in by_id[sxs]["answers"]:
@@ -131,12 +123,12 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
     page.wait_for_timeout(500)
     assert snapshot(ws) == before  # asked: nothing written
     page.keyboard.press(again)  # the same key again: replaced, and on to the open one
-    _wait_for(page, lambda: _finals(ws)[ids[1]] == [(plan[ids[1]], "judy"), (other, "judy")])
+    wait_for(page, lambda: _finals(ws)[ids[1]] == [(plan[ids[1]], "judy"), (other, "judy")])
     _wait_shown(page, ids[2])
 
     # 4. The third, with its key: all settled, the page says so; no key writes any more.
     page.keyboard.press(keys[ids[2]])
-    _wait_for(page, lambda: _finals(ws)[ids[2]] == [(plan[ids[2]], "judy")])
+    wait_for(page, lambda: _finals(ws)[ids[2]] == [(plan[ids[2]], "judy")])
     expect(page.get_by_text(re.compile("All 3 disagreements are settled"))).to_be_visible(timeout=WAIT)
     wait_idle(page)
     assert page.evaluate(SHOWN_JS) is None

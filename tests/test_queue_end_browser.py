@@ -26,7 +26,7 @@ import pytest
 from lsqa import audit, store, team
 from lsqa.store import reviews as reviews_store
 
-from .browser import SHOWN_JS, served_team, wait_idle
+from .browser import SHOWN_JS, served_team, wait_for, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -51,14 +51,6 @@ def _written(ws, who: str) -> dict[str, list[dict]]:
 
 def _count(ws, who: str) -> int:
     return sum(len(rows) for rows in _written(ws, who).values())
-
-
-def _wait_for(page, check, timeout_ms: int = 30000):
-    for _ in range(timeout_ms // 100):
-        if check():
-            return
-        page.wait_for_timeout(100)
-    assert check()
 
 
 def _shown(page) -> str | None:
@@ -124,8 +116,8 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
         for handle in stale:
             ana.wait_for_timeout(30)
             handle.evaluate("b => b.click()")
-        _wait_for(ana, lambda: len(_written(ws, "ana")["reviews"]) >= n + 1)
-        _wait_for(ana, lambda: _shown(ana) != jid)
+        wait_for(ana, lambda: len(_written(ws, "ana")["reviews"]) >= n + 1)
+        wait_for(ana, lambda: _shown(ana) != jid)
         assert [r["judgment_id"] for r in _written(ws, "ana")["reviews"]][-1] == jid
     assert _written(ws, "ana")["reviews"][0]["note"] == "yes, not sure"
     expect(ana.get_by_text("All 2 of your assignments are done")).to_be_visible(timeout=WAIT)
@@ -150,7 +142,7 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     wait_idle(ana)
     ana.wait_for_timeout(200)  # past keys.js's settle time for a new item
     ana.keyboard.press("n")
-    _wait_for(ana, lambda: len(_written(ws, "ana")["reviews"]) == 3)
+    wait_for(ana, lambda: len(_written(ws, "ana")["reviews"]) == 3)
     wait_idle(ana)
     assert [r["label"] for r in _written(ws, "ana")["reviews"]] == ["yes", "yes", "no"]
     # Offered next: the priority queue, where keys act again.
@@ -175,15 +167,15 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
     assert _item_on_screen(three) == x
     expect(three.get_by_text("This item is open in another tab of yours too")).to_be_visible(timeout=WAIT)
     one.keyboard.press("a")
-    _wait_for(one, lambda: len(_written(ws, "ben")["reviews"]) == 1)
-    _wait_for(one, lambda: _shown(one) not in (None, x))
+    wait_for(one, lambda: len(_written(ws, "ben")["reviews"]) == 1)
+    wait_for(one, lambda: _shown(one) not in (None, x))
     z = _shown(one)
     assert z != y
     three.keyboard.press("b")  # x decided in the first tab meanwhile: refused, nothing written
     expect(three.get_by_text(re.compile("Not saved: you decided verdict"))).to_be_visible(timeout=WAIT)
     expect(three.get_by_text(re.compile("You decided: "))).to_be_visible(timeout=WAIT)  # shown again as decided
     two.keyboard.press("b")
-    _wait_for(two, lambda: len(_written(ws, "ben")["reviews"]) == 2)
+    wait_for(two, lambda: len(_written(ws, "ben")["reviews"]) == 2)
     wait_idle(three)
     per_verdict: dict[str, list[str]] = {}
     for r in _written(ws, "ben")["reviews"]:
@@ -196,7 +188,7 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
     one.reload()
     assert _item_on_screen(one) == z
     one.keyboard.press("k")
-    _wait_for(one, lambda: _shown(one) == x)
+    wait_for(one, lambda: _shown(one) == x)
     expect(one.get_by_text(re.compile("You decided: "))).to_be_visible(timeout=WAIT)
     context.close()
 
@@ -217,7 +209,7 @@ def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server
         for name, page in people.items():
             page.keyboard.press("a")
         for name, page in people.items():
-            _wait_for(page, lambda: len(_written(ws, name)["reviews"]) == start[name] + n + 1)
+            wait_for(page, lambda: len(_written(ws, name)["reviews"]) == start[name] + n + 1)
     decided = {name: [r["judgment_id"] for r in _written(ws, name)["reviews"][start[name]:]] for name in people}
     assert not set(decided["ana"]) & set(decided["ben"]), decided  # nothing reviewed twice where once was meant
     assert [s["ana"] for s in seen] == decided["ana"] and [s["ben"] for s in seen] == decided["ben"]

@@ -20,7 +20,7 @@ from lsqa.stats import analysis, corrected_report
 from lsqa.store import reviews as reviews_store
 
 from .bad_input import snapshot
-from .browser import SHOWN_JS, served_team, wait_idle
+from .browser import SHOWN_JS, served_team, wait_for, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -34,15 +34,6 @@ def _reviews(ws, who: str) -> list[tuple[str, str, str]]:
     with store.connect(ws) as con:
         rows = reviews_store.reviews(con)
     return [(r["judgment_id"], r["label"], r["role"]) for r in rows if r["annotator"] == who and r["action"] != "undo"]
-
-
-def _wait_for(page, check, timeout_ms: int = 30000):
-    """Poll the workspace until ``check()`` is true (a write is saved by the page's rerun)."""
-    for _ in range(timeout_ms // 100):
-        if check():
-            return
-        page.wait_for_timeout(100)
-    assert check()
 
 
 def _main_text(page) -> str:
@@ -112,7 +103,7 @@ def test_a_teams_day(day):
     side.get_by_text("random", exact=True).click()
     wait_idle(ada)
     side.get_by_role("button", name="Assign").click()
-    _wait_for(ada, lambda: len(audit.team_progress(ws)) == 2)
+    wait_for(ada, lambda: len(audit.team_progress(ws)) == 2)
     progress = {r["annotator"]: (r["assigned"], r["done"]) for r in audit.team_progress(ws)}
     assert progress == {"ana": (3, 0), "ben": (3, 0)}
     mine = [r["id"] for r in audit.queue.uncached(ws, audit.Filters(reviewed=audit.ASSIGNED), "ana")["rows"]]
@@ -177,7 +168,7 @@ def test_a_teams_day(day):
         else:  # the judge's label (blind offers no Confirm: one cannot agree with a label one cannot see)
             ana.keyboard.press("y" if label_of[jid] == "yes" else "n")
             plan[jid] = label_of[jid]
-        _wait_for(ana, lambda: len(_reviews(ws, "ana")) == n + 1)
+        wait_for(ana, lambda: len(_reviews(ws, "ana")) == n + 1)
         wait_idle(ana)
         ana.wait_for_timeout(300)
         assert _reviews(ws, "ana") == [(j, plan[j], "annotator") for j in plan]  # only the items on screen
@@ -194,7 +185,7 @@ def test_a_teams_day(day):
         jid = _shown(ben)
         assert "ana" not in _main_text(ben)  # another person's label is not shown before ben decides
         ben.keyboard.press("y" if ben_plan[jid] == "yes" else "n")
-        _wait_for(ben, lambda: len(_reviews(ws, "ben")) == n + 1)
+        wait_for(ben, lambda: len(_reviews(ws, "ben")) == n + 1)
         wait_idle(ben)
     assert sorted(_reviews(ws, "ben")) == sorted((j, ben_plan[j], "annotator") for j in mine)
     listed = audit.disagreements(ws)
@@ -217,7 +208,7 @@ def test_a_teams_day(day):
     note.press("Enter")  # gives the keys back
     wait_idle(ada)
     ada.keyboard.press("y" if other[split] == "yes" else "n")  # the final label's key (yes/no: Y / N)
-    _wait_for(ada, lambda: audit.disagreements(ws)[0]["adjudicated"] is not None)
+    wait_for(ada, lambda: audit.disagreements(ws)[0]["adjudicated"] is not None)
     final = audit.disagreements(ws)[0]["adjudication"]
     assert (final["label"], final["note"], final["adjudicator"]) == (other[split], "the book says otherwise", "ada")
 
