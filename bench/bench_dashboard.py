@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lsqa import store  # noqa: E402
-from lsqa.stats import analysis  # noqa: E402
+from lsqa.figures import analysis  # noqa: E402
 from lsqa import audit  # noqa: E402
 from lsqa.store.verdict_ids import judgment_id  # noqa: E402
 from lsqa.store import corpus as corpus_store  # noqa: E402

@@ -58,7 +58,7 @@ t0 = time.perf_counter()
 if sys.argv[2] == "rows":
     import lsqa.cli.stats as cli_stats
     from lsqa.cli.common import existing_workspace
-    from lsqa.stats import analysis
+    from lsqa.figures import analysis
 
     def row_by_row(input, workspace, judge, use_overrides, exclude_flagged, by_question):
         ws = existing_workspace(workspace)

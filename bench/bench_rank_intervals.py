@@ -14,7 +14,7 @@ mean number of tiers.
   bench/bench_corrected.py); ``rate`` of the items audited uniformly at random; the humans' β is
   the truth.
 * Corrected accuracy path (``ppi_mean`` per system + ``rank_intervals.from_estimates``, as
-  ``corrected_report.corrected_accuracy`` does): 6-10 systems of 150-400 answers each, true accuracies
+  ``corrected.corrected_accuracy`` does): 6-10 systems of 150-400 answers each, true accuracies
   from U(0.3, 0.85), a yes/no judge that copies the people with probability ``quality`` and otherwise
   says yes with probability 0.55 (0.8 for its favourite system), ``k`` uniform random audits per system.
   Beside the rank coverage, the share of worlds where every pairwise difference lies in its max-t

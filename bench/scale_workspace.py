@@ -133,3 +133,41 @@ def build(path: Path, n_verdicts: int, *, rich: bool = False, seed: int = 0, ver
         con.execute("DROP TABLE bench_questions")
         n = int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
     return {"verdicts": n, "questions": n_questions, "systems": N_SYSTEMS}
+
+
+def add_audits(path: Path, n_audits: int, *, judge: str = "bench-sxs", agree: float = 0.8, double: float = 0.1,
+               seed: int = 0) -> int:
+    """Add ``n_audits`` random-queue audits of ``judge``'s decided verdicts to the workspace ``path``:
+    a simple random sample (each verdict drawn with probability ``n_audits / decided``, stratum
+    ``all``), each reviewed by one of three annotators who keeps the judge's label with probability
+    ``agree`` and else gives another, a share ``double`` reviewed again by a fourth person (so the
+    people's ceiling and the alternative annotator test have verdicts two people labelled); each draw
+    recorded in ``audit_draws`` as its first review makes it. Returns the number of audits."""
+    with store.write(path) as con:
+        n_decided = int(con.execute("SELECT count(*) FROM judgments WHERE judge = ? AND status = 'ok'",
+                                    [judge]).fetchone()[0])
+        pi = n_audits / n_decided
+        labels = "['A', 'B', 'tie', 'none']" if "sxs" in judge else "['yes', 'no']"
+        con.execute(f"""
+            CREATE TEMP TABLE bench_drawn AS
+            SELECT id AS judgment_id, label AS judge_label, row_number() OVER (ORDER BY h, id) AS n,
+                   {_u('id', 'agree')} < {agree} AS agrees,
+                   {labels}[1 + CAST(floor({_u('id', 'other')} * {len(labels.split(','))}) AS INTEGER)] AS other
+            FROM (SELECT id, label, hash(id, $seed, 'audit') AS h FROM judgments WHERE judge = $judge AND status = 'ok')
+            ORDER BY h, id LIMIT {int(n_audits)}""", {"seed": seed, "judge": judge})
+        base = int(con.execute("SELECT coalesce(max(id), 0) FROM human_reviews").fetchone()[0])
+        con.execute(f"""
+            INSERT INTO human_reviews (id, annotator, judgment_id, action, label, queue, inclusion_prob, stratum)
+            SELECT {base} + n, 'bench-annotator-' || (n % 3),  judgment_id,
+                   CASE WHEN agrees OR other = judge_label THEN 'confirm' ELSE 'override' END,
+                   CASE WHEN agrees THEN judge_label ELSE other END, 'random', {pi}, 'all'
+            FROM bench_drawn""")
+        con.execute(f"""
+            INSERT INTO audit_draws (judgment_id, queue, inclusion_prob, stratum, review_id)
+            SELECT judgment_id, 'random', {pi}, 'all', {base} + n FROM bench_drawn""")
+        con.execute(f"""
+            INSERT INTO human_reviews (id, annotator, judgment_id, action, label, queue, inclusion_prob, stratum)
+            SELECT {base + n_audits} + n, 'bench-annotator-3', judgment_id, 'confirm', judge_label, 'random', {pi}, 'all'
+            FROM bench_drawn WHERE n <= {int(n_audits * double)}""")
+        con.execute("DROP TABLE bench_drawn")
+    return n_audits

@@ -210,12 +210,12 @@ for entry in board["accuracy"]:
 
 def _corrected_section():
     """Judge-only and corrected (PPI++) side by side; adjacent pairs; rank flips (issue 13)."""
-    from lsqa.stats import corrected_report
+    from lsqa.dashboard import corrected_view
 
     st.header("Corrected by audits")
     st.caption("Random or active audits (Audit page, or `lsqa import-reviews` with inclusion probabilities) "
                "correct the judge's errors: the corrected intervals include them, the judge-only ones do not.")
-    for entry in corrected_report.board(workspace, picked):
+    for entry in corrected_view.board(workspace, picked):
         judge = entry["judge"]
         st.subheader(md(judge))
         if entry["error"]:

@@ -22,7 +22,9 @@ from lsqa.audit import reference_errors
 from lsqa.dashboard import adjudication_view
 from lsqa.errors import AuditRefused, NotAllowed
 from lsqa.judging import kinds
-from lsqa.stats import analysis, corrected_report, sampling
+from lsqa.figures import analysis
+from lsqa.figures import corrected
+from lsqa.figures import audits
 from lsqa.store import verdicts as verdicts_store
 
 from .bad_input import invoke, snapshot
@@ -172,7 +174,7 @@ def test_the_corrected_ranking_leaves_a_tie_out_and_uses_the_adjudicated_label(d
     ws = demo_workspace
     twin = tmp_path / "twin.duckdb"
     shutil.copy(ws, twin)
-    q = sampling.queue(ws, SXS, "random", rate=0.3)
+    q = audits.queue(ws, SXS, "random", rate=0.3)
     rows = q["rows"]
     assert len(rows) >= 4
     flip = {"A": "B", "B": "A", "tie": "A", "none": "A"}
@@ -185,7 +187,7 @@ def test_the_corrected_ranking_leaves_a_tie_out_and_uses_the_adjudicated_label(d
     audit.review(ws, "ben", tied["id"], flip[tied["label"]], sampling=tied["sampling"])  # ann confirmed it
 
     def strengths(workspace):
-        out = corrected_report.corrected_ranking(workspace, SXS, queue="random")
+        out = corrected.corrected_ranking(workspace, SXS, queue="random")
         return out, {s["system"]: round(s["strength"], 9) for s in out["systems"]}
 
     before, before_s = strengths(ws)

@@ -13,7 +13,7 @@ import pytest
 
 from lsqa import audit, store
 from lsqa.dashboard import page_data
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 
 GT = "lexical-gt"
 AIS = "lexical-autoais-fc"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lsqa import store
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.store import reviews, verdicts
 
 from lsqa import audit

@@ -521,7 +521,7 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Corpus").click()
     expect(page.get_by_role("heading", name="Corpus").first).to_be_visible(timeout=60000)
     assert "section=" not in page.url
-    from lsqa.stats import analysis
+    from lsqa.figures import analysis
     from lsqa.dashboard import page_data
 
     pairs = page_data.agreement_overview(ws, bootstrap=0)["annotator_pairs"]

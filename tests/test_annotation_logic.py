@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from lsqa import store
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa import audit
 from lsqa.judging import guidelines
 from lsqa.text import highlight

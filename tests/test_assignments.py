@@ -16,7 +16,8 @@ from lsqa import audit, store, team
 from lsqa.audit.review_import import import_reviews
 from lsqa.dashboard import audit_view as view
 from lsqa.errors import AuditRefused, NotAllowed
-from lsqa.stats import corrected_report, sampling
+from lsqa.figures import corrected
+from lsqa.figures import audits
 from lsqa.study import llmbar
 from lsqa.team import Person
 
@@ -94,14 +95,14 @@ def test_the_cli_assigns_and_prints_json(demo_workspace):
 
 def test_a_random_batch_is_a_simple_random_sample_whose_reviews_correct_estimates(demo_workspace):
     with store.connect(demo_workspace) as con:
-        n_items = len(sampling.judge_items(con, JUDGE))
+        n_items = len(audits.judge_items(con, JUDGE))
     done = audit.assign(demo_workspace, JUDGE, ["ana"], by="boss", per_item=1, count=6, queue="random", seed=7)
     rows = _assignments(demo_workspace)
     assert len(rows) == 6 and {r["queue"] for r in rows} == {"random"}
     assert [r["inclusion_prob"] for r in rows] == pytest.approx([6 / n_items] * 6)
     # One verdict per item (an item as the corrected estimates count it).
     with store.connect(demo_workspace) as con:
-        items = sampling.judge_items(con, JUDGE)
+        items = audits.judge_items(con, JUDGE)
     item_of = {j: k for k, it in enumerate(items) for j in it.judgment_ids}
     assert len({item_of[r["judgment_id"]] for r in rows}) == 6
     # The same seed draws the same items; another seed others.
@@ -114,9 +115,9 @@ def test_a_random_batch_is_a_simple_random_sample_whose_reviews_correct_estimate
     first = q["rows"][0]
     assert first["sampling"] == {"queue": "random", "inclusion_prob": pytest.approx(6 / n_items), "stratum": "all"}
     assert "random sample" in first["why"] and done["batch"]
-    before = corrected_report.corrected_accuracy(demo_workspace, JUDGE)["n_usable_audits"]
+    before = corrected.corrected_accuracy(demo_workspace, JUDGE)["n_usable_audits"]
     view.save_decision(demo_workspace, "ana", first["id"], audit.item(demo_workspace, first["id"])["kind"], None, None, "", first["sampling"], opened_at=0)
-    report = corrected_report.corrected_accuracy(demo_workspace, JUDGE)
+    report = corrected.corrected_accuracy(demo_workspace, JUDGE)
     assert (before, report["n_usable_audits"], report["design"]) == (0, 1, "random")
 
 

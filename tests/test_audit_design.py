@@ -14,7 +14,8 @@ import pytest
 
 from lsqa import audit, store
 from lsqa.audit.review_import import import_reviews, import_reviews_rows
-from lsqa.stats import corrected_report, sampling
+from lsqa.figures import corrected
+from lsqa.figures import audits
 from lsqa.store import db
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
@@ -37,7 +38,7 @@ def _drawn(ws, judge) -> tuple[dict, dict, dict]:
 
 
 def _strengths(ws, queue=None) -> tuple[dict, dict]:
-    out = corrected_report.corrected_ranking(ws, SXS, queue=queue)
+    out = corrected.corrected_ranking(ws, SXS, queue=queue)
     return out, {s["system"]: round(s["strength"], 9) for s in out["systems"]}
 
 
@@ -49,7 +50,7 @@ def test_second_reviews_and_adjudication_change_labels_never_which_audits_count(
     ws = demo_workspace
     twin = tmp_path / "twin.duckdb"
     shutil.copy(ws, twin)
-    rows = sampling.queue(ws, SXS, "random", rate=0.3, stratify="pair")["rows"]
+    rows = audits.queue(ws, SXS, "random", rate=0.3, stratify="pair")["rows"]
     assert len(rows) >= 9
     ann = {}
     for k, row in enumerate(rows):
@@ -58,7 +59,7 @@ def test_second_reviews_and_adjudication_change_labels_never_which_audits_count(
     design, labels, _ = _drawn(ws, SXS)
     assert design == {r["id"]: ("random", pytest.approx(r["sampling"]["inclusion_prob"]), r["sampling"]["stratum"])
                       for r in rows}
-    assert corrected_report.corrected_ranking(ws, SXS)["n_usable_audits"] == len(rows)
+    assert corrected.corrected_ranking(ws, SXS)["n_usable_audits"] == len(rows)
 
     ids = [r["id"] for r in rows]
     for jid in ids[:3]:
@@ -66,7 +67,7 @@ def test_second_reviews_and_adjudication_change_labels_never_which_audits_count(
     for jid in ids[3:6]:
         audit.review(ws, "bea", jid, FLIP[ann[jid]])     # alike no more: a tie
     assert _drawn(ws, SXS)[0] == design
-    mid = corrected_report.corrected_ranking(ws, SXS)
+    mid = corrected.corrected_ranking(ws, SXS)
     assert (mid["design"], mid["n_usable_audits"], mid["n_tied_not_used"]) == ("random", len(rows) - 3, 3)
     assert mid["n_reviews_not_used"] == 3                # the ties, and nothing else
 
@@ -137,7 +138,7 @@ def test_an_undone_review_keeps_its_draw_and_counts_again_once_labelled(demo_wor
     labels it (it is back in the queue), and counts again, with the π it was drawn with, once anybody
     does; a later review from a queue of another rate does not draw it again."""
     ws = demo_workspace
-    q = sampling.queue(ws, YESNO, "random", rate=0.3)
+    q = audits.queue(ws, YESNO, "random", rate=0.3)
     first, second = q["rows"][:2]
     audit.review(ws, "ann", first["id"], first["label"], sampling=first["sampling"])
     audit.review(ws, "ann", second["id"], FLIP[second["label"]], sampling=second["sampling"])
@@ -148,8 +149,8 @@ def test_an_undone_review_keeps_its_draw_and_counts_again_once_labelled(demo_wor
     with store.connect(ws) as con:
         assert [d["judgment_id"] for d in reviews_store.draws(con)] == [first["id"], second["id"]]
     assert set(_drawn(ws, YESNO)[0]) == {first["id"]}
-    assert corrected_report.corrected_accuracy(ws, YESNO)["n_usable_audits"] == 1
-    again = sampling.queue(ws, YESNO, "random", rate=0.3)
+    assert corrected.corrected_accuracy(ws, YESNO)["n_usable_audits"] == 1
+    again = audits.queue(ws, YESNO, "random", rate=0.3)
     assert again["rows"][0]["id"] == second["id"] and again["done"] == 1
 
     audit.review(ws, "bea", second["id"], second["label"])  # a plain review: anybody's label will do
@@ -157,7 +158,7 @@ def test_an_undone_review_keeps_its_draw_and_counts_again_once_labelled(demo_wor
     other_rate = dict(second["sampling"], inclusion_prob=0.9)
     audit.review(ws, "ann", second["id"], second["label"], sampling=other_rate)
     assert _drawn(ws, YESNO)[0] == drawn
-    report = corrected_report.corrected_accuracy(ws, YESNO)
+    report = corrected.corrected_accuracy(ws, YESNO)
     assert (report["design"], report["n_usable_audits"], report["n_reviews_not_used"]) == ("random", 2, 0)
     with store.connect(ws) as con:
         assert len(reviews_store.draws(con)) == 2
@@ -170,10 +171,10 @@ def test_a_random_assignment_batch_is_the_draw(demo_workspace):
     done = audit.assign(ws, YESNO, ["ana"], by="boss", per_item=1, count=6, queue="random", seed=7)
     with store.connect(ws) as con:
         draws = reviews_store.draws(con)
-        n_items = len(sampling.judge_items(con, YESNO))
+        n_items = len(audits.judge_items(con, YESNO))
     assert len(draws) == 6 and {(d["queue"], d["batch"], d["review_id"]) for d in draws} == \
         {("random", done["batch"], None)}
-    assert corrected_report.corrected_accuracy(ws, YESNO)["n_usable_audits"] == 0  # nobody labelled them yet
+    assert corrected.corrected_accuracy(ws, YESNO)["n_usable_audits"] == 0  # nobody labelled them yet
     jid = draws[0]["judgment_id"]
     audit.review(ws, "bea", jid, "no")                   # not the assignee, not through the assignments queue
     assert _drawn(ws, YESNO)[0] == {jid: ("random", pytest.approx(6 / n_items), "all")}
@@ -182,7 +183,7 @@ def test_a_random_assignment_batch_is_the_draw(demo_workspace):
     audit.review(ws, "ana", jid, "yes", sampling=row["sampling"])   # a tie now; the draw stays the batch's
     with store.connect(ws) as con:
         assert len(reviews_store.draws(con)) == 6
-    report = corrected_report.corrected_accuracy(ws, YESNO)
+    report = corrected.corrected_accuracy(ws, YESNO)
     assert (report["n_usable_audits"], report["n_tied_not_used"]) == (0, 1)
 
 
@@ -192,7 +193,7 @@ def test_a_sampled_review_declares_the_draw_it_writes(demo_workspace):
     from tests.bad_input import changed_tables, snapshot
     from lsqa.audit import kept_reads
 
-    row = sampling.queue(demo_workspace, SXS, "random", rate=0.3)["rows"][0]
+    row = audits.queue(demo_workspace, SXS, "random", rate=0.3)["rows"][0]
     before = snapshot(demo_workspace)
     audit.review(demo_workspace, "ann", row["id"], row["label"], sampling=row["sampling"])
     assert changed_tables(before, snapshot(demo_workspace)) == ["audit_draws", "human_reviews"]

@@ -13,7 +13,7 @@ from lsqa import audit
 from lsqa.audit.trail import Trail
 from lsqa.dashboard import audit_view as view
 from lsqa.errors import AuditRefused
-from lsqa.stats import sampling
+from lsqa.figures import audits
 from lsqa.text.highlight import md_escape as md
 
 SXS, AIS = "lexical-sxs-fc", "lexical-autoais-fc"
@@ -125,7 +125,7 @@ def test_a_sampled_queue_keeps_its_order_and_the_inclusion_probability(demo_work
     state = settings(audit_queue="random", audit_rate=0.2)
     trail = Trail(state["audit_trail"], state["audit_at"])
     here = view.where_i_am(demo_workspace, trail, audit.Filters(), "ann", state, SXS)
-    sample = sampling.page_queue(demo_workspace, SXS, "random", rate=0.2, stratify="none", page=0)
+    sample = audits.page_queue(demo_workspace, SXS, "random", rate=0.2, stratify="none", page=0)
     assert [here.current_id] + [r["id"] for r in here.upcoming] == [r["id"] for r in sample["rows"]]
     assert here.sampled[here.current_id] == {"queue": "random", "inclusion_prob": 0.2, "stratum": "all"}
     assert "random audit, drawn with probability 0.200" in here.why[here.current_id]

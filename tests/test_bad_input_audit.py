@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsqa import store
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa import audit
 from lsqa.errors import LsqaError
 from lsqa.vocabulary import ABSOLUTE_LABELS, FLAG_REASONS, PAIRWISE_LABELS

@@ -26,7 +26,7 @@ from lsqa.audit import actions, reference_errors
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.dashboard import page_data
 from lsqa.errors import InputError
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.store import export as export_store
 from lsqa.study.imports import import_answers, import_judgments
 from lsqa.text.csv_cells import safe_cell

@@ -3,7 +3,7 @@ replace the annotators?
 
 Workspace tests use the small demo (tests/conftest.py): reviews are written through ``lsqa.audit``
 exactly as the Audit page writes them, random-queue reviews with the sampling record the random
-queue (``lsqa.stats.sampling.queue``) gives. Expected figures are counted by hand from the labels
+queue (``lsqa.stats.audits.queue``) gives. Expected figures are counted by hand from the labels
 written. The gate's bounds are a confidence sequence (a one-sided beta-binomial mixture, Howard et
 al. 2021): the tests recompute them here by numerical integration of the mixture (``mixture_bounds``,
 scipy's ``quad`` and ``brentq``), and the fixed-n rule's from scipy's exact binomial interval
@@ -26,7 +26,7 @@ from scipy.stats import t as student_t
 
 from lsqa import audit
 from lsqa.stats import certification as cert
-from lsqa.stats import sampling
+from lsqa.figures import audits
 
 from .bad_input import assert_refused, invoke
 
@@ -65,7 +65,7 @@ def mixture_bounds(s: float, n: float, level: float = 0.95) -> tuple[float, floa
 
 def random_rows(ws: Path, judge: str, n: int) -> list[dict]:
     """The first ``n`` verdicts of the judge's random audit queue (rate 0.25), as the Audit page shows them."""
-    rows = sampling.queue(ws, judge, "random", rate=0.25, limit=n)["rows"]
+    rows = audits.queue(ws, judge, "random", rate=0.25, limit=n)["rows"]
     assert len(rows) == n
     return rows
 
@@ -323,7 +323,7 @@ def test_agreement_and_recall_counted_by_hand_on_random_audits(demo_workspace):
         label = FLIP[r["label"]] if k in overridden else r["label"]
         audit.review(ws, "ana", r["id"], label, sampling=r["sampling"])
     # a priority-queue review (not drawn at random) must not count
-    other = next(v for v in sampling.queue(ws, YES_NO, "random", rate=1.0, limit=200)["rows"]
+    other = next(v for v in audits.queue(ws, YES_NO, "random", rate=1.0, limit=200)["rows"]
                  if v["id"] not in {r["id"] for r in rows})
     audit.review(ws, "ana", other["id"], FLIP[other["label"]])
 
@@ -393,7 +393,7 @@ def test_certify_json_shape_from_the_command_line(demo_workspace):
 def _three_annotators(ws: Path, overrides: dict[str, set[int]]) -> tuple[list[dict], dict]:
     """ana, ben and cat review the same 30 side-by-side verdicts (no sampling: the overlap); each
     overrides the verdicts at the positions given (to the same other label), confirms the rest."""
-    rows = sampling.queue(ws, SXS, "random", rate=1.0, limit=30)["rows"]
+    rows = audits.queue(ws, SXS, "random", rate=1.0, limit=30)["rows"]
     other = {"A": "B", "B": "A", "tie": "A", "none": "A"}
     for who, positions in overrides.items():
         for k, r in enumerate(rows):

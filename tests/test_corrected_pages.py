@@ -11,7 +11,8 @@ from streamlit.testing.v1 import AppTest
 from lsqa import store
 from lsqa import audit
 from lsqa.text import highlight
-from lsqa.stats import corrected_report, sampling
+from lsqa.dashboard import corrected_view
+from lsqa.figures import audits
 from lsqa.store import verdicts as verdicts_store
 
 from .test_dashboard_pages import APP, SXS, _fresh_streamlit_caches, bar_button, goto, open_app, pick_judge, ws  # noqa: F401
@@ -25,7 +26,7 @@ def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
     at.multiselect(key="audit_judges").set_value([SXS]).run()
     at.selectbox(key="audit_queue").set_value("random").run()
     assert not at.exception, [e.value for e in at.exception]
-    expected = sampling.queue(ws, SXS, "random", rate=0.1)["rows"][0]
+    expected = audits.queue(ws, SXS, "random", rate=0.1)["rows"][0]
     item = audit.item(ws, expected["id"])
     bar_button(at, f"audit_opt_shown:{item['shown_label'] or 'A'}").click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -36,7 +37,7 @@ def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
 
 
 def test_leaderboard_shows_corrected_beside_judge_only(ws):  # noqa: F811
-    q = sampling.queue(ws, SXS, "random", rate=0.3)
+    q = audits.queue(ws, SXS, "random", rate=0.3)
     for row in q["rows"]:
         audit.review(ws, "bob", row["id"], row["label"], sampling=row["sampling"])
     at = pick_judge(open_app(page="leaderboard"), "all")
@@ -49,7 +50,7 @@ def test_leaderboard_shows_corrected_beside_judge_only(ws):  # noqa: F811
     assert {"judge-only strength", "corrected 95% CI", "audited"} <= set(frame.columns)
     assert frame["audited"].sum() == 2 * len(q["rows"])    # each audited pair counts for both systems
     assert any(f"{len(q['rows'])} usable audits (random queue)" in c.value for c in at.caption)
-    assert any(corrected_report.AUDITS_TO_SEPARATE in df.value.columns for df in at.dataframe)
+    assert any(corrected_view.AUDITS_TO_SEPARATE in df.value.columns for df in at.dataframe)
     # A yes/no judge without audits: its judge-only figures with the warning.
     assert any("no usable audits" in w.value for w in at.warning)
 

@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 
 from lsqa import store
 from lsqa import audit
-from lsqa.stats import corrected_report
-from lsqa.stats import sampling
+from lsqa.figures import corrected
+from lsqa.dashboard import corrected_view
+from lsqa.figures import audits
 from lsqa.cli import app
 from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
@@ -22,7 +23,7 @@ runner = CliRunner()
 
 def _review_queue(ws, judge, queue_name, *, rate, stratify="none", flip_every=3):
     """Review every drawn item; every `flip_every`-th gets the other label (a judge that errs)."""
-    q = sampling.queue(ws, judge, queue_name, rate=rate, stratify=stratify)
+    q = audits.queue(ws, judge, queue_name, rate=rate, stratify=stratify)
     for k, row in enumerate(q["rows"]):
         label = row["label"]
         if k % flip_every == 0:
@@ -40,14 +41,14 @@ def test_random_queue_records_how_each_review_was_sampled(demo_workspace):
     assert {r["queue"] for r in rows} == {"random"}
     assert all(r["stratum"].startswith("pair:") and 0 < r["inclusion_prob"] <= 1 for r in rows)
     # Reviewed items leave the queue; the rest of the draw stays in the same order.
-    again = sampling.queue(demo_workspace, SXS, "random", rate=0.3, stratify="pair")
+    again = audits.queue(demo_workspace, SXS, "random", rate=0.3, stratify="pair")
     assert again["total"] == 0 and again["done"] == q["drawn"]
 
 
 def test_active_queue_favours_items_the_judge_is_unsure_of(demo_workspace):
     with store.connect(demo_workspace) as con:
-        items = sampling.judge_items(con, SXS)
-        probs = sampling.inclusion_probabilities(con, SXS, items, "active", 0.2)
+        items = audits.judge_items(con, SXS)
+        probs = audits.inclusion_probabilities(con, SXS, items, "active", 0.2)
     split = [p for it, p in zip(items, probs) if it.f == 0.5]
     sure = [p for it, p in zip(items, probs) if it.f in (0.0, 1.0)]
     assert split and sure and sum(split) / len(split) > 1.5 * sum(sure) / len(sure)
@@ -55,14 +56,14 @@ def test_active_queue_favours_items_the_judge_is_unsure_of(demo_workspace):
 
 
 def test_corrected_ranking_reports_audits_used_and_the_judge_beside_it(demo_workspace):
-    before = corrected_report.corrected_ranking(demo_workspace, SXS)
+    before = corrected.corrected_ranking(demo_workspace, SXS)
     assert before["method"] == "judge-only" and before["n_usable_audits"] == 0
     assert any("no usable audits" in w for w in before["warnings"])
     # Priority-queue reviews count for overrides but not for the correction.
     first = audit.queue(demo_workspace, audit.Filters(judges=(SXS,), reviewed="all"))["rows"][0]
     audit.review(demo_workspace, "ann", first["id"], "tie")
     q = _review_queue(demo_workspace, SXS, "random", rate=0.3)
-    after = corrected_report.corrected_ranking(demo_workspace, SXS)
+    after = corrected.corrected_ranking(demo_workspace, SXS)
     assert after["method"] == "ppi++" and after["design"] == "random"
     assert after["n_usable_audits"] == after["n_audited"] == len(q["rows"])
     assert after["n_reviews_not_used"] >= 1
@@ -77,7 +78,7 @@ def test_corrected_ranking_reports_audits_used_and_the_judge_beside_it(demo_work
 
 def test_corrected_accuracy_moves_towards_the_humans(demo_workspace):
     _review_queue(demo_workspace, YESNO, "active", rate=0.5, flip_every=2)
-    result = corrected_report.corrected_accuracy(demo_workspace, YESNO)
+    result = corrected.corrected_accuracy(demo_workspace, YESNO)
     assert result["design"] == "active" and result["n_usable_audits"] > 0
     for row in result["systems"]:
         assert 0 <= row["ci_low"] <= row["ci_high"] <= 1
@@ -121,7 +122,7 @@ def test_import_reviews_adds_usable_audits(demo_workspace, tmp_path):
         got = verdicts_store.sampled_human_labels(con, SXS)
     assert len(got) == 12 and {g["queue"] for g in got} == {"import"}
     assert {g["label"] for g in got} == {"A"}   # reversed rows were swapped back to system terms
-    result = corrected_report.corrected_ranking(demo_workspace, SXS)
+    result = corrected.corrected_ranking(demo_workspace, SXS)
     assert result["design"] == "import" and result["n_usable_audits"] == 12
 
 
@@ -150,11 +151,11 @@ def override_between_top_two(ws, judge=SXS):
     """Priority-queue reviews that give every verdict between the judge's top system and the next
     one strictly below it to the latter (the demo's top two tie: they give the same answers):
     returns (top, second, {judgment_id: human label} of the reviews that changed a label)."""
-    rows = sorted(corrected_report.corrected_ranking(ws, judge)["systems"], key=lambda r: r["judge_only_rank"])
+    rows = sorted(corrected.corrected_ranking(ws, judge)["systems"], key=lambda r: r["judge_only_rank"])
     top = rows[0]["system"]
     second = next(r["system"] for r in rows if r["judge_only_rank"] > rows[0]["judge_only_rank"])
     with store.connect(ws) as con:
-        items = [it for it in sampling.judge_items(con, judge) if {it.system_a, it.system_b} == {top, second}]
+        items = [it for it in audits.judge_items(con, judge) if {it.system_a, it.system_b} == {top, second}]
     changed = {}
     for it in items:
         label = "A" if it.system_a == second else "B"
@@ -166,11 +167,11 @@ def override_between_top_two(ws, judge=SXS):
 
 
 def test_rank_flips_name_the_overrides_that_moved_them(demo_workspace):
-    before = corrected_report.corrected_ranking(demo_workspace, SXS)
+    before = corrected.corrected_ranking(demo_workspace, SXS)
     assert before["flips"] == []        # nothing reviewed: the three rankings are the same fit
     top, second, changed = override_between_top_two(demo_workspace)
     assert changed
-    after = corrected_report.corrected_ranking(demo_workspace, SXS)
+    after = corrected.corrected_ranking(demo_workspace, SXS)
     flip = next(f for f in after["flips"] if set(f["systems"]) == {top, second})
     assert flip["judge_only_above"] == top
     assert flip["ranks"]["overrides"][second] < flip["ranks"]["overrides"][top]
@@ -181,7 +182,7 @@ def test_rank_flips_name_the_overrides_that_moved_them(demo_workspace):
         assert {mv["system_a"], mv["system_b"]} == {top, second}
         assert mv["overridden"] and all(changed[v["judgment_id"]] == v["human_label"] != v["judge_label"]
                                         for v in mv["overridden"])
-    rows = corrected_report.ranking_section(after)["flips"]
+    rows = corrected_view.ranking_section(after)["flips"]
     row = next(r for r in rows if r["systems"] in (f"{top} / {second}", f"{second} / {top}"))
     assert row["judge-only order"] == f"{top} > {second}" and row["overrides order"] == f"{second} > {top}"
     shown = row["overrides that moved it"]
@@ -192,19 +193,19 @@ def test_rank_flips_name_the_overrides_that_moved_them(demo_workspace):
 
 
 def test_accuracy_flips_name_the_audits_and_overrides_that_moved_them(demo_workspace):
-    result = corrected_report.corrected_accuracy(demo_workspace, YESNO)
+    result = corrected.corrected_accuracy(demo_workspace, YESNO)
     assert result["flips"] == []
     by_judge = sorted(result["systems"], key=lambda r: -r["judge_only"])
     top = by_judge[0]["system"]
     second = next(r["system"] for r in by_judge if r["judge_only"] < by_judge[0]["judge_only"])
     # Override every "yes" of the judge's best system to "no": it falls below the second.
     with store.connect(demo_workspace) as con:
-        items = [it for it in sampling.judge_items(con, YESNO) if it.system_a == top]
+        items = [it for it in audits.judge_items(con, YESNO) if it.system_a == top]
     for it in items:
         for jid, label in zip(it.judgment_ids, it.judge_labels):
             if label == "yes":
                 audit.review(demo_workspace, "ann", jid, "no")
-    after = corrected_report.corrected_accuracy(demo_workspace, YESNO)
+    after = corrected.corrected_accuracy(demo_workspace, YESNO)
     flip = next(f for f in after["flips"] if set(f["systems"]) == {top, second})
     assert flip["ranks"]["overrides"][second] < flip["ranks"]["overrides"][top]
     movers = flip["moved_by"]["overrides"]

@@ -733,7 +733,7 @@ def test_leaderboard_opens_on_the_headline(ws):
     import re
 
     from lsqa.dashboard import headline
-    from lsqa.stats import analysis
+    from lsqa.figures import analysis
 
     from .test_report import audited
 

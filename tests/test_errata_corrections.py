@@ -12,7 +12,7 @@ import shutil
 from lsqa import audit, store
 from lsqa.audit import reference_errors
 from lsqa.corpus.ingest import read_errata
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.store import corpus as corpus_store
 
 from .bad_input import invoke

@@ -14,7 +14,7 @@ import pytest
 
 from lsqa import audit, store, team
 from lsqa.judging import kinds
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.store import verdicts as verdicts_store
 from lsqa.team import Person
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from lsqa.cli import app
 from lsqa.dashboard import leaderboard_view as lv
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.stats import fragility as fr
 from lsqa.stats import ranking as rk
 from lsqa.stats.ranking import ComparisonCounts, count_comparisons, fit_bradley_terry

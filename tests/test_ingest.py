@@ -14,7 +14,7 @@ from lsqa.store import runs
 
 from .conftest import TEST_DATA
 
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.study.imports import import_answers, import_judgments
 from lsqa.corpus.ingest import ingest_book, ingest_narrativeqa
 

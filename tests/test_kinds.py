@@ -22,7 +22,7 @@ from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
 from lsqa.judging import guidelines, kinds, tasks
 from lsqa.llm.embedded import lexical_judge
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.study import pipeline
 from lsqa.study.plan import plan
 from tests.bad_input import invoke

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.dashboard import page_data
 from lsqa.dashboard import leaderboard_view as lv
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lsqa.figures import longspan as figures_longspan
 from lsqa import store
 from lsqa.config.study import run_config_from_dict
 from lsqa.stats import longspan
@@ -116,7 +117,7 @@ def _run_json(ws: Path, *args) -> dict:
 
 
 def test_gains_per_book_are_accuracy_differences_on_the_same_questions(demo_workspace):
-    result = longspan.analyse(demo_workspace, judge=AIS)
+    result = figures_longspan.analyse(demo_workspace, judge=AIS)
     for book in result["by_document"]:
         qs = [q for q in result["questions"] if q["document_id"] == book["document_id"]]
         for other in ("retrieval", "no_context"):
@@ -128,7 +129,7 @@ def test_gains_per_book_are_accuracy_differences_on_the_same_questions(demo_work
         shares = book["classes"]
         assert sum(shares.values()) == pytest.approx(1.0)
     # The workspace-wide accuracy (lsqa accuracy) on these questions gives the same difference.
-    from lsqa.stats.analysis import accuracy
+    from lsqa.figures.analysis import accuracy
 
     acc = {r["system"]: r["accuracy"] for r in accuracy(demo_workspace, AIS)}
     everything = longspan.gain(np.array([q["full_right"] for q in result["questions"]], dtype=float),
@@ -138,7 +139,7 @@ def test_gains_per_book_are_accuracy_differences_on_the_same_questions(demo_work
 
 
 def test_evidence_spans_are_where_the_quotes_and_mentions_are(entity_ws):
-    result = longspan.analyse(entity_ws, judge=AIS, )
+    result = figures_longspan.analyse(entity_ws, judge=AIS, )
     with store.connect(entity_ws) as con:
         tom, text, lo, hi = con.execute("SELECT id, full_text, clean_start, clean_end FROM documents WHERE title = "
                                         "'The Tale of Tom Kitten'").fetchone()
@@ -176,7 +177,7 @@ def test_export_writes_the_needs_full_book_questions_with_provenance(entity_ws, 
     out = tmp_path / "hard.jsonl"
     r = invoke("longspan", "--workspace", entity_ws, "--judge", AIS, "--export", out)
     assert r.exit_code == 0, r.output
-    result = longspan.analyse(entity_ws, judge=AIS, )
+    result = figures_longspan.analyse(entity_ws, judge=AIS, )
     expected = [q for q in result["questions"] if q["class"] == "needs-full-book"]
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["question_id"] for r in rows] == [q["question_id"] for q in expected]
@@ -207,9 +208,9 @@ def test_two_systems_of_one_context_on_one_question_are_named_not_picked(demo_wo
                     "FROM answers WHERE system_name = 'extractive-fullbook' LIMIT 1")
     before = snapshot(demo_workspace)
     with pytest.raises(longspan.LongSpanRefused, match="extractive-fullbook and other-full.*--full"):
-        longspan.analyse(demo_workspace)
+        figures_longspan.analyse(demo_workspace)
     assert snapshot(demo_workspace) == before
-    assert longspan.analyse(demo_workspace, full="extractive-fullbook", )["systems"]["full"] == \
+    assert figures_longspan.analyse(demo_workspace, full="extractive-fullbook", )["systems"]["full"] == \
         ["extractive-fullbook"]
 
 
@@ -236,7 +237,7 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
     assert re.search(r"of \d+ classified questions", captions)
     # Which figure is which: the metrics are the judge's; no audits here, so the corrected one says judge only.
     assert captions.count("Judge-only figure") == 2 and captions.count("Corrected by audits: judge only") == 2
-    result = longspan.analyse(entity_ws, documents=[tom])
+    result = figures_longspan.analyse(entity_ws, documents=[tom])
     g = result["by_document"][0]["full_vs_retrieval"]
     assert at.metric[0].value == f"{g['gain']:+.0%} (95% CI {g['ci_low']:+.0%} to {g['ci_high']:+.0%}), {g['n']} questions"
     assert not any("book" in d.value.columns for d in at.dataframe)   # built only when opened
@@ -244,7 +245,7 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     books = next(d.value for d in at.dataframe if "book" in d.value.columns)
-    everything = longspan.analyse(entity_ws)
+    everything = figures_longspan.analyse(entity_ws)
     assert list(books["book"]) == [d["title"] for d in everything["by_document"]] and len(books) >= 2
     assert everything["simultaneous"]["by_document"]["statement"] in as_read(" ".join(c.value for c in at.caption))
 
@@ -261,7 +262,7 @@ def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_tem
     shutil.copy(entity_template, ws)
     with store.connect(ws) as con:
         tom = con.execute("SELECT id FROM documents WHERE title = 'The Tale of Tom Kitten'").fetchone()[0]
-    expected = longspan.analyse(ws, documents=[tom], )
+    expected = figures_longspan.analyse(ws, documents=[tom], )
     spans = [q for q in expected["questions"] if q["evidence_start"] is not None]
     with serve(ws) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -288,7 +289,7 @@ def longspan_view_mentions(ws: Path, doc: str, result: dict) -> int:
     from lsqa.dashboard import longspan_view
 
     first = next(iter(longspan_view.book(ws, doc)["entities"]))
-    return len(longspan.mention_fractions(ws, doc, first))
+    return len(figures_longspan.mention_fractions(ws, doc, first))
 
 
 def test_an_audit_item_links_to_its_book_long_span_tab(entity_ws, monkeypatch):
@@ -378,9 +379,9 @@ def test_the_old_bootstrap_misses_at_five_questions_and_tango_holds():
 def _audit_randomly(ws: Path, judge: str, *, rate: float, flip: set[int] = frozenset()) -> int:
     """Review every verdict a random queue draws; items whose position is in ``flip`` get the other label."""
     from lsqa import audit
-    from lsqa.stats import sampling
+    from lsqa.figures import audits
 
-    q = sampling.queue(ws, judge, "random", rate=rate, limit=10_000)
+    q = audits.queue(ws, judge, "random", rate=rate, limit=10_000)
     for k, row in enumerate(q["rows"]):
         label = {"yes": "no", "no": "yes"}[row["label"]] if k in flip else row["label"]
         audit.review(ws, "ann", row["id"], label, sampling=row["sampling"])
@@ -388,12 +389,12 @@ def _audit_randomly(ws: Path, judge: str, *, rate: float, flip: set[int] = froze
 
 
 def test_a_gain_corrected_by_audits_that_agree_with_the_judge_is_the_judge_gain(demo_workspace):
-    before = longspan.analyse(demo_workspace, judge=AIS)
+    before = figures_longspan.analyse(demo_workspace, judge=AIS)
     for book in before["by_document"]:
         c = book["full_vs_retrieval"]["corrected"]
         assert c["figure"] == "judge-only" and c["gain"] is None and c["note"].startswith("judge only")
     assert _audit_randomly(demo_workspace, AIS, rate=0.7) > 10
-    after = longspan.analyse(demo_workspace, judge=AIS)
+    after = figures_longspan.analyse(demo_workspace, judge=AIS)
     assert after["audits"]["design"] == "random" and after["audits"]["n_usable_audits"] > 10
     corrected = 0
     for book in after["by_document"]:
@@ -411,13 +412,13 @@ def test_a_gain_corrected_by_audits_that_agree_with_the_judge_is_the_judge_gain(
 def test_a_gain_corrected_by_audits_that_disagree_moves_toward_the_people(demo_workspace):
     """The people say no to full-book answers the judge accepted: the corrected gain over the audited
     questions falls below the judge's."""
-    from lsqa.stats import sampling
+    from lsqa.figures import audits
 
-    q = sampling.queue(demo_workspace, AIS, "random", rate=1.0, limit=10_000)
+    q = audits.queue(demo_workspace, AIS, "random", rate=1.0, limit=10_000)
     flip = {k for k, row in enumerate(q["rows"]) if row["system_a"] == SYSTEMS["full"] and row["label"] == "yes"}
     assert flip
     _audit_randomly(demo_workspace, AIS, rate=1.0, flip=flip)
-    result = longspan.analyse(demo_workspace, judge=AIS)
+    result = figures_longspan.analyse(demo_workspace, judge=AIS)
     for book in result["by_document"]:
         g = book["full_vs_no_context"]
         if any(q["document_id"] == book["document_id"] and q["full_right"] for q in result["questions"]):

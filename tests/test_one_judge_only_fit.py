@@ -18,7 +18,10 @@ from typer.testing import CliRunner
 from lsqa import audit
 from lsqa.cli import app
 from lsqa.dashboard import page_data
-from lsqa.stats import analysis, corrected_report, sampling
+from lsqa.figures import analysis
+from lsqa.figures import corrected as figures_corrected
+from lsqa.dashboard import corrected_view
+from lsqa.figures import audits
 from lsqa.text import numbers
 from lsqa.vocabulary import JUDGE_ONLY, OVERRIDES, PAIRWISE
 
@@ -44,15 +47,15 @@ def test_the_demo_has_what_made_the_two_fits_differ(demo_workspace):
 def test_every_section_shows_the_ranking_tables_judge_only_fit(demo_workspace, judge):
     ws = demo_workspace
     table = _table(ws, judge)
-    corrected = corrected_report.corrected_ranking(ws, judge)
+    corrected = figures_corrected.corrected_ranking(ws, judge)
     assert {r["system"]: r["judge_only_strength"] for r in corrected["systems"]} == \
         pytest.approx({s: v[0] for s, v in table.items()}, rel=1e-6)
     assert {r["system"]: r["judge_only_rank"] for r in corrected["systems"]} == {s: v[1] for s, v in table.items()}
     # The Leaderboard's section shows the same figures (rounded for display) and says what differs.
-    entry = corrected_report.board(ws, {PAIRWISE: [judge], "binary": []})[0]
+    entry = corrected_view.board(ws, {PAIRWISE: [judge], "binary": []})[0]
     assert {r["system"]: r[f"{JUDGE_ONLY} strength"] for r in entry["table"]} == \
         {s: numbers.figure(v[0]) for s, v in table.items()}
-    assert corrected_report.JUDGE_ONLY_SAME_AS_TABLE in entry["summary"]
+    assert corrected_view.JUDGE_ONLY_SAME_AS_TABLE in entry["summary"]
     # The exported ranking file (analysis.export → ranking_<judge>.json) is the same fit.
     exported = analysis.ranking(ws, judge)
     assert {s["system"]: s["rank"] for s in exported["systems"]} == {s: v[1] for s, v in table.items()}
@@ -80,12 +83,12 @@ def test_rank_flips_start_from_the_ranking_tables_judge_only_and_overrides_ranki
     ws, judge = demo_workspace, "lexical-sxs-fc"
     table = _table(ws, judge)
     weakest = max(table, key=lambda s: table[s][1])
-    q = sampling.queue(ws, judge, "random", rate=0.6)
+    q = audits.queue(ws, judge, "random", rate=0.6)
     for row in q["rows"]:
         if weakest in (row["system_a"], row["system_b"]):
             label = "A" if row["system_a"] == weakest else "B"
             audit.review(ws, "ann", row["id"], label, sampling=row["sampling"])
-    result = corrected_report.corrected_ranking(ws, judge)
+    result = figures_corrected.corrected_ranking(ws, judge)
     assert result["flips"], "audits that favour the weakest system move it"
     overridden = _table(ws, judge, use_overrides=True)
     for flip in result["flips"]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lsqa import store
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.dashboard import page_data
 from lsqa.errors import LsqaError, NoVerdicts, WorkspaceError
 from lsqa.study.imports import import_judgments

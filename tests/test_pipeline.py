@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lsqa import store
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.study import pipeline
 from lsqa.cli import app
 from lsqa.errors import InputError

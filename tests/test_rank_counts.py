@@ -15,7 +15,7 @@ from bench.scale_workspace import build
 from lsqa import audit, store
 from lsqa.cli import app
 from lsqa.dashboard import page_data, report
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.stats.reports import rank_table
 
 runner = CliRunner()

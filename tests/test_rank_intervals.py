@@ -13,7 +13,11 @@ from lsqa import audit
 from lsqa.cli import app
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.dashboard import page_data
-from lsqa.stats import analysis, corrected_report, rank_intervals, sampling
+from lsqa.figures import analysis
+from lsqa.figures import corrected
+from lsqa.dashboard import corrected_view
+from lsqa.stats import rank_intervals
+from lsqa.figures import audits
 from lsqa.stats.reports import rank_table
 
 SXS, YESNO = "lexical-sxs-fc", "lexical-autoais-fc"
@@ -84,7 +88,7 @@ def test_rank_json_has_rank_intervals_and_tiers(demo_workspace):
 
 
 def _audit_randomly(ws, judge, rate):
-    q = sampling.queue(ws, judge, "random", rate=rate, stratify="none")
+    q = audits.queue(ws, judge, "random", rate=rate, stratify="none")
     for k, row in enumerate(q["rows"]):
         label = row["label"] if k % 3 else {"A": "B", "B": "A", "tie": "A", "none": "A"}[row["label"]]
         audit.review(ws, "ann", row["id"], label, sampling=row["sampling"])
@@ -108,15 +112,15 @@ def test_corrected_json_and_separated_from_the_rank_intervals(demo_workspace):
 
 
 def test_separated_says_too_few_audits_instead_of_yes(demo_workspace):
-    q = sampling.queue(demo_workspace, SXS, "random", rate=0.5, stratify="none")
+    q = audits.queue(demo_workspace, SXS, "random", rate=0.5, stratify="none")
     for row in q["rows"][:16]:   # 16 audits, all agreeing with the judge
         audit.review(demo_workspace, "ann", row["id"], row["label"], sampling=row["sampling"])
-    result = corrected_report.corrected_ranking(demo_workspace, SXS)
+    result = corrected.corrected_ranking(demo_workspace, SXS)
     assert result["n_usable_audits"] == 16
-    section = corrected_report.ranking_section(result)
+    section = corrected_view.ranking_section(result)
     assert section["adjacent"]
     assert {a["separated"] for a in section["adjacent"]} == {"too few audits to say (16; at least 30 needed)"}
-    assert "λ" not in corrected_report._summary(result)
+    assert "λ" not in corrected_view._summary(result)
     assert all("None" not in str(v) for r in section["table"] for v in r.values())
 
 
@@ -187,11 +191,11 @@ def test_separated_means_disjoint_rank_intervals_not_just_a_significant_pair():
 
 
 def test_corrected_accuracy_and_rank_flip_movers_in_words(demo_workspace):
-    q = sampling.queue(demo_workspace, YESNO, "random", rate=0.5, stratify="none")
+    q = audits.queue(demo_workspace, YESNO, "random", rate=0.5, stratify="none")
     for k, row in enumerate(q["rows"]):
         audit.review(demo_workspace, "ann", row["id"], row["label"] if k % 4 else
                      {"yes": "no", "no": "yes"}[row["label"]], sampling=row["sampling"])
-    result = corrected_report.corrected_accuracy(demo_workspace, YESNO)
+    result = corrected.corrected_accuracy(demo_workspace, YESNO)
     m = len(result["systems"])
     # Student-t as side by side: the system with the fewest audits sets the degrees of freedom (equal π:
     # its audits − 1 stratum − 1 for λ), not the normal quantile.
@@ -200,8 +204,8 @@ def test_corrected_accuracy_and_rank_flip_movers_in_words(demo_workspace):
     for s in result["systems"]:
         assert 1 <= s["rank_low"] <= s["rank_high"] <= m and s["tier"] >= 1
         assert 1 <= s["judge_only_rank_low"] <= s["judge_only_rank_high"] <= m
-    section = corrected_report.accuracy_section(result)
+    section = corrected_view.accuracy_section(result)
     assert list(section["table"][0])[:4] == ["tier", "system", "corrected ranks (95%)", "judge-only ranks (95%)"]
     mover = {"question_id": "q1", "system_a": "x", "system_b": "y", "judge_outcome": 0.5, "human_outcome": 0.0}
-    text = corrected_report._mover_text(mover, "corrected", False)
+    text = corrected_view._mover_text(mover, "corrected", False)
     assert text.endswith("judge tie or both wrong → human y better") and "0.5" not in text

@@ -17,10 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from lsqa.figures import certification as figures_certification
 from lsqa import audit, store
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.dashboard import report
-from lsqa.stats import analysis, certification, corrected_report, sampling
+from lsqa.figures import analysis
+from lsqa.figures import corrected as figures_corrected
+from lsqa.figures import audits
 from lsqa.stats.rank_intervals import ranks_text
 from lsqa.text import numbers
 
@@ -105,7 +108,7 @@ class Page(HTMLParser):
 
 def audited(ws: Path, judge: str, n: int, override: int = 0) -> list[dict]:
     """``n`` random-queue audits by ana: the first ``override`` overridden, the rest confirmed."""
-    rows = sampling.queue(ws, judge, "random", rate=0.25, limit=n)["rows"]
+    rows = audits.queue(ws, judge, "random", rate=0.25, limit=n)["rows"]
     assert len(rows) == n
     other = {"A": "B", "B": "A", "tie": "A", "none": "A", "yes": "no", "no": "yes"}
     for k, r in enumerate(rows):
@@ -143,7 +146,7 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     assert len(widths) == n and widths[0] == 100.0 and widths[-1] == pytest.approx(100 * 0.15 / 1.15, abs=0.05)
 
     # The certification: its verdict and the 12 audits it rests on (11 agree, 1 overridden).
-    cert = certification.certify(ws, SXS)
+    cert = figures_certification.certify(ws, SXS)
     assert cert["n_audits"] == 12 and cert["agreement"]["estimate"] == pytest.approx(11 / 12)
     verdict = page.text("certification")
     assert f"(verdict: {cert['verdict']})" in verdict and "Rests on 12 audits from the random queue" in verdict
@@ -214,7 +217,7 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     coefficient = style["coefficient"]
     assert (f"Length coefficient {coefficient['estimate']:+.2f} ({coefficient['ci_low']:+.2f} to "
             f"{coefficient['ci_high']:+.2f})") in switches["Style control (length)"]
-    corrected = corrected_report.corrected_ranking(ws, SXS)
+    corrected = figures_corrected.corrected_ranking(ws, SXS)
     moved = [f"{r['system']} {r['judge_only_rank']} → {r['rank']}" for r in corrected["systems"]
              if r["judge_only_rank"] != r["rank"]]
     correction = switches["Corrected by the audits (its own section above)"]
@@ -301,7 +304,7 @@ def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
     audited(ws, SXS, 12)
     out = tmp_path / "report.html"
     out.write_text(report.build(ws, SXS, bootstrap=BOOT), encoding="utf-8")
-    verdict = certification.certify(ws, SXS)["verdict"]
+    verdict = figures_certification.certify(ws, SXS)["verdict"]
     ranking = analysis.ranking(ws, SXS, bootstrap=BOOT, seed=0)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

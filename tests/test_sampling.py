@@ -28,7 +28,7 @@ def test_pairs_whose_joined_names_coincide_are_two_strata():
     # Random audits at rate ½ over 4 items, stratified by pair: 2 draws per stratum, so the lone
     # item is certain (π = 1) and each of the other three has π = 1/3. With the two pairs merged
     # into one stratum every item got ½.
-    pi = inclusion_probabilities(None, "judge", items, "random", 0.5, stratify="pair")
+    pi = inclusion_probabilities(items, "random", 0.5, stratify="pair")
     assert pi == pytest.approx([1.0, 1 / 3, 1 / 3, 1 / 3])
 
 
@@ -36,5 +36,5 @@ def test_system_strata_keep_the_whole_name():
     items = [_pair_item("q1", "x:y", "z"), _pair_item("q2", "x", "y:z"), _pair_item("q3", "x", "w")]
     assert [it.stratum("system") for it in items] == ["system:x:y", "system:x", "system:x"]
     # Two strata (x:y alone, x twice) at rate 2/3 over 3 items: one draw each.
-    pi = inclusion_probabilities(None, "judge", items, "random", 2 / 3, stratify="system")
+    pi = inclusion_probabilities(items, "random", 2 / 3, stratify="system")
     assert pi == pytest.approx([1.0, 0.5, 0.5])

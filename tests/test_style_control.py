@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from lsqa import audit, store
 from lsqa.cli import app
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.stats.reports import rank_table
 from lsqa.stats.style_control import (bootstrap_style_controlled, fit_style_controlled, length_difference, style_data,
                                       style_table)

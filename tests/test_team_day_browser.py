@@ -16,7 +16,8 @@ import re
 import pytest
 
 from lsqa import audit, store, team
-from lsqa.stats import analysis, corrected_report
+from lsqa.figures import analysis
+from lsqa.figures import corrected
 from lsqa.store import reviews as reviews_store
 
 from .bad_input import snapshot
@@ -194,7 +195,7 @@ def test_a_teams_day(day):
                                                                                ("ben", other[split])}
     # The tie is no human label yet: judge-vs-human counts the two agreed verdicts only.
     assert analysis.agreement(ws, GT, f"human@{GT}", bootstrap=0)["n"] == 2
-    assert corrected_report.corrected_accuracy(ws, GT, queue="random")["n_tied_not_used"] == 1
+    assert corrected.corrected_accuracy(ws, GT, queue="random")["n_tied_not_used"] == 1
 
     # --- 5. ada adjudicates on the Adjudicate page: ben was right.
     _go(ada, "Adjudicate")
@@ -217,7 +218,7 @@ def test_a_teams_day(day):
     agree = sum(human[j] == label_of[j] for j in mine)
     result = analysis.agreement(ws, GT, f"human@{GT}", bootstrap=0)
     assert (result["n"], result["agreement"]) == (3, pytest.approx(agree / 3))
-    assert corrected_report.corrected_accuracy(ws, GT, queue="random")["n_tied_not_used"] == 0
+    assert corrected.corrected_accuracy(ws, GT, queue="random")["n_tied_not_used"] == 0
     _go(vic, "Agreement")
     expect(vic.get_by_text(f"{GT} vs human — agreement {100 * agree / 3:.1f}%", exact=False).first).to_be_visible(
         timeout=WAIT)

@@ -91,7 +91,7 @@ def review(workspace: Path, annotator: Person | str, judgment_id: str, label: st
     """Save a human label (system terms) at once: ``confirm`` if it is the judge's, else ``override``.
 
     ``sampling``: how the verdict was drawn (``{queue, inclusion_prob, stratum}`` from
-    ``lsqa.stats.sampling.queue``); without it the review is a priority-queue review.
+    ``lsqa.stats.audits.queue``); without it the review is a priority-queue review.
 
     ``annotator``: a name (a workspace without people) or the signed-in Person (``lsqa.team``).
 

@@ -1,4 +1,4 @@
-"""``lsqa longspan``: which questions need the whole book (issue 31; ``lsqa.stats.longspan``)."""
+"""``lsqa longspan``: which questions need the whole book (issue 31; ``lsqa.figures.longspan``, ``lsqa.stats.longspan``)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ def register(app: typer.Typer) -> None:
         with Tango score intervals, simultaneous over the books, and corrected by audits where there are some)."""
         from lsqa import __version__
         from lsqa import store
-        from lsqa.stats import longspan
+        from lsqa.figures import longspan
+        from lsqa.stats.longspan import benchmark_rows
         from lsqa.store import longspan as longspan_store
 
         if export is not None:
@@ -75,7 +76,7 @@ def register(app: typer.Typer) -> None:
             provenance = {"judge": result["judge"], "systems": result["systems"], "human_overrides": overrides,
                           "workspace": ws.name, "study_config": config, "lsqa_version": __version__,
                           "exported_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
-            rows = longspan.benchmark_rows(result, provenance)
+            rows = benchmark_rows(result, provenance)
             export.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         if as_json:
             emit_json(result)

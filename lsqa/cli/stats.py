@@ -144,7 +144,7 @@ def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged, by_quest
         return input, load_comparisons(input).rows, None
     if judge is None:
         raise InputError("lsqa rank", "give --input FILE, or --judge NAME (with --workspace or the default workspace)")
-    from lsqa.stats import analysis
+    from lsqa.figures import analysis
     ws = existing_workspace(workspace)
     try:
         counts = analysis.comparison_counts(ws, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
@@ -167,7 +167,7 @@ def _rating_rows(input, workspace, rater_a, rater_b):
 
         _refuse_workspace_options(input, workspace=workspace)
         return input, load_ratings(input).rows
-    from lsqa.stats import analysis
+    from lsqa.figures import analysis
     ws = existing_workspace(workspace)
     return ws, analysis.rating_rows(ws, [rater_a, rater_b])
 
@@ -244,7 +244,7 @@ def rank_command(
     except ValueError as exc:
         raise InputError(source, str(exc)) from None
     if style_control is not None:
-        from lsqa.stats import analysis
+        from lsqa.figures import analysis
 
         try:
             result["style_control"] = analysis.style_ranking(
@@ -335,14 +335,14 @@ def agreement_command(
 
 
 def format_corrected(result: Mapping) -> str:
-    """A corrected report (``lsqa.stats.corrected_report``) as an aligned table, judge-only beside it."""
+    """A corrected report (``lsqa.figures.corrected``) as an aligned table, judge-only beside it."""
     ranking = result["estimand"] == "bradley-terry"
     value, judge_value = ("strength", "judge_only_strength") if ranking else ("estimate", "judge_only")
     low, high = ("judge_only_ci_low", "judge_only_ci_high")
     n = len(result["systems"])
     header = ["tier", "system", "ranks", CORRECTED, f"{result['level']:.0%} CI", f"{JUDGE_ONLY} ranks", JUDGE_ONLY,
               "CI", "n", "n_audited"]
-    def interval(a, b) -> str:  # None: not estimable (lsqa.stats.corrected_report._mark_not_estimable)
+    def interval(a, b) -> str:  # None: not estimable (lsqa.figures.corrected._mark_not_estimable)
         return "not estimable" if a is None or b is None else f"[{a:.4f}, {b:.4f}]"
 
     body = [[_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), f"{s[value]:.4f}",
@@ -360,7 +360,7 @@ def format_corrected(result: Mapping) -> str:
 
 
 def _corrected_command(what: str, workspace, judge, audit_queue, level, as_json) -> None:
-    from lsqa.stats import corrected_report
+    from lsqa.figures import corrected
 
     if not judge:
         raise InputError(f"lsqa {what}", "--corrected needs --judge NAME (and --workspace or the default one)")
@@ -369,9 +369,9 @@ def _corrected_command(what: str, workspace, judge, audit_queue, level, as_json)
     ws = existing_workspace(workspace)
     try:
         if what == "rank":
-            result = corrected_report.corrected_ranking(ws, judge, queue=audit_queue, level=level)
+            result = corrected.corrected_ranking(ws, judge, queue=audit_queue, level=level)
         else:
-            result = corrected_report.corrected_accuracy(ws, judge, queue=audit_queue, level=level)
+            result = corrected.corrected_accuracy(ws, judge, queue=audit_queue, level=level)
     except ValueError as exc:
         raise InputError(ws, str(exc)) from None
     typer.echo(json.dumps(result, indent=2) if as_json else format_corrected(result))
@@ -391,7 +391,7 @@ def accuracy_command(
     if corrected:
         _corrected_command("accuracy", workspace, judge, audit_queue, level, as_json)
         return
-    from lsqa.stats import analysis
+    from lsqa.figures import analysis
 
     ws = existing_workspace(workspace)
     rows = analysis.accuracy(ws, judge)
@@ -412,7 +412,7 @@ def accuracy_command(
 
 
 def format_certification(result: Mapping) -> str:
-    """A certification (``lsqa.stats.certification.certify``) as lines: the verdict first, then the figures."""
+    """A certification (``lsqa.figures.certification.certify``) as lines: the verdict first, then the figures."""
     t = result["thresholds"]
 
     def pct(x) -> str:
@@ -461,16 +461,16 @@ def certify_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Can this judge replace the annotators? Replaceable, not replaceable or undecided, from its audits."""
-    from lsqa.stats import certification
+    from lsqa.figures.certification import Thresholds, certify
 
     ws = existing_workspace(workspace)
     if not judge.strip():  # no judge is named '' (the name rule refuses it): an unknown judge, not "undecided"
         raise InputError("lsqa certify", f"no judge {judge!r} in this workspace",
                          hint="give one of its judges; `lsqa rank` and `lsqa accuracy` list them")
-    thresholds = certification.Thresholds(min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon,
-                                          level=level)
+    thresholds = Thresholds(min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon,
+                             level=level)
     try:
-        result = certification.certify(ws, judge, queue=audit_queue, thresholds=thresholds)
+        result = certify(ws, judge, queue=audit_queue, thresholds=thresholds)
     except ValueError as exc:
         raise InputError("lsqa certify", str(exc)) from None
     typer.echo(json.dumps(result, indent=2) if as_json else format_certification(result))

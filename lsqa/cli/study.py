@@ -117,7 +117,7 @@ def register(app: typer.Typer) -> None:
         The files appear together when all are written (a failed export leaves --out as it was);
         CSV cells that a spreadsheet would run as a formula start with a ' (JSONL and Parquet keep
         the exact text)."""
-        from lsqa.stats import analysis
+        from lsqa.figures import analysis
         from lsqa.errors import LsqaError
 
         if fmt not in ("csv", "jsonl", "parquet"):

@@ -26,7 +26,7 @@ from lsqa.audit.trail import Trail
 from lsqa.audit.wording import SHORTCUTS
 from lsqa.dashboard import item_cards, page_data
 from lsqa.judging import guidelines
-from lsqa.stats import sampling
+from lsqa.figures import audits
 from lsqa import team
 from lsqa.team import Person
 from lsqa.text.highlight import md_escape as md
@@ -342,7 +342,7 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
     if judge is None:
         q = audit.queue(workspace, filters, annotator, exclude=trail.ids)
     else:
-        q = sampling.page_queue(workspace, judge, state["audit_queue"], rate=state["audit_rate"],
+        q = audits.page_queue(workspace, judge, state["audit_queue"], rate=state["audit_rate"],
                                 stratify=state.get("audit_stratify", "none"), page=0)
         q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
              "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}

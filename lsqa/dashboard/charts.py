@@ -1,4 +1,4 @@
-"""Plotly figures of the paper's charts, from the plain dicts ``lsqa.stats.analysis`` returns.
+"""Plotly figures of the paper's charts, from the plain dicts ``lsqa.figures.analysis`` returns.
 
 - ``strength_bars``: Bradley-Terry strengths e^β with bootstrap CI bars (paper Fig. 2, 3, 6, 7),
   the value on top of each bar as in the paper;

@@ -12,7 +12,7 @@ every figure in it is one the page shows below it:
 3. How sure: whether the two are separated (rank intervals apart) and, where computed, how
    many verdicts removed or relabelled would swap them (``lsqa.stats.fragility``).
 4. Whether the judge can stand in for people: the certification verdict in words with the
-   audits it rests on (``lsqa.stats.certification.certify``).
+   audits it rests on (``lsqa.figures.certification.certify``).
 5. What it rests on: verdicts, questions, books, audits, the judge.
 
 Numbers go through ``lsqa.text.numbers`` (three significant digits, no exponent form).
@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
+from lsqa.figures import certification as figures_certification
 from lsqa.stats import certification
 from lsqa.stats.fragility import words as fragility_words
 from lsqa.store import verdicts as verdicts_store
@@ -57,7 +58,7 @@ def figures(ws: Path, judge: str, *, ranking: dict | None = None, accuracy: list
         f["systems"] = [{"system": r["system"], "tier": int(ri.tier[k]), "rank": k + 1, "never_won": r["correct"] == 0,
                          "accuracy": r["accuracy"], "ci_low": r["ci_low"], "ci_high": r["ci_high"]}
                         for k, r in enumerate(rows)]
-    cert = certification.certify(ws, judge, queue=queue)
+    cert = figures_certification.certify(ws, judge, queue=queue)
     f["certification"] = {"verdict": cert["verdict"], "n_audits": cert["n_audits"],
                           "audits_needed": cert["audits_needed"]}
     with store.connect(ws) as con:

@@ -229,11 +229,11 @@ def _question_link(mover: dict) -> str:
 
 
 def flip_markdown(flips: list[dict], *, binary: bool = False) -> str:
-    """Rank flips (``corrected_report.flip_rows``) as a Markdown table whose questions link to their
+    """Rank flips (``corrected_view.flip_rows``) as a Markdown table whose questions link to their
     verdict on the Audit page (issue 30: a question is named by its text, linked to the item)."""
-    from lsqa.stats import corrected_report
+    from lsqa.dashboard import corrected_view
 
-    rows = corrected_report.flip_rows(flips, binary=binary, question=_question_link, escape=md)
+    rows = corrected_view.flip_rows(flips, binary=binary, question=_question_link, escape=md)
     if not rows:
         return ""
     head = list(rows[0])

@@ -8,8 +8,9 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from lsqa.dashboard.charts import plain
+from lsqa.figures import longspan as figures_longspan
+from lsqa.figures.longspan import mention_fractions  # noqa: F401 (the page draws the chain with it)
 from lsqa.stats import longspan
-from lsqa.stats.longspan import mention_fractions  # noqa: F401 (the page draws the chain with it)
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.vocabulary import CORRECTED
 
@@ -22,8 +23,8 @@ CLASS_WORDS = {"memorised": "answered without the book", "retrieval": "answered 
 
 @kept_while_unchanged()
 def book(workspace: Path, document_id: str, judge: str | None = None) -> dict:
-    """``lsqa.stats.longspan.analyse`` for one book, with the entities its questions are about."""
-    result = longspan.analyse(workspace, judge=judge, documents=[document_id])
+    """``lsqa.stats.figures_longspan.analyse`` for one book, with the entities its questions are about."""
+    result = figures_longspan.analyse(workspace, judge=judge, documents=[document_id])
     entities = {}
     for q in result["questions"]:
         if q["entity_id"]:
@@ -77,7 +78,7 @@ def gain_notes(g: dict) -> str:
 def all_books(workspace: Path, judge: str | None = None) -> dict:
     """Every book's gains side by side with their simultaneous intervals (Bonferroni over the books
     shown, ``lsqa.stats.longspan.simultaneous``): rows for a table and the statement to print above it."""
-    result = longspan.analyse(workspace, judge=judge)
+    result = figures_longspan.analyse(workspace, judge=judge)
     rows = []
     for d in result["by_document"]:
         row = {"book": d["title"], "questions": d["n_questions"]}

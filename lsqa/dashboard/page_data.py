@@ -17,7 +17,7 @@ from typing import Iterator
 
 from lsqa import store, vocabulary
 from lsqa.judging import kinds as judge_kinds
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.study import llmbar
 from lsqa.config.settings import resolve_workspace
 from lsqa.errors import LsqaError, NoVerdicts
@@ -98,11 +98,11 @@ def _overview_counts(workspace: Path) -> dict:
 @kept_while_unchanged()
 def certification_panel(workspace: Path, judge: str, thresholds) -> dict:
     """The Agreement page's "can this judge replace the annotators?" panel
-    (``lsqa.stats.certification.panel``), kept while the workspace is unchanged: it reads every audit
+    (``lsqa.stats.certification_view.panel``), kept while the workspace is unchanged: it reads every audit
     and runs the alternative annotator test, which cost the page 1.15× a new tab when run on each render."""
-    from lsqa.stats import certification
+    from lsqa.dashboard import certification_view
 
-    return certification.panel(workspace, judge, thresholds=thresholds)
+    return certification_view.panel(workspace, judge, thresholds=thresholds)
 
 
 @kept_while_unchanged()
@@ -246,7 +246,7 @@ def _agreement_overview(workspace: Path, bootstrap: int, sections: set[str]) -> 
                     out["vs_annotator"] += [r for a in annotators if (r := judge_vs_human(
                         workspace, judge, annotator=a, bootstrap=bootstrap, read=read))]
     if "bias" in sections:
-        out["position"] = [analysis.position_bias(workspace, judge, read=read) for judge in families[vocabulary.PAIRWISE]]
+        out["position"] = [analysis.position_bias(workspace, judge) for judge in families[vocabulary.PAIRWISE]]
     if "annotators" in sections:
         out["annotators"] = analysis.annotator_agreement(workspace)
         out["annotator_pairs"] = _annotator_pairs(workspace, annotators, bootstrap, read)

@@ -30,7 +30,10 @@ from lsqa import store
 from lsqa.dashboard import headline
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
-from lsqa.stats import analysis, certification, corrected_report
+from lsqa.figures import analysis
+from lsqa.figures import corrected
+from lsqa.dashboard import corrected_view
+from lsqa.dashboard import certification_view
 from lsqa.stats.rank_intervals import for_accuracies
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
@@ -159,17 +162,17 @@ def _ranking_binary(ws: Path, judge: str) -> tuple[str, list[dict]]:
 def _corrected(ws: Path, judge: str, binary: bool, queue: str | None) -> tuple[str, dict | None]:
     """The corrected section, and the corrected result (None when there is none) for the switches."""
     try:
-        result = (corrected_report.corrected_accuracy(ws, judge, queue=queue) if binary
-                  else corrected_report.corrected_ranking(ws, judge, queue=queue))
+        result = (corrected.corrected_accuracy(ws, judge, queue=queue) if binary
+                  else corrected.corrected_ranking(ws, judge, queue=queue))
     except (ValueError, NoVerdicts) as exc:
         return _p(f"No corrected ranking: {exc}", "note"), None
     if not result["n_usable_audits"]:
         return _p("No corrected ranking: no random or active audits of this judge yet.", "note"), result
-    section = corrected_report.accuracy_section(result) if binary else corrected_report.ranking_section(result)
+    section = corrected_view.accuracy_section(result) if binary else corrected_view.ranking_section(result)
     lines = [f"Rests on {result['n_usable_audits']} audits from the {result['design']} queue; "
              f"{result['n_reviews_not_used']} other reviews not used (priority queue or another design)."]
     if not binary:
-        lines.append(corrected_report.JUDGE_ONLY_SAME_AS_TABLE)
+        lines.append(corrected_view.JUDGE_ONLY_SAME_AS_TABLE)
     out = table(section["table"]) + "".join(_p(x, "note") for x in lines)
     if section["adjacent"]:
         out += "<h3>Neighbours in the corrected order</h3>" + table(section["adjacent"])
@@ -177,7 +180,7 @@ def _corrected(ws: Path, judge: str, binary: bool, queue: str | None) -> tuple[s
 
 
 def _certification(ws: Path, judge: str, queue: str | None) -> tuple[str, dict]:
-    panel = certification.panel(ws, judge, queue=queue)
+    panel = certification_view.panel(ws, judge, queue=queue)
     t = panel["thresholds"]
     html = [f'<p class="verdict" id="verdict">{escape(panel["headline"])} (verdict: {escape(panel["verdict"])})</p>',
             _p(f"Rests on {panel['n_audits']} audits" + (f" from the {panel['design']} queue" if panel["design"]

@@ -1,14 +1,11 @@
-"""The numbers: Bradley-Terry rankings, accuracy, agreement, corrected estimates, audit sampling, and the readers from a workspace."""
+"""The numbers: Bradley-Terry rankings, accuracy, agreement, corrected estimates, audit sampling; arrays in, numbers out (the workspace reads that feed them are ``lsqa.figures``)."""
 
 from __future__ import annotations
 
 from lsqa.fronts import lazy_front, lazy_names
 
 # Loaded on first use (PEP 562): every module here pulls numpy and most scipy, which `lsqa status`,
-# `lsqa --help` and the pages that draw no figure never need. Names that are also a module's name
-# stay in their module: analysis.agreement, analysis.ranking; self_preference is both
-# agreement.self_preference (the paper's table) and analysis.self_preference (a workspace's), so it
-# is read from its module too.
+# `lsqa --help` and the pages that draw no figure never need.
 _LAZY = {
     "lsqa.stats.agreement": (
         "acceptance_table", "agreement_mask", "category_counts", "cohen_kappa", "compare_raters",
@@ -16,16 +13,8 @@ _LAZY = {
         "krippendorff_alpha_nominal", "paired_labels", "percent_agreement", "pivot_ratings",
         "position_consistency", "preference_table", "SWAP_POSITIONS",
     ),
-    "lsqa.stats.analysis": (
-        "accuracy", "annotator_agreement", "comparison_counts", "comparison_rows", "export", "judges_by_family",
-        "LabelsRead", "pair_counts",
-        "position_bias", "rater_labels", "rating_rows",
-    ),
     "lsqa.stats.corrected": (
         "audits_to_separate", "design", "label_pulls", "ppi_bradley_terry", "ppi_mean",
-    ),
-    "lsqa.stats.corrected_report": (
-        "board", "corrected_accuracy", "corrected_ranking", "ranking_section",
     ),
     "lsqa.stats.rank_flips": (
         "bradley_terry_flips", "MOVERS_SHOWN", "Overrides",
@@ -43,7 +32,7 @@ _LAZY = {
         "agreement_table", "rank_counts", "rank_table",
     ),
     "lsqa.stats.sampling": (
-        "inclusion_probabilities", "Item", "judge_items", "page_queue", "queue",
+        "inclusion_probabilities", "Item", "Items",
     ),
     "lsqa.stats.style_control": (
         "bootstrap_style_controlled", "fit_style_controlled", "length_coefficient", "length_difference",

@@ -59,17 +59,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 
-from lsqa import store
-from lsqa.judging import kinds
 from lsqa.stats.corrected import POWER
-from lsqa.stats.sampling import USABLE_QUEUES, judge_items
-from lsqa.store import verdicts as verdicts_store
 from lsqa.text import numbers
-from lsqa.vocabulary import BINARY
 
 REPLACEABLE, NOT_REPLACEABLE, UNDECIDED = "replaceable", "not replaceable", "undecided"
 VERDICTS = (REPLACEABLE, NOT_REPLACEABLE, UNDECIDED)
@@ -517,100 +511,3 @@ def _apply_alt_test(result: dict, alt: dict | None) -> None:
                                 f"{alt['epsilon']}; 50% passes)")
     if result["verdict"] != NOT_REPLACEABLE:
         result["verdict"], result["audits_needed"] = NOT_REPLACEABLE, None
-
-
-# ------------------------------------------------------------------------------ from a workspace
-
-def certify(workspace: Path, judge: str, *, queue: str | None = None,
-            thresholds: Thresholds = Thresholds()) -> dict:
-    """Can ``judge`` replace the annotators in this workspace? (module docstring). JSON-ready:
-    ``judge, verdict, n_audits, agreement, per_label, alt_test, audits_needed, thresholds`` and
-    ``design, ceiling, reasons, notes, rule`` (the bounds' rule, :data:`RULES`). ValueError (one line, what to do) for an unknown judge or queue."""
-    thresholds.check()
-    if queue is not None and queue not in USABLE_QUEUES:
-        raise ValueError(f"unknown audit queue {queue!r}; use one of {', '.join(USABLE_QUEUES)}")
-    with store.connect(workspace) as con:
-        verdicts = {r["id"]: r for r in verdicts_store.effective_verdicts(con, judge=judge)}
-        if not verdicts:
-            raise ValueError(f"judge {judge!r} has no decided verdicts in this workspace; check the name "
-                             "(lsqa status lists the judges)")
-        n_items = len(judge_items(con, judge))
-        sampled = verdicts_store.sampled_human_labels(con, judge)
-        labelled = verdicts_store.human_labels(con, judge)
-    some = next(iter(verdicts.values()))
-    record = kinds.get(some["kind"])
-    usable = [r for r in sampled if r["queue"] in USABLE_QUEUES and r["inclusion_prob"] is not None
-              and r["judgment_id"] in verdicts and r["label"] is not None]
-    by_queue: dict[str, int] = defaultdict(int)
-    for r in usable:
-        by_queue[r["queue"]] += 1
-    design = queue or (max(sorted(by_queue), key=by_queue.get) if by_queue else "")
-    audits = [r for r in usable if r["queue"] == design]
-    result = certify_audits([verdicts[r["judgment_id"]]["judge_label"] for r in audits], [r["label"] for r in audits],
-                            [float(r["inclusion_prob"]) for r in audits], record.labels,
-                            gate_all=record.family == BINARY, thresholds=thresholds, population=n_items)
-    judge_labels = {v: r["judge_label"] for v, r in verdicts.items()}
-    people: dict[str, dict] = defaultdict(dict)
-    for r in labelled:
-        if r["judgment_id"] in judge_labels and r["label"] is not None:
-            people[r["annotator"]][r["judgment_id"]] = r["label"]
-    alt = alt_test(judge_labels, people, epsilon=thresholds.epsilon, q=thresholds.fdr_q,
-                   min_items=thresholds.min_items_per_annotator)
-    _apply_alt_test(result, alt)
-    top = ceiling(judge_labels, people, thresholds.level)
-    notes = [NO_ADJUDICATION]
-    other = len(sampled) - len(audits)
-    if other:
-        notes.append(f"{other} reviewed verdicts not used for agreement and recall: priority-queue reviews "
-                     "(picked for disagreement, not at random) or another design")
-    if alt is None:
-        notes.append(f"alternative annotator test not run: it needs at least 3 people each labelling "
-                     f"{thresholds.min_items_per_annotator} verdicts that someone else labelled too")
-    if top is not None and top["people"]["estimate"] < thresholds.min_agreement:
-        notes.append(f"people agree with each other on {numbers.percent(top['people']['estimate'])} of the verdicts two or more "
-                     f"labelled: a minimum agreement of {thresholds.min_agreement:.0%} asks more of the judge "
-                     "than of them")
-    return {"judge": judge, "verdict": result["verdict"], "n_audits": result["n_audits"],
-            "agreement": result["agreement"], "per_label": result["per_label"], "alt_test": alt,
-            "audits_needed": result["audits_needed"], "thresholds": result["thresholds"],
-            "design": design, "ceiling": top, "reasons": result["reasons"], "notes": notes, "rule": result["rule"]}
-
-
-# ------------------------------------------------------------------------------ for the page
-
-def _pct(x) -> str:
-    return numbers.percent(x)
-
-
-def panel(workspace: Path, judge: str, *, queue: str | None = None, thresholds: Thresholds = Thresholds()) -> dict:
-    """The Agreement page's certification panel: :func:`certify` and its figures as display rows."""
-    result = certify(workspace, judge, queue=queue, thresholds=thresholds)
-    agreement = result["agreement"]
-    what = "recall (people said it, the judge too)"
-    rows = [{"figure": "agreement with people", "estimate": _pct(agreement["estimate"]),
-             f"{thresholds.level:.0%} interval": f"{_pct(agreement['ci_low'])} – {_pct(agreement['ci_high'])}",
-             "audits": result["n_audits"], "must reach": f"{thresholds.min_agreement:.0%} (lower bound)"}]
-    for r in result["per_label"]:
-        rows.append({"figure": f"{what}: {r['label']}", "estimate": _pct(r["recall"]),
-                     f"{thresholds.level:.0%} interval": f"{_pct(r['ci_low'])} – {_pct(r['ci_high'])}",
-                     "audits": r["n"],
-                     "must reach": f"{thresholds.min_recall:.0%} (lower bound)" if r["gated"] else "not gated"})
-    top = result["ceiling"]
-    ceiling_rows = [] if top is None else [
-        {"who": who, "agreement": _pct(top[key]["estimate"]),
-         f"{thresholds.level:.0%} interval": f"{_pct(top[key]['ci_low'])} – {_pct(top[key]['ci_high'])}",
-         "verdicts": top["n_verdicts"]}
-        for who, key in (("people with each other", "people"), ("the judge with the people", "judge"))]
-    alt = result["alt_test"]
-    alt_rows = [] if alt is None else [
-        {"left-out annotator": a["annotator"], "verdicts": a["n"], "judge as good (share)": numbers.figure(a["judge_advantage"]),
-         "annotator as good (share)": numbers.figure(a["annotator_advantage"]), "p-value": numbers.figure(a["p_value"]),
-         "judge wins": "yes" if a["judge_wins"] else "no"} for a in alt["annotators"]]
-    needed = result["audits_needed"]
-    headline = {REPLACEABLE: "can replace the annotators on this study",
-                NOT_REPLACEABLE: "cannot replace the annotators on this study",
-                UNDECIDED: "undecided" + (f": about {needed} more random audits would decide whether it can replace "
-                                           f"the annotators, with {POWER:.0%} "
-                                           "probability" if needed else "")}
-    return {**result, "headline": f"{judge}: {headline[result['verdict']]}", "rows": rows,
-            "ceiling_rows": ceiling_rows, "alt_rows": alt_rows}

@@ -25,57 +25,34 @@ pair's difference, which the flip reports beside them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from lsqa.stats.corrected import label_pulls
-from lsqa.stats.sampling import Item, comparisons, outcome
-from lsqa.store import verdicts as verdicts_store
-from lsqa.vocabulary import BINARY, CORRECTED, JUDGE_ONLY, OVERRIDES
+from lsqa.stats.sampling import Item, Items
+from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, OVERRIDES
 
 MOVERS_SHOWN = 3
 
 
 @dataclass
 class Overrides:
-    """The judge's items with human labels in place of the judge's wherever someone reviewed."""
+    """The judge's items with human labels in place of the judge's wherever someone reviewed
+    (read from a workspace by ``lsqa.figures.corrected.overrides``)."""
 
     f: np.ndarray                   # (N,) item outcome with overrides
-    changed: list[list[dict]]       # per item: the verdicts whose human label differs from the judge's
+    changed: Sequence[list[dict]] | Mapping[int, list[dict]]  # per item (all, or those with any): the
+    #                                 verdicts whose human label differs from the judge's
     n_reviewed: int                 # verdicts of these items with a human label
-    labels: list[list] | None = None  # per item: each verdict's label with overrides (system terms)
+    coded: np.ndarray | None = None  # (N, 2) win share and decided comparisons with overrides
+    #                                  (``sampling.comparisons`` of each item's labels); None: (f, 1)
 
-
-def _item_outcome(it: Item, values: list[float]) -> float:
-    if it.family == BINARY:
-        return 1.0 if any(v == 1.0 for v in values) else 0.0
-    return sum(values) / len(values)
-
-
-def overrides(con, judge: str, items: list[Item]) -> Overrides:
-    """Item outcomes under "Use human overrides" (the final human label, any queue)."""
-    rows = verdicts_store.effective_verdicts(con, judge=judge, use_overrides=True)
-    human = {r["id"]: r["human_label"] for r in rows if outcome(r["human_label"]) is not None}
-    f = np.empty(len(items))
-    changed: list[list[dict]] = []
-    labels: list[list] = []
-    reviewed = 0
-    for k, it in enumerate(items):
-        values, moved, now = [], [], []
-        for jid, label, value in zip(it.judgment_ids, it.judge_labels, it.judge_outcomes):
-            if jid in human:
-                reviewed += 1
-                new = outcome(human[jid])
-                if human[jid] != label:
-                    moved.append({"judgment_id": jid, "judge_label": label, "human_label": human[jid]})
-                value, label = new, human[jid]
-            values.append(value)
-            now.append(label)
-        f[k] = _item_outcome(it, values)
-        changed.append(moved)
-        labels.append(now)
-    return Overrides(f, changed, reviewed, labels)
+    def changed_at(self, k: int) -> list[dict]:
+        if isinstance(self.changed, Mapping):
+            return self.changed.get(k, [])
+        return self.changed[k]
 
 
 def ranks(names: tuple[str, ...] | list[str], scores: np.ndarray) -> dict[str, int]:
@@ -84,7 +61,7 @@ def ranks(names: tuple[str, ...] | list[str], scores: np.ndarray) -> dict[str, i
 
 
 def find_flips(names: list[str] | tuple[str, ...], scores: dict[str, np.ndarray], pulls: dict[str, np.ndarray | None],
-               items: list[Item], new_outcome: dict[str, np.ndarray], over: Overrides | None = None) -> list[dict]:
+               items: Items | list[Item], new_outcome: dict[str, np.ndarray], over: Overrides | None = None) -> list[dict]:
     """Pairs of systems whose order differs between views, each with the verdicts that moved it.
 
     ``scores[view]`` (m,) per system; ``pulls[view]`` (N, m): item k's pull on each system's score
@@ -92,6 +69,7 @@ def find_flips(names: list[str] | tuple[str, ...], scores: dict[str, np.ndarray]
     (N,): the item's human outcome in that view (shown beside the judge's); ``over``: which
     verdicts of each item were overridden (listed with the overrides view's movers).
     """
+    items = items if isinstance(items, Items) else Items.of(items)
     names = list(names)
     rank_of = {view: ranks(names, sc) for view, sc in scores.items()}
     out = []
@@ -115,33 +93,36 @@ def find_flips(names: list[str] | tuple[str, ...], scores: dict[str, np.ndarray]
                 for k in np.argsort(-toward, kind="stable")[:MOVERS_SHOWN]:
                     if toward[k] <= 0:
                         break
-                    it = items[k]
-                    movers.append({"judgment_id": it.judgment_ids[0], "question_id": it.question_id,
-                                   "system_a": it.system_a, "system_b": it.system_b,
-                                   "judge_outcome": float(it.f), "human_outcome": float(new_outcome[view][k]),
+                    question, system_a, system_b = items.key(k)
+                    movers.append({"judgment_id": items.first_ids.get(int(k)), "item": int(k),
+                                   "question_id": question, "system_a": system_a, "system_b": system_b,
+                                   "judge_outcome": float(items.f[k]), "human_outcome": float(new_outcome[view][k]),
                                    "pull": float(toward[k]),
-                                   "overridden": over.changed[k] if over is not None and view == OVERRIDES else []})
+                                   "overridden": over.changed_at(int(k)) if over is not None and view == OVERRIDES
+                                   else []})
                 entry["moved_by"][view] = movers
                 entry.setdefault("n_pushing", {})[view] = int(np.sum(toward > 1e-12))
             out.append(entry)
     return out
 
 
-def bradley_terry_flips(est, judge_fit, items: list[Item], human: np.ndarray, over: Overrides | None) -> list[dict]:
-    """Flips between the judge-only, corrected (``est``) and overrides Bradley-Terry rankings."""
+def bradley_terry_flips(est, judge_fit, items: Items | list[Item], human: np.ndarray,
+                        over: Overrides | None) -> list[dict]:
+    """Flips between the judge-only, corrected (``est``) and overrides Bradley-Terry rankings.
+    A mover's ``judgment_id`` is None where ``items.first_ids`` does not know it (``item``: its index)."""
     from lsqa.stats.corrected import design, ppi_bradley_terry
 
+    items = items if isinstance(items, Items) else Items.of(items)
     names = est.systems
-    sa, sb = [it.system_a for it in items], [it.system_b for it in items]
+    sa, sb = items.system_a, items.system_b
     scores = {JUDGE_ONLY: judge_fit.beta, CORRECTED: est.beta}
     pulls: dict[str, np.ndarray | None] = {CORRECTED: est.audit_effects}
     new = {CORRECTED: human}
     if over is not None:
         # Coded as the judge-only fit (the ranking table's counting), so that the overrides ranking is
         # the Leaderboard's "Use human overrides" one on these verdicts.
-        judge_coded = np.array([it.comparisons for it in items]).reshape(len(items), 2)
-        coded = (np.array([comparisons(labels) for labels in over.labels]).reshape(len(items), 2)
-                 if over.labels is not None else np.stack([over.f, np.ones(len(items))], axis=1))
+        judge_coded = np.stack([items.share, items.decided], axis=1)
+        coded = over.coded if over.coded is not None else np.stack([over.f, np.ones(len(items))], axis=1)
         fit = ppi_bradley_terry(names, sa, sb, coded[:, 0], design(np.full(len(items), np.nan)), level=est.level,
                                 pred_weight=coded[:, 1])
         scores[OVERRIDES] = fit.beta
@@ -159,14 +140,15 @@ def bradley_terry_flips(est, judge_fit, items: list[Item], human: np.ndarray, ov
     return find_flips(names, scores, pulls, items, new, over)
 
 
-def accuracy_flips(systems: list[str], estimates: list, items: list[Item], idx: list[np.ndarray],
+def accuracy_flips(systems: list[str], estimates: list, items: Items | list[Item], idx: list[np.ndarray],
                    human: np.ndarray, over: Overrides | None) -> list[dict]:
     """Flips between the judge-only, corrected and overrides accuracies of a yes/no judge.
 
     ``estimates[k]`` is system k's ``MeanEstimate`` over its items ``idx[k]``.
     """
+    items = items if isinstance(items, Items) else Items.of(items)
     n_items, m = len(items), len(systems)
-    f = np.array([it.f for it in items])
+    f = items.f
     scores = {JUDGE_ONLY: np.array([e.judge_only for e in estimates]), CORRECTED: np.array([e.estimate for e in estimates])}
     corrected = np.zeros((n_items, m))
     for k, (e, rows) in enumerate(zip(estimates, idx)):

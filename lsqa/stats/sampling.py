@@ -1,5 +1,5 @@
 """Audits that count: a judge's verdicts as items, and random / active audit queues with known
-inclusion probabilities (issue 13; used by ``lsqa.stats.corrected_report`` and the Audit page).
+inclusion probabilities (issue 13; read from a workspace by ``lsqa.figures.audits``).
 
 Items. A yes/no verdict rates one answer: item = (question, system), the judge's outcome ``f`` is
 1 when it accepts the answer under either reference (paper §5.2). A side-by-side verdict rates a
@@ -24,20 +24,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from lsqa import store
-from lsqa.store import corpus as corpus_store
-from lsqa.store import verdicts as verdicts_store
-from lsqa.vocabulary import BINARY, DRAWN_QUEUES, PAIRWISE, item_key
+import numpy as np
+
+from lsqa.vocabulary import BINARY, DRAWN_QUEUES, PAIRWISE
 
 SAMPLED_QUEUES = ("random", "active")
 USABLE_QUEUES = DRAWN_QUEUES  # the designs of a draw (migration 0023)
 STRATIFY = ("none", "system", "pair")
 ACTIVE_UNIFORM_SHARE = 0.25        # τ: the uniform part of the active design
 DEFAULT_RATE = 0.10
-_OUTCOME = {"A": 1.0, "B": 0.0, "tie": 0.5, "none": 0.5, "yes": 1.0, "no": 0.0}
+OUTCOMES = {"A": 1.0, "B": 0.0, "tie": 0.5, "none": 0.5, "yes": 1.0, "no": 0.0}
 
 
 @dataclass
@@ -78,7 +77,7 @@ class Item:
 
 def outcome(label: str | None) -> float | None:
     """A label (system terms) as a number: yes/A = 1, no/B = 0, tie/none = ½; None if unknown."""
-    return _OUTCOME.get(label) if label is not None else None
+    return OUTCOMES.get(label) if label is not None else None
 
 
 def comparisons(labels: list[str | None]) -> tuple[float, float]:
@@ -88,51 +87,84 @@ def comparisons(labels: list[str | None]) -> tuple[float, float]:
     (system_a's share of wins among the decided comparisons, ½ if none is decided; how many are
     decided). The corrected and rank-flip fits weight items by it, so that with no audits they are
     the ranking table's fit (issue 30)."""
-    wins = [_OUTCOME[x] for x in labels if x in _OUTCOME and x != "none"]
+    wins = [OUTCOMES[x] for x in labels if x in OUTCOMES and x != "none"]
     return (sum(wins) / len(wins) if wins else 0.5), float(len(wins))
 
 
-def judge_items(con, judge: str) -> list[Item]:
-    """The judge's decided verdicts grouped into items (module docstring), in a stable order."""
-    items: dict[tuple, Item] = {}
-    for r in verdicts_store.effective_verdicts(con, judge=judge):
-        value = outcome(r["judge_label"])
-        if value is None:
-            continue
-        fam = r["family"]
-        key = item_key(r)
-        it = items.get(key)
-        if it is None:
-            it = items[key] = Item(key, fam, r["question_id"], r["system_a"], r["system_b"] if fam == PAIRWISE else "",
-                                   r["document_id"] or "")
-        it.judgment_ids.append(r["id"])
-        it.judge_outcomes.append(value)
-        it.judge_labels.append(r["judge_label"])
-    return list(items.values())
+@dataclass
+class Items:
+    """A judge's items as columns (one entry per item), the form the corrected fits, the rank flips
+    and certification read: a million verdicts are a few arrays, never an :class:`Item` each.
+
+    ``a``, ``b``: indices into ``systems`` (``b`` = -1 for a yes/no item); ``q``: index into
+    ``questions``; ``f``: the judge's outcome (:attr:`Item.f`); ``share``, ``decided``: the
+    comparisons the ranking table counts (:attr:`Item.comparisons`); ``n_verdicts``: how many
+    verdicts (:attr:`Item.judgment_ids`); ``first_ids``: the first verdict
+    of an item, where known (a mover's link)."""
+
+    family: str
+    systems: list[str]
+    questions: list[str]
+    a: np.ndarray
+    b: np.ndarray
+    q: np.ndarray
+    f: np.ndarray
+    share: np.ndarray
+    decided: np.ndarray
+    n_verdicts: np.ndarray
+    first_ids: dict[int, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.f)
+
+    @property
+    def system_a(self) -> np.ndarray:
+        return np.asarray(self.systems, dtype=object)[self.a]
+
+    @property
+    def system_b(self) -> np.ndarray:
+        return np.asarray([*self.systems, ""], dtype=object)[self.b]
+
+    def key(self, k: int) -> tuple[str, str, str]:
+        """Item ``k`` as (question, system A, system B; '' for a yes/no item)."""
+        return (self.questions[self.q[k]], self.systems[self.a[k]], self.systems[self.b[k]] if self.b[k] >= 0 else "")
+
+    def strata(self, stratify: str) -> np.ndarray | None:
+        """Every item's :meth:`Item.stratum`; None for ``none`` (one stratum: what ``design`` makes of None)."""
+        if stratify == "system":
+            return np.asarray([f"system:{s}" for s in self.systems], dtype=object)[self.a]
+        if stratify == "pair":
+            pairs = {(a, b): f"pair:{json.dumps([self.systems[a], self.systems[b]], ensure_ascii=False)}"
+                     for a, b in set(zip(self.a.tolist(), self.b.tolist()))}
+            return np.asarray([pairs[(a, b)] for a, b in zip(self.a.tolist(), self.b.tolist())], dtype=object)
+        return None
+
+    @classmethod
+    def of(cls, items: Sequence[Item]) -> Items:
+        """:class:`Item` objects as columns (small item lists: tests, the benches)."""
+        systems = sorted({it.system_a for it in items} | {it.system_b for it in items if it.family == PAIRWISE})
+        questions = sorted({it.question_id for it in items})
+        si, qi = {s: k for k, s in enumerate(systems)}, {s: k for k, s in enumerate(questions)}
+        coded = np.array([it.comparisons for it in items], dtype=float).reshape(len(items), 2)
+        return cls(items[0].family if items else PAIRWISE, systems, questions,
+                   np.array([si[it.system_a] for it in items], dtype=np.int64),
+                   np.array([si[it.system_b] if it.family == PAIRWISE else -1 for it in items], dtype=np.int64),
+                   np.array([qi[it.question_id] for it in items], dtype=np.int64),
+                   np.array([it.f for it in items], dtype=float), coded[:, 0], coded[:, 1],
+                   np.array([len(it.judgment_ids) for it in items], dtype=float),
+                   {k: it.judgment_ids[0] for k, it in enumerate(items) if it.judgment_ids})
 
 
-def _uniform(judge: str, key: tuple, seed: int) -> float:
+def uniform(judge: str, key: tuple, seed: int) -> float:
     digest = hashlib.sha256(repr((judge, key, seed)).encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2 ** 64
 
 
-def _other_judges_disagreement(con, judge: str, items: list[Item]) -> dict[tuple, float]:
-    """Per item: share of other judges' verdicts (same family) whose outcome differs from this judge's."""
-    mine = {it.key: it.f for it in items}
-    differ: dict[tuple, list[float]] = defaultdict(list)
-    for r in verdicts_store.effective_verdicts(con):
-        if r["judge"] == judge:
-            continue
-        key = item_key(r)
-        value = outcome(r["judge_label"])
-        if key in mine and value is not None:
-            differ[key].append(float(abs(value - mine[key]) >= 0.5))
-    return {k: sum(v) / len(v) for k, v in differ.items()}
-
-
-def inclusion_probabilities(con, judge: str, items: list[Item], queue: str, rate: float,
-                            stratify: str = "none") -> list[float]:
-    """π of every item under the random or active design at audit rate ``rate`` (share of items)."""
+def inclusion_probabilities(items: list[Item], queue: str, rate: float, stratify: str = "none",
+                            others: dict[tuple, float] | None = None) -> list[float]:
+    """π of every item under the random or active design at audit rate ``rate`` (share of items).
+    ``others``: per item key, the share of the other judges' verdicts (same family) whose outcome
+    differs from this judge's (the active design's second signal; none when not given)."""
     if queue not in SAMPLED_QUEUES:
         raise ValueError(f"queue must be one of {SAMPLED_QUEUES}, not {queue!r}")
     if not 0 < rate <= 1:
@@ -148,53 +180,7 @@ def inclusion_probabilities(con, judge: str, items: list[Item], queue: str, rate
             sizes[it.stratum(stratify)] += 1
         per_stratum = rate * n / len(sizes)       # the same number of draws in every stratum
         return [min(1.0, per_stratum / sizes[it.stratum(stratify)]) for it in items]
-    others = _other_judges_disagreement(con, judge, items)
+    others = others or {}
     score = [ACTIVE_UNIFORM_SHARE + max(1 - abs(2 * it.f - 1), others.get(it.key, 0.0)) for it in items]
     total = sum(score)
     return [min(1.0, rate * n * s / total) for s in score]
-
-
-def queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT_RATE, stratify: str = "none",
-          seed: int = 0, limit: int = 100) -> dict:
-    """The next items of a random or active audit queue for one judge, each with its sampling record.
-
-    Returns ``{"rows": [...], "total": drawn items still to review, "drawn": all drawn, "done": reviewed}``;
-    each row has the verdict to show (``id``) and ``sampling = {queue, inclusion_prob, stratum}``
-    to store with the review.
-    """
-    with store.connect(workspace) as con:
-        items = judge_items(con, judge)
-        probs = inclusion_probabilities(con, judge, items, queue_name, rate, stratify)
-        # Audited already: drawn (by any design: a verdict keeps its first draw, migration 0023) and
-        # labelled. A drawn verdict whose reviews were all undone is shown again.
-        reviewed = {r["judgment_id"] for r in verdicts_store.sampled_human_labels(con, judge)
-                    if r["inclusion_prob"] is not None}
-        titles = {d["id"]: d["title"] for d in corpus_store.list_documents(con)}
-    drawn = []
-    for it, pi in zip(items, probs):
-        u = _uniform(judge, it.key, seed)
-        if u < pi:
-            drawn.append((u / pi, it, pi))
-    drawn.sort(key=lambda t: t[0])
-    todo = [(it, pi) for _, it, pi in drawn if not reviewed.intersection(it.judgment_ids)]
-    stratum_of = "all" if queue_name == "active" else None
-    rows = [{"id": it.judgment_ids[0], "judge": judge, "question_id": it.question_id,
-             "title": titles.get(it.document_id, ""), "system_a": it.system_a,
-             "system_b": it.system_b, "label": it.judge_labels[0], "status": "ok",
-             "inclusion_prob": round(pi, 6), "stratum": stratum_of or it.stratum(stratify),
-             "sampling": {"queue": queue_name, "inclusion_prob": pi, "stratum": stratum_of or it.stratum(stratify)}}
-            for it, pi in todo[:limit]]
-    return {"rows": rows, "total": len(todo), "drawn": len(drawn), "done": len(drawn) - len(todo), "items": len(items)}
-
-
-def page_queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT_RATE,
-               stratify: str = "none", page: int = 0, page_size: int = 100) -> dict:
-    """:func:`queue` shaped like the Audit page's priority queue (``lsqa.audit.priority_queue``): rows with
-    ``priority`` (here the inclusion probability) and ``why``, ``total``, ``page``, ``pages``."""
-    q = queue(workspace, judge, queue_name, rate=rate, stratify=stratify, limit=(page + 1) * page_size)
-    rows = q["rows"][page * page_size:]
-    for r in rows:
-        r.update(priority=r["inclusion_prob"], n_reviewers=0, my_label=None, disagreement=0.0,
-                 why=f"{queue_name} audit, drawn with probability {r['inclusion_prob']:.3f} ({r['stratum']})")
-    return {"rows": rows, "total": q["total"], "page": page, "pages": max(1, -(-q["total"] // page_size)),
-            "drawn": q["drawn"], "done": q["done"]}

@@ -12,6 +12,8 @@ not a ``retract``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsqa.store.bulk import fetch_dicts
 from lsqa.vocabulary import DRAWN_QUEUES, PAIRWISE
 
@@ -50,7 +52,8 @@ def effective_verdicts(con, *, judge: str | None = None, family: str | None = No
                              columns="""j.id, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b,
                                         j.shown_order, j.reference, j.label AS judge_label, j.raw_label, h.human_label,
                                         j.score, q.document_id""")
-    return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order", params)
+    return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order, j.reference, j.id",
+                       params)
 
 
 def _effective(*, judge, family, use_overrides, exclude_flagged, columns: str) -> tuple[str, list]:
@@ -121,6 +124,136 @@ def comparison_counts(con, judge: str, *, use_overrides: bool = False, exclude_f
         return {"systems": systems, "labels": labels, "questions": questions, "rows": rows, "same_system": int(same)}
     finally:
         con.execute("DROP TABLE IF EXISTS _lsqa_comparisons")
+
+
+def judge_item_table(con, judge: str, outcomes: dict[str, float], *, family: str | None = None,
+                     lookup: Sequence[str] = ()) -> tuple[dict | None, list[dict]]:
+    """A judge's decided verdicts grouped into items (``lsqa.stats.sampling``'s module docstring: an
+    answer, or a pair of answers in system terms) in SQL: a million verdicts without a Python object
+    each. A verdict counts when its label is a key of ``outcomes`` (label → number); of ``family``
+    if given.
+
+    Returns ``(table, verdicts)``. ``table`` (None when no verdict counts): ``family`` (of the first
+    item), ``systems`` and ``questions`` (sorted names), numpy arrays per item in the order of
+    ``effective_verdicts`` (question, system A, system B): ``a``, ``b`` (system indices; -1 for a
+    yes/no item), ``q`` (question index), ``mean`` (mean outcome), ``any_one`` (an outcome is 1),
+    ``share`` and ``decided`` (mean outcome and count of the verdicts not 'none'; ½ and 0 when
+    none), ``n`` (verdicts). ``verdicts``: every verdict (``item``, ``id``, ``judge_label``) of the
+    items holding one of the ids in ``lookup``, in item order, then as ``effective_verdicts`` orders
+    an item's verdicts (shown order, reference, id)."""
+    params = {"labels": list(outcomes), "values": [float(v) for v in outcomes.values()], "pairwise": PAIRWISE,
+              "judge": judge}
+    where = "j.status = 'ok' AND j.judge = $judge"
+    if family:
+        where += " AND j.family = $family"
+        params["family"] = family
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _lsqa_item_verdicts AS
+        SELECT j.id, j.family, j.question_id, j.system_a,
+               CASE WHEN j.family = $pairwise THEN j.system_b ELSE '' END AS system_b, j.shown_order, j.reference,
+               j.label, o.outcome
+        FROM judgments j
+        JOIN (SELECT unnest($labels) AS label, unnest($values) AS outcome) o ON o.label = j.label
+        WHERE {where}""", params)
+    try:
+        if not con.execute("SELECT count(*) FROM _lsqa_item_verdicts").fetchone()[0]:
+            return None, []
+        systems = [r[0] for r in con.execute("""
+            SELECT s FROM (SELECT system_a AS s FROM _lsqa_item_verdicts UNION SELECT system_b FROM _lsqa_item_verdicts
+                           WHERE system_b <> '' OR family = $pairwise) ORDER BY s""", {"pairwise": PAIRWISE}).fetchall()]
+        questions = [r[0] for r in con.execute(
+            "SELECT DISTINCT question_id FROM _lsqa_item_verdicts ORDER BY question_id").fetchall()]
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE _lsqa_items AS
+            SELECT row_number() OVER (ORDER BY question_id, system_a, system_b) - 1 AS k, * FROM (
+                SELECT question_id, system_a, system_b, arg_min(family, [shown_order, reference, id]) AS family,
+                       avg(outcome) AS mean, bool_or(outcome = 1.0) AS any_one,
+                       coalesce(avg(outcome) FILTER (WHERE label <> 'none'), 0.5) AS share,
+                       count(*) FILTER (WHERE label <> 'none') AS decided, count(*) AS n
+                FROM _lsqa_item_verdicts GROUP BY question_id, system_a, system_b)""")
+        t = con.execute("""
+            SELECT i.family = $pairwise AS pairwise, sa.k AS a, coalesce(sb.k, -1) AS b, qi.k AS q,
+                   i.mean, i.any_one, i.share, i.decided, i.n
+            FROM _lsqa_items i
+            JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sa ON sa.s = i.system_a
+            LEFT JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sb
+                 ON sb.s = i.system_b AND i.family = $pairwise
+            JOIN (SELECT unnest($questions) AS s, generate_subscripts($questions, 1) - 1 AS k) qi ON qi.s = i.question_id
+            ORDER BY i.k""", {"pairwise": PAIRWISE, "systems": systems, "questions": questions}).fetchnumpy()
+        first = con.execute("SELECT family FROM _lsqa_items WHERE k = 0").fetchone()[0]
+        table = {"family": first, "systems": systems, "questions": questions,
+                 **{key: t[key] for key in ("a", "b", "q", "mean", "any_one", "share", "decided", "n")}}
+        verdicts: list[dict] = []
+        if lookup:
+            verdicts = fetch_dicts(con, """
+                WITH holding AS (
+                    SELECT DISTINCT i.k FROM _lsqa_item_verdicts v JOIN _lsqa_items i USING (question_id, system_a, system_b)
+                    WHERE v.id IN (SELECT unnest($ids)))
+                SELECT i.k AS item, v.id, v.label AS judge_label
+                FROM _lsqa_item_verdicts v JOIN _lsqa_items i USING (question_id, system_a, system_b)
+                WHERE i.k IN (SELECT k FROM holding)
+                ORDER BY i.k, v.shown_order, v.reference, v.id""", {"ids": list(lookup)})
+        return table, verdicts
+    finally:
+        con.execute("DROP TABLE IF EXISTS _lsqa_items")
+        con.execute("DROP TABLE IF EXISTS _lsqa_item_verdicts")
+
+
+def judge_item_count(con, judge: str, outcomes: dict[str, float]) -> int:
+    """How many items ``judge_item_table`` makes of the judge's decided verdicts (those whose label is
+    a key of ``outcomes``), counted in SQL."""
+    return int(con.execute("""
+        SELECT count(*) FROM (
+            SELECT DISTINCT question_id, system_a, CASE WHEN family = ? THEN system_b ELSE '' END
+            FROM judgments WHERE judge = ? AND status = 'ok' AND label IN (SELECT unnest(?)))""",
+                           [PAIRWISE, judge, list(outcomes)]).fetchone()[0])
+
+
+def first_verdicts(con, judge: str, items: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+    """The first decided verdict (as ``effective_verdicts`` orders them) of each item (question, system A,
+    system B; B '' for a yes/no item) of ``judge``: item → judgment id."""
+    if not items:
+        return {}
+    rows = con.execute(f"""
+        SELECT k.q, k.a, k.b, arg_min(j.id, [j.shown_order, j.reference, j.id])
+        FROM (SELECT unnest($q) AS q, unnest($a) AS a, unnest($b) AS b) k
+        JOIN judgments j ON j.question_id = k.q AND j.system_a = k.a
+             AND (CASE WHEN j.family = '{PAIRWISE}' THEN j.system_b ELSE '' END) = k.b
+        WHERE j.judge = $judge AND j.status = 'ok' GROUP BY ALL""",
+                       {"q": [i[0] for i in items], "a": [i[1] for i in items], "b": [i[2] for i in items],
+                        "judge": judge}).fetchall()
+    return {(r[0], r[1], r[2]): r[3] for r in rows}
+
+
+def decided_verdicts(con, judge: str, ids: Sequence[str] = ()) -> dict:
+    """What certification reads of a judge's decided verdicts without a row each: ``n`` (how many),
+    ``kind`` (of one of them, None when there are none) and ``labels``: judgment id → the judge's label,
+    for the decided verdicts among ``ids``."""
+    n, kind = con.execute("SELECT count(*), any_value(kind) FROM judgments WHERE judge = ? AND status = 'ok'",
+                          [judge]).fetchone()
+    labels = {r[0]: r[1] for r in con.execute(
+        "SELECT id, label FROM judgments WHERE judge = $judge AND status = 'ok' AND id IN (SELECT unnest($ids))",
+        {"judge": judge, "ids": list(ids)}).fetchall()} if ids else {}
+    return {"n": int(n), "kind": kind, "labels": labels}
+
+
+def order_counts(con, judge: str) -> dict:
+    """How a side-by-side judge's decided verdicts fall by the order it saw the answers, counted in SQL:
+    ``n``, ``n_decisive`` (the answer shown first or second picked: raw label A or B), ``n_first``
+    (raw A), and ``both``: per item it judged in both orders, ordered by item, ``(item, label in order
+    ab, label in order ba)`` (of several references, the last as ``effective_verdicts`` orders them)."""
+    n, decisive, first = con.execute("""
+        SELECT count(*), count(*) FILTER (WHERE raw_label IN ('A', 'B')), count(*) FILTER (WHERE raw_label = 'A')
+        FROM judgments WHERE judge = ? AND status = 'ok' AND family = ?""", [judge, PAIRWISE]).fetchone()
+    both = con.execute("""
+        SELECT question_id, system_a, system_b,
+               arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ab'),
+               arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ba')
+        FROM judgments WHERE judge = ? AND status = 'ok' AND family = ? AND shown_order IN ('ab', 'ba')
+        GROUP BY question_id, system_a, system_b HAVING count(DISTINCT shown_order) = 2
+        ORDER BY question_id, system_a, system_b""", [judge, PAIRWISE]).fetchall()
+    return {"n": int(n), "n_decisive": int(decisive), "n_first": int(first),
+            "both": [((r[0], r[1], r[2]), r[3], r[4]) for r in both]}
 
 
 # A system that answers with a NarrativeQA reference is one of the references, not a witness for it.

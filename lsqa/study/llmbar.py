@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Iterator
 
 from lsqa import store
-from lsqa.stats import analysis
+from lsqa.figures import analysis
 from lsqa.errors import InputError
 from lsqa.judging import kinds
 from lsqa.store.verdict_ids import judgment_id
@@ -155,7 +155,7 @@ def figures(workspace: str | Path, data_dir: str | Path, *, read: analysis.Label
             vs_gold = analysis.agreement(workspace, judge, f"{analysis.HUMAN}:{GOLD}@{judge}", bootstrap=0, read=read,
                                          shown_order="ab")
             n = vs_gold["n"]
-            bias = analysis.position_bias(workspace, judge, read=read)
+            bias = analysis.position_bias(workspace, judge)
             ours = {"correct_False": _fraction(round(vs_gold["agreement"] * n), n),
                     "equal": _fraction(round(bias["consistency"] * bias["n_both_orders"]), bias["n_both_orders"]),
                     "kappa_agreement": bias["kappa"]}

@@ -20,12 +20,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsqa import store
+from lsqa import store, vocabulary
 from lsqa.errors import NoVerdicts
 from lsqa.stats.reports import agreement_table, rank_counts
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
-from lsqa import vocabulary
 from lsqa.vocabulary import BINARY, HUMAN, PAIRWISE, item_key
 
 
@@ -303,26 +302,23 @@ def agreement(workspace: Path, rater_a: str, rater_b: str, *, bootstrap: int = 1
                            rater_a, rater_b, bootstrap=bootstrap, seed=seed)
 
 
-def position_bias(workspace: Path, judge: str, *, read: LabelsRead | None = None) -> dict:
+def position_bias(workspace: Path, judge: str) -> dict:
     """How a side-by-side judge depends on the order it saw the answers (FastChat/LLMBar practice).
 
     ``first_position_rate``: share of decisive verdicts that picked the answer shown first.
     With both orders: consistency and κ between the two orders (``lsqa.stats.agreement``).
-    ``read``: verdicts already read by the report this is part of.
+    Counted in SQL (``lsqa.store.verdicts.order_counts``): a million verdicts are three counts and
+    the items judged in both orders.
     """
     from lsqa.stats.agreement import position_consistency
 
     with store.connect(workspace) as con:
-        rows = [r for r in _judge_verdicts(con, judge, read) if r["family"] == PAIRWISE]
-    decisive = [r["raw_label"] for r in rows if r["raw_label"] in ("A", "B")]  # as shown, not system terms
-    out = {"judge": judge, "n": len(rows), "n_decisive": len(decisive),
-           "first_position_rate": (sum(x == "A" for x in decisive) / len(decisive)) if decisive else None}
-    by_order: dict[str, dict[str, str]] = defaultdict(dict)
-    for r in rows:
-        by_order[r["shown_order"]][item_key(r)] = r["label"]
-    both = sorted(set(by_order["ab"]) & set(by_order["ba"]))
-    if both:
-        pc = position_consistency([by_order["ab"][k] for k in both], [by_order["ba"][k] for k in both])
+        counts = verdicts_store.order_counts(con, judge)
+    decisive = counts["n_decisive"]
+    out = {"judge": judge, "n": counts["n"], "n_decisive": decisive,
+           "first_position_rate": (counts["n_first"] / decisive) if decisive else None}
+    if counts["both"]:
+        pc = position_consistency([ab for _, ab, _ in counts["both"]], [ba for _, _, ba in counts["both"]])
         out.update(n_both_orders=pc.n, consistency=pc.consistency, kappa=pc.kappa)
     return out
 
@@ -421,8 +417,10 @@ def style_rows(workspace: Path, judge: str, *, use_overrides: bool = False, excl
     ``id`` and both labels (``judge_label``; ``human_label``: the latest review, None if unreviewed).
     Verdicts whose answers are no longer stored are left out (style control needs their lengths)."""
     with store.connect(workspace) as con:
-        rows = _verdicts(con, judge, family=PAIRWISE, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
         lengths = verdicts_store.answer_lengths(con, judge)
+        if not lengths:  # no verdict has both answers stored: nothing to read row by row
+            return []
+        rows = _verdicts(con, judge, family=PAIRWISE, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
     return [{"id": r["id"], "system_a": r["system_a"], "system_b": r["system_b"], "winner": r["label"],
              "question_id": r["question_id"], "len_a": lengths[r["id"]][0], "len_b": lengths[r["id"]][1],
              "judge_label": r["judge_label"], "human_label": r["human_label"]}
