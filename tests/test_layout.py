@@ -11,12 +11,16 @@ sideways on its own floor, also not inside a function (a lazy import is still a 
     5  config     settings, the study config, what a system or judge name stands for
     6  corpus     books, NarrativeQA, entity chains, retrieval, generated questions, contexts
     7  judging    judge kinds, their tasks and verdicts, guidelines, the similarity rater
-    8  stats, audit  numbers from verdicts; people's work on verdicts (same floor: neither imports the other)
-    9  study      pipeline, plan, systems, jobs, demo, imports of results made elsewhere
-    10 dashboard  what the pages show, as data and figures
-    11 cli        the command line
+    8  stats, audit  numbers from arrays (never the workspace); people's work on verdicts (same floor:
+                  neither imports the other)
+    9  figures    the workspace reads that feed the statistics, live (store in, stats out)
+    10 study      pipeline, plan, systems, jobs, demo, imports of results made elsewhere
+    11 dashboard  what the pages show, as data and figures
+    12 cli        the command line
 
-Doors: duckdb only in lsqa/store/, litellm only in lsqa/llm/provider.py, streamlit never in lsqa/;
+No import cycle between modules, at any depth: an import inside a function counts as one.
+
+Doors: duckdb only in lsqa/store/, and lsqa/stats/ never imports lsqa.store (its math takes arrays), litellm only in lsqa/llm/provider.py, streamlit never in lsqa/;
 app.py and pages/ (Streamlit, kept thin) import neither duckdb nor litellm. ruff's TID251
 (pyproject.toml) catches the same imports while editing, but opens a door per folder only, so
 this test holds the exact rule per file.
@@ -37,7 +41,7 @@ from .conftest import PROJECT_ROOT
 
 LSQA = PROJECT_ROOT / "lsqa"
 FLOORS = [["lsqa"], ["text"], ["store"], ["llm", "team"], ["prompting"], ["config"], ["corpus"], ["judging"],
-          ["stats", "audit"], ["study"], ["dashboard"], ["cli"]]
+          ["stats", "audit"], ["figures"], ["study"], ["dashboard"], ["cli"]]
 FLOOR = {name: level for level, names in enumerate(FLOORS) for name in names}
 DATA_FOLDERS = {"shipped", "demo_data"}   # files lsqa ships, not Python packages
 MAX_TOP_LEVEL_MODULES = 8
@@ -120,6 +124,80 @@ def test_a_planted_upward_or_sideways_import_is_found(tmp_path):
     ]
 
 
+def import_cycles(root: Path = LSQA) -> list[list[str]]:
+    """Every cycle of imports between the modules in ``root`` (an lsqa/ folder), imports inside
+    functions included, each as its modules in order (the least first); ``from p import m`` counts as
+    an import of module ``p.m`` when there is one, else of ``p``. A package's ``__init__`` is left
+    out as a target: its lazy front names every module below it without importing them."""
+    modules = {_module_name(p, root): p for p in _python_files(root)}
+    packages = {name for name, p in modules.items() if p.name == "__init__.py"}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for _, dotted in _imports(path, root):
+            target = dotted if dotted in modules else dotted.rpartition(".")[0]
+            if target in modules and target != name and target not in packages:
+                targets.add(target)
+        graph[name] = targets
+    # Tarjan's strongly connected components; each component of more than one module holds a cycle.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+# Cycles found when this check came (each through an import inside a function). They are to go (the
+# Leaderboard's modules by one module per screen); the list must shrink, never grow: the test fails
+# on a new cycle and on one that is gone but still listed.
+KNOWN_CYCLES = [
+    ["lsqa.dashboard.leaderboard_view", "lsqa.dashboard.page_data", "lsqa.dashboard.report"],
+    ["lsqa.judging.kinds", "lsqa.judging.tasks"],
+    ["lsqa.store.llm_calls", "lsqa.store.runs"],
+]
+
+
+def test_no_import_cycles_at_any_depth():
+    assert import_cycles() == KNOWN_CYCLES
+
+
+def test_a_planted_cycle_through_a_function_import_is_found(tmp_path):
+    # a.x imports a.y at the top; a.y imports a.x inside a function: a cycle all the same.
+    root = tmp_path / "lsqa"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "__init__.py").write_text('"""A package."""\n')
+    (root / "a" / "x.py").write_text("from lsqa.a import y\n")
+    (root / "a" / "y.py").write_text("def f():\n    from lsqa.a.x import g\n    return g\n")
+    (root / "a" / "z.py").write_text("from lsqa.a import x\n")
+    assert import_cycles(root) == [["lsqa.a.x", "lsqa.a.y"]]
+
+
 # ----------------------------------------------------------------------------------------- doors
 
 def _importers(module: str, paths: list[Path]) -> list[str]:
@@ -135,6 +213,8 @@ def test_doors():
     not_provider = [p for p in lsqa_files if p != LSQA / "llm" / "provider.py"]
     assert _importers("litellm", not_provider + pages) == []
     assert _importers("streamlit", lsqa_files) == []
+    stats = [p for p in lsqa_files if p.relative_to(LSQA).parts[0] == "stats"]
+    assert _importers("lsqa.store", stats) == [] and _importers("duckdb", stats) == []
     assert _importers("duckdb", [LSQA / "store" / "db.py"]) and _importers("litellm", [LSQA / "llm" / "provider.py"])
 
 
