@@ -25,6 +25,7 @@ from scipy.stats import binom, binomtest
 from scipy.stats import t as student_t
 
 from lsqa import audit
+from lsqa.figures import certification as figures_certification
 from lsqa.stats import certification as cert
 from lsqa.figures import audits
 
@@ -327,7 +328,7 @@ def test_agreement_and_recall_counted_by_hand_on_random_audits(demo_workspace):
                  if v["id"] not in {r["id"] for r in rows})
     audit.review(ws, "ana", other["id"], FLIP[other["label"]])
 
-    result = cert.certify(ws, YES_NO)
+    result = figures_certification.certify(ws, YES_NO)
     # 20 audits, 5 overridden: 15 agree. People said yes on 13 - 3 + 2 = 12 (the judge too on 10),
     # no on 7 - 2 + 3 = 8 (the judge too on 5).
     assert result["n_audits"] == 20 and result["design"] == "random"
@@ -356,7 +357,7 @@ def test_undecided_with_few_audits_and_the_audits_that_would_decide_it(demo_work
     assert [r["label"] for r in rows].count("no") == 2
     for r in rows:
         audit.confirm(ws, "ana", r["id"], sampling=r["sampling"])
-    result = cert.certify(ws, YES_NO)
+    result = figures_certification.certify(ws, YES_NO)
     assert result["verdict"] == cert.UNDECIDED
     # 8 of 8 agree: the lower bound L solves (1 − L⁹) / (9 (1 − L) L⁸) = 40 (test_all_agree_has_the_closed_form...)
     low = result["agreement"]["ci_low"]
@@ -407,7 +408,7 @@ def _three_annotators(ws: Path, overrides: dict[str, set[int]]) -> tuple[list[di
 def test_alt_test_with_three_annotators_judge_loses_when_people_agree_against_it(demo_workspace):
     wrong = set(range(12))
     _three_annotators(demo_workspace, {"ana": wrong, "ben": wrong, "cat": wrong})
-    result = cert.certify(demo_workspace, SXS)
+    result = figures_certification.certify(demo_workspace, SXS)
     alt = result["alt_test"]
     assert alt["n_annotators"] == 3 and alt["n_verdicts"] == 30
     # Leaving any one out, the other two agree with it everywhere; the judge differs on 12 of 30:
@@ -426,7 +427,7 @@ def test_alt_test_with_three_annotators_judge_loses_when_people_agree_against_it
 
 def test_alt_test_with_three_annotators_judge_wins_against_a_dissenting_one(demo_workspace):
     _three_annotators(demo_workspace, {"ana": set(), "ben": set(), "cat": set(range(12))})
-    result = cert.certify(demo_workspace, SXS)
+    result = figures_certification.certify(demo_workspace, SXS)
     alt = result["alt_test"]
     wins = {a["annotator"]: a for a in alt["annotators"]}
     # ana out: ben and cat remain; ana labels as the judge does everywhere: d = 0 on all 30 (< ε: wins).

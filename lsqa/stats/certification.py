@@ -5,7 +5,7 @@ verdict, never with an item's label collapsed over references or judges):
 
 - **Agreement and per-label recall** from the audits whose inclusion probability π is known (random
   or active queue, or imported with a probability: :mod:`lsqa.stats.sampling`), one design per
-  judge as in :mod:`lsqa.stats.corrected_report`, with the sampling record the store gives each
+  judge as in :mod:`lsqa.figures.corrected`, with the sampling record the store gives each
   audited verdict (:func:`lsqa.store.verdicts.sampled_human_labels`). The people's label of an audit
   is the verdict's **final human label** (the ``final_human_labels`` view): the adjudicated label
   when an adjudicator set one, else the label most of the people gave; a tie nobody adjudicated

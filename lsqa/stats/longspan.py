@@ -28,7 +28,7 @@ Several books at once: each gain also has a simultaneous interval, Tango's at th
 hold together with 95% probability (Bonferroni needs no independence between the groups).
 
 Corrected by audits: where people audited the judge's verdicts (random or active queue, or imported
-with an inclusion probability: ``lsqa.stats.corrected_report``), a gain is the mean of per-question
+with an inclusion probability: ``lsqa.figures.corrected``), a gain is the mean of per-question
 differences ``right_full − right_other``, so the PPI++ mean (``lsqa.stats.corrected.ppi_mean``,
 Angelopoulos et al. 2023) applies to it, coded into [0, 1] as ``(difference + 1)/2``. A question
 counts as audited when both its answers were; its inclusion probability is the product of the

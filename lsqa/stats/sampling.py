@@ -67,7 +67,7 @@ class Item:
         """The item's stratum under ``stratify`` as stored with a review: ``all``, ``system:<name>``
         or ``pair:["<a>", "<b>"]``. The pair is JSON, not ``a|b``: system names may contain any
         character, and ("a|b", "c") and ("a", "b|c") are two strata (each has its own π). Readers
-        take only the part before the first ``:`` (:mod:`lsqa.stats.corrected_report`)."""
+        take only the part before the first ``:`` (:mod:`lsqa.figures.corrected`)."""
         if stratify == "system":
             return f"system:{self.system_a}"
         if stratify == "pair":
