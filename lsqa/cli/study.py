@@ -33,7 +33,6 @@ def register(app: typer.Typer) -> None:
         them again) or a judge's verdicts were all unreadable, or more than max_unreadable_share of
         them (the count and first raw outputs go to stderr); 3 when max_cost_usd stopped the run
         (raise it and run again to go on)."""
-        import dataclasses
         import sys
 
         from lsqa.study import pipeline
@@ -41,7 +40,7 @@ def register(app: typer.Typer) -> None:
 
         cfg = load_run_config(config)
         if no_cache:
-            cfg = dataclasses.replace(cfg, use_cache=False)
+            cfg = cfg.model_copy(update={"use_cache": False})
         _warn_names(cfg, existing_workspace(workspace))
         summary = pipeline.run(existing_workspace(workspace), cfg, show_bar=sys.stderr.isatty() and not as_json)
         if as_json:
