@@ -133,7 +133,7 @@ class SettingsFile(BaseModel):
     max_concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
     passage_tokens: int = Field(200, ge=20, le=100_000)
     # Behind a proxy that authenticates (oauth2-proxy and the like): the request header naming the
-    # person, e.g. "X-Forwarded-User". '' (the default) ignores every such header (issue 34).
+    # person, e.g. "X-Forwarded-User". '' (the default) ignores every such header.
     identity_header: str = Field("", max_length=100, pattern=r"^[A-Za-z0-9-]*$")
 
 

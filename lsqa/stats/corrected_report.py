@@ -1,5 +1,5 @@
 """Workspace → corrected estimates: accuracy per system and Bradley-Terry strengths that account
-for the judge's errors, with the judge-only figures beside them (issue 13; math in ``lsqa.stats.corrected``).
+for the judge's errors, with the judge-only figures beside them (math in ``lsqa.stats.corrected``).
 
 Usable audits are verdicts drawn with a known inclusion probability — through the random or the active
 queue, a random assignment batch, or an import with a probability — each with the design of its draw
@@ -189,7 +189,7 @@ def _fit(items: list[Item], human, pi, strata, level: float):
     Coded as the ranking table counts verdicts (``sampling.comparisons``: each verdict one
     comparison, ties half a win, "none" none), so that the judge-only fit is the ranking table's
     fit on the same verdicts, with the same identification (mean β = 0): one judge-only ranking on
-    the Leaderboard, in ``lsqa rank`` and here (issue 30). ``human``: (win share, weight) per item.
+    the Leaderboard, in ``lsqa rank`` and here. ``human``: (win share, weight) per item.
     """
     human, human_weight = human
     systems = sorted({it.system_a for it in items} | {it.system_b for it in items})
@@ -241,7 +241,7 @@ QUESTION_CHARS = 80  # a mover's question as a stakeholder reads it, cut on a wo
 
 def _with_questions(workspace: Path, flips: list[dict]) -> list[dict]:
     """Each mover of each flip with its question's text (``question``), so a flip names the question a
-    person can read instead of its id (issue 30: no hashes on the Leaderboard)."""
+    person can read instead of its id (no hashes on the Leaderboard)."""
     ids = sorted({m["question_id"] for f in flips for movers in f["moved_by"].values() for m in movers})
     if not ids:
         return flips
@@ -323,7 +323,7 @@ def _summary(result: dict) -> str:
     return text
 
 
-# What the judge-only columns of a corrected ranking share with the ranking table, and what not (issue 30).
+# What the judge-only columns of a corrected ranking share with the ranking table, and what not.
 JUDGE_ONLY_SAME_AS_TABLE = (
     "Judge-only strengths and ranks here are the ranking table's with the switches off (the judge's labels, "
     "all questions: every verdict one comparison, a tie half a win, 'none' left out, strengths scaled to a "

@@ -285,7 +285,7 @@ def study_id(config: RunConfig) -> str:
     """What identifies a study across runs: the key of its spend ledger (its budget counts every
     call the study paid for). It is the config without how it is run (budget, concurrency, cache)
     and without where and how its calls travel (transport settings), so moving to another server
-    URL, timeout or retry count keeps the study's spending (issue 33)."""
+    URL, timeout or retry count keeps the study's spending."""
     from lsqa.text.prompt_parts import canonical_json
 
     d = {k: v for k, v in config.to_dict().items() if k not in _HOW_RUN}
@@ -293,7 +293,7 @@ def study_id(config: RunConfig) -> str:
 
 
 def legacy_study_id(config: RunConfig) -> str:
-    """The study id runs stored before issue 33 (transport settings included), so that a workspace's
+    """The study id runs stored before transport settings were left out of it, so that a workspace's
     earlier spending of the same study, sent the same way, stays on its ledger after the upgrade."""
     from lsqa.text.prompt_parts import canonical_json
 

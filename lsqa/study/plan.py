@@ -1,4 +1,4 @@
-"""``lsqa plan``: what a study will call, and cost, before the first call (issue 15, part 2).
+"""``lsqa plan``: what a study will call, and cost, before the first call.
 
 The plan builds the requests the run would send with the pipeline's own task builders
 (:func:`lsqa.study.pipeline.answer_tasks`, :func:`~lsqa.study.pipeline.judge_tasks`,
@@ -144,7 +144,7 @@ class _Planner:
                                    pricing.max_output_tokens(stand_in), None, 0.0)] * calls)
 
     def _cached_prefix_tokens(self, planned: "_Planned") -> int:
-        """Input tokens the provider will read from its prompt cache (issue 15, part 3): with
+        """Input tokens the provider will read from its prompt cache: with
         ``prompt_caching`` the book is a shared prefix, so every call on it after the first one of
         its model pays the cached rate for it. The prefix's share of the tokens is estimated by its
         share of the characters."""
