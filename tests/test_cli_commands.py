@@ -75,5 +75,6 @@ def test_a_listed_command_runs_and_an_unknown_one_is_refused():
     assert r.exit_code == 0 and "settle" in r.output
     r = runner.invoke(app, ["status", "--help"])
     assert r.exit_code == 0 and "--json" in r.output
+    assert "--install-completion" not in r.output  # a command's help is its own options only
     r = runner.invoke(app, ["no-such-command"])
     assert r.exit_code == 2 and "No such command" in r.output

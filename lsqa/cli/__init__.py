@@ -50,7 +50,7 @@ def load(entry: Command) -> click.Command:
     target = getattr(importlib.import_module(entry.module), entry.function)
     if isinstance(target, typer.Typer):
         return typer.main.get_group(target)
-    one = typer.Typer(pretty_exceptions_enable=False)
+    one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     one.command(entry.name, short_help=entry.summary)(friendly_errors(target))
     return typer.main.get_command(one)
 
