@@ -21,7 +21,7 @@ FAMILIES = (PAIRWISE, BINARY)
 # absolute = AutoAIS yes/no against the book (§5.1); pairwise = side by side (§3.2);
 # groundtruth / groundtruth-pairwise = the same against the NarrativeQA references (§5.2);
 # similarity = embedding similarity to a reference, thresholded to yes/no; reference-check = an LLM's
-# yes/no on a NarrativeQA reference itself, given the story's summary (issue 32; not about any system).
+# yes/no on a NarrativeQA reference itself, given the story's summary (not about any system).
 _KIND_FAMILIES: dict[str, str] = {"absolute": BINARY, "pairwise": PAIRWISE, "groundtruth": BINARY,
                                   "groundtruth-pairwise": PAIRWISE, "similarity": BINARY, "reference-check": BINARY}
 BUILTIN_JUDGE_KINDS = tuple(_KIND_FAMILIES)
@@ -142,7 +142,7 @@ def item_key(row: dict) -> tuple[str, ...]:
     return (row["question_id"], row["system_a"])
 
 
-# ------------------------------------------------------------- ranking views (issue 13, §3.2)
+# ------------------------------------------------------------- ranking views (§3.2)
 
 # One judge's ranking (or accuracy) three ways, side by side on the Leaderboard and in `lsqa rank
 # --corrected`: the judge's own labels; corrected by random / active / imported audits (PPI++,

@@ -153,7 +153,7 @@ def show_llmbar(view: dict) -> None:
 
 # One section at a time, in tabs: only the open one is computed and drawn (switching reruns the page),
 # and the open tab is kept in the link (?section=...). All five at once made this page 3,500 px
-# tall and among the slowest to open (issue 12).
+# tall and among the slowest to open.
 SECTIONS = {"Judges against humans": ("humans", vs_humans), "Judges against each other": ("judges", vs_judges),
             "Position and self-preference": ("bias", bias), "Among annotators": ("annotators", among_annotators)}
 if page_data.has_llmbar(workspace):
@@ -167,7 +167,7 @@ for tab, (section, show) in zip(tabs, SECTIONS.values()):
 
 
 def certification_panel() -> None:
-    """Can this judge replace the annotators? The verdict from its random/active audits (issue 30;
+    """Can this judge replace the annotators? The verdict from its random/active audits (
     lsqa.stats.certification, the same as `lsqa certify`)."""
     from lsqa.stats import certification
 

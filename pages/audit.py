@@ -76,8 +76,7 @@ def _reset_trail():
 def _lazy_expander(label: str, key: str, where=st):
     """An expander whose content is built only while it is open (opening it reruns the page); it
     stays open from item to item. Built closed, the item's tables and the prompt (up to 20,000
-    characters) were sent and drawn on every J, and the sidebar's queue settings on every new tab
-    (issue 12)."""
+    characters) were sent and drawn on every J, and the sidebar's queue settings on every new tab."""
     box = where.expander(label, key=key, on_change="rerun")
     return box if box.open else None
 
@@ -119,7 +118,7 @@ def queue_settings_sidebar():
 
 
 def sampled_queue_choice():
-    """Priority queue, or a random / active audit queue for one judge (issue 13): their reviews
+    """Priority queue, or a random / active audit queue for one judge: their reviews
     carry the inclusion probability, so they also correct the Leaderboard's estimates."""
     st.selectbox("Audit queue", list(view.QUEUE_CHOICES), format_func=view.QUEUE_CHOICES.get, key="audit_queue",
                  on_change=_reset_trail,
@@ -220,7 +219,7 @@ def _decide(judgment_id: str, kind: str, shown: str, label: str | None = None):
     """Confirm the judge's label (no ``label``) or give mine (in system terms). Saved by the run this
     key starts (``_save_decision``), inside the attachment that run keeps anyway: one of the
     callback's own would be detached (a checkpoint, after a write) and attached again in between,
-    ~18 ms of a decision (issue 12; docs/BENCHMARKS.md, ninth pass)."""
+    ~18 ms of a decision (docs/BENCHMARKS.md, ninth pass)."""
     ss.audit_pending = (judgment_id, kind, shown, label, ss.get("audit_note", ""), here.sampled.get(judgment_id))
 
 
@@ -289,7 +288,7 @@ def _undo():
 def decision_bar(it: dict | None, revealed: bool):
     """Navigation, the labels, the flags and the note, in one bar that stays at the top of the view.
     Each row is one horizontal container, not columns: a column is an element of its own, drawn again
-    on every key (issue 12; docs/BENCHMARKS.md, ninth pass)."""
+    on every key (docs/BENCHMARKS.md, ninth pass)."""
     bar = view.decision_bar(it, revealed, annotator, trail, here.remaining, here.why,
                             ss.get("audit_flag_reason", view.FLAG_REASON_DEFAULT))
     with st.container(key="lsqa_keys"):
@@ -412,7 +411,7 @@ def show_details(it: dict, revealed: bool):
 
 
 def show_comments(it: dict, revealed: bool):
-    """Comments on this verdict (author, time), folded: while blind and undecided only my own (issue 34)."""
+    """Comments on this verdict (author, time), folded: while blind and undecided only my own."""
     key = f"audit_comment_{it['id']}"
 
     def add():  # a callback: it runs before the page, so the new comment is drawn at once
@@ -456,7 +455,7 @@ def _row_picked(rows: list[dict], key: str, **options) -> int | None:
 def my_recent_reviews():
     """My latest decisions: pick one to open it again and change it (a new review row). Folded until
     opened: built open, the table changed with every decision and drawing it again made a decision
-    → next item ~0.07 s slower than J (issue 12; docs/BENCHMARKS.md, sixth pass)."""
+    → next item ~0.07 s slower than J (docs/BENCHMARKS.md, sixth pass)."""
     _folded("My recent reviews (pick one to open it again and change it)", "audit_x_recent", _recent_table)
 
 
@@ -473,7 +472,7 @@ def _recent_table():
 
 def up_next():
     """The queue after this item. Folded until opened, as My recent reviews: its table, drawn again on
-    every key, made a keypress ~0.05 s slower on screen (issue 12; docs/BENCHMARKS.md, seventh pass).
+    every key, made a keypress ~0.05 s slower on screen (docs/BENCHMARKS.md, seventh pass).
     Its label stays the same from item to item: a new label would be a new panel, folded again."""
     _folded("Up next (pick one to open it)", "audit_x_next", _up_next_table)
 
@@ -491,7 +490,7 @@ def _up_next_table():
 @st.fragment
 def review():
     """The trail, the decision bar, the item and the two tables. A fragment: J, K and the decision keys
-    rerun this part only, not the navigation and the sidebar (issue 12, keypress -> next item)."""
+    rerun this part only, not the navigation and the sidebar (keypress -> next item)."""
     try:
         _review()
     except LsqaError as exc:  # a fragment's rerun does not pass through app.py's guard either
@@ -545,7 +544,7 @@ def keep_open():
 keep_open()
 ss.pop("audit_decided", None)  # a whole run: the progress table below is drawn after the fragment anyway
 # The read ahead for the next key (the next item) is left to the fragment's own reruns: a new tab or
-# a page switch is done sooner without it (issue 12).
+# a page switch is done sooner without it.
 ss.audit_run = "page"
 review()
 ss.audit_run = "keys"

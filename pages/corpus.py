@@ -90,7 +90,7 @@ def entities_tab() -> None:
 
 
 def longspan_tab() -> None:
-    """Which of this book's questions needed the whole book (issue 31, `lsqa longspan`)."""
+    """Which of this book's questions needed the whole book (`lsqa longspan`)."""
     judges = page_data.binary_judges(workspace)
     judge = st.selectbox("Judge (says whether an answer is right)", ["(default)", *judges], key="co_ls_judge")
     try:
@@ -127,7 +127,7 @@ def longspan_tab() -> None:
 
 
 # Only the open tab is built and sent (switching tabs reruns the page): building all three tabs'
-# tables and passages at once made this the slowest page to open (issue 12).
+# tables and passages at once made this the slowest page to open.
 TAB_LINKS = {"questions": "Questions and answers", "passages": "Passages", "entities": "Entities",
              "long-span": "Long span"}
 tabs = st.tabs(list(TAB_LINKS.values()), key="co_tab", on_change="rerun",

@@ -209,7 +209,7 @@ for entry in board["accuracy"]:
 
 
 def _corrected_section():
-    """Judge-only and corrected (PPI++) side by side; adjacent pairs; rank flips (issue 13)."""
+    """Judge-only and corrected (PPI++) side by side; adjacent pairs; rank flips."""
     from lsqa.dashboard import corrected_view
 
     st.header("Corrected by audits")

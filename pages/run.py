@@ -42,8 +42,8 @@ def _start(config: dict, label: str) -> None:
 
 
 def _before_start(config: dict | None, key: str) -> None:
-    """What to know before Start: look-alike names (issue 33) and the study's plan (issue 15: calls
-    new vs cached, tokens and cost), shown with the form, never behind a toggle (issue 34)."""
+    """What to know before Start: look-alike names and the study's plan (calls
+    new vs cached, tokens and cost), shown with the form, never behind a toggle."""
     if config is None:
         return
     try:

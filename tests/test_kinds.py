@@ -155,12 +155,10 @@ def test_an_unknown_kind_is_a_named_error_where_a_default_used_to_answer(workspa
         vocabulary.family("rubric")  # it said binary
     # A RunConfig built in code (not read from a file) with an unknown kind: refused before any work
     # (the pipeline built side-by-side tasks for any kind it did not know).
-    from dataclasses import replace
-
     config = run_config_from_dict({"documents": ["x"], "systems": [
         {"name": "s", "model": "lsqa/extractive", "context": "none"}], "judges": [
         {"name": "j", "model": "lsqa/lexical-judge", "kind": "pairwise"}]}, source="code")
-    config = replace(config, judges=[replace(config.judges[0], kind="rubric")])
+    config = config.model_copy(update={"judges": [config.judges[0].model_copy(update={"kind": "rubric"})]})
     with pytest.raises(InputError, match=r"judges\[0\]\.kind: unknown judge kind 'rubric'"):
         pipeline.run(workspace, config)
     with pytest.raises(InputError, match="unknown judge kind 'rubric'"):

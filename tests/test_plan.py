@@ -10,6 +10,7 @@ from lsqa.cli import app
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.llm import pricing
 from lsqa.study.plan import plan
+from lsqa.study.scope import study_scope
 from lsqa.config.study import run_config_from_dict
 
 from .conftest import TEST_DATA
@@ -92,8 +93,8 @@ def test_plan_prices_from_litellm_and_counts_with_its_tokenizer(nqa_workspace, l
     local = next(s for s in planned.stages if s.model.endswith("unpriced-model"))
     # The exact count litellm gives for each whole prompt (the plan counts the book once and adds).
     from lsqa.study import pipeline as pl
-    doc_ids, books = pl._load_scope(nqa_workspace, config)
-    tasks, _, _ = pl.answer_tasks(nqa_workspace, config, pl._questions(nqa_workspace, config, doc_ids), books)
+    scope = study_scope(nqa_workspace, config)
+    tasks, _, _ = pl.answer_tasks(nqa_workspace, config, scope.questions(), scope.books)
     exact = sum(pricing.litellm().token_counter(model="openai/gpt-4o-mini", messages=t.request.messages)
                 for t in tasks if t.system.name == "mini")
     assert abs(mini.input_tokens - exact) <= 4 * mini.calls

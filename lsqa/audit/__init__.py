@@ -74,7 +74,7 @@ __all__ = [
     # the queue (priority_queue)
     "PRIORITY_WEIGHTS", "REVIEWED_FILTERS", "PAGE_SIZE", "HEAD_SLACK", "Filters", "queue", "reasons", "choices",
     "progress", "reviewers", "ASSIGNED", "MAX_SEARCH_CHARS", "search_terms",
-    # assignments (issue 34)
+    # assignments
     "ASSIGN_QUEUES", "assign", "my_progress", "team_progress",
     # the lead's view of the team (lead_view)
     "BREAK_SECONDS", "team_figures",

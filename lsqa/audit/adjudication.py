@@ -1,5 +1,5 @@
 """Where people disagree on a verdict, the final label an adjudicator sets; and comments on an item
-(issue 34: a team on one dashboard).
+(a team on one dashboard).
 
 A disagreement is a verdict whose people's *current* labels differ (each person's latest review
 that was not undone; labels given on the Audit page and labels imported with ``lsqa import-reviews``

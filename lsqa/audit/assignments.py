@@ -1,4 +1,4 @@
-"""Assignments (issue 34): give each annotator their own verdicts of one judge to review, with overlap,
+"""Assignments: give each annotator their own verdicts of one judge to review, with overlap,
 and say how far each has got.
 
 A batch chooses ``count`` verdicts of the judge and gives each to ``per_item`` of the named people,

@@ -3,7 +3,7 @@
 A review writes one row of human_reviews for one verdict (``review_change``), and a review through a
 random or active queue may also record that verdict's draw (audit_draws, migration 0023). Reads that do not
 depend on that verdict's reviews are kept across it (lsqa.store.workspace_cache): a decision on the
-Audit page then reads neither the queue nor the settings again (issue 12, decision -> next item).
+Audit page then reads neither the queue nor the settings again (decision -> next item).
 Each kept read says which declared changes it survives; this module holds what they share.
 """
 

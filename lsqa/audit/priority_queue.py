@@ -20,7 +20,7 @@ paper's sign of a wrong NarrativeQA reference, §5.2 and Appendix E) scores high
 side-by-side judge that flips with the order. Verdicts that nobody has reviewed come before
 reviewed ones; ties keep a stable order (question, judge, pair).
 
-Reading the queue is most of a keypress on the Audit page (issue 12): a page is kept across my
+Reading the queue is most of a keypress on the Audit page: a page is kept across my
 reviews of verdicts it leaves out (``_queue_survives``), and the queue without the item just opened
 is derived from the kept head (``_head_without_the_last_opened``).
 """

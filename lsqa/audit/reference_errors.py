@@ -14,7 +14,7 @@ chosen on LiteraryQA's dev books, ``WEIGHTS``, nothing is fitted to a user's lab
 
 A signal a reference lacks (no answers, no LLM check) takes the workspace's mean: neither suspect
 nor cleared for lack of evidence. ``llm`` is 1 until an LLM reference check has run
-(``LLM_FLOOR``). The signals of issue 32 (``systems_contradict``, the summary's, ``llm_accepts``)
+(``LLM_FLOOR``). The signals beyond word matching (``systems_contradict``, the summary's, ``llm_accepts``)
 are computed in ``lsqa.audit.reference_signals``.
 
 - ``answers_match``: mean over the independent systems (every system except those that *are* a
@@ -153,7 +153,7 @@ COLUMN_HELP = {
 }
 
 
-@lru_cache(maxsize=200_000)  # pure; the page asks again for the same answers on every render (issue 12)
+@lru_cache(maxsize=200_000)  # pure; the page asks again for the same answers on every render
 def declined(answer: str) -> bool:
     """Whether an answer declines to answer (no evidence about the reference either way)."""
     return bool(DECLINED.search(answer or ""))

@@ -1,4 +1,4 @@
-"""The evidence about one NarrativeQA reference that goes beyond word matching (issue 32): how far the
+"""The evidence about one NarrativeQA reference that goes beyond word matching: how far the
 systems fall short of what their abilities predict, what the story's summary says, and what an LLM
 reference check said. ``lsqa.audit.reference_errors`` puts them in the triage list beside the
 older columns and combines them.

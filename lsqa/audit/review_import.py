@@ -1,4 +1,4 @@
-"""``lsqa import-reviews FILE``: human reviews of judge verdicts made elsewhere (issue 13).
+"""``lsqa import-reviews FILE``: human reviews of judge verdicts made elsewhere.
 
 Columns (CSV or JSONL): judge, question_id, system_a, system_b (side by side) or system (yes/no),
 reference (optional: which reference a ground-truth rater used), label, annotator; optional
@@ -92,7 +92,7 @@ def import_reviews(workspace: str | Path, path: str | Path, *, gold: bool = Fals
     file imported again with ``gold`` adds its rows as gold (the latest label of each annotator counts).
 
     A file of good rows the SQL reads exactly is matched and written there (``lsqa.audit.staged_reviews``,
-    issue 35); any other file row by row (``import_reviews_rows``), which words the errors."""
+    docs/decisions/imports-in-sql.md); any other file row by row (``import_reviews_rows``), which words the errors."""
     staged = import_reviews_staged(workspace, Path(path), gold=gold)
     return staged if staged is not None else import_reviews_rows(workspace, path, gold=gold)
 

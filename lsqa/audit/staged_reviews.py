@@ -1,4 +1,4 @@
-"""``lsqa import-reviews`` in SQL (issue 35): each row's verdict found, checked and written by DuckDB.
+"""``lsqa import-reviews`` in SQL: each row's verdict found, checked and written by DuckDB.
 
 The row importer (``lsqa.audit.review_import.import_reviews_rows``) loads every verdict of the file's
 judges into Python and adds one review at a time; here the file is staged and matched to its

@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import WorkspaceOption, bounded, checked_output_file, existing_workspace, friendly_errors
+from lsqa.cli.common import WorkspaceOption, bounded, checked_output_file, existing_workspace
 from lsqa.errors import InputError
 from lsqa.stats.reports import agreement_table, rank_counts, rank_table
 from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, TIE_MODELS
@@ -505,12 +505,3 @@ def report_command(
         raise InputError(out, f"cannot be written: {exc.strerror or exc}", hint="give a path you can write to") \
             from None
     typer.echo(f"wrote {out} ({len(page.encode('utf-8')):,} bytes): report on {judge}")
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``rank``, ``accuracy`` and ``agreement`` to the ``lsqa`` app (called by lsqa/cli/__init__.py)."""
-    app.command("rank")(friendly_errors(rank_command))
-    app.command("accuracy")(friendly_errors(accuracy_command))
-    app.command("agreement")(friendly_errors(agreement_command))
-    app.command("certify")(friendly_errors(certify_command))
-    app.command("report")(friendly_errors(report_command))

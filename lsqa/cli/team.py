@@ -184,9 +184,3 @@ def disagreements_cmd(
             typer.echo(f"    {lab['annotator']}: {lab['label']}  ({_when(lab['created_at'])}){note}")
     open_ = sum(d["adjudicated"] is None for d in rows)
     typer.echo(f"{len(rows)} disagreements, {open_} not adjudicated")
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(users)
-    app.command("disagreements")(friendly_errors(disagreements_cmd))
-    app.command("labels")(friendly_errors(labels_cmd))

@@ -5,7 +5,8 @@ and their ranges. Validation is strict (``"8"`` is not a number, ``"yes"`` is no
 typo is refused rather than guessed at. Every problem becomes one line naming the place in the
 file (``systems[2].params``) and what to write instead (``refusal``).
 
-Adding a key to a study config is one field here plus its use in ``lsqa.config.study``.
+The study config's models live in ``lsqa.config.study`` (the one model the code uses); the
+validators and the wording of refusals they share are here.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
-from lsqa.vocabulary import IMPORTED, about_references, judge_kind_names
+from lsqa.vocabulary import judge_kind_names
 
 QUESTION_SOURCES = ("narrativeqa", "generate", "all")
 ENTITY_METHODS = ("auto", "fastcoref", "fallback")
@@ -36,9 +37,9 @@ MAX_SEED = 2**32 - 1
 MAX_NESTING = 32
 
 CONTEXT_RE = re.compile(r"^(none|full|retrieval:(\d{1,9})|reference:([12]))$")
-_MODEL_RE = r"^[^\s\x00-\x1f\x7f]+$"
+MODEL_RE = r"^[^\s\x00-\x1f\x7f]+$"
 
-Model = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=_MODEL_RE)
+Model = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=MODEL_RE)
 
 
 def nested_deeper_than(value: Any, limit: int = MAX_NESTING) -> bool:
@@ -56,7 +57,7 @@ def nested_deeper_than(value: Any, limit: int = MAX_NESTING) -> bool:
     return False
 
 
-def _check_name(value: str) -> str:
+def check_name(value: str) -> str:
     """A system's or judge's name: the one rule of ``lsqa.text.names`` (printable, no control, bidi or
     invisible character, at most 200 characters)."""
     problem = name_problem(value)
@@ -66,7 +67,7 @@ def _check_name(value: str) -> str:
     return value
 
 
-Name = Annotated[str, AfterValidator(_check_name)]
+Name = Annotated[str, AfterValidator(check_name)]
 
 
 def _check_finite(value: Any, where: str = "") -> Any:
@@ -83,11 +84,11 @@ def _check_finite(value: Any, where: str = "") -> Any:
     return value
 
 
-def _finite_params(value: dict) -> dict:
+def finite_params(value: dict) -> dict:
     return _check_finite(value)
 
 
-def _check_context(value: str) -> str:
+def check_context(value: str) -> str:
     m = CONTEXT_RE.match(value.strip())
     if not m or (m.group(2) and not 1 <= int(m.group(2)) <= MAX_TOKENS_SETTING):
         raise ValueError(f"{value!r} is not none, full, retrieval:<tokens> (1 to {MAX_TOKENS_SETTING:,} tokens) "
@@ -95,7 +96,7 @@ def _check_context(value: str) -> str:
     return value.strip()
 
 
-def _check_judge_kind(value: Any) -> str:
+def check_judge_kind(value: Any) -> str:
     # The names live in lsqa.vocabulary (the words; a kind registered in lsqa.judging.kinds adds its
     # own), read when a file is checked: a Literal fixed at import would refuse a registered kind.
     # Refused as pydantic refuses a Literal, so the message reads as before: "use 'absolute', ... or 'x'".
@@ -107,118 +108,16 @@ def _check_judge_kind(value: Any) -> str:
     return value
 
 
-def _check_prompt_version(value):
+def check_prompt_version(value):
     if value is not None and not re.fullmatch(r"v?\d{1,6}", str(value)):
         raise ValueError(f"{value!r} is not a prompt version: use a number such as 2 or \"v2\"")
     return value
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
+    """Strict, frozen, no unknown key: what every table of a study config is."""
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class _CallerTable(_Strict):
-    """What systems and judges share: a named model, its parameters and how its prompts are sent."""
-    name: Name
-    model: str = Model
-    params: dict[str, Any] = {}
-    max_context_tokens: Optional[int] = Field(None, ge=1, le=MAX_TOKENS_SETTING)
-    prompt_version: Optional[Union[int, str]] = None
-    prompt_caching: bool = False            # context-first prompts, the book marked for the provider's cache
-    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]  # "batch": the provider's batch API
-
-    _prompt_version = field_validator("prompt_version")(_check_prompt_version)
-    _params = field_validator("params")(_finite_params)
-
-
-class SystemTable(_CallerTable):
-    context: Optional[str] = None               # required, except for model = "imported"
-
-    _context = field_validator("context")(_check_context)
-
-    @model_validator(mode="after")
-    def _imported_or_context(self):
-        # An imported system's answers come from `lsqa import-answers`: nothing about making them applies.
-        if self.model == IMPORTED:
-            extra = [k for k in ("context", "max_context_tokens", "prompt_version") if getattr(self, k) is not None]
-            if extra or self.params:
-                raise ValueError(f"an imported system has only a name and model = \"imported\", not "
-                                 f"{', '.join(extra + (['params'] if self.params else []))} (its answers come "
-                                 "from `lsqa import-answers`; a run only judges them)")
-        elif self.context is None:
-            raise ValueError("context is missing: add context = \"none\", \"full\", \"retrieval:<tokens>\" "
-                             "or \"reference:1|2\" (or model = \"imported\" for answers made elsewhere)")
-        return self
-
-
-class JudgeTable(_CallerTable):
-    kind: str
-    context: str = "full"
-    both_orders: bool = False
-    reference: Union[Literal["1", "2", "both"], Literal[1, 2]] = "both"
-    threshold: Optional[float] = Field(None, ge=-1.0, le=1.0, allow_inf_nan=False)
-
-    _context = field_validator("context")(_check_context)
-    _kind = field_validator("kind", mode="before")(_check_judge_kind)
-
-    @field_validator("reference", mode="before")
-    @classmethod
-    def _no_boolean_reference(cls, value):
-        if isinstance(value, bool):  # True == 1 to Python; a boolean here is a mistake
-            raise ValueError(f"{value!r} is not a reference: use 1, 2 or \"both\"")
-        return value
-
-
-class GenerationTable(_Strict):
-    model: str = Field("lsqa/template-questions", min_length=1, max_length=MAX_NAME_CHARS, pattern=_MODEL_RE)
-    entities: int = Field(5, ge=1, le=10_000)
-    questions_per_entity: int = Field(2, ge=1, le=1_000)
-    context_tokens: int = Field(100_000, ge=1, le=MAX_TOKENS_SETTING)
-    entity_method: Literal[ENTITY_METHODS] = "auto"  # type: ignore[valid-type]
-    params: dict[str, Any] = {}
-    prompt_caching: bool = False
-    mode: Literal[CALL_MODES] = "online"  # type: ignore[valid-type]
-
-    _params = field_validator("params")(_finite_params)
-
-
-class StudyConfig(_Strict):
-    documents: Union[list[str], str]
-    questions: Literal[QUESTION_SOURCES] = "narrativeqa"  # type: ignore[valid-type]
-    sample: int = Field(200, ge=1, le=MAX_COUNT)
-    seed: int = Field(0, ge=0, le=MAX_SEED)
-    max_questions: Optional[int] = Field(None, ge=1, le=MAX_COUNT)
-    systems: list[SystemTable] = []
-    judges: list[JudgeTable] = []
-    generation: GenerationTable = GenerationTable()
-    max_concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
-    max_cost_usd: Optional[float] = Field(None, ge=0)  # the study's budget in USD (lsqa.llm.budget)
-    max_unreadable_share: float = Field(0.5, ge=0, le=1, allow_inf_nan=False)  # a judge's parse_error share that fails the run
-    use_cache: bool = True
-
-    @field_validator("documents")
-    @classmethod
-    def _documents(cls, value):
-        items = [value] if isinstance(value, str) else value
-        if not items:
-            raise ValueError("documents is empty: list document ids or titles, or write \"all\"")
-        for d in items:
-            problem = name_problem(d)
-            if problem:
-                raise ValueError(f"{shown_name(d)} {problem}; list document ids or titles (one line of visible "
-                                 f"text each, at most {MAX_NAME_CHARS} characters), or write \"all\"")
-        return items
-
-    @model_validator(mode="after")
-    def _judges_need_systems(self):
-        # Every judge rates the answers of the study's systems: with none, a run would end at once
-        # with nothing judged and exit 0, as if it had done its work. A reference check rates the
-        # references themselves (issue 32): it needs no system.
-        of_answers = [j for j in self.judges if not about_references(j.kind)]
-        if of_answers and not self.systems:
-            raise ValueError(f"{len(of_answers)} judge(s) but no [[systems]] to judge: add the systems whose "
-                             "answers they rate (model = \"imported\" for answers made elsewhere)")
-        return self
 
 
 class SettingsFile(BaseModel):
@@ -234,7 +133,7 @@ class SettingsFile(BaseModel):
     max_concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
     passage_tokens: int = Field(200, ge=20, le=100_000)
     # Behind a proxy that authenticates (oauth2-proxy and the like): the request header naming the
-    # person, e.g. "X-Forwarded-User". '' (the default) ignores every such header (issue 34).
+    # person, e.g. "X-Forwarded-User". '' (the default) ignores every such header.
     identity_header: str = Field("", max_length=100, pattern=r"^[A-Za-z0-9-]*$")
 
 

@@ -88,7 +88,7 @@ def _inside(root: Path, path: Path, *, line_of: str = "") -> Path:
 
 
 def _story_file(root: Path, stories_dir: Path, doc_id: str, docs_file: Path, line_no: int) -> Path:
-    """``stories/<document_id>.txt``, refused when the id could name a file elsewhere (issue 33)."""
+    """``stories/<document_id>.txt``, refused when the id could name a file elsewhere."""
     name = f"{doc_id}.txt"
     shown = doc_id if len(doc_id) <= 60 else doc_id[:60] + "…"
     if "/" in doc_id or "\\" in doc_id or "\x00" in doc_id or len(name.encode("utf-8", "surrogatepass")) > 255:
@@ -164,7 +164,7 @@ def _refuse_changed_questions(con, questions: list[dict]) -> None:
 def staged_question_table(workspace: str | Path, qa_files: list[Path], set_name: str, document_ids: list[str]):
     """The questions of ``qa_files`` read and checked in SQL (``lsqa.store.staged_questions``: an Arrow
     table), or None when that reader declines them: ``_question_rows`` then reads the files row by row
-    and words what is wrong. Issue 35: NarrativeQA's 46,765 questions in about a tenth of the time."""
+    and words what is wrong (NarrativeQA's 46,765 questions: docs/decisions/imports-in-sql.md)."""
     folder = Path(workspace).resolve().parent  # DuckDB spills there, as an import in SQL does
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         return None

@@ -57,7 +57,7 @@ FOLDED_SETTING_KEYS = tuple(k for k in SETTING_KEYS if k not in ("audit_search",
 LINK_PARAMETERS = ("judge", "system", "reviewed", "blind", "item", "q", "question", "tab")
 TAB_KEY = "audit_tab"  # this tab's id (lsqa.audit.open_items), kept in the page's address so a reload is the same tab
 _TAB_ID = re.compile(r"[0-9a-f]{16}")
-# The "Audit queue" choices: the priority queue, my assignments (issue 34), the sampled queues (issue 13).
+# The "Audit queue" choices: the priority queue, my assignments, the sampled queues.
 QUEUE_CHOICES = {"priority": "priority", audit.ASSIGNED: "My assignments", "random": "random", "active": "active"}
 
 
@@ -327,7 +327,7 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
     """The queue with the trail left out, and the item to show now (the trail's, else the queue's
     head, which joins the trail); the session's position (``audit_at``) and records of the items
     opened follow. ``judge``: the sampled judge (``sampled_judge``), None for the priority queue. A
-    random / active audit queue (issue 13) is the sample in its own order, the items opened this
+    random / active audit queue is the sample in its own order, the items opened this
     session left out.
 
     ``who`` (a person who may review): the item is opened in this tab (``audit.open_item``) — the
@@ -368,7 +368,7 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
     sampled.update({r["id"]: r.get("sampling") for r in q["rows"] if r["id"] == current_id and r.get("sampling")})
     remaining = q["total"] - (len(trail.ids) - opened_before)
     # The queue without the item just opened. The next key's queue is made from q, kept, without a
-    # read, even after my decision on this item (lsqa.audit.priority_queue; issue 12).
+    # read, even after my decision on this item (lsqa.audit.priority_queue).
     upcoming = [r for r in q["rows"] if r["id"] != current_id]
     state["audit_at"] = trail.at
     why = state.setdefault("audit_why", {})
@@ -468,8 +468,8 @@ def skip_item(workspace: Path, annotator: Person | str, judgment_id: str, reason
 # ------------------------------------------------------------------------------------- the item
 
 # A decision-bar button that writes keeps its widget key from item to item: a key naming the item (as
-# first built for issue 34) made each J a new widget for each of 9 buttons, unmounted and drawn anew
-# (~100 DOM nodes a key): keypress -> next item 1.5x the time before issue 34 with the browser's CPU
+# first built) made each J a new widget for each of 9 buttons, unmounted and drawn anew
+# (~100 DOM nodes a key): keypress -> next item 1.5x the time before with the browser's CPU
 # slowed 4x, 1.01-1.09x with the same keys (docs/benchmarks-log/2026-12-03-keys-second-pass.md).
 # Which item a click writes on is checked against the item the browser had drawn instead (ON_SCREEN_KEY).
 WRITES = "__writes"
@@ -495,7 +495,7 @@ def stale_refusal(pressed_on: str, shown: str | None, drawn: str | None) -> str 
     """Why a key pressed on item ``pressed_on`` (the item of the button's last run) must not write, if
     it must not: the item on screen is now ``shown`` (None: none is, the page is between two items), or
     the browser had drawn another item, ``drawn`` (``ON_SCREEN_KEY`` as it sent it), when the key was
-    pressed. The write happens only on the item that was on screen when the key was pressed (issue 34)."""
+    pressed. The write happens only on the item that was on screen when the key was pressed."""
     if pressed_on == shown == drawn:
         return None
     return ("Not saved: the item changed under your key (it was pressed on an item no longer on screen). "
@@ -666,7 +666,7 @@ def prompt_shown(workspace: Path, judgment_id: str) -> str:
 
 # ------------------------------------------------------------------------------------- tables
 
-UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on every J cost ~0.07 s (issue 12)
+UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on every J cost ~0.07 s
 
 
 def recent_table(mine: list[dict]) -> list[dict]:
@@ -694,7 +694,7 @@ def up_next_table(upcoming: list[dict], blind: bool) -> list[dict]:
 
 
 def evidence_chain_link(it: dict) -> str:
-    """A Markdown link from an item to its book's *Long span* tab on the Corpus page (issue 31): where
+    """A Markdown link from an item to its book's *Long span* tab on the Corpus page: where
     the question's evidence lies in the book, with its entity's mention chain. Relative, as the rank
     flips' links, so that it works under a base path; it reveals nothing of the verdict."""
     return f"[where in the book]({'corpus?book=' + quote(it['document_id'], safe='')}&tab=long-span)"

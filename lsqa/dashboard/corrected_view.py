@@ -41,7 +41,7 @@ def _summary(result: dict) -> str:
     return text
 
 
-# What the judge-only columns of a corrected ranking share with the ranking table, and what not (issue 30).
+# What the judge-only columns of a corrected ranking share with the ranking table, and what not.
 JUDGE_ONLY_SAME_AS_TABLE = (
     "Judge-only strengths and ranks here are the ranking table's with the switches off (the judge's labels, "
     "all questions: every verdict one comparison, a tie half a win, 'none' left out, strengths scaled to a "

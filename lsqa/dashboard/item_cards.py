@@ -3,7 +3,7 @@
 The Audit page draws its item again on every key (J, K, a decision), and the browser's share of a
 key grows with the number of Streamlit elements on the page. Built from columns and bordered
 containers, the question with its two references took 9 elements and two answers 9 more; as one
-block each they take 2, and J and a decision show the next item sooner (issue 12;
+block each they take 2, and J and a decision show the next item sooner (
 docs/BENCHMARKS.md, ninth pass). The look is the page's own: the classes are styled by the Audit
 page (``lsqa-card``, ``lsqa-grid``, ``lsqa-note``), and the cards sit side by side, one under the
 other on a narrow screen.
@@ -22,7 +22,7 @@ from lsqa.text.highlight import escape, text_html
 
 def _stamp(item_id: str) -> str:
     """The item a card shows, as an attribute: the page's keys.js lets a key write only while every
-    card on screen and the decision bar name the same item (issue 34: between two items, the bar of
+    card on screen and the decision bar name the same item (between two items, the bar of
     the next one was up before its question and answers)."""
     return f' data-lsqa-item="{escape(item_id)}"' if item_id else ""
 

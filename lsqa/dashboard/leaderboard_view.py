@@ -132,7 +132,7 @@ def width_change_reason(before: dict, after: dict) -> str:
     Strengths are measured against the mean β of all systems, so a system whose strength the data
     barely bound (one that beat the others only a few times) makes every strength, and every
     interval, move with it. That is what happens when a few overrides give a system that never won
-    its first wins: it becomes estimable, and every interval widens (issue 30: nine overrides, every
+    its first wins: it becomes estimable, and every interval widens (nine overrides, every
     interval about 5× wider). Rank intervals compare systems pairwise and do not move for this."""
     def widths(result):
         return {s["system"]: w for s in result["systems"] if (w := _ci_width(s)) is not None}
@@ -230,7 +230,7 @@ def _question_link(mover: dict) -> str:
 
 def flip_markdown(flips: list[dict], *, binary: bool = False) -> str:
     """Rank flips (``corrected_view.flip_rows``) as a Markdown table whose questions link to their
-    verdict on the Audit page (issue 30: a question is named by its text, linked to the item)."""
+    verdict on the Audit page (a question is named by its text, linked to the item)."""
     from lsqa.dashboard import corrected_view
 
     rows = corrected_view.flip_rows(flips, binary=binary, question=_question_link, escape=md)
@@ -274,7 +274,7 @@ def judge_choices(shown: dict[str, list[str]]) -> list[str]:
 
     One judge at a time is the default because a stakeholder reads one ranking at a time, and
     because every judge shown costs a Bradley-Terry fit with its bootstrap and, in the chart view, a
-    chart the browser must draw (issue 12: with all nine of the demo's charts a switch took ~2 s)."""
+    chart the browser must draw (with all nine of the demo's charts a switch took ~2 s)."""
     return [*shown[PAIRWISE], *shown[BINARY], ALL_JUDGES]
 
 

@@ -1,4 +1,4 @@
-"""The Corpus page's *Long span* tab (issue 31): one book's questions by class, its full-book gains,
+"""The Corpus page's *Long span* tab: one book's questions by class, its full-book gains,
 and a timeline of the book with an entity's mention chain and each question's evidence span."""
 
 from __future__ import annotations

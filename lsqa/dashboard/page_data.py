@@ -42,7 +42,7 @@ def kept_open(workspace: Path) -> Iterator[None]:
     """Keep the workspace attached while a page renders (app.py wraps every page in it).
 
     A page makes 10-40 reads, each of which would otherwise ATTACH and DETACH the file (2-4 ms
-    apiece): up to a tenth of a keypress on the Audit page (issue 12). Other processes wait for
+    apiece): up to a tenth of a keypress on the Audit page. Other processes wait for
     the render (under a second) as they wait for any read. A workspace that cannot be opened is
     left to the page, whose own first read names the problem."""
     with contextlib.ExitStack() as stack:
@@ -130,7 +130,7 @@ def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude
     """One judge's ranking (``analysis.ranking``: strengths, bootstrap CIs, rank intervals, tiers), kept
     while the workspace is unchanged and per judge, so that "All judges" and the one-judge view, and
     the ranking with the switches off that "What the switches changed" compares with
-    (``leaderboard_view.baseline``), are each fitted once: with the rank intervals of issue 30, "All
+    (``leaderboard_view.baseline``), are each fitted once: with the rank intervals, "All
     judges" fitted every judge twice per render when a switch was on. Raises ``NoVerdicts``."""
     return analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
                             bootstrap=bootstrap, seed=seed, by_question=by_question)
@@ -201,7 +201,7 @@ def judge_vs_human(workspace: Path, judge: str, *, annotator: str | None = None,
     return result
 
 
-# The Agreement page's sections, each computed only when shown (issue 12): what each needs from the report.
+# The Agreement page's sections, each computed only when shown: what each needs from the report.
 AGREEMENT_SECTIONS = {"humans": ("vs_human", "vs_annotator"), "judges": ("pairs",), "bias": ("position",),
                       "annotators": ("annotators", "annotator_pairs"), "llmbar": ("llmbar",)}
 

@@ -1,4 +1,4 @@
-"""What the Reference errors page shows of one row so a person can decide in seconds (issue 32): the
+"""What the Reference errors page shows of one row so a person can decide in seconds: the
 systems that disagreed with their abilities, the summary sentence with the reference's words marked,
 the LLM reference check's verdict and quote, and how the score was made. Plain data and escaped HTML;
 the page only lays them out."""

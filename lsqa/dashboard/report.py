@@ -1,4 +1,4 @@
-"""The report a stakeholder can be handed (issue 30): one self-contained HTML page for one judge.
+"""The report a stakeholder can be handed: one self-contained HTML page for one judge.
 
 It composes what the Leaderboard and the Agreement page already compute, with nothing recomputed
 differently: the tiers and the ranking (paper §3.2 for side-by-side judges, Table 1's accuracy for

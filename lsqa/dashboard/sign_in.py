@@ -1,4 +1,4 @@
-"""Who is at the dashboard (issue 34): a signed-in person, the one person of a workspace without
+"""Who is at the dashboard: a signed-in person, the one person of a workspace without
 people, or nobody yet — decided once per page run from the session's token, the browser's session
 cookie (``lsqa.team.sessions``), a trusted proxy's header (only when the settings name it) and the
 typed name of a one-person workspace.

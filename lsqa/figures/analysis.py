@@ -75,7 +75,7 @@ def comparison_rows(workspace: Path, judge: str, *, use_overrides: bool = False,
 def comparison_counts(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
                       by_question: bool = False):
     """``comparison_rows`` counted for Bradley-Terry (``lsqa.stats.ranking.ComparisonCounts``, with the
-    per-question cells when ``by_question``), or None when there are none. Counted in SQL (issue 35): a
+    per-question cells when ``by_question``), or None when there are none. Counted in SQL: a
     million verdicts are a few thousand counts, never a Python object each; the counts are those of
     ``count_comparisons`` on ``comparison_rows``, to the bit. Rows that function refuses (a system
     against itself, a label that is not a winner) are read one by one, so that its error is the one
@@ -261,7 +261,7 @@ def _human_verdicts(rows: list[dict]) -> dict[str, str]:
     """Verdict (judgment id) → the latest human label among ``rows`` (one annotator's rows: their
     own label; the ``human`` rater reads the final labels instead). Never collapsed over a judge's references or orders, nor across
     judges: a person's review of one verdict is compared with that verdict, and two people's
-    reviews are paired only on the same verdict (issue 30)."""
+    reviews are paired only on the same verdict."""
     latest: dict[str, dict] = {}
     for r in sorted(rows, key=lambda r: r["review_id"]):
         if r["label"] is not None:

@@ -1,5 +1,5 @@
 """Workspace → corrected estimates: accuracy per system and Bradley-Terry strengths that account
-for the judge's errors, with the judge-only figures beside them (issue 13; math in ``lsqa.stats.corrected``,
+for the judge's errors, with the judge-only figures beside them (math in ``lsqa.stats.corrected``,
 wording in ``lsqa.dashboard.corrected_view``).
 
 Usable audits are verdicts drawn with a known inclusion probability — through the random or the active
@@ -235,7 +235,7 @@ def _fit(items: Items, human, pi, strata, level: float):
     Coded as the ranking table counts verdicts (``sampling.comparisons``: each verdict one
     comparison, ties half a win, "none" none), so that the judge-only fit is the ranking table's
     fit on the same verdicts, with the same identification (mean β = 0): one judge-only ranking on
-    the Leaderboard, in ``lsqa rank`` and here (issue 30). ``human``: (win share, weight) per item.
+    the Leaderboard, in ``lsqa rank`` and here. ``human``: (win share, weight) per item.
     """
     human, human_weight = human
     systems = list(items.systems)
@@ -286,7 +286,7 @@ QUESTION_CHARS = 80  # a mover's question as a stakeholder reads it, cut on a wo
 def _with_questions(workspace: Path, judge: str, items: Items, flips: list[dict]) -> list[dict]:
     """Each mover of each flip with its verdict (``judgment_id``: the first of its item) and its
     question's text (``question``), so a flip names the question a person can read instead of its id
-    (issue 30: no hashes on the Leaderboard)."""
+    (no hashes on the Leaderboard)."""
     movers = [m for f in flips for ms in f["moved_by"].values() for m in ms]
     if not movers:
         return flips

@@ -1,5 +1,5 @@
 """Each system's ability and each question's difficulty from judged answers: a one-parameter
-item-response (Rasch) model fitted by regularised logistic regression (issue 32).
+item-response (Rasch) model fitted by regularised logistic regression.
 
 An answer of system ``s`` to question ``q`` has a response ``y`` in [0, 1]: 1 when it agrees with
 the question's references, 0 when it does not, a share in between (the reference's words found in

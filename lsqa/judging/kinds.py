@@ -1,4 +1,4 @@
-"""Judge kinds, one record each (issue 29): what a kind rates, in which labels, with which prompts,
+"""Judge kinds, one record each: what a kind rates, in which labels, with which prompts,
 how its tasks are built, whether it calls a model, and what its annotators are told.
 
 The built-in kinds follow the paper:
@@ -11,7 +11,7 @@ The built-in kinds follow the paper:
 - ``groundtruth-pairwise``: side by side given a reference instead of the book (Fig. 18).
 - ``similarity``: cosine similarity of sentence embeddings to the references (§5.2 baseline),
   computed on this machine: no model call.
-- ``reference-check`` (issue 32, not in the paper): is the question answerable and does one
+- ``reference-check`` (not in the paper): is the question answerable and does one
   NarrativeQA reference answer it, given the story's summary (and passages, if the judge reads any),
   as LiteraryQA re-checked the dataset. Its verdicts are about references, not systems: they feed
   ``lsqa suspects`` and stay out of the rankings, agreement figures and the audit queue.
@@ -227,7 +227,7 @@ A wrong reference gets a flag.""" + _FLAGS))
 
 REFERENCE_CHECK = register(JudgeKind(
     name="reference-check", summary="is the question answerable and does one NarrativeQA reference answer it, "
-                                    "given the story's summary (issue 32, after LiteraryQA)",
+                                    "given the story's summary (after LiteraryQA)",
     prompts=MappingProxyType({ANY_ORIGIN: "reference_check"}), outputs=("reference-check-json",),
     build=tasks.reference_check_tasks, about_references=True, **_YES_NO,
     guideline="""**Correct means: the reference answers the question.** An LLM read the story's summary (and any

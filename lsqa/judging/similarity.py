@@ -21,7 +21,7 @@ at 0.40 the rater accepts 88.0% of positives and rejects 92.8% of same-story and
 different-story negatives (balanced accuracy 0.90, AUC 0.95 / 0.98). Model responses are
 usually longer than NarrativeQA's short references, which lowers their cosine, so expect this
 rater to be strict on verbose answers. ``python bench/bench_pipeline.py --similarity`` recomputes
-the figures (docs/BENCHMARKS.md, "Pipeline (issue 5)").
+the figures (docs/BENCHMARKS.md, "Pipeline").
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ One builder per way of asking (each judge kind's record in ``lsqa.judging.kinds`
 - ``similarity_tasks`` + ``similarity_rate``: cosine similarity of sentence embeddings to the
   references (§5.2 baseline), rated on this machine without a model call;
 - ``reference_check_tasks``: each NarrativeQA reference itself checked against the story's summary
-  and, if the judge reads any, the book's passages (issue 32; no system's answer in it).
+  and, if the judge reads any, the book's passages (no system's answer in it).
 
 ``yes_no_tasks`` is the generic one-answer builder a new kind can use with its own prompt values.
 Building a task is pure given its inputs; the pipeline sends the requests and stores the rows.
@@ -275,7 +275,7 @@ def similarity_rate(kind: JudgeKind, judge: JudgeSpec, tasks: list[JudgeTask]) -
 
 
 def reference_check_tasks(kind: JudgeKind, judge: JudgeSpec, inputs: TaskInputs) -> list[JudgeTask]:
-    """Each usable NarrativeQA reference of the questions in scope, checked on its own (issue 32): the
+    """Each usable NarrativeQA reference of the questions in scope, checked on its own: the
     story's summary, then the book as the judge's ``context`` says (none: the summary alone, as
     LiteraryQA's check; retrieval: BM25 passages for the question and the reference; full: the whole
     book). A question whose story has no summary is left out when the judge reads nothing else."""

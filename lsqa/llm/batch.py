@@ -24,7 +24,7 @@ calls finds the row, waits while that claim is live (taking it over if its proce
 once the batch is final and collected, takes the results from the cache. So one provider batch
 is submitted for the calls however many runs ask for them.
 
-Budgets (issue 33): the calls of a new batch are admitted by the caller's ``admit`` (the study's
+Budgets: the calls of a new batch are admitted by the caller's ``admit`` (the study's
 budget reserves each call's worst case at the batch rates) in the transaction that writes the
 batch's row, which keeps the ledger and the most the batch can cost (``bound_usd``); calls that
 do not fit are never put in a batch. While the batch is open the ledger counts it at that bound,

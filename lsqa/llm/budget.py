@@ -7,7 +7,7 @@ provider reported no usage, or usage that cannot be true: :func:`lsqa.llm.pricin
 ``error_kind = "budget"``, is not stored, and the pipeline stops the run (``stopped: budget``); its
 finished calls are cached, so a run with a higher ``max_cost_usd`` goes on from there.
 
-The budget is the study's (issue 33): ``ledger`` names its spend ledger (the study id, which no
+The budget is the study's: ``ledger`` names its spend ledger (the study id, which no
 transport setting changes), ``spent_usd`` starts at what the ledger holds
 (:func:`lsqa.store.runs.study_spent`: earlier runs, calls a killed run sent without storing their
 answers, batches not collected), and every call is recorded in the workspace as sent, at its

@@ -10,7 +10,7 @@ by at most a token or two at each joint.
 Prices come from litellm's bundled table (``model_cost``); a model it does not list has no price
 (``None``), never a made-up 0. :func:`call_cost` takes cached input tokens and a batch flag, priced
 at the table's ``cache_read_input_token_cost`` and ``*_batches`` rates where it gives them, so the
-prompt-caching and batch modes (issue 15, parts 3-4) price their calls here.
+prompt-caching and batch modes price their calls here.
 """
 
 from __future__ import annotations

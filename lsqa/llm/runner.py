@@ -258,7 +258,7 @@ _gil_switching = _FineGilSwitching(GIL_SWITCH_INTERVAL_S)
 class _SentMarks:
     """Records each call in the workspace as sent (``calls_in_flight``) before it leaves, a wave ahead.
 
-    In every mode (issue 33): a ``kill -9`` must not hide a call the provider answered and charged.
+    In every mode: a ``kill -9`` must not hide a call the provider answered and charged.
     Recording each call alone when its turn came made it wait for a transaction: 400 calls at
     concurrency 16 against a 100 ms server took 6.4-7.7 s against 4.2-4.4 s unrecorded. Here a
     model's calls are recorded in waves of its concurrency limit, in the order they go out (the
@@ -559,7 +559,7 @@ def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
 
 def _stored_prompt(request: LLMRequest, env_secrets: Sequence[str]) -> tuple[str | None, str | None, dict]:
     """(messages, prompt_parts, texts) as stored: long contexts by reference when the request names
-    them (issue 15), the whole prompt otherwise or when a secret value would have to be removed."""
+    them, the whole prompt otherwise or when a secret value would have to be removed."""
     contents = [m.get("content") for m in request.messages]
     has_secret = any(isinstance(c, str) and v in c for c in contents for v in env_secrets)
     if request.contexts and not has_secret:

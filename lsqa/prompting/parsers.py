@@ -410,7 +410,7 @@ def parse_autoais(raw: str, *, prefill: str = "") -> Parsed:
 
 
 # ---------------------------------------------------------------------------------------------
-# reference check (issue 32, not in the paper): is the question answerable, does the reference answer it
+# reference check (not in the paper): is the question answerable, does the reference answer it
 # ---------------------------------------------------------------------------------------------
 
 _REFERENCE_KEY = _key_pattern("reference", "answers", "question")

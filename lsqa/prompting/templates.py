@@ -13,7 +13,7 @@ to change a prompt adds a higher version, which then overrides ours.
 A prompt has a *layout*: ``paper`` (the order of the paper's figures, the default) or
 ``context-first`` (optional header ``# layout: context-first``): the same wording and
 placeholders, with the book or passages moved to the very start so that every call on one book
-shares a long identical prefix that providers cache (issue 15). A study picks the layout per
+shares a long identical prefix that providers cache. A study picks the layout per
 system and judge (``prompt_caching``); versions of the other layout are never chosen by default.
 
 Rendering is strict: a missing value, an unused value or a ``None`` is an error naming the

@@ -425,7 +425,7 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     under the judge's and the human's label (``pred`` / ``Y`` are then the win shares among them):
     the number of verdicts (answer orders) of the item, 0 for "none" (both answers wrong), so that
     with no audits the fit is exactly the ranking table's (``lsqa.stats.reports.rank_table``: every
-    verdict a comparison, ties half a win, "none" left out; issue 30). Then ``target = λ c_f f +
+    verdict a comparison, ties half a win, "none" left out). Then ``target = λ c_f f +
     ξw(c_Y Y − λ c_f f)``, ``count = λ c_f + ξw(c_Y − λ c_f)``.
     """
     names = tuple(dict.fromkeys(systems))

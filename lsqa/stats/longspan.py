@@ -1,4 +1,4 @@
-"""Which questions need the whole book (issue 31; the paper's thesis, §1 and §4: a full-context
+"""Which questions need the whole book (the paper's thesis, §1 and §4: a full-context
 system beats retrieval, which beats no context, and many NarrativeQA questions are answered from
 memory).
 

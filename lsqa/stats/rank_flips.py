@@ -1,4 +1,4 @@
-"""Rank flips (issue 13, "rank-flip view"): which systems change places between the judge-only,
+"""Rank flips: which systems change places between the judge-only,
 the corrected and the "overrides" rankings (``lsqa.vocabulary.RANKING_VIEWS``), and which audited
 verdicts moved each flip.
 
@@ -6,7 +6,7 @@ The three rankings here are fitted on the same items, coded the same way (``lsqa
 side-by-side item counts as the ranking table counts its verdicts, each verdict one comparison, ties
 half a win, "none" no comparison (``sampling.comparisons``); a yes/no item is accepted under either
 reference), so they differ only by their labels, and the judge-only one is the Leaderboard's ranking
-table (issue 30):
+table:
 
 * judge-only: the judge's outcomes;
 * corrected: PPI++ on the judge's outcomes and the usable (random / active / imported) audits;

@@ -190,7 +190,7 @@ def counts_from_cells(systems: Sequence[str], a: np.ndarray, b: np.ndarray, code
     ``b[k]`` (indices into ``systems``, in the order ``count_comparisons`` would find them) with outcome
     ``code[k]`` (index into ``WINNERS``), of question ``question[k]`` (index into ``question_ids``, the
     questions with a comparison that is not 'none', in order of first appearance). The same counts,
-    pairs and per-question cells, to the bit, as from the rows one by one (issue 35: a workspace's
+    pairs and per-question cells, to the bit, as from the rows one by one (a workspace's
     verdicts are counted in SQL)."""
     a, b, code = (np.asarray(x, dtype=np.int64) for x in (a, b, code))
     n = np.asarray(n, dtype=np.int64)

@@ -1,5 +1,5 @@
 """Audits that count: a judge's verdicts as items, and random / active audit queues with known
-inclusion probabilities (issue 13; read from a workspace by ``lsqa.figures.audits``).
+inclusion probabilities (read from a workspace by ``lsqa.figures.audits``).
 
 Items. A yes/no verdict rates one answer: item = (question, system), the judge's outcome ``f`` is
 1 when it accepts the answer under either reference (paper §5.2). A side-by-side verdict rates a
@@ -86,7 +86,7 @@ def comparisons(labels: list[str | None]) -> tuple[float, float]:
     comparison, a tie half a win each, "none" (both answers wrong) no comparison at all. Returns
     (system_a's share of wins among the decided comparisons, ½ if none is decided; how many are
     decided). The corrected and rank-flip fits weight items by it, so that with no audits they are
-    the ranking table's fit (issue 30)."""
+    the ranking table's fit."""
     wins = [OUTCOMES[x] for x in labels if x in OUTCOMES and x != "none"]
     return (sum(wins) / len(wins) if wins else 0.5), float(len(wins))
 

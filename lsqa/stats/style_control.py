@@ -1,4 +1,4 @@
-"""Style control: Bradley-Terry strengths with answer length as a covariate (issue 30).
+"""Style control: Bradley-Terry strengths with answer length as a covariate.
 
 The method is LMArena's (Li et al., "Does style matter? Disentangling style and substance in
 Chatbot Arena", LMSYS blog, Aug 2024; FastChat ``elo_analysis.py`` / ``arena-rank``): a logistic

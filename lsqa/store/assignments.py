@@ -1,4 +1,4 @@
-"""Assignments of verdicts to annotators (issue 34): the ``assignments`` table (migration 0015), read
+"""Assignments of verdicts to annotators: the ``assignments`` table (migration 0015), read
 and written here only. Append-only: a batch adds rows; an assignment is done once its annotator has a
 live review of the verdict (the ``human_labels`` view), which nothing here writes or removes.
 """

@@ -1,6 +1,6 @@
 """The audit queue: every verdict with its priority signals, one page at a time, most in need first.
 
-The signals are kept per verdict (``lsqa.store.queue_signals``, issue 35) and a page is read from
+The signals are kept per verdict (``lsqa.store.queue_signals``) and a page is read from
 them without sorting every verdict (``_kept_page``): 40-90 ms at a million verdicts, where
 computing them over every verdict took 0.78 s (2.6 s cold; ``bench/bench_queue_scale.py``). Human
 labels come from the reviews as the shared views define them (``human_labels``), flags from

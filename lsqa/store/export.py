@@ -1,5 +1,5 @@
 """Writing workspace tables to an export folder (CSV, JSONL or Parquet) with DuckDB's COPY, and
-the folder itself: every file goes inside ``--out`` and nowhere else (issue 33).
+the folder itself: every file goes inside ``--out`` and nowhere else.
 
 - ``--out`` is refused (``InputError``, nothing written) when it is not a folder (a file, a device,
   a link to one), or when it is a folder holding files ``lsqa export`` did not write there, unless

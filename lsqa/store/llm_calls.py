@@ -134,7 +134,7 @@ def cost_of_runs(con, run_ids: list[int]) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Claims on calls in flight (issue 15, part 6): two runs of one study never pay for a call twice
+# Claims on calls in flight: two runs of one study never pay for a call twice
 # ---------------------------------------------------------------------------------------------
 
 
@@ -229,7 +229,7 @@ def _live_claims(con, keys: Sequence[str], host: str, now, but_owner: str | None
 
 
 # ---------------------------------------------------------------------------------------------
-# Calls in flight (issue 33): recorded as sent before they are sent, so a kill cannot hide spend
+# Calls in flight: recorded as sent before they are sent, so a kill cannot hide spend
 # ---------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""The people of a workspace (issue 34): their rows in ``people``, read and written here only.
+"""The people of a workspace: their rows in ``people``, read and written here only.
 
 Who may do what is decided by ``lsqa.team.roles``; tokens are made and checked by ``lsqa.team.people``.
 This module keeps rows: a token only ever arrives here as its salt and salted hash.

@@ -1,4 +1,4 @@
-"""The audit queue's priority signals kept per verdict (issue 35), so that the queue's next page reads
+"""The audit queue's priority signals kept per verdict, so that the queue's next page reads
 them instead of recomputing them over every verdict: 0.78 s at a million verdicts (2.6 s cold) before.
 
 A verdict's signals (``lsqa.audit.priority_queue``: disagreement with the other judges of its item,
@@ -39,7 +39,7 @@ PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0
 # A catch-up rebuilds the whole table when the marked questions are more than this share of all
 # questions (kept or marked); below it only the marked ones are recomputed, at about a rebuild's
 # cost per verdict. An import of new questions into a large workspace then pays for its own
-# verdicts, not the workspace's: a second file of 1M verdicts into 1M, 12.5 s -> 6.8 s (issue 35).
+# verdicts, not the workspace's: a second file of 1M verdicts into 1M, 12.5 s -> 6.8 s.
 REBUILD_SHARE = 0.6
 # Up to this many marked questions (a flag, a re-judged item) the share is not even counted: counting
 # every question kept costs tens of ms at a million verdicts, a write's whole catch-up less.

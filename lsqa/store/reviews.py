@@ -14,7 +14,7 @@ from lsqa.store.bulk import fetch_dicts
 from lsqa.vocabulary import DRAWN_QUEUES, FLAG_REASONS, REFERENCES, REVIEW_ACTIONS, REVIEW_QUEUES, SKIP_REASONS
 
 # A corrected estimate weighs an audit by 1/π: below this floor one audit would outweigh a million
-# verdicts, and at 1e-320 the weight overflows and the estimate is NaN (issue 33).
+# verdicts, and at 1e-320 the weight overflows and the estimate is NaN.
 MIN_INCLUSION_PROB = 1e-6
 
 

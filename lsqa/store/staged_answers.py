@@ -1,4 +1,4 @@
-"""The SQL of ``lsqa import-answers`` (issue 35): a file of answers staged, checked and written by DuckDB.
+"""The SQL of ``lsqa import-answers``: a file of answers staged, checked and written by DuckDB.
 ``lsqa.study.staged_answers`` decides what the SQL takes and words every error; this module only
 reads and writes (the store is the one package with SQL).
 

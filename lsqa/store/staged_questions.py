@@ -1,4 +1,4 @@
-"""The SQL of ``lsqa ingest-narrativeqa``'s questions (issue 35): NarrativeQA's question files read and
+"""The SQL of ``lsqa ingest-narrativeqa``'s questions: NarrativeQA's question files read and
 checked by DuckDB, then written with one INSERT ... SELECT.
 
 ``lsqa.corpus.ingest`` decides and words every error; this module only reads and writes (the store

@@ -1,4 +1,4 @@
-"""The SQL of ``lsqa import-reviews`` (issue 35): a file of human reviews staged, matched to its
+"""The SQL of ``lsqa import-reviews``: a file of human reviews staged, matched to its
 verdicts and written by DuckDB. ``lsqa.audit.staged_reviews`` decides and words; this module only
 reads and writes (the store is the one package with SQL).
 

@@ -1,4 +1,4 @@
-"""A CSV or JSONL file's rows in a DuckDB table, read exactly as ``lsqa.corpus.tables`` reads them (issue 35).
+"""A CSV or JSONL file's rows in a DuckDB table, read exactly as ``lsqa.corpus.tables`` reads them.
 
 ``lsqa import-answers`` and ``lsqa import-reviews`` check and write their rows in SQL
 (``lsqa.store.staged_answers``, ``lsqa.store.staged_reviews``); this module turns the file into

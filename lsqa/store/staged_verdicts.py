@@ -1,4 +1,4 @@
-"""The SQL of ``lsqa import-judgments`` (issue 35): a file's rows staged, checked and written by DuckDB.
+"""The SQL of ``lsqa import-judgments``: a file's rows staged, checked and written by DuckDB.
 ``lsqa.study.staged_judgments`` decides what the SQL takes and words every error; this module only reads
 and writes (the store is the one package with SQL).
 

@@ -2,7 +2,7 @@
 
 Re-runs and re-imports find the row they made before by this id (the pipeline, ``lsqa import-judgments``
 and the LLMBar import all key verdicts with it). It is also what keeps one verdict per natural key:
-since migration 0020 the table's one unique index is the primary key (issue 35), so
+since migration 0020 the table's one unique index is the primary key, so
 ``lsqa.store.results.insert_judgments`` refuses a row whose id is not the hash of its key. The same
 hash in SQL (``ID_SQL``) computes the ids of a staged import; tests/test_verdict_ids.py checks the two agree.
 

@@ -79,7 +79,7 @@ def _effective(*, judge, family, use_overrides, exclude_flagged, columns: str) -
 def comparison_counts(con, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
                       by_question: bool = False) -> dict | None:
     """A side-by-side judge's decided verdicts (``effective_verdicts``' rows of family pairwise) counted
-    in SQL, for Bradley-Terry (issue 35: a million verdicts without a Python object each). None when
+    in SQL, for Bradley-Terry (a million verdicts without a Python object each). None when
     there are none.
 
     ``{"systems", "labels", "questions", "rows", "same_system"}``: the systems in order of first

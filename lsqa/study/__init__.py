@@ -1,4 +1,4 @@
-"""Running studies: the pipeline, the plan before it, QA systems, background jobs, imports of results, the demo."""
+"""Running studies: the pipeline, the plan before it, the scope both read, QA systems, background jobs, imports of results, the demo."""
 
 from __future__ import annotations
 
@@ -21,7 +21,10 @@ _LAZY = {
         "present_judges", "SETS",
     ),
     "lsqa.study.pipeline": (
-        "answer_tasks", "run", "RunSummary", "StageSummary",
+        "answer_tasks", "run", "RunContext", "RunSummary", "StageSummary",
+    ),
+    "lsqa.study.scope": (
+        "study_scope", "StudyScope",
     ),
     "lsqa.study.status": (
         "workspace_status",

@@ -86,7 +86,7 @@ def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
     """Answers produced elsewhere (CSV or JSONL: question id, system name, answer text).
 
     A file the SQL reads exactly is read, checked and written there (``lsqa.study.staged_answers``,
-    issue 35); any other file row by row here, which words the errors."""
+    docs/decisions/imports-in-sql.md); any other file row by row here, which words the errors."""
     staged = import_answers_staged(workspace, Path(path))
     return staged if staged is not None else import_answers_rows(workspace, path)
 
@@ -157,7 +157,7 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     shown_order (ab|ba), reference (1|2), evidence. Other columns are kept in ``extra``.
 
     A plain file of good rows is read, checked and written in SQL (``lsqa.study.staged_judgments``,
-    issue 35); any other file row by row here, which words the errors.
+    docs/decisions/imports-in-sql.md); any other file row by row here, which words the errors.
     """
     staged = import_judgments_staged(workspace, Path(path))
     return staged if staged is not None else import_judgments_rows(workspace, path)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,6 @@ from typing import Callable, Iterator
 from lsqa import llm, store
 from lsqa.config import definitions
 from lsqa.corpus.contexts import BookContexts
-from lsqa.errors import InputError
 from lsqa.package_files import CONFIGS, shipped_folder
 from lsqa.config.study import RunConfig, load_run_config
 from lsqa.store import corpus as corpus_store
@@ -29,12 +27,9 @@ from lsqa.store import llm_calls
 from lsqa.store import reference_checks as reference_checks_store
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
+from lsqa.study.scope import StudyScope, study_scope
 
 BATCH = 256
-# The most verdicts one judge may have to give in a study (issue 33): 10,000 systems side by side are
-# ~50 million pairs per question, which `lsqa plan` and `lsqa run` would spend minutes building
-# before any output. The paper's studies need ~20,000 (c = 200 questions, 10 systems, both orders).
-MAX_VERDICTS_PER_JUDGE = 200_000
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -176,36 +171,51 @@ class RunSummary:
         return out
 
 
-_open_stages = threading.local()  # stages of the run going on in this thread, closed if it fails
-_budgets = threading.local()      # the budget of the run going on in this thread (max_cost_usd)
-
-
 class BudgetStop(Exception):
     """A call did not fit in ``max_cost_usd``: the run stops (its finished calls are kept)."""
+
+
+@dataclass
+class RunContext:
+    """What one run of a study hands to each of its stages, in the open: where it writes, its
+    config, the budget its calls are paid from and the ledger they are recorded under, where its
+    progress goes, and its stages (the open ones are closed with how the run ended)."""
+
+    workspace: Path
+    config: RunConfig
+    budget: llm.Budget | None = None      # max_cost_usd, with what the study's earlier runs spent
+    ledger: str | None = None             # the study id every call is recorded under before it leaves
+    progress: Progress | None = None
+    show_bar: bool = False
+    run_ids: list[int] | None = None      # receives each stage's runs row id as the stage opens
+    open_stages: list[_Stage] = field(default_factory=list)
+    closed: list[StageSummary] = field(default_factory=list)
+
+    @property
+    def max_concurrency(self) -> int:
+        """Calls in flight at once, per model (the config's ``max_concurrency``)."""
+        return self.config.max_concurrency
 
 
 class _Stage:
     """Bookkeeping for one stage: a runs row opened at start and closed at the end."""
 
-    def __init__(self, workspace: Path, name: str, config: RunConfig):
-        self.workspace, self.summary = workspace, StageSummary(name)
+    def __init__(self, ctx: RunContext, name: str):
+        self.ctx, self.summary = ctx, StageSummary(name)
         self._t0 = time.monotonic()
-        with store.write(workspace) as con:
-            self.run_id = runs_store.start_run(con, name, {**config.to_dict(), "study_id": study_id(config)})
-        sink = getattr(_open_stages, "run_ids", None)
-        if sink is not None:  # the caller (a dashboard job) follows its own runs' calls
-            sink.append(self.run_id)
-        if not hasattr(_open_stages, "stack"):
-            _open_stages.stack = []
-        _open_stages.stack.append(self)
+        with store.write(ctx.workspace) as con:
+            self.run_id = runs_store.start_run(con, name, {**ctx.config.to_dict(), "study_id": study_id(ctx.config)})
+        if ctx.run_ids is not None:  # the caller (a dashboard job) follows its own runs' calls
+            ctx.run_ids.append(self.run_id)
+        ctx.open_stages.append(self)
 
     def close(self, status: str = "ok", error: str = "") -> StageSummary:
-        if self in getattr(_open_stages, "stack", []):
-            _open_stages.stack.remove(self)
+        if self in self.ctx.open_stages:
+            self.ctx.open_stages.remove(self)
         s = self.summary
         s.seconds = time.monotonic() - self._t0
-        getattr(_open_stages, "closed", []).append(s)
-        with store.write(self.workspace) as con:
+        self.ctx.closed.append(s)
+        with store.write(self.ctx.workspace) as con:
             # The call counters and the cost were added to the runs row by lsqa.llm in the same
             # transactions that stored the calls: closing the stage must not overwrite them.
             runs_store.finish_run(con, self.run_id, status=status, error=error,
@@ -223,21 +233,21 @@ def _batches(items: list, mode_of: Callable = lambda task: task.request.mode, si
         yield items[i:i + size]
 
 
-def _announce(progress: Progress | None, stage: _Stage, total: int) -> None:
+def _announce(ctx: RunContext, stage: _Stage, total: int) -> None:
     """Say which stage runs and how many calls it has before the first of them: the dashboard's
     progress bar reads "judge:x: 0 / 72" (not "starting: 0 / 0") while the calls are prepared and
-    the first ones go out (issue 34); it then moves as calls finish (``_send``)."""
-    if progress is not None:
-        progress(stage.summary.stage, 0, total)
+    the first ones go out; it then moves as calls finish (``_send``)."""
+    if ctx.progress is not None:
+        ctx.progress(stage.summary.stage, 0, total)
 
 
-def _send(workspace: Path, stage: _Stage, requests: list[llm.LLMRequest], config: RunConfig,
-          progress: Progress | None, done: int, total: int, show_bar: bool) -> list[llm.LLMResult]:
+def _send(ctx: RunContext, stage: _Stage, requests: list[llm.LLMRequest], done: int,
+          total: int) -> list[llm.LLMResult]:
+    progress = ctx.progress
     callback = (lambda d, _t: progress(stage.summary.stage, done + d, total)) if progress else None
-    results = llm.complete_many(workspace, requests, max_concurrency=config.max_concurrency,
-                                use_cache=config.use_cache, run_id=stage.run_id, progress=callback,
-                                show_bar=show_bar, budget=getattr(_budgets, "budget", None),
-                                ledger=getattr(_budgets, "ledger", None))
+    results = llm.complete_many(ctx.workspace, requests, max_concurrency=ctx.max_concurrency,
+                                use_cache=ctx.config.use_cache, run_id=stage.run_id, progress=callback,
+                                show_bar=ctx.show_bar, budget=ctx.budget, ledger=ctx.ledger)
     stage.summary.add_results(results)
     for request, result in zip(requests, results):
         limit = llm.max_output_tokens(request) if result.ok and not result.cached and result.completion_tokens else None
@@ -251,9 +261,9 @@ def _sent(pairs):
     return [(t, r) for t, r in pairs if r.error_kind != "budget"]
 
 
-def _stop_if_over_budget(results) -> None:
+def _stop_if_over_budget(ctx: RunContext, results) -> None:
     if any(r.error_kind == "budget" for r in results):
-        raise BudgetStop(_budgets.budget.describe())
+        raise BudgetStop(ctx.budget.describe())
 
 
 _HOW_RUN = ("max_cost_usd", "max_concurrency", "use_cache", "source", "max_unreadable_share")
@@ -275,7 +285,7 @@ def study_id(config: RunConfig) -> str:
     """What identifies a study across runs: the key of its spend ledger (its budget counts every
     call the study paid for). It is the config without how it is run (budget, concurrency, cache)
     and without where and how its calls travel (transport settings), so moving to another server
-    URL, timeout or retry count keeps the study's spending (issue 33)."""
+    URL, timeout or retry count keeps the study's spending."""
     from lsqa.text.prompt_parts import canonical_json
 
     d = {k: v for k, v in config.to_dict().items() if k not in _HOW_RUN}
@@ -283,99 +293,12 @@ def study_id(config: RunConfig) -> str:
 
 
 def legacy_study_id(config: RunConfig) -> str:
-    """The study id runs stored before issue 33 (transport settings included), so that a workspace's
+    """The study id runs stored before transport settings were left out of it, so that a workspace's
     earlier spending of the same study, sent the same way, stays on its ledger after the upgrade."""
     from lsqa.text.prompt_parts import canonical_json
 
     d = {k: v for k, v in config.to_dict().items() if k not in ("max_cost_usd", "max_concurrency", "use_cache", "source")}
     return hashlib.sha256(canonical_json(d).encode()).hexdigest()[:16]
-
-
-def check_scale(config: RunConfig, n_questions: int) -> None:
-    """Refuse, before any work, a judge that could have to give more than
-    ``MAX_VERDICTS_PER_JUDGE`` verdicts (counted from the config: pairs of systems on the sampled
-    questions for side-by-side kinds, answers times references for the others)."""
-    from lsqa.judging import kinds
-
-    n_systems = len(config.systems)
-    sampled = min(config.sample, n_questions)
-    for i, judge in enumerate(config.judges):
-        kind = kinds.get(judge.kind)
-        orders = 2 if judge.both_orders else 1
-        if kind.pairwise:
-            most = sampled * (n_systems * (n_systems - 1) // 2) * orders
-            what = (f"{n_systems:,} systems make {n_systems * (n_systems - 1) // 2:,} pairs, on {sampled:,} sampled "
-                    f"question(s){' in both orders' if orders == 2 else ''}")
-        elif kind.about_references:  # one verdict per reference, whatever the systems
-            refs = 2 if judge.reference == "both" else 1
-            most = n_questions * refs
-            what = f"{n_questions:,} question(s)" + (" × 2 references" if refs == 2 else "")
-        else:
-            refs = 2 if kind.one_reference and judge.reference == "both" else 1
-            most = n_questions * n_systems * refs
-            what = f"{n_systems:,} systems × {n_questions:,} question(s)" + (" × 2 references" if refs == 2 else "")
-        if most > MAX_VERDICTS_PER_JUDGE:
-            raise InputError(config.source, f"judges[{i}] ({judge.name}): up to {most:,} verdicts ({what}), more "
-                                            f"than lsqa takes for one judge ({MAX_VERDICTS_PER_JUDGE:,})",
-                             hint="judge fewer systems or questions (sample, max_questions), or split the study")
-
-
-def _questions_to_come(config: RunConfig, doc_ids: list[str], questions: list[dict]) -> int:
-    """How many questions the run will answer: those stored, plus for ``questions = "generate"`` the
-    most the generation can add to books without any yet."""
-    if config.questions != "generate":
-        return len(questions)
-    have = {q["document_id"] for q in questions}
-    n = config.generation.entities * config.generation.questions_per_entity
-    if config.max_questions:
-        n = min(n, config.max_questions)
-    return len(questions) + n * sum(d not in have for d in doc_ids)
-
-
-# --------------------------------------------------------------------------- loading the scope
-
-def _check_kinds(config: RunConfig) -> None:
-    """Every judge's kind has a record (a config file's names were checked when it was read; a
-    RunConfig made in code was not)."""
-    from lsqa.judging import kinds
-
-    for i, judge in enumerate(config.judges):
-        try:
-            kinds.get(judge.kind)
-        except kinds.UnknownJudgeKind as exc:
-            raise InputError(config.source, f"judges[{i}].kind: {exc}") from None
-
-
-def _load_scope(workspace: Path, config: RunConfig) -> tuple[list[str], BookContexts]:
-    with store.connect(workspace) as con:
-        if config.documents == ["all"]:
-            doc_ids = [d["id"] for d in corpus_store.list_documents(con) if d["has_text"]]
-        else:
-            try:
-                doc_ids = corpus_store.resolve_documents(con, config.documents)
-            except corpus_store.AmbiguousTitle as exc:
-                raise InputError(config.source, f"documents: {exc.args[0]}") from None
-            except KeyError as exc:
-                raise InputError(config.source, f"unknown document(s) {exc.args[0]}",
-                                 hint="see `lsqa status` / the Corpus page for ids and titles") from None
-        documents = {d: corpus_store.get_document(con, d) for d in doc_ids}
-        passages = {d: corpus_store.get_passages(con, d) for d in doc_ids}
-    return doc_ids, BookContexts(documents, passages)
-
-
-def _questions(workspace: Path, config: RunConfig, doc_ids: list[str]) -> list[dict]:
-    origin = {"narrativeqa": "narrativeqa", "generate": "generated", "all": None}[config.questions]
-    with store.connect(workspace) as con:
-        rows = corpus_store.list_questions(con, doc_ids, origin)
-    if config.max_questions:
-        per_doc: dict[str, int] = {}
-        kept = []
-        for q in rows:
-            per_doc[q["document_id"]] = per_doc.get(q["document_id"], 0) + 1
-            if per_doc[q["document_id"]] <= config.max_questions:
-                kept.append(q)
-        rows = kept
-    return rows
 
 
 # ------------------------------------------------------------------- stage: entities, questions
@@ -404,19 +327,19 @@ def generation_tasks(config: RunConfig, chains: dict[str, list], books: BookCont
     return tasks
 
 
-def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], books: BookContexts,
-                       progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
+def generate_questions(ctx: RunContext, scope: StudyScope) -> list[StageSummary]:
     """Paper §2: entities by coreference (or the fallback), then A.1 questions per top entity."""
     from lsqa.corpus import chains as chains_mod
     from lsqa.corpus import questions as questions_mod
     from lsqa.config.settings import load_settings
 
+    workspace, config, books = ctx.workspace, ctx.config, scope.books
     gen = config.generation
-    ent_stage = _Stage(workspace, "entities", config)
+    ent_stage = _Stage(ctx, "entities")
     settings = load_settings()
     method = chains_mod.resolve_method(gen.entity_method, settings)
     chains: dict[str, list] = {}
-    for doc_id in doc_ids:
+    for doc_id in scope.doc_ids:
         if not books.has_text(doc_id):
             continue
         written = chains_mod.ensure_entities(workspace, books.document(doc_id), method, settings)
@@ -425,13 +348,13 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
         chains[doc_id] = chains_mod.top_chains(workspace, doc_id, method, gen.entities)
     summaries = [ent_stage.close()]
 
-    stage = _Stage(workspace, "questions", config)
+    stage = _Stage(ctx, "questions")
     tasks = generation_tasks(config, chains, books)
     stage.summary.tasks = len(tasks)
-    _announce(progress, stage, len(tasks))
+    _announce(ctx, stage, len(tasks))
     done = 0
     for batch in _batches(tasks, lambda task: task[2].mode):
-        results = _send(workspace, stage, [t[2] for t in batch], config, progress, done, len(tasks), show_bar)
+        results = _send(ctx, stage, [t[2] for t in batch], done, len(tasks))
         done += len(batch)
         rows = []
         for (doc_id, entity, request), result in _sent(zip(batch, results)):
@@ -448,7 +371,7 @@ def generate_questions(workspace: Path, config: RunConfig, doc_ids: list[str], b
             n_new = corpus_store.insert_questions(con, rows)
         stage.summary.written += n_new
         stage.summary.skipped += len(rows) - n_new
-        _stop_if_over_budget(results)
+        _stop_if_over_budget(ctx, results)
     summaries.append(stage.close())
     return summaries
 
@@ -492,28 +415,28 @@ def answer_tasks(workspace: Path, config: RunConfig, questions: list[dict],
     return tasks, skipped, missing
 
 
-def answer_questions(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
-                     progress: Progress | None = None, show_bar: bool = False) -> StageSummary:
-    stage = _Stage(workspace, "answers", config)
-    _announce(progress, stage, 0)  # building the prompts (retrieval, whole books) can take a while
-    tasks, stage.summary.skipped, missing = answer_tasks(workspace, config, questions, books)
+def answer_questions(ctx: RunContext, questions: list[dict], books: BookContexts) -> StageSummary:
+    workspace = ctx.workspace
+    stage = _Stage(ctx, "answers")
+    _announce(ctx, stage, 0)  # building the prompts (retrieval, whole books) can take a while
+    tasks, stage.summary.skipped, missing = answer_tasks(workspace, ctx.config, questions, books)
     stage.summary.missing.update(missing)
     stage.summary.tasks = len(tasks) + stage.summary.skipped
     ready = [t.ready_row for t in tasks if t.ready_row is not None]
     calls = [t for t in tasks if t.request is not None]
-    _announce(progress, stage, len(calls))
+    _announce(ctx, stage, len(calls))
     with store.write(workspace) as con:
         stage.summary.written += results_store.insert_answers(con, ready, replace=True)
     stage.summary.errors.extend(json.loads(r["extra"]).get("error", "") for r in ready if r["status"] != "ok")
     done = 0
     for batch in _batches(calls):
-        results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls), show_bar)
+        results = _send(ctx, stage, [t.request for t in batch], done, len(calls))
         done += len(batch)
         rows = [t.row(r.text if r.status == "ok" else "", "ok" if r.status == "ok" else "error", r.cache_key,
                       error=r.error_message) for t, r in _sent(zip(batch, results))]
         with store.write(workspace) as con:
             stage.summary.written += results_store.insert_answers(con, rows, replace=True)
-        _stop_if_over_budget(results)
+        _stop_if_over_budget(ctx, results)
     return stage.close()
 
 
@@ -541,11 +464,11 @@ def _store_verdicts(con, kind, rows: list[dict]) -> int:
     return results_store.insert_judgments(con, rows, replace=True)
 
 
-def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], books: BookContexts,
-                  progress: Progress | None = None, show_bar: bool = False) -> list[StageSummary]:
+def judge_answers(ctx: RunContext, questions: list[dict], books: BookContexts) -> list[StageSummary]:
     from lsqa.judging import kinds
     from lsqa.judging import tasks as judges_mod
 
+    workspace, config = ctx.workspace, ctx.config
     with store.connect(workspace) as con:
         answer_rows = results_store.answers_for(con, [q["id"] for q in questions], [s.name for s in config.systems])
     answers = {(a["question_id"], a["system_name"]): a["text"] for a in answer_rows if a["status"] == "ok"}
@@ -554,8 +477,8 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
     summaries = []
     for judge in config.judges:
         kind = kinds.get(judge.kind)
-        stage = _Stage(workspace, f"judge:{judge.name}", config)
-        _announce(progress, stage, 0)  # building the judge prompts (whole books) can take a while
+        stage = _Stage(ctx, f"judge:{judge.name}")
+        _announce(ctx, stage, 0)  # building the judge prompts (whole books) can take a while
         # Like every stage: verdicts already stored are kept (a re-run adds only new answers).
         todo, n_tasks = judge_tasks(workspace, config, judge, questions, sampled, answers, books)
         stage.summary.tasks, stage.summary.skipped = n_tasks, n_tasks - len(todo)
@@ -563,20 +486,19 @@ def judge_answers(workspace: Path, config: RunConfig, questions: list[dict], boo
         if not kind.needs_call:  # rated on this machine (e.g. embeddings): rows at once, no requests
             ready += kind.rate(kind, judge, [t for t in todo if t.ready_row is None])
         calls = [t for t in todo if t.needs_call]
-        _announce(progress, stage, len(calls))
+        _announce(ctx, stage, len(calls))
         with store.write(workspace) as con:
             stage.summary.written += _store_verdicts(con, kind, ready)
         done = 0
         for batch in _batches(calls, lambda task: task.mode):  # requests rendered batch by batch
-            results = _send(workspace, stage, [t.request for t in batch], config, progress, done, len(calls),
-                            show_bar)
+            results = _send(ctx, stage, [t.request for t in batch], done, len(calls))
             done += len(batch)
             rows = [t.from_completion(r.text, r.status == "ok", r.cache_key, r.error_message)
                     for t, r in _sent(zip(batch, results))]
             stage.summary.add_verdicts(rows)
             with store.write(workspace) as con:
                 stage.summary.written += _store_verdicts(con, kind, rows)
-            _stop_if_over_budget(results)
+            _stop_if_over_budget(ctx, results)
         summaries.append(stage.close())
     return summaries
 
@@ -591,57 +513,49 @@ def run(workspace: str | Path, config: RunConfig | str | Path, *, progress: Prog
     caller can count the calls of this run alone while it goes on.
     """
     workspace = Path(workspace)
-    _open_stages.run_ids = run_ids
     if not isinstance(config, RunConfig):
         config = load_run_config(config)
     t0 = time.monotonic()
     summary = RunSummary(max_unreadable_share=config.max_unreadable_share)
-    _budgets.budget = None
-    _budgets.ledger = None
-    _open_stages.closed = []
+    ctx = RunContext(workspace, config, progress=progress, show_bar=show_bar, run_ids=run_ids)
     try:
-        # Before any write: an unknown judge kind or document, or a redefined name stops the run here.
-        _check_kinds(config)
-        doc_ids, books = _load_scope(workspace, config)
-        check_scale(config, _questions_to_come(config, doc_ids, _questions(workspace, config, doc_ids)))
+        # Before any write: an unknown judge kind or document, or a study too large, stops the run here.
+        scope = study_scope(workspace, config)
         # Every call of the study is recorded as sent under its ledger before it leaves, with or
         # without a budget (lsqa.llm.runner._SentMarks): a kill cannot hide what was paid for.
-        _budgets.ledger = study_id(config)
+        ctx.ledger = study_id(config)
         with store.write(workspace) as con:
-            register_names(con, config)
+            register_names(con, config)  # a redefined name stops the run here
             if config.max_cost_usd is not None:
                 # The budget is the study's: what its earlier runs spent counts (a stopped run goes on
                 # only with a higher max_cost_usd).
                 # Calls sent and not stored count at their most: a killed run's (the provider may have
                 # charged them) and another live run's of the same study.
-                ledger = study_id(config)
-                summary.unrecorded_usd, summary.unrecorded_calls = llm_calls.in_flight_spend(con, ledger, llm.owner())
-                spent = runs_store.study_spent(con, ledger, llm.owner(), legacy=legacy_study_id(config))
-                _budgets.budget = llm.Budget(config.max_cost_usd, spent, ledger=ledger)
+                summary.unrecorded_usd, summary.unrecorded_calls = llm_calls.in_flight_spend(con, ctx.ledger,
+                                                                                           llm.owner())
+                spent = runs_store.study_spent(con, ctx.ledger, llm.owner(), legacy=legacy_study_id(config))
+                ctx.budget = llm.Budget(config.max_cost_usd, spent, ledger=ctx.ledger)
         if config.questions in ("generate",):
-            summary.stages.extend(generate_questions(workspace, config, doc_ids, books, progress, show_bar))
-        questions = _questions(workspace, config, doc_ids)
+            summary.stages.extend(generate_questions(ctx, scope))
+        questions = scope.questions()
         if config.systems:
-            summary.stages.append(answer_questions(workspace, config, questions, books, progress, show_bar))
+            summary.stages.append(answer_questions(ctx, questions, scope.books))
         if config.judges:
-            summary.stages.extend(judge_answers(workspace, config, questions, books, progress, show_bar))
+            summary.stages.extend(judge_answers(ctx, questions, scope.books))
     except BudgetStop as stop:
         summary.stopped, summary.stop_reason = "budget", f"{stop}; raise max_cost_usd and run again to go on"
-        for stage in list(getattr(_open_stages, "stack", [])):
+        for stage in list(ctx.open_stages):
             stage.close(status="stopped: budget", error=summary.stop_reason)
-        summary.stages = list(_open_stages.closed)
+        summary.stages = list(ctx.closed)
     except BaseException as exc:
         # The runs table must not claim a stage is still running: say how it ended, then re-raise.
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-        for stage in list(getattr(_open_stages, "stack", [])):
+        for stage in list(ctx.open_stages):
             try:
                 stage.close(status=status, error=f"{type(exc).__name__}: {exc}"[:2000])
             except Exception:  # the workspace itself may be what failed; the original error matters
                 pass
         raise
-    finally:
-        _open_stages.run_ids = None
-        _budgets.ledger = None  # a stage called on its own later records its calls under no study
     summary.seconds = time.monotonic() - t0
     return summary
 

@@ -1,4 +1,4 @@
-"""``lsqa plan``: what a study will call, and cost, before the first call (issue 15, part 2).
+"""``lsqa plan``: what a study will call, and cost, before the first call.
 
 The plan builds the requests the run would send with the pipeline's own task builders
 (:func:`lsqa.study.pipeline.answer_tasks`, :func:`~lsqa.study.pipeline.judge_tasks`,
@@ -25,6 +25,7 @@ from lsqa.study import pipeline
 from lsqa.llm import LLMRequest, cache_key, pricing
 from lsqa.config.study import RunConfig, load_run_config
 from lsqa.store import llm_calls
+from lsqa.study.scope import StudyScope, study_scope
 
 STAND_IN_ANSWER_TOKENS = 50
 _STAND_IN_ANSWER = " ".join(["answer"] * STAND_IN_ANSWER_TOKENS)
@@ -143,7 +144,7 @@ class _Planner:
                                    pricing.max_output_tokens(stand_in), None, 0.0)] * calls)
 
     def _cached_prefix_tokens(self, planned: "_Planned") -> int:
-        """Input tokens the provider will read from its prompt cache (issue 15, part 3): with
+        """Input tokens the provider will read from its prompt cache: with
         ``prompt_caching`` the book is a shared prefix, so every call on it after the first one of
         its model pays the cached rate for it. The prefix's share of the tokens is estimated by its
         share of the characters."""
@@ -207,21 +208,20 @@ def _cache_prefix(request: LLMRequest) -> tuple[str | None, float]:
     return hashlib.sha256(content[:chars].encode()).hexdigest(), min(1.0, chars / len(content))
 
 
-def _planned_questions(planner: _Planner, doc_ids: list[str], books) -> list[dict]:
-    """Question generation's calls, and the questions the run will answer (stand-ins for those
-    still to be generated)."""
+def _planned_questions(planner: _Planner, scope: StudyScope, questions: list[dict]) -> list[dict]:
+    """Question generation's calls, and the questions the run will answer: ``questions`` (those
+    stored) and stand-ins for those still to be generated."""
     from lsqa.corpus import chains as chains_mod
     from lsqa.config.settings import load_settings
 
-    config, workspace = planner.config, planner.workspace
-    questions = pipeline._questions(workspace, config, doc_ids)
+    config, workspace, books = planner.config, planner.workspace, scope.books
     if config.questions != "generate":
         return questions
     gen = config.generation
     method = chains_mod.resolve_method(gen.entity_method, load_settings())
     have = {q["document_id"] for q in questions}
     stand_ins = []
-    for doc_id in doc_ids:
+    for doc_id in scope.doc_ids:
         if not books.has_text(doc_id):
             continue
         chains = chains_mod.top_chains(workspace, doc_id, method, gen.entities)
@@ -251,13 +251,11 @@ def plan(workspace: str | Path, config: RunConfig | str | Path) -> StudyPlan:
     workspace = Path(workspace)
     if not isinstance(config, RunConfig):
         config = load_run_config(config)
-    pipeline._check_kinds(config)
     planner = _Planner(workspace, config)
-    doc_ids, books = pipeline._load_scope(workspace, config)
-    # Before any request is built: a study too large to plan is refused with its size.
-    pipeline.check_scale(config, pipeline._questions_to_come(config, doc_ids,
-                                                             pipeline._questions(workspace, config, doc_ids)))
-    questions = _planned_questions(planner, doc_ids, books)
+    # Before any request is built: an unknown kind or document, or a study too large to plan, is refused.
+    scope = study_scope(workspace, config)
+    books = scope.books
+    questions = _planned_questions(planner, scope, scope.questions())
     planned_ids = {q["id"] for q in questions if q.get("planned")}
 
     answers: dict[tuple[str, str], str] = {}

@@ -1,4 +1,4 @@
-"""``lsqa import-answers`` in SQL (issue 35): a million answers read, checked and written by DuckDB.
+"""``lsqa import-answers`` in SQL: a million answers read, checked and written by DuckDB.
 
 The file is staged by ``lsqa.store.staged_answers`` (the SQL; this module decides and words) and
 written with two INSERT ... SELECT in the write's transaction, under the import's memory limit

@@ -1,4 +1,4 @@
-"""``lsqa import-judgments`` in SQL (issue 35): a million verdicts read, checked and written by DuckDB.
+"""``lsqa import-judgments`` in SQL: a million verdicts read, checked and written by DuckDB.
 
 The file is loaded as lines (``lsqa.store.staging``), parsed and checked over the whole table in
 SQL (``lsqa.store.staged_verdicts``: this module decides and words, the store runs the SQL), its ids computed in SQL (``sha1`` of the \\x1f-joined key, as ``lsqa.store.verdict_ids``) and written

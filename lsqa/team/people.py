@@ -1,4 +1,4 @@
-"""People and their sign-in tokens (issue 34): add, list, revoke, and sign in by token or by a
+"""People and their sign-in tokens: add, list, revoke, and sign in by token or by a
 trusted proxy's identity header.
 
 A token is 32 random bytes (URL-safe text) shown once, when the person is added; the workspace keeps

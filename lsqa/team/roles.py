@@ -1,4 +1,4 @@
-"""What each role may do, and the one check every write function makes before it writes (issue 34).
+"""What each role may do, and the one check every write function makes before it writes.
 
 A workspace without people is the one-person tool it always was: a name (a plain string) acts with
 every permission, as on the command line. Once a person was added (``lsqa users add``), a plain

@@ -1,4 +1,4 @@
-"""CSV cells a spreadsheet will not run: the one rule every CSV lsqa writes follows (issue 33).
+"""CSV cells a spreadsheet will not run: the one rule every CSV lsqa writes follows.
 
 A spreadsheet opening a CSV treats a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in
 some programs, a tab or carriage return before them) as a formula: an answer, a name or a note

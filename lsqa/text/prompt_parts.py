@@ -1,7 +1,7 @@
 """Prompts as parts: long contexts (a whole book, retrieved passages) by reference, the rest literal.
 
 A full-book prompt is the book plus a few hundred characters of instructions; thousands of calls
-share the same book (issue 15: a side-by-side judge on all 21 pairs of 7 systems × 200 questions
+share the same book (a side-by-side judge on all 21 pairs of 7 systems × 200 questions
 sends *Les Misérables* 4,200 times). A call is therefore stored as its messages with each string
 ``content`` replaced by ``{"parts": [...]}``, a list of literal strings and ``{"ref": sha256}``
 references to texts stored once, content-addressed. :func:`join_messages` gives back the messages

@@ -1,5 +1,5 @@
 """Which sentence of a text says most of what a short claim says: the share of the claim's content
-words found in one sentence, and that sentence (issue 32).
+words found in one sentence, and that sentence.
 
 NarrativeQA's questions and references were written from the stories' Wikipedia summaries
 (Kočiský et al. 2018; paper Appendix E). A reference none of whose words the summary has, or a

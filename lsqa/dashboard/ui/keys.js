@@ -1,4 +1,4 @@
-// Page keys (st.button shortcuts) and the widgets around them (issue 34: nothing typed into a widget
+// Page keys (st.button shortcuts) and the widgets around them (nothing typed into a widget
 // writes, and no key writes on an item that is not on screen).
 //
 // 1. Keys pause while any widget has the focus. Streamlit's shortcuts (hotkeys-js, listening on the

@@ -16,7 +16,7 @@ What it decides (the thresholds are module constants, documented in README.md, "
 * **Ground truth side by side** (Fig. 18) and **yes/no rater** (Fig. 17): token F1 against the
   ground-truth answer (SQuAD normalisation: lower case, no punctuation or articles); correct when
   F1 ≥ ``F1_THRESHOLD``; the same decision rules as above.
-* **Reference check** (issue 32, ``reference-check-json``): the question is answerable when its own
+* **Reference check** (``reference-check-json``): the question is answerable when its own
   content words are supported by the context as an answer's would be, and the reference answers it
   when the reference is supported (the AutoAIS rule above, the summary as the context). A word-overlap
   check: it exercises the stage offline, it does not read the story.
