@@ -116,7 +116,7 @@ def test_an_expired_link_refuses_with_a_clear_message(server):
     with _fresh_page(server) as page:
         page.goto(f"{url}/audit?token={eve['token']}")
         expect(page.get_by_text("This sign-in link expired without being used")).to_be_visible(timeout=60000)
-        expect(page.get_by_text(re.compile(r"lsqa users link NAME"))).to_be_visible()
+        expect(page.get_by_test_id("stAlertContentError").get_by_text("lsqa users link NAME")).to_be_visible()
         assert not [c for c in page.context.cookies() if c["name"].startswith("lsqa_session_")]
     assert team.link_refusal(ws, eve["token"]) == "expired"
 
