@@ -35,7 +35,7 @@ demo: install
 	$(VENV)/bin/lsqa demo --path $(WORKSPACE)
 
 run: install $(WORKSPACE)
-	LSQA_WORKSPACE=$(WORKSPACE) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
+	LSQA_WORKSPACE=$(WORKSPACE) $(VENV)/bin/streamlit run dashboard.py --server.address 127.0.0.1 --server.port 8501 --server.headless true --browser.gatherUsageStats false
 
 # Two workers (pytest-xdist), one per core; TEST_WORKERS=0 runs in one process (easier to debug).
 TEST_WORKERS ?= 2

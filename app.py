@@ -2,9 +2,11 @@
 
 Besides the navigation, this file keeps the one piece of state every page shares: who acts
 (``lsqa.dashboard.sign_in``). In a workspace with people, a personal link (``/?token=…``) signs a
-person in: the token moves from the address bar to the session, and the browser keeps a session
-cookie (``lsqa.team.sessions``) so that a reload or a new tab stays signed in until *Sign out*;
-every page asks for a sign-in until then. In a workspace without people, the annotator is a typed
+person in once: served by ``dashboard.py`` (``make run``), the sign-in front exchanges the token
+before this script runs and sets the browser's session cookie, ``HttpOnly`` (``lsqa.team.sessions``),
+which this script reads, so that a reload, a new tab or a page change stays signed in until *Sign
+out*; every page asks for a sign-in until then. Served as ``streamlit run app.py`` (no front), a
+link signs nobody in and the page says how to start the dashboard. In a workspace without people, the annotator is a typed
 name, kept in the session and in the URL (``?annotator=<name>``) so a bookmark or a reload keeps it
 without cookies; it may act only while the dashboard listens on this machine's loopback address.
 """
@@ -32,48 +34,50 @@ from lsqa import team  # noqa: E402
 from lsqa.config.settings import load_settings  # noqa: E402
 from lsqa.dashboard import page_data, sign_in  # noqa: E402
 from lsqa.errors import LsqaError  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
 
 ss = st.session_state
-if "token" in st.query_params:  # a personal link: the token goes to the session, out of the address bar
-    ss["lsqa_token"] = st.query_params["token"]
+# The sign-in front (dashboard.py) takes every ?token= before this script sees it: one that gets here
+# means it is not in place, and a script cannot set an HttpOnly cookie, so the link signs nobody in.
+if "token" in st.query_params:
     del st.query_params["token"]
+    ss["lsqa_link_problem"] = "no-front"
+if "sign_in" in st.query_params:  # the front's code for a link that signed nobody in (sign_in.LINK_PROBLEMS)
+    ss["lsqa_link_problem"] = st.query_params["sign_in"]
+    del st.query_params["sign_in"]
 if "annotator" not in ss:
     ss["annotator"] = st.query_params.get("annotator", "")
 SERVER_ADDRESS = st.get_option("server.address")
 WORKSPACE = page_data.current_workspace()
 COOKIE = sign_in.cookie_name(WORKSPACE)
-# The browser's session cookie as it was when this tab connected (Streamlit reads cookies once); after
-# a sign out in this tab it is not tried again (the workspace has ended that session anyway).
+# The browser's session cookie (HttpOnly: set by the front, read here from the websocket's handshake)
+# as it was when this tab connected; after a sign out in this tab it is not tried again (the
+# workspace has ended that session anyway).
 if "lsqa_session" not in ss and not ss.get("lsqa_signed_out"):
     ss["lsqa_session"] = st.context.cookies.get(COOKIE)
 try:
-    presence = sign_in.who_is_here(WORKSPACE, token=ss.get("lsqa_token"), session_id=ss.get("lsqa_session"),
-                                   headers=st.context.headers, typed_name=ss["annotator"],
-                                   server_address=SERVER_ADDRESS, identity_header=load_settings().identity_header)
-    if presence.person is not None and presence.person.via == "token" and not ss.get("lsqa_session_set"):
-        # Signed in by the link just now: this browser keeps a session, so a reload or a new tab stays in.
-        ss["lsqa_session"] = team.open_session(WORKSPACE, presence.person)
-        ss["lsqa_session_set"] = True
-        if ss["lsqa_session"]:
-            st.html(sign_in.cookie_script(COOKIE, ss["lsqa_session"], team.SESSION_DAYS * 86400),
-                    unsafe_allow_javascript=True)
+    SETTINGS = load_settings()
+    presence = sign_in.who_is_here(WORKSPACE, session_id=ss.get("lsqa_session"), headers=st.context.headers,
+                                   typed_name=ss["annotator"], server_address=SERVER_ADDRESS,
+                                   identity_header=SETTINGS.identity_header,
+                                   link_problem=ss.get("lsqa_link_problem", ""))
 except LsqaError as exc:  # e.g. a settings file that cannot be read: say so instead of a traceback
     st.error(str(exc))
     st.stop()
+if presence.person is not None:
+    ss.pop("lsqa_link_problem", None)
 ss["lsqa_presence"] = presence  # the pages read who acts from here (sign_in.presence_of)
-if ss.pop("lsqa_forget_cookie", False):
-    st.html(sign_in.cookie_script(COOKIE, None, 0), unsafe_allow_javascript=True)
 
 
 def _sign_out():
-    team.end_session(WORKSPACE, ss.pop("lsqa_session", None))
-    for key in ("lsqa_token", "lsqa_session_set"):
-        ss.pop(key, None)
-    ss["lsqa_signed_out"] = ss["lsqa_forget_cookie"] = True
+    team.end_session(WORKSPACE, ss.pop("lsqa_session", None))  # the HttpOnly cookie now names a dead session
+    ss["lsqa_signed_out"] = True
 
 
-def _sign_in_typed():
-    ss["lsqa_token"] = ss.pop("sign_in_token", "").strip()  # the field forgets it: one place holds a token
+def _new_link():
+    made = team.new_link(WORKSPACE, presence.name, by=presence.person, link_days=SETTINGS.link_days)
+    base = urlsplit(st.context.url or "")
+    ss["lsqa_new_link"] = (f"{base.scheme}://{base.netloc}/?token={made['token']}", made["expires_at"])
 
 
 def _sign_in_page():
@@ -81,9 +85,8 @@ def _sign_in_page():
     if presence.problem:
         st.error(presence.problem)
     st.markdown("This workspace has people: open your personal sign-in link (an admin makes one with "
-                "`lsqa users add NAME --role ROLE`), or paste its token here.")
-    st.text_input("Token", type="password", key="sign_in_token", on_change=_sign_in_typed)
-    st.button("Sign in", key="sign_in", on_click=_sign_in_typed)
+                "`lsqa users add NAME --role ROLE` or `lsqa users link NAME`), or "
+                f"[paste its token]({sign_in.PASTE_PATH}). A link signs in once, in the browser that opens it.")
 
 
 if presence.team:
@@ -93,6 +96,15 @@ if presence.team:
         st.stop()
     st.sidebar.markdown(sign_in.signed_in_caption(presence))
     st.sidebar.button("Sign out", on_click=_sign_out, key="sign_out")
+    if presence.person.via in ("token", "session"):
+        with st.sidebar.expander("A new sign-in link"):
+            st.caption(f"For another browser of yours: it signs you in once, within {SETTINGS.link_days} days, "
+                       "and your previous link stops working.")
+            st.button("Make a new link", on_click=_new_link, key="new_link")
+            made = ss.pop("lsqa_new_link", None)  # shown once: a rerun forgets it
+            if made:
+                st.code(made[0], language=None)
+                st.caption(f"Shown only now; expires {made[1]:%Y-%m-%d %H:%M} UTC.")
 else:
     st.sidebar.text_input("Annotator", key="annotator", placeholder="your name",
                           help="Saved with every review and flag. Kept in the URL (?annotator=…).")

@@ -1,4 +1,5 @@
-"""`streamlit run app.py` on a free 127.0.0.1 port, as `make run` starts it, for tests that need a live server."""
+"""`streamlit run dashboard.py` (app.py behind its sign-in front) on a free 127.0.0.1 port, as `make run` starts
+it, for tests that need a live server."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None, ro
           env: dict[str, str] | None = None) -> Iterator[str]:
     """Yield the base URL once ``/_stcore/health`` answers; stop (or kill) the server afterwards.
 
-    ``app``: another Streamlit script instead of the dashboard's app.py (the browser bench's baseline).
+    ``app``: another Streamlit script instead of the dashboard's dashboard.py (the browser bench's baseline;
+    ``"app.py"``: the dashboard without its sign-in front). A ``root`` without dashboard.py (a checkout from
+    before the front) serves its app.py.
     ``root``: another checkout of the project to serve (``bench/bench_browser_ab.py``).
     ``env``: variables set for the server on top of this process's environment.
 
@@ -35,8 +38,10 @@ def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None, ro
     port = free_port()
     env = {**os.environ, **(env or {}), "LSQA_WORKSPACE": str(workspace)}
     streamlit = Path(sys.executable).parent / "streamlit"
+    if app is None:
+        app = Path("dashboard.py") if ((root or PROJECT_ROOT) / "dashboard.py").exists() else Path("app.py")
     proc = subprocess.Popen(
-        [str(streamlit), "run", str(app or "app.py"), "--server.address", "127.0.0.1", "--server.port", str(port),
+        [str(streamlit), "run", str(app), "--server.address", "127.0.0.1", "--server.port", str(port),
          "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=root or PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

@@ -20,11 +20,13 @@ from streamlit.testing.v1 import AppTest
 from lsqa import audit, store, team
 from lsqa.audit import reference_errors
 from lsqa.dashboard import adjudication_view
+from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import AuditRefused, NotAllowed
 from lsqa.judging import kinds
 from lsqa.figures import analysis
 from lsqa.figures import corrected
 from lsqa.figures import audits
+from lsqa.team import Person
 from lsqa.store import verdicts as verdicts_store
 
 from .bad_input import invoke, snapshot
@@ -237,18 +239,23 @@ def people(ws) -> dict[str, dict]:
     return {role: team.add_person(ws, role, role) for role in ROLES}
 
 
+def _signed(added: dict) -> Person:
+    """The Person a page holds for somebody signed in with their link (each write checks it again)."""
+    return Person(added["name"], added["role"])
+
+
 def _split_by(ws: Path, people: dict, k: int = 0) -> str:
     """The k-th verdict of GT, which the annotator confirms and the admin overrides: a disagreement."""
     v = _verdicts(ws, GT, k + 1)[k]
-    audit.confirm(ws, team.sign_in(ws, people["annotator"]["token"]), v["id"])
-    audit.review(ws, team.sign_in(ws, people["admin"]["token"]), v["id"], _other(v["kind"], v["judge_label"]))
+    audit.confirm(ws, _signed(people["annotator"]), v["id"])
+    audit.review(ws, _signed(people["admin"]), v["id"], _other(v["kind"], v["judge_label"]))
     return v["id"]
 
 
 @pytest.mark.parametrize("role", ROLES)
 def test_adjudicate_and_comment_refuse_what_the_role_may_not_do(ws, people, role):
     jid = _split_by(ws, people)
-    me = team.sign_in(ws, people[role]["token"])
+    me = _signed(people[role])
     for permission, call in (("adjudicate", lambda: audit.adjudicate(ws, me, jid, "yes", "why")),
                              ("review", lambda: audit.comment(ws, me, jid, "look at chapter 2"))):
         before = snapshot(ws)
@@ -325,9 +332,12 @@ def test_disagreements_cli_json_shape(demo_workspace):
 # ------------------------------------------------------------------------------------ the page
 
 
-def _page(token: str) -> AppTest:
+def _page(ws: Path, added: dict) -> AppTest:
+    """The Adjudicate page of ``added`` signed in by a new link of theirs, as the sign-in front does it."""
     at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["token"] = token
+    session_id, problem = exchange(ws, team.new_link(ws, added["name"])["token"])
+    assert session_id, problem
+    at.session_state["lsqa_session"] = session_id
     at.run()
     at.switch_page("pages/adjudicate.py")
     at.run()
@@ -353,10 +363,10 @@ def _on_screen(at) -> str | None:
 
 def test_the_adjudicate_page_lets_an_adjudicator_set_the_final_label_and_a_viewer_only_read(ws, people):
     jid = _split_by(ws, people)
-    audit.comment(ws, team.sign_in(ws, people["annotator"]["token"]), jid, "see the last page")
+    audit.comment(ws, _signed(people["annotator"]), jid, "see the last page")
     d = audit.disagreements(ws)[0]
 
-    viewer = _page(people["viewer"]["token"])
+    viewer = _page(ws, people["viewer"])
     text = page_text(viewer)
     assert "1 disagreement, 1 not adjudicated yet" in text and "see the last page" in text
     assert f"/audit?item={jid}" in text  # the link to the item on the Audit page
@@ -368,11 +378,11 @@ def test_the_adjudicate_page_lets_an_adjudicator_set_the_final_label_and_a_viewe
     assert not _writing_buttons(viewer) and "adj_note" not in [t.key for t in viewer.text_input]
     before = snapshot(ws)
     for b in viewer.button:
-        if b.key != "sign_out" and not b.disabled:
+        if b.key not in ("sign_out", "new_link") and not b.disabled:  # new_link: their own link
             b.click().run()
     assert snapshot(ws) == before
 
-    at = _page(people["adjudicator"]["token"])
+    at = _page(ws, people["adjudicator"])
     assert _on_screen(at) == jid and sorted(_writing_buttons(at)) == ["adj_opt_no__writes", "adj_opt_yes__writes"]
     at.text_input(key="adj_note").input("the answer is in the book")
     at.button(key="adj_opt_yes__writes").click().run()
@@ -391,7 +401,7 @@ def test_the_adjudicate_page_moves_to_the_next_open_one_and_asks_before_replacin
     replaces, and the item shows who replaced what. A key pressed on a screen that had drawn another
     disagreement writes nothing."""
     ids = sorted(_split_by(ws, people, k) for k in range(3))
-    at = _page(people["adjudicator"]["token"])
+    at = _page(ws, people["adjudicator"])
     assert _on_screen(at) == ids[0] and "Disagreement 1 of 3" in page_text(at)
 
     # The browser had drawn another disagreement when the key was pressed: nothing is written.
@@ -441,21 +451,21 @@ def test_an_annotator_reads_only_the_disagreements_on_verdicts_they_labelled(ws,
     annotator may still be asked to label, so its labels are kept from them (and the page says so)."""
     theirs = _split_by(ws, people, 0)      # the annotator took part
     v = _verdicts(ws, GT, 2)[1]            # adjudicator and admin disagree; the annotator never labelled it
-    audit.confirm(ws, team.sign_in(ws, people["adjudicator"]["token"]), v["id"])
-    audit.review(ws, team.sign_in(ws, people["admin"]["token"]), v["id"], _other(v["kind"], v["judge_label"]),
+    audit.confirm(ws, _signed(people["adjudicator"]), v["id"])
+    audit.review(ws, _signed(people["admin"]), v["id"], _other(v["kind"], v["judge_label"]),
                  "the second page disagrees")
-    annotator = team.sign_in(ws, people["annotator"]["token"])
+    annotator = _signed(people["annotator"])
     shown, kept = audit.disagreements_seen_by(ws, annotator)
     assert [d["judgment_id"] for d in shown] == [theirs] and kept == 1
     for role in ("viewer", "adjudicator", "admin"):
-        shown, kept = audit.disagreements_seen_by(ws, team.sign_in(ws, people[role]["token"]))
+        shown, kept = audit.disagreements_seen_by(ws, _signed(people[role]))
         assert {d["judgment_id"] for d in shown} == {theirs, v["id"]} and kept == 0, role
 
-    text = page_text(_page(people["annotator"]["token"]))
+    text = page_text(_page(ws, people["annotator"]))
     assert "1 more disagreement on verdicts you have not labelled yet is not shown" in text
     assert "1 disagreement, 1 not adjudicated yet" in text
     assert "the second page disagrees" not in text and f"/audit?item={v['id']}" not in text
-    assert "2 disagreements, 2 not adjudicated yet" in page_text(_page(people["viewer"]["token"]))
+    assert "2 disagreements, 2 not adjudicated yet" in page_text(_page(ws, people["viewer"]))
 
 
 # ------------------------------------------------------------------------------------ errata

@@ -74,6 +74,10 @@ def test_a_killed_runs_reservations_are_shown_and_released_only_when_confirmed(n
     assert r.exit_code == 0, r.output
     (line,) = [ln for ln in r.stdout.splitlines() if f"study {study}:" in ln]
     assert f"{pending} call(s) sent " in line and f"${pending_usd:.4f}" in line and "died" in line
+    listed = json.loads(runner.invoke(app, ["status", "--json", "--workspace", str(nqa_workspace)]).stdout)
+    (entry,) = [e for e in listed["stranded"] if e["ledger"] == study]
+    assert entry["calls"] == pending and entry["dead"] and entry["bound_usd"] == pytest.approx(pending_usd)
+    assert entry["first_sent_at"] <= entry["last_sent_at"] and listed["llm_calls"] >= 0
 
     r = runner.invoke(app, ["ledger", "settle", "--study", path, "--workspace", str(nqa_workspace)])
     assert r.exit_code == 0 and "nothing released" in r.stdout and "cannot know whether the provider" in r.stdout
@@ -89,6 +93,7 @@ def test_a_killed_runs_reservations_are_shown_and_released_only_when_confirmed(n
     assert not in_flight and len(settlements) == 1
     r = runner.invoke(app, ["status", "--workspace", str(nqa_workspace)])
     assert "stranded" not in r.stdout
+    assert json.loads(runner.invoke(app, ["status", "--json", "--workspace", str(nqa_workspace)]).stdout)["stranded"] == []
 
     r = runner.invoke(app, ["ledger", "settle", "--study", study, "--yes", "--workspace", str(nqa_workspace)])
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and "nothing to settle" in r.stderr

@@ -89,7 +89,7 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     audit.assign(ws, GT, ["ana"], by=team.Person("ada", "admin"), per_item=1, count=2, queue="priority")
     mine = {r["id"] for r in audit.queue.uncached(ws, audit.Filters(reviewed=audit.ASSIGNED), "ana")["rows"]}
     assert len(mine) == 2
-    ana = _signed_in(_context(browser), url, links["ana"], "audit", "ana")
+    ana = _signed_in(_context(browser), url, team.new_link(ws, "ana")["token"], "audit", "ana")
     expect(ana.get_by_text(re.compile("0 of 2 of my assignments done"))).to_be_visible(timeout=WAIT)
 
     # E: the note field takes the focus; a note holding y and n decides nothing; Enter gives the keys back.
@@ -156,7 +156,7 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
 
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
     context = _context(browser)
-    one = _signed_in(context, url, links["ben"], f"audit?judge={SXS}", "ben")
+    one = _signed_in(context, url, team.new_link(ws, "ben")["token"], f"audit?judge={SXS}", "ben")
     x = _item_on_screen(one)
     two = context.new_page()  # a second tab of the same browser: signed in by its cookie
     two.goto(f"{url}/audit?judge={SXS}")
@@ -196,7 +196,7 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
 def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server):
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
     path = f"audit?judge={GT_SXS}&reviewed=unreviewed&blind=1"
-    people = {name: _signed_in(_context(browser), url, links[name], path, name) for name in ("ana", "ben")}
+    people = {name: _signed_in(_context(browser), url, team.new_link(ws, name)["token"], path, name) for name in ("ana", "ben")}
     start = {name: len(_written(ws, name)["reviews"]) for name in people}
     seen = []
     for n in range(4):
@@ -220,7 +220,7 @@ def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server
 def test_no_page_requests_anything_beyond_127_0_0_1(team_server):
     from playwright.sync_api import expect
 
-    url, links, browser = team_server["url"], team_server["links"], team_server["browser"]
+    ws, url, browser = team_server["ws"], team_server["url"], team_server["browser"]
     context = _context(browser)
     outside, requested = [], []
 
@@ -231,7 +231,7 @@ def test_no_page_requests_anything_beyond_127_0_0_1(team_server):
             outside.append(request.url)
 
     context.on("request", log)
-    page = _signed_in(context, url, links["ada"], "", "ada")
+    page = _signed_in(context, url, team.new_link(ws, "ada")["token"], "", "ada")
     for name in PAGES:
         page.goto(f"{url}/{name}")
         expect(page.locator('[data-testid="stSidebar"]').get_by_text(re.compile("ada · "))).to_be_visible(timeout=WAIT)

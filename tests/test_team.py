@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lsqa import audit, team
+from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import NotAllowed
 from lsqa.judging import guidelines, kinds
 from lsqa.study import jobs
@@ -173,13 +174,17 @@ def test_users_command(ws):
     result = invoke("users", "add", "ana", "--role", "annotator", "--workspace", ws, "--json")
     assert result.exit_code == 0, result.output
     added = json.loads(result.stdout)
-    assert set(added) == {"name", "role", "token", "link", "warnings"} and added["warnings"] == []
+    assert set(added) == {"name", "role", "token", "link", "expires_at", "warnings"} and added["warnings"] == []
     assert added["link"].endswith(f"/?token={added['token']}")
     assert team.sign_in(ws, added["token"]) == Person("ana", "annotator")
+    assert team.sign_in(ws, added["token"]) is None  # a link signs in once
+    made = json.loads(invoke("users", "link", "ana", "--workspace", ws, "--json").stdout)
+    assert set(made) == {"name", "role", "token", "link", "expires_at"} and made["token"] != added["token"]
     for args, names in ((["users", "add", "ana", "--role", "viewer"], "already"),
                         (["users", "add", "bo", "--role", "boss"], "boss"),
                         (["users", "add", "b\u202eo", "--role", "viewer"], "U+202E"),
-                        (["users", "revoke", "nobody"], "nobody")):
+                        (["users", "revoke", "nobody"], "nobody"),
+                        (["users", "link", "nobody"], "nobody")):
         before = snapshot(ws)
         r = invoke(*args, "--workspace", ws)
         assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and names in r.stderr, r.output
@@ -188,15 +193,24 @@ def test_users_command(ws):
     assert [(p["name"], p["role"], p["revoked_at"]) for p in listed] == [("ana", "annotator", None)]
     assert "token" not in json.dumps(listed)
     assert invoke("users", "revoke", "ana", "--workspace", ws).exit_code == 0
-    assert team.sign_in(ws, added["token"]) is None
+    assert team.sign_in(ws, made["token"]) is None
 
 
 # ----------------------------------------------------------------------------- the dashboard
 
 
-def _app(token: str | None = None, annotator: str = "") -> AppTest:
+def _app(token: str | None = None, annotator: str = "", *, ws=None, front: bool = True) -> AppTest:
+    """app.py with a personal link opened: through the sign-in front (``front``: the token exchanged
+    and the session id handed to the script, as the front's HttpOnly cookie hands it over), or reaching
+    the script itself (``front=False``: ``streamlit run app.py``)."""
     at = AppTest.from_file(APP, default_timeout=90)
-    if token is not None:
+    if token is not None and front:
+        session_id, problem = exchange(ws, token)
+        if session_id:
+            at.session_state["lsqa_session"] = session_id
+        else:
+            at.query_params["sign_in"] = problem
+    elif token is not None:
         at.query_params["token"] = token
     at.session_state["annotator"] = annotator
     at.run()
@@ -207,11 +221,13 @@ def _app(token: str | None = None, annotator: str = "") -> AppTest:
 def test_the_dashboard_asks_for_a_sign_in_once_the_workspace_has_people(ws, people):
     at = _app(annotator="ana")  # a typed name signs nobody in
     assert "Sign in" in [t.value for t in at.title] and not at.sidebar.text_input
-    at = _app(token="not-a-real-token-but-long-enough")
-    assert "does not work here" in page_text(at)
-    at = _app(token=people["annotator"]["token"])
-    assert "token" not in at.query_params  # out of the address bar at once
-    assert "**annotator** · annotator · signed in with your link" in page_text(at)
+    at = _app(token="not-a-real-token-but-long-enough", ws=ws)
+    assert "does not work here" in page_text(at) and "sign_in" not in at.query_params
+    at = _app(token=people["annotator"]["token"], front=False)  # no front: the link signs nobody in, unused
+    assert "token" not in at.query_params and "without its sign-in front" in page_text(at)
+    at = _app(token=people["annotator"]["token"], ws=ws)
+    assert "**annotator** · annotator · signed in with your link in this browser" in page_text(at)
+    assert "was used already" in page_text(_app(token=people["annotator"]["token"], ws=ws))
     at.sidebar.button(key="sign_out").click().run()
     assert "Sign in" in [t.value for t in at.title]
     # Pasting the token into the field: AppTest does not run a widget's callback on a page made from a
@@ -219,19 +235,19 @@ def test_the_dashboard_asks_for_a_sign_in_once_the_workspace_has_people(ws, peop
 
 
 def test_a_viewer_on_the_audit_page_writes_nothing_whatever_they_press(ws, people):
-    at = _app(token=people["viewer"]["token"])
+    at = _app(token=people["viewer"]["token"], ws=ws)
     at.switch_page("pages/audit.py")
     at.run()
     assert "your role may not review and flag" in page_text(at)
     before = snapshot(ws)
     for b in at.button:
-        if b.key and b.key != "sign_out" and not b.disabled:
+        if b.key and b.key not in ("sign_out", "new_link") and not b.disabled:  # new_link: their own
             b.click().run()
     assert snapshot(ws) == before
 
 
 def test_an_annotator_signed_in_by_link_reviews_under_their_name(ws, people):
-    at = _app(token=people["annotator"]["token"])
+    at = _app(token=people["annotator"]["token"], ws=ws)
     at.switch_page("pages/audit.py")
     at.run()
     shown = [b for b in at.button if b.key and b.key.startswith("audit_") and "confirm" in b.key]

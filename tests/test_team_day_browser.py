@@ -83,7 +83,7 @@ def test_a_teams_day(day):
         assert not reviews_store.reviews(con)  # the day starts with no human labels
 
     # --- 1. ada (admin) assigns 3 random verdicts of the ground-truth judge to ana and ben, each to both.
-    ada = _signed_in(browser, url, links["ada"], "audit", "ada")
+    ada = _signed_in(browser, url, team.new_link(ws, "ada")["token"], "audit", "ada")
     side = ada.locator('[data-testid="stSidebar"]')
     side.get_by_text("Assign items").click()
     wait_idle(ada)
@@ -115,7 +115,7 @@ def test_a_teams_day(day):
     other = {jid: "no" if label == "yes" else "yes" for jid, label in label_of.items()}
 
     # --- 2. vic (viewer) presses every key on the Audit page, types into its filters: nothing is written.
-    vic = _signed_in(browser, url, links["vic"], f"audit?judge={GT}", "vic")
+    vic = _signed_in(browser, url, team.new_link(ws, "vic")["token"], f"audit?judge={GT}", "vic")
     before = snapshot(ws)  # after the sign-in, which keeps a session for vic's browser (lsqa.team.sessions)
     expect(vic.get_by_text(re.compile("your role may not review and flag"))).to_be_visible(timeout=WAIT)
     for key in EVERY_KEY:
@@ -148,7 +148,7 @@ def test_a_teams_day(day):
     assert snapshot(ws) == before
 
     # --- 3. ana labels her assignments blind: confirm, then Y and N 50 ms apart, then confirm.
-    ana = _signed_in(browser, url, links["ana"], "audit?blind=1", "ana")
+    ana = _signed_in(browser, url, team.new_link(ws, "ana")["token"], "audit?blind=1", "ana")
     expect(ana.get_by_text(re.compile("0 of 3 of my assignments done"))).to_be_visible(timeout=WAIT)
     plan = {}
     for n in range(3):
@@ -179,7 +179,7 @@ def test_a_teams_day(day):
     # agrees on the rest: one disagreement.
     split = next(j for j in mine if plan[j] == label_of[j])
     ben_plan = {j: (other[j] if j == split else plan[j]) for j in mine}
-    ben = _signed_in(browser, url, links["ben"], "audit?blind=1", "ben")
+    ben = _signed_in(browser, url, team.new_link(ws, "ben")["token"], "audit?blind=1", "ben")
     expect(ben.get_by_text(re.compile("0 of 3 of my assignments done"))).to_be_visible(timeout=WAIT)
     for n in range(3):
         wait_idle(ben)

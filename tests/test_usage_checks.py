@@ -96,17 +96,24 @@ def _check_run(workspace, server, tmp_path, mode: str, usage: dict | None):
     assert recorded <= _ledger(workspace, path) <= budget + 1e-12
 
 
+NOT_A_NUMBER = {"prompt_tokens": "many", "completion_tokens": [1], "total_tokens": 3}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("what", list(BAD_USAGE))
+@pytest.mark.parametrize("what", [*BAD_USAGE, pytest.param("not a number", marks=pytest.mark.xfail(
+    strict=True, reason="known gap: litellm raises InternalServerError('Invalid response object') on the provider's "
+                        "200 answer; lsqa classifies it 'server', retries it (each retry a charged call) and records "
+                        "the call failed at $0 instead of its worst case"))])
 def test_online_calls_with_impossible_usage_count_at_their_worst_case(nqa_workspace, llm_server, tmp_path,  # noqa: F811
                                                                       what):
-    _check_run(nqa_workspace, llm_server, tmp_path, "online", BAD_USAGE[what])
+    # "not a number": litellm itself refuses to build the response's usage from it; the call still
+    # happened (the provider may charge it) and counts at its worst case.
+    _check_run(nqa_workspace, llm_server, tmp_path, "online", NOT_A_NUMBER if what == "not a number" else BAD_USAGE[what])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("what", [*BAD_USAGE, "not a number"])
 def test_batch_calls_with_impossible_usage_count_at_their_worst_case(nqa_workspace, llm_server, tmp_path,  # noqa: F811
                                                                      what):
-    usage = {"prompt_tokens": "many", "completion_tokens": [1], "total_tokens": 3} if what == "not a number" \
-        else BAD_USAGE[what]
+    usage = NOT_A_NUMBER if what == "not a number" else BAD_USAGE[what]
     _check_run(nqa_workspace, llm_server, tmp_path, "batch", usage)

@@ -181,11 +181,12 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         'users', 'lsqa.cli.team', 'users',
-        'People who sign in to the dashboard: add, list, revoke.',
+        'People who sign in to the dashboard: add, list, a new link, revoke.',
         readme=(
-            ('`lsqa users add NAME --role viewer\\|annotator\\|adjudicator\\|admin [--json]`, `users list '
-             '[--json]`, `users revoke NAME`',
-             'the people who sign in to the dashboard, each with a personal link; roles decide who may '
+            ('`lsqa users add NAME --role viewer\\|annotator\\|adjudicator\\|admin [--json]`, `users link NAME`, '
+             '`users list [--json]`, `users revoke NAME`',
+             'the people who sign in to the dashboard, each with a personal link that signs in once and expires '
+             'unused after 7 days (`users link`: a new one); roles decide who may '
              "review, adjudicate, run; `users list` adds each person's items done, median seconds per "
              'item, agreement with the final label and assignments left '
              '([docs/dashboard.md](docs/dashboard.md#opening-it))'),
@@ -251,7 +252,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         'status', 'lsqa.cli.ingest', 'status',
-        'Row counts per table and per run.',
+        "Row counts per table and per run; calls left on a study's ledger by runs that died (`stranded`).",
         readme=(
             ('`lsqa status [--json]`',
              "rows per table and per run; calls left on a study's ledger by runs that died"),

@@ -107,16 +107,18 @@ def import_reviews(
 
 def status(
     workspace: Optional[Path] = WorkspaceOption,
-    as_json: bool = typer.Option(False, "--json", help="Print {table: row count}."),
+    as_json: bool = typer.Option(False, "--json", help="Print {table: row count, \"stranded\": [{ledger, calls, "
+                                 "bound_usd, first_sent_at, last_sent_at, dead}]}."),
 ):
-    """Row counts per table and per run."""
+    """Row counts per table and per run; calls left on a study's ledger by runs that died (`stranded`)."""
     from lsqa.study.status import workspace_status
 
     path = existing_workspace(workspace)
     status = workspace_status(path)
     counts, per_run = status["tables"], status["runs"]
-    if as_json:
-        emit_json(counts)
+    if as_json:  # the table counts, and the reservations dead runs (or other hosts' runs) left on ledgers
+        emit_json({**counts, "stranded": [{k: e[k] for k in ("ledger", "calls", "bound_usd", "first_sent_at",
+                                                              "last_sent_at", "dead")} for e in status["stranded"]]})
         return
     typer.echo(f"workspace {path}" + (" (read-only)" if status["read_only"] else ""))
     width = max(map(len, counts))

@@ -17,7 +17,7 @@ from lsqa.cli.common import emit_json, existing_workspace, friendly_errors, Work
 
 DEFAULT_DASHBOARD = "http://127.0.0.1:8501"
 
-users = typer.Typer(name="users", help="People who sign in to the dashboard: add, list, revoke.",
+users = typer.Typer(name="users", help="People who sign in to the dashboard: add, list, a new link, revoke.",
                     no_args_is_help=True, pretty_exceptions_enable=False)
 
 
@@ -58,11 +58,13 @@ def add_cmd(
                                                 "(default LSQA_DASHBOARD_URL, else http://127.0.0.1:8501)."),
     as_json: bool = typer.Option(False, "--json", help='Print {"name", "role", "token", "link", "warnings"}.'),
 ) -> None:
-    """Add a person and print their personal sign-in link (shown once: only a salted hash is kept)."""
+    """Add a person and print their personal sign-in link (shown once: only a salted hash is kept). The
+    link signs in once and expires unused after `link_days` (lsqa.toml, default 7)."""
+    from lsqa.config.settings import load_settings
     from lsqa.team import add_person
 
     base = dashboard_base(dashboard_url)  # before anything is written
-    added = add_person(existing_workspace(workspace), name, role)
+    added = add_person(existing_workspace(workspace), name, role, link_days=load_settings().link_days)
     added["link"] = sign_in_link(added["token"], base)
     for line in added["warnings"]:
         typer.echo(line, err=True)
@@ -70,7 +72,36 @@ def add_cmd(
         emit_json(added)
         return
     typer.echo(f"{added['name']} ({added['role']}) added. Their personal sign-in link (shown only now; "
-               f"send it to them privately):\n{added['link']}")
+               f"send it to them privately):\n{added['link']}\n{_link_terms(added)}")
+
+
+def _link_terms(made: dict) -> str:
+    return (f"It signs in once, in the browser that opens it first, and expires unused on "
+            f"{made['expires_at']:%Y-%m-%d %H:%M} UTC.")
+
+
+@users.command("link")
+@friendly_errors
+def link_cmd(
+    name: str = typer.Argument(..., help="The person who needs a new link (an active person)."),
+    workspace: Optional[Path] = WorkspaceOption,
+    dashboard_url: Optional[str] = typer.Option(None, "--dashboard-url", help="Where people open the dashboard "
+                                                "(default LSQA_DASHBOARD_URL, else http://127.0.0.1:8501)."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"name", "role", "token", "link", "expires_at"}.'),
+) -> None:
+    """A new personal sign-in link for a person (a used or expired one, another browser): their previous
+    link stops working, their signed-in browsers stay signed in. Shown once."""
+    from lsqa.config.settings import load_settings
+    from lsqa.team import new_link
+
+    base = dashboard_base(dashboard_url)  # before anything is written
+    made = new_link(existing_workspace(workspace), name, link_days=load_settings().link_days)
+    made["link"] = sign_in_link(made["token"], base)
+    if as_json:
+        emit_json(made)
+        return
+    typer.echo(f"A new sign-in link for {made['name']} ({made['role']}) (shown only now; send it to them "
+               f"privately):\n{made['link']}\n{_link_terms(made)}")
 
 
 @users.command("list")

@@ -135,6 +135,8 @@ class SettingsFile(BaseModel):
     # Behind a proxy that authenticates (oauth2-proxy and the like): the request header naming the
     # person, e.g. "X-Forwarded-User". '' (the default) ignores every such header.
     identity_header: str = Field("", max_length=100, pattern=r"^[A-Za-z0-9-]*$")
+    # How many days an unused personal sign-in link works (lsqa.team.people.LINK_DAYS by default).
+    link_days: int = Field(7, ge=1, le=90)
 
 
 # --------------------------------------------------------------------------- messages

@@ -46,6 +46,7 @@ class Settings:
     max_concurrency: int = 8            # per model, for LLM calls
     passage_tokens: int = 200           # target passage size when indexing a book
     identity_header: str = ""           # a trusted proxy's header naming the person; '' ignores headers
+    link_days: int = 7                  # how long an unused personal sign-in link works (lsqa.team.people)
     source: str = ""                    # the settings file read, '' if none
     extra: dict = field(default_factory=dict)
 

@@ -1,17 +1,17 @@
-"""Who is at the dashboard: a signed-in person, the one person of a workspace without
-people, or nobody yet — decided once per page run from the session's token, the browser's session
-cookie (``lsqa.team.sessions``), a trusted proxy's header (only when the settings name it) and the
-typed name of a one-person workspace.
+"""Who is at the dashboard: a signed-in person, the one person of a workspace without people, or
+nobody yet — decided once per page run from the browser's session cookie (``lsqa.team.sessions``), a
+trusted proxy's header (only when the settings name it) and the typed name of a one-person workspace.
 
-app.py keeps the token in the session (it leaves the address bar at once), sets the cookie when a
-token signs somebody in, and passes what it has here; the pages pass the resulting Person to every
-write, and the library checks it again.
+A personal link never reaches a page script: the sign-in front (``lsqa.dashboard.sign_in_front``,
+served by ``dashboard.py``) exchanges its token once and sets the session cookie, ``HttpOnly``, on
+its HTTP response; app.py reads the cookie and, when a link did not sign anybody in, the code the
+front left in the address (``?sign_in=used``), and passes them here. The pages pass the resulting
+Person to every write, and the library checks it again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,20 +39,37 @@ class Presence:
         return team.allowed(self.person, permission)
 
 
-def who_is_here(workspace: Path, *, token: str | None, headers: Mapping[str, str] | None, typed_name: str,
-                server_address: str | None, identity_header: str = "", session_id: str | None = None) -> Presence:
+# The sign-in front's page for pasting a token (lsqa.dashboard.sign_in_front.SIGN_IN_PATH).
+PASTE_PATH = "/sign-in"
+_NEW_LINK = ("Ask an admin for a new link (`lsqa users link NAME`), or make one under *A new sign-in link* in "
+             "the sidebar of a browser where you are signed in.")
+# What the sign-in page says for each code the front leaves in the address (``?sign_in=…``). Only
+# these words are ever shown: the code comes from a URL anybody can write.
+LINK_PROBLEMS = {
+    "used": "This sign-in link was used already: a link signs in once, in the browser that opened it first. "
+            + _NEW_LINK,
+    "expired": "This sign-in link expired without being used. " + _NEW_LINK,
+    "unknown": "This sign-in link does not work here: it was revoked, replaced by a newer one, mistyped or made "
+               "for another workspace. " + _NEW_LINK,
+    "read-only": "This dashboard may only read its workspace, so a sign-in link cannot be used up here and signs "
+                 "nobody in. Serve it from a workspace it can write.",
+    "no-front": "This dashboard was started without its sign-in front (`streamlit run app.py`), so a sign-in link "
+                "cannot sign in here. Start it with `make run` (`streamlit run dashboard.py`); the link was not "
+                "used and still works there.",
+}
+
+
+def who_is_here(workspace: Path, *, headers: Mapping[str, str] | None, typed_name: str,
+                server_address: str | None, identity_header: str = "", session_id: str | None = None,
+                link_problem: str = "") -> Presence:
     """The Presence for this page run. A missing workspace is a one-person one (the page says what
-    is wrong with it). ``session_id``: the browser's session cookie, tried after the token."""
+    is wrong with it). ``session_id``: the browser's session cookie; ``link_problem``: the front's
+    code for a link that signed nobody in (a key of ``LINK_PROBLEMS``; another code says nothing)."""
     if not Path(workspace).exists() or not team.has_people(workspace):
         # Always somebody (maybe nameless): the loopback check decides what they may do; a review
         # still needs the typed name that signs it.
         return Presence(team.single_user(typed_name or "", server_address=server_address), team=False)
-    if token:
-        person = team.sign_in(workspace, token)
-        if person is not None:
-            return Presence(person, team=True)
-        return Presence(None, team=True, problem="This sign-in link does not work here: it was revoked, mistyped "
-                                                 "or made for another workspace. Ask an admin for a new one.")
+    problem = LINK_PROBLEMS.get(link_problem, "")
     if session_id:
         person = team.resume(workspace, session_id)
         if person is not None:
@@ -65,7 +82,7 @@ def who_is_here(workspace: Path, *, token: str | None, headers: Mapping[str, str
                 return Presence(person, team=True)
             return Presence(None, team=True, problem=f"Your proxy names you {value!r}, who is not a person of this "
                                                      f"workspace. Ask an admin to add you.")
-    return Presence(None, team=True)
+    return Presence(None, team=True, problem=problem)
 
 
 def signed_in_caption(presence: Presence) -> str:
@@ -83,14 +100,6 @@ def cookie_name(workspace: Path) -> str:
     return "lsqa_session_" + hashlib.sha256(str(Path(workspace).resolve()).encode()).hexdigest()[:12]
 
 
-def cookie_script(name: str, session_id: str | None, max_age_s: int) -> str:
-    """The ``<script>`` that keeps ``session_id`` in this browser (None: forgets it). Not HttpOnly (a
-    page script sets it: Streamlit sets no cookies of its own); SameSite=Strict keeps other sites'
-    requests from carrying it, Secure when the page came over HTTPS."""
-    value = json.dumps(f"{name}={session_id or ''}; Path=/; Max-Age={max_age_s if session_id else 0}; SameSite=Strict")
-    return f"<script>document.cookie = {value} + (location.protocol === 'https:' ? '; Secure' : '');</script>"
-
-
 def read_only_note(presence: Presence, server_address: str | None) -> str:
     """What the sidebar says when a one-person workspace is served beyond this machine ('' otherwise)."""
     if presence.team or team.is_loopback(server_address):
@@ -106,7 +115,7 @@ def presence_of(session: Mapping, workspace: Path, server_address: str | None) -
     found = session.get("lsqa_presence")
     if isinstance(found, Presence):
         return found
-    return who_is_here(workspace, token=session.get("lsqa_token"), headers=None,
+    return who_is_here(workspace, session_id=session.get("lsqa_session"), headers=None,
                        typed_name=session.get("annotator", ""), server_address=server_address)
 
 

@@ -26,18 +26,39 @@ def active_people(con) -> list[dict]:
 
 
 def list_people(con) -> list[dict]:
-    """Name, role, when added and when revoked: never the salt or the hash."""
-    return fetch_dicts(con, "SELECT name, role, created_at, revoked_at FROM people ORDER BY created_at, name")
+    """Name, role, when added and revoked, when their link expires and when it was used: never the
+    salt or the hash."""
+    return fetch_dicts(con, "SELECT name, role, created_at, revoked_at, link_expires_at, link_used_at FROM people "
+                            "ORDER BY created_at, name")
 
 
-def put_person(con, *, name: str, role: str, token_salt: str, token_hash: str) -> None:
+def put_person(con, *, name: str, role: str, token_salt: str, token_hash: str, link_expires_at) -> None:
     """Add ``name``, or give a revoked person a new role and token (their old token stays dead)."""
     if person(con, name) is None:
-        con.execute("INSERT INTO people (name, role, token_salt, token_hash) VALUES (?, ?, ?, ?)",
-                    [name, role, token_salt, token_hash])
+        con.execute("INSERT INTO people (name, role, token_salt, token_hash, link_expires_at) VALUES (?, ?, ?, ?, ?)",
+                    [name, role, token_salt, token_hash, link_expires_at])
     else:
         con.execute("UPDATE people SET role = ?, token_salt = ?, token_hash = ?, created_at = now()::TIMESTAMP, "
-                    "revoked_at = NULL WHERE name = ?", [role, token_salt, token_hash, name])
+                    "revoked_at = NULL, link_expires_at = ?, link_used_at = NULL WHERE name = ?",
+                    [role, token_salt, token_hash, link_expires_at, name])
+
+
+def put_link(con, *, name: str, token_salt: str, token_hash: str, link_expires_at) -> bool:
+    """A new sign-in link for the active person ``name`` (migration 0027): the previous one, used or
+    not, stops working; their browser sessions go on. False when there is no active person of that name."""
+    row = con.execute("UPDATE people SET token_salt = ?, token_hash = ?, link_expires_at = ?, link_used_at = NULL "
+                      "WHERE name = ? AND revoked_at IS NULL RETURNING name",
+                      [token_salt, token_hash, link_expires_at, name]).fetchone()
+    return row is not None
+
+
+def use_link(con, name: str, token_hash: str, now) -> bool:
+    """Mark ``name``'s link (whose hash is ``token_hash``) used, once: False when it was used already,
+    has expired, was replaced or the person revoked (the caller's transaction sees one answer)."""
+    row = con.execute("UPDATE people SET link_used_at = ? WHERE name = ? AND token_hash = ? AND revoked_at IS NULL "
+                      "AND link_used_at IS NULL AND link_expires_at > ? RETURNING name",
+                      [now, name, token_hash, now]).fetchone()
+    return row is not None
 
 
 def revoke_person(con, name: str) -> bool:

@@ -1,14 +1,21 @@
-"""People and their sign-in tokens: add, list, revoke, and sign in by token or by a
-trusted proxy's identity header.
+"""People and their sign-in links: add, list, revoke, a new link, and sign in by a link's token
+or by a trusted proxy's identity header.
 
-A token is 32 random bytes (URL-safe text) shown once, when the person is added; the workspace keeps
-a per-person salt and the SHA-256 of salt + token. A plain salted hash is enough here: the token is
-random, not a password a person chose, so there is nothing to guess from a dictionary, and a slow
-hash would be paid on every page a person opens.
+A link's token is 32 random bytes (URL-safe text) shown once, when the person is added or given a new
+link (``new_link``: ``lsqa users link NAME``, or the person from their own signed-in session); the
+workspace keeps a per-person salt and the SHA-256 of salt + token. A plain salted hash is enough: the
+token is random, not a password a person chose, so there is nothing to guess from a dictionary.
+
+A link is a one-time login token, as OWASP's session management guidance and Jupyter's
+token-then-cookie login have it: ``sign_in`` exchanges it once (for a browser session,
+``lsqa.team.sessions``) and it never signs anybody in again, so a copy left in browser history, a
+proxy's log or a shared screen is worth nothing; unused, it expires ``LINK_DAYS`` after it was made
+(``link_days`` in ``lsqa.toml`` changes that for the links made from then on).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import secrets
@@ -23,15 +30,31 @@ from lsqa.team.roles import acting, Person, ROLES
 from lsqa.text.names import lookalike_warnings, name_problem, shown_name
 
 MAX_PERSON_CHARS = 100
+# How long an unused sign-in link works: a week, time enough to read the message it came in.
+LINK_DAYS = 7
+MAX_LINK_DAYS = 90
+
+
+def _now() -> dt.datetime:
+    """UTC, naive: how link and session times are stored."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def _link_expiry(days: float) -> dt.datetime:
+    if isinstance(days, bool) or not isinstance(days, (int, float)) or not 0 < days <= MAX_LINK_DAYS:
+        raise NotAllowed(f"link lifetime {days!r} days is not a number of days from more than 0 to {MAX_LINK_DAYS}: "
+                         f"give e.g. link_days = {LINK_DAYS} in lsqa.toml")
+    return _now() + dt.timedelta(days=days)
 
 
 def _hash(salt: str, token: str) -> str:
     return hashlib.sha256(f"{salt}:{token}".encode()).hexdigest()
 
 
-def add_person(workspace: Path, name: str, role: str, *, by: Person | str = "") -> dict:
-    """Add ``name`` with ``role`` (or give a revoked person a new token): ``{"name", "role", "token"}``.
-    The token is returned once and never stored. An active person of that name is refused (revoke
+def add_person(workspace: Path, name: str, role: str, *, by: Person | str = "", link_days: float = LINK_DAYS) -> dict:
+    """Add ``name`` with ``role`` (or give a revoked person a new token): ``{"name", "role", "token",
+    "expires_at"}``. The token is returned once and never stored; it signs in once, until
+    ``expires_at`` (``link_days`` from now). An active person of that name is refused (revoke
     first: a second token would silently keep the first one working). ``warnings``: lines naming a
     person whose name looks like this one (``lsqa.text.names.lookalike_warnings``).
 
@@ -44,6 +67,7 @@ def add_person(workspace: Path, name: str, role: str, *, by: Person | str = "") 
     if role not in ROLES:
         raise NotAllowed(f"role {role!r} is not one of {', '.join(ROLES)}")
     name, token, salt = name.strip(), secrets.token_urlsafe(32), secrets.token_hex(16)
+    expires_at = _link_expiry(link_days)
     with store.write(workspace) as con:
         if by:
             acting(con, by, "people")
@@ -52,10 +76,32 @@ def add_person(workspace: Path, name: str, role: str, *, by: Person | str = "") 
             raise NotAllowed(f"{name} is already a person here ({existing['role']}): `lsqa users revoke {name}` "
                              f"first to give them a new link or role")
         others = [p["name"] for p in people_store.list_people(con) if p["name"] != name]
-        people_store.put_person(con, name=name, role=role, token_salt=salt, token_hash=_hash(salt, token))
+        people_store.put_person(con, name=name, role=role, token_salt=salt, token_hash=_hash(salt, token),
+                                link_expires_at=expires_at)
     # A name that only looks like another person's (Cyrillic о beside Latin o): added, with a warning.
-    return {"name": name, "role": role, "token": token,
+    return {"name": name, "role": role, "token": token, "expires_at": expires_at,
             "warnings": lookalike_warnings([name], others, what="person")}
+
+
+def new_link(workspace: Path, name: str, *, by: Person | str = "", link_days: float = LINK_DAYS) -> dict:
+    """A new sign-in link for the active person ``name``: ``{"name", "role", "token", "expires_at"}``,
+    the token returned once. Their previous link stops working (used or not); their browser sessions
+    go on. ``by``: an admin, or the person themself from a signed-in session (the shell's
+    ``lsqa users link`` passes nobody, as ``add_person``). NotAllowed for anybody else, or when
+    ``name`` is not an active person."""
+    token, salt = secrets.token_urlsafe(32), secrets.token_hex(16)
+    expires_at = _link_expiry(link_days)
+    with store.write(workspace) as con:
+        if by and not (isinstance(by, Person) and by.via in ("token", "session") and by.name == name):
+            acting(con, by, "people")
+        elif by:
+            acting(con, by, "read")  # themself: still an active person of the workspace
+        if not people_store.put_link(con, name=name, token_salt=salt, token_hash=_hash(salt, token),
+                                     link_expires_at=expires_at):
+            raise NotAllowed(f"no active person named {shown_name(name)} here; `lsqa users list` shows who there is "
+                             f"(`lsqa users add` gives a revoked person a new link)")
+        role = people_store.person(con, name)["role"]
+    return {"name": name, "role": role, "token": token, "expires_at": expires_at}
 
 
 def revoke_person(workspace: Path, name: str, *, by: Person | str = "") -> None:
@@ -86,15 +132,44 @@ def has_people(workspace: Path) -> bool:
         return people_store.has_people(con)
 
 
-@kept_while_unchanged(survives=_people_untouched)
 def sign_in(workspace: Path, token: str) -> Person | None:
-    """The active person whose token this is, or None (unknown, revoked, or not a token at all)."""
+    """Exchange a link's token, once, for the person it was made for (``via="token"``; the caller opens
+    their browser session, ``lsqa.team.sessions.open_session``). None for a token that was used
+    already, has expired, was replaced by a newer link, whose person was revoked, or that is not a
+    token here at all (``link_refusal`` says which). The exchange is written: on a workspace this
+    process may only read, WorkspaceError."""
+    row = _link_row(workspace, token)
+    if row is None:
+        return None
+    with store.write(workspace) as con:
+        if not people_store.use_link(con, row["name"], row["token_hash"], _now()):
+            return None
+    return Person(row["name"], row["role"], via="token")
+
+
+def link_refusal(workspace: Path, token: str) -> str:
+    """Why ``token`` signs nobody in: ``"used"`` (a link signs in once), ``"expired"`` (unused past its
+    expiry), ``"unknown"`` (revoked, replaced by a newer link, mistyped, another workspace's), or ''
+    when it would sign somebody in. A code, not a sentence: it travels in a URL (``?sign_in=used``),
+    where only words the dashboard chose may be shown."""
+    row = _link_row(workspace, token)
+    if row is None:
+        return "unknown"
+    if row["link_used_at"] is not None:
+        return "used"
+    if row["link_expires_at"] is None or row["link_expires_at"] <= _now():
+        return "expired"
+    return ""
+
+
+def _link_row(workspace: Path, token: str) -> dict | None:
+    """The active person whose current link ``token`` is (used or not), or None."""
     if not isinstance(token, str) or not 20 <= len(token) <= 200:
         return None
     with store.connect(workspace) as con:
         for row in people_store.active_people(con):
             if hmac.compare_digest(row["token_hash"], _hash(row["token_salt"], token)):
-                return Person(row["name"], row["role"], via="token")
+                return row
     return None
 
 
