@@ -485,6 +485,8 @@ def report_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     audit_queue: Optional[str] = typer.Option(None, "--audit-queue", help="random, active or import (default: the "
                                                                           "one with the most audits)."),
+    since: Optional[Path] = typer.Option(None, "--since", help="An earlier report (its HTML file, or the figures JSON "
+                                                               "it embeds): list what moved since."),
 ) -> None:
     """A report a stakeholder can be handed: tiers, certification, bias, switches and provenance in one HTML file."""
     from lsqa.dashboard import report
@@ -496,7 +498,12 @@ def report_command(
     out = Path(out)
     ws = existing_workspace(workspace)
     try:
-        page = report.build(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue)
+        before = report.read_figures(since) if since is not None else None
+    except ValueError as exc:
+        raise InputError(since, str(exc).removeprefix(f"{since}: ").removeprefix(f"{since} ")) from None
+    try:
+        page, _, moved = report.build_with_figures(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue,
+                                                   since=before)
     except ValueError as exc:
         raise InputError(ws, str(exc)) from None
     try:
@@ -505,6 +512,11 @@ def report_command(
         raise InputError(out, f"cannot be written: {exc.strerror or exc}", hint="give a path you can write to") \
             from None
     typer.echo(f"wrote {out} ({len(page.encode('utf-8')):,} bytes): report on {judge}")
+    if before is not None:
+        typer.echo(f"since the report of {before.get('made', 'before')}: "
+                   + (f"{len(moved)} change{'' if len(moved) == 1 else 's'}" if moved else "nothing moved"))
+        for line in moved:
+            typer.echo(f"- {line}")
 
 
 def register(app: typer.Typer) -> None:

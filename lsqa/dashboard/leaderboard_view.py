@@ -747,11 +747,23 @@ def agreement_basis(ws: Path, judge: str, cert: dict | None = None) -> dict:
     rows.append({"figure": "agreement on every reviewed verdict (Agreement page)", "value": value,
                  "what it counts": "all reviewed verdicts, including the ones the priority queue chose because the "
                                    "judge looked wrong"})
-    text = (f"Agreement with people: {head} (the certification's basis). "
-            + (f"On every reviewed verdict it is {value} (Agreement page): those include the verdicts the priority "
-               "queue chose because the judge looked wrong, so they are not a fair sample of the study; only random "
-               "audits estimate how often the judge agrees with people on all its verdicts."
-               if every is not None else "No other verdict was reviewed."))
+    if every is None:
+        other = "No verdict of this judge was reviewed."
+    elif every["n"] == n:
+        other = "Every reviewed verdict of this judge is a random audit, so there is no second figure."
+    else:
+        other = (f"On every reviewed verdict it is {value} (Agreement page): those include the verdicts the priority "
+                 "queue chose because the judge looked wrong, so they are not a fair sample of the study; only random "
+                 "audits estimate how often the judge agrees with people on all its verdicts.")
+    text = f"Agreement with people: {head} (the certification's basis). {other}"
     return {"rows": rows, "text": text, "headline": {"estimate": a.get("estimate"), "ci_low": a.get("ci_low"),
                                                       "ci_high": a.get("ci_high"), "n_audits": n},
             "all_reviewed": None if every is None else {"estimate": every["agreement"], "n": every["n"]}}
+
+
+def one_minute(ws: Path, said: dict[str, dict]) -> dict[str, dict]:
+    """Judge → what the Leaderboard shows under the headline (``headline.for_board``'s ``said``): the
+    agreement figure with its basis (:func:`agreement_basis`), the examples (:func:`examples`) and the
+    per-book consistency (:func:`book_consistency`), the same as the report's."""
+    return {judge: {"agreement": agreement_basis(ws, judge), "examples": examples(ws, judge, s["figures"]),
+                    "books": book_consistency(ws, judge, s["figures"])} for judge, s in said.items()}
