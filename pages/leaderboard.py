@@ -166,20 +166,18 @@ for entry in board["rankings"]:
         st.plotly_chart(charts.strength_bars(result, scale=scale, subtitle=subtitle), key=f"lb_bars_{judge}")
     elif show == "win":
         st.caption("P(row beats column) = e^β_row / (e^β_row + e^β_column), from the fitted strengths (§3.2).")
-        st.dataframe(wins, hide_index=True, width="stretch", key=f"lb_wins_{judge}",
-                     column_config={s["system"]: st.column_config.NumberColumn(format="percent")
-                                    for s in result["systems"]})
+        st.dataframe(lv.win_text_rows(wins), hide_index=True, width="stretch", key=f"lb_wins_{judge}")
     else:
         table_rows, columns, bar = lv.with_strength_bar(rows, result, scale, strengths=strengths)
         st.caption(lv.TIERS_HELP)
         st.dataframe(table_rows, hide_index=True, width="stretch", key=f"lb_table_{judge}", column_order=columns,
                      column_config={bar["name"]: st.column_config.ProgressColumn(
-                         bar["name"], min_value=bar["low"], max_value=bar["high"], format="%.3f",
+                         bar["name"], min_value=bar["low"], max_value=bar["high"], format=bar["format"],
                          help="The strength on the scale chosen above: β on the log and β scales, e^β on the "
                               "linear one."),
-                         "strength": st.column_config.NumberColumn("e^β", format="%.4f"),
+                         "strength": st.column_config.TextColumn("e^β"),
                          lv.CI_TEXT: st.column_config.TextColumn(help="95% bootstrap CI of e^β (§3.2)"),
-                         "beta": st.column_config.NumberColumn("β", format="%.4f")})
+                         "beta": st.column_config.TextColumn("β")})
         if result.get("adjacent"):
             st.caption(lv.NEIGHBOURS_HELP)
             st.dataframe(lv.neighbour_rows(result), hide_index=True, width="stretch", key=f"lb_adjacent_{judge}")
@@ -192,9 +190,7 @@ for entry in board["rankings"]:
             st.info(md(style["error"]))
         else:
             st.caption(md(style["summary"]))
-            st.dataframe(style["rows"], hide_index=True, width="stretch", key=f"lb_style_{judge}",
-                         column_config={"e^β, length controlled": st.column_config.NumberColumn(format="%.4f"),
-                                        "plain e^β": st.column_config.NumberColumn(format="%.4f")})
+            st.dataframe(style["rows"], hide_index=True, width="stretch", key=f"lb_style_{judge}")
     downloads(judge, {"ranking": ("Chart", lambda r=result: charts.strength_bars(r, scale=scale, subtitle=subtitle)),
                       "win_probability": ("Win matrix", lambda r=result: charts.win_matrix(r, subtitle=subtitle))},
               {"ranking": ("Ranking", lv.with_ranks(rows, result)), "win_probability": ("Win matrix", wins)}, "rank")
@@ -220,7 +216,7 @@ for entry in board["accuracy"]:
                  column_order=["tier", "system", lv.RANKS, "context", "n",
                                *(["accuracy %", "± (95% CI)"] if strengths else [])],
                  column_config={"accuracy %": st.column_config.ProgressColumn("accuracy %", min_value=0, max_value=100,
-                                                                              format="%.1f")})
+                                                                              format="%.3g")})
     downloads(judge, {"accuracy": ("Chart", lambda r=entry["rows"], j=judge: accuracy_chart(r, j))},
               {"accuracy": ("Table", table)}, "acc")
 

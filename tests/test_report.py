@@ -167,8 +167,10 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     assert length == {label: str(row[key]) for key, label in report.LENGTH_FIGURES.items()}
     assert length["verdicts people audited"] == "12"
     judge_c, people_c = pref["audited"]["judge"], pref["audited"]["people"]
-    assert length["the judge's length coefficient on the audited verdicts"].startswith(f"{judge_c['estimate']:+.2f} (")
-    assert length["the people's length coefficient on the same verdicts"].startswith(f"{people_c['estimate']:+.2f} (")
+    assert length["the judge's length coefficient on the audited verdicts"].startswith(
+        f"{numbers.signed(judge_c['estimate'])} (")
+    assert length["the people's length coefficient on the same verdicts"].startswith(
+        f"{numbers.signed(people_c['estimate'])} (")
     overlap = judge_c["ci_low"] <= people_c["ci_high"] and people_c["ci_low"] <= judge_c["ci_high"]
     assert ("cannot be told apart (the two intervals overlap)" in page.text("length")) == overlap
 
@@ -212,8 +214,8 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     assert switches["Style control (length)"].startswith(
         f"Rank changed: {'; '.join(style_moved)}." if style_moved else "No system changed rank.")
     coefficient = style["coefficient"]
-    assert (f"Length coefficient {coefficient['estimate']:+.2f} ({coefficient['ci_low']:+.2f} to "
-            f"{coefficient['ci_high']:+.2f})") in switches["Style control (length)"]
+    assert (f"Length coefficient {numbers.signed(coefficient['estimate'])} ({numbers.signed(coefficient['ci_low'])} to "
+            f"{numbers.signed(coefficient['ci_high'])})") in switches["Style control (length)"]
     corrected = corrected_report.corrected_ranking(ws, SXS)
     moved = [f"{r['system']} {r['judge_only_rank']} → {r['rank']}" for r in corrected["systems"]
              if r["judge_only_rank"] != r["rank"]]

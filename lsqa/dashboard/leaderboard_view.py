@@ -401,7 +401,19 @@ def with_strength_bar(rows: list[dict], result: dict, scale: str, *,
     shown = ["tier", "system", RANKS]
     if strengths:
         shown += [bar["name"], *([] if scale == "linear" else ["strength"]), CI_TEXT, "beta"]
-    return [{**r, bar["name"]: v} for r, v in zip(with_ranks(rows, result), bar["values"])], shown, bar
+    # On the page every number is text from the one formatter (3 significant digits); the CSV keeps
+    # ``with_ranks``' full-precision numbers. The bar keeps a number, rounded the same way.
+    bar["format"] = "compact" if scale == "linear" and (bar["high"] or 0) >= 1000 else "%.3g"
+    return [{**r, bar["name"]: numbers.rounded(v), "strength": numbers.figure(r.get("strength"), missing="not estimable"),
+             "beta": numbers.signed(r.get("beta")) if r.get("beta") is not None else "not estimable"}
+            for r, v in zip(with_ranks(rows, result), bar["values"])], shown, bar
+
+
+def win_text_rows(wins: list[dict]) -> list[dict]:
+    """The win-probability matrix (``page_data.win_rows``) as the page shows it: percentages through
+    the one formatter (the CSV keeps the numbers)."""
+    return [{k: (v if k == "system" else "—" if v is None else numbers.percent(v)) for k, v in r.items()}
+            for r in wins]
 
 
 def accuracy_with_ranks(table: list[dict], rows: list[dict]) -> list[dict]:
@@ -439,8 +451,8 @@ def _coef_text(c: dict) -> str:
     if c is None or c.get("estimate") is None:
         return "no decisive verdicts (A or B)"
     ci = ("no interval: bootstrap rounds set to 0" if c.get("ci_low") is None
-          else f"{c['ci_low']:+.2f} to {c['ci_high']:+.2f}")
-    return f"{c['estimate']:+.2f} ({ci})"
+          else f"{numbers.signed(c['ci_low'])} to {numbers.signed(c['ci_high'])}")
+    return f"{numbers.signed(c['estimate'])} ({ci})"
 
 
 def _share_text(s: dict | None) -> str:
@@ -454,26 +466,46 @@ def style_rows(style: dict, plain: dict) -> list[dict]:
     n = len(style["systems"])
     before = {s["system"]: s for s in plain["systems"]}
     return [{"tier": s.get("tier"), "system": s["system"], RANKS: ranks_text(s.get("rank_low"), s.get("rank_high"), n),
-             "e^β, length controlled": s["strength"], CI_TEXT: ci_text(s),
-             "plain rank": before.get(s["system"], {}).get("rank"), "plain e^β": before.get(s["system"], {}).get("strength")}
+             "e^β, length controlled": numbers.figure(s["strength"], missing="not estimable"), CI_TEXT: ci_text(s),
+             "plain rank": before.get(s["system"], {}).get("rank"),
+             "plain e^β": numbers.figure(before.get(s["system"], {}).get("strength"), missing="not estimable")}
             for s in style["systems"]]
 
 
-def style_summary(style: dict) -> str:
-    """One sentence on how much longer answers win by themselves, in plain words."""
-    c = style["coefficient"]
-    if c["ci_low"] is None:
-        direction = "no interval (bootstrap rounds set to 0)"
-    elif c["ci_low"] > 0:
-        direction = "longer answers win by themselves"
+def length_sentence(c: dict | None, longer: dict | None) -> str:
+    """The marginal share (how often the longer answer won) and the conditional coefficient (what
+    length does once the systems' strengths are taken into account, style control) in one sentence
+    that says why they can point different ways: stronger systems may simply write longer answers."""
+    if not longer or not longer.get("n"):
+        return "No decisive verdict compared answers of different length: the length preference is not measured."
+    share, n = longer["share"], longer["n"]
+    side, won = ("longer", share) if share >= 0.5 else ("shorter", 1 - share)
+    said = (f"The {side} answer won {numbers.percent(won)} of {numbers.count(n)} decisive verdicts of answers of "
+            "different length")
+    if c is None or c.get("estimate") is None:
+        return said + "; the length coefficient cannot be estimated."
+    coef = f"length coefficient {_coef_text(c)}"
+    if c.get("ci_low") is None:
+        return said + f"; with the systems' strengths taken into account, the {coef} (no interval)."
+    if c["ci_low"] > 0:
+        effect, sign = "length by itself helps an answer", "above 0"
     elif c["ci_high"] < 0:
-        direction = "shorter answers win by themselves"
+        effect, sign = "length by itself counts against an answer", "below 0"
     else:
-        direction = "no clear length preference (the interval includes 0)"
-    return (f"Length coefficient {_coef_text(c)}: {direction}. It is the change in log-odds of winning per unit of "
-            f"d among decisive verdicts (ties left out, so they do not shrink it); an answer twice as long as the "
-            f"other has d = 1/3. Longer answer won "
-            f"{_share_text(style['longer_wins'])} decisive verdicts with answers of different length.")
+        effect, sign = "length by itself has no clear effect", "its interval includes 0"
+    agrees = (c["ci_low"] > 0 and side == "longer") or (c["ci_high"] < 0 and side == "shorter")
+    link = (", and more than the systems' strengths explain: " if agrees else
+            ", but that is the systems' doing (the stronger systems write the " + side + " answers): "
+            "once each system's strength is taken into account, ")
+    return said + link + f"{effect} ({coef}, {sign})."
+
+
+def style_summary(style: dict) -> str:
+    """How much longer answers win by themselves, in plain words (:func:`length_sentence`)."""
+    c = style["coefficient"]
+    return (f"Length coefficient {_coef_text(c)}. {length_sentence(c, style['longer_wins'])} The coefficient is the "
+            "change in log-odds of winning per unit of d among decisive verdicts (ties left out, so they do not "
+            "shrink it); an answer twice as long as the other has d = 1/3.")
 
 
 def length_preference_row(pref: dict) -> dict:

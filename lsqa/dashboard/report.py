@@ -245,7 +245,8 @@ def _length(ws: Path, judge: str, binary: bool, bootstrap: int, seed: int) -> st
         else:
             compared = (f"On the {audited['n']} verdicts people audited, the judge's and the people's length "
                         "preferences cannot be told apart (the two intervals overlap).")
-    return (table(rows) + _p(compared)
+    said = lv.length_sentence(pref["all_verdicts"], (pref["all_verdicts"] or {}).get("longer_wins"))
+    return (_p(f"All verdicts of the judge: {said}") + table(rows) + _p(compared)
             + _p("Length coefficient: from the Bradley-Terry fit with the answers' length difference beside the "
                  "systems (style control, LMArena's method), fitted on the decisive verdicts so that a judge's ties do not "
                  "shrink it: above 0, the longer answer wins more often than its "
