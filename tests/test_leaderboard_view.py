@@ -10,6 +10,7 @@ import pytest
 from lsqa.stats import analysis
 from lsqa.dashboard import page_data
 from lsqa.dashboard import leaderboard_view as lv
+from lsqa.text import numbers
 
 SXS = "lexical-sxs-fc"
 
@@ -43,7 +44,12 @@ def test_table_rows_keep_the_ranking_rows_and_add_tiers_and_the_bar(ranking):
     added = {"tier", "rank_low", "rank_high", lv.RANKS, lv.CI_TEXT}
     for scale in ("log", "linear"):
         table, shown, bar = lv.with_strength_bar(rows, ranking, scale)
-        assert [{k: v for k, v in r.items() if k not in added | {bar["name"]}} for r in table] == rows  # CSV intact
+        shown_as_text = {"strength", "beta"}  # on the page through the one formatter; the CSV keeps the numbers
+        assert [{k: v for k, v in r.items() if k not in added | shown_as_text | {bar["name"]}} for r in table] == [
+            {k: v for k, v in r.items() if k not in shown_as_text} for r in rows]
+        assert [(r["strength"], r["beta"]) for r in table] == [
+            (numbers.figure(s["strength"]), numbers.signed(s["beta"])) for s in ranking["systems"]]
+        assert all(v is None or v == numbers.rounded(v) for v in (r[bar["name"]] for r in table))
         assert set(shown) <= set(table[0]) and shown[:4] == ["tier", "system", lv.RANKS, bar["name"]]
         assert ("strength" in shown) == (scale != "linear")  # the linear bar is e^β itself
         assert [r["tier"] for r in table] == [s["tier"] for s in ranking["systems"]]

@@ -241,7 +241,9 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     # Plain words: no None, no null, no 40-hex question hashes, each Greek letter explained.
     visible = page.text()
     assert "None" not in visible and "null" not in visible
-    assert not re.search(r"\b[0-9a-f]{40}\b", html)
+    # (the examples' links to the Audit page carry the verdict's id in the address only, never as text)
+    assert not re.search(r"\b[0-9a-f]{40}\b", re.sub(r'href="audit\?item=[0-9a-f]{40}"', "", html))
+    assert re.search(r'<a href="audit\?item=[0-9a-f]{40}">open on Audit</a>', html)
     letters = set(GREEK.findall(visible.split("What the symbols mean")[0]))
     assert letters >= {"β"}
     explained = {d for d in page.dt if len(d) == 1}
@@ -316,7 +318,16 @@ def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
                           else (requested.append(route.request.url), route.abort()))
             context.set_offline(True)
             page = context.new_page()
+            page.set_viewport_size({"width": 1280, "height": 800})
             page.goto(out.as_uri())
+            # The first screen (no scrolling): the leader, a win probability in percent, the certification
+            # verdict and the audit count, in the headline.
+            first = page.locator("#headline-text")
+            box = first.bounding_box()
+            assert box["y"] + box["height"] <= 800
+            said = first.text_content()
+            assert ranking["systems"][0]["system"] in said and re.search(r"\d+(\.\d+)?% of the time", said)
+            assert "undecided after 12 random audits" in said and verdict == "undecided"
             rows = page.locator("#tiers table").first.locator("tbody tr").evaluate_all(
                 "trs => trs.map(tr => [...tr.cells].slice(0, 2).map(td => td.textContent))")
             assert rows == [[str(s["tier"]), s["system"]] for s in ranking["systems"]]
@@ -431,3 +442,50 @@ def test_every_number_in_the_report_is_readable(demo_workspace, n_audits):
             # The corrected section says "too few audits to say" where its intervals would be digits.
             corrected = Page(html).table(CORRECTED_SECTION)
             assert corrected and all(r["corrected 95% CI"] == "too few audits to say (n = 5)" for r in corrected)
+
+
+# ---------------------------------------------------------------------------------- what changed since
+
+def test_since_lists_exactly_the_changes_a_batch_of_audits_made(demo_workspace, tmp_path):
+    """Two reports of one workspace, before and after 27 more random audits (2 overridden): `--since` lists
+    the audits added, the corrected intervals crossing 30 audits, and the certification's verdict and
+    agreement only where they changed (read independently), and nothing else; the ranking's tiers are the
+    judge's and do not move with audits."""
+    ws = demo_workspace
+    audited(ws, SXS, 5)
+    first, second = tmp_path / "before.html", tmp_path / "after.html"
+    assert invoke("report", "--workspace", ws, "--judge", SXS, "--out", first, "--bootstrap", BOOT).exit_code == 0
+    cert0 = certification.certify(ws, SXS)
+    audited(ws, SXS, 27, override=2)
+    cert1 = certification.certify(ws, SXS)
+    result = invoke("report", "--workspace", ws, "--judge", SXS, "--out", second, "--bootstrap", BOOT,
+                    "--since", first)
+    assert result.exit_code == 0, result.stderr
+    expected = [f"Certification: {cert0['verdict']} → {cert1['verdict']}."] if cert0["verdict"] != cert1["verdict"] else []
+    expected.append("Random audits: 5 → 32 (+27).")
+    a0, a1 = cert0["agreement"]["estimate"], cert1["agreement"]["estimate"]
+    if (a0 >= 0.9) != (a1 >= 0.9):
+        expected.append(f"Agreement with people (random audits) crossed 90.0%: {numbers.percent(a0)} → "
+                        f"{numbers.percent(a1)}.")
+    expected.append("Corrected by the audits: 5 → 32 audits, enough for its intervals (30 needed).")
+    listed = [line[2:] for line in result.stdout.splitlines() if line.startswith("- ")]
+    assert listed == expected
+    page = Page(second.read_text(encoding="utf-8"))
+    assert [li for li in expected if li in page.text("changes")] == expected
+    # The embedded figures read back (HTML or the JSON alone) and nothing moved between a report and itself.
+    figures = report.read_figures(second)
+    (tmp_path / "figures.json").write_text(json.dumps(figures), encoding="utf-8")
+    assert report.changes(report.read_figures(tmp_path / "figures.json"), figures) == []
+    again = invoke("report", "--workspace", ws, "--judge", SXS, "--out", tmp_path / "again.html", "--bootstrap", BOOT,
+                   "--since", tmp_path / "figures.json")
+    assert again.exit_code == 0 and "nothing moved" in again.stdout
+    # A tier that moves and a leader that changes are listed (the figures edited as a later workspace would).
+    moved = json.loads(json.dumps(figures))
+    moved["systems"][0]["tier"], moved["leader"] = 2, "someone-else"
+    assert report.changes(moved, figures)[:2] == [f"Leader: someone-else → {figures['leader']}.",
+                                                  f"{figures['systems'][0]['system']}: tier 2 → "
+                                                  f"{figures['systems'][0]['tier']}."]
+    # Not a report: refused in one line naming the file.
+    assert_refused("report --since a workspace", ["report", "--workspace", ws, "--judge", SXS, "--out",
+                                                  tmp_path / "x.html", "--since", ws],
+                   workspace=ws, must_name=(str(ws),))

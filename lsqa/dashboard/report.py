@@ -477,6 +477,17 @@ def _provenance(ws: Path, when: datetime) -> str:
     return html
 
 
+def _examples_table(found: list[dict]) -> str:
+    """The examples as a table whose last cell links each to its verdict on the Audit page (relative to
+    the dashboard's address, as the Leaderboard's links are; the verdict's id is in the link only)."""
+    rows = lv.example_rows(found)
+    columns = [c for c in rows[0] if c != "on Audit"]
+    head = "".join(f"<th>{escape(c)}</th>" for c in [*columns, "on Audit"])
+    body = "".join("<tr>" + "".join(f"<td>{escape(_cell(r[c]))}</td>" for c in columns)
+                   + f'<td><a href="{escape(r["on Audit"])}">open on Audit</a></td></tr>' for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def _glossary() -> str:
     return "<dl>" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in GLOSSARY.items()) + "</dl>"
 
@@ -514,11 +525,11 @@ def build_with_figures(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int
     ranking_html += _p(headline.basis_text(said["figures"]), "note")
     cert_html, panel = _certification(ws, judge, queue)
     basis = lv.agreement_basis(ws, judge, certification.certify(ws, judge, queue=queue))
-    cert_html = (f'<p id="agreement-basis">{escape(basis["text"])}</p>'
-                 + table(basis["rows"], ["figure", "value", "what it counts"]) + cert_html)
+    cert_html += ("<h3>One agreement figure, and the others</h3>" + f'<p id="agreement-basis">{escape(basis["text"])}</p>'
+                  + table(basis["rows"], ["figure", "value", "what it counts"]))
     corrected_html, corrected = _corrected(ws, judge, binary, queue)
     found = lv.examples(ws, judge, said["figures"])
-    examples_html = (table(lv.example_rows(found)) + _p(lv.EXAMPLES_HELP + " The links open on the dashboard "
+    examples_html = (_examples_table(found) + _p(lv.EXAMPLES_HELP + " The links open on the dashboard "
                                                         "(the Audit page, /audit?item=…).", "note")
                      if found else _p("No question on which the top systems' answers were judged differently.",
                                       "note"))
