@@ -56,7 +56,7 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
          _num(s["strength"]), _interval(s)]
         for s in result["systems"]
     ]
-    lines = _align([header, *body], right={0, 3, 4, 5})
+    lines = _align([header, *body], right={0, 3, 4, 5, 6})
     lines.append("")
     lines.append(
         f"{len(result['systems'])} systems, {numbers.count(result['n_comparisons'])} comparisons used, "
