@@ -86,7 +86,7 @@ if said:  # the answer in one paragraph first: the same words as at the top of `
             st.markdown(md(_said["text"]))
             st.caption(md(more[_judge]["agreement"]["text"]))
     for _judge, _more in more.items():
-        with st.expander(f"Examples and book by book — {_judge}"):
+        with st.expander(f"Examples and book by book — {md(_judge)}"):
             st.markdown("**Examples: where the top systems were judged most differently**")
             st.caption(lv.EXAMPLES_HELP)
             st.markdown(lv.example_markdown(_more["examples"]) or "No question on which the top systems' answers "
