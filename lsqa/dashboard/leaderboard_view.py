@@ -514,6 +514,8 @@ def length_preference_row(pref: dict) -> dict:
     return {"judge": pref["judge"], "verdicts": pref["n"],
             "judge's length coefficient (all verdicts)": _coef_text(pref["all_verdicts"]),
             "longer answer wins (all verdicts)": _share_text((pref["all_verdicts"] or {}).get("longer_wins")),
+            "the two together (all verdicts)": length_sentence(pref["all_verdicts"],
+                                                               (pref["all_verdicts"] or {}).get("longer_wins")),
             "audited verdicts": audited["n"] if audited else 0,
             "judge on audited": _coef_text(audited["judge"]) if audited else "no audits yet",
             "people on audited": _coef_text(audited["people"]) if audited else "no audits yet",
@@ -575,11 +577,11 @@ def examples(ws: Path, judge: str, figures: dict, *, limit: int = EXAMPLES_MAX) 
     from lsqa.store import leaderboard as lb_store
 
     picked: list[tuple[float, int, dict]] = []
-    for order, (upper, lower) in enumerate(_candidate_pairs(figures)):
+    with store.connect(ws) as con:
+        read = {pair: lb_store.pair_verdicts(con, judge, *pair) for pair in _candidate_pairs(figures)}
+    for order, ((upper, lower), rows) in enumerate(read.items()):
         if len(picked) >= limit:
             break
-        with store.connect(ws) as con:
-            rows = lb_store.pair_verdicts(con, judge, upper, lower)
         for rank, e in (_binary_examples(rows, judge, upper, lower) if figures.get("family") == BINARY
                         else _pairwise_examples(rows, judge, upper, lower)):
             picked.append((rank, order, {"upper_system": upper, "lower_system": lower, **e}))
@@ -755,7 +757,8 @@ CONSISTENCY_HELP = ("Each book's order: the systems by their share of that book'
 
 def agreement_basis(ws: Path, judge: str, cert: dict | None = None) -> dict:
     """The one agreement figure the report and the Leaderboard lead with: the judge's agreement with
-    people on its random audits (the certification's basis, ``certification.certify``), and the other
+    people on its random audits (the certification's basis, ``certification.certify``, or ``cert``: its
+    result, or the headline's ``certification`` figures, which hold its agreement), and the other
     agreement figures labelled with what they count, with the sentence on why they differ.
     ``rows`` (figure, value, what it counts), ``text`` (the sentence a page shows)."""
     from lsqa.errors import NoVerdicts
@@ -797,5 +800,6 @@ def one_minute(ws: Path, said: dict[str, dict]) -> dict[str, dict]:
     """Judge → what the Leaderboard shows under the headline (``headline.for_board``'s ``said``): the
     agreement figure with its basis (:func:`agreement_basis`), the examples (:func:`examples`) and the
     per-book consistency (:func:`book_consistency`), the same as the report's."""
-    return {judge: {"agreement": agreement_basis(ws, judge), "examples": examples(ws, judge, s["figures"]),
+    return {judge: {"agreement": agreement_basis(ws, judge, s["figures"]["certification"]),
+                    "examples": examples(ws, judge, s["figures"]),
                     "books": book_consistency(ws, judge, s["figures"])} for judge, s in said.items()}
