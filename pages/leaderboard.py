@@ -60,8 +60,9 @@ by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
                                  help="Bootstrap over questions instead of single comparisons.")
 scale = controls[4].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
                           help="A log axis (or β) keeps weak systems readable when one system dominates.")
-if "lb_strengths" not in ss:  # kept across pages like the other switches
-    ss.lb_strengths = ss.get("_lb_strengths", False)
+if "lb_strengths" not in ss:  # kept across pages and in links like the other switches
+    ss.lb_strengths = (st.query_params["strengths"] == "1" if "strengths" in st.query_params
+                       else ss.get("_lb_strengths", False))
 strengths = controls[5].toggle("Show strengths", key="lb_strengths",
                               help="Tiers and rank intervals come first; this adds e^β, its CI and β to the tables.")
 ss._lb_overrides, ss._lb_exclude, ss._lb_scale, ss._lb_judge = ss.lb_overrides, ss.lb_exclude, ss.lb_scale, ss.lb_judge
@@ -71,16 +72,32 @@ st.query_params["show"] = show
 st.query_params[OVERRIDES] = "1" if ss.lb_overrides else "0"
 st.query_params["exclude_flagged"] = "1" if ss.lb_exclude else "0"
 st.query_params["scale"] = scale
+st.query_params["strengths"] = "1" if strengths else "0"
 picked = lv.only(shown, ss.lb_judge)
 
 board = page_data.leaderboard(workspace, judges=None if ss.lb_judge == lv.ALL_JUDGES else [ss.lb_judge],
                               use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
                               by_question=by_question)
 said = headline.for_board(workspace, board)
+more = lv.one_minute(workspace, said)
 if said:  # the answer in one paragraph first: the same words as at the top of `lsqa report`
     with st.container(border=True):
         for _judge, _said in said.items():
             st.markdown(md(_said["text"]))
+            st.caption(md(more[_judge]["agreement"]["text"]))
+    for _judge, _more in more.items():
+        with st.expander(f"Examples and book by book — {md(_judge)}"):
+            st.markdown("**Examples: where the top systems were judged most differently**")
+            st.caption(lv.EXAMPLES_HELP)
+            st.markdown(lv.example_markdown(_more["examples"]) or "No question on which the top systems' answers "
+                        "were judged differently.")
+            st.markdown("**Book by book: does the order hold?**")
+            if _more["books"]:
+                st.markdown(md(_more["books"]["statement"]))
+                st.caption(md(f"Overall order: {_more['books']['overall']}. ") + lv.CONSISTENCY_HELP)
+                st.dataframe(_more["books"]["rows"], hide_index=True, width="stretch", key=f"lb_books_{_judge}")
+            else:
+                st.caption("Fewer than two systems: no order.")
 st.caption(("Labels: human where reviewed, else judge. " if board["use_overrides"] else "Labels: the judges'. ")
            + (f"Left out: {board['n_flagged_questions']} questions with a flagged reference."
               if board["exclude_flagged"] else f"{board['n_flagged_questions']} questions have a flagged reference."))
@@ -149,20 +166,18 @@ for entry in board["rankings"]:
         st.plotly_chart(charts.strength_bars(result, scale=scale, subtitle=subtitle), key=f"lb_bars_{judge}")
     elif show == "win":
         st.caption("P(row beats column) = e^β_row / (e^β_row + e^β_column), from the fitted strengths (§3.2).")
-        st.dataframe(wins, hide_index=True, width="stretch", key=f"lb_wins_{judge}",
-                     column_config={s["system"]: st.column_config.NumberColumn(format="percent")
-                                    for s in result["systems"]})
+        st.dataframe(lv.win_text_rows(wins), hide_index=True, width="stretch", key=f"lb_wins_{judge}")
     else:
         table_rows, columns, bar = lv.with_strength_bar(rows, result, scale, strengths=strengths)
         st.caption(lv.TIERS_HELP)
         st.dataframe(table_rows, hide_index=True, width="stretch", key=f"lb_table_{judge}", column_order=columns,
                      column_config={bar["name"]: st.column_config.ProgressColumn(
-                         bar["name"], min_value=bar["low"], max_value=bar["high"], format="%.3f",
+                         bar["name"], min_value=bar["low"], max_value=bar["high"], format=bar["format"],
                          help="The strength on the scale chosen above: β on the log and β scales, e^β on the "
                               "linear one."),
-                         "strength": st.column_config.NumberColumn("e^β", format="%.4f"),
+                         "strength": st.column_config.TextColumn("e^β"),
                          lv.CI_TEXT: st.column_config.TextColumn(help="95% bootstrap CI of e^β (§3.2)"),
-                         "beta": st.column_config.NumberColumn("β", format="%.4f")})
+                         "beta": st.column_config.TextColumn("β")})
         if result.get("adjacent"):
             st.caption(lv.NEIGHBOURS_HELP)
             st.dataframe(lv.neighbour_rows(result), hide_index=True, width="stretch", key=f"lb_adjacent_{judge}")
@@ -175,9 +190,7 @@ for entry in board["rankings"]:
             st.info(md(style["error"]))
         else:
             st.caption(md(style["summary"]))
-            st.dataframe(style["rows"], hide_index=True, width="stretch", key=f"lb_style_{judge}",
-                         column_config={"e^β, length controlled": st.column_config.NumberColumn(format="%.4f"),
-                                        "plain e^β": st.column_config.NumberColumn(format="%.4f")})
+            st.dataframe(style["rows"], hide_index=True, width="stretch", key=f"lb_style_{judge}")
     downloads(judge, {"ranking": ("Chart", lambda r=result: charts.strength_bars(r, scale=scale, subtitle=subtitle)),
                       "win_probability": ("Win matrix", lambda r=result: charts.win_matrix(r, subtitle=subtitle))},
               {"ranking": ("Ranking", lv.with_ranks(rows, result)), "win_probability": ("Win matrix", wins)}, "rank")
@@ -203,7 +216,7 @@ for entry in board["accuracy"]:
                  column_order=["tier", "system", lv.RANKS, "context", "n",
                                *(["accuracy %", "± (95% CI)"] if strengths else [])],
                  column_config={"accuracy %": st.column_config.ProgressColumn("accuracy %", min_value=0, max_value=100,
-                                                                              format="%.1f")})
+                                                                              format="%.3g")})
     downloads(judge, {"accuracy": ("Chart", lambda r=entry["rows"], j=judge: accuracy_chart(r, j))},
               {"accuracy": ("Table", table)}, "acc")
 

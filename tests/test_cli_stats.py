@@ -15,6 +15,7 @@ from lsqa.cli.stats import agreement_table, format_agreement_table, format_rank_
 from lsqa.errors import InputError
 from lsqa.stats.ranking import count_comparisons, fit_bradley_terry
 from lsqa.corpus.tables import load_comparisons, load_ratings, read_table
+from lsqa.text import numbers
 from tests.stats_helpers import load_llmbar, load_prd_human
 
 runner = CliRunner()
@@ -85,7 +86,11 @@ def test_rank_table_output_is_aligned_text(prd_csv, prd_rows):
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     assert re.split(r"\s{2,}", lines[0].strip())[:6] == ["tier", "system", "ranks (95%)", "rank", "beta", "strength"]
-    assert "7040 comparisons used, 0 excluded" in res.stdout
+    assert "7,040 comparisons used, 0 excluded" in res.stdout
+    # Every figure through the one formatter: no more than 3 significant digits, never exponent form.
+    from .test_report import unreadable_numbers
+
+    assert unreadable_numbers(res.stdout) == []
     systems = {r["system_a"] for r in prd_rows} | {r["system_b"] for r in prd_rows}
     body = lines[1:1 + len(systems)]
     cells = [re.split(r"\s{2,}", line.strip()) for line in body]
@@ -216,7 +221,7 @@ def test_agreement_text_output(shared_data, tmp_path):
     assert res.exit_code == 0, res.output
     # Agreement of gold and the original order is the authors' correct_False ("44 / 66 = 66.66…%").
     k, n = map(int, re.fullmatch(r"(\d+) / (\d+) = .+%", stats["correct_False"]).groups())
-    assert f"{n} items rated by both" in res.stdout and f"agreement      {100 * k / n:.1f}%" in res.stdout
+    assert f"{n} items rated by both" in res.stdout and f"agreement      {numbers.percent(k / n)}" in res.stdout
     assert "confusion (rows = gold, columns = original_order)" in res.stdout
 
 

@@ -83,7 +83,8 @@ def table(at: AppTest, column: str, value: str):
 
 def ranking_table(at: AppTest, judge: str = SXS) -> list[tuple]:
     frame = table(at, "judge", judge)
-    return sorted((r.system, round(r.strength, 6), int(r.n_comparisons)) for r in frame.itertuples())
+    # strength: the page's text (3 significant digits); the CI's ends stay numeric in the row
+    return sorted((r.system, r.strength, round(r.ci_low, 6), int(r.n_comparisons)) for r in frame.itertuples())
 
 
 def pick_judge(at: AppTest, judge: str) -> AppTest:
@@ -264,9 +265,9 @@ def test_flag_appears_in_reference_errors_and_leaves_the_ranking(ws):
     assert errata, "the errata can be downloaded"
 
     pick_judge(goto(at, "leaderboard"), SXS)
-    with_q = {s: n for s, _, n in ranking_table(at)}
+    with_q = {s: n for s, _, _, n in ranking_table(at)}
     set_toggle(at, "lb_exclude", True)
-    without_q = {s: n for s, _, n in ranking_table(at)}
+    without_q = {s: n for s, _, _, n in ranking_table(at)}
     assert at.query_params.get("exclude_flagged") == "1"
     assert all(without_q[s] < with_q[s] for s in with_q), (with_q, without_q)
 
@@ -597,10 +598,14 @@ def test_leaderboard_table_draws_strengths_on_the_chosen_scale(ws):
     at = open_app(page="leaderboard")
     pick_judge(at, SXS)
     frame = table(at, "judge", SXS)
-    assert list(frame["β = log strength"]) == list(frame["beta"])
+    # The page shows every number through the one formatter (3 significant digits): the bar keeps it numeric.
+    from lsqa.text import numbers
+
+    assert [numbers.signed(x) for x in frame["β = log strength"]] == list(frame["beta"])
     at.radio(key="lb_scale").set_value("linear").run()
     frame = table(at, "judge", SXS)
-    assert list(frame["strength e^β"]) == list(frame["strength"]) and "β = log strength" not in frame.columns
+    assert [numbers.figure(x) for x in frame["strength e^β"]] == list(frame["strength"])
+    assert "β = log strength" not in frame.columns
     at.radio(key="lb_show").set_value("win").run()
     wins = next(df.value for df in at.dataframe if "system" in df.value.columns and "judge" not in df.value.columns)
     systems = list(wins["system"])
@@ -608,8 +613,10 @@ def test_leaderboard_table_draws_strengths_on_the_chosen_scale(ws):
     for a in systems:
         for b in systems:
             if a != b:
-                pair = wins.set_index("system").loc[a, b] + wins.set_index("system").loc[b, a]
-                assert abs(pair - 1) < 1e-3, (a, b, pair)
+                shown = wins.set_index("system")
+                pair = float(shown.loc[a, b].rstrip("%").replace("< 0.001", "0")) + float(
+                    shown.loc[b, a].rstrip("%").replace("< 0.001", "0"))
+                assert abs(pair - 100) < 0.2, (a, b, pair)  # percentages of 3 significant digits
 
 
 @pytest.mark.parametrize("asked, expected", [("chart", "chart"), ("win", "win"), ("<b>x</b>", "table")])
@@ -749,3 +756,42 @@ def test_leaderboard_opens_on_the_headline(ws):
     assert "undecided after 5 random audits" in first and "and 5 audits." in first
     neighbours = next(df.value for df in at.dataframe if "P(upper beats lower), 95% interval" in df.value.columns)
     assert neighbours["P(upper beats lower), 95% interval"].iloc[0].split(" (")[0] in first
+
+
+@pytest.mark.parametrize("asked, expected", [("1", True), ("0", False)])
+def test_show_strengths_is_kept_in_the_link(ws, asked, expected):
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["annotator"] = "alice"
+    at.query_params["strengths"] = asked
+    at.run()
+    goto(at, "leaderboard")
+    assert at.toggle(key="lb_strengths").value is expected and at.query_params.get("strengths") == asked
+    at.toggle(key="lb_strengths").set_value(not expected).run()
+    assert at.query_params.get("strengths") == ("0" if expected else "1") and not at.exception
+
+
+def test_under_the_headline_one_agreement_figure_examples_and_books(ws):
+    """Under the headline: the agreement on random audits with its basis, and (folded) the examples
+    linked to Audit and the order book by book — the same as the report's (leaderboard_view)."""
+    from lsqa.dashboard import headline
+    from lsqa.dashboard import leaderboard_view as lv
+    from lsqa.figures import analysis
+
+    from .test_report import audited
+
+    audited(ws, SXS, 5, override=1)
+    at = open_app(page="leaderboard")
+    pick_judge(at, SXS)
+    said = headline.for_judge(ws, SXS, ranking=analysis.ranking(ws, SXS, bootstrap=1000, seed=0))
+    basis = lv.agreement_basis(ws, SXS)
+    assert basis["text"].startswith("Agreement with people: 80.0% (95% interval")
+    assert at.caption[0].value == highlight.md_escape(basis["text"])
+    shown = " ".join(m.value for m in at.markdown)
+    found = lv.examples(ws, SXS, said["figures"])
+    whys = [e["why"] for e in found]
+    assert 3 <= len(found) <= 5 and ("people overrode the judge" not in whys or whys[0] == "people overrode the judge")
+    assert lv.example_markdown(found) in shown and f"({lv.audit_link(found[0]['judgment_id'])})" in shown
+    books = lv.book_consistency(ws, SXS, said["figures"])
+    assert highlight.md_escape(books["statement"]) in shown and "Too few books" in books["statement"]
+    frame = next(df.value for df in at.dataframe if "order in this book" in df.value.columns)
+    assert list(frame["book"]) == [r["book"] for r in books["rows"]]

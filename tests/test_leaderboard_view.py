@@ -10,6 +10,7 @@ import pytest
 from lsqa.figures import analysis
 from lsqa.dashboard import page_data
 from lsqa.dashboard import leaderboard_view as lv
+from lsqa.text import numbers
 
 SXS = "lexical-sxs-fc"
 
@@ -43,7 +44,12 @@ def test_table_rows_keep_the_ranking_rows_and_add_tiers_and_the_bar(ranking):
     added = {"tier", "rank_low", "rank_high", lv.RANKS, lv.CI_TEXT}
     for scale in ("log", "linear"):
         table, shown, bar = lv.with_strength_bar(rows, ranking, scale)
-        assert [{k: v for k, v in r.items() if k not in added | {bar["name"]}} for r in table] == rows  # CSV intact
+        shown_as_text = {"strength", "beta"}  # on the page through the one formatter; the CSV keeps the numbers
+        assert [{k: v for k, v in r.items() if k not in added | shown_as_text | {bar["name"]}} for r in table] == [
+            {k: v for k, v in r.items() if k not in shown_as_text} for r in rows]
+        assert [(r["strength"], r["beta"]) for r in table] == [
+            (numbers.figure(s["strength"]), numbers.signed(s["beta"])) for s in ranking["systems"]]
+        assert all(v is None or v == numbers.rounded(v) for v in (r[bar["name"]] for r in table))
         assert set(shown) <= set(table[0]) and shown[:4] == ["tier", "system", lv.RANKS, bar["name"]]
         assert ("strength" in shown) == (scale != "linear")  # the linear bar is e^β itself
         assert [r["tier"] for r in table] == [s["tier"] for s in ranking["systems"]]
@@ -95,3 +101,19 @@ def test_the_switches_baseline_is_the_ranking_shown_with_them_off_not_a_second_f
     assert sorted(fitted) == sorted((e["judge"], True) for e in on["rankings"])  # the overrides fits only
     assert baselines == {e["judge"]: e["result"] for e in off["rankings"]}
     assert len(baselines) == 3
+
+
+def test_the_length_share_and_coefficient_in_one_sentence():
+    """The issue's case: the longer answer won 79% of 632 while the coefficient is −0.59 — one sentence
+    says both and why they point different ways; where they agree, or the interval includes 0, it says so."""
+    longer = {"share": 0.79, "ci_low": 0.75, "ci_high": 0.82, "n": 632}
+    against = lv.length_sentence({"estimate": -0.59, "ci_low": -0.9, "ci_high": -0.3}, longer)
+    assert against == ("The longer answer won 79.0% of 632 decisive verdicts of answers of different length, but that is "
+                       "the systems' doing (the stronger systems write the longer answers): once each system's strength "
+                       "is taken into account, length by itself counts against an answer (length coefficient -0.590 "
+                       "(-0.900 to -0.300), below 0).")
+    helps = lv.length_sentence({"estimate": 0.4, "ci_low": 0.1, "ci_high": 0.7}, longer)
+    assert ", and more than the systems' strengths explain: length by itself helps an answer" in helps
+    unclear = lv.length_sentence({"estimate": 0.1, "ci_low": -0.2, "ci_high": 0.4}, {**longer, "share": 0.3})
+    assert unclear.startswith("The shorter answer won 70.0% of 632") and "its interval includes 0" in unclear
+    assert "not measured" in lv.length_sentence(None, {"n": 0})

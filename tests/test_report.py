@@ -61,7 +61,7 @@ class Page(HTMLParser):
             self._cell = []
         elif tag == "dt":
             self._in_dt, self._dtext = True, []
-        elif tag in ("style", "title"):
+        elif tag in ("style", "title", "script"):  # a script block (the figures JSON) is not shown
             self._skip = True
 
     def handle_endtag(self, tag):
@@ -76,7 +76,7 @@ class Page(HTMLParser):
             self._in_dt = False
         elif tag == "section":
             self._section = None
-        elif tag in ("style", "title"):
+        elif tag in ("style", "title", "script"):
             self._skip = False
 
     def handle_data(self, data):
@@ -170,8 +170,10 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     assert length == {label: str(row[key]) for key, label in report.LENGTH_FIGURES.items()}
     assert length["verdicts people audited"] == "12"
     judge_c, people_c = pref["audited"]["judge"], pref["audited"]["people"]
-    assert length["the judge's length coefficient on the audited verdicts"].startswith(f"{judge_c['estimate']:+.2f} (")
-    assert length["the people's length coefficient on the same verdicts"].startswith(f"{people_c['estimate']:+.2f} (")
+    assert length["the judge's length coefficient on the audited verdicts"].startswith(
+        f"{numbers.signed(judge_c['estimate'])} (")
+    assert length["the people's length coefficient on the same verdicts"].startswith(
+        f"{numbers.signed(people_c['estimate'])} (")
     overlap = judge_c["ci_low"] <= people_c["ci_high"] and people_c["ci_low"] <= judge_c["ci_high"]
     assert ("cannot be told apart (the two intervals overlap)" in page.text("length")) == overlap
 
@@ -215,8 +217,8 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     assert switches["Style control (length)"].startswith(
         f"Rank changed: {'; '.join(style_moved)}." if style_moved else "No system changed rank.")
     coefficient = style["coefficient"]
-    assert (f"Length coefficient {coefficient['estimate']:+.2f} ({coefficient['ci_low']:+.2f} to "
-            f"{coefficient['ci_high']:+.2f})") in switches["Style control (length)"]
+    assert (f"Length coefficient {numbers.signed(coefficient['estimate'])} ({numbers.signed(coefficient['ci_low'])} to "
+            f"{numbers.signed(coefficient['ci_high'])})") in switches["Style control (length)"]
     corrected = figures_corrected.corrected_ranking(ws, SXS)
     moved = [f"{r['system']} {r['judge_only_rank']} → {r['rank']}" for r in corrected["systems"]
              if r["judge_only_rank"] != r["rank"]]
@@ -242,13 +244,17 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     # Plain words: no None, no null, no 40-hex question hashes, each Greek letter explained.
     visible = page.text()
     assert "None" not in visible and "null" not in visible
-    assert not re.search(r"\b[0-9a-f]{40}\b", html)
+    # (the examples' links to the Audit page carry the verdict's id in the address only, never as text)
+    assert not re.search(r"\b[0-9a-f]{40}\b", re.sub(r'href="audit\?item=[0-9a-f]{40}"', "", html))
+    assert re.search(r'<a href="audit\?item=[0-9a-f]{40}">open on Audit</a>', html)
     letters = set(GREEK.findall(visible.split("What the symbols mean")[0]))
     assert letters >= {"β"}
     explained = {d for d in page.dt if len(d) == 1}
     assert letters <= explained, letters - explained
     # Self-contained: nothing fetched.
-    assert "<script" not in html and not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    # The only script element is the figures' JSON data block (never run; the CSP forbids scripts anyway).
+    assert re.findall(r"<script[^>]*>", html) == [f'<script type="application/json" id="{report.FIGURES_ID}">']
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
 
 
 def test_report_yes_no_without_audits(demo_workspace, tmp_path):
@@ -315,7 +321,16 @@ def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
                           else (requested.append(route.request.url), route.abort()))
             context.set_offline(True)
             page = context.new_page()
+            page.set_viewport_size({"width": 1280, "height": 800})
             page.goto(out.as_uri())
+            # The first screen (no scrolling): the leader, a win probability in percent, the certification
+            # verdict and the audit count, in the headline.
+            first = page.locator("#headline-text")
+            box = first.bounding_box()
+            assert box["y"] + box["height"] <= 800
+            said = first.text_content()
+            assert ranking["systems"][0]["system"] in said and re.search(r"\d+(\.\d+)?% of the time", said)
+            assert "undecided after 12 random audits" in said and verdict == "undecided"
             rows = page.locator("#tiers table").first.locator("tbody tr").evaluate_all(
                 "trs => trs.map(tr => [...tr.cells].slice(0, 2).map(td => td.textContent))")
             assert rows == [[str(s["tier"]), s["system"]] for s in ranking["systems"]]
@@ -430,3 +445,50 @@ def test_every_number_in_the_report_is_readable(demo_workspace, n_audits):
             # The corrected section says "too few audits to say" where its intervals would be digits.
             corrected = Page(html).table(CORRECTED_SECTION)
             assert corrected and all(r["corrected 95% CI"] == "too few audits to say (n = 5)" for r in corrected)
+
+
+# ---------------------------------------------------------------------------------- what changed since
+
+def test_since_lists_exactly_the_changes_a_batch_of_audits_made(demo_workspace, tmp_path):
+    """Two reports of one workspace, before and after 27 more random audits (2 overridden): `--since` lists
+    the audits added, the corrected intervals crossing 30 audits, and the certification's verdict and
+    agreement only where they changed (read independently), and nothing else; the ranking's tiers are the
+    judge's and do not move with audits."""
+    ws = demo_workspace
+    audited(ws, SXS, 5)
+    first, second = tmp_path / "before.html", tmp_path / "after.html"
+    assert invoke("report", "--workspace", ws, "--judge", SXS, "--out", first, "--bootstrap", BOOT).exit_code == 0
+    cert0 = figures_certification.certify(ws, SXS)
+    audited(ws, SXS, 27, override=2)
+    cert1 = figures_certification.certify(ws, SXS)
+    result = invoke("report", "--workspace", ws, "--judge", SXS, "--out", second, "--bootstrap", BOOT,
+                    "--since", first)
+    assert result.exit_code == 0, result.stderr
+    expected = [f"Certification: {cert0['verdict']} → {cert1['verdict']}."] if cert0["verdict"] != cert1["verdict"] else []
+    expected.append("Random audits: 5 → 32 (+27).")
+    a0, a1 = cert0["agreement"]["estimate"], cert1["agreement"]["estimate"]
+    if (a0 >= 0.9) != (a1 >= 0.9):
+        expected.append(f"Agreement with people (random audits) crossed 90.0%: {numbers.percent(a0)} → "
+                        f"{numbers.percent(a1)}.")
+    expected.append("Corrected by the audits: 5 → 32 audits, enough for its intervals (30 needed).")
+    listed = [line[2:] for line in result.stdout.splitlines() if line.startswith("- ")]
+    assert listed == expected
+    page = Page(second.read_text(encoding="utf-8"))
+    assert [li for li in expected if li in page.text("changes")] == expected
+    # The embedded figures read back (HTML or the JSON alone) and nothing moved between a report and itself.
+    figures = report.read_figures(second)
+    (tmp_path / "figures.json").write_text(json.dumps(figures), encoding="utf-8")
+    assert report.changes(report.read_figures(tmp_path / "figures.json"), figures) == []
+    again = invoke("report", "--workspace", ws, "--judge", SXS, "--out", tmp_path / "again.html", "--bootstrap", BOOT,
+                   "--since", tmp_path / "figures.json")
+    assert again.exit_code == 0 and "nothing moved" in again.stdout
+    # A tier that moves and a leader that changes are listed (the figures edited as a later workspace would).
+    moved = json.loads(json.dumps(figures))
+    moved["systems"][0]["tier"], moved["leader"] = 2, "someone-else"
+    assert report.changes(moved, figures)[:2] == [f"Leader: someone-else → {figures['leader']}.",
+                                                  f"{figures['systems'][0]['system']}: tier 2 → "
+                                                  f"{figures['systems'][0]['tier']}."]
+    # Not a report: refused in one line naming the file.
+    assert_refused("report --since a workspace", ["report", "--workspace", ws, "--judge", SXS, "--out",
+                                                  tmp_path / "x.html", "--since", ws],
+                   workspace=ws, must_name=(str(ws),))

@@ -18,6 +18,7 @@ import typer
 from lsqa.cli.common import WorkspaceOption, bounded, checked_output_file, existing_workspace
 from lsqa.errors import InputError
 from lsqa.stats.reports import agreement_table, rank_counts, rank_table
+from lsqa.text import numbers
 from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, TIE_MODELS
 
 # numpy / scipy are imported inside the functions, so that other ``lsqa`` commands start fast.
@@ -28,14 +29,21 @@ from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, TIE_MODELS
 # --------------------------------------------------------------------------------------------
 
 
-def _num(x, fmt="{:.4f}") -> str:
-    return "—" if x is None else fmt.format(x)
+def _num(x, fmt=None) -> str:
+    """A figure in a text table: through the one formatter (``lsqa.text.numbers``: 3 significant
+    digits, never exponent form; ``--json`` keeps full precision); ``fmt`` for whole numbers (tiers)."""
+    if x is None:
+        return "—"
+    return fmt.format(x) if fmt else numbers.figure(x)
 
 
 def _interval(s: Mapping) -> str:
     if not s.get("estimable", True):
         return "not estimable"
-    return "—" if s["ci_low"] is None else f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
+    if s["ci_low"] is None:
+        return "—"
+    return "[" + numbers.interval(s["ci_low"], s["ci_high"], limit=numbers.STRENGTH_LIMIT,
+                                  unbounded="the bootstrap cannot bound it").replace(" – ", ", ") + "]"
 
 
 def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -> str:
@@ -44,15 +52,15 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
     n = len(result["systems"])
     header = ["tier", "system", f"ranks ({level:.0%})", "rank", "beta", "strength", f"{level:.0%} CI of strength"]
     body = [
-        [_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), str(s["rank"]), _num(s["beta"], "{:+.4f}"),
+        [_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), str(s["rank"]), numbers.signed(s["beta"]),
          _num(s["strength"]), _interval(s)]
         for s in result["systems"]
     ]
-    lines = _align([header, *body], right={0, 3, 4, 5})
+    lines = _align([header, *body], right={0, 3, 4, 5, 6})
     lines.append("")
     lines.append(
-        f"{len(result['systems'])} systems, {result['n_comparisons']} comparisons used, "
-        f"{result['n_excluded']} excluded ('none': both answers wrong)"
+        f"{len(result['systems'])} systems, {numbers.count(result['n_comparisons'])} comparisons used, "
+        f"{numbers.count(result['n_excluded'])} excluded ('none': both answers wrong)"
     )
     if note:
         lines.append(note)
@@ -74,7 +82,7 @@ def format_rank_table(result: Mapping, *, level: float = 0.95, note: str = "") -
         wp = result["win_probability"]
         grid = [["", *names]]
         for a in names:
-            grid.append([a, *("" if a == b else f"{wp[a][b]:.3f}" for b in names)])
+            grid.append([a, *("" if a == b else numbers.figure(wp[a][b]) for b in names)])
         lines.extend(_align(grid, right=set(range(1, len(names) + 1))))
     return "\n".join(lines)
 
@@ -94,11 +102,11 @@ def _ranks(s: Mapping, n: int) -> str:
 def format_agreement_table(result: Mapping, rater_a: str, rater_b: str) -> str:
     """A readable summary of :func:`agreement_table`'s result, with the confusion matrix."""
     ci = result["kappa_ci"]
-    ci_text = "" if ci is None else f"  (95% CI {ci[0]:.3f} to {ci[1]:.3f})"
+    ci_text = "" if ci is None else f"  (95% CI {numbers.figure(ci[0])} to {numbers.figure(ci[1])})"
     lines = [
         f"{rater_a} vs {rater_b}: {result['n']} items rated by both",
-        f"agreement      {result['agreement']:.1%}",
-        f"Cohen's kappa  {_num(result['kappa'], '{:.3f}')}{ci_text}",
+        f"agreement      {numbers.percent(result['agreement'])}",
+        f"Cohen's kappa  {_num(result['kappa'])}{ci_text}",
         "",
         f"confusion (rows = {rater_a}, columns = {rater_b}):",
     ]
@@ -298,16 +306,17 @@ def format_style_table(style: Mapping, plain: Mapping, *, level: float = 0.95) -
              _num(before.get(s["system"], {}).get("strength")), str(before.get(s["system"], {}).get("rank", "—"))]
             for s in style["systems"]]
     coef, longer = style["coefficient"], style["longer_wins"]
-    ci = "" if coef["ci_low"] is None else f" [{coef['ci_low']:+.3f}, {coef['ci_high']:+.3f}]"
+    ci = "" if coef["ci_low"] is None else f" [{numbers.signed(coef['ci_low'])}, {numbers.signed(coef['ci_high'])}]"
     lines = [f"Style-controlled ({style['feature']}): d = {style['definition']}", *_align([header, *body], right={0, 3, 5, 6}),
              "",
-             (f"length coefficient: {coef['estimate']:+.3f}{ci} (log-odds per unit of d, fitted on the decisive "
+             (f"length coefficient: {numbers.signed(coef['estimate'])}{ci} (log-odds per unit of d, fitted on the decisive "
               "verdicts; an answer twice as long as the other (d = 1/3) gains a third of it; > 0: longer answers "
               "win by themselves)" if coef["estimate"] is not None
               else "length coefficient: not estimable (no decisive verdict: every decided verdict is a tie)")]
     if longer["n"]:
-        lines.append(f"longer answer won {100 * longer['share']:.1f}% [{100 * longer['ci_low']:.1f}%, "
-                     f"{100 * longer['ci_high']:.1f}%] of {longer['n']} decisive verdicts of answers of different length")
+        lines.append(f"longer answer won {numbers.percent(longer['share'])} [{numbers.percent(longer['ci_low'])}, "
+                     f"{numbers.percent(longer['ci_high'])}] of {numbers.count(longer['n'])} decisive verdicts of answers "
+                     "of different length")
     return "\n".join(lines)
 
 
@@ -343,12 +352,12 @@ def format_corrected(result: Mapping) -> str:
     header = ["tier", "system", "ranks", CORRECTED, f"{result['level']:.0%} CI", f"{JUDGE_ONLY} ranks", JUDGE_ONLY,
               "CI", "n", "n_audited"]
     def interval(a, b) -> str:  # None: not estimable (lsqa.figures.corrected._mark_not_estimable)
-        return "not estimable" if a is None or b is None else f"[{a:.4f}, {b:.4f}]"
+        return "not estimable" if a is None or b is None else f"[{numbers.figure(a)}, {numbers.figure(b)}]"
 
-    body = [[_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), f"{s[value]:.4f}",
+    body = [[_num(s.get("tier"), "{}"), s["system"], _ranks(s, n), numbers.figure(s[value]),
              interval(s["ci_low"], s["ci_high"]),
              _ranks({"rank_low": s.get("judge_only_rank_low"), "rank_high": s.get("judge_only_rank_high")}, n),
-             f"{s[judge_value]:.4f}", interval(s[low], s[high]), str(s["n"]), str(s["n_audited"])]
+             numbers.figure(s[judge_value]), interval(s[low], s[high]), str(s["n"]), str(s["n_audited"])]
             for s in result["systems"]]
     lines = _align([header, *body], right={0, 3, 6, 8, 9})
     lines.append("")
@@ -406,8 +415,8 @@ def accuracy_command(
         typer.echo(json.dumps({"judge": judge, "estimand": "accuracy", "systems": out}, indent=2))
         return
     grid = [["tier", "system", "ranks", "accuracy", "95% CI", "n"]] + [
-        [str(r["tier"]), r["system"], _ranks(r, len(out)), f"{r['estimate']:.4f}",
-         f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]", str(r["n"])] for r in out]
+        [str(r["tier"]), r["system"], _ranks(r, len(out)), numbers.percent(r["estimate"]),
+         f"[{numbers.percent(r['ci_low'])}, {numbers.percent(r['ci_high'])}]", str(r["n"])] for r in out]
     typer.echo("\n".join([*_align(grid, right={0, 3, 5}), "", RANKS_NOTE]))
 
 
@@ -416,7 +425,7 @@ def format_certification(result: Mapping) -> str:
     t = result["thresholds"]
 
     def pct(x) -> str:
-        return "—" if x is None else f"{100 * x:.1f}%"
+        return numbers.percent(x)
 
     def span(r: Mapping) -> str:
         return "—" if r["ci_low"] is None else f"[{pct(r['ci_low'])}, {pct(r['ci_high'])}]"
@@ -485,6 +494,8 @@ def report_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     audit_queue: Optional[str] = typer.Option(None, "--audit-queue", help="random, active or import (default: the "
                                                                           "one with the most audits)."),
+    since: Optional[Path] = typer.Option(None, "--since", help="An earlier report (its HTML file, or the figures JSON "
+                                                               "it embeds): list what moved since."),
 ) -> None:
     """A report a stakeholder can be handed: tiers, certification, bias, switches and provenance in one HTML file."""
     from lsqa.dashboard import report
@@ -496,7 +507,12 @@ def report_command(
     out = Path(out)
     ws = existing_workspace(workspace)
     try:
-        page = report.build(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue)
+        before = report.read_figures(since) if since is not None else None
+    except ValueError as exc:
+        raise InputError(since, str(exc).removeprefix(f"{since}: ").removeprefix(f"{since} ")) from None
+    try:
+        page, _, moved = report.build_with_figures(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue,
+                                                   since=before)
     except ValueError as exc:
         raise InputError(ws, str(exc)) from None
     try:
@@ -505,3 +521,8 @@ def report_command(
         raise InputError(out, f"cannot be written: {exc.strerror or exc}", hint="give a path you can write to") \
             from None
     typer.echo(f"wrote {out} ({len(page.encode('utf-8')):,} bytes): report on {judge}")
+    if before is not None:
+        typer.echo(f"since the report of {before.get('made', 'before')}: "
+                   + (f"{len(moved)} change{'' if len(moved) == 1 else 's'}" if moved else "nothing moved"))
+        for line in moved:
+            typer.echo(f"- {line}")

@@ -60,7 +60,8 @@ def figures(ws: Path, judge: str, *, ranking: dict | None = None, accuracy: list
                         for k, r in enumerate(rows)]
     cert = figures_certification.certify(ws, judge, queue=queue)
     f["certification"] = {"verdict": cert["verdict"], "n_audits": cert["n_audits"],
-                          "audits_needed": cert["audits_needed"]}
+                          "audits_needed": cert["audits_needed"],
+                          "agreement": {k: cert["agreement"].get(k) for k in ("estimate", "ci_low", "ci_high")}}
     with store.connect(ws) as con:
         f["coverage"] = verdicts_store.judge_coverage(con, judge)
     return f

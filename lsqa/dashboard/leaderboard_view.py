@@ -401,7 +401,19 @@ def with_strength_bar(rows: list[dict], result: dict, scale: str, *,
     shown = ["tier", "system", RANKS]
     if strengths:
         shown += [bar["name"], *([] if scale == "linear" else ["strength"]), CI_TEXT, "beta"]
-    return [{**r, bar["name"]: v} for r, v in zip(with_ranks(rows, result), bar["values"])], shown, bar
+    # On the page every number is text from the one formatter (3 significant digits); the CSV keeps
+    # ``with_ranks``' full-precision numbers. The bar keeps a number, rounded the same way.
+    bar["format"] = "compact" if scale == "linear" and (bar["high"] or 0) >= 1000 else "%.3g"
+    return [{**r, bar["name"]: numbers.rounded(v), "strength": numbers.figure(r.get("strength"), missing="not estimable"),
+             "beta": numbers.signed(r.get("beta")) if r.get("beta") is not None else "not estimable"}
+            for r, v in zip(with_ranks(rows, result), bar["values"])], shown, bar
+
+
+def win_text_rows(wins: list[dict]) -> list[dict]:
+    """The win-probability matrix (``page_data.win_rows``) as the page shows it: percentages through
+    the one formatter (the CSV keeps the numbers)."""
+    return [{k: (v if k == "system" else "—" if v is None else numbers.percent(v)) for k, v in r.items()}
+            for r in wins]
 
 
 def accuracy_with_ranks(table: list[dict], rows: list[dict]) -> list[dict]:
@@ -439,8 +451,8 @@ def _coef_text(c: dict) -> str:
     if c is None or c.get("estimate") is None:
         return "no decisive verdicts (A or B)"
     ci = ("no interval: bootstrap rounds set to 0" if c.get("ci_low") is None
-          else f"{c['ci_low']:+.2f} to {c['ci_high']:+.2f}")
-    return f"{c['estimate']:+.2f} ({ci})"
+          else f"{numbers.signed(c['ci_low'])} to {numbers.signed(c['ci_high'])}")
+    return f"{numbers.signed(c['estimate'])} ({ci})"
 
 
 def _share_text(s: dict | None) -> str:
@@ -454,26 +466,46 @@ def style_rows(style: dict, plain: dict) -> list[dict]:
     n = len(style["systems"])
     before = {s["system"]: s for s in plain["systems"]}
     return [{"tier": s.get("tier"), "system": s["system"], RANKS: ranks_text(s.get("rank_low"), s.get("rank_high"), n),
-             "e^β, length controlled": s["strength"], CI_TEXT: ci_text(s),
-             "plain rank": before.get(s["system"], {}).get("rank"), "plain e^β": before.get(s["system"], {}).get("strength")}
+             "e^β, length controlled": numbers.figure(s["strength"], missing="not estimable"), CI_TEXT: ci_text(s),
+             "plain rank": before.get(s["system"], {}).get("rank"),
+             "plain e^β": numbers.figure(before.get(s["system"], {}).get("strength"), missing="not estimable")}
             for s in style["systems"]]
 
 
-def style_summary(style: dict) -> str:
-    """One sentence on how much longer answers win by themselves, in plain words."""
-    c = style["coefficient"]
-    if c["ci_low"] is None:
-        direction = "no interval (bootstrap rounds set to 0)"
-    elif c["ci_low"] > 0:
-        direction = "longer answers win by themselves"
+def length_sentence(c: dict | None, longer: dict | None) -> str:
+    """The marginal share (how often the longer answer won) and the conditional coefficient (what
+    length does once the systems' strengths are taken into account, style control) in one sentence
+    that says why they can point different ways: stronger systems may simply write longer answers."""
+    if not longer or not longer.get("n"):
+        return "No decisive verdict compared answers of different length: the length preference is not measured."
+    share, n = longer["share"], longer["n"]
+    side, won = ("longer", share) if share >= 0.5 else ("shorter", 1 - share)
+    said = (f"The {side} answer won {numbers.percent(won)} of {numbers.count(n)} decisive verdicts of answers of "
+            "different length")
+    if c is None or c.get("estimate") is None:
+        return said + "; the length coefficient cannot be estimated."
+    coef = f"length coefficient {_coef_text(c)}"
+    if c.get("ci_low") is None:
+        return said + f"; with the systems' strengths taken into account, the {coef} (no interval)."
+    if c["ci_low"] > 0:
+        effect, sign = "length by itself helps an answer", "above 0"
     elif c["ci_high"] < 0:
-        direction = "shorter answers win by themselves"
+        effect, sign = "length by itself counts against an answer", "below 0"
     else:
-        direction = "no clear length preference (the interval includes 0)"
-    return (f"Length coefficient {_coef_text(c)}: {direction}. It is the change in log-odds of winning per unit of "
-            f"d among decisive verdicts (ties left out, so they do not shrink it); an answer twice as long as the "
-            f"other has d = 1/3. Longer answer won "
-            f"{_share_text(style['longer_wins'])} decisive verdicts with answers of different length.")
+        effect, sign = "length by itself has no clear effect", "its interval includes 0"
+    agrees = (c["ci_low"] > 0 and side == "longer") or (c["ci_high"] < 0 and side == "shorter")
+    link = (", and more than the systems' strengths explain: " if agrees else
+            ", but that is the systems' doing (the stronger systems write the " + side + " answers): "
+            "once each system's strength is taken into account, ")
+    return said + link + f"{effect} ({coef}, {sign})."
+
+
+def style_summary(style: dict) -> str:
+    """How much longer answers win by themselves, in plain words (:func:`length_sentence`)."""
+    c = style["coefficient"]
+    return (f"Length coefficient {_coef_text(c)}. {length_sentence(c, style['longer_wins'])} The coefficient is the "
+            "change in log-odds of winning per unit of d among decisive verdicts (ties left out, so they do not "
+            "shrink it); an answer twice as long as the other has d = 1/3.")
 
 
 def length_preference_row(pref: dict) -> dict:
@@ -482,9 +514,292 @@ def length_preference_row(pref: dict) -> dict:
     return {"judge": pref["judge"], "verdicts": pref["n"],
             "judge's length coefficient (all verdicts)": _coef_text(pref["all_verdicts"]),
             "longer answer wins (all verdicts)": _share_text((pref["all_verdicts"] or {}).get("longer_wins")),
+            "the two together (all verdicts)": length_sentence(pref["all_verdicts"],
+                                                               (pref["all_verdicts"] or {}).get("longer_wins")),
             "audited verdicts": audited["n"] if audited else 0,
             "judge on audited": _coef_text(audited["judge"]) if audited else "no audits yet",
             "people on audited": _coef_text(audited["people"]) if audited else "no audits yet",
             "longer answer wins: judge / people (audited)":
                 f"{_share_text(audited['judge']['longer_wins'])} / {_share_text(audited['people']['longer_wins'])}"
                 if audited else "no audits yet"}
+
+
+# ------------------------------------------------- the answer in one minute: examples, books, agreement
+# The Leaderboard's reads beyond the ranking, kept together here: the same functions make the
+# Leaderboard's panels and the report's sections, so both say the same.
+
+EXAMPLES_MAX = 5
+EXAMPLE_CHARS = 160
+
+
+def shorten(text: str | None, limit: int = EXAMPLE_CHARS) -> str:
+    """An answer or question cut on a word boundary to about ``limit`` characters, with "…"."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text or "(no answer stored)"
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+def top_pair(figures: dict) -> tuple[str, str] | None:
+    """The overall leader and the next system of the headline's figures (``headline.figures``)."""
+    pair = figures.get("leader_vs_next")
+    if pair:
+        return pair["upper"], pair["lower"]
+    systems = figures.get("systems") or []
+    return (systems[0]["system"], systems[1]["system"]) if len(systems) > 1 else None
+
+
+def _said(label: str | None, a: str, b: str) -> str:
+    return {"A": f"{a}'s answer is better", "B": f"{b}'s answer is better", "tie": "the two are as good",
+            "none": "neither answer is right"}.get(label or "", "no label")
+
+
+def _candidate_pairs(figures: dict) -> list[tuple[str, str]]:
+    """The leader and the next system first, then the other pairs among the top three, upper first."""
+    first = top_pair(figures)
+    if first is None:
+        return []
+    top = [s["system"] for s in figures["systems"][:3]]
+    rest = [(top[i], top[j]) for i in range(len(top)) for j in range(i + 1, len(top)) if (top[i], top[j]) != first]
+    return [first, *rest]
+
+
+def examples(ws: Path, judge: str, figures: dict, *, limit: int = EXAMPLES_MAX) -> list[dict]:
+    """The questions on which the top systems' answers were judged most differently: first where
+    people overrode the judge, then (side by side) where the judge contradicted itself across the
+    two orders, then where the lower system of the overall order won, then where the upper one won
+    (ties and "neither" are not differences); a yes/no judge's, where one answer was accepted and the
+    other not (overrides first). The leader against the next system first; when that pair gives fewer
+    than ``limit``, the other pairs of the top three. One per question and pair; each with the two
+    systems, the question, both answers shortened, the verdict in words and the Audit page's link."""
+    from lsqa import store
+    from lsqa.store import leaderboard as lb_store
+
+    picked: list[tuple[float, int, dict]] = []
+    with store.connect(ws) as con:
+        read = {pair: lb_store.pair_verdicts(con, judge, *pair) for pair in _candidate_pairs(figures)}
+    for order, ((upper, lower), rows) in enumerate(read.items()):
+        if len(picked) >= limit:
+            break
+        for rank, e in (_binary_examples(rows, judge, upper, lower) if figures.get("family") == BINARY
+                        else _pairwise_examples(rows, judge, upper, lower)):
+            picked.append((rank, order, {"upper_system": upper, "lower_system": lower, **e}))
+    picked.sort(key=lambda x: (-x[0], x[1]))  # stable: question order within a kind
+    return [p for _, _, p in picked[:limit]]
+
+
+def _binary_examples(rows: list[dict], judge: str, upper: str, lower: str):
+    for r in rows:
+        if not (r["upper_accepted"] != r["lower_accepted"] or r["overridden"]):
+            continue
+        verdict = (f"accepted {upper}'s answer, not {lower}'s" if r["upper_accepted"] and not r["lower_accepted"]
+                   else f"accepted {lower}'s answer, not {upper}'s" if r["lower_accepted"] and not r["upper_accepted"]
+                   else "accepted both" if r["upper_accepted"] else "accepted neither")
+        people = ""
+        if r["overridden"]:
+            people = "people: accepted " + (" and ".join(s for s, ok in ((upper, r["upper_by_people"]),
+                                                                         (lower, r["lower_by_people"])) if ok)
+                                            or "neither")
+        yield (3 if r["overridden"] else 1), {
+            "question": r["question"], "book": r["book"], "upper": shorten(r["answer_upper"]),
+            "lower": shorten(r["answer_lower"]), "verdict": f"{judge}: {verdict}", "people": people,
+            "why": "people overrode the judge" if r["overridden"] else "one answer accepted, the other not",
+            "judgment_id": r["id"], "link": audit_link(r["id"])}
+
+
+def _pairwise_examples(rows: list[dict], judge: str, upper: str, lower: str):
+    by_question: dict[str, list[dict]] = {}
+    for r in rows:
+        by_question.setdefault(r["question_id"], []).append(r)
+    for verdicts in by_question.values():
+        def winner(r, label):
+            return {"A": r["system_a"], "B": r["system_b"]}.get(label or "")
+        overridden = [r for r in verdicts if r["human_label"] is not None and r["human_label"] != r["label"]]
+        winners = {winner(r, r["label"]) for r in verdicts}
+        first = overridden[0] if overridden else verdicts[0]
+        if overridden:
+            rank, why = 3, "people overrode the judge"
+        elif len(verdicts) > 1 and len(winners) > 1:
+            rank, why = 2, "the judge contradicted itself across the two orders"
+        elif winners == {lower}:
+            rank, why = 1, f"{lower} won, against the overall order"
+        elif winners == {upper}:
+            rank, why = 0.5, f"{upper} won"
+        else:
+            continue
+        a, b = first["system_a"], first["system_b"]
+        answers = {a: first["answer_a"], b: first["answer_b"]}
+        said = "; ".join(f"{'shown ' + r['shown_order'] + ': ' if len(verdicts) > 1 else ''}"
+                         f"{_said(r['label'], a, b)}" for r in verdicts)
+        people = f"people: {_said(first['human_label'], a, b)}" if overridden else ""
+        yield rank, {"question": first["question"], "book": first["book"], "upper": shorten(answers[upper]),
+                     "lower": shorten(answers[lower]), "verdict": f"{judge}: {said}", "people": people, "why": why,
+                     "judgment_id": first["id"], "link": audit_link(first["id"])}
+
+
+EXAMPLES_HELP = ("Questions on which the top systems' answers were judged most differently: first where people "
+                 "overrode the judge, then where the judge contradicted itself across the two orders, then where the "
+                 "lower system of the overall order won (a yes/no judge: one answer accepted, the other not); the "
+                 "leader against the next system first, then the other pairs of the top three. Each opens its "
+                 "verdict on the Audit page.")
+
+
+def example_rows(found: list[dict]) -> list[dict]:
+    """:func:`examples` as table rows, each answer after its system's name."""
+    return [{"question": e["question"], "book": e["book"],
+             "higher system's answer": f"{e['upper_system']}: {e['upper']}",
+             "lower system's answer": f"{e['lower_system']}: {e['lower']}",
+             "verdict": e["verdict"] + (f" ({e['people']})" if e["people"] else ""),
+             "why shown": e["why"], "on Audit": e["link"]} for e in found]
+
+
+def example_markdown(found: list[dict]) -> str:
+    """:func:`examples` as Markdown (the Leaderboard), each question linked to its item on Audit."""
+    lines = []
+    for e in found:
+        lines.append(f"- [{md(shorten(e['question'], 200))}]({e['link']}) ({md(e['book'])}) — {md(e['why'])}  \n"
+                     f"  {md(e['upper_system'])}: “{md(e['upper'])}”  \n  {md(e['lower_system'])}: “{md(e['lower'])}”  \n"
+                     f"  {md(e['verdict'])}" + (f"; {md(e['people'])}" if e["people"] else ""))
+    return "\n".join(lines)
+
+
+def book_consistency(ws: Path, judge: str, figures: dict) -> dict | None:
+    """Per book, its order beside the overall one, whether the overall top pair holds there, and how
+    often it would hold on a new book (``lsqa.stats.book_consistency``); None with fewer than two
+    systems. ``rows`` (one per book), ``statement`` (the sentence), ``figures`` (JSON-ready)."""
+    import numpy as np
+
+    from lsqa import store
+    from lsqa.stats import book_consistency as bc
+    from lsqa.store import leaderboard as lb_store
+
+    pair = top_pair(figures)
+    if pair is None:
+        return None
+    systems = [s["system"] for s in figures["systems"]]
+    index = {s: k for k, s in enumerate(systems)}
+    upper, lower = index[pair[0]], index[pair[1]]
+    with store.connect(ws) as con:
+        books = lb_store.books(con, judge)
+        book_index = {b["document_id"]: k for k, b in enumerate(books)}
+        binary = figures.get("family") == BINARY
+        counts = lb_store.binary_by_book(con, judge) if binary else lb_store.pairwise_by_book(con, judge)
+    if not books:
+        return None
+    n_books, n_sys = len(books), len(systems)
+    if binary:
+        accepted, judged = np.zeros((n_books, n_sys)), np.zeros((n_books, n_sys))
+        for r in counts:
+            if r["system"] in index:
+                accepted[book_index[r["document_id"]], index[r["system"]]] += r["accepted"]
+                judged[book_index[r["document_id"]], index[r["system"]]] += r["n"]
+        result = bc.accuracy(accepted, judged, upper, lower)
+        unit = "answers judged (the fewer of the two)"
+    else:
+        wins = np.zeros((n_books, n_sys, n_sys))
+        for r in counts:
+            a, b = index.get(r["system_a"]), index.get(r["system_b"])
+            if a is None or b is None or a == b:
+                continue
+            k = book_index[r["document_id"]]
+            share = {"A": (1.0, 0.0), "B": (0.0, 1.0), "tie": (0.5, 0.5)}.get(r["label"], (0.0, 0.0))
+            wins[k, a, b] += share[0] * r["n"]
+            wins[k, b, a] += share[1] * r["n"]
+        result = bc.pairwise(wins, upper, lower)
+        unit = "verdicts on the pair"
+    overall = " > ".join(systems)
+    rows = []
+    for k, b in enumerate(books):
+        order = " > ".join(systems[s] for s in result.order[k]) or "no verdicts"
+        if not result.enough[k]:
+            holds = f"too few verdicts ({numbers.count(int(result.pair_n[k]))}; {bc.MIN_VERDICTS} needed)"
+        else:
+            holds = "yes" if result.holds[k] else ("even" if result.upper_score[k] == result.lower_score[k] else "no")
+        rows.append({"book": b["title"], "order in this book": order, "same as overall": "yes" if order == overall
+                     else "no", f"{pair[0]} above {pair[1]}": holds, unit: int(result.pair_n[k])})
+    statement = consistency_statement(pair, result, n_books)
+    return {"rows": rows, "overall": overall, "statement": statement, "pair": pair,
+            "figures": {"books": n_books, "books_with_enough": result.n_books, "books_holding": result.n_hold,
+                        "predictive": result.predictive, "ci_low": result.ci_low, "ci_high": result.ci_high,
+                        "leave_one_out": result.loo, "min_verdicts": bc.MIN_VERDICTS}}
+
+
+def consistency_statement(pair: tuple[str, str], result, n_books: int) -> str:
+    """The per-book sentence: how many books agree with the overall top pair, and the prediction."""
+    from lsqa.stats import book_consistency as bc
+
+    upper, lower = pair
+    few = n_books - result.n_books
+    counted = result.enough
+    even = int((counted & (result.upper_score == result.lower_score)).sum())
+    below = result.n_books - result.n_hold - even
+    text = (f"{upper} is above {lower} in {numbers.count(result.n_hold)} of the {numbers.count(result.n_books)} "
+            f"book{'' if result.n_books == 1 else 's'} with at least {bc.MIN_VERDICTS} verdicts on the two "
+            f"(even in {numbers.count(even)}, below in {numbers.count(below)})")
+    text += (f" ({numbers.count(few)} more book{'' if few == 1 else 's'} with too few verdicts not counted)." if few
+             else ".")
+    if result.predictive is None:
+        return text + (f" Too few books to say how often the order would hold on a new book (at least "
+                       f"{bc.MIN_BOOKS} with enough verdicts are needed).")
+    return text + (f" On a new book like these, {upper} would come out above {lower} with probability "
+                   f"{numbers.percent(result.predictive)} (share of such books: 95% interval "
+                   f"{numbers.interval(result.ci_low, result.ci_high, scale=100, suffix='%')}; beta-binomial, "
+                   f"Jeffreys prior); an order learnt from the other books held on "
+                   f"{numbers.percent(result.loo)} of the books each left out in turn.")
+
+
+CONSISTENCY_HELP = ("Each book's order: the systems by their share of that book's verdicts won (a tie half a win; "
+                    "yes/no judges: accuracy). A new book's chance: the beta-binomial predictive rate over the books "
+                    "with enough verdicts, and leave one book out (docs/statistics.md, “Does the order hold book by "
+                    "book?”).")
+
+
+def agreement_basis(ws: Path, judge: str, cert: dict | None = None) -> dict:
+    """The one agreement figure the report and the Leaderboard lead with: the judge's agreement with
+    people on its random audits (the certification's basis, ``certification.certify``, or ``cert``: its
+    result, or the headline's ``certification`` figures, which hold its agreement), and the other
+    agreement figures labelled with what they count, with the sentence on why they differ.
+    ``rows`` (figure, value, what it counts), ``text`` (the sentence a page shows)."""
+    from lsqa.errors import NoVerdicts
+    from lsqa.figures import analysis, certification
+
+    cert = cert or certification.certify(ws, judge)
+    a = cert["agreement"]
+    n = cert["n_audits"]
+    head = (f"{numbers.percent(a['estimate'])} (95% interval "
+            f"{numbers.interval(a['ci_low'], a['ci_high'], scale=100, suffix='%')}) on "
+            f"{numbers.count(n)} random audit{'' if n == 1 else 's'}" if n and a.get("estimate") is not None
+            else "no random audits yet")
+    rows = [{"figure": "agreement with people (the headline figure)", "value": head,
+             "what it counts": "random audits only: verdicts drawn at random (random or active queue), the basis of "
+                               "the certification"}]
+    try:
+        every = analysis.agreement(ws, judge, f"human@{judge}", bootstrap=0)
+        value = f"{numbers.percent(every['agreement'])} on {numbers.count(every['n'])} verdicts"
+    except NoVerdicts:
+        every, value = None, "no reviewed verdicts"
+    rows.append({"figure": "agreement on every reviewed verdict (Agreement page)", "value": value,
+                 "what it counts": "all reviewed verdicts, including the ones the priority queue chose because the "
+                                   "judge looked wrong"})
+    if every is None:
+        other = "No verdict of this judge was reviewed."
+    elif every["n"] == n:
+        other = "Every reviewed verdict of this judge is a random audit, so there is no second figure."
+    else:
+        other = (f"On every reviewed verdict it is {value} (Agreement page): those include the verdicts the priority "
+                 "queue chose because the judge looked wrong, so they are not a fair sample of the study; only random "
+                 "audits estimate how often the judge agrees with people on all its verdicts.")
+    text = f"Agreement with people: {head} (the certification's basis). {other}"
+    return {"rows": rows, "text": text, "headline": {"estimate": a.get("estimate"), "ci_low": a.get("ci_low"),
+                                                      "ci_high": a.get("ci_high"), "n_audits": n},
+            "all_reviewed": None if every is None else {"estimate": every["agreement"], "n": every["n"]}}
+
+
+def one_minute(ws: Path, said: dict[str, dict]) -> dict[str, dict]:
+    """Judge → what the Leaderboard shows under the headline (``headline.for_board``'s ``said``): the
+    agreement figure with its basis (:func:`agreement_basis`), the examples (:func:`examples`) and the
+    per-book consistency (:func:`book_consistency`), the same as the report's."""
+    return {judge: {"agreement": agreement_basis(ws, judge, s["figures"]["certification"]),
+                    "examples": examples(ws, judge, s["figures"]),
+                    "books": book_consistency(ws, judge, s["figures"])} for judge, s in said.items()}

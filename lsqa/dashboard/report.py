@@ -30,7 +30,7 @@ from lsqa import store
 from lsqa.dashboard import headline
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
-from lsqa.figures import analysis
+from lsqa.figures import analysis, certification
 from lsqa.figures import corrected
 from lsqa.dashboard import corrected_view
 from lsqa.dashboard import certification_view
@@ -248,7 +248,8 @@ def _length(ws: Path, judge: str, binary: bool, bootstrap: int, seed: int) -> st
         else:
             compared = (f"On the {audited['n']} verdicts people audited, the judge's and the people's length "
                         "preferences cannot be told apart (the two intervals overlap).")
-    return (table(rows) + _p(compared)
+    said = lv.length_sentence(pref["all_verdicts"], (pref["all_verdicts"] or {}).get("longer_wins"))
+    return (_p(f"All verdicts of the judge: {said}") + table(rows) + _p(compared)
             + _p("Length coefficient: from the Bradley-Terry fit with the answers' length difference beside the "
                  "systems (style control, LMArena's method), fitted on the decisive verdicts so that a judge's ties do not "
                  "shrink it: above 0, the longer answer wins more often than its "
@@ -479,6 +480,17 @@ def _provenance(ws: Path, when: datetime) -> str:
     return html
 
 
+def _examples_table(found: list[dict]) -> str:
+    """The examples as a table whose last cell links each to its verdict on the Audit page (relative to
+    the dashboard's address, as the Leaderboard's links are; the verdict's id is in the link only)."""
+    rows = lv.example_rows(found)
+    columns = [c for c in rows[0] if c != "on Audit"]
+    head = "".join(f"<th>{escape(c)}</th>" for c in [*columns, "on Audit"])
+    body = "".join("<tr>" + "".join(f"<td>{escape(_cell(r[c]))}</td>" for c in columns)
+                   + f'<td><a href="{escape(r["on Audit"])}">open on Audit</a></td></tr>' for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def _glossary() -> str:
     return "<dl>" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in GLOSSARY.items()) + "</dl>"
 
@@ -496,8 +508,16 @@ def judge_family(ws: Path, judge: str) -> str:
 
 
 def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: str | None = None,
-          when: datetime | None = None) -> str:
-    """The report on ``judge`` as one HTML page (module docstring). ValueError for an unknown judge."""
+          when: datetime | None = None, since: dict | None = None) -> str:
+    """The report on ``judge`` as one HTML page (module docstring). ValueError for an unknown judge.
+    ``since``: an earlier report's figures (:func:`read_figures`); the page then lists what moved."""
+    return build_with_figures(ws, judge, bootstrap=bootstrap, seed=seed, queue=queue, when=when, since=since)[0]
+
+
+def build_with_figures(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: str | None = None,
+                       when: datetime | None = None, since: dict | None = None) -> tuple[str, dict, list[str]]:
+    """:func:`build`'s page, the figures it embeds (:data:`FIGURES_ID`) and, with ``since``, what moved
+    (:func:`changes`; empty without)."""
     when = when or lv.now_utc()
     binary = judge_family(ws, judge) == BINARY
     if binary:
@@ -506,13 +526,31 @@ def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: 
         ranking_html, base = _ranking_pairwise(ws, judge, bootstrap, seed)
     said = headline.for_judge(ws, judge, queue=queue, **({"accuracy": base} if binary else {"ranking": base}))
     ranking_html += _p(headline.basis_text(said["figures"]), "note")
-    cert_html, _ = _certification(ws, judge, queue)
+    cert_html, panel = _certification(ws, judge, queue)
+    basis = lv.agreement_basis(ws, judge, certification.certify(ws, judge, queue=queue))
+    cert_html += ("<h3>One agreement figure, and the others</h3>" + f'<p id="agreement-basis">{escape(basis["text"])}</p>'
+                  + table(basis["rows"], ["figure", "value", "what it counts"]))
     corrected_html, corrected = _corrected(ws, judge, binary, queue)
+    found = lv.examples(ws, judge, said["figures"])
+    examples_html = (_examples_table(found) + _p(lv.EXAMPLES_HELP + " The links open on the dashboard "
+                                                        "(the Audit page, /audit?item=…).", "note")
+                     if found else _p("No question on which the top systems' answers were judged differently.",
+                                      "note"))
+    books = lv.book_consistency(ws, judge, said["figures"])
+    books_html = (_p(books["statement"]) + _p(f"Overall order: {books['overall']}.", "note") + table(books["rows"])
+                  + _p(lv.CONSISTENCY_HELP, "note") if books else _p("Fewer than two systems: no order.", "note"))
+    figures = report_figures(judge, when, said["figures"], basis, corrected, books)
+    moved = changes(since, figures) if since is not None else []
     kind = "accuracy of each system (yes/no judge)" if binary else "ranking of the systems (side-by-side judge)"
     sections = [
         ("headline", "The answer in one paragraph", f'<p class="verdict" id="headline-text">{escape(said["text"])}</p>'
          + _p("Every figure here is shown again, with its basis, in the sections below.", "note")),
+        *([("changes", f"What changed since the report of {since.get('made', 'before')}",
+            _items(moved) if moved else _p("Nothing moved: the same tiers, certification, audits and thresholds."))]
+          if since is not None else []),
         ("tiers", f"Tiers and {kind}", ranking_html),
+        ("examples", "Examples: where the top systems were judged most differently", examples_html),
+        ("books", "Book by book: does the order hold?", books_html),
         ("certification", "Can this judge replace the annotators?", cert_html),
         (CORRECTED, "Corrected by the audits", corrected_html),
         ("bias", "Bias panel: the order the answers were shown in", _bias(ws, judge, binary)),
@@ -526,7 +564,110 @@ def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: 
     ]
     body = "".join(f'<section id="{sid}"><h2>{escape(title)}</h2>{html}</section>' for sid, title, html in sections)
     title = f"lsqa report: {judge}"
-    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    # The figures as JSON for the next report's --since: a data block, never run (type application/json;
+    # the page's CSP forbids every script anyway). "<" is written \u003c so no text can close the block.
+    data = json.dumps(figures, sort_keys=True, default=str).replace("<", "\\u003c")
+    page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{escape(title)}</h1>{_p(f'Judge {judge}, made {lv.stamp(when)}.', 'note')}{body}</body></html>")
+            f"<h1>{escape(title)}</h1>{_p(f'Judge {judge}, made {lv.stamp(when)}.', 'note')}{body}"
+            f'<script type="application/json" id="{FIGURES_ID}">{data}</script></body></html>')
+    return page, figures, moved
+
+
+# ------------------------------------------------------------------------------ what changed since
+
+FIGURES_ID = "lsqa-figures"
+FIGURES_VERSION = 1
+
+
+def report_figures(judge: str, when: datetime, said: dict, basis: dict, corrected: dict | None,
+                   books: dict | None) -> dict:
+    """The figures a report embeds (JSON, full precision) so that the next one can say what moved."""
+    pair = said.get("leader_vs_next") or {}
+    return {"version": FIGURES_VERSION, "judge": judge, "made": lv.stamp(when), "family": said["family"],
+            "systems": [{"system": s["system"], "tier": s["tier"], "rank": s["rank"]} for s in said["systems"]],
+            "leader": said["systems"][0]["system"] if said["systems"] else None,
+            "leader_vs_next": {k: pair.get(k) for k in ("upper", "lower", "estimate", "ci_low", "ci_high",
+                                                          "separated")} if pair else None,
+            "certification": said["certification"], "agreement": basis["headline"],
+            "agreement_all_reviewed": basis["all_reviewed"],
+            "corrected_audits": None if corrected is None else corrected["n_usable_audits"],
+            "coverage": said["coverage"], "books": None if books is None else books["figures"]}
+
+
+def read_figures(path: Path | str) -> dict:
+    """The figures an earlier report embeds, from its HTML file or from that JSON saved on its own;
+    ValueError naming the file when it holds none."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot be read ({exc}); give an earlier report's HTML file") from None
+    match = re.search(rf'<script type="application/json" id="{FIGURES_ID}">(.*?)</script>', text, flags=re.S)
+    try:
+        figures = json.loads(match.group(1) if match else text)
+    except json.JSONDecodeError:
+        figures = None
+    if not isinstance(figures, dict) or figures.get("version") != FIGURES_VERSION or "systems" not in figures:
+        raise ValueError(f"{path} holds no report figures; give an HTML file `lsqa report` wrote (or its "
+                         f"{FIGURES_ID} JSON)")
+    return figures
+
+
+def _crossed(before: float | None, after: float | None, threshold: float) -> bool:
+    return before is not None and after is not None and (before >= threshold) != (after >= threshold)
+
+
+def changes(before: dict, after: dict) -> list[str]:
+    """What moved between two reports' figures (:func:`report_figures`), one line each: the leader,
+    systems that changed tier (or came or went), the certification's verdict, audits added, and
+    numbers that crossed a threshold (P(leader beats next) 50%, the leader and next system's rank
+    intervals apart or not, agreement with people the certification's 90%, the corrected intervals'
+    30 audits, the chance the order holds on a new book 50%). Nothing else is listed."""
+    from lsqa.stats.certification import Thresholds
+    from lsqa.stats.corrected import FEW_AUDITS
+
+    out = []
+    if before.get("judge") != after.get("judge"):
+        out.append(f"Judge: {before.get('judge')} → {after.get('judge')} (the two reports are on different judges).")
+    if before.get("leader") != after.get("leader"):
+        out.append(f"Leader: {before.get('leader')} → {after.get('leader')}.")
+    old = {s["system"]: s for s in before["systems"]}
+    new = {s["system"]: s for s in after["systems"]}
+    for name in new:
+        if name not in old:
+            out.append(f"{name}: new (tier {new[name]['tier']}).")
+        elif old[name]["tier"] != new[name]["tier"]:
+            out.append(f"{name}: tier {old[name]['tier']} → {new[name]['tier']}.")
+    out += [f"{name}: no longer ranked." for name in old if name not in new]
+    c0, c1 = before["certification"], after["certification"]
+    if c0["verdict"] != c1["verdict"]:
+        out.append(f"Certification: {c0['verdict']} → {c1['verdict']}.")
+    if c0["n_audits"] != c1["n_audits"]:
+        diff = c1["n_audits"] - c0["n_audits"]
+        out.append(f"Random audits: {numbers.count(c0['n_audits'])} → {numbers.count(c1['n_audits'])} "
+                   f"({'+' if diff > 0 else '−'}{numbers.count(abs(diff))}).")
+    p0, p1 = before.get("leader_vs_next") or {}, after.get("leader_vs_next") or {}
+    if p0 and p1 and (p0["upper"], p0["lower"]) == (p1["upper"], p1["lower"]):
+        if _crossed(p0["estimate"], p1["estimate"], 0.5):
+            out.append(f"P({p1['upper']} beats {p1['lower']}) crossed 50%: {numbers.percent(p0['estimate'])} → "
+                       f"{numbers.percent(p1['estimate'])}.")
+        if p0["separated"] is not None and p1["separated"] is not None and p0["separated"] != p1["separated"]:
+            out.append(f"{p1['upper']} and {p1['lower']}: rank intervals "
+                       f"{'now apart' if p1['separated'] else 'now overlap'}.")
+    a0, a1 = before["agreement"]["estimate"], after["agreement"]["estimate"]
+    line = Thresholds().min_agreement
+    if _crossed(a0, a1, line):
+        out.append(f"Agreement with people (random audits) crossed {numbers.percent(line)}: {numbers.percent(a0)} → "
+                   f"{numbers.percent(a1)}.")
+    n0, n1 = before.get("corrected_audits"), after.get("corrected_audits")
+    if _crossed(n0, n1, FEW_AUDITS):
+        out.append(f"Corrected by the audits: {numbers.count(n0)} → {numbers.count(n1)} audits, "
+                   + (f"enough for its intervals ({FEW_AUDITS} needed)." if n1 >= FEW_AUDITS
+                      else f"too few for its intervals again ({FEW_AUDITS} needed)."))
+    b0, b1 = before.get("books") or {}, after.get("books") or {}
+    if _crossed(b0.get("predictive"), b1.get("predictive"), 0.5):
+        out.append(f"Chance the order holds on a new book crossed 50%: {numbers.percent(b0['predictive'])} → "
+                   f"{numbers.percent(b1['predictive'])}.")
+    return out

@@ -89,3 +89,15 @@ def interval(low: float | None, high: float | None, *, limit: float | None = Non
     if limit is not None and (high > limit or (low > 0 and low < 1 / limit) or low <= 0 < high):
         return f"unbounded: {unbounded}"
     return f"{figure(scale * low)}{suffix} – {figure(scale * high)}{suffix}"
+
+
+def rounded(x: float | None, digits: int = DIGITS) -> float | None:
+    """``x`` rounded to ``digits`` significant digits as a number (for a table column a widget formats
+    itself, such as a bar's label): what :func:`figure` prints, kept numeric; magnitudes below
+    ``SMALLEST`` become 0, None and non-finite values None."""
+    if x is None or not math.isfinite(float(x)):
+        return None
+    x = float(x)
+    if abs(x) < SMALLEST:
+        return 0.0
+    return round(x, digits - 1 - math.floor(math.log10(abs(x))))
