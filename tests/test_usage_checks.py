@@ -100,15 +100,35 @@ NOT_A_NUMBER = {"prompt_tokens": "many", "completion_tokens": [1], "total_tokens
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("what", [*BAD_USAGE, pytest.param("not a number", marks=pytest.mark.xfail(
-    strict=True, reason="known gap: litellm raises InternalServerError('Invalid response object') on the provider's "
-                        "200 answer; lsqa classifies it 'server', retries it (each retry a charged call) and records "
-                        "the call failed at $0 instead of its worst case"))])
+@pytest.mark.parametrize("what", list(BAD_USAGE))
 def test_online_calls_with_impossible_usage_count_at_their_worst_case(nqa_workspace, llm_server, tmp_path,  # noqa: F811
                                                                       what):
-    # "not a number": litellm itself refuses to build the response's usage from it; the call still
-    # happened (the provider may charge it) and counts at its worst case.
-    _check_run(nqa_workspace, llm_server, tmp_path, "online", NOT_A_NUMBER if what == "not a number" else BAD_USAGE[what])
+    _check_run(nqa_workspace, llm_server, tmp_path, "online", BAD_USAGE[what])
+
+
+@pytest.mark.slow
+def test_online_usage_that_is_not_a_number_is_charged_at_the_worst_case_and_never_retried(
+        nqa_workspace, llm_server, tmp_path):  # noqa: F811
+    """litellm refuses to build a response whose usage is not numbers: the provider answered (and may
+    bill it) but the answer cannot be read. Each call fails, is sent once (a retry would be a second bill
+    nobody reserved) and counts at its worst case in the summary, the run's row and the ledger."""
+    llm_server.script(reply="Tom Kitten is a cat.", usage_block=NOT_A_NUMBER)
+    bound = _per_call_bound(nqa_workspace, _study(tmp_path, llm_server.api_base, mode="online"))
+    budget = round(bound * 4.5, 8)
+    path = _study(tmp_path, llm_server.api_base, mode="online", extra=f"max_cost_usd = {budget}")
+    r = runner.invoke(app, ["run", path, "--workspace", str(nqa_workspace), "--json"])
+    assert r.exit_code == 3, r.output                     # four worst cases fit, the fifth does not
+    summary = json.loads(r.stdout)
+    failed = summary["calls_failed"]
+    assert summary["calls_made"] == 0 and failed == summary["suspect_usage"] == 4, summary
+    assert len(llm_server.requests) == failed              # never retried
+    with store.connect(nqa_workspace) as con:
+        rows = con.execute("SELECT cost_usd, usage_note, error_kind FROM llm_calls WHERE status = 'error'").fetchall()
+    assert len(rows) == failed
+    assert all(cost >= bound * 0.9 and "worst case" in note and kind == "bad_usage" for cost, note, kind in rows)
+    recorded = _recorded(nqa_workspace)
+    assert failed * bound * 0.9 <= recorded <= budget + 1e-12
+    assert recorded <= _ledger(nqa_workspace, path) <= budget + 1e-12
 
 
 @pytest.mark.slow

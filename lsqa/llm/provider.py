@@ -60,6 +60,7 @@ KIND_TEXT = {
     "not_found": "model or endpoint not found",
     "context_window": "prompt longer than the model's context window",
     "content_policy": "refused by the provider's content policy",
+    "bad_usage": "the provider answered with usage that is not a number (litellm cannot read the answer)",
     "provider": "provider error",
 }
 
@@ -67,6 +68,11 @@ KIND_TEXT = {
 _MISSING_KEY = re.compile(r"(?i)missing (?:\w+ )?(?:credentials|api[ _]?key)|no api[ _]?key|api[ _]?key (?:is )?not (?:found|set)")
 _NO_CONNECTION = re.compile(r"(?i)connection error|connection refused|cannot connect|name or service not known|"
                             r"nodename nor servname|temporary failure in name resolution|connect call failed")
+
+
+# litellm refuses to build a response whose usage block is not numbers: the provider answered (and may
+# bill the call), but neither the answer nor its usage can be read through litellm.
+_UNREADABLE_USAGE = re.compile(r"(?is)invalid response object.*validation errors? for Usage")
 
 
 def classify(exc: BaseException) -> tuple[str, int | None, float | None]:
@@ -101,7 +107,9 @@ def classify(exc: BaseException) -> tuple[str, int | None, float | None]:
         kind = "not_found"
     elif isinstance(exc, (ll.BadRequestError, ll.UnprocessableEntityError)):
         kind = "bad_request"
-    elif "invalid response" in message or "no 'choices'" in message or "JSONDecodeError" in message:
+    elif _UNREADABLE_USAGE.search(message):
+        kind = "bad_usage"
+    elif "invalid response" in message.lower() or "no 'choices'" in message or "JSONDecodeError" in message:
         kind = "bad_response"
     elif isinstance(exc, (ll.InternalServerError, ll.ServiceUnavailableError)):
         kind = "server"

@@ -72,7 +72,7 @@ async def _call(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy, bud
                 marks: "_SentMarks | None" = None) -> LLMResult:
     result = await _attempts(job, semaphore, retry, marks)
     if budget is not None and result.error_kind != "budget":
-        budget.settle(job.reserved_usd, result.cost_usd if result.ok else 0.0, job.bound_usd)
+        budget.settle(job.reserved_usd, result.cost_usd if result.ok or result.usage_note else 0.0, job.bound_usd)
     return result
 
 
@@ -114,10 +114,13 @@ async def _attempts(job: _Job, semaphore: asyncio.Semaphore, retry: RetryPolicy,
             if kind in RETRYABLE and attempts < retry.max_attempts:
                 await asyncio.sleep(retry.delay(attempts, retry_after))
                 continue
+            cost, note = (_worst_if_suspect(job, None, "usage not a number, answer unreadable")
+                          if kind == "bad_usage" else (None, ""))
             return LLMResult(
                 text=None, status="error", error_kind=kind,
                 error_message=error_text(req.model, kind, status, exc, attempts),
                 latency_s=time.monotonic() - started, cache_key=job.key, model=req.model, attempts=attempts,
+                cost_usd=cost, usage_note=note,
             )
         choice = response.choices[0] if getattr(response, "choices", None) else None
         text = getattr(getattr(choice, "message", None), "content", None)
@@ -547,13 +550,15 @@ def _save(workspace: Path, rows: list[dict], run_id: int | None) -> None:
         _claims.renew_in(con)
         if run_id is not None:
             made = [r for r in rows if r["status"] == "ok"]
-            known = [r["cost_usd"] for r in made if r["cost_usd"] is not None]
+            # Charged: the answered calls, and the failed ones the provider answered (usage_note says so).
+            charged = [r for r in rows if r["status"] == "ok" or r["usage_note"]]
+            known = [r["cost_usd"] for r in charged if r["cost_usd"] is not None]
             llm_calls.add_to_run(
                 con, run_id, made=len(made), failed=len(rows) - len(made),
                 prompt_tokens=sum(r["prompt_tokens"] or 0 for r in made),
                 completion_tokens=sum(r["completion_tokens"] or 0 for r in made),
                 cached_prompt_tokens=sum(r["cached_prompt_tokens"] or 0 for r in made),
-                cost_usd=sum(known) if known else None, cost_unknown=len(made) - len(known),
+                cost_usd=sum(known) if known else None, cost_unknown=len(charged) - len(known),
             )
 
 

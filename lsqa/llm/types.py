@@ -44,6 +44,7 @@ class LLMRequest:
 class LLMResult:
     """The outcome of one request. ``status`` is ``ok`` or ``error``; on error ``text`` is None,
     ``error_kind`` one of ``rate_limit``, ``timeout``, ``connection``, ``server``, ``bad_response``,
+    ``bad_usage`` (answered with usage that is not a number: unreadable, charged at its worst case),
     ``auth``, ``bad_request``, ``not_found``, ``context_window``, ``content_policy``, ``provider``,
     or, for a call not sent, ``budget`` (it could pass the budget) or ``in_batch`` (an unfinished
     provider batch holds it); ``error_message`` names the model and the cause.

@@ -82,14 +82,25 @@ class StageSummary:
                 self.calls_failed += 1
                 if len(self.errors) < 200:
                     self.errors.append(r.error_message or r.error_kind)
+                if r.usage_note:  # answered but unreadable: charged at its worst case
+                    self._suspect(r)
             else:
                 self.calls_made += 1
                 self.cached_prompt_tokens += r.cached_prompt_tokens or 0
                 if r.usage_note:
-                    self.suspect_usage += 1
-                    if len(self.usage_notes) < 3:
-                        self.usage_notes.append(r.usage_note)
-                self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
+                    self._suspect(r)
+                else:
+                    self._add_cost(r)
+
+    def _suspect(self, r: llm.LLMResult) -> None:
+        """A call whose usage was missing, impossible or unreadable: counted at its worst case."""
+        self.suspect_usage += 1
+        if len(self.usage_notes) < 3:
+            self.usage_notes.append(r.usage_note)
+        self._add_cost(r)
+
+    def _add_cost(self, r: llm.LLMResult) -> None:
+        self.cost_usd = None if self.cost_usd is None or r.cost_usd is None else self.cost_usd + r.cost_usd
 
 
 @dataclass
