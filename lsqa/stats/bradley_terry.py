@@ -380,8 +380,9 @@ def constrained_inverse(H: np.ndarray, m: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Rows:
-    """Comparisons one per row, for the meat of the sandwich: systems ``ia`` / ``ib``, outcome ``y`` of A
-    (1, 0, ½), covariates ``z`` (N, k) or None, weight ``w`` (counts), cluster index or None."""
+    """Comparisons one per row, for the sandwich: systems ``ia`` / ``ib``, outcome ``y`` of A (1, 0, ½),
+    covariates ``z`` (N, k) or None, weight ``w`` of each comparison's score, ``n`` how many identical
+    comparisons the row stands for (counts of a cell), cluster index (with ``n`` = 1) or None."""
 
     ia: np.ndarray
     ib: np.ndarray
@@ -389,6 +390,7 @@ class Rows:
     z: np.ndarray | None = None
     w: np.ndarray | None = None
     cluster: np.ndarray | None = None
+    n: np.ndarray | None = None
 
 
 def row_scores_meat(m: int, x: np.ndarray, rows: Rows) -> np.ndarray:
@@ -404,7 +406,7 @@ def row_scores_meat(m: int, x: np.ndarray, rows: Rows) -> np.ndarray:
         r = r * rows.w
     K = m + q
     if rows.cluster is None:
-        return _gram_rows(m, rows.ia, rows.ib, rows.z, r * r)
+        return _gram_rows(m, rows.ia, rows.ib, rows.z, r * r if rows.n is None else rows.n * r * r)
     n = len(r)
     cols = [rows.ia, rows.ib] + [np.full(n, m + col) for col in range(q)]
     vals = [r, -r] + [r * rows.z[:, col] for col in range(q)]
@@ -443,6 +445,8 @@ def sandwich(m: int, x: np.ndarray, rows: Rows, lam: float = 0.0) -> np.ndarray:
         eta = eta + rows.z @ coef
     s = sigmoid(eta)
     h = s * (1 - s) if rows.w is None else np.maximum(rows.w, 0.0) * s * (1 - s)
+    if rows.n is not None:
+        h = rows.n * h
     H = _gram_rows(m, rows.ia, rows.ib, rows.z, h) + lam * np.eye(m + q)
     Hi = constrained_inverse(H, m)
     return Hi @ row_scores_meat(m, x, rows) @ Hi

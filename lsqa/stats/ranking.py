@@ -468,6 +468,35 @@ def fit_bradley_terry(
     )
 
 
+def sandwich_bradley_terry(data: ComparisonCounts, fit: BTResult, *, by_question: bool = False) -> np.ndarray:
+    """Sandwich (robust) covariance of the fitted β (``tie_model="half"``), identified like ``fit.beta``:
+    ``H⁻¹ J H⁻¹`` with ``J`` the outer products of the per-comparison scores (summed per question with
+    ``by_question``), from the cell counts alone (``lsqa.stats.bradley_terry.sandwich``; Huber 1967). What
+    arena-rank reports for plain Bradley-Terry; an analytic alternative to the bootstrap."""
+    from lsqa.stats import bradley_terry as bt
+
+    if fit.tie_model != "half":
+        raise ValueError("the sandwich covariance is computed for ties as half a win (tie_model='half')")
+    m, P = len(data.systems), len(data.pairs)
+    beta = fit.beta - fit.beta.mean()
+    i, j = np.repeat(data.pairs[:, 0], 3), np.repeat(data.pairs[:, 1], 3)
+    y = np.tile([1.0, 0.0, 0.5], P)
+    n = data.counts.reshape(-1)
+    cov = bt.sandwich(m, beta, bt.Rows(i, j, y, n=n), fit.prior)
+    if by_question:
+        if data.question_cells is None:
+            raise ValueError("by_question=True needs a question id for every comparison")
+        r = bt.sigmoid(beta[i] - beta[j]) - y          # score of one comparison of each (pair, outcome) cell
+        S = sparse.csr_matrix((np.r_[r, -r], (np.r_[np.arange(3 * P), np.arange(3 * P)], np.r_[i, j])),
+                              shape=(3 * P, m))
+        G = data.question_cells @ S
+        s = bt.sigmoid(beta[i] - beta[j])
+        H = bt._gram_rows(m, i, j, None, n * s * (1 - s)) + fit.prior * np.eye(m)
+        Hi = bt.constrained_inverse(H, m)
+        cov = Hi @ np.asarray((G.T @ G).todense()) @ Hi
+    return bt.identify_cov(cov, m, data.systems, fit.anchor)
+
+
 @dataclass(frozen=True)
 class StackFit:
     """Fits of B variants of one :class:`ComparisonCounts` (same systems and pairs, other counts).
