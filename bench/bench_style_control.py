@@ -113,13 +113,13 @@ def run(worlds: int, seed: int, c: float) -> dict:
 
 
 def main() -> None:
+    global SYSTEMS, N_COMPARISONS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worlds", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--systems", type=int, default=None, help="systems per world (default 4-6)")
     parser.add_argument("--comparisons", type=int, default=N_COMPARISONS)
     args = parser.parse_args()
-    global SYSTEMS, N_COMPARISONS
     SYSTEMS, N_COMPARISONS = args.systems, args.comparisons
     print(f"{args.worlds} worlds per setting, seed {args.seed}; {N_COMPARISONS} comparisons per world, "
           f"{args.systems or '4-6'} systems, CI of the coefficient from {ROUNDS} bootstrap rounds and the sandwich")

@@ -328,7 +328,7 @@ class BTEstimate:
     n_audited_per_system: np.ndarray
     warnings: tuple[str, ...] = ()
     cov_judge_part: np.ndarray | None = None   # the covariance more audits would not shrink
-    audit_effects: np.ndarray | None = None    # (N, m): each audited item's pull on β (0 elsewhere)
+    audit_effects: Pulls | None = None         # (N, m): each audited item's pull on β (0 elsewhere)
     ridge: float = 0.0
     df: int = 0                                # Student-t degrees of freedom of the intervals (0 = normal)
 
@@ -416,6 +416,35 @@ def _bt_fit(m, a, b, f, y, wts: _Weights, lam: float, ridge: float, cf: np.ndarr
     target = lam * cf * f + wts.w * (cy * y - lam * cf * f)
     count = lam * cf + wts.w * (cy - lam * cf)
     return _fit_weighted_bt(m, a, b, target, count, ridge)
+
+
+class Pulls:
+    """An (N, m) matrix of first-order pulls ``r_k·(H⁻¹[a_k] − H⁻¹[b_k])`` (item k's effect on β), held as
+    its factors: a column (``pulls[:, j]``, what the rank-flip table reads) costs O(N), and the whole
+    matrix (``np.asarray(pulls)``, any other index) is built only when asked, so a million verdicts
+    among 100 systems never hold the 800 MB it would take."""
+
+    def __init__(self, r: np.ndarray, a: np.ndarray, b: np.ndarray, h_inv: np.ndarray):
+        self.r, self.a, self.b, self.h_inv = r, a, b, h_inv
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.r), len(self.h_inv))
+
+    def __len__(self) -> int:
+        return len(self.r)
+
+    def column(self, j: int) -> np.ndarray:
+        return self.r * (self.h_inv[self.a, j] - self.h_inv[self.b, j])
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (int, np.integer)):
+            return self.column(int(key[1]))[key[0]]
+        return np.asarray(self)[key]
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.r[:, None] * (self.h_inv[self.a] - self.h_inv[self.b])
+        return out if dtype is None else out.astype(dtype)
 
 
 def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str],
@@ -537,7 +566,7 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     if n_aud:
         # An audited item's pull on β: −H⁻¹ ξw (g_Y − λ g_f) / N (the one-step influence of its label).
         r = np.where(audited, -wts.w * (r_y - lam_used * r_f) / n_items, 0.0)
-        effects = r[:, None] * (h_inv[a] - h_inv[b])
+        effects = Pulls(r, a, b, h_inv)
     if not ok:
         warnings.append("the Bradley-Terry fit did not converge")
     if 0 < n_aud < FEW_AUDITS:
@@ -549,8 +578,8 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
 
 
 def label_pulls(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str], beta: np.ndarray,
-                change: Sequence[float]) -> np.ndarray:
-    """(N, m): how far changing item ``k``'s outcome by ``change[k]`` moves β (mean 0), to first order.
+                change: Sequence[float]) -> Pulls:
+    """(N, m) (a :class:`Pulls`): how far changing item ``k``'s outcome by ``change[k]`` moves β (mean 0), to first order.
 
     The Bradley-Terry score equation Σ_k (σ(s_k) − y_k) x_k = 0 moves by −Δy_k x_k when item k's
     outcome changes by Δy_k, so β moves by H⁻¹ x_k Δy_k with H = Σ σ'(s_k) x_k x_k' at ``beta``
@@ -565,7 +594,7 @@ def label_pulls(systems: Sequence[str], system_a: Sequence[str], system_b: Seque
     center = np.eye(m) - 1.0 / m
     hess = _gram_items(m, a, b, mu * (1 - mu)) + RIDGE * np.eye(m) + 1.0 / m
     h_inv = center @ np.linalg.inv(hess) @ center
-    return np.asarray(change, dtype=float)[:, None] * (h_inv[a] - h_inv[b])
+    return Pulls(np.asarray(change, dtype=float), a, b, h_inv)
 
 
 # --------------------------------------------------------------------------------------------
