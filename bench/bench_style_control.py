@@ -132,7 +132,7 @@ def main() -> None:
         per = (time.perf_counter() - t) / args.worlds
         print(f"{c:>26.1f}  {r['plain']:>19.1%}  {r['style']:>16.1%}  {r['tau_plain']:>9.3f}  {r['tau_style']:>9.3f}"
               f"  {r['coef']:>10.2f}  {r['coverage']:>11.1%}  {_pct(r['coverage_sw']):>8}  {r['ranks_boot']:>10.1%}"
-              f"  {_pct(r['ranks_sw']):>14}  {per:>7.3f}")
+              f"  {_pct(r['ranks_sw']):>14}  {per:>7.3f}", flush=True)
 
 
 def _pct(x) -> str:
