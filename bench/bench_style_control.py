@@ -113,20 +113,22 @@ def run(worlds: int, seed: int, c: float) -> dict:
 
 
 def main() -> None:
-    global SYSTEMS, N_COMPARISONS
+    global SYSTEMS, N_COMPARISONS, ROUNDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worlds", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--systems", type=int, default=None, help="systems per world (default 4-6)")
     parser.add_argument("--comparisons", type=int, default=N_COMPARISONS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="bootstrap rounds per world")
+    parser.add_argument("--preferences", default="0,2,4", help="the judge's length preferences c to simulate")
     args = parser.parse_args()
-    SYSTEMS, N_COMPARISONS = args.systems, args.comparisons
+    SYSTEMS, N_COMPARISONS, ROUNDS = args.systems, args.comparisons, args.rounds
     print(f"{args.worlds} worlds per setting, seed {args.seed}; {N_COMPARISONS} comparisons per world, "
           f"{args.systems or '4-6'} systems, CI of the coefficient from {ROUNDS} bootstrap rounds and the sandwich")
     print(f"{'judge length preference c':>26}  {'people order: plain':>19}  {'style-controlled':>16}  "
           f"{'tau plain':>9}  {'tau style':>9}  {'mean c-hat':>10}  {'CI covers c':>11}  {'sandwich':>8}  "
           f"{'ranks boot':>10}  {'ranks sandwich':>14}  {'s/world':>7}")
-    for k, c in enumerate((0.0, 2.0, 4.0)):
+    for k, c in enumerate(float(x) for x in args.preferences.split(",")):
         t = time.perf_counter()
         r = run(args.worlds, args.seed + k, c)
         per = (time.perf_counter() - t) / args.worlds
