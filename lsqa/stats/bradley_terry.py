@@ -406,7 +406,7 @@ def row_scores_meat(m: int, x: np.ndarray, rows: Rows) -> np.ndarray:
         r = r * rows.w
     K = m + q
     if rows.cluster is None:
-        return _gram_rows(m, rows.ia, rows.ib, rows.z, r * r if rows.n is None else rows.n * r * r)
+        return gram_rows(m, rows.ia, rows.ib, rows.z, r * r if rows.n is None else rows.n * r * r)
     n = len(r)
     cols = [rows.ia, rows.ib] + [np.full(n, m + col) for col in range(q)]
     vals = [r, -r] + [r * rows.z[:, col] for col in range(q)]
@@ -415,7 +415,7 @@ def row_scores_meat(m: int, x: np.ndarray, rows: Rows) -> np.ndarray:
     return np.asarray((G.T @ G).todense())
 
 
-def _gram_rows(m: int, ia: np.ndarray, ib: np.ndarray, z: np.ndarray | None, h: np.ndarray) -> np.ndarray:
+def gram_rows(m: int, ia: np.ndarray, ib: np.ndarray, z: np.ndarray | None, h: np.ndarray) -> np.ndarray:
     """``Σ h·x xᵀ`` over rows with x = (e_a − e_b, z), (K, K), by bincount (no N × K matrix)."""
     q = 0 if z is None else z.shape[1]
     K = m + q
@@ -447,7 +447,7 @@ def sandwich(m: int, x: np.ndarray, rows: Rows, lam: float = 0.0) -> np.ndarray:
     h = s * (1 - s) if rows.w is None else np.maximum(rows.w, 0.0) * s * (1 - s)
     if rows.n is not None:
         h = rows.n * h
-    H = _gram_rows(m, rows.ia, rows.ib, rows.z, h) + lam * np.eye(m + q)
+    H = gram_rows(m, rows.ia, rows.ib, rows.z, h) + lam * np.eye(m + q)
     Hi = constrained_inverse(H, m)
     return Hi @ row_scores_meat(m, x, rows) @ Hi
 

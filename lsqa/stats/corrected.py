@@ -378,7 +378,7 @@ class _Influence:
 
 
 def _gram_items(m: int, a: np.ndarray, b: np.ndarray, h: np.ndarray) -> np.ndarray:
-    return bt._gram_rows(m, a, b, None, h)
+    return bt.gram_rows(m, a, b, None, h)
 
 
 def _infl_cov(p: _Influence, q: _Influence, a: np.ndarray, b: np.ndarray, strata: np.ndarray, m: int) -> np.ndarray:

@@ -21,6 +21,9 @@ by mean β = 0 (or β_anchor = 0). Newton rather than Hunter's (2004) MM iterati
 linearly and slowly when strengths are far apart, Newton quadratically in a handful of steps.
 The same solver runs on a whole stack of bootstrap win matrices at once, so a bootstrap round
 costs one small linear solve per Newton step, independent of the number of raw comparisons.
+The solver is the one Bradley-Terry core's (:mod:`lsqa.stats.bradley_terry`), shared with style control
+and the corrected fit; :func:`sandwich_bradley_terry` gives the analytic (sandwich) covariance beside the
+bootstrap.
 
 Ties. ``tie_model="half"`` (default) counts a tie as half a win for each side, as is usual for
 eq. 2. ``tie_model="davidson"`` fits Davidson's (1970) model
@@ -491,7 +494,7 @@ def sandwich_bradley_terry(data: ComparisonCounts, fit: BTResult, *, by_question
                               shape=(3 * P, m))
         G = data.question_cells @ S
         s = bt.sigmoid(beta[i] - beta[j])
-        H = bt._gram_rows(m, i, j, None, n * s * (1 - s)) + fit.prior * np.eye(m)
+        H = bt.gram_rows(m, i, j, None, n * s * (1 - s)) + fit.prior * np.eye(m)
         Hi = bt.constrained_inverse(H, m)
         cov = Hi @ np.asarray((G.T @ G).todense()) @ Hi
     return bt.identify_cov(cov, m, data.systems, fit.anchor)
