@@ -22,18 +22,23 @@ mean number of tiers.
   on the fewest audits' degrees of freedom (now, as side by side).
 
     nice .venv/bin/python bench/bench_rank_intervals.py [--worlds 500] [--seed 0]
+    nice .venv/bin/python bench/bench_rank_intervals.py --only-corrected --systems 100 --questions 4 --worlds 40
+
+``--systems`` / ``--questions`` set the corrected path's world (default 6-10 systems, 20-40 questions per
+pair); ``LSQA_BENCH_ROOT`` points the bench at another checkout's ``lsqa`` (before/after figures).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, os.environ.get("LSQA_BENCH_ROOT") or str(Path(__file__).resolve().parents[1]))
 
 from lsqa.stats.corrected import design, ppi_bradley_terry, ppi_mean  # noqa: E402
 from lsqa.stats.rank_intervals import from_covariance, from_estimates  # noqa: E402
@@ -63,10 +68,14 @@ def judge_only_world(rng, spread: float, rounds: int):
     return true_ranks(beta), low, high, tiers
 
 
+SYSTEMS: int | None = None      # corrected path: None = 6-10 systems
+QUESTIONS: int | None = None    # ... and 20-40 questions per pair
+
+
 def corrected_world(rng, quality: float, rate: float):
-    m = int(rng.integers(6, 11))
+    m = int(rng.integers(6, 11)) if SYSTEMS is None else SYSTEMS
     beta = rng.normal(0, 0.7, m)
-    questions = int(rng.integers(20, 41))
+    questions = int(rng.integers(20, 41)) if QUESTIONS is None else QUESTIONS
     ia, ib = np.triu_indices(m, 1)
     a, b = np.repeat(ia, questions), np.repeat(ib, questions)
     flip = rng.random(len(a)) < 0.5
@@ -152,25 +161,35 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=200, help="bootstrap rounds of the judge-only path")
     ap.add_argument("--only-accuracy", action="store_true", help="only the corrected accuracy path")
+    ap.add_argument("--only-corrected", action="store_true", help="only the corrected Bradley-Terry path")
+    ap.add_argument("--systems", type=int, default=None, help="systems of the corrected path's worlds")
+    ap.add_argument("--questions", type=int, default=None, help="questions per pair of the corrected path")
     args = ap.parse_args()
+    global SYSTEMS, QUESTIONS
+    SYSTEMS, QUESTIONS = args.systems, args.questions
     rng = np.random.default_rng(args.seed)
     print(f"{args.worlds} worlds per setting, seed {args.seed}; 95% simultaneous rank intervals\n")
-    print("corrected accuracy (PPI++ per system, max-t; critical value before: normal, now: Student-t):")
-    for quality, audits in ((0.6, 10), (0.8, 10), (0.6, 20), (0.8, 40)):
-        report_accuracy(f"  judge copies people {quality:.0%}, {audits} audits/system", args.worlds,
-                        lambda q=quality, k=audits: accuracy_world(rng, q, k))
-    if args.only_accuracy:
-        return
-    print()
-    print("judge-only Bradley-Terry (bootstrap over comparisons, max-t):")
-    for spread in (0.3, 1.0):
-        report(f"  β spread {spread}, {args.rounds} bootstrap rounds", args.worlds,
-               lambda s=spread: judge_only_world(rng, s, args.rounds))
+    if not args.only_corrected:
+        judge_only_and_accuracy(args, rng)
     print("\ncorrected by audits (PPI++ covariance, max-t):")
     for quality, rate in ((0.6, 0.10), (0.8, 0.10), (0.8, 0.05), (0.6, 0.20), (0.8, 16)):
         what = f"{rate} audits in all" if rate >= 1 else f"{rate:.0%} audited"
         report(f"  judge copies humans {quality:.0%}, {what}", args.worlds,
                lambda q=quality, r=rate: corrected_world(rng, q, r))
+
+
+def judge_only_and_accuracy(args, rng) -> None:
+    print("corrected accuracy (PPI++ per system, max-t; critical value before: normal, now: Student-t):")
+    for quality, audits in ((0.6, 10), (0.8, 10), (0.6, 20), (0.8, 40)):
+        report_accuracy(f"  judge copies people {quality:.0%}, {audits} audits/system", args.worlds,
+                        lambda q=quality, k=audits: accuracy_world(rng, q, k))
+    if args.only_accuracy:
+        raise SystemExit(0)
+    print()
+    print("judge-only Bradley-Terry (bootstrap over comparisons, max-t):")
+    for spread in (0.3, 1.0):
+        report(f"  β spread {spread}, {args.rounds} bootstrap rounds", args.worlds,
+               lambda s=spread: judge_only_world(rng, s, args.rounds))
 
 
 if __name__ == "__main__":

@@ -14,14 +14,21 @@ share of worlds where the plain Bradley-Terry order (``lsqa.stats.reports.rank_t
 style-controlled order (``lsqa.stats.style_control``) equal the people's order (all of it, every
 system in its place), the mean Kendall τ
 of each against it, the mean estimated coefficient and how often its 95% bootstrap CI (200 rounds)
-covers the true ``c``.
+covers the true ``c``: the bootstrap's (over cells) and the sandwich's (the default of ``style_table``),
+and how often the style-controlled 95% simultaneous rank intervals (sandwich / bootstrap) hold every
+system's true rank at once. ``--systems 100 --comparisons 20000`` runs the same at 100 systems (β spaced
+0.05 apart, lengths 40·1.5^U(0,4)).
 
-    nice .venv/bin/python bench/bench_style_control.py [--worlds 500] [--seed 0]
+    nice .venv/bin/python bench/bench_style_control.py [--worlds 500] [--seed 0] [--systems 100 --comparisons 20000]
+
+``LSQA_BENCH_ROOT`` points it at another checkout's ``lsqa`` (the before/after figures; a checkout without
+sandwich intervals prints "—" for them).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -29,19 +36,31 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import kendalltau
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, os.environ.get("LSQA_BENCH_ROOT") or str(Path(__file__).resolve().parents[1]))
 
+from lsqa.stats.rank_intervals import from_bootstrap  # noqa: E402
 from lsqa.stats.reports import rank_table  # noqa: E402
 from lsqa.stats.style_control import bootstrap_style_controlled, fit_style_controlled, style_data  # noqa: E402
 
+try:
+    from lsqa.stats.rank_intervals import from_covariance  # noqa: E402
+    from lsqa.stats.style_control import style_sandwich  # noqa: E402
+except ImportError:          # a checkout from before the sandwich intervals
+    style_sandwich = None
+
 N_COMPARISONS = 1000
 ROUNDS = 200
+SYSTEMS: int | None = None    # None: 4-6 per world
 
 
 def world(rng, c: float):
-    m = int(rng.integers(4, 7))
-    beta = 0.5 * (m - 1 - np.arange(m))            # system 0 strongest
-    typical = 40 * 1.5 ** np.arange(m)            # ... and the weakest writes the longest answers
+    m = int(rng.integers(4, 7)) if SYSTEMS is None else SYSTEMS
+    if SYSTEMS is None:
+        beta = 0.5 * (m - 1 - np.arange(m))            # system 0 strongest
+        typical = 40 * 1.5 ** np.arange(m)            # ... and the weakest writes the longest answers
+    else:
+        beta = 0.05 * (m - 1 - np.arange(m))
+        typical = 40 * 1.5 ** (4 * np.arange(m) / (m - 1))
     perm = rng.permutation(m)                     # names carry no order
     beta, typical = beta[perm], typical[perm]
     a = rng.integers(0, m, N_COMPARISONS)
@@ -59,7 +78,7 @@ def world(rng, c: float):
 
 def run(worlds: int, seed: int, c: float) -> dict:
     rng = np.random.default_rng(seed)
-    plain_ok = style_ok = covered = 0
+    plain_ok = style_ok = covered = covered_sw = ranks_sw = ranks_boot = 0
     tau_plain, tau_style, coefs = [], [], []
     for _ in range(worlds):
         names, beta, rows = world(rng, c)
@@ -72,6 +91,15 @@ def run(worlds: int, seed: int, c: float) -> dict:
         fit = fit_style_controlled(data)
         style_order = sorted(names, key=lambda s: -fit.beta[names.index(s)])
         ci = bootstrap_style_controlled(data, rounds=ROUNDS, seed=int(rng.integers(2**31)))
+        true_rank = 1 + np.argsort(np.argsort(-beta, kind="stable"), kind="stable")
+        ri = from_bootstrap(fit.beta, ci.samples)
+        ranks_boot += bool(np.all((ri.rank_low <= true_rank) & (true_rank <= ri.rank_high)))
+        if style_sandwich is not None:
+            sw = style_sandwich(data, fit)
+            half = 1.959963984540054 * np.sqrt(sw.coef_cov[0, 0])
+            covered_sw += fit.coef - half <= c <= fit.coef + half
+            ri = from_covariance(fit.beta, sw.beta_cov)
+            ranks_sw += bool(np.all((ri.rank_low <= true_rank) & (true_rank <= ri.rank_high)))
         plain_ok += plain_order == people
         style_ok += style_order == people
         tau_plain.append(kendalltau([truth[s] for s in names], [-plain_order.index(s) for s in names])[0])
@@ -79,24 +107,38 @@ def run(worlds: int, seed: int, c: float) -> dict:
         coefs.append(fit.coef)
         covered += ci.coef_low <= c <= ci.coef_high
     return {"plain": plain_ok / worlds, "style": style_ok / worlds, "tau_plain": float(np.mean(tau_plain)),
-            "tau_style": float(np.mean(tau_style)), "coef": float(np.mean(coefs)), "coverage": covered / worlds}
+            "tau_style": float(np.mean(tau_style)), "coef": float(np.mean(coefs)), "coverage": covered / worlds,
+            "coverage_sw": covered_sw / worlds if style_sandwich else None, "ranks_boot": ranks_boot / worlds,
+            "ranks_sw": ranks_sw / worlds if style_sandwich else None}
 
 
 def main() -> None:
+    global SYSTEMS, N_COMPARISONS, ROUNDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worlds", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--systems", type=int, default=None, help="systems per world (default 4-6)")
+    parser.add_argument("--comparisons", type=int, default=N_COMPARISONS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="bootstrap rounds per world")
+    parser.add_argument("--preferences", default="0,2,4", help="the judge's length preferences c to simulate")
     args = parser.parse_args()
+    SYSTEMS, N_COMPARISONS, ROUNDS = args.systems, args.comparisons, args.rounds
     print(f"{args.worlds} worlds per setting, seed {args.seed}; {N_COMPARISONS} comparisons per world, "
-          f"4-6 systems, CI of the coefficient from {ROUNDS} bootstrap rounds")
+          f"{args.systems or '4-6'} systems, CI of the coefficient from {ROUNDS} bootstrap rounds and the sandwich")
     print(f"{'judge length preference c':>26}  {'people order: plain':>19}  {'style-controlled':>16}  "
-          f"{'tau plain':>9}  {'tau style':>9}  {'mean c-hat':>10}  {'CI covers c':>11}  {'s/world':>7}")
-    for k, c in enumerate((0.0, 2.0, 4.0)):
+          f"{'tau plain':>9}  {'tau style':>9}  {'mean c-hat':>10}  {'CI covers c':>11}  {'sandwich':>8}  "
+          f"{'ranks boot':>10}  {'ranks sandwich':>14}  {'s/world':>7}")
+    for k, c in enumerate(float(x) for x in args.preferences.split(",")):
         t = time.perf_counter()
         r = run(args.worlds, args.seed + k, c)
         per = (time.perf_counter() - t) / args.worlds
         print(f"{c:>26.1f}  {r['plain']:>19.1%}  {r['style']:>16.1%}  {r['tau_plain']:>9.3f}  {r['tau_style']:>9.3f}"
-              f"  {r['coef']:>10.2f}  {r['coverage']:>11.1%}  {per:>7.3f}")
+              f"  {r['coef']:>10.2f}  {r['coverage']:>11.1%}  {_pct(r['coverage_sw']):>8}  {r['ranks_boot']:>10.1%}"
+              f"  {_pct(r['ranks_sw']):>14}  {per:>7.3f}", flush=True)
+
+
+def _pct(x) -> str:
+    return "—" if x is None else f"{x:.1%}"
 
 
 if __name__ == "__main__":

@@ -58,12 +58,13 @@ Leaderboard's callers make the judge-only fit the ranking table's (``lsqa.stats.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import ndtri, stdtrit
 from scipy.stats import norm
-from scipy.stats import t as student_t
 
+from lsqa.stats import bradley_terry as bt
 from lsqa.vocabulary import JUDGE_ONLY
 
 RIDGE = 1e-8            # numerical floor on the Bradley-Terry Hessian (β is identified by mean 0)
@@ -128,7 +129,7 @@ def _hajek_weights(d: Design) -> _Weights:
     strata = d.strata
     warnings: list[str] = []
     counts = np.bincount(strata[audited], minlength=strata.max() + 1)
-    if np.any(counts[np.unique(strata)] < 2):
+    if np.any(counts[np.bincount(strata) > 0] < 2):
         warnings.append("some strata have fewer than 2 usable audits: the audits are pooled into one stratum")
         strata = np.zeros_like(strata)
         counts = np.array([audited.sum()])
@@ -187,7 +188,8 @@ def _z(level: float, df: int = 0) -> float:
     if not 0 < level < 1:
         raise ValueError("level must be in (0, 1)")
     q = 0.5 + level / 2
-    return float(student_t.ppf(q, df) if df > 0 else norm.ppf(q))
+    # The ufuncs scipy.stats' t.ppf / norm.ppf evaluate, without their per-call argument checks.
+    return float(stdtrit(df, q) if df > 0 else ndtri(q))
 
 
 # --------------------------------------------------------------------------------------------
@@ -227,20 +229,25 @@ def _rectifier_floor(y: np.ndarray, f: np.ndarray, wts: _Weights, lam: float) ->
     r = y - lam * f
     corner_r = np.array([hy - lam * hf for hy, hf in CORNERS])
     share = PSEUDO_AUDIT / len(CORNERS)
-    extra = 0.0
-    for h in np.unique(wts.strata[audited]):
-        in_h = audited & (wts.strata == h)
-        n_h = int(in_h.sum())
-        if n_h >= int(np.count_nonzero(wts.strata == h)):
-            continue                      # every item of the stratum audited: no sampling there
-        p = wts.w[in_h] / wts.w[in_h].sum()
-        mean = float(p @ r[in_h])
-        sample = float(p @ (r[in_h] - mean) ** 2) * n_h / max(n_h - 1, 1)
-        total = n_h + PSEUDO_AUDIT
-        m1 = (n_h * mean + share * corner_r.sum()) / total
-        m2 = (n_h * float(p @ r[in_h] ** 2) + share * (corner_r ** 2).sum()) / total
-        extra += max(0.0, m2 - m1 ** 2 - sample) * float(np.sum(wts.w[in_h] ** 2)) / len(y)
-    return extra
+    strata, w = wts.strata, wts.w
+    k = int(strata.max()) + 1
+    n_h = np.bincount(strata[audited], minlength=k)
+    # Strata with audits but not every item audited (where every item is, there is no sampling).
+    sampled = (n_h > 0) & (n_h < np.bincount(strata, minlength=k))
+    if not sampled.any():
+        return 0.0
+    wsum = np.bincount(strata, w, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(strata, w * r, k) / wsum
+        dev2 = np.bincount(strata, w * (r - mean[strata]) ** 2, k) / wsum
+        r2 = np.bincount(strata, w * r * r, k) / wsum
+    n_h, mean, dev2, r2 = n_h[sampled], mean[sampled], dev2[sampled], r2[sampled]
+    sample = dev2 * n_h / np.maximum(n_h - 1, 1)
+    total = n_h + PSEUDO_AUDIT
+    m1 = (n_h * mean + share * corner_r.sum()) / total
+    m2 = (n_h * r2 + share * (corner_r ** 2).sum()) / total
+    w2 = np.bincount(strata, w * w, k)[sampled]
+    return float(np.sum(np.maximum(0.0, m2 - m1 ** 2 - sample) * w2) / len(y))
 
 
 def _mean_ci(est: float, se: float, z: float) -> tuple[float, float]:
@@ -321,7 +328,7 @@ class BTEstimate:
     n_audited_per_system: np.ndarray
     warnings: tuple[str, ...] = ()
     cov_judge_part: np.ndarray | None = None   # the covariance more audits would not shrink
-    audit_effects: np.ndarray | None = None    # (N, m): each audited item's pull on β (0 elsewhere)
+    audit_effects: Pulls | None = None         # (N, m): each audited item's pull on β (0 elsewhere)
     ridge: float = 0.0
     df: int = 0                                # Student-t degrees of freedom of the intervals (0 = normal)
 
@@ -339,77 +346,105 @@ class BTEstimate:
         return float(np.sqrt(max(v, 0.0)))
 
 
-@dataclass
-class _Pairs:
-    """Items as indices into systems: item k compares ``a[k]`` with ``b[k]`` (a ≠ b)."""
-
-    m: int
-    a: np.ndarray
-    b: np.ndarray
-    x: np.ndarray = field(init=False)   # (N, m) design rows e_a − e_b
-
-    def __post_init__(self):
-        self.x = np.zeros((len(self.a), self.m))
-        rows = np.arange(len(self.a))
-        self.x[rows, self.a] = 1.0
-        self.x[rows, self.b] = -1.0
-
-
-def _sigmoid(s):
-    e = np.exp(-np.abs(s))
-    return np.where(s >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def _fit_weighted_bt(p: _Pairs, target: np.ndarray, count: np.ndarray, ridge: float) -> tuple[np.ndarray, bool]:
+def _fit_weighted_bt(m: int, a: np.ndarray, b: np.ndarray, target: np.ndarray, count: np.ndarray,
+                     ridge: float) -> tuple[np.ndarray, bool]:
     """Minimise Σ_k [−target_k s_k + count_k log(1 + e^{s_k})] + ridge/2 |β|², s = β_a − β_b, mean β = 0.
 
-    Newton's method with a halving line search; the loss is convex when every count is ≥ 0.
-    """
-    m = p.m
-    beta = np.zeros(m)
-    center = np.eye(m) - 1.0 / m
-
-    def loss(bt):
-        s = p.x @ bt
-        return float(np.sum(-target * s + count * (np.maximum(s, 0) + np.log1p(np.exp(-np.abs(s)))))
-                     + ridge / 2 * bt @ bt)
-
-    current = loss(beta)
-    for _ in range(NEWTON_MAX_ITER):
-        s = p.x @ beta
-        mu = _sigmoid(s)
-        grad = p.x.T @ (count * mu - target) + ridge * beta
-        # Curvature from the non-negative counts: a rectified count may be negative (an audit saying
-        # "none" where the judge decided); the step stays a descent direction and the search is exact.
-        hess = (p.x * (np.maximum(count, 0.0) * mu * (1 - mu))[:, None]).T @ p.x + (ridge + RIDGE) * np.eye(m) + 1.0 / m
-        step = np.linalg.solve(hess, grad)
-        step = center @ step
-        t = 1.0
-        while t > 1e-10:
-            cand = beta - t * step
-            new = loss(cand)
-            if new <= current + 1e-12:
-                break
-            t /= 2
-        beta, moved = cand, np.max(np.abs(t * step))
-        current = new
-        if moved < 1e-10:
-            return beta - beta.mean(), True
-    return beta - beta.mean(), False
+    The loss depends on the items only through each pair's sums of ``target`` and ``count``, so it is
+    the one Bradley-Terry core's fit (``lsqa.stats.bradley_terry``) on per-pair pseudo-counts: wins of
+    the lower index ``Σ target``, of the other ``Σ (count − target)`` (orientation-adjusted)."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    flip = a != lo
+    wins_lo = np.where(flip, count - target, target)
+    uniq, inv = np.unique(lo * m + hi, return_inverse=True)
+    P = len(uniq)
+    c = np.zeros((1, P, 3))
+    c[0, :, 0] = np.bincount(inv, wins_lo, P)
+    c[0, :, 1] = np.bincount(inv, count, P) - c[0, :, 0]
+    prob = bt.Problem(m, np.column_stack([uniq // m, uniq % m]), c, "half", np.array([ridge]), np.zeros(1))
+    x, _, conv = bt.newton(prob, np.zeros((1, m)))
+    beta = x[0] - x[0].mean()
+    return beta, bool(conv[0])
 
 
-def _bt_gradients(p: _Pairs, beta: np.ndarray, labels: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """Per-item gradient of the logistic loss, c·(σ(β_a − β_b) − y)·x, shape (N, m); ``c`` = the
-    item's weight (its decided comparisons)."""
-    mu = _sigmoid(p.x @ beta)
-    return (weight * (mu - labels))[:, None] * p.x
+@dataclass(frozen=True)
+class _Influence:
+    """Per-item influence terms of the form ``α_i·U[stratum_i] + ρ_i·x_i`` (x_i = e_a − e_b), stored
+    without the (N, m) matrix: ``U`` (strata, m), ``alpha`` (N,), ``rho`` (N,)."""
+
+    U: np.ndarray
+    alpha: np.ndarray
+    rho: np.ndarray
 
 
-def _bt_fit(p: _Pairs, f: np.ndarray, y: np.ndarray, wts: _Weights, lam: float, ridge: float,
-            cf: np.ndarray, cy: np.ndarray):
+def _gram_items(m: int, a: np.ndarray, b: np.ndarray, h: np.ndarray) -> np.ndarray:
+    return bt.gram_rows(m, a, b, None, h)
+
+
+def _infl_cov(p: _Influence, q: _Influence, a: np.ndarray, b: np.ndarray, strata: np.ndarray, m: int) -> np.ndarray:
+    """``_cov`` of two influence matrices (sample covariance, N − 1), from their parts: O(N) memory."""
+    n = len(p.alpha)
+    k = p.U.shape[0]
+    aa = np.bincount(strata, p.alpha * q.alpha, k)
+    sp = np.bincount(strata, p.alpha, k)
+    sq = np.bincount(strata, q.alpha, k)
+
+    def per_stratum(alpha, rho):     # Σ_{i∈h} α_i ρ_i x_i, (strata, m)
+        v = alpha * rho
+        return (np.bincount(strata * m + a, v, k * m) - np.bincount(strata * m + b, v, k * m)).reshape(k, m)
+
+    def total(rho):                  # Σ_i ρ_i x_i
+        return np.bincount(a, rho, m) - np.bincount(b, rho, m)
+
+    s = (p.U.T * aa) @ q.U + p.U.T @ per_stratum(p.alpha, q.rho) + per_stratum(q.alpha, p.rho).T @ q.U \
+        + _gram_items(m, a, b, p.rho * q.rho)
+    mp = (p.U.T @ sp + total(p.rho)) / n
+    mq = (q.U.T @ sq + total(q.rho)) / n
+    return (s - n * np.outer(mp, mq)) / max(1, n - 1)
+
+
+def _optimal_lambda_parts(A: _Influence, B: _Influence, mat: np.ndarray, cov) -> float:
+    """:func:`_optimal_lambda` on influence parts."""
+    den = np.trace(mat @ cov(B, B) @ mat.T)
+    if den <= 1e-15:
+        return 1.0
+    num = np.trace(mat @ (cov(A, B) + cov(B, A)) @ mat.T) / 2
+    return float(np.clip(-num / den, 0.0, 1.0))
+
+
+def _bt_fit(m, a, b, f, y, wts: _Weights, lam: float, ridge: float, cf: np.ndarray, cy: np.ndarray):
     target = lam * cf * f + wts.w * (cy * y - lam * cf * f)
     count = lam * cf + wts.w * (cy - lam * cf)
-    return _fit_weighted_bt(p, target, count, ridge)
+    return _fit_weighted_bt(m, a, b, target, count, ridge)
+
+
+class Pulls:
+    """An (N, m) matrix of first-order pulls ``r_k·(H⁻¹[a_k] − H⁻¹[b_k])`` (item k's effect on β), held as
+    its factors: a column (``pulls[:, j]``, what the rank-flip table reads) costs O(N), and the whole
+    matrix (``np.asarray(pulls)``, any other index) is built only when asked, so a million verdicts
+    among 100 systems never hold the 800 MB it would take."""
+
+    def __init__(self, r: np.ndarray, a: np.ndarray, b: np.ndarray, h_inv: np.ndarray):
+        self.r, self.a, self.b, self.h_inv = r, a, b, h_inv
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.r), len(self.h_inv))
+
+    def __len__(self) -> int:
+        return len(self.r)
+
+    def column(self, j: int) -> np.ndarray:
+        return self.r * (self.h_inv[self.a, j] - self.h_inv[self.b, j])
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (int, np.integer)):
+            return self.column(int(key[1]))[key[0]]
+        return np.asarray(self)[key]
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.r[:, None] * (self.h_inv[self.a] - self.h_inv[self.b])
+        return out if dtype is None else out.astype(dtype)
 
 
 def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str],
@@ -420,13 +455,15 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     0 = system_b, 0.5 = tie) and the human outcomes in ``d`` on the audited items.
 
     The fit is the paper's eq. 2 with ties as half wins, solved for the rectified pseudo-data
-    (``target = λf + ξw(Y − λf)`` wins out of ``count = λ + ξw(1 − λ)`` comparisons per item).
+    (``target = λf + ξw(Y − λf)`` wins out of ``count = λ + ξw(1 − λ)`` comparisons per item) by the
+    one Bradley-Terry core on per-pair sums.
     ``pred_weight`` / ``human_weight`` (default 1): how many decided comparisons the item counts for
     under the judge's and the human's label (``pred`` / ``Y`` are then the win shares among them):
     the number of verdicts (answer orders) of the item, 0 for "none" (both answers wrong), so that
     with no audits the fit is exactly the ranking table's (``lsqa.stats.reports.rank_table``: every
     verdict a comparison, ties half a win, "none" left out). Then ``target = λ c_f f +
-    ξw(c_Y Y − λ c_f f)``, ``count = λ c_f + ξw(c_Y − λ c_f)``.
+    ξw(c_Y Y − λ c_f f)``, ``count = λ c_f + ξw(c_Y − λ c_f)``. The covariance is the PPI++ sandwich
+    ``H⁻¹ Cov(ψ) H⁻¹ / N``, assembled per pair and stratum (no items × systems matrix).
     """
     names = tuple(dict.fromkeys(systems))
     index = {s: k for k, s in enumerate(names)}
@@ -444,7 +481,6 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     if np.any(a == b):
         raise ValueError("an item compares a system with itself")
     m = len(names)
-    p = _Pairs(m, a, b)
     audited = d.audited
     n_aud = int(audited.sum())
     y = np.where(audited, d.human, 0.0)
@@ -468,46 +504,69 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
         lam_used = 1.0 if lam is None else float(lam)
 
     ridge = 0.0
-    beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge, cf, cy)
+    beta, ok = _bt_fit(m, a, b, f, y, wts, lam_used, ridge, cf, cy)
     if not ok or np.max(np.abs(beta)) > MAX_ABS_BETA:
         ridge = FALLBACK_RIDGE
         warnings.append("some strengths are unbounded on these data: a weak prior on β keeps them finite")
-        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge, cf, cy)
+        beta, ok = _bt_fit(m, a, b, f, y, wts, lam_used, ridge, cf, cy)
 
-    def hessian(bt, lam_h):
+    strata = wts.strata
+    n_strata = int(strata.max()) + 1
+    size = np.bincount(strata, minlength=n_strata).astype(float)
+
+    def stratum_mean(v: np.ndarray) -> np.ndarray:       # _stratum_means of a per-item scalar
+        return (np.bincount(strata, wts.w * np.nan_to_num(v), n_strata) / size)[strata]
+
+    def stratum_vec(r: np.ndarray) -> np.ndarray:        # Hájek mean of r_i·x_i per stratum, (strata, m)
+        v = wts.w * np.nan_to_num(r)
+        return (np.bincount(strata * m + a, v, n_strata * m)
+                - np.bincount(strata * m + b, v, n_strata * m)).reshape(n_strata, m) / size[:, None]
+
+    def hessian(bt_, lam_h):
         # Each item's curvature weight: λ c_f plus its stratum's audit mean of c_Y − λ c_f (1 when
-        # every weight is 1, as before weights existed; c_f alone without audits).
-        weight = cf if n_aud == 0 else lam_h * cf + _stratum_means((cy - lam_h * cf)[:, None], wts)[:, 0]
-        mu = _sigmoid(p.x @ bt)
-        h = (p.x * (np.maximum(weight, 0.0) * mu * (1 - mu))[:, None]).T @ p.x / n_items + ridge / n_items * np.eye(m)
+        # every weight is 1; c_f alone without audits).
+        weight = cf if n_aud == 0 else lam_h * cf + stratum_mean(cy - lam_h * cf)
+        mu = bt.sigmoid(bt_[a] - bt_[b])
+        h = _gram_items(m, a, b, np.maximum(weight, 0.0) * mu * (1 - mu)) / n_items + ridge / n_items * np.eye(m)
         return h + 1.0 / m  # fixes the mean-0 direction; the inverse is then the constrained one
 
     center = np.eye(m) - 1.0 / m
+    xi_w = wts.w * wts.small_sample
 
-    def parts(bt):
-        g_f = _bt_gradients(p, bt, f, cf)
-        if n_aud == 0:
-            return g_f, np.zeros_like(g_f)  # ψ = g_f ("A" with λ = 1 is folded below)
-        g_y = _bt_gradients(p, bt, y, cy)
-        return _influence_parts(g_y, g_f, wts)
+    def residuals(bt_):
+        mu = bt.sigmoid(bt_[a] - bt_[b])
+        return cf * (mu - f), cy * (mu - y)      # g_f = r_f·x, g_y = r_y·x
+
+    def parts(bt_) -> tuple[_Influence, _Influence]:
+        r_f, r_y = residuals(bt_)
+        if n_aud == 0:   # ψ = g_f ("A" with λ = 1 is folded in)
+            return _Influence(np.zeros((n_strata, m)), np.zeros(n_items), r_f), \
+                _Influence(np.zeros((n_strata, m)), np.zeros(n_items), np.zeros(n_items))
+        alpha = 1.0 - xi_w
+        return (_Influence(stratum_vec(r_y), alpha, xi_w * r_y),
+                _Influence(-stratum_vec(r_f), alpha, alpha * r_f))
+
+    def cov_of(p, q):
+        return _infl_cov(p, q, a, b, strata, m)
 
     h_inv = center @ np.linalg.inv(hessian(beta, lam_used)) @ center
     if n_aud and lam is None and n_aud < n_items:
         a_part, b_part = parts(beta)
-        lam_used = _optimal_lambda(a_part, b_part, h_inv)
-        beta, ok = _bt_fit(p, f, y, wts, lam_used, ridge, cf, cy)
+        lam_used = _optimal_lambda_parts(a_part, b_part, h_inv, cov_of)
+        beta, ok = _bt_fit(m, a, b, f, y, wts, lam_used, ridge, cf, cy)
         h_inv = center @ np.linalg.inv(hessian(beta, lam_used)) @ center
     a_part, b_part = parts(beta)
-    psi = a_part + (lam_used * b_part if n_aud else 0.0)
-    cov = h_inv @ _cov(psi, psi) @ h_inv / n_items
-    g_f = _bt_gradients(p, beta, f, cf)
-    judge_part = h_inv @ _cov(lam_used * g_f, lam_used * g_f) @ h_inv / n_items
+    scale = lam_used if n_aud else 0.0
+    psi = _Influence(a_part.U + scale * b_part.U, a_part.alpha, a_part.rho + scale * b_part.rho) if n_aud else a_part
+    cov = h_inv @ cov_of(psi, psi) @ h_inv / n_items
+    r_f, r_y = residuals(beta)
+    judge = _Influence(np.zeros((n_strata, m)), np.zeros(n_items), lam_used * r_f)
+    judge_part = h_inv @ cov_of(judge, judge) @ h_inv / n_items
     effects = None
     if n_aud:
-        g_y = _bt_gradients(p, beta, y, cy)
         # An audited item's pull on β: −H⁻¹ ξw (g_Y − λ g_f) / N (the one-step influence of its label).
-        effects = -(wts.w[:, None] * (g_y - lam_used * g_f)) @ h_inv / n_items
-        effects[~audited] = 0.0
+        r = np.where(audited, -wts.w * (r_y - lam_used * r_f) / n_items, 0.0)
+        effects = Pulls(r, a, b, h_inv)
     if not ok:
         warnings.append("the Bradley-Terry fit did not converge")
     if 0 < n_aud < FEW_AUDITS:
@@ -519,8 +578,8 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
 
 
 def label_pulls(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str], beta: np.ndarray,
-                change: Sequence[float]) -> np.ndarray:
-    """(N, m): how far changing item ``k``'s outcome by ``change[k]`` moves β (mean 0), to first order.
+                change: Sequence[float]) -> Pulls:
+    """(N, m) (a :class:`Pulls`): how far changing item ``k``'s outcome by ``change[k]`` moves β (mean 0), to first order.
 
     The Bradley-Terry score equation Σ_k (σ(s_k) − y_k) x_k = 0 moves by −Δy_k x_k when item k's
     outcome changes by Δy_k, so β moves by H⁻¹ x_k Δy_k with H = Σ σ'(s_k) x_k x_k' at ``beta``
@@ -529,13 +588,13 @@ def label_pulls(systems: Sequence[str], system_a: Sequence[str], system_b: Seque
     """
     index = {s: k for k, s in enumerate(systems)}
     m = len(systems)
-    p = _Pairs(m, np.array([index[s] for s in system_a], dtype=np.int64),
-               np.array([index[s] for s in system_b], dtype=np.int64))
-    mu = _sigmoid(p.x @ beta)
+    a = np.array([index[s] for s in system_a], dtype=np.int64)
+    b = np.array([index[s] for s in system_b], dtype=np.int64)
+    mu = bt.sigmoid(beta[a] - beta[b])
     center = np.eye(m) - 1.0 / m
-    hess = (p.x * (mu * (1 - mu))[:, None]).T @ p.x + RIDGE * np.eye(m) + 1.0 / m
+    hess = _gram_items(m, a, b, mu * (1 - mu)) + RIDGE * np.eye(m) + 1.0 / m
     h_inv = center @ np.linalg.inv(hess) @ center
-    return (p.x * np.asarray(change, dtype=float)[:, None]) @ h_inv
+    return Pulls(np.asarray(change, dtype=float), a, b, h_inv)
 
 
 # --------------------------------------------------------------------------------------------

@@ -123,7 +123,7 @@ class _Curvature:
 def _pair_units(d: np.ndarray, theta, tie_model: str, free_theta) -> tuple:
     """Per unit of each cell, at pair differences ``d`` (…, P): what one verdict adds to the score
     (``a`` along e_i − e_j, ``b`` along ln ν; (…, P, 3)) and to the pair's Hessian block (``h_dd``,
-    ``h_dt``, ``h_tt``; (…, P)): ``ranking._pair_derivatives``, which are linear in the counts."""
+    ``h_dt``, ``h_tt``; (…, P)): ``bradley_terry.pair_derivatives``, which are linear in the counts."""
     if tie_model == "davidson":
         theta = np.asarray(theta, dtype=float)[..., None]
         lse = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), theta)

@@ -21,6 +21,9 @@ by mean β = 0 (or β_anchor = 0). Newton rather than Hunter's (2004) MM iterati
 linearly and slowly when strengths are far apart, Newton quadratically in a handful of steps.
 The same solver runs on a whole stack of bootstrap win matrices at once, so a bootstrap round
 costs one small linear solve per Newton step, independent of the number of raw comparisons.
+The solver is the one Bradley-Terry core's (:mod:`lsqa.stats.bradley_terry`), shared with style control
+and the corrected fit; :func:`sandwich_bradley_terry` gives the analytic (sandwich) covariance beside the
+bootstrap.
 
 Ties. ``tie_model="half"`` (default) counts a tie as half a win for each side, as is usual for
 eq. 2. ``tie_model="davidson"`` fits Davidson's (1970) model
@@ -53,7 +56,7 @@ interval for the difference in proportions for the paired-sample design", Stat. 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
@@ -63,14 +66,16 @@ from scipy.stats import binomtest, chi2, norm, rankdata
 
 from lsqa.vocabulary import TIE_MODELS, WINNERS, normalize_winner
 
-FALLBACK_PRIOR = 0.1          # λ of the Gaussian prior on β when the MLE does not exist
-FALLBACK_TIE_PRIOR = 0.1      # same, on ln ν, for Davidson data made only of ties
-THETA_NO_TIES = -50.0         # ln ν held here (ν ≈ 2e-22, i.e. plain BT) for data without ties
-NEWTON_TOL = 1e-10            # stop when every parameter moves less than this, or ...
-STEP_TOL = 1e-6               # ... after a full Newton step below this (error then ~ STEP_TOL²)
-NEWTON_MAX_ITER = 200
-MAX_BACKTRACK = 40
-SAFE_STEP = 1e-3              # Newton steps smaller than this are taken without a line search
+# The solver, its constants and the identification live in the one Bradley-Terry core.
+from lsqa.stats.bradley_terry import FALLBACK_PRIOR, FALLBACK_TIE_PRIOR, THETA_NO_TIES  # noqa: E402, F401
+from lsqa.stats.bradley_terry import Problem as _Problem  # noqa: E402
+from lsqa.stats.bradley_terry import identify as _identify  # noqa: E402
+from lsqa.stats.bradley_terry import logits as _logits  # noqa: E402
+from lsqa.stats.bradley_terry import newton as _newton  # noqa: E402
+from lsqa.stats.bradley_terry import objective as _objective  # noqa: E402, F401
+from lsqa.stats.bradley_terry import pair_nll as _pair_nll  # noqa: E402
+from lsqa.stats.bradley_terry import sigmoid as _sigmoid  # noqa: E402
+
 _BOOT_CHUNK_CELLS = 4_000_000  # bootstrap rounds per chunk ≈ this / m² (bounds memory)
 
 
@@ -327,222 +332,6 @@ def unbounded_systems(data: ComparisonCounts, tie_model: str = "half") -> dict[i
     return out
 
 
-def _sigmoid(x):
-    # Stable logistic: exp of a non-positive number only.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def _softplus(x):
-    return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
-
-
-# --------------------------------------------------------------------------------------------
-# Batched Newton solver: fits a stack of B datasets sharing the same pairs
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Problem:
-    """B datasets on the same m systems and P pairs; cell counts ``c`` of shape (B, P, 3)."""
-
-    m: int
-    pairs: np.ndarray
-    c: np.ndarray
-    tie_model: str
-    lam: np.ndarray               # (B,) ridge on β
-    rho: np.ndarray               # (B,) ridge on θ = ln ν (Davidson only)
-    theta_fixed: np.ndarray | None = None  # (B,) bool: θ held fixed (data without ties)
-    Dt: sparse.csr_matrix = field(init=False)     # (m, P) incidence, transposed: +1 at i, -1 at j
-    absDt: sparse.csr_matrix = field(init=False)
-    off_ij: np.ndarray = field(init=False)   # flat indices of H[i, j] and H[j, i]
-    off_ji: np.ndarray = field(init=False)
-
-    def __post_init__(self):
-        P, m = len(self.pairs), self.m
-        # Sparse: products with the incidence matrix cost O(B·P), not O(B·P·m), and stay off BLAS
-        # threads (which only fight each other on a small, shared machine).
-        rows = np.concatenate([self.pairs[:, 0], self.pairs[:, 1]])
-        cols = np.concatenate([np.arange(P), np.arange(P)])
-        self.Dt = sparse.csr_matrix((np.r_[np.ones(P), -np.ones(P)], (rows, cols)), shape=(m, P))
-        self.absDt = abs(self.Dt)
-        self.off_ij = self.pairs[:, 0] * m + self.pairs[:, 1]
-        self.off_ji = self.pairs[:, 1] * m + self.pairs[:, 0]
-        if self.theta_fixed is None:
-            self.theta_fixed = np.zeros(len(self.lam), dtype=bool)
-
-    @property
-    def k(self) -> int:
-        return self.m + (self.tie_model == "davidson")
-
-
-def _pair_nll(d, theta, c, tie_model):
-    """Per-dataset negative log-likelihood, summed over pairs, as a function of d = β_i − β_j.
-
-    half:     NLL = n·softplus(d) − w_i·d, with w_i = wins_i + ties/2 (eq. 2 per pair).
-    davidson: NLL = −(wins_i − wins_j)·d/2 − ties·θ + n·ln(e^{d/2} + e^{−d/2} + e^θ), θ = ln ν.
-    """
-    wi, wj, t = c[..., 0], c[..., 1], c[..., 2]
-    n = wi + wj + t
-    if tie_model == "half":
-        return np.sum(n * _softplus(d) - (wi + 0.5 * t) * d, axis=-1)
-    th = theta[:, None]
-    lse = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), th)
-    return np.sum(-(wi - wj) * 0.5 * d - t * th + n * lse, axis=-1)
-
-
-def _pair_derivatives(d, theta, c, tie_model) -> dict:
-    """First and second derivatives of :func:`_pair_nll` in d (per pair) and θ (summed)."""
-    wi, wj, t = c[..., 0], c[..., 1], c[..., 2]
-    n = wi + wj + t
-    if tie_model == "half":
-        s = _sigmoid(d)
-        return dict(g_d=n * s - (wi + 0.5 * t), h_dd=n * s * (1.0 - s))
-    th = theta[:, None]
-    lse = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), th)
-    qi, qj, qt = np.exp(0.5 * d - lse), np.exp(-0.5 * d - lse), np.exp(th - lse)
-    diff = qi - qj
-    return dict(
-        g_d=-(wi - wj) * 0.5 + n * 0.5 * diff,
-        h_dd=n * 0.25 * ((qi + qj) - diff * diff),
-        g_t=np.sum(-t + n * qt, axis=-1),
-        h_dt=-n * qt * 0.5 * diff,
-        h_tt=np.sum(n * qt * (1.0 - qt), axis=-1),
-    )
-
-
-def _pair_differences(prob: _Problem, beta: np.ndarray) -> np.ndarray:
-    """d[b, p] = β_i − β_j for pair p = (i, j)."""
-    return beta[:, prob.pairs[:, 0]] - beta[:, prob.pairs[:, 1]]
-
-
-def _to_systems(Dt: sparse.csr_matrix, per_pair: np.ndarray) -> np.ndarray:
-    """Σ over pairs of per-pair values into their systems: (B, P) → (B, m)."""
-    return np.asarray((Dt @ per_pair.T).T)
-
-
-def _objective(prob: _Problem, x, rows):
-    beta = x[:, : prob.m]
-    theta = x[:, prob.m] if prob.tie_model == "davidson" else None
-    nll = _pair_nll(_pair_differences(prob, beta), theta, prob.c[rows], prob.tie_model)
-    nll = nll + 0.5 * prob.lam[rows] * np.sum(beta * beta, axis=1)
-    if theta is not None:
-        nll = nll + 0.5 * prob.rho[rows] * theta * theta
-    return nll
-
-
-def _newton(prob: _Problem, x0: np.ndarray, tol: float = NEWTON_TOL, max_iter: int = NEWTON_MAX_ITER):
-    """Damped Newton on the (penalised) negative log-likelihood for all B datasets at once.
-
-    The β-block of the Hessian is a weighted graph Laplacian, singular along 1 (β is defined up to
-    a shift). Adding ``c·11ᵀ`` makes it invertible without changing the step: the gradient sums to
-    −λ·Σβ = 0 for mean-zero β, so the step stays mean-zero and β keeps mean 0 throughout.
-    """
-    m, k = prob.m, prob.k
-    x = np.array(x0, dtype=float)
-    B = x.shape[0]
-    iters = np.zeros(B, dtype=np.int64)
-    fval = np.full(B, np.nan)  # objective at the current point, when known
-    active = np.arange(B)
-    eye_idx = np.arange(m) * (m + 1)
-    flat = np.zeros(B, dtype=bool)  # met a singular Hessian: not converged, whatever its last step
-    for _ in range(max_iter):
-        if active.size == 0:
-            break
-        xa = x[active]
-        ca = prob.c[active]
-        lam, rho = prob.lam[active], prob.rho[active]
-        beta = xa[:, :m]
-        theta = xa[:, m] if prob.tie_model == "davidson" else None
-        t = _pair_derivatives(_pair_differences(prob, beta), theta, ca, prob.tie_model)
-
-        nb = active.size
-        grad = np.empty((nb, k))
-        grad[:, :m] = _to_systems(prob.Dt, t["g_d"]) + lam[:, None] * beta
-        h = t["h_dd"]
-        diag = _to_systems(prob.absDt, h)
-        Hb = np.zeros((nb, m * m))
-        Hb[:, prob.off_ij] = -h
-        Hb[:, prob.off_ji] = -h
-        Hb[:, eye_idx] = diag + lam[:, None]
-        # c·11ᵀ pins the shift; c of the order of the curvature keeps the system well scaled.
-        Hb += (diag.mean(axis=1, keepdims=True) + 1.0) / m
-        if k == m:
-            H = Hb.reshape(nb, m, m)
-        else:
-            H = np.zeros((nb, k, k))
-            H[:, :m, :m] = Hb.reshape(nb, m, m)
-            grad[:, m] = t["g_t"] + rho * theta
-            hbt = _to_systems(prob.Dt, t["h_dt"])
-            H[:, :m, m] = hbt
-            H[:, m, :m] = hbt
-            H[:, m, m] = t["h_tt"] + rho
-            fixed = prob.theta_fixed[active]
-            if fixed.any():  # decouple θ so that its Newton step is 0
-                grad[fixed, m] = 0.0
-                H[fixed, m, :] = 0.0
-                H[fixed, :, m] = 0.0
-                H[fixed, m, m] = 1.0
-        step, singular = _newton_steps(H, grad)
-        if singular.any():  # no unique Newton step: this dataset's MLE is not a finite point (see _newton_steps)
-            flat[active[singular]] = True
-            step[singular] = 0.0
-
-        # Backtracking: halve the step of any dataset whose objective did not decrease. Inside
-        # Newton's quadratic region a tiny step cannot overshoot: only larger ones are checked,
-        # so the objective is rarely evaluated once the fit is warm.
-        scale = np.ones(nb)
-        todo = np.flatnonzero(np.max(np.abs(step), axis=1) > SAFE_STEP)
-        if todo.size:
-            current = fval[active[todo]]
-            unknown = np.isnan(current)
-            if unknown.any():
-                current[unknown] = _objective(prob, xa[todo[unknown]], active[todo[unknown]])
-            for _ in range(MAX_BACKTRACK):
-                trial = xa[todo] + scale[todo, None] * step[todo]
-                new = _objective(prob, trial, active[todo])
-                bad = new > current + 1e-12 * (1.0 + np.abs(current))
-                fval[active[todo[~bad]]] = new[~bad]  # objective at the accepted point, for next time
-                if not bad.any():
-                    break
-                todo, current = todo[bad], current[bad]
-                scale[todo] *= 0.5
-        checked = np.zeros(nb, dtype=bool)
-        checked[np.flatnonzero(np.max(np.abs(step), axis=1) > SAFE_STEP)] = True
-        fval[active[~checked]] = np.nan  # moved without evaluating: value unknown
-        move = scale[:, None] * step
-        x[active] = xa + move
-        iters[active] += 1
-        # Quadratic convergence: after a full step of size s the error is O(s²), so a full step
-        # below STEP_TOL leaves an error far below NEWTON_TOL and the confirming step is skipped.
-        size = np.max(np.abs(move), axis=1)
-        done = (size < tol) | ((size < STEP_TOL) & (scale == 1.0)) | singular
-        active = active[~done]
-    converged = ~flat
-    converged[active] = False
-    return x, iters, converged
-
-
-def _newton_steps(H: np.ndarray, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Newton steps ``-H⁻¹·grad`` of a stack of datasets, and which datasets had a singular ``H``.
-
-    ``H`` is positive definite wherever the fit has a finite optimum. It is singular where the
-    likelihood is flat along some direction: Davidson data whose likelihood is highest at infinity
-    (e.g. one pair only ties, another only wins of one side: ν → ∞ while β spreads out), which the
-    connectivity check on wins cannot see. One such dataset must not stop the others (a bootstrap
-    fits hundreds at once): it is reported, and its caller refits it with the fallback priors."""
-    try:
-        return -np.linalg.solve(H, grad[..., None])[..., 0], np.zeros(len(H), dtype=bool)
-    except np.linalg.LinAlgError:
-        steps, singular = np.zeros_like(grad), np.zeros(len(H), dtype=bool)
-        for r in range(len(H)):
-            try:
-                steps[r] = -np.linalg.solve(H[r], grad[r])
-            except np.linalg.LinAlgError:
-                singular[r] = True
-        return steps, singular
-
-
 # --------------------------------------------------------------------------------------------
 # Single fit
 # --------------------------------------------------------------------------------------------
@@ -620,16 +409,6 @@ def _tie_prior_for(n_ties: float, n_total: float, tie_model: str) -> float:
     return FALLBACK_TIE_PRIOR if n_ties >= n_total else 0.0
 
 
-def _identify(beta: np.ndarray, systems: Sequence[str], anchor: str | None) -> np.ndarray:
-    """Shift β (last axis) to mean 0, or so that the anchor system has β exactly 0."""
-    if anchor is None:
-        return beta - beta.mean(axis=-1, keepdims=True)
-    if anchor not in systems:
-        raise ValueError(f"anchor system {anchor!r} is not among the systems {list(systems)}; use one of them")
-    a = list(systems).index(anchor)
-    return beta - beta[..., a : a + 1]
-
-
 def _ranks(beta: np.ndarray) -> np.ndarray:
     return rankdata(-np.round(beta, 12), method="min").astype(int)
 
@@ -662,7 +441,7 @@ def fit_bradley_terry(
     x, iters, conv = _newton(prob, x0)
     if not conv[0] and tie_model == "davidson":
         # Davidson data can have no finite MLE although the wins connect every system (see
-        # _newton_steps): the fallback priors on β and ln ν, as for data the connectivity check catches.
+        # bradley_terry.newton_steps): the fallback priors on β and ln ν, as for data the connectivity check catches.
         if prior == 0:
             raise ValueError("the maximum-likelihood estimate of Davidson's model does not exist for these "
                              "comparisons (its likelihood is highest with ν and the strengths at infinity); "
@@ -673,7 +452,7 @@ def fit_bradley_terry(
         x, iters, conv = _newton(prob, x0)
     beta = _identify(x[0, :m], data.systems, anchor)
     theta = x[0, m] if tie_model == "davidson" else None
-    nll = _pair_nll(_pair_differences(prob, x[:, :m]), None if theta is None else x[:, m], prob.c, tie_model)
+    nll = _pair_nll(_logits(prob, x), None if theta is None else x[:, m], prob.c, tie_model)
     return BTResult(
         systems=tuple(data.systems),
         beta=beta,
@@ -690,6 +469,35 @@ def fit_bradley_terry(
         iterations=int(iters[0]),
         converged=bool(conv[0]),
     )
+
+
+def sandwich_bradley_terry(data: ComparisonCounts, fit: BTResult, *, by_question: bool = False) -> np.ndarray:
+    """Sandwich (robust) covariance of the fitted β (``tie_model="half"``), identified like ``fit.beta``:
+    ``H⁻¹ J H⁻¹`` with ``J`` the outer products of the per-comparison scores (summed per question with
+    ``by_question``), from the cell counts alone (``lsqa.stats.bradley_terry.sandwich``; Huber 1967). What
+    arena-rank reports for plain Bradley-Terry; an analytic alternative to the bootstrap."""
+    from lsqa.stats import bradley_terry as bt
+
+    if fit.tie_model != "half":
+        raise ValueError("the sandwich covariance is computed for ties as half a win (tie_model='half')")
+    m, P = len(data.systems), len(data.pairs)
+    beta = fit.beta - fit.beta.mean()
+    i, j = np.repeat(data.pairs[:, 0], 3), np.repeat(data.pairs[:, 1], 3)
+    y = np.tile([1.0, 0.0, 0.5], P)
+    n = data.counts.reshape(-1)
+    cov = bt.sandwich(m, beta, bt.Rows(i, j, y, n=n), fit.prior)
+    if by_question:
+        if data.question_cells is None:
+            raise ValueError("by_question=True needs a question id for every comparison")
+        r = bt.sigmoid(beta[i] - beta[j]) - y          # score of one comparison of each (pair, outcome) cell
+        S = sparse.csr_matrix((np.r_[r, -r], (np.r_[np.arange(3 * P), np.arange(3 * P)], np.r_[i, j])),
+                              shape=(3 * P, m))
+        G = data.question_cells @ S
+        s = bt.sigmoid(beta[i] - beta[j])
+        H = bt.gram_rows(m, i, j, None, n * s * (1 - s)) + fit.prior * np.eye(m)
+        Hi = bt.constrained_inverse(H, m)
+        cov = Hi @ np.asarray((G.T @ G).todense()) @ Hi
+    return bt.identify_cov(cov, m, data.systems, fit.anchor)
 
 
 @dataclass(frozen=True)
@@ -743,7 +551,7 @@ def fit_variants(data: ComparisonCounts, cells: np.ndarray, *, tie_model: str = 
         x0[:, m] = np.where(fixed, THETA_NO_TIES, 0.0)
     x, _, conv = _newton(prob, x0)
     redo = np.flatnonzero(~conv) if davidson else np.zeros(0, dtype=int)
-    if redo.size:  # no finite Davidson MLE (see _newton_steps): as fit_bradley_terry, both fallback priors
+    if redo.size:  # no finite Davidson MLE (see bradley_terry.newton_steps): as fit_bradley_terry, both fallback priors
         lam[redo] = np.maximum(lam[redo], FALLBACK_PRIOR)
         rho[redo] = np.maximum(rho[redo], FALLBACK_TIE_PRIOR)
         again = _Problem(m, data.pairs, c[redo], tie_model, lam[redo], rho[redo], fixed[redo])
@@ -868,7 +676,7 @@ def bootstrap_bradley_terry(
             start_x[:, m] = np.where(fixed, THETA_NO_TIES, th0)
         x, _, conv = _newton(prob, start_x)
         redo = np.flatnonzero(~conv) if davidson else np.zeros(0, dtype=int)
-        if redo.size:  # rounds with no finite Davidson MLE (see _newton_steps): the fallback priors
+        if redo.size:  # rounds with no finite Davidson MLE (see bradley_terry.newton_steps): the fallback priors
             n_fallback += int(np.count_nonzero(lam[redo] <= (prior or 0.0)))
             again = _Problem(m, data.pairs, c[redo], tie_model, np.maximum(lam[redo], FALLBACK_PRIOR),
                              np.maximum(rho[redo], FALLBACK_TIE_PRIOR), fixed[redo])

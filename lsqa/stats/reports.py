@@ -65,11 +65,20 @@ def rank_table(
                        tie_model=tie_model, level=level, fragility=fragility)
 
 
+class _AnalyticCI:
+    """Strength intervals from a covariance (no rounds: no interval for the win probabilities)."""
+
+    samples = None
+
+    def __init__(self, low, high):
+        self.strength_low, self.strength_high = low, high
+
+
 def _win_probability(fit, ci, upper: int, lower: int, level: float) -> dict:
     """P(upper beats lower), eq. 1 of the paper, with its percentile interval over the same
     bootstrap rounds as the strengths (null bounds without a bootstrap)."""
     estimate = _finite(fit.win_probability[upper, lower])
-    if ci is None:
+    if ci is None or ci.samples is None:
         return {"estimate": estimate, "ci_low": None, "ci_high": None}
     import numpy as np
 
@@ -88,6 +97,7 @@ def rank_counts(
     tie_model: str = "half",
     level: float = 0.95,
     fragility: bool = True,
+    intervals: str = "bootstrap",
 ) -> dict:
     """``rank_table`` of comparisons already counted (``lsqa.stats.ranking.ComparisonCounts``, with the
     per-question cells when ``by_question``): what a workspace's verdicts are ranked from.
@@ -98,20 +108,36 @@ def rank_counts(
     "inseparable": {"drop": n, "flip": n}}``, the fewest verdicts removed / relabelled that swap them, or that
     bring the analytic ``level`` interval of their difference to 0 (0 when it already reaches it), confirmed by a
     refit (``lsqa.stats.fragility``; null where none up to every verdict does). ``fragility=False`` leaves
-    ``adjacent`` empty (simulations that need no such list)."""
+    ``adjacent`` empty (simulations that need no such list). ``intervals="sandwich"`` (ties as half a win):
+    the strengths' intervals and the rank intervals from the analytic sandwich covariance
+    (``ranking.sandwich_bradley_terry``, ``rank_intervals.from_covariance``) instead of ``bootstrap`` rounds;
+    the win probabilities then have no interval."""
     from lsqa.stats.ranking import bootstrap_bradley_terry, comparison_groups, fit_bradley_terry, unbounded_systems
 
     if data.n_comparisons == 0:
         raise NoVerdicts("every comparison is 'none' (both answers wrong): nothing to rank")
     fit = fit_bradley_terry(data, tie_model=tie_model, anchor=anchor)
+    if intervals not in ("bootstrap", "sandwich"):
+        raise ValueError(f"intervals must be 'bootstrap' or 'sandwich', not {intervals!r}")
     ci = None
-    if bootstrap > 0:
-        ci = bootstrap_bradley_terry(data, rounds=bootstrap, level=level, seed=seed, by_question=by_question,
-                                     tie_model=tie_model, anchor=anchor)
     order = sorted(range(len(fit.systems)), key=lambda k: (fit.rank[k], fit.systems[k]))
     groups = comparison_groups(data)
     ranks = None
-    if ci is not None:
+    if bootstrap > 0 and intervals == "sandwich":
+        import numpy as np
+        from scipy.stats import norm
+
+        from lsqa.stats.rank_intervals import from_covariance
+        from lsqa.stats.ranking import sandwich_bradley_terry
+
+        cov = sandwich_bradley_terry(data, fit, by_question=by_question)
+        half = float(norm.ppf(0.5 + level / 2)) * np.sqrt(np.clip(np.diag(cov), 0, None))
+        ci = _AnalyticCI(np.exp(fit.beta - half), np.exp(fit.beta + half))
+        ranks = from_covariance(fit.beta, cov, level=level, groups=groups)
+    elif bootstrap > 0:
+        ci = bootstrap_bradley_terry(data, rounds=bootstrap, level=level, seed=seed, by_question=by_question,
+                                     tie_model=tie_model, anchor=anchor)
+    if ci is not None and ranks is None:
         from lsqa.stats.rank_intervals import from_bootstrap
 
         ranks = from_bootstrap(fit.beta, ci.samples, level=level, groups=groups)
@@ -121,7 +147,8 @@ def rank_counts(
         low = _finite(ci.strength_low[k]) if ci else None
         high = _finite(ci.strength_high[k]) if ci else None
         if ci and k not in notes and fit.systems[k] != anchor and (low is None or high is None or high - low <= 1e-9 * high):
-            notes[k] = "every bootstrap round gave the same strength: too few comparisons to resample"
+            notes[k] = ("every bootstrap round gave the same strength: too few comparisons to resample"
+                        if ci.samples is not None else "no spread in the data: too few comparisons")
         systems.append({
             "system": fit.systems[k],
             "beta": _finite(fit.beta[k]),
