@@ -33,7 +33,6 @@ import asyncio
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile

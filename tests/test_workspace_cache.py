@@ -434,7 +434,35 @@ def test_a_commit_by_another_process_after_my_review_is_not_hidden(demo_workspac
     assert fresh == audit.queue.uncached(demo_workspace, annotator="ann", exclude=opened)
 
 
-def test_no_step_is_recorded_while_another_thread_has_the_workspace_open(made):
+def test_a_step_is_recorded_while_another_thread_only_reads(made):
+    """Another session's page run reading the workspace changes nothing: my declared write is still a step."""
+    from lsqa.store import lineage
+    from lsqa.store.lineage import Change
+
+    lineage.forget()
+    opened, release = threading.Event(), threading.Event()
+
+    def other_session():
+        with store.connect(made) as con:
+            con.execute("SELECT count(*) FROM workspace_settings").fetchall()
+            opened.set()
+            release.wait(10)
+
+    other = threading.Thread(target=other_session)
+    other.start()
+    opened.wait(10)
+    try:
+        with store.write(made, change=Change(frozenset({"workspace_settings"}))) as con:
+            con.execute("INSERT INTO workspace_settings (key, value, author) VALUES ('k', 'v', 'me')")
+        changes = [change for _, change in lineage.history(str(made.resolve()), data_version(made))]
+        assert changes[:1] == [Change(frozenset({"workspace_settings"}))], changes
+    finally:
+        release.set()
+        other.join()
+
+
+@pytest.mark.parametrize("how", ["write", "transaction"])
+def test_no_step_is_recorded_while_another_thread_writes(made, how):
     """A write that says what it changes cannot vouch for another thread's commit in between."""
     from lsqa.store import lineage
     from lsqa.store.lineage import Change
@@ -443,9 +471,14 @@ def test_no_step_is_recorded_while_another_thread_has_the_workspace_open(made):
     opened, release = threading.Event(), threading.Event()
 
     def other_session():
-        with store.connect(made):
-            opened.set()
-            release.wait(10)
+        if how == "write":
+            with store.write(made):
+                opened.set()
+                release.wait(10)
+        else:
+            with store.connect(made) as con, store.transaction(con):
+                opened.set()
+                release.wait(10)
 
     other = threading.Thread(target=other_session)
     other.start()
