@@ -148,12 +148,13 @@ class Server:
     """`streamlit run` of ``app`` in checkout ``root`` on a free 127.0.0.1 port (as tests/streamlit_server
     starts it), keeping the process for its CPU time."""
 
-    def __init__(self, workspace: Path, root: Path, app: str = "app.py"):
-        self.port = free_port()
+    def __init__(self, workspace: Path, root: Path, app: str = "app.py", profile: Path | None = None):
+        self.port, self.profile = free_port(), profile
         env = {**os.environ, "LSQA_WORKSPACE": str(workspace), "PYTHONPATH": str(root)}
-        streamlit = Path(sys.executable).parent / "streamlit"
+        streamlit = [str(Path(sys.executable).parent / "streamlit")] if profile is None else \
+            [sys.executable, str(ROOT / "bench" / "profile_server.py"), str(profile.resolve())]
         self.proc = subprocess.Popen(
-            [str(streamlit), "run", app, "--server.address", "127.0.0.1", "--server.port", str(self.port),
+            [*streamlit, *(["run"] if profile is None else []), app, "--server.address", "127.0.0.1", "--server.port", str(self.port),
              "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = f"http://127.0.0.1:{self.port}"
@@ -239,7 +240,7 @@ async def run_team(n: int, args, workspace: Path | None, floor: bool) -> dict:
         ws = folder / "team.duckdb"
         shutil.copy(workspace, ws)
         tokens = [team.add_person(ws, name, "annotator")["token"] for name in names]
-        server = Server(ws, Path(args.root).resolve())
+        server = Server(ws, Path(args.root).resolve(), profile=args.profile and Path(f"{args.profile}.n{n}"))
         judges = "&".join(f"judge={j}" for j in args.judge or JUDGES)
         paths = [f"audit?{judges}&token={t}" for t in tokens]
     rng = random.Random(args.seed)
@@ -254,6 +255,8 @@ async def run_team(n: int, args, workspace: Path | None, floor: bool) -> dict:
                 await _wait_shown(page)
                 pages.append(page)
             await asyncio.sleep(3.0)  # the last page's run and read ahead
+            if server.profile is not None:
+                server.profile.with_name(server.profile.name + ".reset").touch()
             load0, cpu0, browsers0, t0 = load_average(), server.cpu(), chromium_seconds(), time.monotonic()
             start = time.monotonic() + 0.5
             results = await asyncio.gather(*(annotator(page, args.seconds, random.Random(rng.random()), args.read,
@@ -311,6 +314,8 @@ def main() -> None:
     ap.add_argument("--root", default=str(ROOT), help="the checkout whose app.py is served (default: this one)")
     ap.add_argument("--no-floor", action="store_true", help="leave out the minimal Streamlit app")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", metavar="OUT", help="sample the server's script runs (bench/profile_server.py) "
+                    "into OUT.n<N>: where its CPU goes")
     args = ap.parse_args()
     if not args.workspace.is_file():
         raise SystemExit(f"--workspace {args.workspace}: no such file; build one with `lsqa demo`")

@@ -108,6 +108,10 @@ class _Attachment:
     writes: int = 0
     writes_by: Counter = field(default_factory=Counter)
     writing_by: Counter = field(default_factory=Counter)
+    # Declared writes (``write(..., change=...)``) of this file, one at a time in this process: each is
+    # then a step of its own in the lineage, however many sessions decide at once (re-entrant: a write
+    # nested in one of the same thread is part of it, as before).
+    declared: threading.RLock = field(default_factory=threading.RLock)
 
 
 _host_lock = threading.Lock()  # the host connection object and the table of attachments
@@ -548,7 +552,9 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
     ``change``: what the block writes, when the caller can say so exactly (one review). Then reads
     that such a change cannot touch stay kept across it (``lsqa.store.workspace_cache``), provided no
     other thread of this process wrote meanwhile (other processes cannot write while it is attached;
-    other threads' reads, each session's page run, change nothing). A change that says less than the block writes would serve stale reads:
+    other threads' reads, each session's page run, change nothing). Declared writes of one file take
+    turns in this process (``_Attachment.declared``), so that each is such a step however many people
+    decide at once; a write that does not say what it changes, going on meanwhile, leaves it unrecorded. A change that says less than the block writes would serve stale reads:
     tests/test_workspace_cache.py checks each declared change against the tables it really moves."""
     if is_read_only(path):
         raise WorkspaceError(f"workspace {path} is read-only (file or folder permissions): it can be read "
@@ -556,29 +562,31 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
     with connect(path) as con:
         key = str(Path(path).resolve())
         entry, me = _attachment(key), threading.get_ident()
-        with entry.lock:
-            before = _version_attached(key, entry)
-            others_writing = any(n for t, n in entry.writing_by.items() if t != me)
-            start = (entry.writes, entry.writes_by[me], tuple(_bare_commits))
-            entry.writes += 1
-            entry.writes_by[me] += 1
-            entry.writing_by[me] += 1
-        try:
-            with _transaction(con):
-                yield con
-        finally:
+        with entry.declared if change is not None else contextlib.nullcontext():
             with entry.lock:
-                after = _version_attached(key, entry)
-                others_began = (entry.writes - start[0]) - (entry.writes_by[me] - start[1])
-                others_writing = others_writing or any(n for t, n in entry.writing_by.items() if t != me)
-                alone = not others_writing and not others_began and start[2][1] == _bare_commits[1] == 0 \
-                    and _bare_commits[0] == start[2][0]
-                entry.writing_by[me] -= 1
-                if not entry.writing_by[me]:
-                    del entry.writing_by[me]
-        if change is not None and alone and before is not None and after is not None:
-            lineage.record(key, after, before, change)
-        _after_commit(con, key)
+                before = _version_attached(key, entry)
+                others_writing = any(n for t, n in entry.writing_by.items() if t != me)
+                start = (entry.writes, entry.writes_by[me], tuple(_bare_commits))
+                entry.writes += 1
+                entry.writes_by[me] += 1
+                entry.writing_by[me] += 1
+            try:
+                with _transaction(con):
+                    yield con
+                with entry.lock:
+                    after = _version_attached(key, entry)
+                    others_began = (entry.writes - start[0]) - (entry.writes_by[me] - start[1])
+                    others_writing = others_writing or any(n for t, n in entry.writing_by.items() if t != me)
+                    alone = not others_writing and not others_began and start[2][1] == _bare_commits[1] == 0 \
+                        and _bare_commits[0] == start[2][0]
+                if change is not None and alone and before is not None and after is not None:
+                    lineage.record(key, after, before, change)
+                _after_commit(con, key)  # a commit of its own, while this write still counts as going on
+            finally:
+                with entry.lock:
+                    entry.writing_by[me] -= 1
+                    if not entry.writing_by[me]:
+                        del entry.writing_by[me]
 
 
 def _after_commit(con: duckdb.DuckDBPyConnection, key: str) -> None:

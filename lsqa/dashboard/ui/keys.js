@@ -128,9 +128,11 @@
   };
   // Since when that item is on screen: nobody reads an item in less than SETTLE_MS, so a key pressed
   // sooner was meant for the item before it (a second key 50 ms after a decision). The item changes
-  // only in a run: it is looked at when a run ends and when a key comes (no polling). A change first
-  // seen when a key comes happened after the last key or click sent and the last run's end, whichever
-  // is later (the page's first item: long before).
+  // only in a run: it is looked at as the run draws (the stamped elements added, below), when a run
+  // ends and when a key comes (no polling). The run goes on after the item is drawn (the panels
+  // below it, the next item read ahead: longer on a busy server), so its end is not when the item
+  // came. A change first seen when a key comes happened after the last key or click sent and the
+  // last run's end, whichever is later (the page's first item: long before).
   const SETTLE_MS = 150;
   let seenItem = null, seenBefore = null, seenSince = 0, lastSent = 0, lastRunEnd = 0;
   const look = (atKey) => {
@@ -176,6 +178,13 @@
       button.click();
     }
   }
+  // The item's stamped elements (decision bar, cards) come and go with the item: look when one does.
+  const stamped = (nodes) => Array.prototype.some.call(nodes, (n) => n.nodeType === 1
+    && (n.hasAttribute("data-lsqa-item") || !!n.querySelector("[data-lsqa-item]")));
+  new MutationObserver((records) => {
+    if (pageHasKeys() && records.some((r) => stamped(r.addedNodes) || stamped(r.removedNodes)
+      || (r.type === "attributes" && r.attributeName === "data-lsqa-item"))) look(false);
+  }).observe(doc.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-lsqa-item"] });
   const watch = () => {
     const app = doc.querySelector("[data-test-script-state]");
     if (!app) return setTimeout(watch, 200);
