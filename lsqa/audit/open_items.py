@@ -129,6 +129,18 @@ def close_item(workspace: Path, who: Person | str, tab: str) -> None:
         open_store.close(con, name, tab)
 
 
+def next_free(workspace: Path, annotator: str, tab: str, candidates: list[str], queue: str) -> str | None:
+    """The first of ``candidates`` (the queue after the item shown) that ``open_item`` would serve this
+    tab now from ``queue``: not held by another tab (a read; nothing is held). The Audit page reads
+    that item ahead, not one somebody else has open and the next key passes over."""
+    if not annotator or not tab or not candidates:
+        return next(iter(candidates), None)
+    shared = SHARED_QUEUES if queue in SHARED_QUEUES else ()
+    with store.connect(workspace) as con:
+        held = open_store.held_elsewhere(con, annotator, tab, list(candidates), shared, _now())
+    return next((c for c in candidates if c not in held), None)
+
+
 def open_in(workspace: Path, annotator: str, tab: str) -> str | None:
     """The verdict ``annotator``'s tab has open (a reload of the tab finds its item), None if none."""
     if not annotator or not tab:
