@@ -206,7 +206,7 @@ def test_the_back_key_trail_survives_a_search(team_server):
         wait_for(page, lambda: len(_written(ws, "cid")["reviews"]) == n + 1)
         wait_for(page, lambda: _shown(page) not in (None, *trail))
         trail.append(_item_on_screen(page))
-    box = page.locator('[data-testid="stSidebar"]').get_by_label("Search questions and answers")
+    box = page.locator('[data-testid="stSidebar"]').get_by_label("Search questions and answers", exact=True).and_(page.locator("input"))
     box.fill("the")
     box.press("Enter")  # Enter searches and gives the keys back
     wait_for(page, lambda: _shown(page) not in (None, *trail))
