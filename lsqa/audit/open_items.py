@@ -94,6 +94,7 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
     with _serving, store.write(workspace, change=OPEN_CHANGE) as con:
         name, _ = acting(con, who, "adjudicate" if adjudicating else "review")
         now, held = _now(), {}
+        picked = judgment_id is not None
         if judgment_id is None:
             held = open_store.held_elsewhere(con, name, tab, list(candidates), shared, now, own_tabs=not adjudicating)
             if read_after is not None and queue in SHARED_QUEUES:
@@ -106,8 +107,9 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
         row = open_store.put(con, annotator=name, tab=tab, judgment_id=judgment_id, queue=queue, now=now,
                              lease_s=LEASE_S)
         if adjudicating:
-            other_tab, held = False, open_store.held_elsewhere(con, name, tab, [judgment_id], shared, now,
-                                                               own_tabs=False)
+            other_tab = False
+            if picked:  # who else has it open (served, the candidates passed over are ``held``)
+                held = open_store.held_elsewhere(con, name, tab, [judgment_id], shared, now, own_tabs=False)
         else:
             other_tab = bool(open_store.held_elsewhere(con, name, tab, [judgment_id], (), now))
         if trail is not None:
