@@ -101,21 +101,21 @@ if not rows:
     st.info("No disagreements: no verdict has two people's labels that differ.")
     st.stop()
 
-here = view.place(rows, ss.get("adj_current"), ss.pop("adj_settled", None))
+here = view.held_place(workspace, who, may_adjudicate, ss, rows, ss.get("adj_current"), ss.pop("adj_settled", None))
 if (ss.get("adj_ask") or {}).get("judgment_id") != here.current:
     ss.adj_ask = None
 st.subheader(f"{len(rows)} disagreement{'' if len(rows) == 1 else 's'}, {here.n_open} not adjudicated yet")
 picked = st.selectbox("Open a disagreement", here.ids, index=here.index - 1 if here.current else None,
                       format_func=view.choices(rows).get, placeholder="Choose one to open it")
 if picked != here.current and picked is not None:  # no widget key: a new place is a new picker, on it
-    here = view.place(rows, picked)
+    here = view.held_place(workspace, who, may_adjudicate, ss, rows, picked)
     ss.adj_ask = None
 ss.adj_current = here.current
 ss.adj_shown = None  # until the disagreement is on screen, a key writes nothing
 callbacks = {"move": _move, "decide": _decide, "replace": _replace, "keep": _keep}
 
 if here.current is None:
-    st.success(view.all_settled(len(rows)))
+    (st.info if here.held else st.success)(view.all_settled(len(rows), here.held))
 else:
     d = here.row
     bar = view.decision_bar(here, may_adjudicate, ss.get("adj_ask"),
@@ -136,6 +136,8 @@ else:
             st.warning(bar.ask)
         if bar.note:
             st.caption(bar.note)
+    if here.held_by:
+        st.warning(f"{md(here.held_by)} has this disagreement open too: the first final label set stands.")
     shown = view.detail(workspace, d)
     st.caption(shown.caption)
     st.markdown(shown.question_html, unsafe_allow_html=True)

@@ -90,7 +90,7 @@ def search_sidebar():
     """Text search over the questions and the answers judged (always shown: people search often);
     a link's question filter (the errata's links) with a way out of it."""
     st.sidebar.text_input("Search questions and answers", key="audit_search", max_chars=audit.MAX_SEARCH_CHARS,
-                          on_change=_reset_trail, placeholder="words; Enter searches, Esc gives the keys back",
+                          on_change=view.to_queue_head, args=(ss,), placeholder="words; Enter searches, Esc gives the keys back",
                           help="Every word must occur in the question or in an answer the verdict judged "
                                "(any case). Searches the queue chosen below: choose Show: all to search every verdict.")
     if ss.get("audit_questions"):
@@ -529,7 +529,7 @@ def _review():
         if here.upcoming and sampled_judge() is None and ss.get("audit_run") == "keys":
             # Read ahead the item J or a decision opens next: kept, it is drawn without a read then
             # (a review of this item leaves it kept), while this read runs as I look at this one.
-            audit.item(workspace, here.upcoming[0]["id"])
+            view.read_ahead(workspace, annotator, ss, here, filters)
 
 
 @st.fragment(run_every=audit.RENEW_EVERY_S)

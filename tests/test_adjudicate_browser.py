@@ -142,3 +142,4 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
                            ids[2]: [(plan[ids[2]], "judy")]}
     final = {d["judgment_id"]: d["adjudicated"] for d in audit.disagreements(ws)}
     assert final == {ids[0]: plan[ids[0]], ids[1]: other, ids[2]: plan[ids[2]]}
+

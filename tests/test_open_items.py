@@ -246,3 +246,22 @@ def test_blind_hides_the_queue_reasons(demo_workspace):
     assert row["why"] in seen and row["why"] not in blind and "priority" not in blind and "hidden while blind" in blind
     assert all({"priority", "why"}.isdisjoint(r) for r in view.up_next_table(rows, blind=True))
     assert all({"priority", "why"} <= set(r) for r in view.up_next_table(rows, blind=False))
+
+
+def test_a_disagreement_open_for_one_adjudicator_is_passed_over_for_another(demo_workspace):
+    """The Adjudicate page's holds: judy's open disagreement is not served to jo; an Audit page tab of
+    judy's does not hold it for jo, nor does judy's Adjudicate tab keep the verdict from her own Audit
+    page; picking it anyway holds it too and says who else has it open."""
+    ws = demo_workspace
+    ids = _head(ws, 4)
+    judy = audit.open_item(ws, "judy", "adj-1", candidates=ids, queue=audit.ADJUDICATION)
+    assert judy.id == ids[0]
+    jo = audit.open_item(ws, "jo", "adj-2", candidates=ids, queue=audit.ADJUDICATION)
+    assert jo.id == ids[1] and jo.held == {ids[0]: "judy"}
+    audit.open_item(ws, "judy", "audit-tab", ids[2])  # judy's Audit page: not an adjudication hold
+    assert audit.open_item(ws, "jo", "adj-2", candidates=ids[2:], queue=audit.ADJUDICATION).id == ids[2]
+    mine = audit.open_item(ws, "judy", "audit-2", candidates=ids, queue="priority")
+    assert mine.id == ids[0] and not mine.other_tab  # her adjudication hold is not an Audit page tab
+    picked = audit.open_item(ws, "jo", "adj-2", ids[0], queue=audit.ADJUDICATION)
+    assert picked.id == ids[0] and picked.held == {ids[0]: "judy"}
+    assert audit.open_after([{"judgment_id": j, "adjudicated": None} for j in ids], ids[1]) == [ids[2], ids[3], ids[0]]

@@ -193,6 +193,34 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
     context.close()
 
 
+def test_the_back_key_trail_survives_a_search(team_server):
+    """cid decides two items with keys, then searches: the search's first item comes, and K goes back
+    to the item on screen before the search, then to the ones he decided (each shows his decision)."""
+    ws, url, browser = (team_server[k] for k in ("ws", "url", "browser"))
+    cid = team.add_person(ws, "cid", "annotator")
+    page = _signed_in(_context(browser), url, cid["token"], f"audit?judge={GT}", "cid")
+    trail = [_item_on_screen(page)]
+    for n in range(2):
+        page.mouse.click(1000, 600)
+        page.keyboard.press("y")
+        wait_for(page, lambda: len(_written(ws, "cid")["reviews"]) == n + 1)
+        wait_for(page, lambda: _shown(page) not in (None, *trail))
+        trail.append(_item_on_screen(page))
+    box = page.locator('[data-testid="stSidebar"]').get_by_label("Search questions and answers", exact=True).and_(page.locator("input"))
+    box.fill("the")
+    box.press("Enter")  # Enter searches and gives the keys back
+    wait_for(page, lambda: _shown(page) not in (None, *trail))
+    searched = _item_on_screen(page)
+    assert "the" in (audit.item(ws, searched)["question"] + " ".join(a["text"] or "" for a in audit.item(ws, searched)["answers"])).lower()
+    for back in reversed(trail):  # K: the item before the search, then the two decided
+        page.keyboard.press("k")
+        wait_for(page, lambda: _shown(page) == back)
+        wait_idle(page)
+    assert "You decided: " in _main(page)
+    assert len(_written(ws, "cid")["reviews"]) == 2  # moving wrote nothing
+    page.context.close()
+
+
 def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server):
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
     path = f"audit?judge={GT_SXS}&reviewed=unreviewed&blind=1"

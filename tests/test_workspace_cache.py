@@ -434,7 +434,35 @@ def test_a_commit_by_another_process_after_my_review_is_not_hidden(demo_workspac
     assert fresh == audit.queue.uncached(demo_workspace, annotator="ann", exclude=opened)
 
 
-def test_no_step_is_recorded_while_another_thread_has_the_workspace_open(made):
+def test_a_step_is_recorded_while_another_thread_only_reads(made):
+    """Another session's page run reading the workspace changes nothing: my declared write is still a step."""
+    from lsqa.store import lineage
+    from lsqa.store.lineage import Change
+
+    lineage.forget()
+    opened, release = threading.Event(), threading.Event()
+
+    def other_session():
+        with store.connect(made) as con:
+            con.execute("SELECT count(*) FROM workspace_settings").fetchall()
+            opened.set()
+            release.wait(10)
+
+    other = threading.Thread(target=other_session)
+    other.start()
+    opened.wait(10)
+    try:
+        with store.write(made, change=Change(frozenset({"workspace_settings"}))) as con:
+            con.execute("INSERT INTO workspace_settings (key, value, author) VALUES ('k', 'v', 'me')")
+        changes = [change for _, change in lineage.history(str(made.resolve()), data_version(made))]
+        assert changes[:1] == [Change(frozenset({"workspace_settings"}))], changes
+    finally:
+        release.set()
+        other.join()
+
+
+@pytest.mark.parametrize("how", ["write", "transaction"])
+def test_no_step_is_recorded_while_another_thread_writes(made, how):
     """A write that says what it changes cannot vouch for another thread's commit in between."""
     from lsqa.store import lineage
     from lsqa.store.lineage import Change
@@ -443,9 +471,14 @@ def test_no_step_is_recorded_while_another_thread_has_the_workspace_open(made):
     opened, release = threading.Event(), threading.Event()
 
     def other_session():
-        with store.connect(made):
-            opened.set()
-            release.wait(10)
+        if how == "write":
+            with store.write(made):
+                opened.set()
+                release.wait(10)
+        else:
+            with store.connect(made) as con, store.transaction(con):
+                opened.set()
+                release.wait(10)
 
     other = threading.Thread(target=other_session)
     other.start()
@@ -464,3 +497,64 @@ def test_no_step_is_recorded_while_another_thread_has_the_workspace_open(made):
     changes = [change for _, change in lineage.history(str(made.resolve()), data_version(made))]
     assert changes[:2] == [None, Change(frozenset({"workspace_settings"}))], changes
     assert before != data_version(made)
+
+
+def test_declared_writes_of_two_threads_at_once_take_turns_and_both_are_steps(made):
+    """Two sessions deciding at the same moment: each declared write is a step of its own, so the
+    reads kept before them can still be judged against each change."""
+    from lsqa.store import lineage
+    from lsqa.store.lineage import Change
+
+    lineage.forget()
+    go = threading.Barrier(2)
+    changes = [Change(frozenset({"workspace_settings"}), frozenset({f"j{n}"})) for n in range(2)]
+
+    def decide(n: int):
+        go.wait(10)
+        with store.write(made, change=changes[n]) as con:
+            con.execute("INSERT INTO workspace_settings (key, value, author) VALUES (?, 'v', 'me')", [f"k{n}"])
+
+    with page_data.kept_open(made):  # the page's run keeps the file attached: no checkpoint between
+        threads = [threading.Thread(target=decide, args=(n,)) for n in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        steps = [change for _, change in lineage.history(str(made.resolve()), data_version(made))]
+    assert sorted(steps[:2], key=lambda c: sorted(c.judgments)) == changes, steps
+
+
+@pytest.mark.parametrize("overlap", [1.0, 0.5])
+@pytest.mark.parametrize("filters", FILTERS + [audit.Filters(reviewed="all", reviewed_by=("bob",))],
+                         ids=lambda f: f.reviewed + ("_by" if f.reviewed_by else ""))
+def test_other_peoples_reviews_change_my_kept_queue_by_their_rows_only(demo_workspace, monkeypatch, filters, overlap):
+    """A team on one server: bob and carol review items of the queue I have open (the head they were
+    served, and items further down), between my keys. My next queue is my kept head with those rows
+    read again, not the queue read again, and it equals a fresh read: the items they reviewed leave
+    it, or move behind the unreviewed ones, or join it ("second", "reviewed by bob")."""
+    from lsqa.store import audit_queue as queue_store
+
+    audit.set_overlap(demo_workspace, overlap, "setup")
+    bob_head = audit.queue.uncached(demo_workspace, annotator="bob", page_size=40)["rows"]
+    reads, real = [], queue_store.audit_queue
+
+    def counted(con, **kwargs):
+        reads.append((kwargs["annotator"], kwargs.get("ids")))
+        return real(con, **kwargs)
+
+    opened = []
+    for step in range(8):
+        monkeypatch.setattr(queue_store, "audit_queue", counted)
+        page = audit.queue(demo_workspace, filters, "ann", exclude=opened)
+        monkeypatch.setattr(queue_store, "audit_queue", real)
+        assert page == audit.queue.uncached(demo_workspace, filters, "ann", exclude=opened), step
+        audit.confirm(demo_workspace, "bob", bob_head[step]["id"])  # bob's decisions, near the head
+        audit.review(demo_workspace, "carol", bob_head[20 + step]["id"], other_label(bob_head[20 + step]))
+        if page["rows"]:
+            opened.append(page["rows"][0]["id"])  # the page opens my queue's head; I decide every other one
+            if step % 2:
+                audit.confirm(demo_workspace, "ann", opened[-1])
+    whole = [ids for who, ids in reads if who == "ann" and ids is None]
+    rows = [ids for who, ids in reads if who == "ann" and ids is not None]
+    assert len(whole) == 1, reads  # the first read; after it, the reviewed rows only
+    assert len(rows) == 7 and all(1 <= len(ids) <= 2 for ids in rows), rows

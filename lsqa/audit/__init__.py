@@ -25,6 +25,7 @@ from lsqa.audit.adjudication import (
     disagreements_seen_by,
     final_labels,
     next_open,
+    open_after,
 )
 from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
 from lsqa.audit.lead_view import BREAK_SECONDS, team_figures
@@ -32,12 +33,14 @@ from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
 from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, as_shown, blind_copy, item, prompt_of, reveal
 from lsqa.audit.kept_reads import REVIEWS_TABLE
 from lsqa.audit.open_items import (
+    ADJUDICATION,
     LEASE_S,
     RENEW_EVERY_S,
     SHARED_QUEUES,
     Opened,
     close_item,
     keep_open,
+    next_free,
     open_in,
     open_item,
     trail_of,
@@ -90,9 +93,9 @@ __all__ = [
     "saved_message", "describe_action", "evidence_label",
     # disagreements, final labels and comments (adjudication)
     "FINAL_LABEL_RULE", "MAX_COMMENT_CHARS", "adjudicate", "adjudication_history", "disagreements",
-    "disagreements_seen_by", "next_open", "final_labels", "comment", "comments",
+    "disagreements_seen_by", "next_open", "open_after", "final_labels", "comment", "comments",
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
     # items held while open, the decision guard, the trail kept per person (open_items)
-    "LEASE_S", "RENEW_EVERY_S", "SHARED_QUEUES", "Opened", "open_item", "keep_open", "close_item", "open_in", "trail_of",
+    "ADJUDICATION", "LEASE_S", "RENEW_EVERY_S", "SHARED_QUEUES", "Opened", "open_item", "keep_open", "next_free", "close_item", "open_in", "trail_of",
 ]

@@ -113,16 +113,18 @@ def adjudication_history(workspace: Path, judgment_id: str) -> list[dict]:
 
 
 def next_open(rows: list[dict], after: str | None = None) -> str | None:
-    """The disagreement to settle next: the first not adjudicated after ``after`` in the order of
-    ``rows`` (``disagreements``; from the start without ``after`` or when it is not in ``rows``),
-    wrapping round to the first; None when every one is settled. The one place the Adjudicate page
-    chooses what comes next (an item another adjudicator holds open would be passed over here)."""
+    """The disagreement to settle next: the first of ``open_after``; None when every one is settled."""
+    return next(iter(open_after(rows, after)), None)
+
+
+def open_after(rows: list[dict], after: str | None = None) -> list[str]:
+    """The disagreements not adjudicated, in the order of ``rows`` (``disagreements``) from the one
+    after ``after`` (from the start without ``after`` or when it is not in ``rows``), wrapping round
+    to the first, ``after`` left out. The one place the Adjudicate page chooses what comes next: the
+    first of them that no other adjudicator has open (``lsqa.audit.open_items``)."""
     ids = [d["judgment_id"] for d in rows]
     start = ids.index(after) + 1 if after in ids else 0
-    for d in rows[start:] + rows[:start]:
-        if d["adjudicated"] is None and d["judgment_id"] != after:
-            return d["judgment_id"]
-    return None
+    return [d["judgment_id"] for d in rows[start:] + rows[:start] if d["adjudicated"] is None and d["judgment_id"] != after]
 
 
 def disagreements(workspace: Path) -> list[dict]:

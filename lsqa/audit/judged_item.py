@@ -35,7 +35,7 @@ def _item_survives(change: Change, arguments: dict) -> bool:
     return change.only_in(*REVIEW_TABLES) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
 
 
-@kept_while_unchanged(survives=_item_survives)
+@kept_while_unchanged(maxsize=64, survives=_item_survives)  # the item on screen and the next, per person
 def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
     """One verdict as the judge saw it, with what a human needs to decide.
 

@@ -19,6 +19,10 @@ the person's latest review row of that verdict as seen then (``seen_review``). T
   within ``LEASE_S``. Serving is one transaction under a lock of this process (the only one that can
   write the workspace while it is attached), so two people asking at once never get the same item.
 
+The Adjudicate page holds the same way (``queue=ADJUDICATION``, by a person who may adjudicate): a
+disagreement open for one adjudicator is passed over when the next is served to another, so two
+adjudicators settling the list at once never settle the same one.
+
 Label Studio's task locking while an annotator has a task open and Prodigy's "No tasks available"
 (a queue that ends and saves nothing after) are the models. Each person's back-key trail is kept
 here too (``trail_of``; saved per tab with every item opened), so K goes back along it after a
@@ -42,6 +46,7 @@ LEASE_S = 180.0  # an item served is held this long for its tab ...
 RENEW_EVERY_S = 60.0  # ... and renewed this often while the tab is open
 SHARED_QUEUES = ("priority", "random", "active")  # served to one person at a time
 OPENED = "opened"  # an item opened by hand (a link, K, a table), not served from a queue
+ADJUDICATION = open_store.ADJUDICATION  # a disagreement open on the Adjudicate page (served or picked)
 OPEN_CHANGE = Change(tables=frozenset({"open_items", "audit_trails"}))  # what opening, renewing, closing write
 
 _serving = threading.Lock()
@@ -77,14 +82,21 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
     on it already). ``read_after``: the newest review row when the candidates were read
     (``opened_marker``): of a shared queue, a candidate somebody else reviewed since is passed over
     too (it may have left the queue: "not reviewed by anyone" — the next read says). NotAllowed for a
-    person who may not review; AuditRefused for an empty tab."""
+    person who may not review; AuditRefused for an empty tab.
+
+    ``queue=ADJUDICATION`` (the Adjudicate page; the person must be allowed to adjudicate): the first
+    candidate no other adjudicator holds, held as a shared queue's item is; ``judgment_id`` given, it
+    is held all the same and ``Opened.held`` names who else has it open, if anybody."""
     if not isinstance(tab, str) or not tab:
         raise AuditRefused("an item is opened in a tab: give the page's tab id")
+    adjudicating = queue == ADJUDICATION
+    shared = (ADJUDICATION,) if adjudicating else SHARED_QUEUES
     with _serving, store.write(workspace, change=OPEN_CHANGE) as con:
-        name, _ = acting(con, who, "review")
+        name, _ = acting(con, who, "adjudicate" if adjudicating else "review")
         now, held = _now(), {}
+        picked = judgment_id is not None
         if judgment_id is None:
-            held = open_store.held_elsewhere(con, name, tab, list(candidates), SHARED_QUEUES, now)
+            held = open_store.held_elsewhere(con, name, tab, list(candidates), shared, now, own_tabs=not adjudicating)
             if read_after is not None and queue in SHARED_QUEUES:
                 held.update(dict.fromkeys(open_store.reviewed_by_others_since(con, name, list(candidates), read_after)
                                           - held.keys(), "(reviewed meanwhile)"))
@@ -94,7 +106,12 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
             return Opened(None, held=held)
         row = open_store.put(con, annotator=name, tab=tab, judgment_id=judgment_id, queue=queue, now=now,
                              lease_s=LEASE_S)
-        other_tab = bool(open_store.held_elsewhere(con, name, tab, [judgment_id], (), now))
+        if adjudicating:
+            other_tab = False
+            if picked:  # who else has it open (served, the candidates passed over are ``held``)
+                held = open_store.held_elsewhere(con, name, tab, [judgment_id], shared, now, own_tabs=False)
+        else:
+            other_tab = bool(open_store.held_elsewhere(con, name, tab, [judgment_id], (), now))
         if trail is not None:
             open_store.save_trail(con, name, tab, trail if judgment_id in trail else [*trail, judgment_id], now)
     return Opened(judgment_id, row["seen_review"], other_tab, held)
@@ -112,6 +129,18 @@ def close_item(workspace: Path, who: Person | str, tab: str) -> None:
     with store.write(workspace, change=OPEN_CHANGE) as con:
         name, _ = acting(con, who, "review")
         open_store.close(con, name, tab)
+
+
+def next_free(workspace: Path, annotator: str, tab: str, candidates: list[str], queue: str) -> str | None:
+    """The first of ``candidates`` (the queue after the item shown) that ``open_item`` would serve this
+    tab now from ``queue``: not held by another tab (a read; nothing is held). The Audit page reads
+    that item ahead, not one somebody else has open and the next key passes over."""
+    if not annotator or not tab or not candidates:
+        return next(iter(candidates), None)
+    shared = SHARED_QUEUES if queue in SHARED_QUEUES else ()
+    with store.connect(workspace) as con:
+        held = open_store.held_elsewhere(con, annotator, tab, list(candidates), shared, _now())
+    return next((c for c in candidates if c not in held), None)
 
 
 def open_in(workspace: Path, annotator: str, tab: str) -> str | None:

@@ -21,8 +21,9 @@ side-by-side judge that flips with the order. Verdicts that nobody has reviewed 
 reviewed ones; ties keep a stable order (question, judge, pair).
 
 Reading the queue is most of a keypress on the Audit page: a page is kept across my
-reviews of verdicts it leaves out (``_queue_survives``), and the queue without the item just opened
-is derived from the kept head (``_head_without_the_last_opened``).
+reviews of verdicts it leaves out (``_queue_survives``), and the queue without the item just opened,
+after reviews by anyone, is brought up to date from the kept head (``_head_brought_up_to_date``): a
+review by one person re-reads that verdict's row only, not every session's queue.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def queue(workspace: Path, filters: Filters = Filters(), annotator: str = "", *,
     if page > 0:
         return _queue_page(workspace, filters, annotator, page=page, page_size=page_size, exclude=exclude)
     size = page_size + HEAD_SLACK
-    head = _head_without_the_last_opened(workspace, filters, annotator, size, page_size, exclude)
+    head = _head_brought_up_to_date(workspace, filters, annotator, size, page_size, exclude)
     if head is None:
         head = _queue_page(workspace, filters, annotator, page=0, page_size=size, exclude=exclude)
     total = head["total"]
@@ -129,47 +130,96 @@ def _read_queue(workspace: Path, filters: Filters = Filters(), annotator: str = 
 queue.uncached = _read_queue  # type: ignore[attr-defined]  (as the kept reads have it)
 
 
-def _head_without_the_last_opened(workspace: Path, filters: Filters, annotator: str, size: int, page_size: int,
-                                  exclude: tuple[str, ...]) -> dict | None:
-    """The head of the queue that leaves out ``exclude``, made from the kept head that leaves out all
-    but its last verdict, or None when it cannot be (nothing kept, or too few rows left to fill a
-    page, or that verdict may lie beyond the kept rows). The steps since the head was kept are
-    judged for the queue asked for (``judged_for``), so my review of that verdict keeps the head
-    usable. Kept in turn, under the version the head was found for."""
-    if not exclude:
-        return None
-    kept = _queue_page.kept_only(workspace, filters, annotator, page=0, page_size=size, exclude=exclude[:-1],
-                                 judged_for={"exclude": exclude})
-    if kept is None:
-        return None
-    before, version = kept
-    last = exclude[-1]
-    rows = [r for r in before["rows"] if r["id"] != last]
-    if len(rows) < len(before["rows"]):
-        total = before["total"] - 1
-    elif len(before["rows"]) == before["total"]:
-        total = before["total"]  # every matching verdict is in the rows, and that one is not
-    else:
-        return None
-    if len(rows) < min(page_size, total):
-        return None
-    head = {"rows": rows, "total": total, "page": 0, "pages": max(1, -(-total // size))}
-    _queue_page.keep_derived(workspace, version, head, filters, annotator, page=0, page_size=size, exclude=exclude)
-    return head
+def _head_brought_up_to_date(workspace: Path, filters: Filters, annotator: str, size: int, page_size: int,
+                             exclude: tuple[str, ...]) -> dict | None:
+    """The head of the queue that leaves out ``exclude``, made from a kept head without reading the
+    queue again, or None when it cannot be (then it is read).
+
+    Two things happen between two keys of a person on the Audit page: the page opens one more item
+    (the queue asked for next leaves out one verdict more), and people review verdicts — the item
+    just decided, and other people's items. The kept head that leaves out ``exclude`` (or all of it
+    but its last verdict) is brought up to date with both: the verdict newly left out is taken out
+    of its rows, and so is each verdict reviewed since that it leaves out anyway; each other verdict
+    reviewed since (by anyone) is read alone (``_rows_of`` with ``ids``) and put back where the queue's
+    order puts it, or left out of the queue. A review changes nothing but its own verdict's row: its
+    reviewers, my label, whether the filters keep it, and so its place (reviewed verdicts come after
+    the others); the other rows, their priority and order stay. A step that is not a review
+    (a flag, a setting, a run) makes the head be read again. Kept in turn, under the current version."""
+    for base in dict.fromkeys((exclude, exclude[:-1])):
+        found = _queue_page.kept_with_changes(workspace, filters, annotator, page=0, page_size=size, exclude=base)
+        if found is None:
+            continue
+        before, version, changes = found
+        if not all(c.only_in(*REVIEW_TABLES) and c.judgments for c in changes):
+            continue
+        reviewed = set().union(*(c.judgments for c in changes)) - set(exclude)
+        if base == exclude and not reviewed:
+            return before  # kept for this very call (the steps since touched only verdicts it leaves out)
+        head = _brought_up_to_date(workspace, filters, annotator, before, set(exclude) - set(base), reviewed, exclude)
+        if head is None or len(head["rows"]) < min(page_size, head["total"]):
+            continue
+        _queue_page.keep_derived(workspace, version, head, filters, annotator, page=0, page_size=size, exclude=exclude)
+        return head
+    return None
 
 
-@kept_while_unchanged(survives=_queue_survives)
+def _sort_key(row: dict) -> tuple:
+    """A queue row's place (``lsqa.store.audit_queue``'s order: unreviewed first, priority, then the key;
+    NULLs last as DuckDB sorts them)."""
+    def key(value):
+        return (1, "") if value is None else (0, value)
+
+    return ((row["n_reviewers"] or 0) > 0, -float(row["priority"]),
+            *(key(row[c]) for c in ("question_id", "judge", "system_a", "system_b", "shown_order", "reference", "id")))
+
+
+def _brought_up_to_date(workspace: Path, filters: Filters, annotator: str, before: dict, newly_left_out: set[str],
+                        reviewed: set[str], exclude: tuple[str, ...]) -> dict | None:
+    """``before`` (a kept head) without the verdicts ``newly_left_out``, and with the rows of the
+    verdicts ``reviewed`` since read again; None when its total cannot be known without a read (a
+    verdict that may lie beyond the kept rows)."""
+    rows, total = before["rows"], before["total"]
+    complete = len(rows) == total  # every verdict of the queue is in the rows
+    ids = {r["id"] for r in rows}
+    for jid in newly_left_out | reviewed:
+        if jid in ids:
+            total -= 1
+        elif not complete:
+            return None  # it may have been in the queue, beyond the rows: the total is unknown
+    rows = [r for r in rows if r["id"] not in newly_left_out and r["id"] not in reviewed]
+    if reviewed:
+        with store.connect(workspace) as con:
+            fresh, _ = _rows_of(con, filters, annotator, exclude=exclude, ids=sorted(reviewed), limit=len(reviewed))
+        total += len(fresh)
+        last = _sort_key(before["rows"][-1]) if before["rows"] else None
+        for r in fresh:  # in the queue's order among the rows, or beyond them (then the head ends before it)
+            place = _sort_key(r)
+            if complete or last is None or place < last:
+                at = next((i for i, other in enumerate(rows) if _sort_key(other) > place), len(rows))
+                rows.insert(at, r)
+    return {"rows": rows, "total": total, "page": 0, "pages": before["pages"]}
+
+
+@kept_while_unchanged(maxsize=64, survives=_queue_survives)  # a few per person at the dashboard
 def _queue_page(workspace: Path, filters: Filters, annotator: str, *, page: int, page_size: int,
                 exclude: tuple[str, ...]) -> dict:
     with store.connect(workspace) as con:
-        share = read_overlap(con)
-        rows, total = queue_store.audit_queue(
-            con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
-            documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
-            reviewed=filters.reviewed, exclude=list(exclude), overlap=share, reviewed_by=filters.reviewed_by,
-            questions=filters.questions, search=search_terms(filters.search), limit=page_size, offset=page * page_size)
-        drawn = ({a["judgment_id"]: a for a in assignments_store.open_assignments(con, annotator)}
-                 if filters.reviewed == ASSIGNED else {})
+        rows, total = _rows_of(con, filters, annotator, exclude=exclude, limit=page_size, offset=page * page_size)
+    return {"rows": rows, "total": total, "page": page, "pages": max(1, -(-total // page_size))}
+
+
+def _rows_of(con, filters: Filters, annotator: str, *, exclude: tuple[str, ...], limit: int, offset: int = 0,
+             ids: list[str] | None = None) -> tuple[list[dict], int]:
+    """The queue's rows as the page shows them (priority and why in words), and its total;
+    ``ids``: only these verdicts."""
+    share = read_overlap(con)
+    rows, total = queue_store.audit_queue(
+        con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
+        documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
+        reviewed=filters.reviewed, exclude=list(exclude), overlap=share, reviewed_by=filters.reviewed_by,
+        questions=filters.questions, search=search_terms(filters.search), limit=limit, offset=offset, ids=ids)
+    drawn = ({a["judgment_id"]: a for a in assignments_store.open_assignments(con, annotator)}
+             if filters.reviewed == ASSIGNED else {})
     for r in rows:
         r["priority"] = round(float(r["priority"]), 3)
         r["disagreement"] = round(float(r["disagreement"]), 3)
@@ -181,7 +231,7 @@ def _queue_page(workspace: Path, filters: Filters, annotator: str, *, page: int,
             r["why"] = f"assigned to you (random sample, drawn with probability {a['inclusion_prob']:.3f}); {r['why']}"
         elif a is not None:
             r["why"] = f"assigned to you; {r['why']}"
-    return {"rows": rows, "total": total, "page": page, "pages": max(1, -(-total // page_size))}
+    return rows, total
 
 
 def reasons(row: dict) -> str:

@@ -16,6 +16,9 @@ Reads only (``lsqa.audit``); the page passes the signed-in person to ``audit.adj
 
 from __future__ import annotations
 
+import secrets
+import time
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -81,12 +84,16 @@ def in_order(rows: list[dict]) -> list[dict]:
 @dataclass
 class Place:
     """The disagreement on screen (``current``; None when every one is settled and none was opened)
-    among ``rows`` (the page's order), its 1-based ``index``, and how many are still open."""
+    among ``rows`` (the page's order), its 1-based ``index``, and how many are still open. ``held``:
+    open ones passed over because another adjudicator has them open; ``held_by``: who else has the
+    one on screen open (it was picked, not served)."""
 
     rows: list[dict]
     current: str | None
     index: int
     n_open: int
+    held: int = 0
+    held_by: str = ""
 
     @property
     def ids(self) -> list[str]:
@@ -110,6 +117,38 @@ def place(rows: list[dict], current: str | None, settled: str | None = None) -> 
                  n_open=sum(d["adjudicated"] is None for d in rows))
 
 
+TAB_KEY = "adj_tab"  # this page session's tab id for its hold (lsqa.audit.open_items); never an Audit page tab's
+OPEN_KEY = "adj_open"  # {"id", "renewed"}: the disagreement this tab holds
+
+
+def held_place(workspace: Path, who: Person | None, may_adjudicate: bool, state: MutableMapping, rows: list[dict],
+               current: str | None, settled: str | None = None) -> Place:
+    """``place``, with holds for an adjudicator (``audit.open_item(..., queue=audit.ADJUDICATION)``): the next
+    open disagreement is the first, in the page's order after the one just ``settled`` (round the
+    end), that no other adjudicator has open, and it is held for this tab while it is on screen; one
+    opened by J, K or the picker is held too, with who else has it open. Without the right to
+    adjudicate, nothing is held (``place``)."""
+    here = place(rows, current, settled)
+    if who is None or not may_adjudicate:
+        return here
+    tab = state.setdefault(TAB_KEY, "adj-" + secrets.token_hex(8))
+    kept = state.get(OPEN_KEY) or {}
+    ids = here.ids
+    if settled is not None or current not in ids:  # served: the next open one nobody else has open
+        candidates = audit.open_after(rows, settled)
+        if not candidates:
+            return here  # every one settled: nothing to hold
+        got = audit.open_item(workspace, who, tab, candidates=candidates, queue=audit.ADJUDICATION)
+        state[OPEN_KEY] = {"id": got.id, "renewed": time.monotonic()} if got.id else None
+        return Place(rows=rows, current=got.id, index=ids.index(got.id) + 1 if got.id else 0, n_open=here.n_open,
+                     held=len(got.held))
+    if kept.get("id") != here.current or time.monotonic() - kept.get("renewed", 0) >= audit.RENEW_EVERY_S:
+        got = audit.open_item(workspace, who, tab, here.current, queue=audit.ADJUDICATION)
+        state[OPEN_KEY] = {"id": here.current, "renewed": time.monotonic(), "held_by": ", ".join(sorted(set(got.held.values())))}
+    here.held_by = (state.get(OPEN_KEY) or {}).get("held_by", "")
+    return here
+
+
 def step(ids: list[str], current: str | None, by: int) -> str | None:
     """The disagreement ``by`` places from ``current`` in the page's order, round the end (J / K)."""
     if not ids:
@@ -119,8 +158,12 @@ def step(ids: list[str], current: str | None, by: int) -> str | None:
     return ids[(ids.index(current) + by) % len(ids)]
 
 
-def all_settled(n: int) -> str:
-    """What the page says when no disagreement is left open (Markdown)."""
+def all_settled(n: int, held: int = 0) -> str:
+    """What the page says when no disagreement is left open for me (Markdown): ``held`` open ones are
+    open for another adjudicator now."""
+    if held:
+        return (f"The {held:,} disagreement{'s' if held != 1 else ''} left {'are' if held != 1 else 'is'} open for "
+                "another adjudicator right now (held while open, for a few minutes): press J to look at one anyway.")
     return (f"**All {n:,} disagreement{'' if n == 1 else 's'} {'is' if n == 1 else 'are'} settled.** "
             "Nothing is left to adjudicate. Open one below to read it again or to replace its final label.")
 

@@ -381,6 +381,19 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
                  opened=opened, held=held, other_tab=other_tab)
 
 
+READ_AHEAD_CANDIDATES = 12  # the queue rows after the item shown that the next item is looked for in
+
+
+def read_ahead(workspace: Path, annotator: str, state: Mapping, place: Place, filters: audit.Filters) -> None:
+    """Read the item the next key is likely to open, while the person looks at this one: kept, it is
+    drawn without a read then (``audit.item``). Of a shared queue, the first one nobody else has open
+    (``audit.next_free``): the one a team's queue head would give me is open for someone else."""
+    ids = [r["id"] for r in place.upcoming[:READ_AHEAD_CANDIDATES]]
+    nxt = audit.next_free(workspace, annotator, state.get(TAB_KEY) or "", ids, queue_served(state, filters))
+    if nxt is not None:
+        audit.item(workspace, nxt)
+
+
 def keep_open(workspace: Path, who: Person | str | None, state: MutableMapping) -> None:
     """Renew the hold of this tab's open item once ``audit.RENEW_EVERY_S`` have passed since the last
     time (the page calls it on every run and from a fragment that runs that often); an item the tab
@@ -397,6 +410,13 @@ def opened_again(state: MutableMapping) -> None:
     """After a decision refused as already made: the item is opened again at the next run, so that it
     shows what I decided (and one key changes it)."""
     state[OPEN_KEY] = None
+
+
+def to_queue_head(state: MutableMapping) -> None:
+    """A search typed: the trail stays (K goes back to the items opened before it, as after a reload),
+    and the position moves past its end, to the head of the queue searched (the items on the trail are
+    left out of it, as they are of any queue)."""
+    state["audit_at"] = len(state.get("audit_trail") or [])
 
 
 def position_line(trail: Trail, remaining: int, why: str) -> str:

@@ -73,7 +73,7 @@ def _signals(con):
 def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems=None, documents=None,
                 labels=None, statuses=None, reviewed: str = "all", exclude=None, overlap: float = 1.0,
                 reviewed_by=None, questions=None, search=(), limit: int = 100, offset: int = 0,
-                full: bool = False) -> tuple[list[dict], int]:
+                full: bool = False, ids=None) -> tuple[list[dict], int]:
     """One page of verdicts, most in need of a human first, and the number matching the filters.
 
     ``weights``: ``failed``, ``disagreement``, ``self_inconsistent``, ``flagged`` (see
@@ -85,7 +85,8 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     ``questions``: only verdicts on these questions. ``search``: lower-case terms that must each
     occur in the question's text or in an answer the verdict judged (case-insensitive substrings,
     no wildcards: ``lsqa.audit.search_terms`` makes them).
-    ``exclude``: verdict ids left out (those already opened this session).
+    ``exclude``: verdict ids left out (those already opened this session). ``ids``: only these
+    verdicts (their rows as the queue has them, to bring a kept page up to date: a few ids).
     ``overlap``: the share of verdicts every annotator reviews (a fixed hash of the verdict id
     decides which); in ``not_mine`` the others drop out once anybody reviewed them. Order:
     verdicts nobody reviewed yet first, then by priority, then by a stable key (the id last: a total
@@ -120,6 +121,10 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         static.append(f"(j.system_a IN (SELECT unnest({p})) OR j.system_b IN (SELECT unnest({p})))")
     if questions:
         static.append(f"j.question_id IN (SELECT unnest({param(list(questions))}))")
+    ids_p = None
+    if ids is not None:
+        ids_p = param(list(ids))
+        static.append(f"j.id IN (SELECT unnest({ids_p}))")
     for term in search or ():  # on the verdict's question and answers: a review never changes them
         p = param(term)
         static.append(f"(j.question_id IN (SELECT id FROM questions WHERE contains(lower(text), {p}))"
@@ -156,6 +161,8 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
                   "w_disagreement": float(weights["disagreement"]),
                   "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
     if kept:
+        if ids is not None:
+            return _rows_by_id(con, rel, static, review, named, ids_p)
         return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
     return _full_page(con, " AND ".join(["1=1", *static, *review]), named, limit, offset)
 
@@ -176,7 +183,7 @@ _LABELS = """
               SELECT r.*, row_number() OVER (PARTITION BY judgment_id, annotator ORDER BY id DESC) AS rn
               FROM human_reviews r
               WHERE r.action <> 'undo'
-                AND r.id NOT IN (SELECT undoes FROM human_reviews WHERE action = 'undo' AND undoes IS NOT NULL))
+                AND r.id NOT IN (SELECT undoes FROM human_reviews WHERE action = 'undo' AND undoes IS NOT NULL){only})
           WHERE rn = 1),
     h AS (SELECT judgment_id, count(*) AS n_reviewers, count(*) FILTER (WHERE NOT gold) AS n_people,
                  any_value(label) FILTER (WHERE annotator = $annotator) AS my_review_label,
@@ -247,7 +254,7 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     over these candidates; the total is counted the same way."""
     where_static = " AND ".join(["1=1", *static])
     where_all = " AND ".join(["1=1", *static, *review])
-    labels = f"""{_LABELS},
+    labels = f"""{_LABELS.format(only="")},
         special AS (SELECT DISTINCT id FROM ({" UNION ALL ".join(special)}) WHERE id IS NOT NULL)"""
     edition, top, total = None, "", 0
     if everyone:
@@ -308,6 +315,30 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     for r in rows:
         del r["_n_static"], r["_n_matching"], r["_edition"]
     return [r for r in rows if r["id"] is not None], total
+
+
+def _rows_by_id(con, rel: str, static: list[str], review: list[str], named: dict, ids_p: str) -> tuple[list[dict], int]:
+    """The rows of a few verdicts (``ids_p``: the parameter naming them) as ``_kept_page`` has them, those
+    the filters keep, and how many: their kept signals found by ``id_key`` and their reviews alone
+    (each condition on reviews is about the verdict's own), so no pass over the queue or the reviews."""
+    where_all = " AND ".join(["1=1", *static, *review])
+    only = f"\n                AND r.judgment_id IN (SELECT unnest({ids_p}))"
+    sql = f"""
+        WITH {_LABELS.format(only=only)},
+        cand AS MATERIALIZED ({_by_key(rel, f"SELECT {queue_signals.id_key_sql()} FROM (SELECT unnest({ids_p}) AS id)")})
+        SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
+               j.label, j.raw_label, j.status, q.document_id, d.title, j.disagreement, j.n_others,
+               j.self_inconsistent, j.flagged, coalesce(h.n_reviewers, 0) AS n_reviewers,
+               CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label,
+               h.my_action, j.priority
+        FROM cand j
+        LEFT JOIN h ON h.judgment_id = j.id
+        LEFT JOIN questions q ON q.id = j.question_id
+        LEFT JOIN documents d ON d.id = q.document_id
+        WHERE {where_all}
+        ORDER BY {_ORDER}"""
+    rows = fetch_dicts(con, sql, _used(sql, named))
+    return rows, len(rows)
 
 
 def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[list[dict], int]:

@@ -97,11 +97,21 @@ class _Attachment:
     # Opened after ATTACH and closed after DETACH (closing any descriptor of the file drops DuckDB's
     # lock): the headers read through it say whether a DETACH's checkpoint was the only change.
     fd: int | None = None
-    # Connections opened, in all and per thread, and those open now per thread: a write tells from
-    # them that no other thread could have committed between its two ends (``write``).
+    # Connections opened, in all and per thread, and those open now per thread.
     opened: int = 0
     opened_by: Counter = field(default_factory=Counter)
     open_by: Counter = field(default_factory=Counter)
+    # Writes (``write`` blocks) begun, in all and per thread, and those going on now per thread: a
+    # declared write tells from them that no other thread committed between its two ends. Reads in
+    # other threads (every other session's page run) do not matter: lsqa writes only through ``write``
+    # and ``transaction`` (a bare ``transaction`` counts in ``_bare_commits``).
+    writes: int = 0
+    writes_by: Counter = field(default_factory=Counter)
+    writing_by: Counter = field(default_factory=Counter)
+    # Declared writes (``write(..., change=...)``) of this file, one at a time in this process: each is
+    # then a step of its own in the lineage, however many sessions decide at once (re-entrant: a write
+    # nested in one of the same thread is part of it, as before).
+    declared: threading.RLock = field(default_factory=threading.RLock)
 
 
 _host_lock = threading.Lock()  # the host connection object and the table of attachments
@@ -504,9 +514,28 @@ def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
     return True
 
 
+# Transactions begun outside ``write`` in this process, and those going on now: a declared write
+# cannot vouch for them (``write``).
+_bare_commits = [0, 0]
+_bare_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
     """BEGIN … COMMIT, or ROLLBACK on any exception: a failed write leaves nothing behind."""
+    with _bare_lock:
+        _bare_commits[0] += 1
+        _bare_commits[1] += 1
+    try:
+        with _transaction(con):
+            yield con
+    finally:
+        with _bare_lock:
+            _bare_commits[1] -= 1
+
+
+@contextlib.contextmanager
+def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
     con.execute("BEGIN TRANSACTION")
     try:
         yield con
@@ -522,32 +551,42 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
 
     ``change``: what the block writes, when the caller can say so exactly (one review). Then reads
     that such a change cannot touch stay kept across it (``lsqa.store.workspace_cache``), provided no
-    other thread of this process had the workspace open meanwhile (other processes cannot write
-    while it is attached). A change that says less than the block writes would serve stale reads:
+    other thread of this process wrote meanwhile (other processes cannot write while it is attached;
+    other threads' reads, each session's page run, change nothing). Declared writes of one file take
+    turns in this process (``_Attachment.declared``), so that each is such a step however many people
+    decide at once; a write that does not say what it changes, going on meanwhile, leaves it unrecorded. A change that says less than the block writes would serve stale reads:
     tests/test_workspace_cache.py checks each declared change against the tables it really moves."""
     if is_read_only(path):
         raise WorkspaceError(f"workspace {path} is read-only (file or folder permissions): it can be read "
                              "but not changed; make it writable, or copy it to a folder you can write")
     with connect(path) as con:
         key = str(Path(path).resolve())
-        if change is None:
-            with transaction(con):
-                yield con
-            _after_commit(con, key)
-            return
         entry, me = _attachment(key), threading.get_ident()
-        with entry.lock:
-            before = _version_attached(key, entry)
-            start = (entry.opened, entry.opened_by[me], set(entry.open_by) == {me})
-        with transaction(con):
-            yield con
-        with entry.lock:
-            after = _version_attached(key, entry)
-            others_opened = (entry.opened - start[0]) - (entry.opened_by[me] - start[1])
-            alone = start[2] and set(entry.open_by) == {me} and not others_opened
-        if alone and before is not None and after is not None:
-            lineage.record(key, after, before, change)
-        _after_commit(con, key)
+        with entry.declared if change is not None else contextlib.nullcontext():
+            with entry.lock:
+                before = _version_attached(key, entry)
+                others_writing = any(n for t, n in entry.writing_by.items() if t != me)
+                start = (entry.writes, entry.writes_by[me], tuple(_bare_commits))
+                entry.writes += 1
+                entry.writes_by[me] += 1
+                entry.writing_by[me] += 1
+            try:
+                with _transaction(con):
+                    yield con
+                with entry.lock:
+                    after = _version_attached(key, entry)
+                    others_began = (entry.writes - start[0]) - (entry.writes_by[me] - start[1])
+                    others_writing = others_writing or any(n for t, n in entry.writing_by.items() if t != me)
+                    alone = not others_writing and not others_began and start[2][1] == _bare_commits[1] == 0 \
+                        and _bare_commits[0] == start[2][0]
+                if change is not None and alone and before is not None and after is not None:
+                    lineage.record(key, after, before, change)
+                _after_commit(con, key)  # a commit of its own, while this write still counts as going on
+            finally:
+                with entry.lock:
+                    entry.writing_by[me] -= 1
+                    if not entry.writing_by[me]:
+                        del entry.writing_by[me]
 
 
 def _after_commit(con: duckdb.DuckDBPyConnection, key: str) -> None:

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from lsqa.store.bulk import fetch_dicts
 
 TRAIL_MAX = 200  # ids kept per person: K goes back this far
+ADJUDICATION = "adjudicate"  # the queue of a disagreement open on the Adjudicate page (lsqa.audit.open_items)
 
 
 def latest_review(con, annotator: str, judgment_id: str) -> int | None:
@@ -55,17 +56,20 @@ def close(con, annotator: str, tab: str) -> None:
     con.execute("DELETE FROM open_items WHERE annotator = ? AND tab = ?", [annotator, tab])
 
 
-def held_elsewhere(con, annotator: str, tab: str, ids: list[str], shared: tuple[str, ...], now: datetime) -> dict[str, str]:
-    """Of ``ids``, those held (not expired) by another tab: by another person when served from a queue
-    of ``shared``, or by another tab of ``annotator`` whatever the queue; each with who holds it."""
+def held_elsewhere(con, annotator: str, tab: str, ids: list[str], shared: tuple[str, ...], now: datetime,
+                   *, own_tabs: bool = True) -> dict[str, str]:
+    """Of ``ids``, those held (not expired) by another tab: by anybody when served from a queue of
+    ``shared``, or (``own_tabs``) by another Audit page tab of ``annotator`` whatever its queue (a
+    disagreement open on the Adjudicate page, ``ADJUDICATION``, is not an Audit page tab's); each with
+    who holds it."""
     if not ids:
         return {}
     rows = con.execute("""
         SELECT judgment_id, any_value(annotator ORDER BY annotator = $a) FROM open_items
         WHERE judgment_id IN (SELECT unnest($ids)) AND expires_at >= $now AND NOT (annotator = $a AND tab = $tab)
-          AND (annotator = $a OR queue IN (SELECT unnest($shared)))
+          AND ((annotator = $a AND $own AND queue <> $adjudication) OR queue IN (SELECT unnest($shared)))
         GROUP BY judgment_id""", {"a": annotator, "tab": tab, "ids": list(ids), "shared": list(shared),
-                                  "now": now}).fetchall()
+                                  "now": now, "own": own_tabs, "adjudication": ADJUDICATION}).fetchall()
     return {j: who for j, who in rows}
 
 

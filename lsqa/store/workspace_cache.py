@@ -135,7 +135,33 @@ def kept_while_unchanged(maxsize: int = 16, survives: Survives | None = None) ->
             call = hash_key((args, sorted(kwargs.items())))
             keep(str(Path(workspace).resolve()), version, call, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
 
+        def kept_with_changes(workspace, *args, **kwargs):
+            """``(result, version, changes)``: the newest result kept for this call under this version or
+            one it follows from by declared steps, whatever they changed, or None; never reads the
+            workspace. ``changes``: the declared changes since (a checkpoint adds none), for a caller
+            that can bring the result up to date itself (``lsqa.audit.priority_queue``: another
+            person's review changes one row of my queue) and keep it with ``keep_derived`` under
+            ``version``, the current one (read before anything it reads to bring it up to date)."""
+            try:
+                version = data_version(workspace) if enabled() else None
+                if version is None:
+                    return None
+                path, call = str(Path(workspace).resolve()), hash_key((args, sorted(kwargs.items())))
+            except TypeError:
+                return None
+            found, result = kept_result(path, version, call)
+            changes: list[lineage.Change] = []
+            if not found:
+                for before, change in lineage.history(path, version):
+                    if change is not None and not change.unkept_only():
+                        changes.append(change)
+                    found, result = kept_result(path, before, call)
+                    if found:
+                        break
+            return (pickle.loads(result), version, changes[::-1]) if found else None
+
         read.uncached = fn  # type: ignore[attr-defined]
+        read.kept_with_changes = kept_with_changes  # type: ignore[attr-defined]
         read.kept_only = kept_only  # type: ignore[attr-defined]
         read.keep_derived = keep_derived  # type: ignore[attr-defined]
         return read  # type: ignore[return-value]

@@ -13,8 +13,10 @@
 //    with "__writes", the same on every item (a key naming the item made every J draw the buttons anew);
 //    the bar's "Item i of N" is stamped with the item its buttons write on. While the page is busy
 //    (a key or click just sent, or a run going on: the screen may be about to change), such a key is
-//    held; once the page is idle it is pressed if the same item is still on screen and its button is
-//    on, else nothing is written and the note says why. The first key after Enter in a field (the
+//    held, bound to the item on screen when it was pressed (a key pressed after the next item is on
+//    screen is that item's, even while the run that drew it goes on); once the page is idle it is
+//    pressed if that item is still on screen and its button is on, else nothing is written and the
+//    note says why. The first key after Enter in a field (the
 //    name) is held the same way instead of being lost on a button still off. The page checks again
 //    on its side (pages/audit.py): a click sent from a screen whose item is no longer shown, or that
 //    had not drawn the item yet, writes nothing.
@@ -126,16 +128,26 @@
   };
   // Since when that item is on screen: nobody reads an item in less than SETTLE_MS, so a key pressed
   // sooner was meant for the item before it (a second key 50 ms after a decision). The item changes
-  // only in a run: it is looked at when a run ends and when a key comes (no polling). A change first
-  // seen when a key comes happened after the last key or click sent and the last run's end, whichever
-  // is later (the page's first item: long before).
+  // only in a run: it is looked at as the run draws (the stamped elements added, below), when a run
+  // ends and when a key comes (no polling). The run goes on after the item is drawn (the panels
+  // below it, the next item read ahead: longer on a busy server), so its end is not when the item
+  // came. A change first seen when a key comes happened after the last key or click sent and the
+  // last run's end, whichever is later (the page's first item: long before).
   const SETTLE_MS = 150;
-  let seenItem = null, seenSince = 0, lastSent = 0, lastRunEnd = 0;
+  let seenItem = null, seenBefore = null, seenSince = 0, lastSent = 0, lastRunEnd = 0;
   const look = (atKey) => {
     const now = pageHasKeys() ? cardsItem() : null;
-    if (now !== seenItem) { seenItem = now; seenSince = atKey ? Math.max(lastSent, lastRunEnd) : Date.now(); }
+    if (now !== seenItem) {
+      if (seenItem) seenBefore = seenItem;
+      seenItem = now;
+      seenSince = atKey ? Math.max(lastSent, lastRunEnd) : Date.now();
+    }
     return now;
   };
+  // The item a key pressed now is meant for: the one on screen, once it has been there SETTLE_MS; the
+  // one before it if it came sooner; while the screen is between two items, the one on screen when the
+  // last key was sent (the screen is leaving it: such a key writes nothing, unless it stays).
+  const meantFor = (seen) => (!seen ? itemAtSend : (Date.now() - seenSince < SETTLE_MS ? seenBefore : seen));
   const scriptState = () => {
     const app = doc.querySelector("[data-test-script-state]");
     return app ? app.getAttribute("data-test-script-state") : "";
@@ -166,6 +178,13 @@
       button.click();
     }
   }
+  // The item's stamped elements (decision bar, cards) come and go with the item: look when one does.
+  const stamped = (nodes) => Array.prototype.some.call(nodes, (n) => n.nodeType === 1
+    && (n.hasAttribute("data-lsqa-item") || !!n.querySelector("[data-lsqa-item]")));
+  new MutationObserver((records) => {
+    if (pageHasKeys() && records.some((r) => stamped(r.addedNodes) || stamped(r.removedNodes)
+      || (r.type === "attributes" && r.attributeName === "data-lsqa-item"))) look(false);
+  }).observe(doc.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-lsqa-item"] });
   const watch = () => {
     const app = doc.querySelector("[data-test-script-state]");
     if (!app) return setTimeout(watch, 200);
@@ -242,7 +261,7 @@
     if (item && busy()) {
       e.stopPropagation(); e.preventDefault();
       if (held) say("Not saved: one key at a time while the page updates. Nothing was written by " + e.key.toUpperCase() + ".");
-      else held = { key: e.key, item: Date.now() - lastSent < 3000 ? itemAtSend : seen, at: Date.now() };
+      else held = { key: e.key, item: meantFor(seen), at: Date.now() };
       return;
     }
     // The item on screen (cards or bar) changed less than SETTLE_MS ago: the key was meant for the one before.
