@@ -161,7 +161,7 @@ def _newton(X: np.ndarray, y: np.ndarray, w: np.ndarray, lam: np.ndarray, x0: np
     x = x0.copy()
     f = objective(x)
     converged = np.zeros(B, dtype=bool)
-    for it in range(_MAX_ITER):
+    for _ in range(_MAX_ITER):
         eta = x @ X.T
         p = 0.5 * (1.0 + np.tanh(0.5 * eta))  # σ(η) without overflow
         grad = (w * (p - y)) @ X + lam[:, None] * x + (x @ e)[:, None] * e
