@@ -12,6 +12,8 @@ without cookies; it may act only while the dashboard listens on this machine's l
 """
 
 import lsqa  # noqa: F401  (first: it sets the process defaults, offline and one BLAS thread, before numpy loads)
+
+# isort: split
 import streamlit as st
 
 st.set_page_config(page_title="lsqa — long-span QA workbench", layout="wide")

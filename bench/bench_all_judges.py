@@ -62,7 +62,7 @@ def child(workspace: Path, reps: int) -> dict:
         workspace_cache.clear()
         at.toggle(key="lb_overrides").set_value(False).run()
         out["switch"].append(timed(lambda: at.toggle(key="lb_overrides").set_value(True)))
-        out["rerun"].append(timed(lambda: at.radio(key="lb_scale").set_value(scales[k % 2])))
+        out["rerun"].append(timed(lambda k=k: at.radio(key="lb_scale").set_value(scales[k % 2])))
     os.environ["LSQA_READ_CACHE"] = "0"
     for _ in range(reps):
         at.toggle(key="lb_overrides").set_value(False).run()

@@ -101,11 +101,11 @@ def main() -> None:
     for name, m, n in SETTINGS:
         data = world(m, n, args.seed)
         fit = fit_bradley_terry(data)
-        t_new, res = best_of(args.repeat, lambda: fragility.adjacent_fragility(data, fit))
-        t_rank, _ = best_of(args.repeat, lambda: rank_counts(data, bootstrap=1000, fragility=False))
+        t_new, res = best_of(args.repeat, lambda data=data, fit=fit: fragility.adjacent_fragility(data, fit))
+        t_rank, _ = best_of(args.repeat, lambda data=data: rank_counts(data, bootstrap=1000, fragility=False))
         t_old = same = None
         if old is not None and m <= args.old_max_systems:
-            t_old, res_old = best_of(1, lambda: old.adjacent_fragility(data, fit))
+            t_old, res_old = best_of(1, lambda data=data, fit=fit: old.adjacent_fragility(data, fit))
             same = [(r.drop, r.flip) for r in res_old] == [(r.drop, r.flip) for r in res]
         drops = [r.drop for r in res if r.drop is not None]
         flips = [r.flip for r in res if r.flip is not None]

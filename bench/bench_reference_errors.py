@@ -236,7 +236,7 @@ def choose_and_hold_out(rows: list[dict], truth: dict) -> dict:
         held_out.update({k: v for k, v in scores.items() if k[0] in {r["question_id"] for r in mine}})
         per_book[book] = {"weights": [k for k, w in weights.items() if w],
                           "answered": figures([r for r in mine if answered(r)], truth,
-                                              lambda r: scores[(r["question_id"], r["reference"])])}
+                                              lambda r, scores=scores: scores[(r["question_id"], r["reference"])])}
     key = lambda r: held_out[(r["question_id"], r["reference"])]  # noqa: E731
     return {"chosen": chosen, "shipped": dict(WEIGHTS), "same_as_shipped": chosen == dict(WEIGHTS),
             "held_out": {"all": figures(rows, truth, key), "answered": figures([r for r in rows if answered(r)], truth, key)},

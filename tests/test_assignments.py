@@ -185,7 +185,7 @@ def test_in_a_team_only_admins_assign_and_only_to_people_who_review(team_ws):
     boss = Person("boss", "admin")
     for who in (Person("ana", "annotator"), Person("adj", "adjudicator"), Person("vic", "viewer"), "boss",
                 Person("ana", "admin")):  # a forged role: the stored one counts
-        assert_library_refuses(f"assign as {who}", lambda: audit.assign(ws, JUDGE, ["ana"], by=who, per_item=1),
+        assert_library_refuses(f"assign as {who}", lambda who=who: audit.assign(ws, JUDGE, ["ana"], by=who, per_item=1),
                                NotAllowed, workspace=ws)
     assert_library_refuses("unknown name", lambda: audit.assign(ws, JUDGE, ["ana", "zed"], by=boss, per_item=1),
                            AuditRefused, workspace=ws, must_name=("zed",))

@@ -116,8 +116,8 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
         for handle in stale:
             ana.wait_for_timeout(30)
             handle.evaluate("b => b.click()")
-        wait_for(ana, lambda: len(_written(ws, "ana")["reviews"]) >= n + 1)
-        wait_for(ana, lambda: _shown(ana) != jid)
+        wait_for(ana, lambda n=n: len(_written(ws, "ana")["reviews"]) >= n + 1)
+        wait_for(ana, lambda jid=jid: _shown(ana) != jid)
         assert [r["judgment_id"] for r in _written(ws, "ana")["reviews"]][-1] == jid
     assert _written(ws, "ana")["reviews"][0]["note"] == "yes, not sure"
     expect(ana.get_by_text("All 2 of your assignments are done")).to_be_visible(timeout=WAIT)
@@ -234,10 +234,10 @@ def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server
             bar = page.locator(".st-key-lsqa_keys").inner_text()
             assert "hidden while blind" in bar and "priority" not in bar and "differ" not in bar, bar
         seen.append(on)
-        for name, page in people.items():
+        for page in people.values():
             page.keyboard.press("a")
         for name, page in people.items():
-            wait_for(page, lambda: len(_written(ws, name)["reviews"]) == start[name] + n + 1)
+            wait_for(page, lambda name=name, n=n: len(_written(ws, name)["reviews"]) == start[name] + n + 1)
     decided = {name: [r["judgment_id"] for r in _written(ws, name)["reviews"][start[name]:]] for name in people}
     assert not set(decided["ana"]) & set(decided["ben"]), decided  # nothing reviewed twice where once was meant
     assert [s["ana"] for s in seen] == decided["ana"] and [s["ben"] for s in seen] == decided["ben"]

@@ -77,102 +77,116 @@ def _queue_ids(ws: Path, annotator: str, n: int, **filters) -> list[str]:
     return [r["id"] for r in audit.queue(ws, audit.Filters(**filters), annotator, page_size=n)["rows"]]
 
 
+def _labelled(ws: Path, jid: str) -> tuple:
+    """(kind, label, question_id) of one verdict."""
+    with store.connect(ws) as con:
+        return con.execute("SELECT kind, label, question_id FROM judgments WHERE id = ?", [jid]).fetchall()[0]
+
+
+def _other_label(kind: str, label) -> str:
+    """A label that disagrees with ``label`` for a verdict of ``kind``."""
+    return {"A": "B", "B": "tie", "tie": "A", "none": "A", "yes": "no", "no": "yes"}.get(label, "A" if "pair" in
+                                                                                         kind else "yes")
+
+
+def _reviews_by(ws: Path, annotator: str, n: int, second: bool = False) -> None:
+    """``annotator`` reviews the first ``n`` of their queue: overturns unlabelled and every fifth, confirms others."""
+    for jid in _queue_ids(ws, annotator, n, reviewed="second" if second else "not_mine"):
+        kind, label, _ = _labelled(ws, jid)
+        if label is None or jid.endswith(("0", "5")):
+            audit.review(ws, annotator, jid, _other_label(kind, label))
+        else:
+            audit.confirm(ws, annotator, jid)
+
+
+def _flags(ws: Path) -> None:
+    """Two people flag references of two questions, and one retracts a flag."""
+    ids = _queue_ids(ws, "ana", 40, reviewed="all")
+    q1, q2 = _labelled(ws, ids[3])[2], _labelled(ws, ids[-1])[2]
+    audit.flag(ws, "ana", q1, "1", "wrong")
+    audit.flag(ws, "ben", q2, "2", "ambiguous")
+    audit.flag(ws, "ben", q2, "2", "retract")
+
+
+def _skips(ws: Path) -> None:
+    """ana skips the first three items of her queue."""
+    for jid in _queue_ids(ws, "ana", 3):
+        audit.skip(ws, "ana", jid, "unsure")
+
+
+def _assignments(ws: Path) -> None:
+    """Assignments of two judges' verdicts (by priority and at random), then ana reviews her assigned items."""
+    with store.connect(ws) as con:
+        judges = [r[0] for r in con.execute("SELECT DISTINCT judge FROM judgments ORDER BY 1").fetchall()]
+    audit.assign(ws, judges[0], "ana,ben", by="", per_item=1, count=12)
+    audit.assign(ws, judges[-1], "ana", by="", per_item=1, count=6, queue="random", seed=3)
+    _reviews_by(ws, "ana", 2, second=False)
+
+
+def _adjudication(ws: Path) -> None:
+    """judy settles the first disagreement, against the judge's label."""
+    rows = audit.disagreements(ws)
+    if rows:
+        jid = rows[0]["judgment_id"]
+        kind, label, _ = _labelled(ws, jid)
+        audit.adjudicate(ws, "judy", jid, _other_label(kind, label) if label else "A" if "pair" in kind else "yes")
+
+
+def _imported_reviews(ws: Path, tmp_path: Path) -> None:
+    """A gold set's reviews of eight verdicts imported from CSV, every other one disagreeing."""
+    with store.connect(ws) as con:
+        rows = con.execute("SELECT judge, question_id, system_a, system_b, reference, kind, label FROM judgments"
+                           " WHERE status = 'ok' ORDER BY hash(id) LIMIT 8").fetchall()
+    path = tmp_path / "gold.csv"
+    lines = ["judge,question_id,system_a,system_b,reference,label,annotator"]
+    lines += [f"{j},{q},{a},{b},{ref},{_other_label(k, lab) if i % 2 else lab},gold-set"
+              for i, (j, q, a, b, ref, k, lab) in enumerate(rows)]
+    path.write_text("\n".join(lines) + "\n")
+    import_reviews(ws, path, gold=True)
+
+
+def _imported_verdicts(ws: Path, tmp_path: Path) -> None:
+    """A new rater's verdicts imported on questions that have verdicts: their items gain a judge that may disagree."""
+    with store.connect(ws) as con:
+        rows = con.execute("SELECT question_id, system_a, system_b FROM judgments WHERE family = 'pairwise'"
+                           " ORDER BY hash(id) LIMIT 30").fetchall()
+    path = tmp_path / "verdicts.csv"
+    path.write_text("question_id,rater,kind,system_a,system_b,label\n"
+                    + "".join(f"{q},outside-rater,pairwise,{b},{a},{'AB'[i % 2]}\n"
+                              for i, (q, a, b) in enumerate(rows)))
+    import_judgments(ws, path)
+
+
+def _rejudged(ws: Path) -> None:
+    """A re-run replaces two verdicts (as the pipeline's ``insert_judgments(replace=True)``): a parse error
+    becomes a label and a label flips."""
+    with store.connect(ws) as con:
+        rows = [dict(zip([d[0] for d in cur.description], r)) for cur in
+                [con.execute("SELECT * FROM judgments WHERE family = 'pairwise' ORDER BY status DESC, hash(id)"
+                             " LIMIT 2")] for r in cur.fetchall()]
+    for r, label in zip(rows, ("A", "B")):
+        r.update(label=label, raw_label=label, status="ok")
+        r.pop("created_at")
+    with store.write(ws) as con:
+        results_store.insert_judgments(con, rows, replace=True)
+
+
 def _people_work(ws: Path, tmp_path: Path) -> list[tuple[str, object]]:
     """Steps a team and its imports make, in an order that interleaves them: (what, step)."""
-    def first(annotator, n, **filters):
-        return _queue_ids(ws, annotator, n, **filters)
-
-    def labelled(jid):
-        with store.connect(ws) as con:
-            return con.execute("SELECT kind, label, question_id FROM judgments WHERE id = ?", [jid]).fetchall()[0]
-
-    def other_label(kind, label):
-        return {"A": "B", "B": "tie", "tie": "A", "none": "A", "yes": "no", "no": "yes"}.get(label, "A" if "pair" in
-                                                                                             kind else "yes")
-
-    def reviews_by(annotator, n, second=False):
-        for jid in first(annotator, n, reviewed="second" if second else "not_mine"):
-            kind, label, _ = labelled(jid)
-            if label is None or jid.endswith(("0", "5")):
-                audit.review(ws, annotator, jid, other_label(kind, label))
-            else:
-                audit.confirm(ws, annotator, jid)
-
-    def flags():
-        ids = first("ana", 40, reviewed="all")
-        q1, q2 = labelled(ids[3])[2], labelled(ids[-1])[2]
-        audit.flag(ws, "ana", q1, "1", "wrong")
-        audit.flag(ws, "ben", q2, "2", "ambiguous")
-        audit.flag(ws, "ben", q2, "2", "retract")
-
-    def undo_flag():
-        audit.undo_last(ws, "ana", "flag")
-
-    def undo_review():
-        audit.undo_last(ws, "ben", "review")
-
-    def skips():
-        for jid in first("ana", 3):
-            audit.skip(ws, "ana", jid, "unsure")
-
-    def assignments():
-        with store.connect(ws) as con:
-            judges = [r[0] for r in con.execute("SELECT DISTINCT judge FROM judgments ORDER BY 1").fetchall()]
-        audit.assign(ws, judges[0], "ana,ben", by="", per_item=1, count=12)
-        audit.assign(ws, judges[-1], "ana", by="", per_item=1, count=6, queue="random", seed=3)
-        reviews_by("ana", 2, second=False)
-
-    def adjudication():
-        rows = audit.disagreements(ws)
-        if rows:
-            jid = rows[0]["judgment_id"]
-            kind, label, _ = labelled(jid)
-            audit.adjudicate(ws, "judy", jid, other_label(kind, label) if label else "A" if "pair" in kind else "yes")
-
-    def imported_reviews():
-        with store.connect(ws) as con:
-            rows = con.execute("SELECT judge, question_id, system_a, system_b, reference, kind, label FROM judgments"
-                               " WHERE status = 'ok' ORDER BY hash(id) LIMIT 8").fetchall()
-        path = tmp_path / "gold.csv"
-        lines = ["judge,question_id,system_a,system_b,reference,label,annotator"]
-        lines += [f"{j},{q},{a},{b},{ref},{other_label(k, lab) if i % 2 else lab},gold-set"
-                  for i, (j, q, a, b, ref, k, lab) in enumerate(rows)]
-        path.write_text("\n".join(lines) + "\n")
-        import_reviews(ws, path, gold=True)
-
-    def imported_verdicts():
-        # A new rater on questions that have verdicts: their items gain a judge that may disagree.
-        with store.connect(ws) as con:
-            rows = con.execute("SELECT question_id, system_a, system_b FROM judgments WHERE family = 'pairwise'"
-                               " ORDER BY hash(id) LIMIT 30").fetchall()
-        path = tmp_path / "verdicts.csv"
-        path.write_text("question_id,rater,kind,system_a,system_b,label\n"
-                        + "".join(f"{q},outside-rater,pairwise,{b},{a},{'AB'[i % 2]}\n"
-                                  for i, (q, a, b) in enumerate(rows)))
-        import_judgments(ws, path)
-
-    def rejudged():
-        # A re-run replaces verdicts (lsqa.study.pipeline: insert_judgments replace=True): a parse
-        # error becomes a label and a label flips.
-        with store.connect(ws) as con:
-            rows = [dict(zip([d[0] for d in cur.description], r)) for cur in
-                    [con.execute("SELECT * FROM judgments WHERE family = 'pairwise' ORDER BY status DESC, hash(id)"
-                                 " LIMIT 2")] for r in cur.fetchall()]
-        for r, label in zip(rows, ("A", "B")):
-            r.update(label=label, raw_label=label, status="ok")
-            r.pop("created_at")
-        with store.write(ws) as con:
-            results_store.insert_judgments(con, rows, replace=True)
-
-    def overlap():
-        audit.set_overlap(ws, 0.5, "ana")
-
-    return [("reviews by ana", lambda: reviews_by("ana", 6)), ("reviews by ben", lambda: reviews_by("ben", 4)),
-            ("second reviews", lambda: reviews_by("ben", 3, second=True)), ("flags", flags),
-            ("undo of a flag", undo_flag), ("undo of a review", undo_review), ("skips", skips),
-            ("assignments", assignments), ("adjudication", adjudication), ("imported reviews", imported_reviews),
-            ("imported verdicts", imported_verdicts), ("re-judged verdicts", rejudged), ("overlap", overlap),
-            ("more reviews", lambda: reviews_by("cy", 5))]
+    return [("reviews by ana", lambda: _reviews_by(ws, "ana", 6)),
+            ("reviews by ben", lambda: _reviews_by(ws, "ben", 4)),
+            ("second reviews", lambda: _reviews_by(ws, "ben", 3, second=True)),
+            ("flags", lambda: _flags(ws)),
+            ("undo of a flag", lambda: audit.undo_last(ws, "ana", "flag")),
+            ("undo of a review", lambda: audit.undo_last(ws, "ben", "review")),
+            ("skips", lambda: _skips(ws)),
+            ("assignments", lambda: _assignments(ws)),
+            ("adjudication", lambda: _adjudication(ws)),
+            ("imported reviews", lambda: _imported_reviews(ws, tmp_path)),
+            ("imported verdicts", lambda: _imported_verdicts(ws, tmp_path)),
+            ("re-judged verdicts", lambda: _rejudged(ws)),
+            ("overlap", lambda: audit.set_overlap(ws, 0.5, "ana")),
+            ("more reviews", lambda: _reviews_by(ws, "cy", 5))]
 
 
 def _check_steps(ws: Path, tmp_path: Path) -> None:

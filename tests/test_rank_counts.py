@@ -53,7 +53,7 @@ def _people_and_flags(ws: Path) -> None:
     with store.connect(ws) as con:
         rows = con.execute("SELECT id, kind, label, question_id FROM judgments WHERE family = 'pairwise'"
                            " AND status = 'ok' ORDER BY hash(id) LIMIT 12").fetchall()
-    for i, (jid, kind, label, _) in enumerate(rows[:10]):
+    for i, (jid, _kind, label, _) in enumerate(rows[:10]):
         audit.review(ws, ("ana", "ben")[i % 2], jid, {"A": "B", "B": "tie", "tie": "A", "none": "A"}[label])
     audit.flag(ws, "ana", rows[11][3], "1", "wrong")
 

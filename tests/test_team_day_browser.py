@@ -169,7 +169,7 @@ def test_a_teams_day(day):
         else:  # the judge's label (blind offers no Confirm: one cannot agree with a label one cannot see)
             ana.keyboard.press("y" if label_of[jid] == "yes" else "n")
             plan[jid] = label_of[jid]
-        wait_for(ana, lambda: len(_reviews(ws, "ana")) == n + 1)
+        wait_for(ana, lambda n=n: len(_reviews(ws, "ana")) == n + 1)
         wait_idle(ana)
         ana.wait_for_timeout(300)
         assert _reviews(ws, "ana") == [(j, plan[j], "annotator") for j in plan]  # only the items on screen
@@ -186,7 +186,7 @@ def test_a_teams_day(day):
         jid = _shown(ben)
         assert "ana" not in _main_text(ben)  # another person's label is not shown before ben decides
         ben.keyboard.press("y" if ben_plan[jid] == "yes" else "n")
-        wait_for(ben, lambda: len(_reviews(ws, "ben")) == n + 1)
+        wait_for(ben, lambda n=n: len(_reviews(ws, "ben")) == n + 1)
         wait_idle(ben)
     assert sorted(_reviews(ws, "ben")) == sorted((j, ben_plan[j], "annotator") for j in mine)
     listed = audit.disagreements(ws)

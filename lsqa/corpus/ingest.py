@@ -208,6 +208,35 @@ def _question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) -
     return rows
 
 
+def _nqa_documents(docs_file: Path, set_name: str) -> tuple[dict[str, dict], dict[str, tuple[int, dict]]]:
+    """NarrativeQA's documents of ``set_name`` by id (names and word count checked), and every id's first line."""
+    docs = {}
+    doc_lines: dict[str, tuple[int, dict]] = {}
+    for line_no, rec in read_records(docs_file, required=NQA_DOC_COLUMNS):
+        first = doc_lines.setdefault(rec["document_id"], (line_no, rec))
+        if first[1] is not rec and first[1] != rec:
+            raise InputError(docs_file, f"document_id {rec['document_id']!r} repeats line {first[0]} with other "
+                                        "values", line=line_no, hint="keep one row per document")
+        if rec["set"] == set_name:
+            _checked_name(docs_file, line_no, "document_id", rec["document_id"])
+            _checked_name(docs_file, line_no, "wiki_title", rec["wiki_title"])
+            words = rec.get("story_word_count")
+            rec["story_word_count"] = _whole_number(docs_file, line_no, words, "story_word_count") \
+                if words not in (None, "") else 0
+            docs[rec["document_id"]] = rec
+    return docs, doc_lines
+
+
+def _nqa_summaries(summary_files: list[Path], docs: dict[str, dict]) -> dict[str, str]:
+    """The summary of each document in ``docs``, from NarrativeQA's summary files (the last row of an id wins)."""
+    summaries: dict[str, str] = {}
+    for path in summary_files:
+        for _, rec in read_records(path, required=("document_id", "summary")):
+            if rec["document_id"] in docs:
+                summaries[rec["document_id"]] = rec["summary"]
+    return summaries
+
+
 def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name: str = "test",
                        target_tokens: int = 200, questions_in_sql: bool = True) -> IngestSummary:
     """Add NarrativeQA as published: documents, questions with both references, summaries, stories.
@@ -223,29 +252,12 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
         raise InputError(directory, f"unknown set {set_name!r}", hint="use test, valid or train")
     summary = IngestSummary(str(directory))
     docs_file, qa_files, summary_files = _nqa_files(directory)
-    docs = {}
-    doc_lines: dict[str, tuple[int, dict]] = {}
-    for line_no, rec in read_records(docs_file, required=NQA_DOC_COLUMNS):
-        first = doc_lines.setdefault(rec["document_id"], (line_no, rec))
-        if first[1] is not rec and first[1] != rec:
-            raise InputError(docs_file, f"document_id {rec['document_id']!r} repeats line {first[0]} with other "
-                                        "values", line=line_no, hint="keep one row per document")
-        if rec["set"] == set_name:
-            _checked_name(docs_file, line_no, "document_id", rec["document_id"])
-            _checked_name(docs_file, line_no, "wiki_title", rec["wiki_title"])
-            words = rec.get("story_word_count")
-            rec["story_word_count"] = _whole_number(docs_file, line_no, words, "story_word_count") \
-                if words not in (None, "") else 0
-            docs[rec["document_id"]] = rec
+    docs, doc_lines = _nqa_documents(docs_file, set_name)
     staged = staged_question_table(workspace, qa_files, set_name, sorted(docs)) if questions_in_sql else None
     questions = _question_rows(qa_files, set_name, docs) if staged is None else []
     question_docs = set(staged.column("document_id").to_pylist()) if staged is not None else \
         {q["document_id"] for q in questions}
-    summaries: dict[str, str] = {}
-    for path in summary_files:
-        for line_no, rec in read_records(path, required=("document_id", "summary")):
-            if rec["document_id"] in docs:
-                summaries[rec["document_id"]] = rec["summary"]
+    summaries = _nqa_summaries(summary_files, docs)
     stories_dir = _inside(directory.resolve(), directory / "stories")
     wanted = question_docs | set(summaries)
     wanted |= {p.stem for p in stories_dir.glob("*.txt") if p.stem in docs} if stories_dir.is_dir() else set()

@@ -77,57 +77,77 @@ _UNREADABLE_USAGE = re.compile(r"(?is)invalid response object.*validation errors
 
 def classify(exc: BaseException) -> tuple[str, int | None, float | None]:
     """(error kind, HTTP status if any, Retry-After seconds if any) for an exception from litellm."""
-    ll = litellm()
     status = getattr(exc, "status_code", None)
     if not isinstance(status, int):
         status = None
-    retry_after = None
+    kind, status = _kind_and_status(exc, str(exc), status)
+    return kind, status, _retry_after(exc)
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """Seconds of the Retry-After header of the error's response; None when absent or unreadable."""
     headers = getattr(getattr(exc, "response", None), "headers", None)
     try:
         if headers and headers.get("retry-after"):
-            retry_after = float(headers.get("retry-after"))
+            return float(headers.get("retry-after"))
     except (TypeError, ValueError):
-        retry_after = None
-    message = str(exc)
+        pass
+    return None
+
+
+def _kind_and_status(exc: BaseException, message: str, status: int | None) -> tuple[str, int | None]:
+    """(kind, status) by the exception's class and message, then by its HTTP status; no status when none came back."""
+    ll = litellm()
     if isinstance(exc, (ll.Timeout, asyncio.TimeoutError, TimeoutError)):
-        kind = "timeout"
-    elif _MISSING_KEY.search(message):
-        kind, status = "auth", None  # litellm reports some missing keys as 500s; retrying cannot help
-    elif _NO_CONNECTION.search(message):
-        kind, status = "connection", None
-    elif isinstance(exc, ll.RateLimitError):
-        kind = "rate_limit"
-    elif isinstance(exc, ll.ContextWindowExceededError):
-        kind = "context_window"
-    elif isinstance(exc, ll.ContentPolicyViolationError):
-        kind = "content_policy"
-    elif isinstance(exc, (ll.AuthenticationError, ll.PermissionDeniedError)):
-        kind = "auth"
-    elif isinstance(exc, ll.NotFoundError):
-        kind = "not_found"
-    elif isinstance(exc, (ll.BadRequestError, ll.UnprocessableEntityError)):
-        kind = "bad_request"
-    elif _UNREADABLE_USAGE.search(message):
-        kind = "bad_usage"
-    elif "invalid response" in message.lower() or "no 'choices'" in message or "JSONDecodeError" in message:
-        kind = "bad_response"
-    elif isinstance(exc, (ll.InternalServerError, ll.ServiceUnavailableError)):
-        kind = "server"
-    elif isinstance(exc, ll.APIConnectionError):
-        kind, status = "connection", None  # litellm labels these 500; no HTTP answer came back
-    elif status and status >= 500:
-        kind = "server"
-    elif status == 429:
-        kind = "rate_limit"
-    elif status in (401, 403):
-        kind = "auth"
-    elif status == 404:
-        kind = "not_found"
-    elif status and 400 <= status < 500:
-        kind = "bad_request"
-    else:
-        kind = "provider"
-    return kind, status, retry_after
+        return "timeout", status
+    if _MISSING_KEY.search(message):
+        return "auth", None  # litellm reports some missing keys as 500s; retrying cannot help
+    if _NO_CONNECTION.search(message):
+        return "connection", None
+    kind = _kind_by_class(ll, exc, message)
+    if kind is not None:
+        return kind, status
+    if isinstance(exc, ll.APIConnectionError):
+        return "connection", None  # litellm labels these 500; no HTTP answer came back
+    return _kind_by_status(status), status
+
+
+def _kind_by_class(ll, exc: BaseException, message: str) -> str | None:
+    """The kind litellm's exception class (or an unreadable-response message) names; None when neither does."""
+    if isinstance(exc, ll.RateLimitError):
+        return "rate_limit"
+    if isinstance(exc, ll.ContextWindowExceededError):
+        return "context_window"
+    if isinstance(exc, ll.ContentPolicyViolationError):
+        return "content_policy"
+    if isinstance(exc, (ll.AuthenticationError, ll.PermissionDeniedError)):
+        return "auth"
+    if isinstance(exc, ll.NotFoundError):
+        return "not_found"
+    if isinstance(exc, (ll.BadRequestError, ll.UnprocessableEntityError)):
+        return "bad_request"
+    if _UNREADABLE_USAGE.search(message):
+        return "bad_usage"
+    if "invalid response" in message.lower() or "no 'choices'" in message or "JSONDecodeError" in message:
+        return "bad_response"
+    if isinstance(exc, (ll.InternalServerError, ll.ServiceUnavailableError)):
+        return "server"
+    return None
+
+
+def _kind_by_status(status: int | None) -> str:
+    """The kind an HTTP status alone says ("provider" when it says nothing)."""
+    if status and status >= 500:
+        return "server"
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "auth"
+    if status == 404:
+        return "not_found"
+    if status and 400 <= status < 500:
+        return "bad_request"
+    return "provider"
 
 
 def error_text(model: str, kind: str, status: int | None, exc: BaseException, attempts: int) -> str:

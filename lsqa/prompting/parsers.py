@@ -558,6 +558,26 @@ def _strip_field(text: str) -> str:
     return text
 
 
+def _close_pair(question: list[str] | None, answer: list[str] | None, pairs: list[tuple[str, str]]) -> int:
+    """Append the open question and its answer to ``pairs`` when both have text; 1 when the pair is dropped, else 0."""
+    if question is None:
+        return 0
+    q = _strip_field(" ".join(question))
+    a = _strip_field(" ".join(answer or []))
+    if q and a:
+        pairs.append((q, a))
+        return 0
+    return 1
+
+
+def _opened_question(text: str) -> tuple[list[str], list[str] | None, str]:
+    """(question, answer, mode) after a question label, split at an ``Answer:`` on the same line."""
+    inline = _INLINE_ANSWER.search(text)
+    if inline:  # "Question: ...? Answer: ..." on one line
+        return [text[: inline.start()]], [text[inline.end():]], "a"
+    return [text], None, "q"
+
+
 def split_qa_pairs(raw: str) -> tuple[list[tuple[str, str]], int]:
     """(pairs, skipped): every ``Question:`` with its ``Answer:``, and how many were dropped
     because the question or the answer was missing.
@@ -577,13 +597,7 @@ def split_qa_pairs(raw: str) -> tuple[list[tuple[str, str]], int]:
 
     def flush():
         nonlocal question, answer, skipped
-        if question is not None:
-            q = _strip_field(" ".join(question))
-            a = _strip_field(" ".join(answer or []))
-            if q and a:
-                pairs.append((q, a))
-            else:
-                skipped += 1
+        skipped += _close_pair(question, answer, pairs)
         question, answer = None, None
 
     for line in raw.replace("\r\n", "\n").split("\n"):
@@ -597,12 +611,7 @@ def split_qa_pairs(raw: str) -> tuple[list[tuple[str, str]], int]:
             continue
         if q:
             flush()
-            text = q.group(1)
-            inline = _INLINE_ANSWER.search(text)
-            if inline:  # "Question: ...? Answer: ..." on one line
-                question, answer, mode = [text[: inline.start()]], [text[inline.end():]], "a"
-            else:
-                question, answer, mode = [text], None, "q"
+            question, answer, mode = _opened_question(q.group(1))
         elif a:
             if question is None or answer is not None:
                 flush()

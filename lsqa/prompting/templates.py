@@ -111,20 +111,8 @@ def _parse_known_file(path: Path) -> Prompt:
     return found
 
 
-def parse_prompt_file(path: str | Path) -> Prompt:
-    """Read and validate one prompt file; every error names the file."""
-    path = Path(path)
-    m = _FILE_NAME.match(path.name)
-    if not m:
-        raise PromptError(f"{path}: prompt files are named <id>.v<N>.txt (e.g. autoais.v2.txt)")
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8").replace("\r\n", "\n")
-    except UnicodeDecodeError as exc:
-        raise PromptError(f"{path}: not UTF-8 text ({exc})") from exc
-    head, sep, body = text.partition("\n---\n")
-    if not sep:
-        raise PromptError(f"{path}: no line '---' separating the header from the body")
+def _header_fields(path: Path, head: str) -> dict[str, str]:
+    """The ``# key: value`` lines above a prompt's ``---``, by key; unknown or repeated keys refused."""
     header: dict[str, str] = {}
     for number, line in enumerate(head.split("\n"), start=1):
         if not line.strip():
@@ -139,6 +127,36 @@ def parse_prompt_file(path: str | Path) -> Prompt:
         if key in header:
             raise PromptError(f"{path}:{number}: header {key!r} given twice")
         header[key] = hm.group("value")
+    return header
+
+
+def _check_placeholders_match(path: Path, declared: tuple[str, ...], used: set[str]) -> None:
+    """Refuse a prompt whose body uses other placeholders than its header lists, naming both sides."""
+    if set(declared) != used:
+        extra, unused = sorted(used - set(declared)), sorted(set(declared) - used)
+        problems = []
+        if extra:
+            problems.append(f"the body uses {', '.join(extra)} but the header does not list it")
+        if unused:
+            problems.append(f"the header lists {', '.join(unused)} but the body does not use it")
+        raise PromptError(f"{path}: placeholders do not match: {'; '.join(problems)}")
+
+
+def parse_prompt_file(path: str | Path) -> Prompt:
+    """Read and validate one prompt file; every error names the file."""
+    path = Path(path)
+    m = _FILE_NAME.match(path.name)
+    if not m:
+        raise PromptError(f"{path}: prompt files are named <id>.v<N>.txt (e.g. autoais.v2.txt)")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8").replace("\r\n", "\n")
+    except UnicodeDecodeError as exc:
+        raise PromptError(f"{path}: not UTF-8 text ({exc})") from exc
+    head, sep, body = text.partition("\n---\n")
+    if not sep:
+        raise PromptError(f"{path}: no line '---' separating the header from the body")
+    header = _header_fields(path, head)
     missing = [k for k in HEADER_KEYS if k not in header]
     if missing:
         raise PromptError(f"{path}: header lacks {', '.join(missing)}")
@@ -153,15 +171,7 @@ def parse_prompt_file(path: str | Path) -> Prompt:
     if len(set(declared)) != len(declared):
         raise PromptError(f"{path}: a placeholder is listed twice in the header: {', '.join(declared)}")
     body = body.rstrip("\n")  # the file's final newline is not part of the prompt
-    used = _fields(body, path)
-    if set(declared) != used:
-        extra, unused = sorted(used - set(declared)), sorted(set(declared) - used)
-        problems = []
-        if extra:
-            problems.append(f"the body uses {', '.join(extra)} but the header does not list it")
-        if unused:
-            problems.append(f"the header lists {', '.join(unused)} but the body does not use it")
-        raise PromptError(f"{path}: placeholders do not match: {'; '.join(problems)}")
+    _check_placeholders_match(path, declared, _fields(body, path))
     if not body.strip():
         raise PromptError(f"{path}: the body is empty")
     layout = header.get("layout", "paper")

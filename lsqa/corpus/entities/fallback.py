@@ -238,8 +238,31 @@ def extract(text: str, start: int = 0, end: int | None = None, *, min_count: int
     """Entities with their mention chains in ``text[start:end]`` by the rules in the module docstring."""
     end = len(text) if end is None else end
     raw, lower_counts, midcap = _scan(text, start, end)
-
     # 1. Names: clean every candidate, count keys.
+    events, key_counts, surfaces = _name_events(text, raw, lower_counts, midcap)
+    keys = sorted(key_counts)
+    # 2. Variants: same core, then shorter core inside a dominant longer one.
+    uf = _merge_variants(keys, key_counts, min_count)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for key in keys:
+        groups[uf.find(key)].append(key)
+    groups = {root: ks for root, ks in groups.items() if sum(key_counts[k] for k in ks) >= min_count}
+    kept = {k for ks in groups.values() for k in ks}
+    # 3. Gender per entity: honorifics, else (unless it looks like a place) pronoun votes.
+    gender = _entity_genders(text, start, events, groups, kept, uf, key_counts)
+    # 4. Mentions: names, then pronouns attached to the latest compatible named mention.
+    mentions, n_pronouns = _attach_mentions(text, events, kept, uf, gender)
+
+    named = [(_display_name(groups[root], key_counts, surfaces), mentions[root]) for root in groups]
+    entities = rank_entities(named, top_k=top_k)
+    params = {"min_count": min_count, "pronoun_vote_chars": PRONOUN_VOTE_CHARS, "dominance": round(DOMINANCE, 3),
+              "male_lift": MALE_LIFT, "female_lift": FEMALE_LIFT, "place_share": PLACE_SHARE,
+              "n_candidates": len(key_counts), "n_entities_total": len(groups), "n_pronouns_attached": n_pronouns}
+    return EntityChains(method=METHOD, entities=entities, span_start=start, span_end=end, params=params)
+
+
+def _name_events(text, raw, lower_counts, midcap):
+    """Cleaned name and pronoun events in book order, with each name key's count and surface forms (rule 1)."""
     events = []  # ("name", para, start, end, key) | ("pron", para, start, end, gender)
     key_counts: Counter = Counter()
     surfaces: dict[str, Counter] = defaultdict(Counter)
@@ -256,34 +279,17 @@ def extract(text: str, start: int = 0, end: int | None = None, *, min_count: int
         key_counts[key] += 1
         surfaces[key][normalise_space(text[s:e])] += 1
         events.append(("name", para, s, e, key))
-    keys = sorted(key_counts)
+    return events, key_counts, surfaces
 
-    # 2. Variants: same core, then shorter core inside a dominant longer one.
+
+def _merge_variants(keys: list[str], key_counts: Counter, min_count: int) -> _UnionFind:
+    """Union of name keys into entities: variants of one core, then short cores into dominant longer ones (rule 2)."""
     uf = _UnionFind()
     by_core: dict[tuple, list[str]] = defaultdict(list)
     for key in keys:
         uf.find(key)
         by_core[_split_key(key)[1]].append(key)
-    unit_gender: dict[str, str] = {}  # representative key of a (core, gender) unit -> gender
-    unit_of_core: dict[tuple, list[str]] = {}
-    for core, variants in sorted(by_core.items()):
-        buckets: dict[str, list[str]] = defaultdict(list)
-        for key in variants:
-            genders = {_gender_of_token(h) for h in _split_key(key)[0]} - {""}
-            buckets[genders.pop() if len(genders) == 1 else ""].append(key)
-        if "m" in buckets and "f" in buckets:
-            groups = list(buckets.items())
-        else:
-            gender = "m" if "m" in buckets else "f" if "f" in buckets else ""
-            groups = [(gender, [k for ks in buckets.values() for k in ks])]
-        reps = []
-        for gender, ks in sorted(groups):
-            ks.sort()
-            for k in ks[1:]:
-                uf.union(ks[0], k)
-            unit_gender[ks[0]] = gender
-            reps.append(ks[0])
-        unit_of_core[core] = reps
+    unit_gender, unit_of_core = _merge_same_core(uf, by_core)
     core_total = {core: sum(key_counts[k] for k in ks) for core, ks in by_core.items()}
     # Only frequent cores absorb shorter ones: a one-off run like "Valjean Cosette" must not.
     frequent_cores = sorted((c for c in by_core if core_total[c] >= min_count and c[0] not in _PLACE_HEADS),
@@ -306,20 +312,61 @@ def extract(text: str, start: int = 0, end: int | None = None, *, min_count: int
                        if not s_gender or not unit_gender[r] or unit_gender[r] == s_gender]
             if len(targets) == 1:
                 uf.union(s_rep, targets[0])
+    return uf
 
-    groups: dict[str, list[str]] = defaultdict(list)
-    for key in keys:
-        groups[uf.find(key)].append(key)
-    groups = {root: ks for root, ks in groups.items() if sum(key_counts[k] for k in ks) >= min_count}
-    kept = {k for ks in groups.values() for k in ks}
 
-    # 3. Gender per entity: honorifics, else (unless it looks like a place) pronoun votes.
+def _merge_same_core(uf: _UnionFind, by_core: dict[tuple, list[str]]):
+    """Merge the variants of each core, one unit per honorific gender when both occur; (unit gender, units per core)."""
+    unit_gender: dict[str, str] = {}  # representative key of a (core, gender) unit -> gender
+    unit_of_core: dict[tuple, list[str]] = {}
+    for core, variants in sorted(by_core.items()):
+        buckets: dict[str, list[str]] = defaultdict(list)
+        for key in variants:
+            genders = {_gender_of_token(h) for h in _split_key(key)[0]} - {""}
+            buckets[genders.pop() if len(genders) == 1 else ""].append(key)
+        if "m" in buckets and "f" in buckets:
+            groups = list(buckets.items())
+        else:
+            gender = "m" if "m" in buckets else "f" if "f" in buckets else ""
+            groups = [(gender, [k for ks in buckets.values() for k in ks])]
+        reps = []
+        for gender, ks in sorted(groups):
+            ks.sort()
+            for k in ks[1:]:
+                uf.union(ks[0], k)
+            unit_gender[ks[0]] = gender
+            reps.append(ks[0])
+        unit_of_core[core] = reps
+    return unit_gender, unit_of_core
+
+
+def _entity_genders(text, start, events, groups, kept, uf, key_counts) -> dict[str, str]:
+    """Gender per entity root: agreeing honorifics, else pronoun votes against the book's he:she ratio (rule 3)."""
     honorific_votes: dict[str, Counter] = defaultdict(Counter)
     for key in kept:
         for h in _split_key(key)[0] + _split_key(key)[1][:1]:
             g = _gender_of_token(h)
             if g:
                 honorific_votes[uf.find(key)][g] += key_counts[key]
+    pronoun_votes, place_hits, named_count, pronoun_totals = _pronoun_evidence(text, start, events, kept, uf)
+    # The book's own he:she ratio is the baseline: a place or a book's hero collects many "he"
+    # votes just because most pronouns in the book are "he".
+    base = math.log((pronoun_totals["m"] + 1) / (pronoun_totals["f"] + 1))
+    gender: dict[str, str] = {}
+    for root in groups:
+        g = _decide(honorific_votes[root])
+        if not g and place_hits[root] < PLACE_SHARE * named_count[root] and not any(
+                _is_place_or_group(k, key_counts) for k in groups[root]):
+            votes = pronoun_votes[root]
+            if votes["m"] + votes["f"] >= MIN_PRONOUN_VOTES:
+                lift = math.log((votes["m"] + 1) / (votes["f"] + 1)) - base
+                g = "m" if lift >= MALE_LIFT else "f" if lift <= FEMALE_LIFT else ""
+        gender[root] = g
+    return gender
+
+
+def _pronoun_evidence(text, start, events, kept, uf):
+    """Per entity root: pronoun gender votes, place-preposition hits, named mentions; the book's pronoun totals."""
     pronoun_votes: dict[str, Counter] = defaultdict(Counter)
     place_hits: Counter = Counter()
     named_count: Counter = Counter()
@@ -341,21 +388,11 @@ def extract(text: str, start: int = 0, end: int | None = None, *, min_count: int
             if nxt[0] == "pron":
                 pronoun_votes[root][nxt[4]] += 1
                 break
-    # The book's own he:she ratio is the baseline: a place or a book's hero collects many "he"
-    # votes just because most pronouns in the book are "he".
-    base = math.log((pronoun_totals["m"] + 1) / (pronoun_totals["f"] + 1))
-    gender: dict[str, str] = {}
-    for root in groups:
-        g = _decide(honorific_votes[root])
-        if not g and place_hits[root] < PLACE_SHARE * named_count[root] and not any(
-                _is_place_or_group(k, key_counts) for k in groups[root]):
-            votes = pronoun_votes[root]
-            if votes["m"] + votes["f"] >= MIN_PRONOUN_VOTES:
-                lift = math.log((votes["m"] + 1) / (votes["f"] + 1)) - base
-                g = "m" if lift >= MALE_LIFT else "f" if lift <= FEMALE_LIFT else ""
-        gender[root] = g
+    return pronoun_votes, place_hits, named_count, pronoun_totals
 
-    # 4. Mentions: names, then pronouns attached to the latest compatible named mention.
+
+def _attach_mentions(text, events, kept, uf, gender):
+    """Named mentions per entity root, plus pronouns attached to the latest same-gender mention (rule 4)."""
     mentions: dict[str, list[Mention]] = defaultdict(list)
     last: dict[str, tuple[str, int]] = {}  # gender -> (entity root, paragraph)
     n_pronouns = 0
@@ -373,13 +410,7 @@ def extract(text: str, start: int = 0, end: int | None = None, *, min_count: int
             if hit is not None and para - hit[1] <= 1:
                 mentions[hit[0]].append(Mention(s, e, text[s:e]))
                 n_pronouns += 1
-
-    named = [(_display_name(groups[root], key_counts, surfaces), mentions[root]) for root in groups]
-    entities = rank_entities(named, top_k=top_k)
-    params = {"min_count": min_count, "pronoun_vote_chars": PRONOUN_VOTE_CHARS, "dominance": round(DOMINANCE, 3),
-              "male_lift": MALE_LIFT, "female_lift": FEMALE_LIFT, "place_share": PLACE_SHARE,
-              "n_candidates": len(key_counts), "n_entities_total": len(groups), "n_pronouns_attached": n_pronouns}
-    return EntityChains(method=METHOD, entities=entities, span_start=start, span_end=end, params=params)
+    return mentions, n_pronouns
 
 
 def _is_place_or_group(key: str, key_counts: Counter) -> bool:
