@@ -261,3 +261,13 @@ def test_ranking_view_names_are_spelled_once():
                    for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                    if isinstance(node, ast.Constant) and node.value in words)
     assert found == []
+
+
+def test_help_loads_no_command_body():
+    # `lsqa --help` answers from the command list alone: the store (duckdb), the study config (pydantic),
+    # the models and the statistics load in the command bodies that use them (bench/bench_startup.py).
+    body = ["duckdb", "pydantic", "numpy", "scipy", "pandas", "litellm", "lsqa.store", "lsqa.config"]
+    code = ("import sys\nsys.argv = ['lsqa', '--help']\nfrom lsqa.cli import main\ntry:\n    main()\n"
+            f"except SystemExit:\n    pass\nprint(' '.join(m for m in {body!r} if m in sys.modules), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
+    assert "Usage" in result.stdout and result.stderr.split() == [], result.stderr[-2000:]
