@@ -21,12 +21,12 @@ import pytest
 
 from lsqa import store
 from lsqa.audit.review_import import import_reviews, import_reviews_rows
-from lsqa.audit.staged_reviews import import_reviews_staged
+from lsqa.audit.review_import import import_reviews_staged
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
 from lsqa.store import reviews as reviews_store
 from lsqa.study.imports import import_answers, import_answers_rows, import_judgments_rows
-from lsqa.study.staged_answers import import_answers_staged
+from lsqa.study.imports import import_answers_staged
 
 from .bad_input import snapshot
 from .conftest import TEST_DATA

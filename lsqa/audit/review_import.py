@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.errors import InputError
-from lsqa.corpus.tables import IngestSummary, plain_value
+from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
 from lsqa.judging import kinds
 from lsqa.vocabulary import swap_pairwise
 from lsqa.store import results as results_store
@@ -28,7 +28,8 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store.reviews import MIN_INCLUSION_PROB  # the floor on π (1/π weighs an audit)
 from lsqa.corpus.tables import records as read_records
 from lsqa.audit.actions import MAX_ANNOTATOR_CHARS, annotator_problem
-from lsqa.audit.staged_reviews import import_reviews_staged
+from lsqa.store.importers import reviews as staged_reviews
+from lsqa.store.importers import skeleton
 from lsqa.text.names import lookalike_warnings, shown_name
 
 REVIEW_ALIASES = {"judge": ("judge", "rater"), "question_id": ("question_id", "item_id"),
@@ -91,10 +92,34 @@ def import_reviews(workspace: str | Path, path: str | Path, *, gold: bool = Fals
     gold (migration 0015) and never makes a verdict "need a second review". Marked per row, so a
     file imported again with ``gold`` adds its rows as gold (the latest label of each annotator counts).
 
-    A file of good rows the SQL reads exactly is matched and written there (``lsqa.audit.staged_reviews``,
-    issue 35); any other file row by row (``import_reviews_rows``), which words the errors."""
+    A file of good rows the SQL reads exactly is matched and written there (``lsqa.store.importers.reviews``);
+    any other file row by row (``import_reviews_rows``), which words the errors."""
     staged = import_reviews_staged(workspace, Path(path), gold=gold)
     return staged if staged is not None else import_reviews_rows(workspace, path, gold=gold)
+
+
+def import_reviews_staged(workspace: str | Path, path: Path, *, gold: bool = False) -> IngestSummary | None:
+    """``import_reviews`` in SQL, or None (nothing written) when the SQL does not read the file exactly."""
+    summary = IngestSummary(str(path))
+
+    def notes(con) -> None:
+        summary.notes.extend(lookalike_warnings(staged_reviews.annotators_in_order(con),
+                                                staged_reviews.stored_annotators(con), what="annotator"))
+
+    # Every kind's labels as written -> canonical; a scored kind's label may be a score (the row reader's).
+    labels = [(record.name, record.family, record.pairwise, alias, label)
+              for record in kinds.all_kinds() if not record.scored for alias, label in record.aliases.items()]
+    done = skeleton.run(workspace, path, staged_reviews.RECORD, max_bytes=MAX_TABLE_BYTES,
+                        max_cell_chars=MAX_CELL_CHARS, notes=notes, kinds=labels, min_probability=MIN_INCLUSION_PROB,
+                        max_annotator_chars=MAX_ANNOTATOR_CHARS, note=f"imported from {path.name}", gold=gold)
+    if done is None:
+        return None
+    added, usable, total = done
+    summary.add("reviews", added)
+    summary.skip("reviews", total - added)
+    summary.notes.append(f"{usable} with an inclusion probability (usable for corrected estimates), "
+                         f"{added - usable} without (agreement and overrides only)")
+    return summary
 
 
 def import_reviews_rows(workspace: str | Path, path: str | Path, *, gold: bool = False) -> IngestSummary:

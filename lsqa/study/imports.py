@@ -13,14 +13,15 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.config import definitions
-from lsqa.corpus.tables import IngestSummary, plain_value
+from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
 from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
 from lsqa.store.verdict_ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
-from lsqa.study.staged_answers import import_answers_staged
-from lsqa.study.staged_judgments import import_judgments_staged
+from lsqa.store.importers import answers as staged_answers
+from lsqa.store.importers import skeleton
+from lsqa.store.importers import verdicts as staged_verdicts
 from lsqa.judging import kinds as judge_kinds
 from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, name_problem, shown_name
 from lsqa.vocabulary import IMPORTED, REFERENCES
@@ -85,10 +86,32 @@ def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, 
 def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
     """Answers produced elsewhere (CSV or JSONL: question id, system name, answer text).
 
-    A file the SQL reads exactly is read, checked and written there (``lsqa.study.staged_answers``,
-    issue 35); any other file row by row here, which words the errors."""
+    A file the SQL reads exactly is read, checked and written there (``lsqa.store.importers.answers``);
+    any other file row by row here, which words the errors."""
     staged = import_answers_staged(workspace, Path(path))
     return staged if staged is not None else import_answers_rows(workspace, path)
+
+
+def import_answers_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
+    """``import_answers`` in SQL, or None (nothing written) when the SQL does not read the file exactly."""
+    summary = IngestSummary(str(path))
+
+    def systems_of_runs(con) -> None:
+        definitions.check_imported_systems(con, path, staged_answers.systems(con))
+
+    def notes(con) -> None:
+        summary.notes.extend(lookalike_warnings(staged_answers.systems(con), results_store.system_definitions(con),
+                                                what="system"))
+
+    done = skeleton.run(workspace, path, staged_answers.RECORD, max_bytes=MAX_TABLE_BYTES,
+                        max_cell_chars=MAX_CELL_CHARS, hooks={"systems": systems_of_runs}, notes=notes)
+    if done is None:
+        return None
+    added_systems, added, total = done
+    summary.add("systems", added_systems)
+    summary.add("answers", added)
+    summary.skip("answers", total - added)
+    return summary
 
 
 def import_answers_rows(workspace: str | Path, path: str | Path) -> IngestSummary:
@@ -156,11 +179,40 @@ def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
     Columns: item/question id, rater, kind, system_a, system_b (pairwise kinds), label; optional
     shown_order (ab|ba), reference (1|2), evidence. Other columns are kept in ``extra``.
 
-    A plain file of good rows is read, checked and written in SQL (``lsqa.study.staged_judgments``,
-    issue 35); any other file row by row here, which words the errors.
+    A plain file of good rows is read, checked and written in SQL (``lsqa.store.importers.verdicts``);
+    any other file row by row here, which words the errors.
     """
     staged = import_judgments_staged(workspace, Path(path))
     return staged if staged is not None else import_judgments_rows(workspace, path)
+
+
+def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
+    """``import_judgments`` in SQL, or None (nothing written) when the SQL does not read the file exactly."""
+    summary = IngestSummary(str(path))
+
+    def declared(con) -> None:
+        conflict = staged_verdicts.first_declared_conflict(con)
+        if conflict:
+            definitions.check_imported_verdicts(con, path, [conflict])
+
+    def notes(con) -> None:
+        raters, systems = staged_verdicts.names_in_order(con)
+        summary.notes.extend(lookalike_warnings(raters, results_store.judge_definitions(con), what="rater")
+                             + lookalike_warnings(systems, results_store.system_definitions(con), what="system"))
+
+    # The kinds the SQL takes, each label as written -> the canonical one. A kind about references is
+    # refused and a scored kind's label may be a score: those are the row reader's.
+    kinds = [(record.name, record.family, record.pairwise, alias, label)
+             for record in judge_kinds.all_kinds() if not (record.about_references or record.scored)
+             for alias, label in record.aliases.items()]
+    done = skeleton.run(workspace, path, staged_verdicts.RECORD, max_bytes=MAX_TABLE_BYTES,
+                        max_cell_chars=MAX_CELL_CHARS, hooks={"declared": declared}, notes=notes, kinds=kinds)
+    if done is None:
+        return None
+    added, total = done
+    summary.add("judgments", added)
+    summary.skip("judgments", total - added)
+    return summary
 
 
 def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSummary:
@@ -250,4 +302,5 @@ def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSumm
     return summary
 
 
-__all__ = ["import_answers", "import_answers_rows", "import_judgments", "import_judgments_rows"]
+__all__ = ["import_answers", "import_answers_rows", "import_answers_staged", "import_judgments", "import_judgments_rows",
+           "import_judgments_staged"]

@@ -1,11 +1,10 @@
-"""A CSV or JSONL file's rows in a DuckDB table, read exactly as ``lsqa.corpus.tables`` reads them (issue 35).
+"""A CSV or JSONL file's rows in a DuckDB table, read exactly as ``lsqa.corpus.tables`` reads them.
 
-``lsqa import-answers`` and ``lsqa import-reviews`` check and write their rows in SQL
-(``lsqa.store.staged_answers``, ``lsqa.store.staged_reviews``); this module turns the file into
+Every import stages its file here (``lsqa.store.importers.skeleton``); this module turns the file into
 TEMP table ``ROWS``: ``line`` (the line the row importer names), one text column per known column
 name (NULL when the row has no such column) and, when asked, ``extra``: the other columns as
 ``json.dumps(extra, sort_keys=True)`` writes them. It raises ``Declined`` for any file it cannot read
-exactly as the row reader does; the importer then reads that file row by row, which words its error.
+exactly as the row reader does; the importer then has that reader word its error.
 
 What it reads (the rest is declined):
 
@@ -30,8 +29,8 @@ import json
 import re
 from pathlib import Path
 
-from lsqa.store import staging
-from lsqa.store.staging import Declined
+from lsqa.store.importers import lines as staging
+from lsqa.store.importers.lines import Declined
 
 LINES, RECORDS, ROWS = "lsqa_import_lines", "lsqa_import_records", "lsqa_import_rows"
 

@@ -1,28 +1,25 @@
-"""The SQL of ``lsqa import-reviews`` (issue 35): a file of human reviews staged, matched to its
-verdicts and written by DuckDB. ``lsqa.audit.staged_reviews`` decides and words; this module only
-reads and writes (the store is the one package with SQL).
+"""Human reviews made elsewhere (``lsqa import-reviews``) as an input record: staged, matched, inserted in SQL.
 
-``stage_file`` reads the file (``lsqa.store.staged_rows``) into TEMP table ``STAGED``: each row with
-the verdict it reviews — the rule of ``lsqa.audit.review_import._find_verdict``: the pair as named
-first, else reversed (the label then swaps A and B); among several, order ``ab`` before ``ba``, then
-the lower reference; a reference given keeps only its verdicts — its label normalised by the
-verdict's kind (the kinds' aliases), ``confirm`` or ``override`` and the probability as the row
-importer makes them. It raises ``Declined`` (nothing written) for any row the row importer would
+``stage`` reads the file (``lsqa.store.importers.rows``) into TEMP table ``STAGED``: each row with the
+verdict it reviews — the pair as named first, else reversed (the label then swaps A and B); among
+several, order ``ab`` before ``ba``, then the lower reference; a reference given keeps only its
+verdicts — its label normalised by the verdict's kind (the kinds' aliases), ``confirm`` or ``override``
+and the probability. It raises ``Declined`` (nothing written) for any row the strict row reader would
 refuse or might read otherwise (no verdict, two verdicts alike, a label of no alias, a probability
 Python's ``float`` reads otherwise). ``insert`` writes the reviews the workspace does not have as
 imported reviews, with one INSERT ... SELECT, and the draws of those with an inclusion probability
-(``audit_draws``, migration 0023) as the row importer's ``add_review`` records them; nothing else in
-``human_reviews`` changes.
+(``audit_draws``, migration 0023) as ``add_review`` records them; nothing else in ``human_reviews``
+changes.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa.store import staged_rows, staging
-from lsqa.store.staged_rows import ROWS, ascii_text, sql_text, strip
-from lsqa.store.staged_verdicts import kinds_values
-from lsqa.store.staging import Declined
+from lsqa.store.importers import lines
+from lsqa.store.importers.rows import ROWS, ascii_text, sql_text, strip
+from lsqa.store.importers.skeleton import Declined, Input
+from lsqa.store.importers.verdicts import kinds_values
 
 STAGED = "lsqa_import_reviews"
 DRAWS = "lsqa_import_review_draws"
@@ -44,10 +41,9 @@ def _present(names: tuple[str, ...]) -> str:
     return "(" + " OR ".join(f"coalesce({n}, '') <> ''" for n in names) + ")"
 
 
-def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], max_cell_chars: int, *,
-               min_probability: float, max_annotator_chars: int) -> None:
-    """The reviews of ``path`` in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``."""
-    staged_rows.stage_rows(con, path, KNOWN, max_cell_chars, extra=False)
+def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min_probability: float,
+           max_annotator_chars: int, **_) -> None:
+    """The reviews of the file's rows in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``."""
     # Each value as ``review_import._value`` reads it: the first of its names present and not '', stripped; else ''.
     values = {"judge": JUDGE, "question_id": QUESTION, "system_a": SYSTEM_A, "system_b": ("system_b",),
               "reference": ("reference",), "raw_label": ("label",), "annotator": ("annotator",),
@@ -59,7 +55,6 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
         FROM (SELECT line, {', '.join(f"{_chosen(names)} AS {name}" for name, names in values.items())},
                      {required} AS present FROM {ROWS})
         ORDER BY line""")
-    staging.drop(con, ROWS)
     if not con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]:
         raise Declined  # no data rows: the row importer says so
     # Each row's candidate verdicts: the pair as named (0) or reversed (1), the reference kept.
@@ -121,7 +116,7 @@ def stored_annotators(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_reviews ORDER BY 1").fetchall()]
 
 
-def insert(con, note: str, gold: bool) -> tuple[int, int, int]:
+def _insert(con, counts, *, note: str, gold: bool, **_) -> tuple[int, int, int]:
     """(reviews added, of them with a probability, rows of the file): the file's reviews that are not in the
     workspace as imported reviews (same annotator, verdict, action, label, probability, stratum, gold),
     each once (its first line), in the file's order, numbered by ``human_reviews``' sequence as one
@@ -176,11 +171,11 @@ def _draw(con, first_review: int) -> None:
             SELECT {int(first)} - 1 + row_number() OVER (ORDER BY review_id), judgment_id, 'import', inclusion_prob,
                    stratum, review_id
             FROM {DRAWS} ORDER BY review_id""")
-    staging.drop(con, DRAWS)
+    lines.drop(con, DRAWS)
 
 
-def review_count(con) -> int:
-    return int(con.execute("SELECT count(*) FROM human_reviews").fetchone()[0])
+RECORD = Input(name="reviews", staged=STAGED, known=KNOWN, stage=_stage, insert=_insert, indexed="human_reviews",
+               extra=False)
 
 
-__all__ = ["Declined", "annotators_in_order", "insert", "review_count", "stage_file", "stored_annotators"]
+__all__ = ["RECORD", "annotators_in_order", "stored_annotators"]

@@ -1,4 +1,4 @@
-"""A table file loaded into DuckDB as one row per line, for imports checked in SQL (issue 35).
+"""A table file loaded into DuckDB as one row per line, for imports checked in SQL.
 
 ``lsqa import-judgments`` reads a million verdicts in seconds this way instead of one Python dict
 per row: the file goes into a TEMP table of ``(line, text)`` (DuckDB's CSV reader with no quote,
@@ -33,7 +33,7 @@ from lsqa.errors import WorkspaceError
 T = TypeVar("T")
 
 # The instance's limit while an import runs: the file's lines and staged rows spill past it
-# (docs/BENCHMARKS.md, issue 35: peak resident memory at 1M verdicts). Plus, per verdict the workspace
+# (docs/BENCHMARKS.md: peak resident memory at 1M verdicts). Plus, per verdict the workspace
 # already has, room for its share of the table's id index, which DuckDB holds in memory while it
 # inserts: 5M verdicts as five files of 1M ran out of memory at the fourth file under 768 MB alone; with
 # the one index of migration 0020 they fit at 150 bytes a verdict (peak 1,389 MiB), 200 leaves a margin.
