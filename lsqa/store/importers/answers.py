@@ -27,8 +27,9 @@ def _chosen(names: tuple[str, ...]) -> str:
     return "CASE " + " ".join(f"WHEN coalesce({n}, '') <> '' THEN {n}" for n in names) + " END"
 
 
-def _stage(con, path: Path) -> int:
-    """The answers of the file's rows in TEMP table ``STAGED`` (how many), or Declined."""
+def _stage(con, path: Path) -> tuple[int, int]:
+    """The answers of the file's rows in TEMP table ``STAGED``, or Declined. Returns (rows, distinct
+    (question, system)): no repeat to look for, nor to write once, when the two are equal."""
     q, s, a = (_chosen(names) for names in (QUESTION, SYSTEM, ANSWER))
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {STAGED} AS
@@ -36,15 +37,15 @@ def _stage(con, path: Path) -> int:
         FROM (SELECT line, {q} AS q, {s} AS s, {a} AS a, extra FROM {ROWS}) ORDER BY line""")
     # A value present but blank, a name beyond plain ASCII (the one name rule's Unicode tests are the
     # row importer's) or over the limit: the row importer refuses or reads it.
-    bad = con.execute(f"""
-        SELECT count(*) FROM {STAGED}
-        WHERE coalesce(question_id, '') = '' OR coalesce(system, '') = '' OR coalesce(answer, '') = ''
-           OR NOT {ascii_text('question_id')} OR NOT {ascii_text('system')}
-           OR length(question_id) > {MAX_NAME_CHARS} OR length(system) > {MAX_NAME_CHARS}""").fetchone()[0]
-    total = con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]
+    bad, total, distinct = con.execute(f"""
+        SELECT count(*) FILTER (coalesce(question_id, '') = '' OR coalesce(system, '') = '' OR coalesce(answer, '') = ''
+                                OR NOT {ascii_text('question_id')} OR NOT {ascii_text('system')}
+                                OR length(question_id) > {MAX_NAME_CHARS} OR length(system) > {MAX_NAME_CHARS}),
+               count(*), count(DISTINCT (question_id, system))
+        FROM {STAGED}""").fetchone()
     if bad or not total:
         raise Declined
-    return int(total)
+    return int(total), int(distinct)
 
 
 def systems(con) -> list[str]:
@@ -52,9 +53,13 @@ def systems(con) -> list[str]:
     return [r[0] for r in con.execute(f"SELECT DISTINCT system FROM {STAGED} ORDER BY 1").fetchall()]
 
 
-def _insert(con, total: int) -> tuple[int, int, int]:
+def _insert(con, counts: tuple[int, int]) -> tuple[int, int, int]:
     """(systems added, answers added, rows of the file): systems as ``model = 'imported'``; each
-    (question, system) once, from its first line, none the workspace has."""
+    (question, system) once, from its first line, none the workspace has (``counts``: ``_stage``'s)."""
+    total, distinct = counts
+    # The window that keeps a repeat's first line only when the file repeats a (question, system).
+    once = "QUALIFY row_number() OVER (PARTITION BY question_id, system ORDER BY line) = 1 ORDER BY line" \
+        if distinct < total else ""
     added_systems = con.execute(f"""
         INSERT INTO systems (name, model, context)
         SELECT DISTINCT system, 'imported', 'imported' FROM {STAGED}
@@ -63,8 +68,7 @@ def _insert(con, total: int) -> tuple[int, int, int]:
         INSERT INTO answers (question_id, system_name, text, extra)
         SELECT question_id, system, answer, extra FROM {STAGED} s
         WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = s.question_id AND a.system_name = s.system)
-        QUALIFY row_number() OVER (PARTITION BY question_id, system ORDER BY line) = 1
-        ORDER BY line""").fetchone()
+        {once}""").fetchone()
     return (int(added_systems[0]) if added_systems else 0, int(added[0]) if added else 0, int(total))
 
 
@@ -76,7 +80,8 @@ RECORD = Input(
                        FROM {staged} GROUP BY ALL) f USING (question_id, system)
                  WHERE s.answer <> f.first_answer""",
               "the answer of this system to this question repeats line {1} with another answer ({2!r}, here {3!r})",
-              "keep one row per item, or give the raters or systems different names"),
+              "keep one row per item, or give the raters or systems different names",
+              applies=lambda counts: counts[1] < counts[0]),
         Check("SELECT line, question_id FROM {staged} WHERE question_id NOT IN (SELECT id FROM questions)",
               "unknown question id {1!r}", QUESTIONS_FIRST),
         Hook("systems"),

@@ -86,6 +86,9 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min
             FROM {STAGED} s LEFT JOIN picked p USING (line)
             LEFT JOIN {kinds_values(kinds)}
               ON k.kind = p.kind AND {ascii_text('s.raw_label')} AND k.alias = lower(trim(s.raw_label, '''"')))
+        SELECT line, judgment_id, annotator, label, inclusion_prob, stratum,
+               CASE WHEN status = 'ok' AND label = verdict_label THEN 'confirm' ELSE 'override' END AS action, ok
+        FROM (
         SELECT line, judgment_id, annotator,
                CASE WHEN swapped AND kind_label = 'A' THEN 'B' WHEN swapped AND kind_label = 'B' THEN 'A'
                     ELSE kind_label END AS label,
@@ -96,14 +99,9 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min
                 AND (probability_text = '' OR inclusion_prob BETWEEN {min_probability!r} AND 1)
                 AND annotator <> '' AND {ascii_text('annotator')} AND length(annotator) <= {max_annotator_chars})
                    AS ok
-        FROM r ORDER BY line""")
+        FROM r) ORDER BY line""")
     if con.execute(f"SELECT count(*) FROM {STAGED} WHERE NOT coalesce(ok, false)").fetchone()[0]:
         raise Declined
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {STAGED} AS
-        SELECT * EXCLUDE (verdict_label, status, ok),
-               CASE WHEN status = 'ok' AND label = verdict_label THEN 'confirm' ELSE 'override' END AS action
-        FROM {STAGED} ORDER BY line""")
 
 
 def annotators_in_order(con) -> list[str]:
@@ -123,16 +121,22 @@ def _insert(con, counts, *, note: str, gold: bool, **_) -> tuple[int, int, int]:
     ``add_review`` after another would number them."""
     total = con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]
     key = "annotator, judgment_id, action, label, inclusion_prob, stratum"
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {STAGED} AS
-        SELECT * FROM {STAGED} s
-        WHERE NOT EXISTS (
+    # The reviews the workspace has as imported ones (none before the first import: nothing to look up).
+    stored = con.execute(f"SELECT count(*) FROM human_reviews WHERE queue = 'import' AND gold = {str(bool(gold)).lower()}"
+                         ).fetchone()[0]
+    new_only = "true" if not stored else f"""NOT EXISTS (
             SELECT 1 FROM human_reviews h
             WHERE h.queue = 'import' AND h.gold = {str(bool(gold)).lower()} AND h.annotator = s.annotator
               AND h.judgment_id = s.judgment_id AND h.action = s.action AND h.label IS NOT DISTINCT FROM s.label
-              AND h.inclusion_prob IS NOT DISTINCT FROM s.inclusion_prob AND h.stratum = s.stratum)
+              AND h.inclusion_prob IS NOT DISTINCT FROM s.inclusion_prob AND h.stratum = s.stratum)"""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT * EXCLUDE (ok) FROM {STAGED} s WHERE {new_only}
         QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY line) = 1
         ORDER BY line""")
+    # A table made in line order keeps it (preserve_insertion_order): a row's rowid less the first one's is
+    # its place in the file's order, with no window over every row.
+    place = f"(rowid - (SELECT min(rowid) FROM {STAGED}))"
     new, usable = con.execute(f"SELECT count(*), count(inclusion_prob) FROM {STAGED}").fetchone()
     if new:
         # The ids add_review would give, one nextval per review in the file's order: take them all
@@ -142,23 +146,23 @@ def _insert(con, counts, *, note: str, gold: bool, **_) -> tuple[int, int, int]:
         con.execute(f"""
             INSERT INTO human_reviews (id, annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,
                                        stratum, role, gold)
-            SELECT {int(first)} - 1 + row_number() OVER (ORDER BY line), annotator, judgment_id, action, label,
+            SELECT {int(first)} + {place}, annotator, judgment_id, action, label,
                    {sql_text(note)}, NULL, 'import', inclusion_prob, stratum, '', {str(bool(gold)).lower()}
-            FROM {STAGED} ORDER BY line""")
-        _draw(con, int(first))
+            FROM {STAGED}""")
+        _draw(con, int(first), place)
     return int(new), int(usable), int(total)
 
 
-def _draw(con, first_review: int) -> None:
+def _draw(con, first_review: int, place: str) -> None:
     """The draws of the reviews ``insert`` just wrote (review ids from ``first_review`` on, in line order),
     as ``reviews.add_review`` one after another records them: a review with an inclusion probability
     draws its verdict unless the verdict was drawn already (earlier, or by an earlier line of the
-    file); numbered in line order as the row importer's inserts number them."""
+    file); numbered in line order as the row importer's inserts number them. ``place``: SQL of a staged
+    row's place in the file's order (from 0)."""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {DRAWS} AS
         SELECT judgment_id, inclusion_prob, stratum, review_id FROM (
-            SELECT judgment_id, inclusion_prob, stratum, line,
-                   {first_review} - 1 + row_number() OVER (ORDER BY line) AS review_id FROM {STAGED})
+            SELECT judgment_id, inclusion_prob, stratum, line, {first_review} + {place} AS review_id FROM {STAGED})
         WHERE inclusion_prob IS NOT NULL AND judgment_id NOT IN (SELECT judgment_id FROM audit_draws)
         QUALIFY row_number() OVER (PARTITION BY judgment_id ORDER BY line) = 1
         ORDER BY line""")
@@ -168,9 +172,9 @@ def _draw(con, first_review: int) -> None:
         con.execute("SELECT count(nextval('audit_draws_id')) FROM range(?)", [n - 1]).fetchone()
         con.execute(f"""
             INSERT INTO audit_draws (id, judgment_id, queue, inclusion_prob, stratum, review_id)
-            SELECT {int(first)} - 1 + row_number() OVER (ORDER BY review_id), judgment_id, 'import', inclusion_prob,
+            SELECT {int(first)} + rowid - (SELECT min(rowid) FROM {DRAWS}), judgment_id, 'import', inclusion_prob,
                    stratum, review_id
-            FROM {DRAWS} ORDER BY review_id""")
+            FROM {DRAWS}""")
     lines.drop(con, DRAWS)
 
 
