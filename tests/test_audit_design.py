@@ -13,7 +13,9 @@ import duckdb
 import pytest
 
 from lsqa import audit, store
-from lsqa.audit.review_import import import_reviews, import_reviews_rows
+from lsqa.audit.review_import import import_reviews
+
+from .import_oracle import import_reviews_rows
 from lsqa.stats import corrected_report, sampling
 from lsqa.store import db
 from lsqa.store import reviews as reviews_store

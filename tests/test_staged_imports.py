@@ -1,5 +1,5 @@
 """Issue 35: ``lsqa import-judgments`` in SQL (``lsqa.store.importers.verdicts``) against the row importer
-(``lsqa.study.imports.import_judgments_rows``, the importer as it was) as the oracle.
+(``tests/import_oracle.import_judgments_rows``, the importer as it was) as the oracle.
 
 Inputs are made by category — each check of the row importer, each way a file can be unusual — in
 CSV and in JSONL. For every one both importers run on copies of one workspace: the same InputError
@@ -20,10 +20,11 @@ import pytest
 from lsqa import store
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
-from lsqa.study.imports import import_judgments, import_judgments_rows
+from lsqa.study.imports import import_judgments
 from lsqa.study.imports import import_judgments_staged
 
 from .bad_input import snapshot
+from .import_oracle import import_judgments_rows
 from .conftest import TEST_DATA
 
 TOM = "2c5f448df18172babaac38806e1fb699a8baf65b"

@@ -74,6 +74,9 @@ def _insert(con, counts: tuple[int, int]) -> tuple[int, int, int]:
 
 RECORD = Input(
     name="answers", staged=STAGED, known=QUESTION + SYSTEM + ANSWER, stage=_stage, insert=_insert, indexed="answers",
+    columns={"line": "BIGINT", "question_id": "VARCHAR", "system": "VARCHAR", "answer": "VARCHAR", "extra": "VARCHAR"},
+    recount=lambda con: tuple(con.execute(f"SELECT count(*), count(DISTINCT (question_id, system)) FROM {STAGED}"
+                                          ).fetchone()),
     checks=(
         Check("""SELECT s.line, f.first_line, f.first_answer, s.answer FROM {staged} s
                  JOIN (SELECT question_id, system, min(line) AS first_line, arg_min(answer, line) AS first_answer

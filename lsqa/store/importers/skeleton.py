@@ -7,9 +7,11 @@ error — and the insert. ``run`` is the frame every import shares: the file rea
 import's memory limit (``lsqa.store.importers.lines``), staged, checked in the record's order (a check
 may be the caller's, ``Hook``: what a run config declared is the config's to word), inserted.
 
-``Declined`` (from staging, before anything is written): the file is not one the SQL reads exactly
-as the strict reader ``lsqa.corpus.tables`` does; ``run`` then returns None and the caller has that
-reader word the error.
+Two ways in, one way on. A file the SQL reads exactly as the strict reader ``lsqa.corpus.tables`` does
+is staged in SQL; any other (``Declined``, before anything is written: a quote inside a bare field, a
+JSON number, a name beyond plain ASCII, a bad row...) is read by the caller's ``read_rows`` — that
+reader, each row checked and its error worded — and its rows loaded into the same staged table. Either
+way the same checks run over the whole file and the same insert writes it.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class Input:
     stage: Callable                 # stage(con, path, **params) -> counts, from rows.ROWS; Declined if not exact
     insert: Callable                # insert(con, counts, **params) -> what was written
     indexed: str                    # the table whose rows size the memory limit (its id index)
+    columns: dict[str, str] = field(default_factory=dict)  # the staged table's columns and SQL types
+    recount: Callable = lambda con: None  # the counts ``stage`` returns, of a table of rows read by ``read_rows``
     checks: tuple[Union[Check, Hook], ...] = ()
     extra: bool = True              # keep the other columns as ``extra`` JSON
     fixed: Callable[[Path], dict[str, str]] = field(default=lambda path: {})
@@ -84,22 +88,47 @@ def check(con, path: Path, record: Input, counts, hooks: dict[str, Callable] | N
             raise InputError(path, item.words.format(*found), line=found[0], hint=item.hint)
 
 
+def load_rows(con, record: Input, staged_rows: list[dict]):
+    """``staged_rows`` (dicts of ``record.columns``, in line order) as the record's staged table; its counts."""
+    import pyarrow
+
+    from lsqa.store import bulk
+
+    table = pyarrow.Table.from_pylist(staged_rows)
+    columns = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in record.columns.items())
+    with bulk.registered(con, table) as name:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {record.staged} AS SELECT {columns}, true AS ok FROM {name} ORDER BY line")
+    return record.recount(con)
+
+
 def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars: int,
-        hooks: dict[str, Callable] | None = None, notes: Callable | None = None, **params):
-    """Stage, check and insert ``path`` in one write of ``workspace``; what ``record.insert`` returns, or
-    None (nothing written) when the file is not one the SQL reads exactly (``Declined``).
-    ``notes(con)``: called after the checks, before the insert (the summary's look-alike warnings)."""
+        read_rows: Callable[[Path], list[dict]] | None = None, hooks: dict[str, Callable] | None = None,
+        notes: Callable | None = None, **params):
+    """Stage, check and insert ``path`` in one write of ``workspace``; what ``record.insert`` returns.
+    A file the SQL does not read exactly (``Declined``) is read by ``read_rows`` (its rows as dicts of
+    ``record.columns``; it raises the file's worded error), then checked and inserted the same way;
+    without ``read_rows``, None (nothing written). ``notes(con)``: called after the checks, before the
+    insert (the summary's look-alike warnings)."""
+    from lsqa.store.db import write
+
     indexed = f"SELECT count(*) FROM {record.indexed}"
 
-    def work(con):
-        counts = stage_file(con, path, record, max_cell_chars, **params)
+    def finish(con, counts):
         check(con, path, record, counts, hooks)
         if notes is not None:
             notes(con)
         return record.insert(con, counts, **params)
 
-    return lines.staged_write(workspace, path, max_bytes, lambda con: int(con.execute(indexed).fetchone()[0]), work)
+    done = lines.staged_write(workspace, path, max_bytes, lambda con: int(con.execute(indexed).fetchone()[0]),
+                              lambda con: finish(con, stage_file(con, path, record, max_cell_chars, **params)))
+    if done is not None or read_rows is None:
+        return done
+    staged_rows = read_rows(path)
+    with write(workspace) as con:
+        done = finish(con, load_rows(con, record, staged_rows))
+        lines.drop(con, record.staged)
+        return done
 
 
-__all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "run",
+__all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "load_rows", "run",
            "stage_file"]

@@ -64,6 +64,7 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]]) -> 
               ON k.kind = c.kind AND k.alias = lower(trim(c.raw_label, '''"')))
         SELECT line, {verdict_ids.ID_SQL} AS id,
                judge, kind, family, question_id, system_a, system_b, shown_order, reference, label, raw_label,
+               NULL::DOUBLE AS score,
                CASE WHEN evidence = '' THEN '[]' ELSE '[' || {rows.json_text('evidence')} || ']' END AS evidence,
                extra,
                (q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
@@ -114,7 +115,7 @@ def _insert(con, counts: tuple[int, int], **_) -> tuple[int, int]:
         INSERT INTO judgments (id, judge, kind, family, question_id, system_a, system_b, shown_order, reference,
                                label, raw_label, score, evidence, status, extra, id_number)
         SELECT id, judge, kind, family, question_id, system_a, system_b, shown_order, reference,
-               label, raw_label, NULL, evidence, 'ok', extra, {verdict_ids.number_sql("s.id")}
+               label, raw_label, score, evidence, 'ok', extra, {verdict_ids.number_sql("s.id")}
         FROM {STAGED} s
         WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.id = s.id)
         {once}""").fetchone()
@@ -134,6 +135,11 @@ REPEAT_WHAT = "the verdict of this rater on this item (question, systems, order,
 RECORD = Input(
     name="judgments", staged=STAGED, known=KNOWN, stage=_stage, insert=_insert, indexed="judgments",
     fixed=lambda path: {"imported_from": str(path)},
+    columns={"line": "BIGINT", "id": "VARCHAR", "judge": "VARCHAR", "kind": "VARCHAR", "family": "VARCHAR",
+             "question_id": "VARCHAR", "system_a": "VARCHAR", "system_b": "VARCHAR", "shown_order": "VARCHAR",
+             "reference": "VARCHAR", "label": "VARCHAR", "raw_label": "VARCHAR", "score": "DOUBLE",
+             "evidence": "VARCHAR", "extra": "VARCHAR"},
+    recount=lambda con: tuple(con.execute(f"SELECT count(*), count(DISTINCT id) FROM {STAGED}").fetchone()),
     checks=(
         Check("""SELECT s.line, f.first_line, f.first_label, s.label FROM {staged} s
                  JOIN (SELECT id, min(line) AS first_line, arg_min(label, line) AS first_label FROM {staged} GROUP BY id) f
