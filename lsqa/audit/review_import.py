@@ -1,4 +1,4 @@
-"""``lsqa import-reviews FILE``: human reviews of judge verdicts made elsewhere (issue 13).
+"""``lsqa import-reviews FILE``: human reviews of judge verdicts made elsewhere.
 
 Columns (CSV or JSONL): judge, question_id, system_a, system_b (side by side) or system (yes/no),
 reference (optional: which reference a ground-truth rater used), label, annotator; optional

@@ -22,6 +22,8 @@ from lsqa.store.importers.skeleton import Declined, Input
 from lsqa.store.importers.verdicts import kinds_values
 
 STAGED = "lsqa_import_reviews"
+# What makes a review the same as another (with the queue and gold, which the import fixes): written once.
+KEY = "annotator, judgment_id, action, label, inclusion_prob, stratum"
 DRAWS = "lsqa_import_review_draws"
 
 # The row importer's columns (``lsqa.audit.review_import``), each meaning's names in order.
@@ -42,8 +44,9 @@ def _present(names: tuple[str, ...]) -> str:
 
 
 def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min_probability: float,
-           max_annotator_chars: int, **_) -> None:
-    """The reviews of the file's rows in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``."""
+           max_annotator_chars: int, **_) -> tuple[int, int]:
+    """The reviews of the file's rows in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``.
+    Returns (rows, distinct reviews): no repeat to write once when the two are equal."""
     # Each value as ``review_import._value`` reads it: the first of its names present and not '', stripped; else ''.
     values = {"judge": JUDGE, "question_id": QUESTION, "system_a": SYSTEM_A, "system_b": ("system_b",),
               "reference": ("reference",), "raw_label": ("label",), "annotator": ("annotator",),
@@ -100,8 +103,11 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min
                 AND annotator <> '' AND {ascii_text('annotator')} AND length(annotator) <= {max_annotator_chars})
                    AS ok
         FROM r) ORDER BY line""")
-    if con.execute(f"SELECT count(*) FROM {STAGED} WHERE NOT coalesce(ok, false)").fetchone()[0]:
+    bad, total, distinct = con.execute(f"SELECT count(*) FILTER (NOT coalesce(ok, false)), count(*), "
+                                       f"count(DISTINCT ({KEY})) FROM {STAGED}").fetchone()
+    if bad:
         raise Declined
+    return int(total), int(distinct)
 
 
 def annotators_in_order(con) -> list[str]:
@@ -114,13 +120,16 @@ def stored_annotators(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_reviews ORDER BY 1").fetchall()]
 
 
-def _insert(con, counts, *, note: str, gold: bool, **_) -> tuple[int, int, int]:
+def _recount(con) -> tuple[int, int]:
+    return tuple(con.execute(f"SELECT count(*), count(DISTINCT ({KEY})) FROM {STAGED}").fetchone())
+
+
+def _insert(con, counts: tuple[int, int], *, note: str, gold: bool, **_) -> tuple[int, int, int]:
     """(reviews added, of them with a probability, rows of the file): the file's reviews that are not in the
     workspace as imported reviews (same annotator, verdict, action, label, probability, stratum, gold),
     each once (its first line), in the file's order, numbered by ``human_reviews``' sequence as one
     ``add_review`` after another would number them."""
-    total = con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]
-    key = "annotator, judgment_id, action, label, inclusion_prob, stratum"
+    total, distinct = counts
     # The reviews the workspace has as imported ones (none before the first import: nothing to look up).
     stored = con.execute(f"SELECT count(*) FROM human_reviews WHERE queue = 'import' AND gold = {str(bool(gold)).lower()}"
                          ).fetchone()[0]
@@ -132,7 +141,7 @@ def _insert(con, counts, *, note: str, gold: bool, **_) -> tuple[int, int, int]:
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {STAGED} AS
         SELECT * EXCLUDE (ok) FROM {STAGED} s WHERE {new_only}
-        QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY line) = 1
+        {f"QUALIFY row_number() OVER (PARTITION BY {KEY} ORDER BY line) = 1" if distinct < total else ""}
         ORDER BY line""")
     # A table made in line order keeps it (preserve_insertion_order): a row's rowid less the first one's is
     # its place in the file's order, with no window over every row.
@@ -179,7 +188,7 @@ def _draw(con, first_review: int, place: str) -> None:
 
 
 RECORD = Input(name="reviews", staged=STAGED, known=KNOWN, stage=_stage, insert=_insert, indexed="human_reviews",
-               extra=False,
+               extra=False, recount=_recount,
                columns={"line": "BIGINT", "judgment_id": "VARCHAR", "annotator": "VARCHAR", "label": "VARCHAR",
                         "inclusion_prob": "DOUBLE", "stratum": "VARCHAR", "action": "VARCHAR"})
 

@@ -156,7 +156,7 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
         raise Declined
     # Whether some line keeps a quote once its empty quoted fields are bare: the first such line answers
     # (a file of quoted text stops at its first line instead of rewriting every line).
-    if not con.execute(f"SELECT 1 FROM {LINES} WHERE line > 1 AND contains({_empty_quoted_as_bare(_line_end('text'))},"
+    if not con.execute(f"SELECT 1 FROM {LINES} WHERE line > 1 AND contains(text, '\"') AND contains({_empty_quoted_as_bare(_line_end('text'))},"
                        " '\"') LIMIT 1").fetchall():
         _bare_csv_rows(con, header, known, max_cell_chars, extra, fixed)
         return
@@ -165,8 +165,7 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     # files have no such field (no line with an odd number of quotes): each line is then a record,
     # without the running count over every line.
     odd = "(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '\"', ''))) % 2 = 1"
-    multiline = _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND {odd}") > 0
-    if not multiline:
+    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND {odd}"):
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
                         SELECT line, {_line_end("coalesce(text, '')")} AS text, 0 AS open FROM {LINES} WHERE line > 1""")
     else:
@@ -182,13 +181,13 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
         CREATE OR REPLACE TEMP TABLE {RECORDS} AS
         SELECT line, open, bytes, tiled, list_transform(fields, lambda c: {strip('c')}) AS cells
         FROM (SELECT line, open, strlen(text) AS bytes,
-                     CASE WHEN quoted IS NULL THEN true ELSE strlen(array_to_string(quoted, '')) = strlen(text) + 1 END AS tiled,
+                     CASE WHEN quoted IS NULL THEN true
+                          ELSE coalesce(list_sum(list_transform(quoted, lambda q: strlen(q))), 0) = strlen(text) + 1 END AS tiled,
                      CASE WHEN quoted IS NULL THEN string_split(text, ',')
                           ELSE list_transform(quoted, lambda f: {unquoted}) END AS fields
               FROM (SELECT line, text, open,
                            CASE WHEN contains(text, '"') THEN regexp_extract_all(text || ',', '(?:{_FIELD}),') END AS quoted
-                    FROM {RECORDS}))
-        {"ORDER BY line" if multiline else ""}""")
+                    FROM {RECORDS}))""")  # in no order: the rows are put in line order once, below
     if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE open = 1 OR bytes > {max_cell_chars} OR NOT tiled"):
         raise Declined  # an unterminated quote, a quote inside a bare field, a long record (in bytes: at least its characters)
     # Python's csv: a record of blank cells is skipped; another number of fields than the header's is an error.
