@@ -29,7 +29,7 @@ child's Python imports), peak memory the child's ``VmHWM`` (resident high-water 
 
 - *lsqa*: ``import_judgments`` / ``import_answers`` / ``import_reviews`` (what the commands call), the
   write, its commit and the audit queue's catch-up included; the workspace closed (checkpointed) after.
-- *rows*: the row importer (``import_judgments_rows`` / ``import_answers_rows`` / ``import_reviews_rows``).
+- *rows*: the row-by-row importer the tests keep as their oracle (``tests/import_oracle.py``).
 - *read_csv*: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new DuckDB file, closed after
   (``read_json`` for ``--format jsonl``).
 """
@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,20 +58,30 @@ from bench.scale_workspace import N_SYSTEMS, PAIRS_PER_QUESTION, build, verdict_
 MAX_RATIO, MAX_PEAK_MIB = 8.0, 1024
 
 _PEAK = """
+import resource
+usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu = usage.ru_utime + usage.ru_stime - cpu0
 hwm = [int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")]
-print(f"BENCH {elapsed:.3f} {hwm[0] / 1024:.0f}", file=sys.stderr)
+print(f"BENCH {elapsed:.3f} {hwm[0] / 1024:.0f} {cpu:.3f}", file=sys.stderr)
+"""
+_START = """
+import resource
+usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu0 = usage.ru_utime + usage.ru_stime
+t0 = time.perf_counter()
 """
 
 # The importer each --what measures, and its row-by-row twin.
 IMPORTERS = {"judgments": ("lsqa.study.imports", "import_judgments", "import_judgments_rows"),
              "answers": ("lsqa.study.imports", "import_answers", "import_answers_rows"),
              "reviews": ("lsqa.audit.review_import", "import_reviews", "import_reviews_rows")}
+# Where the row-by-row importers live: the tests' oracle (``--before``'s lsqa for an older checkout).
+ROW_MODULE = "tests.import_oracle"
 
 IMPORT = """
 import sys, time
 from MODULE import FUNCTION as importer
-t0 = time.perf_counter()
-for path in sys.argv[2:]:
+""" + _START + """for path in sys.argv[2:]:
     summary = importer(sys.argv[1], path)
     assert not any(summary.skipped.values()), summary
 elapsed = time.perf_counter() - t0
@@ -79,8 +90,7 @@ elapsed = time.perf_counter() - t0
 READ_CSV = """
 import sys, time
 import duckdb
-t0 = time.perf_counter()
-con = duckdb.connect(sys.argv[1])
+""" + _START + """con = duckdb.connect(sys.argv[1])
 for k, path in enumerate(sys.argv[2:]):
     con.execute(f"CREATE TABLE t{k} AS SELECT * FROM READER('{path}')")
 con.close()
@@ -88,13 +98,14 @@ elapsed = time.perf_counter() - t0
 """ + _PEAK
 
 
-def child(code: str, *args) -> tuple[float, float]:
+def child(code: str, *args, root: Path = ROOT) -> tuple[float, float, float]:
+    """(wall s, peak MiB, CPU s) of ``code`` in a fresh process importing lsqa from ``root``."""
     done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
     if done.returncode:
         raise SystemExit(done.stderr[-3000:])
     line = [x for x in done.stderr.splitlines() if x.startswith("BENCH ")][-1].split()
-    return float(line[1]), float(line[2])
+    return float(line[1]), float(line[2]), float(line[3])
 
 
 def _uniform(key: str, what: int) -> str:
@@ -138,7 +149,7 @@ def review_file(workspace: Path, path: Path) -> int:
 
 
 def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", rows_too: bool = False,
-            fmt: str = "csv") -> dict:
+            fmt: str = "csv", rounds: int = 1, before: Path | None = None) -> dict:
     """Build the workspace, write the rows as ``files`` CSV files (one for answers and reviews), or JSON
     lines of the same rows (``fmt``), time the readers."""
     import duckdb
@@ -173,20 +184,40 @@ def measure(folder: Path, n_rows: int, files: int = 1, what: str = "judgments", 
                 con.execute(f"COPY (SELECT * FROM read_csv('{path}', all_varchar = true)) TO '{paths[k]}' (FORMAT JSON)")
                 path.unlink()
     module, function, row_function = IMPORTERS[what]
-    shutil.copy(base, ws)
-    t_lsqa, m_lsqa = child(IMPORT.replace("MODULE", module).replace("FUNCTION", function), ws, *paths)
-    t_rows = m_rows = None
-    if rows_too:
-        shutil.copy(base, ws)
-        t_rows, m_rows = child(IMPORT.replace("MODULE", module).replace("FUNCTION", row_function), ws, *paths)
     target = folder / f"read-csv-{n_rows}.duckdb"
-    target.unlink(missing_ok=True)
-    t_csv, m_csv = child(READ_CSV.replace("READER", "read_json" if fmt == "jsonl" else "read_csv"), target, *paths)
+    reader = READ_CSV.replace("READER", "read_json" if fmt == "jsonl" else "read_csv")
+    importer = IMPORT.replace("MODULE", module).replace("FUNCTION", function)
+    runs: dict[str, list[tuple[float, float, float]]] = {"lsqa": [], "before": [], "row_path": [], "read_csv": []}
+    for _ in range(rounds):  # interleaved: each round runs every reader once, on a fresh copy of the workspace
+        shutil.copy(base, ws)
+        runs["lsqa"].append(child(importer, ws, *paths))
+        if before is not None:
+            shutil.copy(base, ws)
+            runs["before"].append(child(importer, ws, *paths, root=before))
+        if rows_too:
+            shutil.copy(base, ws)
+            runs["row_path"].append(child(IMPORT.replace("MODULE", ROW_MODULE).replace("FUNCTION", row_function), ws,
+                                      *paths))
+        target.unlink(missing_ok=True)
+        runs["read_csv"].append(child(reader, target, *paths))
     size = sum(p.stat().st_size for p in paths)
     for p in (*paths, target, ws, base):
         p.unlink(missing_ok=True)
-    return {"rows": rows, "files": files, "mib": size / 2**20, "lsqa": t_lsqa, "lsqa_mib": m_lsqa,
-            "rows_s": t_rows, "rows_mib": m_rows, "read_csv": t_csv, "read_csv_mib": m_csv}
+    out = {"rows": rows, "files": files, "mib": size / 2**20}
+    for name, times in runs.items():
+        if times:
+            out[name] = statistics.median(t for t, _, _ in times)
+            out[name + "_cpu"] = statistics.median(c for _, _, c in times)
+            out[name + "_mib"] = max(m for _, m, _ in times)
+        else:
+            out[name] = out[name + "_cpu"] = out[name + "_mib"] = None
+    return out
+
+
+def _cell(r: dict, name: str) -> str:
+    if r[name] is None:
+        return f"{'-':>6} {'-':>6} {'-':>5}"
+    return f"{r[name]:>6.2f} {r[name + '_cpu']:>6.2f} {r[name + '_mib']:>5.0f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,27 +227,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10000,100000,1000000", help="rows per file, comma-separated")
     parser.add_argument("--five-million", action="store_true", help="also 5M verdicts, as five files of 1M")
     parser.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="the file's format")
-    parser.add_argument("--rows-up-to", type=int, default=100_000,
-                        help="also time the row-by-row importer at sizes up to this (0: never)")
+    parser.add_argument("--rows-up-to", type=int, default=0,
+                        help="also time the row-by-row importer (the tests' oracle) at sizes up to this (0: never)")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds per size (medians are printed)")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="a checkout of lsqa to time beside this one, interleaved (e.g. from git archive)")
     parser.add_argument("--folder", type=Path, default=None, help="where to build (default: a temporary folder)")
     args = parser.parse_args(argv)
     folder = args.folder or Path(tempfile.mkdtemp(prefix="lsqa-store-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
     runs = [(int(s), 1) for s in args.sizes.split(",")] + ([(5_000_000, 5)] if args.five_million else [])
     print(f"import-{args.what} of {args.format}; files in {folder}; {os.cpu_count()} cores; "
-          f"load {os.getloadavg()[0]:.2f}")
-    print(f"{'rows':>10} {'files':>5} {'MiB':>6} | {'lsqa s':>7} {'MiB':>6} | {'rows s':>7} {'MiB':>6} | "
-          f"{'read_' + args.format[:4] + ' s':>10} {'MiB':>6} | {'ratio':>6}  (bar: {MAX_RATIO:g}x, {MAX_PEAK_MIB} MiB)")
+          f"load {os.getloadavg()[0]:.2f}; {args.rounds} interleaved round(s), medians; ratio = CPU / read's CPU")
+    head = f"{'wall':>6} {'CPU':>6} {'MiB':>5}"
+    print(f"{'rows':>10} {'files':>5} {'MiB':>5} | lsqa {head} | before {head} | rows {head} | "
+          f"read_{args.format[:4]} {head} | {'ratio':>6} {'before':>6}  (bar: {MAX_RATIO:g}x, {MAX_PEAK_MIB} MiB)")
     try:
         for n, files in runs:
             t0 = time.perf_counter()
-            r = measure(folder, n, files, args.what, rows_too=n <= args.rows_up_to, fmt=args.format)
-            ratio = r["lsqa"] / r["read_csv"]
+            r = measure(folder, n, files, args.what, rows_too=n <= args.rows_up_to, fmt=args.format,
+                        rounds=args.rounds, before=args.before)
+            ratio = r["lsqa_cpu"] / r["read_csv_cpu"]
+            was = f"{r['before_cpu'] / r['read_csv_cpu']:>5.1f}x" if r["before"] is not None else f"{'-':>6}"
             met = "met" if ratio <= MAX_RATIO and r["lsqa_mib"] < MAX_PEAK_MIB else "NOT met"
-            row_path = (f"{r['rows_s']:>7.2f} {r['rows_mib']:>6.0f}" if r["rows_s"] is not None
-                        else f"{'-':>7} {'-':>6}")
-            print(f"{r['rows']:>10,} {files:>5} {r['mib']:>6.0f} | {r['lsqa']:>7.2f} {r['lsqa_mib']:>6.0f} | "
-                  f"{row_path} | {r['read_csv']:>10.2f} {r['read_csv_mib']:>6.0f} | {ratio:>5.1f}x  {met}"
+            print(f"{r['rows']:>10,} {files:>5} {r['mib']:>5.0f} | {_cell(r, 'lsqa')} | {_cell(r, 'before')} | "
+                  f"{_cell(r, 'row_path')} | {_cell(r, 'read_csv')} | {ratio:>5.1f}x {was}  {met}"
                   f"  ({time.perf_counter() - t0:.0f} s with the files made)", flush=True)
     finally:
         if args.folder is None:

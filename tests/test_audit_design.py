@@ -13,9 +13,10 @@ import duckdb
 import pytest
 
 from lsqa import audit, store
-from lsqa.audit.review_import import import_reviews, import_reviews_rows
-from lsqa.figures import corrected
-from lsqa.figures import audits
+from lsqa.audit.review_import import import_reviews
+from lsqa.figures import audits, corrected
+
+from .import_oracle import import_reviews_rows
 from lsqa.store import db
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store

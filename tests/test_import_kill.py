@@ -22,7 +22,7 @@ import pytest
 
 from bench.scale_workspace import build, verdict_file
 from lsqa import store
-from lsqa.store.staging import MEMORY_ENV, SPILL
+from lsqa.store.importers.lines import MEMORY_ENV, SPILL
 from lsqa.study.imports import import_judgments
 
 from .bad_input import snapshot

@@ -5,7 +5,8 @@ sideways on its own floor, also not inside a function (a lazy import is still a 
 
     0  lsqa/vocabulary.py, errors.py, package_files.py: the words and errors everything shares
     1  text       words, sentences, book passages, prompts as parts, excerpts marked in text
-    2  store      the workspace: the only SQL (duckdb), and the reads kept while it is unchanged
+    2  store      the workspace: the only SQL (duckdb), the reads kept while it is unchanged, and the
+               importers (store/importers/: stage → check → insert, a record per input)
     3  llm        one call shape for every model; the only importer of litellm; embedded models
     4  prompting  the paper's prompts (Appendix A) and the parsers of their output formats
     5  config     settings, the study config, what a system or judge name stands for
@@ -341,3 +342,35 @@ def test_ranking_view_names_are_spelled_once():
                    for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                    if isinstance(node, ast.Constant) and node.value in words)
     assert found == []
+
+
+def test_help_loads_no_command_body():
+    # `lsqa --help` answers from the command list alone: the store (duckdb), the study config (pydantic),
+    # the models and the statistics load in the command bodies that use them (bench/bench_startup.py).
+    body = ["duckdb", "pydantic", "numpy", "scipy", "pandas", "litellm", "lsqa.store", "lsqa.config"]
+    code = ("import sys\nsys.argv = ['lsqa', '--help']\nfrom lsqa.cli import main\ntry:\n    main()\n"
+            f"except SystemExit:\n    pass\nprint(' '.join(m for m in {body!r} if m in sys.modules), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
+    assert "Usage" in result.stdout and result.stderr.split() == [], result.stderr[-2000:]
+
+
+def test_one_importer_per_input():
+    # The importers are one package with a record per input (lsqa/store/importers/), the way a judge kind is
+    # one record; the row-by-row importers live in tests/import_oracle.py only (the tests' oracle).
+    from lsqa.store.importers import answers, reviews, skeleton, verdicts
+
+    records = {module.RECORD.name: module.RECORD for module in (verdicts, answers, reviews)}
+    assert sorted(records) == ["answers", "judgments", "reviews"]
+    assert all(isinstance(r, skeleton.Input) and r.columns and r.columns.get("line") == "BIGINT"
+               for r in records.values())
+    folder = LSQA / "store" / "importers"
+    assert sorted(p.stem for p in folder.glob("*.py")) == [
+        "__init__", "answers", "lines", "questions", "reviews", "rows", "skeleton", "verdicts"]
+    rows_importers = [f"{p.relative_to(PROJECT_ROOT)}:{node.lineno}" for p in _python_files()
+                      for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                      if isinstance(node, ast.FunctionDef) and node.name.startswith("import_")
+                      and node.name.endswith("_rows")]
+    assert rows_importers == []
+    assert {"import_answers_rows", "import_judgments_rows", "import_reviews_rows"} <= {
+        node.name for node in ast.walk(ast.parse((PROJECT_ROOT / "tests" / "import_oracle.py").read_text()))
+        if isinstance(node, ast.FunctionDef)}

@@ -1,5 +1,5 @@
-"""Issue 35: ``lsqa import-judgments`` in SQL (``lsqa.study.staged_judgments``) against the row importer
-(``lsqa.study.imports.import_judgments_rows``, the importer as it was) as the oracle.
+"""Issue 35: ``lsqa import-judgments`` in SQL (``lsqa.store.importers.verdicts``) against the row importer
+(``tests/import_oracle.import_judgments_rows``, the importer as it was) as the oracle.
 
 Inputs are made by category — each check of the row importer, each way a file can be unusual — in
 CSV and in JSONL. For every one both importers run on copies of one workspace: the same InputError
@@ -20,10 +20,11 @@ import pytest
 from lsqa import store
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
-from lsqa.study.imports import import_judgments, import_judgments_rows
-from lsqa.study.staged_judgments import import_judgments_staged
+from lsqa.study.imports import import_judgments
+from lsqa.study.imports import import_judgments_staged
 
 from .bad_input import snapshot
+from .import_oracle import import_judgments_rows
 from .conftest import TEST_DATA
 
 TOM = "2c5f448df18172babaac38806e1fb699a8baf65b"
@@ -264,7 +265,7 @@ def test_a_cr_that_does_not_end_a_crlf_gives_the_same_result(base, tmp_path, fmt
 
 @pytest.mark.parametrize("fmt", FMTS)
 def test_quoted_csv_and_json_escapes_are_read_in_sql(base, tmp_path, fmt):
-    """One reader for the three imports (lsqa.store.staged_rows): quoted CSV fields (commas, doubled quotes,
+    """One reader for the three imports (lsqa.store.importers.rows): quoted CSV fields (commas, doubled quotes,
     a newline inside an extra column's value) and JSON escapes take the SQL path with the row importer's rows."""
     rows = [{**_v(), "evidence": 'he said "no", then left', "note": "line one\nline two"},
             {**_v(system_a="s2", system_b="s3", label="b"), "evidence": "a, b and c", "note": "tab\there"},
@@ -295,7 +296,7 @@ def test_quoted_csv_and_json_escapes_are_read_in_sql(base, tmp_path, fmt):
 
 
 def test_random_verdict_files_give_the_same_result(base, tmp_path):
-    """Seeded random files of verdicts through the shared reader (lsqa.store.staged_rows): quoted or bare CSV,
+    """Seeded random files of verdicts through the shared reader (lsqa.store.importers.rows): quoted or bare CSV,
     LF or CR LF, stray blank lines, JSONL escaped or raw; labels as people spell them, names with spaces,
     evidence and extra columns with commas, quotes, tabs and non-ASCII; some rows bad. The same error or the
     same rows, whichever path reads them, and the SQL takes a good share."""

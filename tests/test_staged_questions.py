@@ -1,4 +1,4 @@
-"""Issue 35: ``lsqa ingest-narrativeqa`` reads its question files in SQL (``lsqa.store.staged_questions``),
+"""Issue 35: ``lsqa ingest-narrativeqa`` reads its question files in SQL (``lsqa.store.importers.questions``),
 with the row reader (``questions_in_sql=False``, the importer as it was) as the oracle.
 
 Question files are made by category — each rule of the row reader (the set filter, ``q_index`` given
@@ -328,7 +328,7 @@ def _orders(n: int) -> list[str]:
 @pytest.mark.parametrize("twice", [False, True])
 def test_a_file_of_more_key_orders_than_checked_at_once_gives_the_same_result(bases, tmp_path, twice):
     """The reader checks each distinct list of keys once (``MAX_KEY_LISTS`` of them), else every line in SQL."""
-    from lsqa.store.staged_rows import MAX_KEY_LISTS
+    from lsqa.store.importers.rows import MAX_KEY_LISTS
 
     lines = _orders(MAX_KEY_LISTS + 5)
     if twice:  # one line names a column twice (as "question" and " Question")

@@ -20,15 +20,15 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.errors import InputError
-from lsqa.corpus.tables import IngestSummary, plain_value
+from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
 from lsqa.judging import kinds
 from lsqa.vocabulary import swap_pairwise
 from lsqa.store import results as results_store
-from lsqa.store import reviews as reviews_store
 from lsqa.store.reviews import MIN_INCLUSION_PROB  # the floor on π (1/π weighs an audit)
 from lsqa.corpus.tables import records as read_records
 from lsqa.audit.actions import MAX_ANNOTATOR_CHARS, annotator_problem
-from lsqa.audit.staged_reviews import import_reviews_staged
+from lsqa.store.importers import reviews as staged_reviews
+from lsqa.store.importers import skeleton
 from lsqa.text.names import lookalike_warnings, shown_name
 
 REVIEW_ALIASES = {"judge": ("judge", "rater"), "question_id": ("question_id", "item_id"),
@@ -84,24 +84,9 @@ def _find_verdict(by_key: dict, path: Path, line, judge, question_id, system_a, 
                      hint="import or run the judge's verdicts first; names must match exactly")
 
 
-def import_reviews(workspace: str | Path, path: str | Path, *, gold: bool = False) -> IngestSummary:
-    """Add the reviews in ``path`` (module docstring); nothing is written when any row is bad.
-
-    ``gold``: the file is a gold set (reference labels, not a person's review): each row is marked
-    gold (migration 0015) and never makes a verdict "need a second review". Marked per row, so a
-    file imported again with ``gold`` adds its rows as gold (the latest label of each annotator counts).
-
-    A file of good rows the SQL reads exactly is matched and written there (``lsqa.audit.staged_reviews``,
-    docs/decisions/imports-in-sql.md); any other file row by row (``import_reviews_rows``), which words the errors."""
-    staged = import_reviews_staged(workspace, Path(path), gold=gold)
-    return staged if staged is not None else import_reviews_rows(workspace, path, gold=gold)
-
-
-def import_reviews_rows(workspace: str | Path, path: str | Path, *, gold: bool = False) -> IngestSummary:
-    """``import_reviews`` row by row: every verdict of the file's judges in Python, one ``add_review`` per
-    new row, every error worded here (and the oracle tests/test_staged_answers_reviews.py compares with)."""
-    path = Path(path)
-    summary = IngestSummary(str(path))
+def _review_rows(workspace, path: Path) -> list[dict]:
+    """The reviews of a file the SQL does not read exactly, by the strict reader, each matched to its
+    verdict (``_find_verdict``); InputError at a bad row."""
     rows = read_records(path, required_any=REVIEW_ALIASES)
     with store.connect(workspace) as con:
         judges = sorted({_value(rec, REVIEW_ALIASES["judge"]) for _, rec in rows})
@@ -127,28 +112,49 @@ def import_reviews_rows(workspace: str | Path, path: str | Path, *, gold: bool =
         if isinstance(rec.get("stratum"), (dict, list)):  # a stratum names one group: never a list or table
             plain_value(path, line, "stratum", rec["stratum"])
         action = "confirm" if verdict["status"] == "ok" and label == verdict["label"] else "override"
-        reviews.append({"annotator": _annotator(path, line, _value(rec, ("annotator",))),
-                        "judgment_id": verdict["id"], "action": action,
-                        "label": label, "note": f"imported from {path.name}", "queue": "import",
+        reviews.append({"line": line, "annotator": _annotator(path, line, _value(rec, ("annotator",))),
+                        "judgment_id": verdict["id"], "action": action, "label": label,
                         "inclusion_prob": probability,
-                        "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else ""),
-                        "gold": bool(gold)})
-    with store.write(workspace) as con:
-        stored = reviews_store.reviews(con)
-        known = {_key({**r, "gold": bool(r["gold"])}) for r in stored if r["queue"] == "import"}
-        summary.notes.extend(lookalike_warnings([r["annotator"] for r in reviews],
-                                                sorted({r["annotator"] for r in stored}), what="annotator"))
-        new = []
-        for r in reviews:
-            if _key(r) not in known:
-                known.add(_key(r))
-                new.append(r)
-        for r in new:
-            reviews_store.add_review(con, **r)
-    summary.add("reviews", len(new))
-    summary.skip("reviews", len(reviews) - len(new))
-    reviews = new
-    usable = sum(r["inclusion_prob"] is not None for r in reviews)
+                        "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else "")})
+    return reviews
+
+
+def import_reviews(workspace: str | Path, path: str | Path, *, gold: bool = False) -> IngestSummary:
+    """Add the reviews in ``path`` (module docstring); nothing is written when any row is bad.
+
+    ``gold``: the file is a gold set (reference labels, not a person's review): each row is marked
+    gold (migration 0015) and never makes a verdict "need a second review". Marked per row, so a
+    file imported again with ``gold`` adds its rows as gold (the latest label of each annotator counts).
+
+    One importer (``lsqa.store.importers.reviews``): the file matched and written in SQL; a file the SQL
+    does not read exactly is read by the strict reader (``_review_rows``), which words a bad row's error."""
+    return _import_reviews(workspace, Path(path), gold, lambda p: _review_rows(workspace, p))
+
+
+def import_reviews_staged(workspace: str | Path, path: Path, *, gold: bool = False) -> IngestSummary | None:
+    """``import_reviews`` when the SQL reads the file exactly; else None, nothing written."""
+    return _import_reviews(workspace, Path(path), gold, None)
+
+
+def _import_reviews(workspace, path: Path, gold: bool, read_rows) -> IngestSummary | None:
+    summary = IngestSummary(str(path))
+
+    def notes(con) -> None:
+        summary.notes.extend(lookalike_warnings(staged_reviews.annotators_in_order(con),
+                                                staged_reviews.stored_annotators(con), what="annotator"))
+
+    # Every kind's labels as written -> canonical; a scored kind's label may be a score (the strict reader's).
+    labels = [(record.name, record.family, record.pairwise, alias, label)
+              for record in kinds.all_kinds() if not record.scored for alias, label in record.aliases.items()]
+    done = skeleton.run(workspace, path, staged_reviews.RECORD, max_bytes=MAX_TABLE_BYTES,
+                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, notes=notes, kinds=labels,
+                        min_probability=MIN_INCLUSION_PROB, max_annotator_chars=MAX_ANNOTATOR_CHARS,
+                        note=f"imported from {path.name}", gold=gold)
+    if done is None:
+        return None
+    added, usable, total = done
+    summary.add("reviews", added)
+    summary.skip("reviews", total - added)
     summary.notes.append(f"{usable} with an inclusion probability (usable for corrected estimates), "
-                         f"{len(reviews) - usable} without (agreement and overrides only)")
+                         f"{added - usable} without (agreement and overrides only)")
     return summary

@@ -12,9 +12,7 @@ from typing import Callable, Iterator, Optional
 
 import typer
 
-from lsqa.config.settings import resolve_workspace
 from lsqa.errors import InputError, LsqaError, WorkspaceError
-from lsqa.store.db import check_workspace_path
 
 WorkspaceOption = typer.Option(
     None, "--workspace", "-w",
@@ -24,6 +22,9 @@ WorkspaceOption = typer.Option(
 
 def workspace_path(value: Optional[Path]) -> Path:
     """The workspace of a command that may start one (ingest): says so on stderr when it does."""
+    from lsqa.config.settings import resolve_workspace  # here, not at the top: `lsqa --help` needs neither
+    from lsqa.store.db import check_workspace_path
+
     path = resolve_workspace(value)
     if not path.exists():
         check_workspace_path(path)
@@ -36,6 +37,9 @@ def starting_workspace(value: Optional[Path]) -> Iterator[Path]:
     """The workspace of a command that may start one (ingest). When the path did not exist and the
     command fails (a refused input), the file and the folders made for it are removed again: a
     refusal leaves no empty workspace behind. On success a new workspace is announced on stderr."""
+    from lsqa.config.settings import resolve_workspace  # here, not at the top: `lsqa --help` needs neither
+    from lsqa.store.db import check_workspace_path
+
     path = resolve_workspace(value)
     if path.exists():
         yield path
@@ -68,6 +72,9 @@ def bounded(option: str, value: int | float | None, low: int | float, high: int 
 def existing_workspace(value: Optional[Path]) -> Path:
     """The workspace of a command that works on stored data: a missing file is a mistyped path,
     refused before any folder or file is made."""
+    from lsqa.config.settings import resolve_workspace  # here, not at the top: `lsqa --help` needs neither
+    from lsqa.store.db import check_workspace_path
+
     path = resolve_workspace(value)
     if not path.exists():
         raise WorkspaceError(f"workspace {path} does not exist; check the path (--workspace, LSQA_WORKSPACE or "

@@ -3,6 +3,10 @@
 Every importer reads and checks its whole input first and writes in one transaction: a bad file
 writes nothing, and importing the same file twice adds nothing the second time. Imported answers
 belong to ``model = "imported"`` systems (``lsqa.config.definitions`` keeps the names apart).
+
+One importer per input (``lsqa.store.importers``): the file staged in SQL, or, when the SQL does not
+read it exactly, by the strict reader here (``_answer_rows``, ``_judgment_rows``: each row checked and
+its error worded); then the same checks over the whole file and the same insert, in SQL.
 """
 
 from __future__ import annotations
@@ -11,19 +15,18 @@ import json
 import math
 from pathlib import Path
 
-from lsqa import store
 from lsqa.config import definitions
-from lsqa.corpus.tables import IngestSummary, plain_value
+from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
 from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
 from lsqa.store.verdict_ids import judgment_id
-from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
-from lsqa.study.staged_answers import import_answers_staged
-from lsqa.study.staged_judgments import import_judgments_staged
+from lsqa.store.importers import answers as staged_answers
+from lsqa.store.importers import skeleton
+from lsqa.store.importers import verdicts as staged_verdicts
 from lsqa.judging import kinds as judge_kinds
 from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, name_problem, shown_name
-from lsqa.vocabulary import IMPORTED, REFERENCES
+from lsqa.vocabulary import REFERENCES
 
 
 def _name(path: Path, line_no: int, column: str, value: str) -> str:
@@ -33,29 +36,6 @@ def _name(path: Path, line_no: int, column: str, value: str) -> str:
         raise InputError(path, f"column {column}: {shown_name(value)} {problem}", line=line_no,
                          hint=f"use one line of visible text, at most {MAX_NAME_CHARS} characters")
     return value
-
-
-def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str, what: str) -> None:
-    """A row that repeats an earlier row's key with another value is an error: one of the two would be
-    dropped unseen (the workspace keeps one row per key). An exact repeat is harmless."""
-    seen: dict = {}
-    for line_no, rec in records:
-        k = key(rec)
-        if k in seen and seen[k][1] != rec[value]:
-            raise InputError(path, f"{what} repeats line {seen[k][0]} with another {value} "
-                                   f"({seen[k][1]!r}, here {rec[value]!r})", line=line_no,
-                             hint="keep one row per item, or give the raters or systems different names")
-        seen.setdefault(k, (line_no, rec[value]))
-
-
-def _check_question_ids(path: Path, records: list[tuple[int, dict]], key: str, workspace) -> None:
-    ids = [r[key] for _, r in records]
-    with store.connect(workspace) as con:
-        known = corpus_store.question_ids(con, ids)
-    for line_no, rec in records:
-        if rec[key] not in known:
-            raise InputError(path, f"unknown question id {rec[key]!r}", line=line_no,
-                             hint="import the questions first (lsqa ingest-narrativeqa / lsqa run)")
 
 
 ANSWER_ALIASES = {"question_id": ("question_id", "item_id"), "system": ("system", "system_name"),
@@ -82,47 +62,49 @@ def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, 
     return out
 
 
-def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
-    """Answers produced elsewhere (CSV or JSONL: question id, system name, answer text).
-
-    A file the SQL reads exactly is read, checked and written there (``lsqa.study.staged_answers``,
-    docs/decisions/imports-in-sql.md); any other file row by row here, which words the errors."""
-    staged = import_answers_staged(workspace, Path(path))
-    return staged if staged is not None else import_answers_rows(workspace, path)
-
-
-def import_answers_rows(workspace: str | Path, path: str | Path) -> IngestSummary:
-    """``import_answers`` row by row: one Python record per answer, every error worded here (and the
-    oracle tests/test_staged_answers_reviews.py compares the SQL path with)."""
-    path = Path(path)
-    summary = IngestSummary(str(path))
-    records = []
+def _answer_rows(path: Path) -> list[dict]:
+    """The answers of a file the SQL does not read exactly, by the strict reader; InputError at a bad row."""
+    out = []
     for line_no, rec in read_records(path, required_any=ANSWER_ALIASES):
         core = _aliased(path, line_no, rec, ANSWER_ALIASES)
         extra = {k: v for k, v in rec.items() if k not in sum(ANSWER_ALIASES.values(), ())}
-        records.append((line_no, {**core, "extra": extra}))
-    _check_repeats(path, records, lambda r: (r["question_id"], r["system"]), "answer",
-                   "the answer of this system to this question")
-    _check_question_ids(path, records, "question_id", workspace)
-    systems = sorted({r["system"] for _, r in records})
-    with store.write(workspace) as con:
-        definitions.check_imported_systems(con, path, systems)
-        stored = {(a["question_id"], a["system_name"]): a["text"]
-                  for a in results_store.answers_for(con, [r["question_id"] for _, r in records], systems)}
-        for line_no, r in records:
-            old = stored.get((r["question_id"], r["system"]))
-            if old is not None and old != r["answer"]:
-                raise InputError(path, f"system {r['system']!r} already has another answer to {r['question_id']} "
-                                       f"in the workspace ({old[:60]!r})", line=line_no,
-                                 hint="give the new answers another system name")
-        summary.notes.extend(lookalike_warnings(systems, results_store.system_definitions(con), what="system"))
-        summary.add("systems", results_store.upsert_systems(
-            con, [{"name": s, "model": IMPORTED, "context": IMPORTED} for s in systems]))
-        rows = [{"question_id": r["question_id"], "system_name": r["system"], "text": r["answer"],
-                 "extra": json.dumps(r["extra"], sort_keys=True, default=str)} for _, r in records]
-        n = results_store.insert_answers(con, rows)
-    summary.add("answers", n)
-    summary.skip("answers", len(records) - n)
+        out.append({"line": line_no, "question_id": core["question_id"], "system": core["system"],
+                    "answer": core["answer"], "extra": json.dumps(extra, sort_keys=True, default=str)})
+    return out
+
+
+def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
+    """Answers produced elsewhere (CSV or JSONL: question id, system name, answer text); other columns
+    are kept in ``extra``. Checked whole (repeats, unknown questions, a run's system name, an answer the
+    workspace has with another text), then written in one transaction."""
+    return _import_answers(workspace, Path(path), _answer_rows)
+
+
+def import_answers_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
+    """``import_answers`` when the SQL reads the file exactly; else None, nothing written (the tests
+    use it to see that a file is taken by the SQL)."""
+    return _import_answers(workspace, Path(path), None)
+
+
+def _import_answers(workspace, path: Path, read_rows) -> IngestSummary | None:
+    summary = IngestSummary(str(path))
+
+    def systems_of_runs(con) -> None:
+        definitions.check_imported_systems(con, path, staged_answers.systems(con))
+
+    def notes(con) -> None:
+        summary.notes.extend(lookalike_warnings(staged_answers.systems(con), results_store.system_definitions(con),
+                                                what="system"))
+
+    done = skeleton.run(workspace, path, staged_answers.RECORD, max_bytes=MAX_TABLE_BYTES,
+                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, hooks={"systems": systems_of_runs},
+                        notes=notes)
+    if done is None:
+        return None
+    added_systems, added, total = done
+    summary.add("systems", added_systems)
+    summary.add("answers", added)
+    summary.skip("answers", total - added)
     return summary
 
 
@@ -150,26 +132,11 @@ def _evidence(path: Path, line_no: int, value) -> list[str]:
     return items
 
 
-def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
-    """Verdicts produced elsewhere, by a model or a person (CSV or JSONL).
-
-    Columns: item/question id, rater, kind, system_a, system_b (pairwise kinds), label; optional
-    shown_order (ab|ba), reference (1|2), evidence. Other columns are kept in ``extra``.
-
-    A plain file of good rows is read, checked and written in SQL (``lsqa.study.staged_judgments``,
-    docs/decisions/imports-in-sql.md); any other file row by row here, which words the errors.
-    """
-    staged = import_judgments_staged(workspace, Path(path))
-    return staged if staged is not None else import_judgments_rows(workspace, path)
-
-
-def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSummary:
-    """``import_judgments`` row by row: one Python record per verdict, every error worded here
-    (and the oracle tests/test_staged_imports.py compares the SQL path with)."""
+def _judgment_rows(path: Path) -> list[dict]:
+    """The verdicts of a file the SQL does not read exactly, by the strict reader; InputError at a bad row."""
     path = Path(path)
-    summary = IngestSummary(str(path))
     known_cols = set(sum(JUDGMENT_ALIASES.values(), ())) | {"system_b", "shown_order", "reference", "evidence"}
-    records = []
+    out = []
     for line_no, rec in read_records(path, required_any=JUDGMENT_ALIASES):
         core = _aliased(path, line_no, rec, JUDGMENT_ALIASES)
         kind = core["kind"].lower()
@@ -219,35 +186,61 @@ def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSumm
                              hint="write the NarrativeQA reference the verdict used, or leave it empty")
         evidence = _evidence(path, line_no, rec.get("evidence"))
         extra = {k: v for k, v in rec.items() if k not in known_cols}
-        records.append((line_no, {
-            "id": judgment_id(core["rater"], kind, core["question_id"], core["system_a"], system_b, shown, reference),
+        out.append({
+            "line": line_no, "id": judgment_id(core["rater"], kind, core["question_id"], core["system_a"], system_b, shown, reference),
             "judge": core["rater"], "kind": kind, "family": record.family, "question_id": core["question_id"], "system_a": core["system_a"],
             "system_b": system_b, "shown_order": shown, "reference": reference, "label": label,
-            "raw_label": core["label"], "score": score, "evidence": json.dumps(evidence), "status": "ok",
+            "raw_label": core["label"], "score": score, "evidence": json.dumps(evidence),
             "extra": json.dumps({"imported_from": str(path), **extra,
                                  **({"threshold": threshold} if threshold is not None else {})},
                                 sort_keys=True, default=str),
-        }))
-    _check_repeats(path, records, lambda r: r["id"], "label",
-                   "the verdict of this rater on this item (question, systems, order, reference)")
-    _check_question_ids(path, records, "question_id", workspace)
-    with store.write(workspace) as con:
-        definitions.check_imported_verdicts(con, path, [(line_no, r["judge"], r["kind"]) for line_no, r in records])
-        stored = results_store.judgment_labels(con, [r["id"] for _, r in records])
-        for line_no, r in records:
-            if r["id"] in stored and stored[r["id"]] != r["label"]:
-                raise InputError(path, f"rater {r['judge']!r} already has the verdict {stored[r['id']]!r} on this item "
-                                       "in the workspace", line=line_no,
-                                 hint="give the new verdicts another rater name")
-        summary.notes.extend(lookalike_warnings([r["judge"] for _, r in records], results_store.judge_definitions(con),
-                                                what="rater"))
-        summary.notes.extend(lookalike_warnings(
-            [s for _, r in records for s in (r["system_a"], r["system_b"]) if s],
-            results_store.system_definitions(con), what="system"))
-        n = results_store.insert_judgments(con, [r for _, r in records])
-    summary.add("judgments", n)
-    summary.skip("judgments", len(records) - n)
+        })
+    return out
+
+
+def import_judgments(workspace: str | Path, path: str | Path) -> IngestSummary:
+    """Verdicts produced elsewhere, by a model or a person (CSV or JSONL).
+
+    Columns: item/question id, rater, kind, system_a, system_b (pairwise kinds), label; optional
+    shown_order (ab|ba), reference (1|2), evidence. Other columns are kept in ``extra``. Checked whole
+    (repeats, unknown questions, a rater a run config declared with another kind, a verdict the
+    workspace has with another label), then written in one transaction.
+    """
+    return _import_judgments(workspace, Path(path), _judgment_rows)
+
+
+def import_judgments_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
+    """``import_judgments`` when the SQL reads the file exactly; else None, nothing written."""
+    return _import_judgments(workspace, Path(path), None)
+
+
+def _import_judgments(workspace, path: Path, read_rows) -> IngestSummary | None:
+    summary = IngestSummary(str(path))
+
+    def declared(con) -> None:
+        conflict = staged_verdicts.first_declared_conflict(con)
+        if conflict:
+            definitions.check_imported_verdicts(con, path, [conflict])
+
+    def notes(con) -> None:
+        raters, systems = staged_verdicts.names_in_order(con)
+        summary.notes.extend(lookalike_warnings(raters, results_store.judge_definitions(con), what="rater")
+                             + lookalike_warnings(systems, results_store.system_definitions(con), what="system"))
+
+    # The kinds the SQL takes, each label as written -> the canonical one. A kind about references is
+    # refused and a scored kind's label may be a score: those are the strict reader's (``_judgment_rows``).
+    kinds = [(record.name, record.family, record.pairwise, alias, label)
+             for record in judge_kinds.all_kinds() if not (record.about_references or record.scored)
+             for alias, label in record.aliases.items()]
+    done = skeleton.run(workspace, path, staged_verdicts.RECORD, max_bytes=MAX_TABLE_BYTES,
+                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, hooks={"declared": declared},
+                        notes=notes, kinds=kinds)
+    if done is None:
+        return None
+    added, total = done
+    summary.add("judgments", added)
+    summary.skip("judgments", total - added)
     return summary
 
 
-__all__ = ["import_answers", "import_answers_rows", "import_judgments", "import_judgments_rows"]
+__all__ = ["import_answers", "import_answers_staged", "import_judgments", "import_judgments_staged"]

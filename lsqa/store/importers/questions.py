@@ -1,8 +1,8 @@
-"""The SQL of ``lsqa ingest-narrativeqa``'s questions: NarrativeQA's question files read and
+"""The SQL of ``lsqa ingest-narrativeqa``'s questions as an input: NarrativeQA's question files read and
 checked by DuckDB, then written with one INSERT ... SELECT.
 
 ``lsqa.corpus.ingest`` decides and words every error; this module only reads and writes (the store
-is the one package with SQL). ``stage`` reads the question files (``lsqa.store.staged_rows``: CSV,
+is the one package with SQL). ``stage`` reads the question files (``lsqa.store.importers.rows``: CSV,
 quoted or not, or JSONL with ``q_index`` as a number or a text) on a connection with no workspace
 attached, while no workspace is locked (the books are read next, which takes longer), and returns
 the questions as an Arrow table, in the order and with the values ``lsqa.corpus.ingest`` makes them
@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa.store import bulk, db, staged_rows, staging
-from lsqa.store.staged_rows import ROWS, sql_text, strip
-from lsqa.store.staging import Declined
+from lsqa.store import bulk, db
+from lsqa.store.importers import lines as staging
+from lsqa.store.importers import rows as staged_rows
+from lsqa.store.importers.rows import ROWS, sql_text, strip
+from lsqa.store.importers.skeleton import Declined, first
 
 STAGED, DOCUMENTS, FILE_ROWS = "lsqa_import_questions", "lsqa_import_documents", "lsqa_import_file_questions"
 
@@ -98,11 +100,11 @@ def first_stored_conflict(con, questions):
     """(file_no, line, q_index, document id, stored text) of the first question the workspace has under
     the same id with another text or other references; None when there is none."""
     with bulk.registered(con, questions) as name:
-        return con.execute(f"""
+        return first(con, f"""
             SELECT n.file_no, n.line, n.source_index, n.document_id, q.text FROM {name} n JOIN questions q USING (id)
             WHERE (q.text, coalesce(q.reference_1, ''), coalesce(q.reference_2, ''))
                   IS DISTINCT FROM (n.text, n.reference_1, n.reference_2)
-            ORDER BY n.file_no, n.line LIMIT 1""").fetchone()
+            ORDER BY n.file_no, n.line LIMIT 1""")
 
 
 def insert(con, questions) -> int:

@@ -1,11 +1,10 @@
 """A CSV or JSONL file's rows in a DuckDB table, read exactly as ``lsqa.corpus.tables`` reads them.
 
-``lsqa import-answers`` and ``lsqa import-reviews`` check and write their rows in SQL
-(``lsqa.store.staged_answers``, ``lsqa.store.staged_reviews``); this module turns the file into
+Every import stages its file here (``lsqa.store.importers.skeleton``); this module turns the file into
 TEMP table ``ROWS``: ``line`` (the line the row importer names), one text column per known column
 name (NULL when the row has no such column) and, when asked, ``extra``: the other columns as
 ``json.dumps(extra, sort_keys=True)`` writes them. It raises ``Declined`` for any file it cannot read
-exactly as the row reader does; the importer then reads that file row by row, which words its error.
+exactly as the row reader does; the importer then has that reader word its error.
 
 What it reads (the rest is declined):
 
@@ -30,8 +29,8 @@ import json
 import re
 from pathlib import Path
 
-from lsqa.store import staging
-from lsqa.store.staging import Declined
+from lsqa.store.importers import lines as staging
+from lsqa.store.importers.lines import Declined
 
 LINES, RECORDS, ROWS = "lsqa_import_lines", "lsqa_import_records", "lsqa_import_rows"
 
@@ -157,7 +156,7 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
         raise Declined
     # Whether some line keeps a quote once its empty quoted fields are bare: the first such line answers
     # (a file of quoted text stops at its first line instead of rewriting every line).
-    if not con.execute(f"SELECT 1 FROM {LINES} WHERE line > 1 AND contains({_empty_quoted_as_bare(_line_end('text'))},"
+    if not con.execute(f"SELECT 1 FROM {LINES} WHERE line > 1 AND contains(text, '\"') AND contains({_empty_quoted_as_bare(_line_end('text'))},"
                        " '\"') LIMIT 1").fetchall():
         _bare_csv_rows(con, header, known, max_cell_chars, extra, fixed)
         return
@@ -175,25 +174,22 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     # A record's fields, each with the comma after it (the whole match is faster to take than a group).
     # The matches tile the record (with a comma added) exactly when it is a CSV record of bare and
     # quoted fields: regexp_extract_all skips what does not match, so a shorter total means it is not.
+    # Cells stripped as the csv reader's rows are (``strip`` looks at a cell's ends only), in the same
+    # pass: one table of cells, not one of fields and another of cells.
     unquoted = """CASE WHEN starts_with(f, '"') THEN replace(f[2:-3], '""', '"') ELSE f[1:-2] END"""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-        SELECT line, text, open, strlen(text) AS bytes,
-               CASE WHEN contains(text, '"') THEN regexp_extract_all(text || ',', '(?:{_FIELD}),') END AS quoted,
-               CASE WHEN quoted IS NULL THEN true ELSE strlen(array_to_string(quoted, '')) = strlen(text) + 1 END AS tiled,
-               CASE WHEN quoted IS NULL THEN string_split(text, ',')
-                    ELSE list_transform(quoted, lambda f: {unquoted}) END AS fields
-        FROM {RECORDS}""")
+        SELECT line, open, bytes, tiled, list_transform(fields, lambda c: {strip('c')}) AS cells
+        FROM (SELECT line, open, strlen(text) AS bytes,
+                     CASE WHEN quoted IS NULL THEN true
+                          ELSE coalesce(list_sum(list_transform(quoted, lambda q: strlen(q))), 0) = strlen(text) + 1 END AS tiled,
+                     CASE WHEN quoted IS NULL THEN string_split(text, ',')
+                          ELSE list_transform(quoted, lambda f: {unquoted}) END AS fields
+              FROM (SELECT line, text, open,
+                           CASE WHEN contains(text, '"') THEN regexp_extract_all(text || ',', '(?:{_FIELD}),') END AS quoted
+                    FROM {RECORDS}))""")  # in no order: the rows are put in line order once, below
     if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE open = 1 OR bytes > {max_cell_chars} OR NOT tiled"):
         raise Declined  # an unterminated quote, a quote inside a bare field, a long record (in bytes: at least its characters)
-    # Cells stripped as the csv reader's rows are; a record with no whitespace next to a comma, a quote or
-    # its ends has no cell to strip (most records of names and labels), and skips the per-cell work.
-    space = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in PY_WHITESPACE) + "]"
-    edge = f'(?:^|[,"]){space}|{space}(?:[,"]|$)'
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-                    SELECT line, CASE WHEN regexp_matches(text, '{edge}') THEN list_transform(fields, lambda c: {strip('c')})
-                                      ELSE fields END AS cells
-                    FROM {RECORDS} ORDER BY line""")
     # Python's csv: a record of blank cells is skipped; another number of fields than the header's is an error.
     blank = "list_bool_and(list_transform(cells, lambda c: c = ''))"
     if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE len(cells) <> {n} AND NOT {blank}"):
@@ -214,18 +210,24 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
 
 def _multiline_records(con) -> None:
     """``RECORDS`` of a CSV with a quoted field over several lines: a line whose quotes so far are odd
-    continues in the next; only the records of more than one line are put together."""
+    continues in the next; only the records of more than one line are put together.
+
+    Only the lines with an odd number of quotes change whether a quote is open: taken in pairs, each
+    pair (opening line, closing line) spans one record of several lines; the lines in between belong
+    to it (found by an ASOF join on the latest opening line, not a running count over every line)."""
+    odd = "(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '\"', ''))) % 2 = 1"
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-        WITH q AS (SELECT line, coalesce(text, '') AS text,
-                          sum(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '"', '')))
-                              OVER (ORDER BY line) % 2 AS open FROM {LINES} WHERE line > 1),
-        p AS (SELECT line, text, open, coalesce(lag(open) OVER (ORDER BY line), 0) = 0 AS starts FROM q)
-        SELECT line, {_line_end('text')} AS text, open FROM p WHERE starts AND open = 0
+        WITH o AS (SELECT line, row_number() OVER (ORDER BY line) AS k, lead(line) OVER (ORDER BY line) AS next
+                   FROM {LINES} WHERE line > 1 AND {odd}),
+        spans AS (SELECT line AS first, next AS last FROM o WHERE k % 2 = 1),
+        j AS (SELECT l.line, coalesce(l.text, '') AS text,
+                     CASE WHEN l.line <= coalesce(s.last, l.line) THEN s.first END AS span, s.last IS NULL AS unterminated
+              FROM (SELECT line, text FROM {LINES} WHERE line > 1) l ASOF LEFT JOIN spans s ON l.line >= s.first)
+        SELECT line, {_line_end('text')} AS text, 0 AS open FROM j WHERE span IS NULL
         UNION ALL
-        SELECT max(line), {_line_end("string_agg(text, chr(10) ORDER BY line)")}, arg_max(open, line)
-        FROM (SELECT *, sum(starts::INTEGER) OVER (ORDER BY line) AS record FROM p WHERE NOT (starts AND open = 0))
-        GROUP BY record""")
+        SELECT max(line), {_line_end("string_agg(text, chr(10) ORDER BY line)")}, max(unterminated::INTEGER)
+        FROM j WHERE span IS NOT NULL GROUP BY span""")
 
 
 # A line whose only quotes are empty quoted fields ("", as DuckDB's COPY writes an empty string) read as

@@ -1,30 +1,29 @@
-"""The SQL of ``lsqa import-reviews``: a file of human reviews staged, matched to its
-verdicts and written by DuckDB. ``lsqa.audit.staged_reviews`` decides and words; this module only
-reads and writes (the store is the one package with SQL).
+"""Human reviews made elsewhere (``lsqa import-reviews``) as an input record: staged, matched, inserted in SQL.
 
-``stage_file`` reads the file (``lsqa.store.staged_rows``) into TEMP table ``STAGED``: each row with
-the verdict it reviews — the rule of ``lsqa.audit.review_import._find_verdict``: the pair as named
-first, else reversed (the label then swaps A and B); among several, order ``ab`` before ``ba``, then
-the lower reference; a reference given keeps only its verdicts — its label normalised by the
-verdict's kind (the kinds' aliases), ``confirm`` or ``override`` and the probability as the row
-importer makes them. It raises ``Declined`` (nothing written) for any row the row importer would
+``stage`` reads the file (``lsqa.store.importers.rows``) into TEMP table ``STAGED``: each row with the
+verdict it reviews — the pair as named first, else reversed (the label then swaps A and B); among
+several, order ``ab`` before ``ba``, then the lower reference; a reference given keeps only its
+verdicts — its label normalised by the verdict's kind (the kinds' aliases), ``confirm`` or ``override``
+and the probability. It raises ``Declined`` (nothing written) for any row the strict row reader would
 refuse or might read otherwise (no verdict, two verdicts alike, a label of no alias, a probability
 Python's ``float`` reads otherwise). ``insert`` writes the reviews the workspace does not have as
 imported reviews, with one INSERT ... SELECT, and the draws of those with an inclusion probability
-(``audit_draws``, migration 0023) as the row importer's ``add_review`` records them; nothing else in
-``human_reviews`` changes.
+(``audit_draws``, migration 0023) as ``add_review`` records them; nothing else in ``human_reviews``
+changes.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa.store import staged_rows, staging
-from lsqa.store.staged_rows import ROWS, ascii_text, sql_text, strip
-from lsqa.store.staged_verdicts import kinds_values
-from lsqa.store.staging import Declined
+from lsqa.store.importers import lines
+from lsqa.store.importers.rows import ROWS, ascii_text, sql_text, strip
+from lsqa.store.importers.skeleton import Declined, Input
+from lsqa.store.importers.verdicts import kinds_values
 
 STAGED = "lsqa_import_reviews"
+# What makes a review the same as another (with the queue and gold, which the import fixes): written once.
+KEY = "annotator, judgment_id, action, label, inclusion_prob, stratum"
 DRAWS = "lsqa_import_review_draws"
 
 # The row importer's columns (``lsqa.audit.review_import``), each meaning's names in order.
@@ -44,10 +43,10 @@ def _present(names: tuple[str, ...]) -> str:
     return "(" + " OR ".join(f"coalesce({n}, '') <> ''" for n in names) + ")"
 
 
-def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], max_cell_chars: int, *,
-               min_probability: float, max_annotator_chars: int) -> None:
-    """The reviews of ``path`` in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``."""
-    staged_rows.stage_rows(con, path, KNOWN, max_cell_chars, extra=False)
+def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min_probability: float,
+           max_annotator_chars: int, **_) -> tuple[int, int]:
+    """The reviews of the file's rows in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``.
+    Returns (rows, distinct reviews): no repeat to write once when the two are equal."""
     # Each value as ``review_import._value`` reads it: the first of its names present and not '', stripped; else ''.
     values = {"judge": JUDGE, "question_id": QUESTION, "system_a": SYSTEM_A, "system_b": ("system_b",),
               "reference": ("reference",), "raw_label": ("label",), "annotator": ("annotator",),
@@ -59,7 +58,6 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
         FROM (SELECT line, {', '.join(f"{_chosen(names)} AS {name}" for name, names in values.items())},
                      {required} AS present FROM {ROWS})
         ORDER BY line""")
-    staging.drop(con, ROWS)
     if not con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]:
         raise Declined  # no data rows: the row importer says so
     # Each row's candidate verdicts: the pair as named (0) or reversed (1), the reference kept.
@@ -91,6 +89,9 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
             FROM {STAGED} s LEFT JOIN picked p USING (line)
             LEFT JOIN {kinds_values(kinds)}
               ON k.kind = p.kind AND {ascii_text('s.raw_label')} AND k.alias = lower(trim(s.raw_label, '''"')))
+        SELECT line, judgment_id, annotator, label, inclusion_prob, stratum,
+               CASE WHEN status = 'ok' AND label = verdict_label THEN 'confirm' ELSE 'override' END AS action, ok
+        FROM (
         SELECT line, judgment_id, annotator,
                CASE WHEN swapped AND kind_label = 'A' THEN 'B' WHEN swapped AND kind_label = 'B' THEN 'A'
                     ELSE kind_label END AS label,
@@ -101,14 +102,12 @@ def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], ma
                 AND (probability_text = '' OR inclusion_prob BETWEEN {min_probability!r} AND 1)
                 AND annotator <> '' AND {ascii_text('annotator')} AND length(annotator) <= {max_annotator_chars})
                    AS ok
-        FROM r ORDER BY line""")
-    if con.execute(f"SELECT count(*) FROM {STAGED} WHERE NOT coalesce(ok, false)").fetchone()[0]:
+        FROM r) ORDER BY line""")
+    bad, total, distinct = con.execute(f"SELECT count(*) FILTER (NOT coalesce(ok, false)), count(*), "
+                                       f"count(DISTINCT ({KEY})) FROM {STAGED}").fetchone()
+    if bad:
         raise Declined
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {STAGED} AS
-        SELECT * EXCLUDE (verdict_label, status, ok),
-               CASE WHEN status = 'ok' AND label = verdict_label THEN 'confirm' ELSE 'override' END AS action
-        FROM {STAGED} ORDER BY line""")
+    return int(total), int(distinct)
 
 
 def annotators_in_order(con) -> list[str]:
@@ -121,23 +120,32 @@ def stored_annotators(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_reviews ORDER BY 1").fetchall()]
 
 
-def insert(con, note: str, gold: bool) -> tuple[int, int, int]:
+def _recount(con) -> tuple[int, int]:
+    return tuple(con.execute(f"SELECT count(*), count(DISTINCT ({KEY})) FROM {STAGED}").fetchone())
+
+
+def _insert(con, counts: tuple[int, int], *, note: str, gold: bool, **_) -> tuple[int, int, int]:
     """(reviews added, of them with a probability, rows of the file): the file's reviews that are not in the
     workspace as imported reviews (same annotator, verdict, action, label, probability, stratum, gold),
     each once (its first line), in the file's order, numbered by ``human_reviews``' sequence as one
     ``add_review`` after another would number them."""
-    total = con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]
-    key = "annotator, judgment_id, action, label, inclusion_prob, stratum"
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {STAGED} AS
-        SELECT * FROM {STAGED} s
-        WHERE NOT EXISTS (
+    total, distinct = counts
+    # The reviews the workspace has as imported ones (none before the first import: nothing to look up).
+    stored = con.execute(f"SELECT count(*) FROM human_reviews WHERE queue = 'import' AND gold = {str(bool(gold)).lower()}"
+                         ).fetchone()[0]
+    new_only = "true" if not stored else f"""NOT EXISTS (
             SELECT 1 FROM human_reviews h
             WHERE h.queue = 'import' AND h.gold = {str(bool(gold)).lower()} AND h.annotator = s.annotator
               AND h.judgment_id = s.judgment_id AND h.action = s.action AND h.label IS NOT DISTINCT FROM s.label
-              AND h.inclusion_prob IS NOT DISTINCT FROM s.inclusion_prob AND h.stratum = s.stratum)
-        QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY line) = 1
+              AND h.inclusion_prob IS NOT DISTINCT FROM s.inclusion_prob AND h.stratum = s.stratum)"""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT * EXCLUDE (ok) FROM {STAGED} s WHERE {new_only}
+        {f"QUALIFY row_number() OVER (PARTITION BY {KEY} ORDER BY line) = 1" if distinct < total else ""}
         ORDER BY line""")
+    # A table made in line order keeps it (preserve_insertion_order): a row's rowid less the first one's is
+    # its place in the file's order, with no window over every row.
+    place = f"(rowid - (SELECT min(rowid) FROM {STAGED}))"
     new, usable = con.execute(f"SELECT count(*), count(inclusion_prob) FROM {STAGED}").fetchone()
     if new:
         # The ids add_review would give, one nextval per review in the file's order: take them all
@@ -147,23 +155,23 @@ def insert(con, note: str, gold: bool) -> tuple[int, int, int]:
         con.execute(f"""
             INSERT INTO human_reviews (id, annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,
                                        stratum, role, gold)
-            SELECT {int(first)} - 1 + row_number() OVER (ORDER BY line), annotator, judgment_id, action, label,
+            SELECT {int(first)} + {place}, annotator, judgment_id, action, label,
                    {sql_text(note)}, NULL, 'import', inclusion_prob, stratum, '', {str(bool(gold)).lower()}
-            FROM {STAGED} ORDER BY line""")
-        _draw(con, int(first))
+            FROM {STAGED}""")
+        _draw(con, int(first), place)
     return int(new), int(usable), int(total)
 
 
-def _draw(con, first_review: int) -> None:
+def _draw(con, first_review: int, place: str) -> None:
     """The draws of the reviews ``insert`` just wrote (review ids from ``first_review`` on, in line order),
     as ``reviews.add_review`` one after another records them: a review with an inclusion probability
     draws its verdict unless the verdict was drawn already (earlier, or by an earlier line of the
-    file); numbered in line order as the row importer's inserts number them."""
+    file); numbered in line order as the row importer's inserts number them. ``place``: SQL of a staged
+    row's place in the file's order (from 0)."""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {DRAWS} AS
         SELECT judgment_id, inclusion_prob, stratum, review_id FROM (
-            SELECT judgment_id, inclusion_prob, stratum, line,
-                   {first_review} - 1 + row_number() OVER (ORDER BY line) AS review_id FROM {STAGED})
+            SELECT judgment_id, inclusion_prob, stratum, line, {first_review} + {place} AS review_id FROM {STAGED})
         WHERE inclusion_prob IS NOT NULL AND judgment_id NOT IN (SELECT judgment_id FROM audit_draws)
         QUALIFY row_number() OVER (PARTITION BY judgment_id ORDER BY line) = 1
         ORDER BY line""")
@@ -173,14 +181,16 @@ def _draw(con, first_review: int) -> None:
         con.execute("SELECT count(nextval('audit_draws_id')) FROM range(?)", [n - 1]).fetchone()
         con.execute(f"""
             INSERT INTO audit_draws (id, judgment_id, queue, inclusion_prob, stratum, review_id)
-            SELECT {int(first)} - 1 + row_number() OVER (ORDER BY review_id), judgment_id, 'import', inclusion_prob,
+            SELECT {int(first)} + rowid - (SELECT min(rowid) FROM {DRAWS}), judgment_id, 'import', inclusion_prob,
                    stratum, review_id
-            FROM {DRAWS} ORDER BY review_id""")
-    staging.drop(con, DRAWS)
+            FROM {DRAWS}""")
+    lines.drop(con, DRAWS)
 
 
-def review_count(con) -> int:
-    return int(con.execute("SELECT count(*) FROM human_reviews").fetchone()[0])
+RECORD = Input(name="reviews", staged=STAGED, known=KNOWN, stage=_stage, insert=_insert, indexed="human_reviews",
+               extra=False, recount=_recount,
+               columns={"line": "BIGINT", "judgment_id": "VARCHAR", "annotator": "VARCHAR", "label": "VARCHAR",
+                        "inclusion_prob": "DOUBLE", "stratum": "VARCHAR", "action": "VARCHAR"})
 
 
-__all__ = ["Declined", "annotators_in_order", "insert", "review_count", "stage_file", "stored_annotators"]
+__all__ = ["RECORD", "annotators_in_order", "stored_annotators"]

@@ -1,19 +1,20 @@
-"""The SQL of ``lsqa import-judgments``: a file's rows staged, checked and written by DuckDB.
-``lsqa.study.staged_judgments`` decides what the SQL takes and words every error; this module only reads
-and writes (the store is the one package with SQL).
+"""Verdicts made elsewhere (``lsqa import-judgments``) as an input record: staged, checked, inserted in SQL.
 
-``stage_file`` reads the file's rows (``lsqa.store.staged_rows``), makes them verdicts and computes the
-ids in SQL (``lsqa.store.verdict_ids.ID_SQL``); it raises ``Declined``, before anything is written, for
-whatever it cannot read exactly as the row importer (``lsqa.study.imports.import_judgments_rows``) does. The ``first_*`` reads give the first line of
-each problem the row importer reports over a whole file; ``insert`` writes the staged verdicts.
+``stage`` makes the file's rows (``lsqa.store.importers.rows``) verdicts and computes their ids in SQL
+(``lsqa.store.verdict_ids.ID_SQL``); it raises ``Declined``, before anything is written, for whatever it
+cannot read exactly as the strict row reader the tests keep as the oracle. The checks name the first
+line of each problem over the whole file, in order: a key repeated with another label, an unknown
+question, a rater a run config declared with another kind (the caller's hook), a verdict the workspace
+has with another label. ``insert`` writes each new verdict once, from its first line.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa.store import queue_signals, staged_rows, staging, verdict_ids
-from lsqa.store.staging import Declined
+from lsqa.store import queue_signals, verdict_ids
+from lsqa.store.importers import rows
+from lsqa.store.importers.skeleton import QUESTIONS_FIRST, Check, Declined, Hook, Input, first
 from lsqa.text.names import MAX_NAME_CHARS
 
 STAGED = "lsqa_import_verdicts"
@@ -26,26 +27,17 @@ KNOWN = ("question_id", "item_id", "rater", "judge", "kind", "system_a", "system
 def kinds_values(kinds: list[tuple[str, str, bool, str, str]]) -> str:
     """SQL of the kinds the SQL takes: (kind, family, pairwise, label as written, canonical label) rows
     as a VALUES list aliased ``k``."""
-    text = staged_rows.sql_text
-    rows = [f"({text(kind)}, {text(family)}, {str(pairwise).lower()}, {text(alias)}, {text(label)})"
-            for kind, family, pairwise, alias, label in kinds]
-    return "(VALUES " + ", ".join(rows) + ") AS k(kind, family, pairwise, alias, label)"
+    text = rows.sql_text
+    values = [f"({text(kind)}, {text(family)}, {str(pairwise).lower()}, {text(alias)}, {text(label)})"
+              for kind, family, pairwise, alias, label in kinds]
+    return "(VALUES " + ", ".join(values) + ") AS k(kind, family, pairwise, alias, label)"
 
 
-def stage_file(con, path: Path, kinds: list[tuple[str, str, bool, str, str]], max_cell_chars: int) -> tuple[int, int]:
-    """The verdicts of ``path`` in TEMP table ``STAGED``, or ``Declined``; ``kinds`` as ``kinds_values``.
-    Returns (rows, distinct ids): no repeat to look for when the two are equal.
-    The file's rows are read by ``lsqa.store.staged_rows`` (quoted CSV, CR LF, JSON escapes), the other
-    columns kept in ``extra`` with the file's path as ``imported_from``, as the row importer keeps them."""
-    staged_rows.stage_rows(con, path, KNOWN, max_cell_chars, extra=True, fixed={"imported_from": str(path)})
-    counts = _stage(con, kinds_values(kinds))
-    staging.drop(con, staged_rows.ROWS)
-    return counts
-
-
-def _stage(con, kinds: str) -> tuple[int, int]:
-    """The verdicts of the file's rows (``staged_rows.ROWS``) as the row importer makes them, in TEMP
-    table ``STAGED``; Declined if any row is one the row importer would refuse or read otherwise."""
+def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]]) -> tuple[int, int]:
+    """The verdicts of the file's rows (``rows.ROWS``) as the row reader makes them, in TEMP
+    table ``STAGED``; Declined if any row is one the row reader would refuse or read otherwise.
+    ``kinds`` as ``kinds_values``. Returns (rows, distinct ids): no repeat to look for when the two are equal."""
+    kinds = kinds_values(kinds)
     # A value as the row importer takes it: absent or '' is missing; otherwise stripped, and a
     # value that strips to nothing is an error (the SQL declines: ok is false).
     def chosen(*names: str) -> str:
@@ -58,7 +50,7 @@ def _stage(con, kinds: str) -> tuple[int, int]:
                {chosen('kind')} AS k_raw, {chosen('system_a')} AS a_raw, {chosen('label')} AS l_raw,
                coalesce(system_b, '') AS b_raw, coalesce(shown_order, '') AS o_raw,
                coalesce(reference, '') AS ref_raw, coalesce(evidence, '') AS evidence, extra
-        FROM {staged_rows.ROWS}),
+        FROM {rows.ROWS}),
         c AS (
             SELECT line, trim(q_raw) AS question_id, trim(r_raw) AS judge, lower(trim(k_raw)) AS kind,
                    trim(a_raw) AS system_a, trim(b_raw) AS system_b, trim(l_raw) AS raw_label,
@@ -72,7 +64,8 @@ def _stage(con, kinds: str) -> tuple[int, int]:
               ON k.kind = c.kind AND k.alias = lower(trim(c.raw_label, '''"')))
         SELECT line, {verdict_ids.ID_SQL} AS id,
                judge, kind, family, question_id, system_a, system_b, shown_order, reference, label, raw_label,
-               CASE WHEN evidence = '' THEN '[]' ELSE '[' || {staged_rows.json_text('evidence')} || ']' END AS evidence,
+               NULL::DOUBLE AS score,
+               CASE WHEN evidence = '' THEN '[]' ELSE '[' || {rows.json_text('evidence')} || ']' END AS evidence,
                extra,
                (q_raw IS NOT NULL AND r_raw IS NOT NULL AND k_raw IS NOT NULL AND a_raw IS NOT NULL
                 AND l_raw IS NOT NULL
@@ -87,7 +80,7 @@ def _stage(con, kinds: str) -> tuple[int, int]:
                 -- Names, labels and evidence in printable ASCII: the one name rule's Unicode tests,
                 -- Python's lower() and strip(), json.dumps' escapes are the row importer's. One test of
                 -- the fields joined (concat reads a NULL as '', and a NULL field is refused above).
-                AND {staged_rows.ascii_text('concat(q_raw, r_raw, k_raw, a_raw, l_raw, b_raw, o_raw, ref_raw, evidence)')}
+                AND {rows.ascii_text('concat(q_raw, r_raw, k_raw, a_raw, l_raw, b_raw, o_raw, ref_raw, evidence)')}
                 ) AS ok
         FROM j""")
     bad, total, distinct = con.execute(f"SELECT count(*) FILTER (WHERE NOT coalesce(ok, false)), count(*),"
@@ -95,39 +88,6 @@ def _stage(con, kinds: str) -> tuple[int, int]:
     if bad or not total:
         raise Declined  # a row the row importer words, or no data rows (it says so)
     return int(total), int(distinct)
-
-
-def _first(con, sql: str, params=()):
-    return con.execute(sql + " ORDER BY 1 LIMIT 1", params).fetchone()
-
-
-def first_repeat(con):
-    """(line, first line, first label, label) of the first row repeating an id with another label."""
-    return _first(con, f"""
-        SELECT s.line, f.first_line, f.first_label, s.label FROM {STAGED} s
-        JOIN (SELECT id, min(line) AS first_line, arg_min(label, line) AS first_label FROM {STAGED} GROUP BY id) f
-          USING (id)
-        WHERE s.label IS DISTINCT FROM f.first_label""")
-
-
-def first_unknown_question(con):
-    """(line, question id) of the first row naming a question the workspace does not have."""
-    return _first(con, f"SELECT line, question_id FROM {STAGED} WHERE question_id NOT IN (SELECT id FROM questions)")
-
-
-def first_declared_conflict(con):
-    """(line, rater, kind) of the first row whose rater a run config declared with another kind."""
-    return _first(con, f"""
-        SELECT s.line, s.judge, s.kind FROM {STAGED} s
-        JOIN (SELECT name, json_extract_string(definition, '$.kind') AS declared FROM judges) d ON d.name = s.judge
-        WHERE coalesce(d.declared, '') <> '' AND d.declared <> s.kind""")
-
-
-def first_stored_conflict(con):
-    """(line, rater, stored label) of the first row whose verdict the workspace has with another label."""
-    return _first(con, f"""
-        SELECT s.line, s.judge, j.label FROM {STAGED} s JOIN judgments j USING (id)
-        WHERE j.label IS DISTINCT FROM s.label""")
 
 
 def names_in_order(con) -> tuple[list[str], list[str]]:
@@ -140,8 +100,10 @@ def names_in_order(con) -> tuple[list[str], list[str]]:
     return raters, systems
 
 
-def insert(con, total: int, distinct: int) -> int:
-    """Verdicts added (``stage_file``'s counts): each id once (its first line), none the workspace has."""
+def _insert(con, counts: tuple[int, int], **_) -> tuple[int, int]:
+    """(verdicts added, rows of the file) (``counts``: ``_stage``'s): each id once (its first line), none
+    the workspace has."""
+    total, distinct = counts
     queue_signals.mark_from(con, f"SELECT question_id FROM {STAGED}")  # the audit queue's kept signals
     # An exact repeat in the file (same key, same label) is written once, from its first line; the
     # window that picks it costs a second at a million rows, so only a file with repeats pays it.
@@ -153,16 +115,47 @@ def insert(con, total: int, distinct: int) -> int:
         INSERT INTO judgments (id, judge, kind, family, question_id, system_a, system_b, shown_order, reference,
                                label, raw_label, score, evidence, status, extra, id_number)
         SELECT id, judge, kind, family, question_id, system_a, system_b, shown_order, reference,
-               label, raw_label, NULL, evidence, 'ok', extra, {verdict_ids.number_sql("s.id")}
+               label, raw_label, score, evidence, 'ok', extra, {verdict_ids.number_sql("s.id")}
         FROM {STAGED} s
         WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.id = s.id)
         {once}""").fetchone()
-    return int(added[0]) if added else 0
+    return (int(added[0]) if added else 0), total
 
 
-def verdict_count(con) -> int:
-    return int(con.execute("SELECT count(*) FROM judgments").fetchone()[0])
+def first_declared_conflict(con):
+    """(line, rater, kind) of the first row whose rater a run config declared with another kind."""
+    return first(con, f"""
+        SELECT s.line, s.judge, s.kind FROM {STAGED} s
+        JOIN (SELECT name, json_extract_string(definition, '$.kind') AS declared FROM judges) d ON d.name = s.judge
+        WHERE coalesce(d.declared, '') <> '' AND d.declared <> s.kind""")
 
 
-__all__ = ["Declined", "first_declared_conflict", "first_repeat", "first_stored_conflict", "first_unknown_question",
-           "insert", "kinds_values", "names_in_order", "stage_file", "verdict_count"]
+REPEAT_WHAT = "the verdict of this rater on this item (question, systems, order, reference)"
+
+RECORD = Input(
+    name="judgments", staged=STAGED, known=KNOWN, stage=_stage, insert=_insert, indexed="judgments",
+    fixed=lambda path: {"imported_from": str(path)},
+    columns={"line": "BIGINT", "id": "VARCHAR", "judge": "VARCHAR", "kind": "VARCHAR", "family": "VARCHAR",
+             "question_id": "VARCHAR", "system_a": "VARCHAR", "system_b": "VARCHAR", "shown_order": "VARCHAR",
+             "reference": "VARCHAR", "label": "VARCHAR", "raw_label": "VARCHAR", "score": "DOUBLE",
+             "evidence": "VARCHAR", "extra": "VARCHAR"},
+    recount=lambda con: tuple(con.execute(f"SELECT count(*), count(DISTINCT id) FROM {STAGED}").fetchone()),
+    checks=(
+        Check("""SELECT s.line, f.first_line, f.first_label, s.label FROM {staged} s
+                 JOIN (SELECT id, min(line) AS first_line, arg_min(label, line) AS first_label FROM {staged} GROUP BY id) f
+                   USING (id)
+                 WHERE s.label IS DISTINCT FROM f.first_label""",
+              REPEAT_WHAT + " repeats line {1} with another label ({2!r}, here {3!r})",
+              "keep one row per item, or give the raters or systems different names",
+              applies=lambda counts: counts[1] < counts[0]),
+        Check("SELECT line, question_id FROM {staged} WHERE question_id NOT IN (SELECT id FROM questions)",
+              "unknown question id {1!r}", QUESTIONS_FIRST),
+        Hook("declared"),
+        Check("""SELECT s.line, s.judge, j.label FROM {staged} s JOIN judgments j USING (id)
+                 WHERE j.label IS DISTINCT FROM s.label""",
+              "rater {1!r} already has the verdict {2!r} on this item in the workspace",
+              "give the new verdicts another rater name"),
+    ))
+
+
+__all__ = ["RECORD", "REPEAT_WHAT", "first_declared_conflict", "kinds_values", "names_in_order"]

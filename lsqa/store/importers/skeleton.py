@@ -1,0 +1,134 @@
+"""One import, whatever its input: stage → check → insert, in one write transaction of the workspace.
+
+An input is one record (``Input``), the way a judge kind is one record (``lsqa.judging.kinds``): the
+file's columns, the SQL that makes the file's rows (``lsqa.store.importers.rows``) its staged table,
+the checks over the whole table — each the query of the first offending line and the words of its
+error — and the insert. ``run`` is the frame every import shares: the file read as lines under the
+import's memory limit (``lsqa.store.importers.lines``), staged, checked in the record's order (a check
+may be the caller's, ``Hook``: what a run config declared is the config's to word), inserted.
+
+Two ways in, one way on. A file the SQL reads exactly as the strict reader ``lsqa.corpus.tables`` does
+is staged in SQL; any other (``Declined``, before anything is written: a quote inside a bare field, a
+JSON number, a name beyond plain ASCII, a bad row...) is read by the caller's ``read_rows`` — that
+reader, each row checked and its error worded — and its rows loaded into the same staged table. Either
+way the same checks run over the whole file and the same insert writes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Union
+
+from lsqa.errors import InputError
+from lsqa.store.importers import lines, rows
+from lsqa.store.importers.lines import Declined
+
+# The hint of every check that finds a question the workspace does not have.
+QUESTIONS_FIRST = "import the questions first (lsqa ingest-narrativeqa / lsqa run)"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check over the staged table: ``sql`` selects (line, values...) of each offending row (the
+    first line is named); ``words`` formats the error from those values (``{1}``: the first value)."""
+
+    sql: str
+    words: str
+    hint: str
+    # Whether the check may find anything: given the counts ``stage`` returned (a repeat needs two lines).
+    applies: Callable[[tuple], bool] = lambda counts: True
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A check the caller runs (``run``'s ``hooks[name](con)``): it raises its own InputError."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Input:
+    """What one kind of input file is to the importer."""
+
+    name: str                       # what the summary counts: "judgments", "answers", "reviews"
+    staged: str                     # the TEMP table of its staged rows
+    known: tuple[str, ...]          # the columns the file may have (any case, stripped)
+    stage: Callable                 # stage(con, path, **params) -> counts, from rows.ROWS; Declined if not exact
+    insert: Callable                # insert(con, counts, **params) -> what was written
+    indexed: str                    # the table whose rows size the memory limit (its id index)
+    columns: dict[str, str] = field(default_factory=dict)  # the staged table's columns and SQL types
+    recount: Callable = lambda con: None  # the counts ``stage`` returns, of a table of rows read by ``read_rows``
+    checks: tuple[Union[Check, Hook], ...] = ()
+    extra: bool = True              # keep the other columns as ``extra`` JSON
+    fixed: Callable[[Path], dict[str, str]] = field(default=lambda path: {})
+
+
+def first(con, sql: str, params=()):
+    """The first row (by its first column, the line) of ``sql``, or None."""
+    return con.execute(f"SELECT * FROM ({sql}) ORDER BY 1 LIMIT 1", params).fetchone()
+
+
+def stage_file(con, path: Path, record: Input, max_cell_chars: int, **params):
+    """The rows of ``path`` in the record's staged table (its counts), or Declined."""
+    rows.stage_rows(con, path, record.known, max_cell_chars, extra=record.extra, fixed=record.fixed(path))
+    counts = record.stage(con, path, **params)
+    lines.drop(con, rows.ROWS)
+    return counts
+
+
+def check(con, path: Path, record: Input, counts, hooks: dict[str, Callable] | None = None) -> None:
+    """The record's checks in order; InputError at the first offending line of the first that finds one."""
+    for item in record.checks:
+        if isinstance(item, Hook):
+            (hooks or {})[item.name](con)
+            continue
+        found = item.applies(counts) and first(con, item.sql.format(staged=record.staged))
+        if found:
+            raise InputError(path, item.words.format(*found), line=found[0], hint=item.hint)
+
+
+def load_rows(con, record: Input, staged_rows: list[dict]):
+    """``staged_rows`` (dicts of ``record.columns``, in line order) as the record's staged table; its counts."""
+    import pyarrow
+
+    from lsqa.store import bulk
+
+    table = pyarrow.Table.from_pylist(staged_rows)
+    columns = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in record.columns.items())
+    with bulk.registered(con, table) as name:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {record.staged} AS SELECT {columns}, true AS ok FROM {name} ORDER BY line")
+    return record.recount(con)
+
+
+def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars: int,
+        read_rows: Callable[[Path], list[dict]] | None = None, hooks: dict[str, Callable] | None = None,
+        notes: Callable | None = None, **params):
+    """Stage, check and insert ``path`` in one write of ``workspace``; what ``record.insert`` returns.
+    A file the SQL does not read exactly (``Declined``) is read by ``read_rows`` (its rows as dicts of
+    ``record.columns``; it raises the file's worded error), then checked and inserted the same way;
+    without ``read_rows``, None (nothing written). ``notes(con)``: called after the checks, before the
+    insert (the summary's look-alike warnings)."""
+    from lsqa.store.db import write
+
+    indexed = f"SELECT count(*) FROM {record.indexed}"
+
+    def finish(con, counts):
+        check(con, path, record, counts, hooks)
+        if notes is not None:
+            notes(con)
+        return record.insert(con, counts, **params)
+
+    done = lines.staged_write(workspace, path, max_bytes, lambda con: int(con.execute(indexed).fetchone()[0]),
+                              lambda con: finish(con, stage_file(con, path, record, max_cell_chars, **params)))
+    if done is not None or read_rows is None:
+        return done
+    staged_rows = read_rows(path)
+    with write(workspace) as con:
+        done = finish(con, load_rows(con, record, staged_rows))
+        lines.drop(con, record.staged)
+        return done
+
+
+__all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "load_rows", "run",
+           "stage_file"]
