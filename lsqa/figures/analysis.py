@@ -214,10 +214,11 @@ class LabelsRead:
     judge_rows: dict[str, list[dict]] | None = None  # judge → its decided verdicts, judge's labels
 
 
-def _judge_verdicts(con, judge: str, read: LabelsRead | None) -> list[dict]:
-    """A judge's decided verdicts with its own labels, in ``effective_verdicts``' order."""
-    if read is None:
-        return _verdicts(con, judge)
+def _judge_verdicts(con, judge: str, read: LabelsRead | None, reviewed_only: bool = False) -> list[dict]:
+    """A judge's decided verdicts with its own labels, in ``effective_verdicts``' order (``reviewed_only``:
+    those some person labelled, read alone when no shared ``read`` holds them all)."""
+    if read is None or (reviewed_only and read.judge_rows is None):
+        return verdicts_store.effective_verdicts(con, judge=judge, reviewed_only=reviewed_only)
     if read.judge_rows is None:
         read.judge_rows = defaultdict(list)
         for r in verdicts_store.effective_verdicts(con):  # ordered by item: each judge's share keeps the order
@@ -229,8 +230,9 @@ def _rater_labels(con, rater: str, read: LabelsRead | None, per_verdict: bool,
                   shown_order: str | None = None) -> dict:
     """``rater_labels`` (``shown_order``: only verdicts given with the answers in that order)."""
     human = parse_human_rater(rater)
-    if human is None:
-        rows = [r for r in _judge_verdicts(con, rater, read) if shown_order is None or r["shown_order"] == shown_order]
+    if human is None:  # per verdict, a judge is compared with people only on verdicts people labelled
+        rows = [r for r in _judge_verdicts(con, rater, read, reviewed_only=per_verdict)
+                if shown_order is None or r["shown_order"] == shown_order]
         return {r["id"]: r["label"] for r in rows if r["label"] is not None} if per_verdict else _collapse(rows)
     annotator, judge = human
     if not annotator:

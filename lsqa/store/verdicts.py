@@ -39,19 +39,23 @@ def flagged_question_ids(con) -> set[str]:
 
 
 def effective_verdicts(con, *, judge: str | None = None, family: str | None = None,
-                       use_overrides: bool = False, exclude_flagged: bool = False) -> list[dict]:
+                       use_overrides: bool = False, exclude_flagged: bool = False,
+                       reviewed_only: bool = False) -> list[dict]:
     """Decided verdicts (status ok) with the label the statistics should use; of one ``family``
     (``vocabulary.PAIRWISE`` / ``BINARY``, stored with each verdict) if given.
 
     With ``use_overrides`` the final human label (``final_human_labels``: adjudicated, else the
     people's majority; a tie leaves the judge's label) replaces the judge's, and a
     verdict the judge failed to give (parse error, call error) counts once a human labelled it; with
-    ``exclude_flagged`` questions with a flagged reference are left out.
+    ``exclude_flagged`` questions with a flagged reference are left out; with ``reviewed_only`` only the
+    verdicts some person labelled (all a comparison with people can pair: a handful among a million).
     """
     sql, params = _effective(judge=judge, family=family, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
                              columns="""j.id, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b,
                                         j.shown_order, j.reference, j.label AS judge_label, j.raw_label, h.human_label,
                                         j.score, q.document_id""")
+    if reviewed_only:
+        sql += " AND j.id IN (SELECT judgment_id FROM human_labels)"
     return fetch_dicts(con, sql + " ORDER BY j.question_id, j.system_a, j.system_b, j.shown_order, j.reference, j.id",
                        params)
 
