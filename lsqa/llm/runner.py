@@ -691,14 +691,7 @@ def complete_many(
         _validate(request)
     started = time.monotonic()
     results: list[LLMResult | None] = [None] * len(requests)
-    jobs: dict[str, _Job] = {}
-    for i, request in enumerate(requests):
-        key = cache_key(request)
-        if key in jobs:
-            jobs[key].indices.append(i)
-        else:
-            jobs[key] = _Job(request, key, [i])
-
+    jobs = _jobs_of(requests)
     hits: dict[str, dict] = {}
     if use_cache and jobs:
         from lsqa.store import connect, llm_calls
@@ -706,51 +699,15 @@ def complete_many(
         with connect(workspace) as con:
             hits = llm_calls.cached_ok(con, list(jobs))
     tracker = _Progress(len(requests), progress, show_bar)
+    writers: list[_Writer] = []
     try:
-        n_hits = 0
-        for key, row in hits.items():
-            for i in jobs.pop(key).indices:
-                results[i] = _from_cache(row, key)
-                n_hits += 1
-        if run_id is not None and n_hits:
-            from lsqa.store import llm_calls, write
-
-            with write(workspace) as con:
-                llm_calls.add_to_run(con, run_id, cached=n_hits)
-        tracker.advance(n_hits)
-        if budget is not None:
-            for job in jobs.values():
-                job.bound_usd = budget.bound(job.request)  # an unpriced model stops here, before any call
-                job.worst_usd = job.bound_usd
-            ledger = budget.ledger or ledger
-        else:
-            counter = _bound_counter()
-            for job in jobs.values():
-                if provider_of(job.request.model) not in OFFLINE_PROVIDERS:
-                    job.worst_usd = _worst_case(job.request, counter)
-                    if job.request.mode != "batch":
-                        job.bound_usd = job.worst_usd or 0.0
-        writers = []
+        _take_hits(workspace, jobs, hits, results, run_id, tracker)
+        ledger = _price_jobs(jobs.values(), budget, ledger)
         pending = [job for job in jobs.values() if job.request.mode != "batch"]
         with _gil_switching:
             while pending:
-                mine, batched = (_claims.claim_unbatched(workspace, [j.key for j in pending]) if use_cache
-                                 else ({j.key for j in pending}, {}))
-                for job in pending:
-                    if job.key in batched:
-                        _place(job, _in_batch(job, batched[job.key]), results)
-                        tracker.advance(len(job.indices))
-                try:
-                    ours = [j for j in pending if j.key in mine]
-                    if ours:
-                        writers.append(_run_calls(workspace, ours, results, max_concurrency, retry, run_id, tracker,
-                                                  budget, ledger or ""))
-                finally:
-                    # Kept claims are those of calls not stored: refused by the budget, or interrupted.
-                    _claims.release(workspace, [k for k in mine if results[jobs[k].indices[0]] is None
-                                                or results[jobs[k].indices[0]].error_kind == "budget"])
-                pending = _wait_for_others(workspace, [j for j in pending if j.key not in mine and j.key not in batched],
-                                           results, run_id, tracker)
+                pending = _send_or_wait(workspace, jobs, pending, results, writers, max_concurrency, retry, run_id,
+                                        tracker, budget, ledger, use_cache)
         # Batch-mode calls go through the providers' batch APIs after the online ones; a rerun
         # picks up their open batches, and a second run at once waits for and adopts the first
         # run's batch (lsqa.llm.batch claims each batch's submission).
@@ -767,6 +724,79 @@ def complete_many(
         out.store_write_s += writer.write_seconds
         out.store_max_delay_s = max(out.store_max_delay_s, writer.max_delay_s)
     return out
+
+
+def _jobs_of(requests: list[LLMRequest]) -> dict[str, _Job]:
+    """The distinct calls of ``requests`` by cache key, each with the indices it answers: identical
+    requests in one batch are sent once."""
+    jobs: dict[str, _Job] = {}
+    for i, request in enumerate(requests):
+        key = cache_key(request)
+        if key in jobs:
+            jobs[key].indices.append(i)
+        else:
+            jobs[key] = _Job(request, key, [i])
+    return jobs
+
+
+def _take_hits(workspace: Path, jobs: dict[str, _Job], hits: dict[str, dict], results: list, run_id: int | None,
+               tracker: "_Progress") -> None:
+    """Answer the jobs found in the cache (``hits``) from it and drop them from ``jobs``, counting
+    them as cached in the run and the progress."""
+    n_hits = 0
+    for key, row in hits.items():
+        for i in jobs.pop(key).indices:
+            results[i] = _from_cache(row, key)
+            n_hits += 1
+    if run_id is not None and n_hits:
+        from lsqa.store import llm_calls, write
+
+        with write(workspace) as con:
+            llm_calls.add_to_run(con, run_id, cached=n_hits)
+    tracker.advance(n_hits)
+
+
+def _price_jobs(jobs: Iterable[_Job], budget: Budget | None, ledger: str | None) -> str | None:
+    """Set each job's bound (what the budget reserves) and worst case (what its record of being sent
+    counts), and return the ledger the calls are recorded under (the budget's when it names one).
+    With a budget an unpriced model stops here, before any call."""
+    if budget is not None:
+        for job in jobs:
+            job.bound_usd = budget.bound(job.request)
+            job.worst_usd = job.bound_usd
+        return budget.ledger or ledger
+    counter = _bound_counter()
+    for job in jobs:
+        if provider_of(job.request.model) not in OFFLINE_PROVIDERS:
+            job.worst_usd = _worst_case(job.request, counter)
+            if job.request.mode != "batch":
+                job.bound_usd = job.worst_usd or 0.0
+    return ledger
+
+
+def _send_or_wait(workspace: Path, jobs: dict[str, _Job], pending: list[_Job], results: list, writers: list,
+                  max_concurrency, retry: RetryPolicy, run_id: int | None, tracker: "_Progress",
+                  budget: Budget | None, ledger: str | None, use_cache: bool) -> list[_Job]:
+    """One round of the online calls: claim the pending ones, make those claimed here (their writer
+    appended to ``writers``), mark those an open provider batch holds, and wait for those another
+    process claimed; returns the jobs to claim again (their claimant failed or died)."""
+    mine, batched = (_claims.claim_unbatched(workspace, [j.key for j in pending]) if use_cache
+                     else ({j.key for j in pending}, {}))
+    for job in pending:
+        if job.key in batched:
+            _place(job, _in_batch(job, batched[job.key]), results)
+            tracker.advance(len(job.indices))
+    try:
+        ours = [j for j in pending if j.key in mine]
+        if ours:
+            writers.append(_run_calls(workspace, ours, results, max_concurrency, retry, run_id, tracker,
+                                      budget, ledger or ""))
+    finally:
+        # Kept claims are those of calls not stored: refused by the budget, or interrupted.
+        _claims.release(workspace, [k for k in mine if results[jobs[k].indices[0]] is None
+                                    or results[jobs[k].indices[0]].error_kind == "budget"])
+    return _wait_for_others(workspace, [j for j in pending if j.key not in mine and j.key not in batched],
+                            results, run_id, tracker)
 
 
 _counter: pricing.TokenCounter | None = None
