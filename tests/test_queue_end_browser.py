@@ -203,7 +203,7 @@ def test_the_back_key_trail_survives_a_search(team_server):
     for n in range(2):
         page.mouse.click(1000, 600)
         page.keyboard.press("y")
-        wait_for(page, lambda: len(_written(ws, "cid")["reviews"]) == n + 1)
+        wait_for(page, lambda n=n: len(_written(ws, "cid")["reviews"]) == n + 1)
         wait_for(page, lambda: _shown(page) not in (None, *trail))
         trail.append(_item_on_screen(page))
     box = page.locator('[data-testid="stSidebar"]').get_by_label("Search questions and answers", exact=True).and_(page.locator("input"))
@@ -214,7 +214,7 @@ def test_the_back_key_trail_survives_a_search(team_server):
     assert "the" in (audit.item(ws, searched)["question"] + " ".join(a["text"] or "" for a in audit.item(ws, searched)["answers"])).lower()
     for back in reversed(trail):  # K: the item before the search, then the two decided
         page.keyboard.press("k")
-        wait_for(page, lambda: _shown(page) == back)
+        wait_for(page, lambda back=back: _shown(page) == back)
         wait_idle(page)
     assert "You decided: " in _main(page)
     assert len(_written(ws, "cid")["reviews"]) == 2  # moving wrote nothing

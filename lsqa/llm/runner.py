@@ -691,14 +691,7 @@ def complete_many(
         _validate(request)
     started = time.monotonic()
     results: list[LLMResult | None] = [None] * len(requests)
-    jobs: dict[str, _Job] = {}
-    for i, request in enumerate(requests):
-        key = cache_key(request)
-        if key in jobs:
-            jobs[key].indices.append(i)
-        else:
-            jobs[key] = _Job(request, key, [i])
-
+    jobs = _jobs_of(requests)
     hits: dict[str, dict] = {}
     if use_cache and jobs:
         from lsqa.store import connect, llm_calls
@@ -706,51 +699,15 @@ def complete_many(
         with connect(workspace) as con:
             hits = llm_calls.cached_ok(con, list(jobs))
     tracker = _Progress(len(requests), progress, show_bar)
+    writers: list[_Writer] = []
     try:
-        n_hits = 0
-        for key, row in hits.items():
-            for i in jobs.pop(key).indices:
-                results[i] = _from_cache(row, key)
-                n_hits += 1
-        if run_id is not None and n_hits:
-            from lsqa.store import llm_calls, write
-
-            with write(workspace) as con:
-                llm_calls.add_to_run(con, run_id, cached=n_hits)
-        tracker.advance(n_hits)
-        if budget is not None:
-            for job in jobs.values():
-                job.bound_usd = budget.bound(job.request)  # an unpriced model stops here, before any call
-                job.worst_usd = job.bound_usd
-            ledger = budget.ledger or ledger
-        else:
-            counter = _bound_counter()
-            for job in jobs.values():
-                if provider_of(job.request.model) not in OFFLINE_PROVIDERS:
-                    job.worst_usd = _worst_case(job.request, counter)
-                    if job.request.mode != "batch":
-                        job.bound_usd = job.worst_usd or 0.0
-        writers = []
+        _take_hits(workspace, jobs, hits, results, run_id, tracker)
+        ledger = _price_jobs(jobs.values(), budget, ledger)
         pending = [job for job in jobs.values() if job.request.mode != "batch"]
         with _gil_switching:
             while pending:
-                mine, batched = (_claims.claim_unbatched(workspace, [j.key for j in pending]) if use_cache
-                                 else ({j.key for j in pending}, {}))
-                for job in pending:
-                    if job.key in batched:
-                        _place(job, _in_batch(job, batched[job.key]), results)
-                        tracker.advance(len(job.indices))
-                try:
-                    ours = [j for j in pending if j.key in mine]
-                    if ours:
-                        writers.append(_run_calls(workspace, ours, results, max_concurrency, retry, run_id, tracker,
-                                                  budget, ledger or ""))
-                finally:
-                    # Kept claims are those of calls not stored: refused by the budget, or interrupted.
-                    _claims.release(workspace, [k for k in mine if results[jobs[k].indices[0]] is None
-                                                or results[jobs[k].indices[0]].error_kind == "budget"])
-                pending = _wait_for_others(workspace, [j for j in pending if j.key not in mine and j.key not in batched],
-                                           results, run_id, tracker)
+                pending = _send_or_wait(workspace, jobs, pending, results, writers, max_concurrency, retry, run_id,
+                                        tracker, budget, ledger, use_cache)
         # Batch-mode calls go through the providers' batch APIs after the online ones; a rerun
         # picks up their open batches, and a second run at once waits for and adopts the first
         # run's batch (lsqa.llm.batch claims each batch's submission).
@@ -767,6 +724,79 @@ def complete_many(
         out.store_write_s += writer.write_seconds
         out.store_max_delay_s = max(out.store_max_delay_s, writer.max_delay_s)
     return out
+
+
+def _jobs_of(requests: list[LLMRequest]) -> dict[str, _Job]:
+    """The distinct calls of ``requests`` by cache key, each with the indices it answers: identical
+    requests in one batch are sent once."""
+    jobs: dict[str, _Job] = {}
+    for i, request in enumerate(requests):
+        key = cache_key(request)
+        if key in jobs:
+            jobs[key].indices.append(i)
+        else:
+            jobs[key] = _Job(request, key, [i])
+    return jobs
+
+
+def _take_hits(workspace: Path, jobs: dict[str, _Job], hits: dict[str, dict], results: list, run_id: int | None,
+               tracker: "_Progress") -> None:
+    """Answer the jobs found in the cache (``hits``) from it and drop them from ``jobs``, counting
+    them as cached in the run and the progress."""
+    n_hits = 0
+    for key, row in hits.items():
+        for i in jobs.pop(key).indices:
+            results[i] = _from_cache(row, key)
+            n_hits += 1
+    if run_id is not None and n_hits:
+        from lsqa.store import llm_calls, write
+
+        with write(workspace) as con:
+            llm_calls.add_to_run(con, run_id, cached=n_hits)
+    tracker.advance(n_hits)
+
+
+def _price_jobs(jobs: Iterable[_Job], budget: Budget | None, ledger: str | None) -> str | None:
+    """Set each job's bound (what the budget reserves) and worst case (what its record of being sent
+    counts), and return the ledger the calls are recorded under (the budget's when it names one).
+    With a budget an unpriced model stops here, before any call."""
+    if budget is not None:
+        for job in jobs:
+            job.bound_usd = budget.bound(job.request)
+            job.worst_usd = job.bound_usd
+        return budget.ledger or ledger
+    counter = _bound_counter()
+    for job in jobs:
+        if provider_of(job.request.model) not in OFFLINE_PROVIDERS:
+            job.worst_usd = _worst_case(job.request, counter)
+            if job.request.mode != "batch":
+                job.bound_usd = job.worst_usd or 0.0
+    return ledger
+
+
+def _send_or_wait(workspace: Path, jobs: dict[str, _Job], pending: list[_Job], results: list, writers: list,
+                  max_concurrency, retry: RetryPolicy, run_id: int | None, tracker: "_Progress",
+                  budget: Budget | None, ledger: str | None, use_cache: bool) -> list[_Job]:
+    """One round of the online calls: claim the pending ones, make those claimed here (their writer
+    appended to ``writers``), mark those an open provider batch holds, and wait for those another
+    process claimed; returns the jobs to claim again (their claimant failed or died)."""
+    mine, batched = (_claims.claim_unbatched(workspace, [j.key for j in pending]) if use_cache
+                     else ({j.key for j in pending}, {}))
+    for job in pending:
+        if job.key in batched:
+            _place(job, _in_batch(job, batched[job.key]), results)
+            tracker.advance(len(job.indices))
+    try:
+        ours = [j for j in pending if j.key in mine]
+        if ours:
+            writers.append(_run_calls(workspace, ours, results, max_concurrency, retry, run_id, tracker,
+                                      budget, ledger or ""))
+    finally:
+        # Kept claims are those of calls not stored: refused by the budget, or interrupted.
+        _claims.release(workspace, [k for k in mine if results[jobs[k].indices[0]] is None
+                                    or results[jobs[k].indices[0]].error_kind == "budget"])
+    return _wait_for_others(workspace, [j for j in pending if j.key not in mine and j.key not in batched],
+                            results, run_id, tracker)
 
 
 _counter: pricing.TokenCounter | None = None
@@ -815,18 +845,34 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
     others come back with ``error_kind="budget"``, never submitted."""
     from lsqa.llm import batch
 
-    by_key = {job.key: job for job in jobs}
-    env_secrets = secret_env_values()
-    reserved: dict[str, float] = {}
+    run = _BatchRun(workspace, jobs, results, run_id, tracker, budget)
+    batch.run_batches(workspace, [batch.BatchJob(job.key, job.request.model, job.request.messages,
+                                                 dict(job.request.params)) for job in jobs],
+                      run.store, run_id=run_id, adopt_results=run.adopt, admit=run.admit,
+                      ledger=budget.ledger if budget is not None else None, held_elsewhere=run.held_elsewhere)
 
-    def admit(keys: list[str], ledger_usd: float) -> tuple[list[str], float]:
+
+class _BatchRun:
+    """What ``_run_batch_jobs`` hands :func:`lsqa.llm.batch.run_batches`: the callbacks that admit
+    calls into a new batch, store a collected one, adopt another run's and mark those held elsewhere."""
+
+    def __init__(self, workspace: Path, jobs: list[_Job], results: list, run_id: int | None, tracker: "_Progress",
+                 budget: Budget | None):
+        self.workspace, self.results, self.run_id, self.tracker, self.budget = (workspace, results, run_id,
+                                                                                 tracker, budget)
+        self.by_key = {job.key: job for job in jobs}
+        self.env_secrets = secret_env_values()
+        self.reserved: dict[str, float] = {}
+
+    def admit(self, keys: list[str], ledger_usd: float) -> tuple[list[str], float]:
         """The keys a new batch may hold, and the most they can cost together: each fits this run's
         budget and the ledger as the workspace holds it (``ledger_usd``, other runs included)."""
+        budget = self.budget
         if budget is None:
             return keys, 0.0
         kept, total = [], 0.0
         for key in keys:
-            job = by_key[key]
+            job = self.by_key[key]
             amount = budget.reserve(job.bound_usd)
             if amount is not None and ledger_usd + total + amount > budget.max_usd + 1e-12:
                 budget.settle(amount, 0.0)
@@ -836,67 +882,67 @@ def _run_batch_jobs(workspace: Path, jobs: list[_Job], results: list, run_id: in
                 _place(job, LLMResult(text=None, status="error", error_kind="budget", cache_key=key,
                                       model=job.request.model,
                                       error_message=f"{job.request.model}: not put in a batch, it could pass the "
-                                                    f"budget ({budget.describe()})"), results)
-                tracker.advance(len(job.indices))
+                                                    f"budget ({budget.describe()})"), self.results)
+                self.tracker.advance(len(job.indices))
                 continue
-            job.reserved_usd = reserved[key] = amount
+            job.reserved_usd = self.reserved[key] = amount
             kept.append(key)
             total += amount
         return kept, total
 
-    def store(finished: list[tuple[str, LLMResult]]) -> None:
+    def store(self, finished: list[tuple[str, LLMResult]]) -> None:
+        """Store a batch's collected calls (a suspect usage counted at its worst case), settle their
+        reservations and answer their requests, counted in the run and the progress."""
+        by_key = self.by_key
         for i, (key, result) in enumerate(finished):
             if result.ok:
                 cost, note = _worst_if_suspect(by_key[key], result.cost_usd, result.usage_note)
                 if note:
                     finished[i] = (key, LLMResult(**{**result.__dict__, "cost_usd": cost, "usage_note": note}))
-        rows = [_row(by_key[key], result, run_id, env_secrets) for key, result in finished]
+        rows = [_row(by_key[key], result, self.run_id, self.env_secrets) for key, result in finished]
         with _save_lock:
-            _save(workspace, rows, run_id)
-        if budget is not None:
+            _save(self.workspace, rows, self.run_id)
+        if self.budget is not None:
             for key, result in finished:
-                if key in reserved:
-                    budget.settle(reserved.pop(key), result.cost_usd if result.ok else 0.0, by_key[key].bound_usd)
-        copies = sum(_place(by_key[key], result, results) for key, result in finished)
-        if run_id is not None and copies:
+                if key in self.reserved:
+                    self.budget.settle(self.reserved.pop(key), result.cost_usd if result.ok else 0.0,
+                                       by_key[key].bound_usd)
+        copies = sum(_place(by_key[key], result, self.results) for key, result in finished)
+        if self.run_id is not None and copies:
             from lsqa.store import llm_calls, write
 
-            with write(workspace) as con:
-                llm_calls.add_to_run(con, run_id, cached=copies)
-        tracker.advance(sum(len(by_key[key].indices) for key, _ in finished))
+            with write(self.workspace) as con:
+                llm_calls.add_to_run(con, self.run_id, cached=copies)
+        self.tracker.advance(sum(len(by_key[key].indices) for key, _ in finished))
 
-    def adopt(keys: list[str], batch_id: str) -> None:
+    def adopt(self, keys: list[str], batch_id: str) -> None:
         """Calls of a batch another run submitted and collected: taken from the cache, like hits."""
         from lsqa.store import connect, llm_calls, write
 
-        with connect(workspace) as con:
+        with connect(self.workspace) as con:
             hits = llm_calls.cached_ok(con, keys)
         n_hits = 0
         for key in keys:
-            job = by_key[key]
+            job = self.by_key[key]
             if key in hits:
                 for i in job.indices:
-                    results[i] = _from_cache(hits[key], key)
+                    self.results[i] = _from_cache(hits[key], key)
                 n_hits += len(job.indices)
             else:  # a failed line: the run that collected the batch stored the failure
                 _place(job, LLMResult(text=None, status="error", error_kind="provider", cache_key=key,
                                       model=job.request.model, error_message=f"{job.request.model}: batch "
-                                      f"{batch_id} (collected by another run) has no answer for this call"), results)
-        if run_id is not None and n_hits:
-            with write(workspace) as con:
-                llm_calls.add_to_run(con, run_id, cached=n_hits)
-        tracker.advance(sum(len(by_key[key].indices) for key in keys))
+                                      f"{batch_id} (collected by another run) has no answer for this call"),
+                       self.results)
+        if self.run_id is not None and n_hits:
+            with write(self.workspace) as con:
+                llm_calls.add_to_run(con, self.run_id, cached=n_hits)
+        self.tracker.advance(sum(len(self.by_key[key].indices) for key in keys))
 
-    def held_elsewhere(batches: dict[str, dict]) -> None:
+    def held_elsewhere(self, batches: dict[str, dict]) -> None:
         """Calls a batch sent through another server holds: not sent again, not stored."""
         for key, held in batches.items():
-            _place(by_key[key], _in_batch(by_key[key], held), results)
-            tracker.advance(len(by_key[key].indices))
-
-    batch.run_batches(workspace, [batch.BatchJob(job.key, job.request.model, job.request.messages,
-                                                 dict(job.request.params)) for job in jobs],
-                      store, run_id=run_id, adopt_results=adopt, admit=admit,
-                      ledger=budget.ledger if budget is not None else None, held_elsewhere=held_elsewhere)
+            _place(self.by_key[key], _in_batch(self.by_key[key], held), self.results)
+            self.tracker.advance(len(self.by_key[key].indices))
 
 
 def _in_batch(job: _Job, batch: dict) -> LLMResult:

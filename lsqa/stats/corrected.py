@@ -466,42 +466,16 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     ``H⁻¹ Cov(ψ) H⁻¹ / N``, assembled per pair and stratum (no items × systems matrix).
     """
     names = tuple(dict.fromkeys(systems))
-    index = {s: k for k, s in enumerate(names)}
-    try:
-        a = np.array([index[s] for s in system_a], dtype=np.int64)
-        b = np.array([index[s] for s in system_b], dtype=np.int64)
-    except KeyError as exc:
-        raise ValueError(f"system {exc.args[0]!r} is not in the systems list") from None
-    f = np.asarray(pred, dtype=float)
+    a, b, f, cf, cy = _bt_items(names, system_a, system_b, pred, d, pred_weight, human_weight)
     n_items = len(f)
-    if not (len(a) == len(b) == n_items == len(d.human)):
-        raise ValueError("system_a, system_b, pred and the design need one entry per item")
-    if n_items == 0:
-        raise ValueError("no comparisons")
-    if np.any(a == b):
-        raise ValueError("an item compares a system with itself")
     m = len(names)
     audited = d.audited
     n_aud = int(audited.sum())
     y = np.where(audited, d.human, 0.0)
-    cf = np.ones(n_items) if pred_weight is None else np.asarray(pred_weight, dtype=float)
-    cy = np.ones(n_items) if human_weight is None else np.asarray(human_weight, dtype=float)
-    if len(cf) != n_items or len(cy) != n_items or np.any(cf < 0) or np.any(cy < 0):
-        raise ValueError("pred_weight and human_weight need one non-negative entry per item")
     cy = np.where(audited, cy, 0.0)
-    warnings: list[str] = []
     per_system = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
     aud_per_system = np.bincount(a[audited], minlength=m) + np.bincount(b[audited], minlength=m)
-
-    if n_aud == 0:
-        wts = _Weights(np.zeros(n_items), np.zeros(n_items, dtype=np.int64), (), np.ones(n_items), 0)
-        lam_used, method = 1.0, JUDGE_ONLY
-        warnings.append("no usable audits: this is the judge's ranking, its intervals ignore the judge's errors")
-    else:
-        wts = _hajek_weights(d)
-        warnings.extend(wts.warnings)
-        method = "human-only" if n_aud == n_items else "ppi++"
-        lam_used = 1.0 if lam is None else float(lam)
+    wts, lam_used, method, warnings = _bt_weights(d, n_aud, n_items, lam)
 
     ridge = 0.0
     beta, ok = _bt_fit(m, a, b, f, y, wts, lam_used, ridge, cf, cy)
@@ -575,6 +549,43 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     df = max(1, int(aud_per_system.min()) - 1) if 0 < n_aud < n_items else 0
     return BTEstimate(names, beta, cov, level, float(lam_used), n_items, n_aud, method, per_system,
                       aud_per_system, tuple(warnings), judge_part, effects, ridge, df)
+
+
+def _bt_items(names: tuple[str, ...], system_a: Sequence[str], system_b: Sequence[str], pred: Sequence[float],
+              d: Design, pred_weight: Sequence[float] | None, human_weight: Sequence[float] | None):
+    """``(a, b, f, c_f, c_Y)`` of ``ppi_bradley_terry``'s items as arrays (system indices into ``names``,
+    judge outcomes, weights; 1 by default), or a ValueError naming the input that does not fit."""
+    index = {s: k for k, s in enumerate(names)}
+    try:
+        a = np.array([index[s] for s in system_a], dtype=np.int64)
+        b = np.array([index[s] for s in system_b], dtype=np.int64)
+    except KeyError as exc:
+        raise ValueError(f"system {exc.args[0]!r} is not in the systems list") from None
+    f = np.asarray(pred, dtype=float)
+    n_items = len(f)
+    if not (len(a) == len(b) == n_items == len(d.human)):
+        raise ValueError("system_a, system_b, pred and the design need one entry per item")
+    if n_items == 0:
+        raise ValueError("no comparisons")
+    if np.any(a == b):
+        raise ValueError("an item compares a system with itself")
+    cf = np.ones(n_items) if pred_weight is None else np.asarray(pred_weight, dtype=float)
+    cy = np.ones(n_items) if human_weight is None else np.asarray(human_weight, dtype=float)
+    if len(cf) != n_items or len(cy) != n_items or np.any(cf < 0) or np.any(cy < 0):
+        raise ValueError("pred_weight and human_weight need one non-negative entry per item")
+    return a, b, f, cf, cy
+
+
+def _bt_weights(d: Design, n_aud: int, n_items: int, lam: float | None) -> tuple[_Weights, float, str, list[str]]:
+    """``(weights, λ, method, warnings)`` ``ppi_bradley_terry`` starts from: the audits' Hájek weights
+    and the given λ (1 by default), or, without audits, none and the judge's fit alone (λ = 1)."""
+    if n_aud == 0:
+        wts = _Weights(np.zeros(n_items), np.zeros(n_items, dtype=np.int64), (), np.ones(n_items), 0)
+        no_audits = "no usable audits: this is the judge's ranking, its intervals ignore the judge's errors"
+        return wts, 1.0, JUDGE_ONLY, [no_audits]
+    wts = _hajek_weights(d)
+    method = "human-only" if n_aud == n_items else "ppi++"
+    return wts, 1.0 if lam is None else float(lam), method, list(wts.warnings)
 
 
 def label_pulls(systems: Sequence[str], system_a: Sequence[str], system_b: Sequence[str], beta: np.ndarray,

@@ -105,10 +105,26 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     same_weights = {k: float(v) for k, v in weights.items()} == PRIORITY_WEIGHTS
     rel = queue_signals.relation(con) if same_weights and not full else None
     kept = rel is not None
-    # Conditions on the verdict's own columns, and on its reviews, my assignments or my exclusion.
-    # ``everyone``: a verdict that nobody reviewed, that is not left out and not assigned to me is in
-    # the queue whenever its own columns are (so the kept read need look at the others only).
-    static, review, everyone, special = [], [], True, ["SELECT judgment_id AS id FROM h"]
+    static, ids_p = _static_conditions(param, kept, judges=judges, labels=labels, statuses=statuses,
+                                       documents=documents, systems=systems, questions=questions, ids=ids,
+                                       search=search)
+    review, everyone, special = _review_conditions(param, kept, reviewed=reviewed, overlap=overlap,
+                                                   reviewed_by=reviewed_by, exclude=exclude)
+    named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
+                  "w_disagreement": float(weights["disagreement"]),
+                  "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
+    if kept:
+        if ids is not None:
+            return _rows_by_id(con, rel, static, review, named, ids_p)
+        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+    return _full_page(con, " AND ".join(["1=1", *static, *review]), named, limit, offset)
+
+
+def _static_conditions(param, kept: bool, *, judges, labels, statuses, documents, systems, questions, ids,
+                       search) -> tuple[list[str], str | None]:
+    """The queue's conditions on a verdict's own columns (a review never changes them), and the
+    parameter of ``ids`` (None without): ``param`` binds a value; ``kept``: read from the kept signals."""
+    static = []
     for column, values in (("j.judge", judges), ("j.label", labels), ("j.status", statuses)):
         if values:
             static.append(f"{column} IN (SELECT unnest({param(list(values))}))")
@@ -130,6 +146,16 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         static.append(f"(j.question_id IN (SELECT id FROM questions WHERE contains(lower(text), {p}))"
                       f" OR EXISTS (SELECT 1 FROM answers a WHERE a.question_id = j.question_id"
                       f" AND a.system_name IN (j.system_a, j.system_b) AND contains(lower(a.text), {p})))")
+    return static, ids_p
+
+
+def _review_conditions(param, kept: bool, *, reviewed: str, overlap: float, reviewed_by,
+                       exclude) -> tuple[list[str], bool, list[str]]:
+    """``(review, everyone, special)``: the queue's conditions on a verdict's reviews, my assignments or
+    my exclusion; whether a verdict nobody reviewed, not left out and not assigned to me is in the
+    queue whenever its own columns are (so the kept read need look at the others only); and the
+    queries of the verdicts it must look at besides the reviewed ones (``_kept_page``)."""
+    review, everyone, special = [], True, ["SELECT judgment_id AS id FROM h"]
     if reviewed == "unreviewed":
         review.append("coalesce(h.n_reviewers, 0) = 0")
     elif reviewed == "not_mine":
@@ -157,14 +183,7 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         p = param(list(exclude))
         review.append(f"j.id NOT IN (SELECT unnest({p}))")
         special.append(f"SELECT unnest({p})")
-    named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
-                  "w_disagreement": float(weights["disagreement"]),
-                  "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
-    if kept:
-        if ids is not None:
-            return _rows_by_id(con, rel, static, review, named, ids_p)
-        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
-    return _full_page(con, " AND ".join(["1=1", *static, *review]), named, limit, offset)
+    return review, everyone, special
 
 
 # The queue's order: verdicts nobody reviewed first, then by priority, then a stable key (the id last).
