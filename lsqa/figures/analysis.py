@@ -310,8 +310,10 @@ def position_bias(workspace: Path, judge: str) -> dict:
     ``first_position_rate``: share of decisive verdicts that picked the answer shown first.
     With both orders: consistency and κ between the two orders (``lsqa.stats.agreement``).
     Counted in SQL (``lsqa.store.verdicts.order_counts``): a million verdicts are three counts and
-    the items judged in both orders.
+    the label pairs of the items judged in both orders, with how many items had each.
     """
+    import numpy as np
+
     from lsqa.stats.agreement import position_consistency
 
     with store.connect(workspace) as con:
@@ -320,7 +322,9 @@ def position_bias(workspace: Path, judge: str) -> dict:
     out = {"judge": judge, "n": counts["n"], "n_decisive": decisive,
            "first_position_rate": (counts["n_first"] / decisive) if decisive else None}
     if counts["both"]:
-        pc = position_consistency([ab for _, ab, _ in counts["both"]], [ba for _, _, ba in counts["both"]])
+        n = [k for _, _, k in counts["both"]]
+        pc = position_consistency(np.repeat(np.array([ab for ab, _, _ in counts["both"]], dtype=object), n),
+                                  np.repeat(np.array([ba for _, ba, _ in counts["both"]], dtype=object), n))
         out.update(n_both_orders=pc.n, consistency=pc.consistency, kappa=pc.kappa)
     return out
 

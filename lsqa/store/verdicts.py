@@ -244,20 +244,21 @@ def decided_verdicts(con, judge: str, ids: Sequence[str] = ()) -> dict:
 def order_counts(con, judge: str) -> dict:
     """How a side-by-side judge's decided verdicts fall by the order it saw the answers, counted in SQL:
     ``n``, ``n_decisive`` (the answer shown first or second picked: raw label A or B), ``n_first``
-    (raw A), and ``both``: per item it judged in both orders, ordered by item, ``(item, label in order
-    ab, label in order ba)`` (of several references, the last as ``effective_verdicts`` orders them)."""
+    (raw A), and ``both``: over the items it judged in both orders, ``(label in order ab, label in order ba,
+    how many items)`` (of several references, the last as ``effective_verdicts`` orders them): half a
+    million items are a handful of label pairs."""
     n, decisive, first = con.execute("""
         SELECT count(*), count(*) FILTER (WHERE raw_label IN ('A', 'B')), count(*) FILTER (WHERE raw_label = 'A')
         FROM judgments WHERE judge = ? AND status = 'ok' AND family = ?""", [judge, PAIRWISE]).fetchone()
     both = con.execute("""
-        SELECT question_id, system_a, system_b,
-               arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ab'),
-               arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ba')
-        FROM judgments WHERE judge = ? AND status = 'ok' AND family = ? AND shown_order IN ('ab', 'ba')
-        GROUP BY question_id, system_a, system_b HAVING count(DISTINCT shown_order) = 2
-        ORDER BY question_id, system_a, system_b""", [judge, PAIRWISE]).fetchall()
+        SELECT ab, ba, count(*) FROM (
+            SELECT arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ab') AS ab,
+                   arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ba') AS ba
+            FROM judgments WHERE judge = ? AND status = 'ok' AND family = ? AND shown_order IN ('ab', 'ba')
+            GROUP BY question_id, system_a, system_b HAVING count(DISTINCT shown_order) = 2)
+        GROUP BY ab, ba ORDER BY ab, ba""", [judge, PAIRWISE]).fetchall()
     return {"n": int(n), "n_decisive": int(decisive), "n_first": int(first),
-            "both": [((r[0], r[1], r[2]), r[3], r[4]) for r in both]}
+            "both": [(r[0], r[1], int(r[2])) for r in both]}
 
 
 # A system that answers with a NarrativeQA reference is one of the references, not a witness for it.
