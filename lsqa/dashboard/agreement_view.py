@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store, vocabulary
+from lsqa.audit import FINAL_LABEL_RULE  # noqa: F401 (the page says how a final label is made)
 from lsqa.errors import NoVerdicts
 from lsqa.figures import analysis
 from lsqa.store import results as results_store
