@@ -32,10 +32,7 @@ PAGES = [
     st.Page("pages/corpus.py", title="Corpus", icon="📖"),
 ]
 
-from lsqa import team  # noqa: E402
-from lsqa.config.settings import load_settings  # noqa: E402
-from lsqa.dashboard import page_data, sign_in  # noqa: E402
-from lsqa.errors import LsqaError  # noqa: E402
+from lsqa.dashboard import LsqaError, common, sign_in  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
 ss = st.session_state
@@ -50,7 +47,7 @@ if "sign_in" in st.query_params:  # the front's code for a link that signed nobo
 if "annotator" not in ss:
     ss["annotator"] = st.query_params.get("annotator", "")
 SERVER_ADDRESS = st.get_option("server.address")
-WORKSPACE = page_data.current_workspace()
+WORKSPACE = common.current_workspace()
 COOKIE = sign_in.cookie_name(WORKSPACE)
 # The browser's session cookie (HttpOnly: set by the front, read here from the websocket's handshake)
 # as it was when this tab connected; after a sign out in this tab it is not tried again (the
@@ -58,7 +55,7 @@ COOKIE = sign_in.cookie_name(WORKSPACE)
 if "lsqa_session" not in ss and not ss.get("lsqa_signed_out"):
     ss["lsqa_session"] = st.context.cookies.get(COOKIE)
 try:
-    SETTINGS = load_settings()
+    SETTINGS = sign_in.load_settings()
     presence = sign_in.who_is_here(WORKSPACE, session_id=ss.get("lsqa_session"), headers=st.context.headers,
                                    typed_name=ss["annotator"], server_address=SERVER_ADDRESS,
                                    identity_header=SETTINGS.identity_header,
@@ -72,12 +69,12 @@ ss["lsqa_presence"] = presence  # the pages read who acts from here (sign_in.pre
 
 
 def _sign_out():
-    team.end_session(WORKSPACE, ss.pop("lsqa_session", None))  # the HttpOnly cookie now names a dead session
+    sign_in.end_session(WORKSPACE, ss.pop("lsqa_session", None))  # the HttpOnly cookie now names a dead session
     ss["lsqa_signed_out"] = True
 
 
 def _new_link():
-    made = team.new_link(WORKSPACE, presence.name, by=presence.person, link_days=SETTINGS.link_days)
+    made = sign_in.new_link(WORKSPACE, presence.name, by=presence.person, link_days=SETTINGS.link_days)
     base = urlsplit(st.context.url or "")
     ss["lsqa_new_link"] = (f"{base.scheme}://{base.netloc}/?token={made['token']}", made["expires_at"])
 
@@ -116,7 +113,7 @@ else:
     if note:
         st.sidebar.warning(note)
 
-with page_data.kept_open(WORKSPACE):  # one attachment per render, not one per read
+with common.kept_open(WORKSPACE):  # one attachment per render, not one per read
     try:
         st.navigation(PAGES).run()
     except LsqaError as exc:  # e.g. a workspace another process holds too long: what to do, not a traceback

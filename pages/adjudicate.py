@@ -16,16 +16,14 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit  # noqa: E402
+from lsqa.dashboard import LsqaError, common, md_escape  # noqa: E402
+from lsqa.dashboard import audit_actions as audit  # noqa: E402
 from lsqa.dashboard import adjudication_view as view  # noqa: E402
-from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.dashboard import sign_in  # noqa: E402
 from lsqa.dashboard import ui  # noqa: E402
-from lsqa.errors import LsqaError  # noqa: E402
-from lsqa.text import highlight  # noqa: E402
 
-workspace = page_data.current_workspace()
-md = highlight.md_escape  # names, labels, notes and comments are people's text: never Markdown
+workspace = common.current_workspace()
+md = md_escape  # names, labels, notes and comments are people's text: never Markdown
 ss = st.session_state
 presence = sign_in.presence_of(ss, workspace, st.get_option("server.address"))
 who = presence.person  # passed to every write: the library checks who may do it (lsqa.team)

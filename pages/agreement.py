@@ -12,13 +12,11 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.audit import FINAL_LABEL_RULE  # noqa: E402
-from lsqa.dashboard import charts  # noqa: E402
-from lsqa.dashboard import page_data  # noqa: E402
-from lsqa.text import highlight  # noqa: E402
+from lsqa.dashboard import agreement_view, charts, common, md_escape  # noqa: E402
+from lsqa.dashboard.agreement_view import FINAL_LABEL_RULE  # noqa: E402
 
-workspace = page_data.current_workspace()
-md = highlight.md_escape  # names come from config and import files: never Markdown
+workspace = common.current_workspace()
+md = md_escape  # names come from config and import files: never Markdown
 st.title("Agreement")
 rounds = st.sidebar.selectbox("Bootstrap rounds for κ CIs", [1000, 200, 0], key="ag_rounds")
 
@@ -33,7 +31,7 @@ def confusion_table(result: dict) -> None:
     kappa = "" if result["kappa"] is None else f", κ = {result['kappa']:.3f}"
     agreement = "" if result["agreement"] is None else f" — agreement {100 * result['agreement']:.1f}%{kappa}"
     st.caption(f"{md(result['rater_a'])} vs {md(result['rater_b'])}{agreement}")
-    plain_table(page_data.confusion_rows(result))
+    plain_table(agreement_view.confusion_rows(result))
 
 
 def vs_humans(view: dict) -> None:
@@ -42,9 +40,9 @@ def vs_humans(view: dict) -> None:
                "that same verdict (one reference, one answer order); “human” is the verdict's final human label. "
                + FINAL_LABEL_RULE)
     if view["vs_human"]:
-        rows = page_data.agreement_rows(view["vs_human"])
+        rows = agreement_view.agreement_rows(view["vs_human"])
         st.dataframe(rows, hide_index=True, width="stretch", key="ag_human_table")
-        st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_human.csv", "text/csv",
+        st.download_button("Table (CSV)", common.to_csv(rows), "agreement_vs_human.csv", "text/csv",
                            on_click="ignore", key="ag_dl_human")
         st.markdown("**Confusion matrices** (verdicts; the diagonal is where the judge and the humans agree)")
         cols = st.columns(min(3, len(view["vs_human"])))
@@ -54,9 +52,9 @@ def vs_humans(view: dict) -> None:
         if view["vs_annotator"]:
             st.subheader("Per annotator")
             st.caption("Each judge against each person who reviewed its verdicts.")
-            rows = page_data.agreement_rows(view["vs_annotator"])
+            rows = agreement_view.agreement_rows(view["vs_annotator"])
             st.dataframe(rows, hide_index=True, width="stretch", key="ag_annotator_table")
-            st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_vs_annotator.csv", "text/csv",
+            st.download_button("Table (CSV)", common.to_csv(rows), "agreement_vs_annotator.csv", "text/csv",
                                on_click="ignore", key="ag_dl_annotator")
     else:
         st.info("No human reviews yet: audit some verdicts first.")
@@ -65,9 +63,9 @@ def vs_humans(view: dict) -> None:
 def vs_judges(view: dict) -> None:
     """Each pair of judges of one family on the items both judged."""
     if view["pairs"]:
-        rows = page_data.agreement_rows(view["pairs"])
+        rows = agreement_view.agreement_rows(view["pairs"])
         st.dataframe(rows, hide_index=True, width="stretch", key="ag_pairs_table")
-        st.download_button("Table (CSV)", page_data.to_csv(rows), "agreement_judges.csv", "text/csv",
+        st.download_button("Table (CSV)", common.to_csv(rows), "agreement_judges.csv", "text/csv",
                            on_click="ignore", key="ag_dl_pairs")
         labels = [f"{p['rater_a']} vs {p['rater_b']}" for p in view["pairs"]]
         pick = st.selectbox("Confusion matrix", range(len(labels)), format_func=labels.__getitem__, key="ag_pick")
@@ -94,7 +92,7 @@ def bias(view: dict) -> None:
                "(> 0: longer answers win, whoever wrote them; 95% bootstrap CI) and the share of decisive verdicts "
                "the longer answer won, for the judge on all its verdicts and, on the verdicts people audited, for "
                "the judge and for the people (same verdicts, same estimator).")
-    lengths = page_data.length_preference_rows(workspace, bootstrap=rounds)
+    lengths = agreement_view.length_preference_rows(workspace, bootstrap=rounds)
     if lengths:
         st.dataframe(lengths, hide_index=True, width="stretch", key="ag_length")
     else:
@@ -102,16 +100,16 @@ def bias(view: dict) -> None:
 
     st.subheader("Self-preference (paper §5.1)")
     pairwise = view["families"]["pairwise"]
-    systems = page_data.pairwise_systems(workspace)
+    systems = agreement_view.pairwise_systems(workspace)
     if len(pairwise) >= 2 and len(systems) >= 2:
         c = st.columns(4)
         j1 = c[0].selectbox("Judge 1", pairwise, index=0, key="sp_j1")
         j2 = c[1].selectbox("Judge 2", pairwise, index=1, key="sp_j2")
         s1 = c[2].selectbox("System A", systems, index=0, key="sp_s1")
         s2 = c[3].selectbox("System B", systems, index=1, key="sp_s2")
-        table = page_data.self_preference(workspace, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
+        table = agreement_view.self_preference(workspace, (j1, j2), (s1, s2)) if j1 != j2 and s1 != s2 else None
         if table:
-            plain_table(page_data.preference_rows(table))
+            plain_table(agreement_view.preference_rows(table))
             st.download_button("Heatmap (HTML)", lambda t=table: charts.to_html(charts.preference(t)), "self_preference.html",
                                "text/html", on_click="ignore", key="ag_dl_pref")
             st.caption(f"Comparisons of {md(s1)} and {md(s2)} per judge: {table['totals']} (the rest were equal or neither).")
@@ -133,7 +131,7 @@ def among_annotators(view: dict) -> None:
     if ann["fleiss_kappa"] is not None:
         st.caption(f"Fleiss' κ over the {ann['n_complete']} verdicts every annotator reviewed: {ann['fleiss_kappa']:.3f}")
     if view["annotator_pairs"]:
-        st.dataframe(page_data.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
+        st.dataframe(agreement_view.agreement_rows(view["annotator_pairs"]), hide_index=True, width="stretch",
                      key="ag_annotator_pairs")
 
 
@@ -156,12 +154,12 @@ def show_llmbar(view: dict) -> None:
 # tall and among the slowest to open.
 SECTIONS = {"Judges against humans": ("humans", vs_humans), "Judges against each other": ("judges", vs_judges),
             "Position and self-preference": ("bias", bias), "Among annotators": ("annotators", among_annotators)}
-if page_data.has_llmbar(workspace):
+if agreement_view.has_llmbar(workspace):
     SECTIONS["LLMBar"] = ("llmbar", show_llmbar)
 tabs = st.tabs(list(SECTIONS), key="section", on_change="rerun", bind="query-params")
 for tab, (section, show) in zip(tabs, SECTIONS.values()):
     if tab.open:
-        view = page_data.agreement_overview(workspace, bootstrap=rounds, sections=(section,))
+        view = agreement_view.agreement_overview(workspace, bootstrap=rounds, sections=(section,))
         with tab:
             show(view)
 
@@ -169,15 +167,13 @@ for tab, (section, show) in zip(tabs, SECTIONS.values()):
 def certification_panel() -> None:
     """Can this judge replace the annotators? The verdict from its random/active audits (
     lsqa.stats.certification, the same as `lsqa certify`)."""
-    from lsqa.stats import certification
-
     st.divider()
     st.subheader("Can this judge replace the annotators?")
-    judges = [j for names in page_data.judges_by_family(workspace).values() for j in names]
+    judges = [j for names in common.judges_by_family(workspace).values() for j in names]
     if not judges:
         st.info("No judge verdicts yet.")
         return
-    defaults = certification.Thresholds()
+    defaults = agreement_view.Thresholds()
     c = st.columns(4)
     judge = c[0].selectbox("Judge", judges, key="cert_judge")
     min_agreement = c[1].number_input("Minimum agreement", 0.01, 1.0, defaults.min_agreement, 0.01, key="cert_min_agr",
@@ -189,12 +185,12 @@ def certification_panel() -> None:
                                 help="How much better than the judge people must be to keep their place: 0.1 for "
                                      "crowd workers, 0.15 for skilled annotators, 0.2 for experts (Calderon et al. 2025)")
     try:
-        view = page_data.certification_panel(workspace, judge, certification.Thresholds(
+        view = agreement_view.certification_panel(workspace, judge, agreement_view.Thresholds(
             min_agreement=min_agreement, min_recall=min_recall, epsilon=epsilon))
     except ValueError as exc:  # a judge whose verdicts all failed to parse has nothing to certify
         st.info(md(str(exc)))
         return
-    say = {certification.REPLACEABLE: st.success, certification.NOT_REPLACEABLE: st.error}.get(view["verdict"], st.warning)
+    say = {agreement_view.REPLACEABLE: st.success, agreement_view.NOT_REPLACEABLE: st.error}.get(view["verdict"], st.warning)
     say(md(view["headline"]))
     st.caption(f"From {view['n_audits']} random or active audits ({md(view['design'] or 'none yet')}), each weighed by "
                "how likely it was to be drawn. Priority-queue reviews are left out: they are picked for disagreement. "

@@ -18,16 +18,14 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit  # noqa: E402
-from lsqa.audit.trail import Trail  # noqa: E402
+from lsqa.dashboard import LsqaError, common  # noqa: E402
+from lsqa.dashboard import audit_actions as audit  # noqa: E402
+from lsqa.dashboard.audit_actions import Trail, guidelines_for_kind  # noqa: E402
 from lsqa.dashboard import audit_view as view  # noqa: E402
-from lsqa.dashboard import page_data  # noqa: E402
 from lsqa.dashboard import sign_in  # noqa: E402
 from lsqa.dashboard import ui  # noqa: E402
-from lsqa.errors import LsqaError  # noqa: E402
-from lsqa.judging import guidelines  # noqa: E402
 
-workspace = page_data.current_workspace()
+workspace = common.current_workspace()
 ss = st.session_state
 presence = sign_in.presence_of(ss, workspace, st.get_option("server.address"))
 who = presence.person  # passed to every write: the library checks who may do it (lsqa.team)
@@ -372,7 +370,7 @@ def show_evidence(item_id: str, evidence: list[dict]):
 
 def show_guidelines(kind: str):
     """The workspace's guidelines for this judge kind; an admin may edit them (a new version)."""
-    g = guidelines.for_kind(workspace, kind)
+    g = guidelines_for_kind(workspace, kind)
     box = _lazy_expander(view.guidelines_label(kind, g), f"audit_x_guidelines_{kind}")
     if box is None:
         return
@@ -498,7 +496,7 @@ def review():
 
 
 def _review():
-    with page_data.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
+    with common.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
         if ss.pop("audit_switched", False) and ss.get("audit_run") == "keys":
             st.rerun(scope="app")  # another queue chosen in this fragment: the page's filters follow
         _save_decision()
@@ -537,7 +535,7 @@ def keep_open():
     """While this tab is open, its item stays held for me (``lsqa.audit.open_items``): renewed every
     ``audit.RENEW_EVERY_S`` seconds; a closed tab frees it within ``audit.LEASE_S``."""
     if annotator:
-        with page_data.kept_open(workspace):
+        with common.kept_open(workspace):
             view.keep_open(workspace, who, ss)
 
 

@@ -8,18 +8,14 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.dashboard import chain_view  # noqa: E402
-from lsqa.dashboard import longspan_view  # noqa: E402
-from lsqa.errors import LsqaError  # noqa: E402
-from lsqa.text import highlight  # noqa: E402
-from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.dashboard import LsqaError, common, corpus_view, longspan_view, md_escape  # noqa: E402
 
-workspace = page_data.current_workspace()
-md = highlight.md_escape  # names come from config and import files: never Markdown
+workspace = common.current_workspace()
+md = md_escape  # names come from config and import files: never Markdown
 st.markdown("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;padding:0 2px}</style>",
             unsafe_allow_html=True)  # static CSS only
 st.title("Corpus")
-books = page_data.books(workspace)
+books = corpus_view.books(workspace)
 if not books:
     st.info("No books with full text yet: `lsqa ingest-book PATH` or `lsqa ingest-narrativeqa DIR`.")
     st.stop()
@@ -39,9 +35,9 @@ doc = st.selectbox("Book", list(titles), format_func=titles.get, key="co_book",
 def show_chain(doc: str, ent: str) -> None:
     """The entity's stretches of text, mentions marked, ten to a page."""
     c = st.columns([1, 3])
-    page = c[0].number_input("Stretches page", 1, chain_view.page_count(workspace, ent), 1,
+    page = c[0].number_input("Stretches page", 1, corpus_view.page_count(workspace, ent), 1,
                              key=f"co_chain_page_{ent}") - 1
-    chain = chain_view.mention_chain(workspace, doc, ent, page=page)
+    chain = corpus_view.mention_chain(workspace, doc, ent, page=page)
     c[1].caption(f"{chain['n_mentions']:,} mentions in {chain['n_windows']:,} stretches of text · "
                  f"page {chain['page'] + 1} of {chain['pages']}")
     for w in chain["windows"]:
@@ -53,7 +49,7 @@ def show_chain(doc: str, ent: str) -> None:
 
 
 def questions_tab() -> None:
-    qa = page_data.questions_and_answers(workspace, doc)
+    qa = corpus_view.questions_and_answers(workspace, doc)
     if not qa["rows"]:
         st.info("No questions for this book.")
         return
@@ -66,10 +62,10 @@ def passages_tab() -> None:
     c = st.columns([3, 1])
     needle = c[0].text_input("Find in passages", key="co_find")
     size = 10
-    first = page_data.passages(workspace, doc, page=0, page_size=size, contains=needle)
+    first = corpus_view.passages(workspace, doc, page=0, page_size=size, contains=needle)
     page = c[1].number_input("Page", 1, first["pages"], 1, key="co_page") - 1
-    view = first if page == 0 else page_data.passages(workspace, doc, page=page, page_size=size, contains=needle)
-    st.caption(f"{view['total']:,} passages" + (f" containing “{highlight.md_escape(needle)}”" if needle else ""))
+    view = first if page == 0 else corpus_view.passages(workspace, doc, page=page, page_size=size, contains=needle)
+    st.caption(f"{view['total']:,} passages" + (f" containing “{md_escape(needle)}”" if needle else ""))
     for p in view["rows"]:
         st.caption(f"passage {p['ordinal']} · characters {p['char_start']:,}–{p['char_end']:,} · "
                    f"{p['n_tokens']} tokens")
@@ -77,7 +73,7 @@ def passages_tab() -> None:
 
 
 def entities_tab() -> None:
-    ents = page_data.entities(workspace, doc)
+    ents = corpus_view.entities(workspace, doc)
     if not ents:
         st.info("No entities for this book yet: `lsqa entities BOOK` extracts them (the demo does it for every "
                 "book), and so does question generation (`questions = \"generate\"` in a study config).")
@@ -91,7 +87,7 @@ def entities_tab() -> None:
 
 def longspan_tab() -> None:
     """Which of this book's questions needed the whole book (`lsqa longspan`)."""
-    judges = page_data.binary_judges(workspace)
+    judges = corpus_view.binary_judges(workspace)
     judge = st.selectbox("Judge (says whether an answer is right)", ["(default)", *judges], key="co_ls_judge")
     try:
         result = longspan_view.book(workspace, doc, None if judge == "(default)" else judge)

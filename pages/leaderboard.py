@@ -11,16 +11,11 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.dashboard import chart_export  # noqa: E402
-from lsqa.dashboard import charts  # noqa: E402
-from lsqa.dashboard import headline  # noqa: E402
-from lsqa.text import highlight  # noqa: E402
-from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.dashboard import OVERRIDES, chart_export, charts, common, headline, md_escape, report  # noqa: E402
 from lsqa.dashboard import leaderboard_view as lv  # noqa: E402
-from lsqa.vocabulary import OVERRIDES  # noqa: E402
 
-workspace = page_data.current_workspace()
-md = highlight.md_escape  # names come from config and import files: never Markdown
+workspace = common.current_workspace()
+md = md_escape  # names come from config and import files: never Markdown
 st.title("Leaderboard")
 
 # Switches are mirrored in the URL so a stakeholder link shows the same view.
@@ -34,7 +29,7 @@ if "lb_scale" not in ss:
     ss.lb_scale = st.query_params.get("scale") if st.query_params.get("scale") in SCALES else ss.get("_lb_scale", "log")
 if "lb_show" not in ss:
     ss.lb_show = lv.chosen_show(st.query_params.get("show"), ss.get("_lb_show"))
-shown, _ = page_data.leaderboard_judges(workspace)
+shown, _ = lv.leaderboard_judges(workspace)
 choices = lv.judge_choices(shown)
 if "lb_judge" not in ss or ss.lb_judge not in choices:
     ss.lb_judge = lv.chosen_judge(choices, st.query_params.get("judge"), ss.get("_lb_judge"))
@@ -75,7 +70,7 @@ st.query_params["scale"] = scale
 st.query_params["strengths"] = "1" if strengths else "0"
 picked = lv.only(shown, ss.lb_judge)
 
-board = page_data.leaderboard(workspace, judges=None if ss.lb_judge == lv.ALL_JUDGES else [ss.lb_judge],
+board = lv.leaderboard(workspace, judges=None if ss.lb_judge == lv.ALL_JUDGES else [ss.lb_judge],
                               use_overrides=ss.lb_overrides, exclude_flagged=ss.lb_exclude, bootstrap=rounds,
                               by_question=by_question)
 said = headline.for_board(workspace, board)
@@ -134,16 +129,16 @@ def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
                for key, (label, draw) in figures.items() for name in [lv.file_name(key, judge, view, when, "html")]]
     buttons += [(f"{label} (PNG)", lambda f=draw: chart_export.to_png(f()), "png", "image/png", key)
                 for key, (label, draw) in figures.items()]
-    buttons += [(f"{label} (CSV)", lambda r=rows: page_data.to_csv(lv.with_view(r, judge, view, when)), "csv",
+    buttons += [(f"{label} (CSV)", lambda r=rows: common.to_csv(lv.with_view(r, judge, view, when)), "csv",
                  "text/csv", key) for key, (label, rows) in tables.items()]
     cols = st.columns(len(buttons) + 1)
     for col, (label, data, ext, mime, key) in zip(cols, buttons):
         col.download_button(label, data, lv.file_name(key, judge, view, when, ext), mime,
                             key=f"lb_dl_{what}_{key}_{ext}_{judge}", on_click="ignore")
     # The stakeholder report, the same file as `lsqa report --judge J --bootstrap <rounds>` (made on click).
-    cols[-1].download_button("Report (HTML)", lambda: lv.report_html(workspace, judge, bootstrap=rounds),
-                             lv.report_file_name(judge, when), "text/html", key=f"lb_dl_{what}_report_{judge}",
-                             on_click="ignore", help=lv.REPORT_HELP)
+    cols[-1].download_button("Report (HTML)", lambda: report.build(workspace, judge, bootstrap=rounds),
+                             report.file_name(judge, when), "text/html", key=f"lb_dl_{what}_report_{judge}",
+                             on_click="ignore", help=report.HELP)
 
 
 if board["rankings"]:
@@ -160,8 +155,8 @@ for entry in board["rankings"]:
     st.caption(md(headline.basis_text(said[judge]["figures"])))
     if view.switched:
         show_changes(judge, result)
-    rows = page_data.ranking_rows(result)
-    wins = page_data.win_rows(result)
+    rows = lv.ranking_rows(result)
+    wins = lv.win_rows(result)
     if show == "chart":
         st.plotly_chart(charts.strength_bars(result, scale=scale, subtitle=subtitle), key=f"lb_bars_{judge}")
     elif show == "win":
@@ -182,7 +177,7 @@ for entry in board["rankings"]:
             st.caption(lv.NEIGHBOURS_HELP)
             st.dataframe(lv.neighbour_rows(result), hide_index=True, width="stretch", key=f"lb_adjacent_{judge}")
     if style_on:
-        style = page_data.style_controlled(workspace, judge, use_overrides=view.use_overrides,
+        style = lv.style_controlled(workspace, judge, use_overrides=view.use_overrides,
                                            exclude_flagged=view.exclude_flagged, bootstrap=rounds,
                                            by_question=by_question)
         st.markdown("**Style-controlled: answer length taken out**")
@@ -209,7 +204,7 @@ for entry in board["accuracy"]:
         st.info("No decided verdicts.")
         continue
     st.caption(md(headline.basis_text(said[judge]["figures"])))
-    table = lv.accuracy_with_ranks(page_data.accuracy_rows(judge, entry["rows"]), entry["rows"])
+    table = lv.accuracy_with_ranks(lv.accuracy_rows(judge, entry["rows"]), entry["rows"])
     if show == "chart":
         st.plotly_chart(accuracy_chart(entry["rows"], judge), key=f"lb_acc_{judge}")
     st.dataframe(table, hide_index=True, width="stretch", key=f"lb_acc_table_{judge}",

@@ -7,15 +7,15 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.dashboard import page_data  # noqa: E402
+from lsqa.dashboard import common, overview_view  # noqa: E402
 
-workspace = page_data.current_workspace()
+workspace = common.current_workspace()
 st.title("lsqa — long-span question answering")
 st.caption(f"workspace: {workspace}")
-if not page_data.exists(workspace):
+if not common.exists(workspace):
     st.warning(f"No workspace at {workspace}. Build the demo with `lsqa demo --path {workspace}` or start a study on the Run page.")
 
-summary = page_data.overview(workspace)
+summary = overview_view.overview(workspace)
 counts = summary["counts"]
 shown = ["books", "questions", "systems", "judges", "verdicts", "human reviews", "flagged references"]
 for col, name in zip(st.columns(len(shown)), shown):

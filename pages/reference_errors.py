@@ -8,17 +8,11 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa import audit  # noqa: E402
-from lsqa.dashboard import page_data  # noqa: E402
-from lsqa.dashboard import reference_view  # noqa: E402
-from lsqa.text import highlight  # noqa: E402
-from lsqa.audit import reference_errors  # noqa: E402
-from lsqa.dashboard import sign_in  # noqa: E402
-from lsqa.errors import LsqaError  # noqa: E402
-from lsqa.vocabulary import FLAG_REASONS  # noqa: E402
+from lsqa.dashboard import FLAG_REASONS, LsqaError, common, md_escape, reference_view, sign_in, text_html  # noqa: E402
+from lsqa.dashboard import audit_actions as audit  # noqa: E402
 
-workspace = page_data.current_workspace()
-md = highlight.md_escape
+workspace = common.current_workspace()
+md = md_escape
 presence = sign_in.presence_of(st.session_state, workspace, st.get_option("server.address"))
 who = presence.person  # passed to every write: the library checks who may do it (lsqa.team)
 annotator = presence.name if presence.may("review") else ""
@@ -27,26 +21,26 @@ st.caption("Ranked by how little confirms a reference: the systems' answers do n
            "judges reject answers against it, the strong systems contradict it, the other reference says "
            "something else, an LLM reference check rejects it, humans overturned ground-truth rejections "
            "against it, and flags. The same list as `lsqa suspects`. "
-           f"score = {reference_errors.FORMULA}; hover a column header for what the column means.")
+           f"score = {reference_view.FORMULA}; hover a column header for what the column means.")
 
 if "re_msg" in st.session_state:
     st.toast(st.session_state.pop("re_msg"))
 if "re_refused" in st.session_state:  # a flag or undo the workspace refused: why, not a traceback
     st.error(st.session_state.pop("re_refused"))
-rows = reference_errors.suspects(workspace)
-flags = reference_errors.errata(workspace)
+rows = reference_view.suspects(workspace)
+flags = reference_view.errata(workspace)
 
 st.header(f"Flagged so far ({len(flags)})")
 if flags:
-    table = [{**r, **{k: "; ".join(r[k]) for k in reference_errors.ERRATA_LISTS}} for r in flags]
+    table = [{**r, **{k: "; ".join(r[k]) for k in reference_view.ERRATA_LISTS}} for r in flags]
     st.dataframe(table, hide_index=True, width="stretch", key="re_flags",
                  column_order=["open", "title", "question", "reference", "reference_text", "correction",
                                "other_reference", "reasons", "annotators", "flagged_at", "notes", "corrections", "score"],
                  column_config={"open": st.column_config.LinkColumn("verdicts", display_text="open on Audit")})
     c = st.columns(4)
-    c[0].download_button("Errata (CSV)", reference_errors.errata_csv(flags), "narrativeqa_errata.csv", "text/csv",
+    c[0].download_button("Errata (CSV)", reference_view.errata_csv(flags), "narrativeqa_errata.csv", "text/csv",
                          on_click="ignore", key="re_dl_csv")
-    c[1].download_button("Errata (JSONL)", reference_errors.errata_jsonl(flags), "narrativeqa_errata.jsonl",
+    c[1].download_button("Errata (JSONL)", reference_view.errata_jsonl(flags), "narrativeqa_errata.jsonl",
                          "application/jsonl", on_click="ignore", key="re_dl_jsonl")
 else:
     st.info("No reference is flagged yet. Flag from the list below or while auditing.")
@@ -59,12 +53,12 @@ ss = st.session_state
 top = st.slider("Show the top", 5, max(5, len(rows)), min(25, len(rows)), key="re_top") if len(rows) > 5 else len(rows)
 shown = rows[:top]
 # The selection is a (question, reference), never a row number: the list re-sorts after each flag.
-selected = tuple(ss.get("re_selected") or reference_errors.row_key(shown[0]))
-where = reference_errors.find(rows, selected)
+selected = tuple(ss.get("re_selected") or reference_view.row_key(shown[0]))
+where = reference_view.find(rows, selected)
 if where is None:  # gone from the list: back to the top row
-    selected, where = reference_errors.row_key(shown[0]), 0
+    selected, where = reference_view.row_key(shown[0]), 0
 ss.re_table = {"selection": {"rows": [where] if where < top else []}}  # the tick on the selected question's row
-ss.re_shown_keys = [reference_errors.row_key(r) for r in shown]
+ss.re_shown_keys = [reference_view.row_key(r) for r in shown]
 
 
 def _picked():
@@ -73,11 +67,11 @@ def _picked():
         ss.re_selected = ss.re_shown_keys[sel[0]]
 
 
-columns = ["score", "title", "question", "reference", "reference_text", "other_reference", *reference_errors.COLUMNS]
+columns = ["score", "title", "question", "reference", "reference_text", "other_reference", *reference_view.COLUMNS]
 st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table", on_select=_picked,
              selection_mode="single-row",
-             column_config={c: st.column_config.Column(help=h) for c, h in reference_errors.COLUMN_HELP.items()})
-st.download_button("Triage list (CSV)", page_data.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
+             column_config={c: st.column_config.Column(help=h) for c, h in reference_view.COLUMN_HELP.items()})
+st.download_button("Triage list (CSV)", common.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
                    "text/csv", on_click="ignore", key="re_dl_triage")
 
 r = rows[where]
@@ -86,9 +80,9 @@ st.subheader("Flag a reference")
 st.markdown(f"**{md(r['title'])}** — {md(r['question'])} (row {where + 1} of the list)")
 c = st.columns(2)
 c[0].markdown(f"**Reference {r['reference']}** (this row)")
-c[0].markdown(highlight.text_html(r["reference_text"]), unsafe_allow_html=True)
+c[0].markdown(text_html(r["reference_text"]), unsafe_allow_html=True)
 c[1].markdown("**The other reference**")
-c[1].markdown(highlight.text_html(r["other_reference"]), unsafe_allow_html=True)
+c[1].markdown(text_html(r["other_reference"]), unsafe_allow_html=True)
 st.markdown("**The systems**")
 if shown_evidence["systems"]:
     st.dataframe(shown_evidence["systems"], hide_index=True, key="re_systems",

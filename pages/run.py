@@ -12,20 +12,15 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.study import jobs  # noqa: E402
-from lsqa.dashboard import page_data  # noqa: E402
-from lsqa.dashboard import run_form  # noqa: E402
-from lsqa.dashboard import sign_in  # noqa: E402
-from lsqa.errors import LsqaError  # noqa: E402
-from lsqa.text.highlight import md_escape  # noqa: E402
+from lsqa.dashboard import LsqaError, common, md_escape, run_view, sign_in  # noqa: E402
 
-workspace = page_data.current_workspace()
+workspace = common.current_workspace()
 ss = st.session_state
 presence = sign_in.presence_of(ss, workspace, st.get_option("server.address"))
 st.title("Run a study")
 st.caption("Embedded offline models need no key; any litellm model string (e.g. `openai/gpt-4o-mini`) works "
            "with its API key in the server's environment — keys are never typed here or stored.")
-choices = page_data.run_choices(workspace)
+choices = run_view.run_choices(workspace)
 may_run = presence.may("run")  # a run spends the server's API keys: admins only (jobs.start checks it too)
 if not may_run:
     st.info(sign_in.cannot_act_note(presence, "run", "start runs"))
@@ -33,7 +28,7 @@ if not may_run:
 
 def _start(config: dict, label: str) -> None:
     try:
-        job_id = jobs.start(workspace, config, label=label, by=presence.person)
+        job_id = run_view.start_job(workspace, config, label=label, by=presence.person)
     except (LsqaError, ValueError) as exc:
         ss.run_error = str(exc)
         return
@@ -47,9 +42,9 @@ def _before_start(config: dict | None, key: str) -> None:
     if config is None:
         return
     try:
-        for warning in run_form.name_warnings(workspace, config):
+        for warning in run_view.name_warnings(workspace, config):
             st.warning(warning)
-        planned = run_form.plan(workspace, config)
+        planned = run_view.plan(workspace, config)
     except (LsqaError, ValueError) as exc:
         st.warning(f"No plan: {md_escape(exc)}")
         return
@@ -70,7 +65,7 @@ def keep_form_state() -> dict:
     keys (``_run_*``) after each render and given back to the widgets when the page is shown again.
 
     Returns the form's starting rows (as the workspace defined those names) for the table editors."""
-    start = ss.get("_run_defaults") or run_form.defaults(workspace)
+    start = ss.get("_run_defaults") or run_view.defaults(workspace)
     ss._run_defaults = start
     initial = {"run_mode": "Build one here", "run_books": [start["book"]] if start["book"] else [],
                "run_questions": "narrativeqa", "run_max_q": start["max_questions"], "run_sample": 200, "run_seed": 0}
@@ -90,7 +85,7 @@ def remember_form_state(systems, judges) -> None:
         if key in ss:
             ss[f"_{key}"] = ss[key]
     if systems is not None:
-        ss._run_systems_rows, ss._run_judges_rows = page_data.records(systems), page_data.records(judges)
+        ss._run_systems_rows, ss._run_judges_rows = run_view.records(systems), run_view.records(judges)
 
 
 keep_form_state()
@@ -126,10 +121,10 @@ if mode == "Build one here":
     config, problem = None, "Choose at least one book." if not books else ""
     if books:
         try:
-            config = page_data.study_config(books=books, questions=questions, max_questions=max_q, sample=sample,
-                                            seed=seed, systems=run_form.clean_numbers(page_data.records(systems)),
-                                            judges=run_form.clean_numbers(page_data.records(judges)))
-            run_form.check(workspace, config)
+            config = run_view.study_config(books=books, questions=questions, max_questions=max_q, sample=sample,
+                                            seed=seed, systems=run_view.clean_numbers(run_view.records(systems)),
+                                            judges=run_view.clean_numbers(run_view.records(judges)))
+            run_view.check(workspace, config)
         except (LsqaError, ValueError) as exc:
             config, problem = None, str(exc)
     _before_start(config, "form")
@@ -138,10 +133,10 @@ if mode == "Build one here":
     if problem:
         st.warning(problem)
 else:
-    files = page_data.config_files()
+    files = run_view.config_files()
     path = st.selectbox("Config", files, format_func=lambda p: p.name, key="run_file")
     try:
-        text, data = page_data.read_config_file(path)
+        text, data = run_view.read_config_file(path)
     except (LsqaError, ValueError) as exc:
         st.error(str(exc))
     else:
@@ -160,12 +155,12 @@ if "run_job" not in ss and st.query_params.get("job"):
 
 
 # Refresh every second only while a job runs; when the last one ends, one full rerun stops it.
-refreshing = any(j["status"] in ("queued", "running") for j in jobs.list_jobs(workspace))
+refreshing = any(j["status"] in ("queued", "running") for j in run_view.list_jobs(workspace))
 
 
 @st.fragment(run_every=1.0 if refreshing else None)
 def show_jobs() -> None:
-    listed = jobs.list_jobs(workspace)
+    listed = run_view.list_jobs(workspace)
     if refreshing and not any(j["status"] in ("queued", "running") for j in listed):
         st.rerun()
     if not listed:
@@ -176,8 +171,8 @@ def show_jobs() -> None:
         with st.container(border=True):
             st.markdown(f"**{job['id']}** · {md_escape(job['label'])} · **{job['status']}**" + (" · (yours)" if mine else ""))
             if job["status"] in ("queued", "running"):
-                st.progress(*run_form.progress_of(job))
-            cost = jobs.cost_so_far(job)
+                st.progress(*run_view.progress_of(job))
+            cost = run_view.cost_so_far(job)
             st.caption(f"LLM calls stored so far: {cost['calls']:,} ({cost['failed']:,} failed) · "
                        f"cost so far ${cost['cost_usd']:.4f}"
                        + (f" (+{cost['calls_unpriced']} calls without a known price)" if cost["calls_unpriced"] else ""))
@@ -189,7 +184,7 @@ def show_jobs() -> None:
                 s = job["summary"]
                 st.caption(f"{s['calls_made']} calls made, {s['calls_cached']} cached, {s['calls_failed']} failed, "
                            f"{s['seconds']} s")
-                st.dataframe(page_data.stage_rows(s), hide_index=True, width="stretch", key=f"job_{job['id']}")
+                st.dataframe(run_view.stage_rows(s), hide_index=True, width="stretch", key=f"job_{job['id']}")
                 errors = [e for st_ in s["stages"] for e in st_["errors"]]
                 if errors:
                     with st.expander(f"{len(errors)} errors"):
@@ -200,5 +195,5 @@ def show_jobs() -> None:
 show_jobs()
 
 st.header("Past runs in this workspace")
-st.dataframe(page_data.run_history(workspace), hide_index=True, width="stretch", key="run_history",
+st.dataframe(run_view.run_history(workspace), hide_index=True, width="stretch", key="run_history",
              column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from lsqa import audit, store
-from lsqa.dashboard import page_data
+from lsqa.dashboard import agreement_view
 from lsqa.figures import analysis
 
 GT = "lexical-gt"
@@ -85,26 +85,26 @@ def test_a_persons_review_is_compared_with_the_verdict_they_reviewed(reviewed):
     for annotator, (n, agree) in (("ana", (3, 3)), ("ben", (7, 1)), (None, (4, 1))):  # None: 3 ties left out
         assert _by_hand(rows, annotator, gt_ids) == (n, agree)  # the hand count itself
         rater = f"human:{annotator}" if annotator else "human"
-        result = page_data.judge_vs_human(ws, GT, annotator=annotator, bootstrap=0)
+        result = agreement_view.judge_vs_human(ws, GT, annotator=annotator, bootstrap=0)
         assert (result["n"], result["agreement"]) == (n, pytest.approx(agree / n)), rater
         # The same figure without @judge, as `lsqa agreement --rater-a lexical-gt --rater-b human:ben` reads it.
         alone = analysis.agreement(ws, GT, rater, bootstrap=0)
         assert (alone["n"], alone["agreement"]) == (n, pytest.approx(agree / n)), rater
     # ben's confusion matrix, counted from his rows: rows = the judge, columns = ben.
     ben = {v["id"]: (v["label"], label) for who, v, label in rows if who == "ben"}
-    result = page_data.judge_vs_human(ws, GT, annotator="ben", bootstrap=0)
+    result = agreement_view.judge_vs_human(ws, GT, annotator="ben", bootstrap=0)
     expected = [[sum(1 for j, h in ben.values() if (j, h) == (a, b)) for b in result["labels"]] for a in result["labels"]]
     assert result["confusion"] == expected and sum(map(sum, expected)) == 7
 
 
 def test_the_agreement_page_shows_the_per_verdict_figures(reviewed):
     ws, rows = reviewed
-    view = page_data.agreement_overview(ws, bootstrap=0)
+    view = agreement_view.agreement_overview(ws, bootstrap=0)
     human = {(r["rater_a"], r["rater_b"]): (r["n"], round(r["agreement"], 3)) for r in view["vs_human"] + view["vs_annotator"]}
     assert human[(GT, "human")] == (4, round(1 / 4, 3))  # three ties (ana vs ben) left out: _by_hand
     assert human[(GT, "human:ana")] == (3, 1.0) and human[(GT, "human:ben")] == (7, round(1 / 7, 3))
     assert human[(AIS, "human:ana")] == (1, 1.0) and (AIS, "human:ben") not in human
-    shown = {(r["rater A"], r["rater B"]): r["agreement %"] for r in page_data.agreement_rows(view["vs_annotator"])}
+    shown = {(r["rater A"], r["rater B"]): r["agreement %"] for r in agreement_view.agreement_rows(view["vs_annotator"])}
     assert shown[(GT, "human:ben")] == 14.3 and shown[(GT, "human:ana")] == 100.0
 
 
@@ -117,7 +117,7 @@ def test_two_people_are_paired_only_on_the_same_verdict(reviewed):
     agree = sum(ana[k] == ben[k] for k in both)
     pair = analysis.agreement(ws, "human:ana", "human:ben", bootstrap=0)
     assert (pair["n"], pair["agreement"]) == (3, pytest.approx(agree / 3)) and agree == 0
-    view = page_data.agreement_overview(ws, bootstrap=0, sections=("annotators",))
+    view = agreement_view.agreement_overview(ws, bootstrap=0, sections=("annotators",))
     assert [(p["rater_a"], p["rater_b"], p["n"]) for p in view["annotator_pairs"]] == [("ana", "ben", 3)]
     assert view["annotators"]["n_items"] == view["annotators"]["n_complete"] == 3
     # Krippendorff's α of two coders over the three shared verdicts, from its definition.

@@ -195,9 +195,9 @@ def test_a_system_name_with_a_bar_keeps_its_verdicts_apart(demo_workspace, tmp_p
 
 
 def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(demo_workspace):
-    """page_data.agreement_overview shares the raters' labels across its pairs; every figure must
+    """agreement_view.agreement_overview shares the raters' labels across its pairs; every figure must
     equal the same pair computed on its own."""
-    from lsqa.dashboard import page_data
+    from lsqa.dashboard import agreement_view
 
     ws = demo_workspace
     for judge, annotators in (("lexical-sxs-fc", ("ann", "bob")), ("lexical-autoais-fc", ("ann",))):
@@ -206,7 +206,7 @@ def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(de
             for a in annotators:  # bob disagrees with the judge on every third item
                 label = v["label"] if (a == "ann" or n % 3) else ("none" if v["label"] != "none" else "A")
                 audit.review(ws, a, v["id"], label)
-    view = page_data.agreement_overview(ws, bootstrap=200)
+    view = agreement_view.agreement_overview(ws, bootstrap=200)
     assert view["vs_human"] and view["vs_annotator"] and view["pairs"] and view["annotator_pairs"]
     for res in view["pairs"]:
         alone = analysis.agreement(ws, res["rater_a"], res["rater_b"], bootstrap=200)
@@ -214,7 +214,7 @@ def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(de
             (alone["n"], alone["agreement"], alone["kappa"], alone["kappa_ci"])
     for res in view["vs_human"] + view["vs_annotator"]:
         who = res["rater_b"]
-        alone = page_data.judge_vs_human(ws, res["rater_a"], annotator=who.partition(":")[2] or None, bootstrap=200)
+        alone = agreement_view.judge_vs_human(ws, res["rater_a"], annotator=who.partition(":")[2] or None, bootstrap=200)
         assert (res["n"], res["agreement"], res["kappa"]) == (alone["n"], alone["agreement"], alone["kappa"])
     bob = [r for r in view["vs_annotator"] if r["rater_a"] == "lexical-sxs-fc" and r["rater_b"].endswith("bob")]
     assert bob and bob[0]["agreement"] < 1.0
@@ -223,17 +223,17 @@ def test_the_agreement_overview_gives_the_figures_of_each_pair_computed_alone(de
 def test_each_agreement_section_alone_equals_its_part_of_the_whole_report(demo_workspace):
     """The Agreement page computes only its open tab: each section asked alone must give exactly
     that part of the full report, and nothing of the other parts."""
-    from lsqa.dashboard import page_data
+    from lsqa.dashboard import agreement_view
 
     ws = demo_workspace
     rows = audit.queue(ws, audit.Filters(judges=("lexical-sxs-fc",), reviewed="all"), "", page_size=6)["rows"]
     for n, v in enumerate(rows):
         audit.review(ws, "ann", v["id"], v["label"])
         audit.review(ws, "bob", v["id"], v["label"] if n % 2 else ("none" if v["label"] != "none" else "A"))
-    whole = page_data.agreement_overview(ws, bootstrap=0)
+    whole = agreement_view.agreement_overview(ws, bootstrap=0)
     every_part = set()
-    for section, parts in page_data.AGREEMENT_SECTIONS.items():
-        alone = page_data.agreement_overview(ws, bootstrap=0, sections=(section,))
+    for section, parts in agreement_view.AGREEMENT_SECTIONS.items():
+        alone = agreement_view.agreement_overview(ws, bootstrap=0, sections=(section,))
         assert set(alone) == {"families", "annotator_names", *parts}, section
         for part in parts:
             assert alone[part] == whole[part], (section, part)
@@ -241,4 +241,4 @@ def test_each_agreement_section_alone_equals_its_part_of_the_whole_report(demo_w
     assert set(whole) == {"families", "annotator_names", *every_part}
     assert whole["vs_human"] and whole["annotator_pairs"] and whole["position"]
     with pytest.raises(ValueError, match="unknown agreement section.*'bias'"):
-        page_data.agreement_overview(ws, bootstrap=0, sections=("bais",))
+        agreement_view.agreement_overview(ws, bootstrap=0, sections=("bais",))

@@ -522,9 +522,9 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     expect(page.get_by_role("heading", name="Corpus").first).to_be_visible(timeout=60000)
     assert "section=" not in page.url
     from lsqa.figures import analysis
-    from lsqa.dashboard import page_data
+    from lsqa.dashboard import agreement_view
 
-    pairs = page_data.agreement_overview(ws, bootstrap=0)["annotator_pairs"]
+    pairs = agreement_view.agreement_overview(ws, bootstrap=0)["annotator_pairs"]
     shared = set()
     for p in pairs:
         a = analysis.rater_labels(ws, f"human:{p['rater_a']}")

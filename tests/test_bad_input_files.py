@@ -24,7 +24,7 @@ import pytest
 from lsqa import store
 from lsqa.audit import actions, reference_errors
 from lsqa.corpus.ingest import ingest_narrativeqa
-from lsqa.dashboard import page_data
+from lsqa.dashboard import common, leaderboard_view
 from lsqa.errors import InputError
 from lsqa.figures import analysis
 from lsqa.store import export as export_store
@@ -486,15 +486,15 @@ def test_the_export_copy_neutralises_each_prefix_and_keeps_numbers(ws, tmp_path)
 
 
 def test_dashboard_downloads_neutralise_formulas(ws):
-    """The leaderboard's ranking and win-probability tables and the triage list, through page_data.to_csv."""
+    """The leaderboard's ranking and win-probability tables and the triage list, through common.to_csv."""
     result = analysis.ranking(ws, "=HYPERLINK(\"r\")", bootstrap=20)
-    for rows in (page_data.ranking_rows(result), page_data.win_rows(result)):
-        data = page_data.to_csv(rows)
+    for rows in (leaderboard_view.ranking_rows(result), leaderboard_view.win_rows(result)):
+        data = common.to_csv(rows)
         for row in _cells(data):  # header included: win_rows' columns are system names
             assert not [c for c in row if c[:1] in PREFIXES and c not in NUMBERS and not _number(c)], row
         assert "'" + FORMULAS[0] in data.decode("utf-8").replace('""', '"')
     rows = [{"text": v, "score": -0.5, "n": 3} for v in PAYLOADS + NUMBERS]
-    parsed = _cells(page_data.to_csv(rows))
+    parsed = _cells(common.to_csv(rows))
     assert parsed[0] == ["text", "score", "n"]
     for (text, score, n), original in zip(parsed[1:], PAYLOADS + NUMBERS):
         _assert_safe(text, original)

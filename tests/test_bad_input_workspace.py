@@ -237,7 +237,7 @@ def results_workspace(demo_workspace_template, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("folder_too", [False, True], ids=["file read-only", "file and folder read-only"])
 def test_a_read_only_workspace_is_still_read(results_workspace, tmp_path, folder_too):
-    from lsqa.dashboard import page_data
+    from lsqa.dashboard import overview_view
 
     path = results_workspace
     before = snapshot(path)
@@ -251,7 +251,7 @@ def test_a_read_only_workspace_is_still_read(results_workspace, tmp_path, folder
         assert rank.exit_code == 0 and "extractive-fullbook" in rank.stdout, rank.output
         export = invoke("export", "--out", tmp_path / "out", "--workspace", path)
         assert export.exit_code == 0 and (tmp_path / "out" / "answers.csv").is_file(), export.output
-        assert page_data.overview(path)["tables"]["answers"] > 0  # what the dashboard's first page reads
+        assert overview_view.overview(path)["tables"]["answers"] > 0  # what the dashboard's first page reads
         listing = sorted(p.name for p in path.parent.iterdir())
         assert_refused("workspace read-only / ingest-book", ["ingest-book", STORY, "--workspace", path],
                        workspace=path, must_name=(str(path), "read-only"))

@@ -17,7 +17,7 @@ import pytest
 from lsqa import store
 from lsqa import audit
 from lsqa.study import imports
-from lsqa.dashboard import page_data
+from lsqa.dashboard import leaderboard_view
 from lsqa.store import results as results_store
 
 from .streamlit_server import serve
@@ -87,7 +87,7 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
             wait_idle(page, 60000)
             # One judge at a time at first (the first side-by-side judge), as its ranking table.
-            default = page_data.leaderboard_judges(ws)[0]["pairwise"][0]
+            default = leaderboard_view.leaderboard_judges(ws)[0]["pairwise"][0]
             expect(page.get_by_text(re.compile(r": [\d,]+ comparisons \("))).to_have_text([re.compile(
                 "^" + re.escape(default))])
             assert wait_charts_drawn(page) == 0
@@ -107,7 +107,7 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
             page.keyboard.press("Enter")
             wait_idle(page, 60000)
             expect(page.get_by_text(re.compile(r": [\d,]+ comparisons \("))).to_have_count(
-                len(page_data.leaderboard_judges(ws)[0]["pairwise"]), timeout=60000)
+                len(leaderboard_view.leaderboard_judges(ws)[0]["pairwise"]), timeout=60000)
             wait_charts_drawn(page)
             assert "judge=all" in page.url
 

@@ -25,7 +25,7 @@ from lsqa import store
 from lsqa import audit
 from lsqa.text import highlight
 from lsqa.study import jobs
-from lsqa.dashboard import page_data
+from lsqa.dashboard import leaderboard_view as lv
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
@@ -560,7 +560,7 @@ def _judges_shown(at: AppTest) -> set[str]:
 
 
 def test_leaderboard_shows_one_judge_at_a_time_and_all_on_request(ws):
-    shown, _ = page_data.leaderboard_judges(ws)
+    shown, _ = lv.leaderboard_judges(ws)
     first_sxs = shown["pairwise"][0]
     at = open_app(page="leaderboard")
     # The default: the first side-by-side judge alone, as its ranking table (no chart to load), and
@@ -632,7 +632,7 @@ def test_a_leaderboard_link_opens_the_view_it_names(ws, asked, expected):
 
 @pytest.mark.parametrize("asked", ["lexical-sxs-rag4k", "no-such-judge", "llmbar-gpt-4-mt-bench"])
 def test_a_leaderboard_link_opens_the_judge_it_names(ws, asked):
-    shown, _ = page_data.leaderboard_judges(ws)
+    shown, _ = lv.leaderboard_judges(ws)
     at = AppTest.from_file(APP, default_timeout=90)
     at.session_state["annotator"] = "alice"
     at.query_params["judge"] = asked

@@ -8,7 +8,6 @@ import math
 import pytest
 
 from lsqa.figures import analysis
-from lsqa.dashboard import page_data
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.text import numbers
 
@@ -40,7 +39,7 @@ def test_linear_scale_draws_strength_from_zero(ranking):
 
 
 def test_table_rows_keep_the_ranking_rows_and_add_tiers_and_the_bar(ranking):
-    rows = page_data.ranking_rows(ranking)
+    rows = lv.ranking_rows(ranking)
     added = {"tier", "rank_low", "rank_high", lv.RANKS, lv.CI_TEXT}
     for scale in ("log", "linear"):
         table, shown, bar = lv.with_strength_bar(rows, ranking, scale)
@@ -80,7 +79,7 @@ def test_corrected_and_accuracy_tables_lead_with_tiers(demo_workspace_template):
     shown = lv.corrected_columns(table, True)
     assert shown[:4] == lv.corrected_columns(table, False)[:4] and "corrected strength" in shown and "rank" not in shown
     rows = analysis.accuracy(demo_workspace_template, "lexical-autoais-fc")
-    acc = lv.accuracy_with_ranks(page_data.accuracy_rows("lexical-autoais-fc", rows), rows)
+    acc = lv.accuracy_with_ranks(lv.accuracy_rows("lexical-autoais-fc", rows), rows)
     assert [r["system"] for r in acc] == [r["system"] for r in rows]
     assert acc[0]["tier"] == 1 and all(isinstance(r[lv.RANKS], str) for r in acc)
     assert [r["tier"] for r in acc] == sorted(r["tier"] for r in acc)
@@ -88,14 +87,14 @@ def test_corrected_and_accuracy_tables_lead_with_tiers(demo_workspace_template):
 
 def test_the_switches_baseline_is_the_ranking_shown_with_them_off_not_a_second_fit(demo_workspace, monkeypatch):
     """With a switch on, "What the switches changed" compares with the ranking the page showed with the
-    switches off, kept (page_data.ranking): "All judges" fits each judge once per view, not twice (it
+    switches off, kept (lv.ranking): "All judges" fits each judge once per view, not twice (it
     fitted every judge's baseline again on every render, rank intervals included: issue 30, 1.2x)."""
     ws = demo_workspace
-    off = page_data.leaderboard(ws, bootstrap=200)          # the page with the switches off
+    off = lv.leaderboard(ws, bootstrap=200)          # the page with the switches off
     fitted = []
     fit = analysis.ranking
     monkeypatch.setattr(analysis, "ranking", lambda *a, **k: fitted.append((a[1], k["use_overrides"])) or fit(*a, **k))
-    on = page_data.leaderboard(ws, use_overrides=True, bootstrap=200)
+    on = lv.leaderboard(ws, use_overrides=True, bootstrap=200)
     view = lv.View(use_overrides=True, bootstrap=200)
     baselines = {e["judge"]: lv.baseline(ws, e["judge"], view) for e in on["rankings"]}
     assert sorted(fitted) == sorted((e["judge"], True) for e in on["rankings"])  # the overrides fits only

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from lsqa.study import llmbar
-from lsqa.dashboard import page_data
+from lsqa.dashboard import agreement_view, leaderboard_view
 
 from .conftest import shared_data_dir
 from .streamlit_server import serve
@@ -28,16 +28,16 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
     assert [line.endswith("already imported") for line in llmbar.import_llmbar(workspace, shared_data)] == [True, True]
     # The Agreement page's "judges against humans" has every LLMBar judge, over every verdict (the gold
     # label reviews the verdicts of both orders: 2 × 200 and 2 × 66; issue 30, agreement per verdict).
-    overview = page_data.agreement_overview(workspace, bootstrap=0)
+    overview = agreement_view.agreement_overview(workspace, bootstrap=0)
     assert overview["llmbar"] == rows  # the page's figures, from labels the whole report shares, are the same
     vs_human = {r["rater_a"]: r for r in overview["vs_human"]}
     assert {llmbar.judge_name(d, e) for d in llmbar.SETS for e in llmbar.EVALUATORS} <= set(vs_human)
     assert vs_human["llmbar-gpt-4-mt-bench"]["n"] == 400 and vs_human["llmbar-chatgpt-faireval"]["n"] == 132
     # The Leaderboard ranks QA systems: LLMBar's judges are named as left out, ranked only on request.
-    board = page_data.leaderboard(workspace, bootstrap=0)
+    board = leaderboard_view.leaderboard(workspace, bootstrap=0)
     assert board["rankings"] == [] and sorted(board["agreement_only_judges"]) == sorted(llmbar.JUDGES)
-    assert page_data.leaderboard_judges(workspace)[0] == {"pairwise": [], "binary": []}  # corrected section too
-    asked = page_data.leaderboard(workspace, judges=["llmbar-gpt-4-mt-bench"], bootstrap=0)
+    assert leaderboard_view.leaderboard_judges(workspace)[0] == {"pairwise": [], "binary": []}  # corrected section too
+    asked = leaderboard_view.leaderboard(workspace, judges=["llmbar-gpt-4-mt-bench"], bootstrap=0)
     assert [r["judge"] for r in asked["rankings"]] == ["llmbar-gpt-4-mt-bench"]
 
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from lsqa import audit
 from lsqa.cli import app
-from lsqa.dashboard import page_data
+from lsqa.dashboard import leaderboard_view
 from lsqa.figures import analysis
 from lsqa.figures import corrected as figures_corrected
 from lsqa.dashboard import corrected_view
@@ -30,7 +30,7 @@ JUDGES = ("lexical-sxs-fc", "lexical-gt-sxs", "lexical-sxs-rag4k")
 
 
 def _table(ws, judge, **switches):
-    board = page_data.leaderboard(ws, judges=[judge], bootstrap=200, **switches)
+    board = leaderboard_view.leaderboard(ws, judges=[judge], bootstrap=200, **switches)
     result = board["rankings"][0]["result"]
     return {s["system"]: (s["strength"], s["rank"]) for s in result["systems"]}
 

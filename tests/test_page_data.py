@@ -1,4 +1,5 @@
-"""lsqa.dashboard.page_data: what the dashboard pages ask for. "No data" is shown for NoVerdicts only."""
+"""What the dashboard screens read (lsqa.dashboard.leaderboard_view, agreement_view, common). "No data" is
+shown for NoVerdicts only."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from lsqa import store
 from lsqa.figures import analysis
-from lsqa.dashboard import page_data
+from lsqa.dashboard import agreement_view, common, leaderboard_view
 from lsqa.errors import LsqaError, NoVerdicts, WorkspaceError
 from lsqa.study.imports import import_judgments
 
@@ -23,18 +24,18 @@ def test_a_judge_with_nothing_to_rank_is_reported_not_raised(demo_workspace, tmp
     path.write_text("question_id,rater,kind,system_a,system_b,label\n"
                     f"{q},all-none,pairwise,x,y,none\n")
     import_judgments(demo_workspace, path)
-    board = page_data.leaderboard(demo_workspace, bootstrap=10)
+    board = leaderboard_view.leaderboard(demo_workspace, bootstrap=10)
     by_judge = {r["judge"]: r for r in board["rankings"]}
     assert by_judge["all-none"]["result"] is None and "nothing to rank" in by_judge["all-none"]["error"]
     assert all(r["result"] for j, r in by_judge.items() if j != "all-none")
 
 
 def test_only_missing_verdicts_read_as_no_data(demo_workspace):
-    judges = page_data.judges_by_family(demo_workspace)["pairwise"][:2]
+    judges = common.judges_by_family(demo_workspace)["pairwise"][:2]
     first = analysis.comparison_rows(demo_workspace, judges[0])[0]
     pair = (first["system_a"], first["system_b"])
-    table = page_data.self_preference(demo_workspace, tuple(judges), pair)
+    table = agreement_view.self_preference(demo_workspace, tuple(judges), pair)
     assert table["judges"] == judges and sum(map(sum, table["counts"])) > 0
-    assert page_data.self_preference(demo_workspace, tuple(judges), ("nobody", "no one")) is None
+    assert agreement_view.self_preference(demo_workspace, tuple(judges), ("nobody", "no one")) is None
     with pytest.raises(NoVerdicts):
         analysis.self_preference(demo_workspace, tuple(judges), ("nobody", "no one"))

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from bench.scale_workspace import build
 from lsqa import audit, store
 from lsqa.cli import app
-from lsqa.dashboard import page_data, report
+from lsqa.dashboard import leaderboard_view, report
 from lsqa.figures import analysis
 from lsqa.stats.reports import rank_table
 
@@ -75,7 +75,7 @@ def _check(ws: Path) -> int:
                 (judge, options)
             checked += 1
         switches = dict(use_overrides=True, exclude_flagged=True)
-        assert page_data.ranking.uncached(ws, judge, bootstrap=300, seed=2, **switches) == \
+        assert leaderboard_view.ranking.uncached(ws, judge, bootstrap=300, seed=2, **switches) == \
             _row_by_row(ws, judge, bootstrap=300, seed=2, **switches)  # the Leaderboard's read
         assert report._pairs(ws, judge) == _pairs_row_by_row(ws, judge)
         args = ["rank", "--workspace", str(ws), "--judge", judge, "--json", "--bootstrap", "120", "--by-question",

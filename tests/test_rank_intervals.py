@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 from lsqa import audit
 from lsqa.cli import app
 from lsqa.dashboard import leaderboard_view as lv
-from lsqa.dashboard import page_data
 from lsqa.figures import analysis
 from lsqa.figures import corrected
 from lsqa.dashboard import corrected_view
@@ -66,7 +65,7 @@ def test_no_bootstrap_gives_no_rank_interval_and_says_so():
     rows = _rows([1.0, 0.0], 30, np.random.default_rng(0))
     result = rank_table(rows, bootstrap=0)
     assert all(s["rank_low"] is None and s["tier"] is None for s in result["systems"])
-    table, shown, _ = lv.with_strength_bar(page_data.ranking_rows(result), result, "log")
+    table, shown, _ = lv.with_strength_bar(lv.ranking_rows(result), result, "log")
     assert {r[lv.RANKS] for r in table} == {"no interval: bootstrap rounds set to 0"}
     assert all(r[lv.CI_TEXT].startswith("no interval") for r in table)
 
@@ -128,7 +127,7 @@ def test_unbounded_strength_is_described_in_words():
     rows = [{"system_a": "a", "system_b": "b", "winner": w} for w in "AB" * 20]
     rows += [{"system_a": "c", "system_b": "a", "winner": "A"} for _ in range(10)]  # c never loses
     result = rank_table(rows, bootstrap=200, seed=0)
-    table, _, _ = lv.with_strength_bar(page_data.ranking_rows(result), result, "log")
+    table, _, _ = lv.with_strength_bar(lv.ranking_rows(result), result, "log")
     c = next(r for r in table if r["system"] == "c")
     assert c["ci_low"] is None and c[lv.CI_TEXT].startswith("unbounded: never lost")
     assert all(isinstance(r[lv.RANKS], str) and "None" not in r[lv.RANKS] for r in table)

@@ -388,7 +388,7 @@ def test_leaderboard_report_button_gives_the_cli_report(demo_workspace, tmp_path
     buttons = [b for b in at.get("download_button") if b.proto.label == "Report (HTML)"]
     assert len(buttons) == 1, "one report button for the judge shown"
     assert "lsqa report" in buttons[0].proto.help
-    html = made[lv.report_file_name(SXS, lv.now_utc())]()  # the latest render's: 200 rounds
+    html = made[report.file_name(SXS, lv.now_utc())]()  # the latest render's: 200 rounds
     out = tmp_path / "cli.html"
     result = invoke("report", "--workspace", ws, "--judge", SXS, "--out", out, "--bootstrap", 200)
     assert result.exit_code == 0, result.stderr

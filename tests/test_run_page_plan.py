@@ -1,6 +1,6 @@
 """The Run page before Start, through Streamlit's AppTest: the study's plan (issue 15, part 2; shown
 with the form, not behind a toggle, issue 34) and look-alike name warnings (issue 33), worked out
-in lsqa.dashboard.run_form from the one library function the CLI uses; and the progress a running
+in lsqa.dashboard.run_view from the one library function the CLI uses; and the progress a running
 job shows (issue 34)."""
 
 from pathlib import Path
@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from lsqa import store
-from lsqa.dashboard import page_data
+from lsqa.dashboard import run_view
 from lsqa.store import corpus
 
 from .conftest import PROJECT_ROOT
@@ -40,9 +40,9 @@ def test_run_page_shows_the_plan_before_start(ws):
     # 2 questions × 3 systems; the demo answered these already with the same systems: all cached.
     answers = frame[frame["stage"] == "answers"]
     assert int(answers["calls"].sum()) in (0, 6)
-    expected = page_data.study_plan(ws, {"documents": book, "questions": "narrativeqa", "max_questions": 2,
-                                         "systems": [{"name": "extractive-nocontext", "model": "lsqa/extractive",
-                                                      "context": "none"}]})
+    expected = run_view.plan(ws, {"documents": book, "questions": "narrativeqa", "max_questions": 2,
+                                  "systems": [{"name": "extractive-nocontext", "model": "lsqa/extractive",
+                                               "context": "none"}]})
     assert expected["cost_usd"] == 0.0
     captions = " ".join(c.value for c in at.caption)
     assert "Plan:" in captions and "input tokens" in captions
@@ -65,11 +65,9 @@ def _page(ws, defaults: dict | None = None) -> AppTest:
 
 def test_run_page_warns_of_a_lookalike_name_before_start(ws):
     """A system whose name looks like one the workspace holds: the warning `lsqa run` prints shows
-    beside the form before Start, from lsqa.config.study.name_warnings (through run_form)."""
+    beside the form before Start, from lsqa.config.study.name_warnings (through run_view)."""
     from lsqa.config.study import name_warnings, run_config_from_dict
-    from lsqa.dashboard import run_form
-
-    defaults = run_form.defaults(ws)
+    defaults = run_view.defaults(ws)
     defaults = {**defaults, "systems": defaults["systems"][:1] + [{**defaults["systems"][0], "name": LOOKALIKE}]}
     at = _page(ws, defaults)
     assert not at.exception, [e.value for e in at.exception]
@@ -79,9 +77,9 @@ def test_run_page_warns_of_a_lookalike_name_before_start(ws):
     assert "'extractive-noc\u043entext' looks like 'extractive-nocontext'" in lines[0]
     assert "U+043E CYRILLIC SMALL LETTER O" in lines[0]
     book = at.multiselect(key="run_books").value
-    config = page_data.study_config(books=book, questions="narrativeqa", max_questions=12, sample=200, seed=0,
-                                    systems=run_form.clean_numbers(defaults["systems"]),
-                                    judges=run_form.clean_numbers(defaults["judges"]))
+    config = run_view.study_config(books=book, questions="narrativeqa", max_questions=12, sample=200, seed=0,
+                                   systems=run_view.clean_numbers(defaults["systems"]),
+                                   judges=run_view.clean_numbers(defaults["judges"]))
     assert lines == name_warnings(run_config_from_dict(config, source="run form"), ws)  # the CLI's very lines
     assert not at.button(key="run_start").disabled             # a warning, not a refusal
 
@@ -97,7 +95,7 @@ name = "{LOOKALIKE}"
 model = "lsqa/extractive"
 context = "none"
 """, encoding="utf-8")
-    monkeypatch.setattr(page_data, "CONFIG_DIR", tmp_path)
+    monkeypatch.setattr(run_view, "CONFIG_DIR", tmp_path)
     at = _page(ws)
     at.radio(key="run_mode").set_value("From a config file").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -106,7 +104,7 @@ context = "none"
 
 
 def test_progress_text_of_a_running_job():
-    from lsqa.dashboard.run_form import progress_of
+    from lsqa.dashboard.run_view import progress_of
     from lsqa.study.jobs import LOADING
 
     assert progress_of({"stage": "", "done": 0, "total": 0}) == (0.0, "starting")

@@ -164,7 +164,7 @@ def test_a_fork_while_a_thread_waits_for_the_file_lock_does_not_break_later_conn
 
 
 def test_the_schema_is_checked_once_per_attachment_not_per_connection(workspace, monkeypatch):
-    """A dashboard page opens 10-40 connections inside one attachment (page_data.kept_open); the
+    """A dashboard page opens 10-40 connections inside one attachment (common.kept_open); the
     file cannot be swapped under it, so only the first checks the schema; the next attachment
     checks again (a workspace deleted and created in between is migrated: test_store.py)."""
     with store.connect(workspace):

@@ -256,7 +256,7 @@ def test_the_leaderboard_switch_and_the_bias_panel_show_style_control(demo_works
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from lsqa.dashboard import page_data
+    from lsqa.dashboard import leaderboard_view
 
     from .conftest import PROJECT_ROOT
 
@@ -274,7 +274,7 @@ def test_the_leaderboard_switch_and_the_bias_panel_show_style_control(demo_works
     at.toggle(key="lb_style").set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
     (shown,) = [d.value for d in at.dataframe if "e^β, length controlled" in d.value.columns]
-    expected = page_data.style_controlled(demo_workspace, SXS, bootstrap=200)
+    expected = leaderboard_view.style_controlled(demo_workspace, SXS, bootstrap=200)
     assert list(shown["system"]) == [r["system"] for r in expected["rows"]]
     assert list(shown["e^β, length controlled"]) == pytest.approx([r["e^β, length controlled"] for r in expected["rows"]])
     assert list(shown["plain rank"]) == [r["plain rank"] for r in expected["rows"]]

@@ -11,7 +11,7 @@ import pytest
 from lsqa import store
 from lsqa import audit
 from lsqa.audit import actions, kept_reads, priority_queue
-from lsqa.dashboard import page_data
+from lsqa.dashboard import common
 from lsqa.store import workspace_cache
 from lsqa.store.db import data_version
 from tests.conftest import run_python
@@ -56,7 +56,7 @@ def test_a_commit_in_this_process_moves_the_version_attached_or_not(made):
     audit.set_overlap(made, 0.3, "me")  # its own connection: committed and checkpointed
     v1 = data_version(made)
     assert v1 != v0
-    with page_data.kept_open(made):  # attached for a whole render: the commit stays in the WAL
+    with common.kept_open(made):  # attached for a whole render: the commit stays in the WAL
         v2 = data_version(made)
         audit.set_overlap(made, 0.4, "me")
         v3 = data_version(made)
@@ -90,7 +90,7 @@ def test_a_kept_read_is_read_again_after_any_commit(made):
 
 def test_a_commit_by_another_thread_during_a_render_is_seen(made):
     read, calls = counted_read()
-    with page_data.kept_open(made):
+    with common.kept_open(made):
         assert read(made)["overlap"] == 1.0
         writer = threading.Thread(target=audit.set_overlap, args=(made, 0.7, "other-session"))
         writer.start()
@@ -163,10 +163,10 @@ def test_the_open_audit_page_shows_a_review_made_by_another_process(demo_workspa
 DASHBOARD_READS = """
 import sys
 from lsqa import audit
-from lsqa.dashboard import page_data
+from lsqa.dashboard import corpus_view
 from lsqa.audit import reference_errors
 from lsqa.errors import WorkspaceError
-for read in (audit.queue, audit.item, page_data.books, reference_errors.suspects):
+for read in (audit.queue, audit.item, corpus_view.books, reference_errors.suspects):
     try:
         read(sys.argv[1]) if read is not audit.item else read(sys.argv[1], "x")
     except WorkspaceError as exc:
@@ -225,7 +225,7 @@ def test_a_checkpoint_alone_keeps_every_read(made):
     """A render ends by detaching the workspace, which writes the WAL into the file: the version moves,
     the data does not."""
     read, calls = counted_read()
-    with page_data.kept_open(made):
+    with common.kept_open(made):
         audit.set_overlap(made, 0.3, "me")  # commits into the WAL
         assert read(made)["overlap"] == 0.3
         in_wal = data_version(made)
@@ -514,7 +514,7 @@ def test_declared_writes_of_two_threads_at_once_take_turns_and_both_are_steps(ma
         with store.write(made, change=changes[n]) as con:
             con.execute("INSERT INTO workspace_settings (key, value, author) VALUES (?, 'v', 'me')", [f"k{n}"])
 
-    with page_data.kept_open(made):  # the page's run keeps the file attached: no checkpoint between
+    with common.kept_open(made):  # the page's run keeps the file attached: no checkpoint between
         threads = [threading.Thread(target=decide, args=(n,)) for n in range(2)]
         for t in threads:
             t.start()

@@ -24,7 +24,7 @@ from urllib.parse import quote
 from lsqa import audit
 from lsqa.audit.trail import Trail
 from lsqa.audit.wording import SHORTCUTS
-from lsqa.dashboard import item_cards, page_data
+from lsqa.dashboard import common, item_cards
 from lsqa.judging import guidelines
 from lsqa.figures import audits
 from lsqa import team
@@ -623,7 +623,7 @@ def item_view(it: dict, revealed: bool, annotator: str = "") -> ItemView:
     caption = (f"{md(it['title'])} · {md(it['question_id'])} · judge **{md(it['judge'])}** ({md(it['kind'])})"
                + (f" · prompt {md(it['prompt_version'])}" if it["prompt_version"] else ""))
     question = item_cards.question_card(it["question"], it["references"], used=it["reference_used"],
-                                        flags=page_data.group_by(it["flags"], "reference"), item_id=it["id"])
+                                        flags=common.group_by(it["flags"], "reference"), item_id=it["id"])
     answers = [((f"Answer {a['position']}: " if a["position"] and revealed else "") + sys_name(a["system"], a["position"]),
                 a["text"] or f"[{a['status']}]") for a in it["answers"]]
     answers_html = item_cards.answer_cards("Answers, in the order the judge saw them" if it["pairwise"] else "Answer",

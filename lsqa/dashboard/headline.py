@@ -162,7 +162,7 @@ def for_judge(ws: Path, judge: str, **kw) -> dict:
 
 
 def for_board(ws: Path, board: dict) -> dict[str, dict]:
-    """Judge → :func:`for_judge` of each judge on the Leaderboard (``page_data.leaderboard``), from
+    """Judge → :func:`for_judge` of each judge on the Leaderboard (``leaderboard_view.leaderboard``), from
     the rankings and accuracies the page shows; judges with nothing ranked are left out."""
     out = {}
     for entry in board["rankings"]:

@@ -1,5 +1,6 @@
-"""The Leaderboard as stakeholders take it away: which view it is, what its switches changed, and
-exported files that say so.
+"""The Leaderboard screen: the rankings per side-by-side judge and the accuracy per yes/no judge it
+reads (Fig. 2-3, 6-7; Table 1), and the Leaderboard as stakeholders take it away: which view it is,
+what its switches changed, and exported files that say so.
 
 A ranking shown to a stakeholder depends on switches (human overrides, questions with a flagged
 reference left out, bootstrap rounds). A file downloaded from it must carry that view, in its name
@@ -17,7 +18,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
+from lsqa import store, vocabulary
+from lsqa.dashboard.common import judges_by_family
 from lsqa.errors import NoVerdicts
+from lsqa.figures import analysis
+from lsqa.store import verdicts as verdicts_store
+from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.study import llmbar
 from lsqa.text import numbers
 from lsqa.text.highlight import md_escape as md
 from lsqa.vocabulary import BINARY, JUDGE_LABELS, OVERRIDES, PAIRWISE
@@ -71,10 +78,14 @@ def subtitle(view: View, when: datetime) -> str:
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+def safe_name(judge: str) -> str:
+    """A judge's name as a part of a file name safe on every OS."""
+    return _UNSAFE.sub("-", judge).strip("-") or "judge"
+
+
 def file_name(what: str, judge: str, view: View, when: datetime, ext: str) -> str:
     """``ranking_<judge>_<view>_<date>.<ext>``: the judge, the switches and the date, safe on every OS."""
-    safe_judge = _UNSAFE.sub("-", judge).strip("-") or "judge"
-    return f"{what}_{safe_judge}_{view.slug()}_{when.strftime('%Y-%m-%d')}.{ext}"
+    return f"{what}_{safe_name(judge)}_{view.slug()}_{when.strftime('%Y-%m-%d')}.{ext}"
 
 
 def view_columns(judge: str, view: View, when: datetime) -> dict:
@@ -94,12 +105,10 @@ def with_view(rows: list[dict], judge: str, view: View, when: datetime) -> list[
 
 def baseline(ws: Path, judge: str, view: View, *, seed: int = 0) -> dict | None:
     """The same judge's ranking with every switch off (the judges' labels, all questions), or None; the
-    one the page showed with the switches off, kept (``page_data.ranking``), when there was one."""
-    from lsqa.dashboard import page_data
-
+    one the page showed with the switches off, kept (:func:`ranking`), when there was one."""
     try:
-        # The arguments as page_data.leaderboard gives them, every one named: the kept result's key.
-        return page_data.ranking(ws, judge, use_overrides=False, exclude_flagged=False, bootstrap=view.bootstrap,
+        # The arguments as leaderboard() gives them, every one named: the kept result's key.
+        return ranking(ws, judge, use_overrides=False, exclude_flagged=False, bootstrap=view.bootstrap,
                                  seed=seed, by_question=view.by_question)
     except NoVerdicts:  # nothing decided without the switches: no "before" to compare with
         return None
@@ -242,27 +251,6 @@ def flip_markdown(flips: list[dict], *, binary: bool = False) -> str:
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------------------ the stakeholder report
-
-REPORT_HELP = ("One self-contained page on this judge that opens offline (`lsqa report --judge J --bootstrap N`, with "
-               "the bootstrap rounds chosen here): tiers and ranking, whether the judge can replace the annotators, "
-               "the bias panel, what each switch changes and where the data came from. It shows the ranking with "
-               "every switch off and says what each switch changes.")
-
-
-def report_file_name(judge: str, when: datetime) -> str:
-    """``report_<judge>_<date>.html``, safe on every OS."""
-    safe_judge = _UNSAFE.sub("-", judge).strip("-") or "judge"
-    return f"report_{safe_judge}_{when.strftime('%Y-%m-%d')}.html"
-
-
-def report_html(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, when: datetime | None = None) -> str:
-    """The Leaderboard's "Report (HTML)" download: ``lsqa report``'s page (``lsqa.dashboard.report.build``)."""
-    from lsqa.dashboard import report
-
-    return report.build(ws, judge, bootstrap=bootstrap, seed=seed, when=when)
-
-
 # ------------------------------------------------------------------------------------ judge picker
 
 ALL_JUDGES = "all"
@@ -350,7 +338,7 @@ def ci_text(s: dict, bootstrap: int | None = None) -> str:
 
 
 def with_ranks(rows: list[dict], result: dict) -> list[dict]:
-    """The ranking's rows (``page_data.ranking_rows``, one per system in ``result`` order) with the
+    """The ranking's rows (:func:`ranking_rows`, one per system in ``result`` order) with the
     tier, the simultaneous rank interval as numbers and in words, and the CI in words; so a CSV
     carries the tiers too."""
     n = len(result["systems"])
@@ -393,7 +381,7 @@ WIN_TEXT = "P(upper beats lower), 95% interval"
 
 def with_strength_bar(rows: list[dict], result: dict, scale: str, *,
                       strengths: bool = True) -> tuple[list[dict], list[str], dict]:
-    """The ranking's table rows (``page_data.ranking_rows``, one per system in ``result`` order) with
+    """The ranking's table rows (:func:`ranking_rows`, one per system in ``result`` order) with
     the tiers (``with_ranks``) and the inline bar's column added; the columns the page shows, in
     order: tier, system, the rank interval, and with ``strengths`` the bar, e^β with its bootstrap
     CI (§3.2) and β (the judge and comparison count are in the heading); and the bar (``strength_bar``)."""
@@ -410,14 +398,14 @@ def with_strength_bar(rows: list[dict], result: dict, scale: str, *,
 
 
 def win_text_rows(wins: list[dict]) -> list[dict]:
-    """The win-probability matrix (``page_data.win_rows``) as the page shows it: percentages through
+    """The win-probability matrix (:func:`win_rows`) as the page shows it: percentages through
     the one formatter (the CSV keeps the numbers)."""
     return [{k: (v if k == "system" else "—" if v is None else numbers.percent(v)) for k, v in r.items()}
             for r in wins]
 
 
 def accuracy_with_ranks(table: list[dict], rows: list[dict]) -> list[dict]:
-    """A yes/no judge's accuracy table (``page_data.accuracy_rows`` of ``rows``) with the tier and the
+    """A yes/no judge's accuracy table (:func:`accuracy_rows` of ``rows``) with the tier and the
     95% simultaneous rank interval of each system (``rank_intervals.for_accuracies``)."""
     from lsqa.stats.rank_intervals import for_accuracies
 
@@ -803,3 +791,94 @@ def one_minute(ws: Path, said: dict[str, dict]) -> dict[str, dict]:
     return {judge: {"agreement": agreement_basis(ws, judge, s["figures"]["certification"]),
                     "examples": examples(ws, judge, s["figures"]),
                     "books": book_consistency(ws, judge, s["figures"])} for judge, s in said.items()}
+
+
+# ------------------------------------------------------------------------- what the screen reads
+
+def leaderboard_judges(workspace: Path, judges: list[str] | None = None) -> tuple[dict[str, list[str]], list[str]]:
+    """The judges the Leaderboard shows, by family (``judges``: only these), and LLMBar's judges it
+    leaves out unless named: they rank LLMBar's two output slots, not QA systems."""
+    families = judges_by_family(workspace)
+    hidden = [j for names in families.values() for j in names
+              if llmbar.is_llmbar_judge(j) and not (judges and j in judges)]
+    shown = {fam: [j for j in names if (not judges or j in judges) and j not in hidden]
+             for fam, names in families.items()}
+    return shown, hidden
+
+
+@kept_while_unchanged(maxsize=64)
+def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+            bootstrap: int = 1000, seed: int = 0, by_question: bool = False) -> dict:
+    """One judge's ranking (``analysis.ranking``: strengths, bootstrap CIs, rank intervals, tiers), kept
+    while the workspace is unchanged and per judge, so that "All judges" and the one-judge view, and
+    the ranking with the switches off that "What the switches changed" compares with
+    (:func:`baseline`), are each fitted once: with the rank intervals, "All
+    judges" fitted every judge twice per render when a switch was on. Raises ``NoVerdicts``."""
+    return analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                            bootstrap=bootstrap, seed=seed, by_question=by_question)
+
+
+@kept_while_unchanged()
+def leaderboard(workspace: Path, *, judges: list[str] | None = None, use_overrides: bool = False,
+                exclude_flagged: bool = False, bootstrap: int = 1000, seed: int = 0,
+                by_question: bool = False) -> dict:
+    """Bradley-Terry rankings per side-by-side judge and accuracy per yes/no judge (Fig. 2-3, 6-7; Table 1).
+
+    A judge whose verdicts cannot be ranked (none decided, everything 'none') is reported with its
+    error instead of breaking the page. LLMBar's judges are left out unless asked for by name
+    (listed in ``agreement_only_judges``): they rank LLMBar's two output slots, not QA systems.
+    """
+    shown, hidden = leaderboard_judges(workspace, judges)
+    rankings, accuracy = [], []
+    for judge in shown[vocabulary.PAIRWISE]:
+        try:
+            result = ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                             bootstrap=bootstrap, seed=seed, by_question=by_question)
+            rankings.append({"judge": judge, "result": result, "error": ""})
+        except NoVerdicts as exc:
+            rankings.append({"judge": judge, "result": None, "error": str(exc)})
+    for judge in shown["binary"]:
+        rows = analysis.accuracy(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged)
+        accuracy.append({"judge": judge, "rows": rows})
+    with store.connect(workspace) as con:
+        n_flagged = len(verdicts_store.flagged_question_ids(con))
+    return {"rankings": rankings, "accuracy": accuracy, "use_overrides": use_overrides,
+            "exclude_flagged": exclude_flagged, "n_flagged_questions": n_flagged, "bootstrap": bootstrap,
+            "agreement_only_judges": hidden}
+
+
+def ranking_rows(result: dict) -> list[dict]:
+    """A ranking as table rows (CSV), with the judge and the comparison count on every row."""
+    return [{"judge": result.get("judge", ""), "rank": s["rank"], "system": s["system"],
+             "strength": s["strength"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "beta": s["beta"],
+             "n_comparisons": result["n_comparisons"]} for s in result["systems"]]
+
+
+def win_rows(result: dict) -> list[dict]:
+    names = [s["system"] for s in result["systems"]]
+    wp = result["win_probability"]
+    return [{"system": a, **{b: (None if a == b else round(wp[a][b], 4)) for b in names}} for a in names]
+
+
+def accuracy_rows(judge: str, rows: list[dict]) -> list[dict]:
+    """Table 1 layout: context, system, accuracy ± half-width (percent)."""
+    return [{"judge": judge, "context": r["context"], "system": r["system"], "n": r["n"], "correct": r["correct"],
+             "accuracy %": round(100 * r["accuracy"], 1), "± (95% CI)": round(100 * r["half_width"], 1),
+             "ci_low %": round(100 * r["ci_low"], 1), "ci_high %": round(100 * r["ci_high"], 1)} for r in rows]
+
+
+@kept_while_unchanged()
+def style_controlled(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
+                     bootstrap: int = 1000, seed: int = 0, by_question: bool = False) -> dict:
+    """The Leaderboard's style-control switch for one judge: the style-controlled ranking (answer
+    length as a covariate; ``analysis.style_ranking``) with the plain one beside it, as table rows
+    and one sentence on the length coefficient (:func:`style_rows` / :func:`style_summary`).
+    ``{"result", "rows", "summary", "error"}``; ``error`` says why there is nothing to show."""
+    try:
+        plain = analysis.ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                                 bootstrap=bootstrap, seed=seed, by_question=by_question)
+        style = analysis.style_ranking(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
+                                       bootstrap=bootstrap, seed=seed, by_question=by_question)
+    except (NoVerdicts, ValueError) as exc:
+        return {"result": None, "rows": [], "summary": "", "error": str(exc)}
+    return {"result": style, "rows": style_rows(style, plain), "summary": style_summary(style), "error": ""}

@@ -6,9 +6,25 @@ the page only lays them out."""
 from __future__ import annotations
 
 from lsqa.audit import reference_errors
+# The suspects' table, the errata and the score's words, as the page takes them (lsqa.audit.reference_errors).
+from lsqa.audit.reference_errors import (
+    COLUMN_HELP,
+    COLUMNS,
+    ERRATA_LISTS,
+    FORMULA,
+    errata,
+    errata_csv,
+    errata_jsonl,
+    find,
+    row_key,
+    suspects,
+)
 from lsqa.text.highlight import escape, marked_html
 from lsqa.text.highlight import md_escape as md
 from lsqa.text.sentence_support import shared_word_spans
+
+__all__ = ["COLUMN_HELP", "COLUMNS", "ERRATA_LISTS", "FORMULA", "errata", "errata_csv", "errata_jsonl", "evidence", "find",
+           "llm_lines", "row_key", "summary_caption", "summary_html", "suspects", "systems_caption", "systems_table"]
 
 
 def _pct(value: float | None) -> str:

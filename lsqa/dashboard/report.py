@@ -27,13 +27,12 @@ from importlib import metadata
 from pathlib import Path
 
 from lsqa import store
-from lsqa.dashboard import headline
+from lsqa.dashboard import agreement_view, headline
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
 from lsqa.figures import analysis, certification
 from lsqa.figures import corrected
 from lsqa.dashboard import corrected_view
-from lsqa.dashboard import certification_view
 from lsqa.stats.rank_intervals import for_accuracies
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store
@@ -180,7 +179,7 @@ def _corrected(ws: Path, judge: str, binary: bool, queue: str | None) -> tuple[s
 
 
 def _certification(ws: Path, judge: str, queue: str | None) -> tuple[str, dict]:
-    panel = certification_view.panel(ws, judge, queue=queue)
+    panel = agreement_view.panel(ws, judge, queue=queue)
     t = panel["thresholds"]
     html = [f'<p class="verdict" id="verdict">{escape(panel["headline"])} (verdict: {escape(panel["verdict"])})</p>',
             _p(f"Rests on {panel['n_audits']} audits" + (f" from the {panel['design']} queue" if panel["design"]
@@ -512,6 +511,18 @@ def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: 
     """The report on ``judge`` as one HTML page (module docstring). ValueError for an unknown judge.
     ``since``: an earlier report's figures (:func:`read_figures`); the page then lists what moved."""
     return build_with_figures(ws, judge, bootstrap=bootstrap, seed=seed, queue=queue, when=when, since=since)[0]
+
+
+# The Leaderboard's "Report (HTML)" download: this page, with the bootstrap rounds chosen there.
+HELP = ("One self-contained page on this judge that opens offline (`lsqa report --judge J --bootstrap N`, with "
+        "the bootstrap rounds chosen here): tiers and ranking, whether the judge can replace the annotators, "
+        "the bias panel, what each switch changes and where the data came from. It shows the ranking with "
+        "every switch off and says what each switch changes.")
+
+
+def file_name(judge: str, when: datetime) -> str:
+    """``report_<judge>_<date>.html``, safe on every OS."""
+    return f"report_{lv.safe_name(judge)}_{when.strftime('%Y-%m-%d')}.html"
 
 
 def build_with_figures(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: str | None = None,

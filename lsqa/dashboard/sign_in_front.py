@@ -59,12 +59,12 @@ class SignInFront:
     """ASGI middleware (Starlette's pure-ASGI form): the sign-in exchange in front of the dashboard.
 
     ``workspace``: a callable giving the workspace for each request (default: the dashboard's,
-    ``lsqa.dashboard.page_data.current_workspace``)."""
+    ``lsqa.dashboard.common.current_workspace``)."""
 
     def __init__(self, app: ASGIApp, workspace: Callable[[], Path] | None = None) -> None:
         self.app = app
         if workspace is None:
-            from lsqa.dashboard.page_data import current_workspace as workspace
+            from lsqa.dashboard.common import current_workspace as workspace
         self.workspace = workspace
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -35,7 +35,7 @@ from lsqa.llm import LLMRequest
 from lsqa.config.study import JudgeSpec, SystemSpec
 
 if TYPE_CHECKING:
-    from lsqa.judging.kinds import JudgeKind
+    from lsqa.judging.kind_record import JudgeKind
 
 
 @dataclass(frozen=True)

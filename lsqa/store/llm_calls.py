@@ -12,12 +12,12 @@ All functions take an open connection: callers decide how long they hold the wor
 from __future__ import annotations
 
 import datetime as dt
-import os
 from typing import Iterable, Sequence
 
 import duckdb
 
 from lsqa.store import prompt_texts
+from lsqa.store.processes import process_alive, process_started
 
 COLUMNS = (
     "cache_key", "model", "prompt_id", "prompt_version", "messages", "params", "response", "status",
@@ -144,28 +144,13 @@ def _claim_is_stale(row: tuple, now, host: str) -> bool:
     reused by a process started after the claim does not count). Expiry is for claims of other
     hosts only: on one host, a run slowed down by a loaded machine (its renewals late, or waiting
     for the workspace) keeps its claims, where an expiry would let a second run make them again."""
-    from lsqa.store.runs import _process_alive
-
     _, claim_host, pid, expires_at, claimed_at = row
     if claim_host == host:
-        if not _process_alive(int(pid)):
+        if not process_alive(int(pid)):
             return True
-        started = _process_started(int(pid))
+        started = process_started(int(pid))
         return started is not None and claimed_at is not None and started > claimed_at + dt.timedelta(seconds=2)
     return expires_at < now
-
-
-def _process_started(pid: int) -> dt.datetime | None:
-    """When process ``pid`` started (UTC, naive), from /proc on Linux; None where unknown."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
-        with open("/proc/stat") as f:
-            boot = next(int(line.split()[1]) for line in f if line.startswith("btime "))
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
-    started = boot + ticks / os.sysconf("SC_CLK_TCK")
-    return dt.datetime.fromtimestamp(started, dt.timezone.utc).replace(tzinfo=None)
 
 
 def claim_calls(con: duckdb.DuckDBPyConnection, keys: Sequence[str], owner: str, host: str, pid: int,
@@ -261,13 +246,11 @@ def in_flight_spend(con: duckdb.DuckDBPyConnection, ledger: str, but_owner: str 
 def _owner_dead(owner: str, host: str) -> bool | None:
     """Whether the process ``owner`` (host:pid:nonce) is gone: True/False on this host, None on another
     (it cannot be checked from here). A reused process id reads as alive (spend kept, never released)."""
-    from lsqa.store.runs import _process_alive
-
     parts = owner.split(":")
     if len(parts) < 3 or ":".join(parts[:-2]) != host:
         return None
     try:
-        return not _process_alive(int(parts[-2]))
+        return not process_alive(int(parts[-2]))
     except ValueError:
         return None
 

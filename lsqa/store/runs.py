@@ -6,19 +6,11 @@ import json
 import os
 import socket
 
+from lsqa.store import llm_calls
 from lsqa.store.bulk import fetch_dicts
+from lsqa.store.processes import process_alive
 
 ABANDONED = "process {pid} on {host} ended without closing this run (killed or crashed); its finished work is kept"
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by another user
-    return True
 
 
 def _abandoned(row: dict) -> bool:
@@ -26,7 +18,7 @@ def _abandoned(row: dict) -> bool:
     checked from here and stay as they are; a reused process id keeps a run 'running' (never the
     other way round)."""
     return (row["status"] == "running" and row.get("pid") is not None
-            and row.get("host") == socket.gethostname() and not _process_alive(int(row["pid"])))
+            and row.get("host") == socket.gethostname() and not process_alive(int(row["pid"])))
 
 
 def close_abandoned_runs(con) -> list[int]:
@@ -79,8 +71,6 @@ def study_spent(con, study_id: str, but_owner: str | None = None, legacy: str | 
     stored (``llm_calls.in_flight_spend``: killed runs' and other live runs', not ``but_owner``'s)
     and the calls of its provider batches not yet collected. ``legacy``: the id its runs had before
     the ledger left transport settings out (their spending counts too)."""
-    from lsqa.store import llm_calls
-
     row = con.execute("SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE json_extract_string(config, '$.study_id') "
                       "IN (?, ?)", [study_id, legacy or study_id]).fetchone()
     batches = con.execute("SELECT coalesce(sum(bound_usd), 0) FROM llm_batches WHERE ledger = ? "

@@ -1,4 +1,7 @@
-"""The Run page's form: defaults that are valid in the workspace at hand, checked before Start.
+"""The Run screen: the study configs it offers, the books, models and judge kinds of its form, the
+study config built from the form, the plan before Start, a running job's progress and the run history.
+
+The form's defaults are valid in the workspace at hand and checked before Start.
 
 Results are kept per system and judge name (``lsqa.config.definitions``), so a form that offers
 ``extractive-fullbook`` must offer it as this workspace defined it (the full demo gives it a
@@ -15,9 +18,113 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.errors import InputError
+from lsqa.judging import kinds as judge_kinds
+from lsqa.package_files import CONFIGS, shipped_folder
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
+from lsqa.store import runs as runs_store
 from lsqa.store.workspace_cache import kept_while_unchanged
+
+# The jobs the Run page starts and lists (one job per study, in the dashboard's process).
+from lsqa.study.jobs import cost_so_far, list_jobs
+from lsqa.study.jobs import start as start_job
+
+__all__ = ["CONFIG_DIR", "JUDGES", "SYSTEMS", "check", "clean_numbers", "config_files", "cost_so_far", "defaults",
+           "list_jobs", "model_choices", "name_warnings", "plan", "progress_of", "read_config_file", "records",
+           "run_choices", "run_history", "stage_rows", "start_job", "study_config"]
+
+CONFIG_DIR = shipped_folder(CONFIGS)  # configs/ of the repository
+
+
+def config_files() -> list[Path]:
+    return sorted(CONFIG_DIR.glob("*.toml"))
+
+
+def read_config_file(path: str | Path) -> tuple[str, dict]:
+    """The TOML text and its dict (validated by ``lsqa.config.study``; InputError if it cannot run)."""
+    import tomllib
+
+    from lsqa.config.study import run_config_from_dict
+
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    run_config_from_dict(data, source=str(path))
+    return text, data
+
+
+def model_choices() -> dict[str, str]:
+    from lsqa.llm import embedded_models
+
+    return embedded_models()
+
+
+def run_choices(workspace: Path) -> dict:
+    """Books with text, the embedded models, context settings and judge kinds for the run form."""
+    return {"books": _books_with_text(workspace), "models": model_choices(), "judge_kinds": list(judge_kinds.names()),
+            "contexts": ["none", "retrieval:4000", "full"]}
+
+
+@kept_while_unchanged()
+def _books_with_text(workspace: Path) -> list[dict]:
+    with store.connect(workspace) as con:
+        return [{"id": d["id"], "title": d["title"], "questions": d["n_questions"]}
+                for d in corpus_store.list_documents(con) if d["has_text"]]
+
+
+def study_config(*, books: list[str], questions: str, max_questions: int | None, sample: int, seed: int,
+                 systems: list[dict], judges: list[dict], use_cache: bool = True) -> dict:
+    """A study config dict (the same keys as a ``configs/*.toml``) from the run form.
+
+    Raises ``lsqa.errors.InputError`` naming the problem when it could not run.
+    """
+    from lsqa.config.study import run_config_from_dict
+
+    config: dict = {"documents": list(books), "questions": questions, "sample": int(sample), "seed": int(seed),
+                    "use_cache": bool(use_cache)}
+    if max_questions:
+        config["max_questions"] = int(max_questions)
+    config["systems"] = [_clean(s) for s in systems if _clean(s)]
+    config["judges"] = [_clean(j) for j in judges if _clean(j)]
+    run_config_from_dict(config, source="run form")
+    return config
+
+
+def _clean(row: dict) -> dict:
+    """A table-editor row without empty cells (None, '', NaN), with numpy scalars made plain."""
+    out = {}
+    for k, v in row.items():
+        if hasattr(v, "item"):
+            v = v.item()
+        if v is None or v == "" or (isinstance(v, float) and v != v):
+            continue
+        if isinstance(v, float) and v.is_integer() and k != "threshold":
+            v = int(v)  # a table-editor column with an empty cell turns whole numbers into floats
+        out[k] = v.strip() if isinstance(v, str) else v
+    return out
+
+
+def records(table) -> list[dict]:
+    """Rows of what ``st.data_editor`` returned (a DataFrame or a list of dicts)."""
+    if hasattr(table, "to_dict"):
+        return table.to_dict("records")
+    return [dict(r) for r in table]
+
+
+def stage_rows(summary: dict) -> list[dict]:
+    """A run summary's stages as table rows (``lsqa.study.pipeline.RunSummary.to_dict``)."""
+    return [{"stage": s["stage"], "tasks": s["tasks"], "written": s["written"], "already done": s["skipped"],
+             "calls made": s["calls_made"], "cached": s["calls_cached"], "failed": s["calls_failed"],
+             "errors": len(s["errors"]), "cost (USD)": s["cost_usd"], "seconds": round(s["seconds"], 1)}
+            for s in summary["stages"]]
+
+
+def run_history(workspace: Path, limit: int = 20) -> list[dict]:
+    with store.connect(workspace) as con:
+        return runs_store.recent_runs(con, limit)
+
+
+# ------------------------------------------------------------------------------- the form
 
 SYSTEMS = [{"name": "extractive-nocontext", "model": "lsqa/extractive", "context": "none"},
            {"name": "extractive-rag4k", "model": "lsqa/extractive", "context": "retrieval:4000"},
