@@ -32,8 +32,9 @@ PAGES = [
     st.Page("pages/corpus.py", title="Corpus", icon="📖"),
 ]
 
-from lsqa.dashboard import LsqaError, common, sign_in  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
+
+from lsqa.dashboard import LsqaError, common, sign_in  # noqa: E402
 
 ss = st.session_state
 # The sign-in front (dashboard.py) takes every ?token= before this script sees it: one that gets here

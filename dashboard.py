@@ -9,10 +9,10 @@ another local app's — can read. ``streamlit run app.py`` still serves a one-pe
 team behind a trusted proxy (``identity_header``), but signs nobody in with a link.
 """
 
-import lsqa  # noqa: F401  (first: the process defaults, offline and one BLAS thread)
 import streamlit as st
 from starlette.middleware import Middleware
 
+import lsqa  # noqa: F401  (first: the process defaults, offline and one BLAS thread)
 from lsqa.dashboard.sign_in_front import SignInFront
 
 app = st.App("app.py", middleware=[Middleware(SignInFront)])

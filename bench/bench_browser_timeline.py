@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_browser as bb  # noqa: E402  (also sets the offline environment)
+
 from tests.streamlit_server import serve  # noqa: E402
 
 COLUMNS = ("websocket open", "server", "heading after last", "done after last", "done")
@@ -85,7 +86,7 @@ def main() -> int:
             browser.close()
     print(f"{'':<18}" + "".join(f"{c:>20}" for c in COLUMNS))
     for name, measured in rows.items():
-        print(f"{name:<18}" + "".join(f"{statistics.median(col):>20.2f}" for col in zip(*measured)))
+        print(f"{name:<18}" + "".join(f"{statistics.median(col):>20.2f}" for col in zip(*measured, strict=False)))
     return 0
 
 

@@ -203,8 +203,8 @@ def prd_bench(repeats: int, seed: int) -> dict:
         wid_h += np.mean(hhi - hlo)
     agree = float(np.mean(np.abs(f - y) <= 0.25))
     return dict(items=n, systems=systems, repeats=repeats, judge_human_agreement=agree,
-                human_beta=dict(zip(systems, np.round(truth.beta, 3).tolist())),
-                judge_beta=dict(zip(systems, np.round(judge.beta, 3).tolist())),
+                human_beta=dict(zip(systems, np.round(truth.beta, 3).tolist(), strict=False)),
+                judge_beta=dict(zip(systems, np.round(judge.beta, 3).tolist(), strict=False)),
                 mean_abs_distance_judge_only=float(np.mean(np.abs(judge.beta - truth.beta))),
                 mean_abs_distance_corrected=dist_c / repeats, mean_abs_distance_human_only=dist_h / repeats,
                 coverage=cover / repeats, width_ratio_vs_human=wid / wid_h)

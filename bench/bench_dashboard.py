@@ -44,14 +44,13 @@ for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lsqa import store  # noqa: E402
+from lsqa import audit, store  # noqa: E402
 from lsqa.figures import analysis  # noqa: E402
-from lsqa import audit  # noqa: E402
-from lsqa.store.verdict_ids import judgment_id  # noqa: E402
 from lsqa.store import corpus as corpus_store  # noqa: E402
 from lsqa.store import results as results_store  # noqa: E402
 from lsqa.store import reviews as reviews_store  # noqa: E402
 from lsqa.store.bulk import fetch_dicts  # noqa: E402
+from lsqa.store.verdict_ids import judgment_id  # noqa: E402
 
 N_SYSTEMS = 7
 N_QUESTIONS = 1000       # synthetic question ids

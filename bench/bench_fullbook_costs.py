@@ -40,15 +40,15 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench_scale import study  # noqa: E402
 
+from lsqa.config.study import run_config_from_dict  # noqa: E402
+from lsqa.corpus.ingest import ingest_book  # noqa: E402
+from lsqa.llm.embedded import prompt_reading, respond  # noqa: E402
+from lsqa.llm.embedded.sentence_index import OVERLAP_BONUS, SentenceIndex, index_for  # noqa: E402
+from lsqa.llm.keys import semantic_params  # noqa: E402
+from lsqa.prompting import templates as prompts  # noqa: E402
 from lsqa.study import pipeline  # noqa: E402
 from lsqa.study import plan as plan_mod  # noqa: E402
 from lsqa.text import prompt_parts  # noqa: E402
-from lsqa.prompting import templates as prompts  # noqa: E402
-from lsqa.corpus.ingest import ingest_book  # noqa: E402
-from lsqa.llm.keys import semantic_params  # noqa: E402
-from lsqa.llm.embedded import prompt_reading, respond  # noqa: E402
-from lsqa.llm.embedded.sentence_index import OVERLAP_BONUS, SentenceIndex, index_for  # noqa: E402
-from lsqa.config.study import run_config_from_dict  # noqa: E402
 
 
 def _whole_key(request) -> str:

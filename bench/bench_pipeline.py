@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from lsqa.text.book import read_text, split_passages, story_span  # noqa: E402
 from lsqa.corpus.entities import entity_context, extract_entities  # noqa: E402
 from lsqa.corpus.retrieval import BookIndex, query_for, search  # noqa: E402
+from lsqa.text.book import read_text, split_passages, story_span  # noqa: E402
 
 SEED = 5
 

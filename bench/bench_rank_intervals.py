@@ -59,7 +59,7 @@ def judge_only_world(rng, spread: float, rounds: int):
     u = rng.random(n)
     winner = np.where(u < p * 0.9, "A", np.where(u > 1 - (1 - p) * 0.9, "B", "tie"))
     names = [f"s{k}" for k in range(m)]
-    rows = [{"system_a": names[x], "system_b": names[y], "winner": w} for x, y, w in zip(a, b, winner)]
+    rows = [{"system_a": names[x], "system_b": names[y], "winner": w} for x, y, w in zip(a, b, winner, strict=False)]
     result = rank_table(rows, bootstrap=rounds, seed=int(rng.integers(2**31)), fragility=False)
     by_name = {s["system"]: s for s in result["systems"]}
     low = np.array([by_name[s]["rank_low"] for s in names])

@@ -151,7 +151,7 @@ def auroc(scores: list[float], labels: list[bool]) -> float:
     """Probability that a wrong reference outscores a right one (ties count half)."""
     from lsqa.judging.similarity import auc
 
-    return auc([s for s, y in zip(scores, labels) if y], [s for s, y in zip(scores, labels) if not y])
+    return auc([s for s, y in zip(scores, labels, strict=False) if y], [s for s, y in zip(scores, labels, strict=False) if not y])
 
 
 def figures(rows: list[dict], truth: dict, key) -> dict:
@@ -160,7 +160,7 @@ def figures(rows: list[dict], truth: dict, key) -> dict:
     if not scored or all(y for _, y in scored) or not any(y for _, y in scored):
         return {"n": len(scored), "auroc": None, "p@10": None, "p@25": None}
     order = sorted(scored, key=lambda sy: -sy[0])  # stable: the suspects order breaks ties
-    return {"n": len(scored), "auroc": round(auroc(*zip(*scored)), 3),
+    return {"n": len(scored), "auroc": round(auroc(*zip(*scored, strict=False)), 3),
             "p@10": round(sum(y for _, y in order[:10]) / min(10, len(order)), 2),
             "p@25": round(sum(y for _, y in order[:25]) / min(25, len(order)), 2),
             "base": round(sum(y for _, y in scored) / len(scored), 3)}
@@ -198,7 +198,7 @@ def _score_with(rows: list[dict], weights: dict) -> dict:
     reviews or flags in the bench's workspace, so the score is the machine suspicion)."""
     from lsqa.audit.reference_errors import combine
 
-    return {(r["question_id"], r["reference"]): s for r, s in zip(rows, combine(rows, weights))}
+    return {(r["question_id"], r["reference"]): s for r, s in zip(rows, combine(rows, weights), strict=False)}
 
 
 def _objective(rows: list[dict], truth: dict, scores: dict) -> float:
@@ -216,7 +216,7 @@ def choose(rows: list[dict], truth: dict, all_rows: list[dict]) -> dict:
     for bits in itertools.product((0.0, 1.0), repeat=len(SIGNALS)):
         if not any(bits):
             continue
-        weights = dict(zip(SIGNALS, bits))
+        weights = dict(zip(SIGNALS, bits, strict=False))
         value = _objective(rows, truth, _score_with(all_rows, weights))
         if best is None or (round(value, 9), -sum(bits)) > (round(best[0], 9), -sum(best[1].values())):
             best = (value, weights)
@@ -268,12 +268,12 @@ def fitted_to_labels(rows: list[dict], truth: dict) -> dict:
         return minimize(loss, np.zeros(xs.shape[1] + 1), method="L-BFGS-B").x
 
     w = fit(x, y)
-    inside = {(r["question_id"], r["reference"]): float(v) for r, v in zip(use, x @ w[1:])}
+    inside = {(r["question_id"], r["reference"]): float(v) for r, v in zip(use, x @ w[1:], strict=False)}
     outside = {}
     for book in sorted(set(books)):
         wb = fit(x[books != book], y[books != book])
         outside.update({(r["question_id"], r["reference"]): float(v)
-                        for r, v, b in zip(use, x @ wb[1:], books) if b == book})
+                        for r, v, b in zip(use, x @ wb[1:], books, strict=False) if b == book})
     return {"columns": columns,
             "in_sample": figures(use, truth, lambda r: inside[(r["question_id"], r["reference"])]),
             "held_out": figures(use, truth, lambda r: outside[(r["question_id"], r["reference"])])}

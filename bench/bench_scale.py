@@ -28,10 +28,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from lsqa import store  # noqa: E402
-from lsqa.study import pipeline  # noqa: E402
-from lsqa.corpus.ingest import ingest_book  # noqa: E402
-from lsqa.study.plan import plan  # noqa: E402
 from lsqa.config.study import run_config_from_dict  # noqa: E402
+from lsqa.corpus.ingest import ingest_book  # noqa: E402
+from lsqa.study import pipeline  # noqa: E402
+from lsqa.study.plan import plan  # noqa: E402
 
 CONTEXTS = ("none", "retrieval:1000", "retrieval:2000", "retrieval:4000", "retrieval:8000", "retrieval:16000", "full")
 

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         commands["before --help"] = (COMMANDS["lsqa --help"], args.before)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     load = os.getloadavg()[0]
-    for name, (command, root) in commands.items():  # one warm-up each (file cache), not counted
+    for command, root in commands.values():  # one warm-up each (file cache), not counted
         run(command, root)
     for _ in range(args.rounds):
         for name, (command, root) in commands.items():

@@ -72,7 +72,7 @@ def world(rng, c: float):
     winner = np.where(rng.random(N_COMPARISONS) < p, "A", "B")
     names = [f"s{k}" for k in range(m)]
     rows = [{"system_a": names[x], "system_b": names[y], "winner": w, "len_a": la, "len_b": lb}
-            for x, y, w, la, lb in zip(a, b, winner, len_a, len_b)]
+            for x, y, w, la, lb in zip(a, b, winner, len_a, len_b, strict=False)]
     return names, beta, rows
 
 
@@ -82,7 +82,7 @@ def run(worlds: int, seed: int, c: float) -> dict:
     tau_plain, tau_style, coefs = [], [], []
     for _ in range(worlds):
         names, beta, rows = world(rng, c)
-        truth = dict(zip(names, beta))
+        truth = dict(zip(names, beta, strict=False))
         people = sorted(names, key=lambda s: -truth[s])
         plain = rank_table(rows, bootstrap=0, fragility=False)
         plain_order = [s["system"] for s in plain["systems"]]

@@ -267,7 +267,7 @@ async def run_team(n: int, args, workspace: Path | None, floor: bool) -> dict:
     finally:
         server.stop()
     out = {"n": n, "wall": wall, "server_cpu": cpu, "browser_cpu": browsers, "load": (load0, load1)}
-    made = [(name, k) for name, r in zip(names, results) for k in r["keys"] if k["from"] is not None]
+    made = [(name, k) for name, r in zip(names, results, strict=False) for k in r["keys"] if k["from"] is not None]
     latencies = [(k["shown"] - k["at"]) / 1000 for _, k in made if k["shown"] is not None]
     out.update(made=len(made), p50=_percentile(latencies, 0.5), p95=_percentile(latencies, 0.95),
                stalled=sum(r["stalled"] for r in results))

@@ -16,11 +16,15 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.dashboard import LsqaError, common, md_escape  # noqa: E402
-from lsqa.dashboard import audit_actions as audit  # noqa: E402
+from lsqa.dashboard import (  # noqa: E402
+    LsqaError,
+    common,
+    md_escape,
+    sign_in,  # noqa: E402
+    ui,  # noqa: E402
+)
 from lsqa.dashboard import adjudication_view as view  # noqa: E402
-from lsqa.dashboard import sign_in  # noqa: E402
-from lsqa.dashboard import ui  # noqa: E402
+from lsqa.dashboard import audit_actions as audit  # noqa: E402
 
 workspace = common.current_workspace()
 md = md_escape  # names, labels, notes and comments are people's text: never Markdown

@@ -157,7 +157,7 @@ SECTIONS = {"Judges against humans": ("humans", vs_humans), "Judges against each
 if agreement_view.has_llmbar(workspace):
     SECTIONS["LLMBar"] = ("llmbar", show_llmbar)
 tabs = st.tabs(list(SECTIONS), key="section", on_change="rerun", bind="query-params")
-for tab, (section, show) in zip(tabs, SECTIONS.values()):
+for tab, (section, show) in zip(tabs, SECTIONS.values(), strict=False):
     if tab.open:
         view = agreement_view.agreement_overview(workspace, bootstrap=rounds, sections=(section,))
         with tab:

@@ -18,12 +18,15 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.dashboard import LsqaError, common  # noqa: E402
+from lsqa.dashboard import (  # noqa: E402
+    LsqaError,
+    common,
+    sign_in,  # noqa: E402
+    ui,  # noqa: E402
+)
 from lsqa.dashboard import audit_actions as audit  # noqa: E402
-from lsqa.dashboard.audit_actions import Trail, guidelines_for_kind  # noqa: E402
 from lsqa.dashboard import audit_view as view  # noqa: E402
-from lsqa.dashboard import sign_in  # noqa: E402
-from lsqa.dashboard import ui  # noqa: E402
+from lsqa.dashboard.audit_actions import Trail, guidelines_for_kind  # noqa: E402
 
 workspace = common.current_workspace()
 ss = st.session_state

@@ -101,7 +101,7 @@ def longspan_tab() -> None:
                "question's entity.")
     c = st.columns(2)
     for col, (label, key) in zip(c, (("Full book vs retrieval", "full_vs_retrieval"),
-                                     ("Full book vs no context", "full_vs_no_context"))):
+                                     ("Full book vs no context", "full_vs_no_context")), strict=False):
         col.metric(label, longspan_view.gain_words(d[key]))
         col.caption(md(longspan_view.gain_notes(d[key])))
     every = st.expander("All books: gains that hold together", key="co_ls_all", on_change="rerun")
@@ -128,7 +128,7 @@ TAB_LINKS = {"questions": "Questions and answers", "passages": "Passages", "enti
              "long-span": "Long span"}
 tabs = st.tabs(list(TAB_LINKS.values()), key="co_tab", on_change="rerun",
                default=TAB_LINKS.get(st.query_params.get("tab", ""), "Questions and answers"))
-for tab, show in zip(tabs, (questions_tab, passages_tab, entities_tab, longspan_tab)):
+for tab, show in zip(tabs, (questions_tab, passages_tab, entities_tab, longspan_tab), strict=False):
     if tab.open:
         with tab:
             show()

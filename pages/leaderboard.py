@@ -132,7 +132,7 @@ def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
     buttons += [(f"{label} (CSV)", lambda r=rows: common.to_csv(lv.with_view(r, judge, view, when)), "csv",
                  "text/csv", key) for key, (label, rows) in tables.items()]
     cols = st.columns(len(buttons) + 1)
-    for col, (label, data, ext, mime, key) in zip(cols, buttons):
+    for col, (label, data, ext, mime, key) in zip(cols, buttons, strict=False):
         col.download_button(label, data, lv.file_name(key, judge, view, when, ext), mime,
                             key=f"lb_dl_{what}_{key}_{ext}_{judge}", on_click="ignore")
     # The stakeholder report, the same file as `lsqa report --judge J --bootstrap <rounds>` (made on click).

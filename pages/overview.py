@@ -18,7 +18,7 @@ if not common.exists(workspace):
 summary = overview_view.overview(workspace)
 counts = summary["counts"]
 shown = ["books", "questions", "systems", "judges", "verdicts", "human reviews", "flagged references"]
-for col, name in zip(st.columns(len(shown)), shown):
+for col, name in zip(st.columns(len(shown)), shown, strict=False):
     col.metric(name, f"{counts[name]:,}")
 st.caption(f"{counts['documents']:,} documents in all ({counts['books']} with full text) · "
            f"{counts['questions answered']:,} questions answered · {counts['answers']:,} answers · "

@@ -14,7 +14,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from tests.llm_server import llm_server  # noqa: E402, F401 - the scriptable OpenAI server fixture, for every test module
+from tests.llm_server import (
+    llm_server,  # noqa: E402, F401 - the scriptable OpenAI server fixture, for every test module
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"

@@ -291,7 +291,7 @@ class FakeLLMServer:
             best = 0
             for seen in self._seen_prompts:
                 n = 0
-                for a, b in zip(seen, words):
+                for a, b in zip(seen, words, strict=False):
                     if a != b:
                         break
                     n += 1

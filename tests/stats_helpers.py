@@ -10,7 +10,6 @@ import json
 import re
 from pathlib import Path
 
-
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # PRD Vicuna80 human ratings: file answer_{m1}-vs-answer_{m2}-human-reviewer_threeclass.jsonl holds

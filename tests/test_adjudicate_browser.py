@@ -14,11 +14,10 @@ import re
 
 import pytest
 
-from lsqa import audit, team
+from lsqa import audit, store, team
 from lsqa.dashboard import adjudication_view
 from lsqa.judging import kinds
 from lsqa.store import verdicts as verdicts_store
-from lsqa import store
 
 from .bad_input import snapshot
 from .browser import SHOWN_JS, served_team, wait_for, wait_idle

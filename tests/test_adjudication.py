@@ -22,16 +22,14 @@ from lsqa.audit import reference_errors
 from lsqa.dashboard import adjudication_view
 from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import AuditRefused, NotAllowed
+from lsqa.figures import analysis, audits, corrected
 from lsqa.judging import kinds
-from lsqa.figures import analysis
-from lsqa.figures import corrected
-from lsqa.figures import audits
-from lsqa.team import Person
 from lsqa.store import verdicts as verdicts_store
+from lsqa.team import Person
 
+from .apptest_text import page_text
 from .bad_input import invoke, snapshot
 from .conftest import PROJECT_ROOT
-from .apptest_text import page_text
 
 APP = str(PROJECT_ROOT / "app.py")
 ROLES = ("viewer", "annotator", "adjudicator", "admin")
@@ -411,7 +409,7 @@ def test_the_adjudicate_page_moves_to_the_next_open_one_and_asks_before_replacin
     assert snapshot(ws) == before and "Not saved: the item changed under your key" in page_text(at)
     assert _on_screen(at) == ids[0]
 
-    for n, (jid, label) in enumerate(zip(ids, ("no", "yes", "no"))):
+    for n, (jid, label) in enumerate(zip(ids, ("no", "yes", "no"), strict=False)):
         assert _on_screen(at) == jid
         at.button(key=f"adj_opt_{label}__writes").click().run()
         assert not at.exception and not at.error, [e.value for e in at.error]

@@ -24,7 +24,7 @@ def _verdicts(ws, judge):
         rows = con.execute("SELECT id, question_id, system_a, reference, label FROM judgments"
                            " WHERE judge = ? AND status = 'ok' ORDER BY question_id, system_a, reference",
                            [judge]).fetchall()
-    return [dict(zip(("id", "question_id", "system", "reference", "label"), r)) for r in rows]
+    return [dict(zip(("id", "question_id", "system", "reference", "label"), r, strict=False)) for r in rows]
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_two_people_are_paired_only_on_the_same_verdict(reviewed):
     # Krippendorff's α of two coders over the three shared verdicts, from its definition.
     a, b = [ana[k] for k in both], [ben[k] for k in both]
     values = a + b
-    d_o = sum(x != y for x, y in zip(a, b)) * 2 / len(values)
+    d_o = sum(x != y for x, y in zip(a, b, strict=False)) * 2 / len(values)
     d_e = sum(x != y for i, x in enumerate(values) for j, y in enumerate(values) if i != j) / (len(values) * (len(values) - 1))
     assert view["annotators"]["krippendorff_alpha"] == pytest.approx(1 - d_o / d_e)
 

@@ -3,11 +3,9 @@
 import numpy as np
 import pytest
 
-from lsqa import store
+from lsqa import audit, store
 from lsqa.figures import analysis
 from lsqa.store import reviews, verdicts
-
-from lsqa import audit
 from lsqa.study.imports import import_judgments
 
 
@@ -59,7 +57,7 @@ def _alpha_two_coders(a, b):
     """Krippendorff's α, nominal, two coders, no missing values, written out from the definition."""
     values = a + b
     n = len(values)
-    d_o = sum(x != y for x, y in zip(a, b)) * 2 / n
+    d_o = sum(x != y for x, y in zip(a, b, strict=False)) * 2 / n
     d_e = sum(x != y for i, x in enumerate(values) for j, y in enumerate(values) if i != j) / (n * (n - 1))
     return 1 - d_o / d_e
 
@@ -71,7 +69,7 @@ def test_human_raters_agreement_and_annotator_agreement(demo_workspace):
     alice = ["yes", "yes", "no", "no", "yes", "no", "yes", "yes", "no", "yes"]
     bob = ["yes", "no", "no", "no", "yes", "no", "yes", "no", "no", "yes"]
     with store.write(demo_workspace) as con:
-        for jid, la, lb in zip(ids, alice, bob):
+        for jid, la, lb in zip(ids, alice, bob, strict=False):
             reviews.add_review(con, annotator="alice", judgment_id=jid, action="override", label=la)
             reviews.add_review(con, annotator="bob", judgment_id=jid, action="override", label=lb)
     between = analysis.annotator_agreement(demo_workspace)

@@ -13,14 +13,13 @@ import shutil
 
 import pytest
 
-from lsqa import store
-from lsqa import audit
+from lsqa import audit, store
 from lsqa.audit import reference_errors
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 
-from .streamlit_server import serve
 from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 
@@ -521,8 +520,8 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Corpus").click()
     expect(page.get_by_role("heading", name="Corpus").first).to_be_visible(timeout=60000)
     assert "section=" not in page.url
-    from lsqa.figures import analysis
     from lsqa.dashboard import agreement_view
+    from lsqa.figures import analysis
 
     pairs = agreement_view.agreement_overview(ws, bootstrap=0)["annotator_pairs"]
     shared = set()

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 
-from lsqa import store
-from lsqa.figures import analysis
-from lsqa import audit
-from lsqa.judging import guidelines
-from lsqa.text import highlight
+from lsqa import audit, store
 from lsqa.audit import reference_errors
 from lsqa.audit.trail import Trail
+from lsqa.figures import analysis
+from lsqa.judging import guidelines
+from lsqa.text import highlight
 
 AIS, SXS = "lexical-autoais-fc", "lexical-sxs-fc"
 

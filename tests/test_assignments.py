@@ -16,14 +16,13 @@ from lsqa import audit, store, team
 from lsqa.audit.review_import import import_reviews
 from lsqa.dashboard import audit_view as view
 from lsqa.errors import AuditRefused, NotAllowed
-from lsqa.figures import corrected
-from lsqa.figures import audits
+from lsqa.figures import audits, corrected
 from lsqa.study import llmbar
 from lsqa.team import Person
 
+from .apptest_text import page_text
 from .bad_input import assert_library_refuses, assert_refused, invoke, snapshot
 from .conftest import PROJECT_ROOT
-from .apptest_text import page_text
 
 APP = str(PROJECT_ROOT / "app.py")
 JUDGE = "lexical-autoais-fc"  # a yes/no judge of the small demo

@@ -11,8 +11,8 @@ import pytest
 
 from lsqa import audit, store, team
 
-from .streamlit_server import serve
 from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from lsqa import store
-from lsqa import audit
-from lsqa.study.imports import import_judgments
-from lsqa.store import verdicts as verdicts_store
-
 import pytest
+
+from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
+from lsqa.store import verdicts as verdicts_store
+from lsqa.study.imports import import_judgments
+
 
 def _first_question(workspace) -> str:
     with store.connect(workspace) as con:

@@ -15,11 +15,11 @@ import pytest
 from lsqa import audit, store
 from lsqa.audit.review_import import import_reviews
 from lsqa.figures import audits, corrected
-
-from .import_oracle import import_reviews_rows
 from lsqa.store import db
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
+
+from .import_oracle import import_reviews_rows
 
 SXS = "lexical-sxs-fc"        # side by side, both orders
 YESNO = "lexical-autoais-fc"  # yes/no
@@ -191,8 +191,8 @@ def test_a_random_assignment_batch_is_the_draw(demo_workspace):
 def test_a_sampled_review_declares_the_draw_it_writes(demo_workspace):
     """What a review through a random queue declares it changes (lineage.Change, for the kept reads) is
     what it changes: the reviews and the draws; a second such review of the verdict only the reviews."""
-    from tests.bad_input import changed_tables, snapshot
     from lsqa.audit import kept_reads
+    from tests.bad_input import changed_tables, snapshot
 
     row = audits.queue(demo_workspace, SXS, "random", rate=0.3)["rows"][0]
     before = snapshot(demo_workspace)

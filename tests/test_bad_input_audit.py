@@ -10,10 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsqa import store
-from lsqa.figures import analysis
-from lsqa import audit
+from lsqa import audit, store
 from lsqa.errors import LsqaError
+from lsqa.figures import analysis
 from lsqa.vocabulary import ABSOLUTE_LABELS, FLAG_REASONS, PAIRWISE_LABELS
 
 from .bad_input import assert_library_refuses, snapshot

@@ -13,13 +13,12 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsqa.errors import InputError
-from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.config.study import run_config_from_dict
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.errors import InputError
 
 from .bad_input import assert_refused, contents, invoke, snapshot
 from .conftest import TEST_DATA
-
 
 BASE = {
     "documents": ["The Tale of Tom Kitten"], "questions": "narrativeqa", "max_questions": 2, "sample": 5,

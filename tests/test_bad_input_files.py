@@ -478,7 +478,7 @@ def test_the_export_copy_neutralises_each_prefix_and_keeps_numbers(ws, tmp_path)
         assert export_store.copy_table(con, sql, path, "csv") == len(values)
         export_store.copy_table(con, sql, tmp_path / "cells.jsonl", "jsonl")
     rows = _cells(path.read_bytes())[1:]
-    for (n, text, score), original in zip(rows, values):
+    for (n, text, score), original in zip(rows, values, strict=False):
         _assert_safe(text, original)
         assert float(score) == -0.5 * int(n)  # a number column is written as the number
     exact = [json.loads(line)["text"] for line in (tmp_path / "cells.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -496,7 +496,7 @@ def test_dashboard_downloads_neutralise_formulas(ws):
     rows = [{"text": v, "score": -0.5, "n": 3} for v in PAYLOADS + NUMBERS]
     parsed = _cells(common.to_csv(rows))
     assert parsed[0] == ["text", "score", "n"]
-    for (text, score, n), original in zip(parsed[1:], PAYLOADS + NUMBERS):
+    for (text, score, n), original in zip(parsed[1:], PAYLOADS + NUMBERS, strict=False):
         _assert_safe(text, original)
         assert (score, n) == ("-0.5", "3")
 
@@ -517,7 +517,7 @@ def test_errata_csv_neutralises_formulas_and_jsonl_keeps_them(ws, monkeypatch):
     rows += [{**rows[0], "notes": [p], "reasons": [p], "annotators": [p], "reference_text": p} for p in PAYLOADS]
     parsed = list(csv.DictReader(io.StringIO(reference_errors.errata_csv(rows).decode("utf-8"), newline="")))
     assert parsed[0]["annotators"] == "'@annotator"
-    for row, original in zip(parsed[1:], PAYLOADS):
+    for row, original in zip(parsed[1:], PAYLOADS, strict=False):
         for key in ("notes", "reasons", "annotators", "reference_text"):
             _assert_safe(row[key], original)
     exact = [json.loads(line) for line in reference_errors.errata_jsonl(rows).decode("utf-8").splitlines()]

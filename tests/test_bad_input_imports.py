@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsqa.errors import InputError
-from lsqa.study.imports import import_answers, import_judgments
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES
+from lsqa.errors import InputError
+from lsqa.study.imports import import_answers, import_judgments
 
 from .bad_input import assert_refused, invoke, snapshot
 from .conftest import TEST_DATA

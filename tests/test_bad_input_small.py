@@ -17,7 +17,6 @@ from .bad_input import assert_refused, invoke, snapshot
 from .test_bad_input_bounds import SXS, _reviews, demo, judged  # noqa: F401
 
 
-
 @pytest.fixture
 def workspace(workspace):
     """An existing, empty workspace (the shared fixture's path is not created yet)."""

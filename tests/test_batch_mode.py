@@ -11,11 +11,11 @@ import time
 import pytest
 
 from lsqa import llm, store
-from lsqa.study import pipeline
-from lsqa.errors import InputError
-from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.config.study import run_config_from_dict
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.errors import InputError
 from lsqa.store import llm_batches
+from lsqa.study import pipeline
 
 from .conftest import PROJECT_ROOT, TEST_DATA
 

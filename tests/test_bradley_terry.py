@@ -9,8 +9,13 @@ import pytest
 
 from lsqa.stats import bradley_terry as bt
 from lsqa.stats.ranking import count_comparisons, fit_bradley_terry, sandwich_bradley_terry
-from lsqa.stats.style_control import (bootstrap_style_controlled, fit_style_controlled, style_data, style_sandwich,
-                                      style_table)
+from lsqa.stats.style_control import (
+    bootstrap_style_controlled,
+    fit_style_controlled,
+    style_data,
+    style_sandwich,
+    style_table,
+)
 
 sm = pytest.importorskip("statsmodels.api")
 
@@ -110,7 +115,7 @@ def test_bootstrap_over_cells_agrees_with_the_sandwich():
 def test_style_table_takes_columns_and_reports_its_intervals():
     sa, sb, w, la, lb, q = _world(1500, 4, 1.0, 0.1, seed=6)
     rows = [{"system_a": a, "system_b": b, "winner": x, "len_a": p, "len_b": r, "question_id": int(k)}
-            for a, b, x, p, r, k in zip(sa, sb, w, la, lb, q)]
+            for a, b, x, p, r, k in zip(sa, sb, w, la, lb, q, strict=False)]
     by_rows = style_table(rows, by_question=True)
     by_cols = style_table({"system_a": sa, "system_b": sb, "winner": w, "len_a": la, "len_b": lb,
                            "question_id": q}, by_question=True)

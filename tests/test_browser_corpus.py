@@ -14,8 +14,8 @@ import pytest
 from lsqa import store
 from lsqa.store import corpus as corpus_store
 
-from .streamlit_server import serve
 from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_charts_drawn, wait_idle
+from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 STRETCH = re.compile(r"^characters ([\d,]+)–([\d,]+) · \d+ mentions$")

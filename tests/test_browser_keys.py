@@ -19,8 +19,8 @@ import pytest
 from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
 
-from .streamlit_server import serve
 from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, need_browser, wait_idle
+from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 

@@ -14,14 +14,13 @@ from datetime import datetime, timezone
 
 import pytest
 
-from lsqa import store
-from lsqa import audit
-from lsqa.study import imports
+from lsqa import audit, store
 from lsqa.dashboard import leaderboard_view
 from lsqa.store import results as results_store
+from lsqa.study import imports
 
-from .streamlit_server import serve
 from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_charts_drawn, wait_idle
+from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 

@@ -14,13 +14,13 @@ import tomllib
 import pytest
 
 from lsqa import store
-from lsqa.study import pipeline
-from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.config.study import run_config_from_dict
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.study import pipeline
 
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 from .conftest import PROJECT_ROOT, TEST_DATA
 from .streamlit_server import serve
-from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 BOOK = "The Tale of Tom Kitten"

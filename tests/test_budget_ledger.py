@@ -22,7 +22,8 @@ from lsqa.cli import app
 from lsqa.config.study import load_run_config
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.llm import batch as batch_mod
-from lsqa.store import llm_calls, runs as runs_store
+from lsqa.store import llm_calls
+from lsqa.store import runs as runs_store
 from lsqa.study import pipeline
 from lsqa.study.plan import plan
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsqa.prompting import templates as prompts
 from lsqa.llm import keys
 from lsqa.llm.keys import cache_key, semantic_params
 from lsqa.llm.types import LLMRequest
+from lsqa.prompting import templates as prompts
 from lsqa.text.prompt_parts import canonical_json
 
 

@@ -25,9 +25,9 @@ from scipy.stats import binom, binomtest
 from scipy.stats import t as student_t
 
 from lsqa import audit
+from lsqa.figures import audits
 from lsqa.figures import certification as figures_certification
 from lsqa.stats import certification as cert
-from lsqa.figures import audits
 
 from .bad_input import assert_refused, invoke
 

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from lsqa.cli import app
 from lsqa.cli.stats import agreement_table, format_agreement_table, format_rank_table, rank_table
+from lsqa.corpus.tables import load_comparisons, load_ratings, read_table
 from lsqa.errors import InputError
 from lsqa.stats.ranking import count_comparisons, fit_bradley_terry
-from lsqa.corpus.tables import load_comparisons, load_ratings, read_table
 from lsqa.text import numbers
 from tests.stats_helpers import load_llmbar, load_prd_human
 

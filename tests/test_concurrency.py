@@ -6,6 +6,7 @@ import textwrap
 import time
 
 import pytest
+
 from lsqa import store
 from lsqa.store import reviews
 

@@ -69,7 +69,7 @@ def test_chunks_are_overlapping_whole_paragraphs(story):
     chunks = coref.chunk_spans(text, start, end, chunk_words=150, overlap_words=30)
     assert len(chunks) >= 5
     assert chunks[0][0] == start and chunks[-1][1] == end
-    for (s1, e1), (s2, e2) in zip(chunks, chunks[1:]):
+    for (s1, e1), (s2, e2) in zip(chunks, chunks[1:], strict=False):
         assert s1 < s2 < e1 < e2  # consecutive chunks overlap and move forward
         assert len(text[s2:e1].split()) >= 30
     for s, e in chunks:

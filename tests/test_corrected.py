@@ -10,7 +10,6 @@ from scipy.stats import t as student_t
 from lsqa.stats import corrected as C
 
 
-
 @pytest.fixture(scope="module")
 def ppi_py():
     """ppi-python, the test-only oracle pinned in requirements.txt (imported only by the slow tests:

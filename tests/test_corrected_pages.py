@@ -8,14 +8,22 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from lsqa import store
-from lsqa import audit
-from lsqa.text import highlight
+from lsqa import audit, store
 from lsqa.dashboard import corrected_view
 from lsqa.figures import audits
 from lsqa.store import verdicts as verdicts_store
+from lsqa.text import highlight
 
-from .test_dashboard_pages import APP, SXS, _fresh_streamlit_caches, bar_button, goto, open_app, pick_judge, ws  # noqa: F401
+from .test_dashboard_pages import (  # noqa: F401
+    APP,
+    SXS,
+    _fresh_streamlit_caches,
+    bar_button,
+    goto,
+    open_app,
+    pick_judge,
+    ws,
+)
 
 
 def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
@@ -63,7 +71,7 @@ def markdown_table(text: str) -> list[dict]:
     lines = [ln for ln in text.splitlines() if ln.startswith("|")]
     split = lambda ln: [c.strip() for c in re.split(r"(?<!\\)\|", ln.strip()[1:-1])]  # noqa: E731
     head = [unescape(h) for h in split(lines[0])]
-    return [dict(zip(head, split(ln))) for ln in lines[2:]]
+    return [dict(zip(head, split(ln), strict=False)) for ln in lines[2:]]
 
 
 def unescape(text: str) -> str:

@@ -8,12 +8,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lsqa import store
-from lsqa import audit
-from lsqa.figures import corrected
-from lsqa.dashboard import corrected_view
-from lsqa.figures import audits
+from lsqa import audit, store
 from lsqa.cli import app
+from lsqa.dashboard import corrected_view
+from lsqa.figures import audits, corrected
 from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
 
@@ -49,8 +47,8 @@ def test_active_queue_favours_items_the_judge_is_unsure_of(demo_workspace):
     with store.connect(demo_workspace) as con:
         items = audits.judge_items(con, SXS)
         probs = audits.inclusion_probabilities(con, SXS, items, "active", 0.2)
-    split = [p for it, p in zip(items, probs) if it.f == 0.5]
-    sure = [p for it, p in zip(items, probs) if it.f in (0.0, 1.0)]
+    split = [p for it, p in zip(items, probs, strict=False) if it.f == 0.5]
+    sure = [p for it, p in zip(items, probs, strict=False) if it.f in (0.0, 1.0)]
     assert split and sure and sum(split) / len(split) > 1.5 * sum(sure) / len(sure)
     assert all(p > 0 for p in probs)    # every item can be drawn: the estimate stays unbiased
 
@@ -159,7 +157,7 @@ def override_between_top_two(ws, judge=SXS):
     changed = {}
     for it in items:
         label = "A" if it.system_a == second else "B"
-        for jid, judge_label in zip(it.judgment_ids, it.judge_labels):
+        for jid, judge_label in zip(it.judgment_ids, it.judge_labels, strict=False):
             audit.review(ws, "ann", jid, label)
             if judge_label != label:
                 changed[jid] = label
@@ -202,7 +200,7 @@ def test_accuracy_flips_name_the_audits_and_overrides_that_moved_them(demo_works
     with store.connect(demo_workspace) as con:
         items = [it for it in audits.judge_items(con, YESNO) if it.system_a == top]
     for it in items:
-        for jid, label in zip(it.judgment_ids, it.judge_labels):
+        for jid, label in zip(it.judgment_ids, it.judge_labels, strict=False):
             if label == "yes":
                 audit.review(demo_workspace, "ann", jid, "no")
     after = corrected.corrected_accuracy(demo_workspace, YESNO)

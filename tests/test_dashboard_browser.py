@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lsqa import store
-from lsqa import audit
+from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
 
 from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_charts_drawn, wait_idle

@@ -21,14 +21,13 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from lsqa import store
-from lsqa import audit
-from lsqa.text import highlight
-from lsqa.study import jobs
+from lsqa import audit, store
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.study import jobs
+from lsqa.text import highlight
 
 from .conftest import PROJECT_ROOT
 
@@ -313,7 +312,7 @@ def test_reference_errors_page_shows_the_suspects_list_with_its_columns_explaine
     rows = reference_errors.suspects(ws)
     at = open_app(page="reference_errors")
     frame = table(at, "question", rows[0]["question"])
-    shown = list(zip(frame["question_id"], frame["reference"], frame["score"]))
+    shown = list(zip(frame["question_id"], frame["reference"], frame["score"], strict=False))
     assert shown == [(r["question_id"], r["reference"], r["score"]) for r in rows[:len(shown)]]
     assert len(shown) == min(25, len(rows))
     main = next(df for df in at.dataframe if "score" in df.value.columns and "evidence" in df.value.columns)

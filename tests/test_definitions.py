@@ -6,15 +6,14 @@ import pytest
 from typer.testing import CliRunner
 
 from lsqa import store
-from lsqa.study import pipeline
 from lsqa.cli import app
 from lsqa.config.definitions import DefinitionChanged, NameClash
-from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.config.study import run_config_from_dict
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.errors import InputError
+from lsqa.study import pipeline
 
 from .conftest import TEST_DATA
-
-from lsqa.errors import InputError
 
 BASE = {
     "documents": ["The Tale of Tom Kitten"], "questions": "narrativeqa", "max_questions": 4,

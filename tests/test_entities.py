@@ -7,10 +7,17 @@ import dataclasses
 import pytest
 
 from lsqa.config.settings import Settings
-from lsqa.text.book import read_text, story_span
-from lsqa.corpus.entities import (Entity, EntityChains, Mention, entity_context, entity_context_text, extract_entities,
-                           fallback)
+from lsqa.corpus.entities import (
+    Entity,
+    EntityChains,
+    Mention,
+    entity_context,
+    entity_context_text,
+    extract_entities,
+    fallback,
+)
 from lsqa.errors import LsqaError
+from lsqa.text.book import read_text, story_span
 from tests.nqa_books import book
 
 PRONOUNS = {"he", "him", "his", "himself", "she", "her", "hers", "herself"}

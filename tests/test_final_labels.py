@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from lsqa import audit, store, team
-from lsqa.judging import kinds
 from lsqa.figures import analysis
+from lsqa.judging import kinds
 from lsqa.store import verdicts as verdicts_store
 from lsqa.team import Person
 

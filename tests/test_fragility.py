@@ -70,7 +70,7 @@ def _z_scores(counts: np.ndarray, data: ComparisonCounts, pairs, tie_model: str)
 def _adjacent(data: ComparisonCounts, tie_model: str) -> list[tuple[int, int]]:
     fit = fit_bradley_terry(data, tie_model=tie_model)
     order = sorted(range(len(data.systems)), key=lambda k: (fit.rank[k], data.systems[k]))
-    return list(zip(order, order[1:]))
+    return list(zip(order, order[1:], strict=False))
 
 
 def brute_force(data: ComparisonCounts, mode: str, tie_model: str, up_to: int = 3, inseparable: bool = False) -> dict:
@@ -207,7 +207,7 @@ def test_four_systems_relabelled_match_brute_force():
 
 
 def _counts(rows: list[tuple[str, str, str]]) -> ComparisonCounts:
-    a, b, w = zip(*rows)
+    a, b, w = zip(*rows, strict=False)
     return count_comparisons(a, b, w)
 
 
@@ -264,7 +264,7 @@ def test_rank_json_on_the_demo_workspace_is_confirmed_and_exact_to_two(demo_work
     assert out.exit_code == 0, out.output
     result = json.loads(out.stdout)
     names = [s["system"] for s in result["systems"]]
-    assert [(a["upper"], a["lower"]) for a in result["adjacent"]] == list(zip(names, names[1:]))
+    assert [(a["upper"], a["lower"]) for a in result["adjacent"]] == list(zip(names, names[1:], strict=False))
     by_name = {s["system"]: s for s in result["systems"]}
     data = analysis.comparison_counts(demo_workspace, SXS)
     fit = fit_bradley_terry(data)
@@ -325,7 +325,7 @@ def test_fast_path_gives_the_reference_answers_at_forty_systems(seed, tie_model)
     slow = fr.adjacent_fragility(data, fit, fast=False)
     assert [f.fields() for f in fast] == [f.fields() for f in slow]
     assert any(f.drop is not None and f.drop <= fr.EXACT_UP_TO for f in fast)   # the small-set search ran
-    for f, g in zip(fast, slow):
+    for f, g in zip(fast, slow, strict=False):
         for mode in ("drop", "flip"):
             a, b = getattr(f, f"{mode}_change"), getattr(g, f"{mode}_change")
             assert (a is None) == (b is None) and (a is None or np.array_equal(a, b)), (f.upper, f.lower, mode)

@@ -19,7 +19,7 @@ NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 def pairwise(*, audits=5, verdict=UNDECIDED, needed=None, books=2, never_won=False, separated=False,
              fragility=None, p=(0.62, 0.551, 0.693), tiers=(1, 1, 2)) -> dict:
     systems = [{"system": name, "tier": tier, "rank": k + 1, "never_won": never_won and k == 2}
-               for k, (name, tier) in enumerate(zip(("fullbook", "rag4k", "nocontext"), tiers))]
+               for k, (name, tier) in enumerate(zip(("fullbook", "rag4k", "nocontext"), tiers, strict=False))]
     return {"judge": "sxs", "family": "pairwise", "systems": systems,
             "leader_vs_next": {"upper": "fullbook", "lower": "rag4k", "separated": separated,
                                "fragility": fragility, "estimate": p[0], "ci_low": p[1], "ci_high": p[2]},

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lsqa.text import highlight
 
-
 BOOK = "He sat on the bank.\nThe  water was\ncold and deep. Then he went home… and slept."
 
 

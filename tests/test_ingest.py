@@ -8,15 +8,14 @@ import pytest
 
 from lsqa import store
 from lsqa.corpus import ingest
-from lsqa.study import imports
+from lsqa.corpus.ingest import ingest_book, ingest_narrativeqa
 from lsqa.errors import InputError
+from lsqa.figures import analysis
 from lsqa.store import runs
+from lsqa.study import imports
+from lsqa.study.imports import import_answers, import_judgments
 
 from .conftest import TEST_DATA
-
-from lsqa.figures import analysis
-from lsqa.study.imports import import_answers, import_judgments
-from lsqa.corpus.ingest import ingest_book, ingest_narrativeqa
 
 SLICE = TEST_DATA / "narrativeqa_slice"
 TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from lsqa.study import jobs
+
 from lsqa.errors import InputError
+from lsqa.study import jobs
 
 
 def test_jobs_refuse_a_bad_config_at_once(demo_workspace):

@@ -2,10 +2,10 @@
 
 import json
 
+from lsqa.config.study import Context, JudgeSpec, SystemSpec
+from lsqa.corpus.contexts import BookContexts
 from lsqa.judging import kinds
 from lsqa.judging import tasks as judges
-from lsqa.corpus.contexts import BookContexts
-from lsqa.config.study import Context, JudgeSpec, SystemSpec
 
 QUESTION = {"id": "q1", "document_id": "d1", "origin": "narrativeqa", "text": "Who lost his clothes?",
             "reference_1": "Tom Kitten.", "reference_2": "Tom"}

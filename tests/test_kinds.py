@@ -20,9 +20,9 @@ from lsqa import audit, store, vocabulary
 from lsqa.config.study import run_config_from_dict
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
+from lsqa.figures import analysis
 from lsqa.judging import guidelines, kinds, tasks
 from lsqa.llm.embedded import lexical_judge
-from lsqa.figures import analysis
 from lsqa.study import pipeline
 from lsqa.study.plan import plan
 from tests.bad_input import invoke
@@ -243,8 +243,8 @@ def test_migration_0012_keeps_the_views_rows_of_verdicts_stored_before_it(tmp_pa
 
     import duckdb
 
-    from lsqa.store.verdict_ids import judgment_id
     from lsqa.store import db
+    from lsqa.store.verdict_ids import judgment_id
 
     before_dir = tmp_path / "migrations"
     before_dir.mkdir()

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from lsqa.figures import analysis
 from lsqa.dashboard import leaderboard_view as lv
+from lsqa.figures import analysis
 from lsqa.text import numbers
 
 SXS = "lexical-sxs-fc"
@@ -28,7 +28,7 @@ def test_log_and_beta_scales_draw_beta_and_keep_the_weakest_visible(ranking):
         assert bar["low"] < min(betas)  # the weakest system keeps a bar
         # β is log e^β: the bar orders systems as the chart's log axis does
         assert all(math.isclose(b, math.log(s["strength"]), rel_tol=1e-6, abs_tol=1e-9)
-                   for b, s in zip(betas, ranking["systems"]))
+                   for b, s in zip(betas, ranking["systems"], strict=False))
 
 
 def test_linear_scale_draws_strength_from_zero(ranking):

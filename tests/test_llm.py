@@ -120,9 +120,9 @@ def test_rate_limits_are_retried_with_exponential_backoff(workspace, llm_server)
     result = llm.complete(workspace, req(llm_server), retry=policy)
     assert result.ok and result.text == "after the storm" and result.attempts == 4
     times = [r.received_at for r in llm_server.requests]
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert len(gaps) == 3
-    for gap, wanted in zip(gaps, (0.05, 0.10, 0.20)):
+    for gap, wanted in zip(gaps, (0.05, 0.10, 0.20), strict=False):
         assert gap >= wanted * 0.95
     assert gaps[2] > gaps[0]
 

@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from lsqa.study import llmbar
 from lsqa.dashboard import agreement_view, leaderboard_view
+from lsqa.study import llmbar
 
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 from .conftest import shared_data_dir
 from .streamlit_server import serve
-from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
 
 
 @pytest.mark.slow

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lsqa.figures import longspan as figures_longspan
 from lsqa import store
 from lsqa.config.study import run_config_from_dict
+from lsqa.figures import longspan as figures_longspan
 from lsqa.stats import longspan
 from lsqa.study import pipeline
 
@@ -254,8 +254,8 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
 def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_template, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
-    from .streamlit_server import serve
     from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+    from .streamlit_server import serve
 
     need_browser()
     ws = tmp_path / "demo.duckdb"

@@ -4,9 +4,9 @@ them by litellm's Router, a failing server's calls answered by another — two r
 import pytest
 
 from lsqa import llm, store
-from lsqa.study import pipeline
-from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.config.study import run_config_from_dict
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.study import pipeline
 from tests.llm_server import FakeLLMServer
 
 from .conftest import TEST_DATA

@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsqa import llm
-from lsqa.llm import embedded as offline
-from lsqa.prompting import parsers
-from lsqa.prompting import templates as prompts
+from lsqa.corpus.questions import questions_from_generation
 from lsqa.llm import LLMRequest
+from lsqa.llm import embedded as offline
 from lsqa.llm.embedded import lexical_judge
 from lsqa.llm.embedded.prompt_reading import AUTOAIS, QUESTIONS, REFERENCE_CHECK, SIDE_BY_SIDE, YES_NO, read_prompt
+from lsqa.prompting import parsers
+from lsqa.prompting import templates as prompts
 from lsqa.text.units import sentence_spans
-from lsqa.corpus.questions import questions_from_generation
 
 TOM_KITTEN = "2c5f448df18172babaac38806e1fb699a8baf65b"
 HUMAN_BONDAGE = "0ebf71697ef16b7948f05a21dbf7abb34a818380"  # 1.46 MB

@@ -17,11 +17,9 @@ from typer.testing import CliRunner
 
 from lsqa import audit
 from lsqa.cli import app
-from lsqa.dashboard import leaderboard_view
-from lsqa.figures import analysis
+from lsqa.dashboard import corrected_view, leaderboard_view
+from lsqa.figures import analysis, audits
 from lsqa.figures import corrected as figures_corrected
-from lsqa.dashboard import corrected_view
-from lsqa.figures import audits
 from lsqa.text import numbers
 from lsqa.vocabulary import JUDGE_ONLY, OVERRIDES, PAIRWISE
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from lsqa import store
-from lsqa.figures import analysis
 from lsqa.dashboard import agreement_view, common, leaderboard_view
 from lsqa.errors import LsqaError, NoVerdicts, WorkspaceError
+from lsqa.figures import analysis
 from lsqa.study.imports import import_judgments
 
 

@@ -6,16 +6,15 @@ import pytest
 from typer.testing import CliRunner
 
 from lsqa import store
-from lsqa.figures import analysis
-from lsqa.study import pipeline
 from lsqa.cli import app
-from lsqa.errors import InputError
-from lsqa.corpus.ingest import ingest_book, ingest_narrativeqa
 from lsqa.config.study import load_run_config, run_config_from_dict
+from lsqa.corpus.ingest import ingest_book, ingest_narrativeqa
+from lsqa.errors import InputError
+from lsqa.figures import analysis
 from lsqa.store import runs
+from lsqa.study import pipeline
 
 from .conftest import PROJECT_ROOT, TEST_DATA
-
 
 runner = CliRunner()
 

@@ -5,13 +5,13 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lsqa.study import pipeline
 from lsqa.cli import app
+from lsqa.config.study import run_config_from_dict
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.llm import pricing
+from lsqa.study import pipeline
 from lsqa.study.plan import plan
 from lsqa.study.scope import study_scope
-from lsqa.config.study import run_config_from_dict
 
 from .conftest import TEST_DATA
 

@@ -7,11 +7,11 @@ import re
 import pytest
 
 from lsqa import llm, store
-from lsqa.study import pipeline
-from lsqa.prompting import templates as prompts
 from lsqa.config.definitions import DefinitionChanged
-from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.config.study import run_config_from_dict
+from lsqa.corpus.ingest import ingest_narrativeqa
+from lsqa.prompting import templates as prompts
+from lsqa.study import pipeline
 
 from .conftest import TEST_DATA
 
@@ -103,7 +103,7 @@ def _calls(workspace) -> list[dict]:
         cur = con.execute("SELECT prompt_id, prompt_version, prompt_tokens, completion_tokens, cached_prompt_tokens, "
                           "cost_usd, run_id FROM llm_calls WHERE model = 'openai/gpt-4o-mini' ORDER BY created_at")
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, row)) for row in cur.fetchall()]
+        return [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
 
 
 @pytest.mark.slow

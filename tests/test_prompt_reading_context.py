@@ -1,9 +1,9 @@
 """split_context finds the context by a search; it must cut exactly as splitting into lines did."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pytest
 from lsqa.llm.embedded.prompt_reading import split_context
 
 

@@ -6,15 +6,15 @@ import json
 import shutil
 
 import duckdb
-
 import pytest
+
 from lsqa import store
-from lsqa.study import pipeline
+from lsqa.config.study import load_run_config, run_config_from_dict
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.llm import LLMRequest, cache_key
-from lsqa.text.prompt_parts import canonical_json, join_messages, split_messages
-from lsqa.config.study import load_run_config, run_config_from_dict
 from lsqa.store import llm_calls
+from lsqa.study import pipeline
+from lsqa.text.prompt_parts import canonical_json, join_messages, split_messages
 
 from .conftest import TEST_DATA
 

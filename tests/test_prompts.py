@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lsqa.prompting import templates as P
 from lsqa.errors import LsqaError
+from lsqa.prompting import templates as P
 from lsqa.prompting.parsers import OUTPUT_FORMATS
 from tests.conftest import PROJECT_ROOT, shared_data_dir
 

@@ -161,10 +161,10 @@ def _rejudged(ws: Path) -> None:
     """A re-run replaces two verdicts (as the pipeline's ``insert_judgments(replace=True)``): a parse error
     becomes a label and a label flips."""
     with store.connect(ws) as con:
-        rows = [dict(zip([d[0] for d in cur.description], r)) for cur in
+        rows = [dict(zip([d[0] for d in cur.description], r, strict=False)) for cur in
                 [con.execute("SELECT * FROM judgments WHERE family = 'pairwise' ORDER BY status DESC, hash(id)"
                              " LIMIT 2")] for r in cur.fetchall()]
-    for r, label in zip(rows, ("A", "B")):
+    for r, label in zip(rows, ("A", "B"), strict=False):
         r.update(label=label, raw_label=label, status="ok")
         r.pop("created_at")
     with store.write(ws) as con:

@@ -11,12 +11,10 @@ from typer.testing import CliRunner
 
 from lsqa import audit
 from lsqa.cli import app
-from lsqa.dashboard import leaderboard_view as lv
-from lsqa.figures import analysis
-from lsqa.figures import corrected
 from lsqa.dashboard import corrected_view
+from lsqa.dashboard import leaderboard_view as lv
+from lsqa.figures import analysis, audits, corrected
 from lsqa.stats import rank_intervals
-from lsqa.figures import audits
 from lsqa.stats.reports import rank_table
 
 SXS, YESNO = "lexical-sxs-fc", "lexical-autoais-fc"

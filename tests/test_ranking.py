@@ -200,7 +200,7 @@ def test_davidson_matches_direct_likelihood():
     def nll(x):  # Davidson in the textbook π form
         pi, nu = np.exp(x[:m]), np.exp(x[m])
         total = 0.0
-        for (i, j), (wi, wj, t) in zip(data.pairs, data.counts):
+        for (i, j), (wi, wj, t) in zip(data.pairs, data.counts, strict=False):
             denom = pi[i] + pi[j] + nu * np.sqrt(pi[i] * pi[j])
             tie = nu * np.sqrt(pi[i] * pi[j])
             total -= wi * np.log(pi[i] / denom) + wj * np.log(pi[j] / denom) + t * np.log(tie / denom)

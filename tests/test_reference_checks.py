@@ -59,7 +59,7 @@ def _checks(workspace, judge=None):
         sql = "SELECT question_id, reference, label, answerable, status, evidence, raw, prompt_id, prompt_version" \
               " FROM reference_checks" + (" WHERE judge = ?" if judge else "") + " ORDER BY question_id, reference"
         cols = [c.strip().split()[-1] for c in sql.split("FROM")[0][7:].split(",")]
-        return [dict(zip(cols, row)) for row in con.execute(sql, [judge] if judge else []).fetchall()]
+        return [dict(zip(cols, row, strict=False)) for row in con.execute(sql, [judge] if judge else []).fetchall()]
 
 
 # ------------------------------------------------------------------------------- prompt and parser

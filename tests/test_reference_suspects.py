@@ -12,16 +12,14 @@ from statistics import fmean
 import pytest
 from typer.testing import CliRunner
 
-from lsqa import store
-from lsqa import audit
-from lsqa.study import pipeline
+from lsqa import audit, store
 from lsqa.audit import reference_errors
 from lsqa.cli import app
 from lsqa.config.study import run_config_from_dict
 from lsqa.judging.similarity import auc
+from lsqa.study import pipeline
 
 from .test_imported_systems import IMPORTED, LQA, NQA, TOM_KITTEN, answers_file
-
 
 MODELS = IMPORTED + ("Qwen2.5-7B-Instruct-1M",)
 JEREMY = "2dd593d19e201c9cf4edb0703cad0f525c1038a2"
@@ -44,8 +42,8 @@ def answered_template(tmp_path_factory):
     """Both Potter books with the answers of 3 long-context models imported, nothing judged."""
     tmp = tmp_path_factory.mktemp("suspects")
     workspace = tmp / "answered.duckdb"
-    from lsqa.study.imports import import_answers
     from lsqa.corpus.ingest import ingest_narrativeqa
+    from lsqa.study.imports import import_answers
 
     ingest_narrativeqa(workspace, NQA)
     import_answers(workspace, answers_file(tmp, MODELS, (TOM_KITTEN, JEREMY)))
@@ -159,7 +157,7 @@ def test_overrides_alone_never_outrank_what_every_automatic_signal_says(answered
     supported, suspect = before[(SIBLINGS, "1")], before[(DUCKS, "2")]
     assert supported["systems_confirm"] == 1.0 and supported["references_agree"] > 0.95 and supported["score"] < 0.01
     assert suspect["score"] > 0.5 and suspect["humans_overturned"] == "0/0"
-    for person, jid in zip(("ana", "ben"), rejected[f"{SIBLINGS}/1"]):
+    for person, jid in zip(("ana", "ben"), rejected[f"{SIBLINGS}/1"], strict=False):
         audit.review(answered, person, jid, "yes")
     rows = reference_errors.suspects(answered)
     after = by_key(rows)

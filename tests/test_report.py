@@ -17,13 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from lsqa.figures import certification as figures_certification
 from lsqa import audit, store
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.dashboard import report
-from lsqa.figures import analysis
+from lsqa.figures import analysis, audits
+from lsqa.figures import certification as figures_certification
 from lsqa.figures import corrected as figures_corrected
-from lsqa.figures import audits
 from lsqa.stats.rank_intervals import ranks_text
 from lsqa.text import numbers
 
@@ -102,7 +101,7 @@ class Page(HTMLParser):
         for r in rows[1:]:
             if r == head or len(r) != len(head):
                 break
-            out.append(dict(zip(head, r)))
+            out.append(dict(zip(head, r, strict=False)))
         return out
 
 

@@ -34,7 +34,7 @@ def test_budget_book_order_and_recorded_passages(detective):
             result = R.search(index, q["question"], budget)
             assert result.n_tokens == sum(p.n_tokens for p in result.passages) <= budget
             assert result.ordinals == sorted(result.ordinals) and len(set(result.ordinals)) == len(result.ordinals)
-            for p, score in zip(result.passages, result.scores):
+            for p, score in zip(result.passages, result.scores, strict=False):
                 assert index.passages[p.ordinal] is p and text[p.char_start:p.char_end] == p.text
                 assert score > 0
             assert R.retrieve(index, q["question"], budget) == list(result.passages)
@@ -51,7 +51,7 @@ def test_answer_passage_is_retrieved(detective):
     # Question + answers (§5.1): the best-scoring passage holds the answer words.
     q = next(q for q in qs if q["question"] == "What did Smith send to Holmes to try and infect him?")
     result = R.search(index, R.query_for(q["question"], [q["answer1"], q["answer2"]]), 600)
-    best = max(zip(result.scores, result.passages), key=lambda sp: sp[0])[1]
+    best = max(zip(result.scores, result.passages, strict=False), key=lambda sp: sp[0])[1]
     assert "ivory box" in " ".join(best.text.split())
     # Over all 28 questions the q+answers query reaches an answer word within 600 tokens.
     hits = 0

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from lsqa import store
 from lsqa.cli import app
+from lsqa.config.study import load_run_config
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.llm import claims
-from lsqa.study.plan import plan
-from lsqa.config.study import load_run_config
 from lsqa.store import llm_calls
+from lsqa.study.plan import plan
 
 from .conftest import PROJECT_ROOT, TEST_DATA
 from .test_plan import _toml

@@ -9,6 +9,7 @@ from lsqa.llm.embedded import sentence_index
 from lsqa.llm.embedded.sentence_index import OVERLAP_BONUS, SentenceIndex
 from lsqa.text.units import content_words
 
+
 def _oracle(index: SentenceIndex, query: list[str]) -> np.ndarray:
     terms = list(dict.fromkeys(query))
     bm25 = BM25Okapi([t or ["\x00"] for t in index.tokens])

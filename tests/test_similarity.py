@@ -41,7 +41,7 @@ def test_rate_uses_the_best_of_two_references(pairs):
     answers, own, other, rows = pairs
     both = [[r["answer1"], r["answer2"]] for r in rows]
     assert S.rate(answers, both) == ["yes"] * 60  # answer2 is one of its own references
-    mixed = S.similarity(answers, [[o, a] for o, a in zip(other, own)])
+    mixed = S.similarity(answers, [[o, a] for o, a in zip(other, own, strict=False)])
     np.testing.assert_allclose(mixed, np.maximum(S.similarity(answers, other), S.similarity(answers, own)), atol=1e-5)
     assert S.rate(["Tom Kitten lost his clothes.", "", "Paris"], [["He lost his clothes"], ["x"], []]) == \
         ["yes", "no", "no"]

@@ -20,17 +20,15 @@ from pathlib import Path
 import pytest
 
 from lsqa import store
-from lsqa.audit.review_import import import_reviews
-from lsqa.audit.review_import import import_reviews_staged
+from lsqa.audit.review_import import import_reviews, import_reviews_staged
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
 from lsqa.store import reviews as reviews_store
-from lsqa.study.imports import import_answers
-from lsqa.study.imports import import_answers_staged
+from lsqa.study.imports import import_answers, import_answers_staged
 
 from .bad_input import snapshot
-from .import_oracle import import_answers_rows, import_judgments_rows, import_reviews_rows
 from .conftest import TEST_DATA
+from .import_oracle import import_answers_rows, import_judgments_rows, import_reviews_rows
 
 TOM = "2c5f448df18172babaac38806e1fb699a8baf65b"
 Q0, Q1, Q2 = f"nqa:{TOM}:0", f"nqa:{TOM}:1", f"nqa:{TOM}:2"

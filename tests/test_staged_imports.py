@@ -20,12 +20,11 @@ import pytest
 from lsqa import store
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
-from lsqa.study.imports import import_judgments
-from lsqa.study.imports import import_judgments_staged
+from lsqa.study.imports import import_judgments, import_judgments_staged
 
 from .bad_input import snapshot
-from .import_oracle import import_judgments_rows
 from .conftest import TEST_DATA
+from .import_oracle import import_judgments_rows
 
 TOM = "2c5f448df18172babaac38806e1fb699a8baf65b"
 Q0, Q1 = f"nqa:{TOM}:0", f"nqa:{TOM}:1"

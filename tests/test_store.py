@@ -1,5 +1,6 @@
 """Workspace migrations: fresh, re-run, refusal of an edited migration, atomicity."""
 
+import os
 import shutil
 
 import duckdb
@@ -7,8 +8,6 @@ import pytest
 
 from lsqa import store
 from lsqa.store import db
-
-import os
 
 
 def test_fresh_workspace_has_every_table(workspace):

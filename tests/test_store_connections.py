@@ -12,7 +12,6 @@ from lsqa.store import db
 
 from .conftest import run_python
 
-
 # Another process opens the workspace with a short patience and prints what it saw.
 OTHER_PROCESS = (
     "import sys\n"

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from lsqa import store
-from lsqa.judging import similarity
-from lsqa.judging import stored_embeddings
+from lsqa.judging import similarity, stored_embeddings
 
 from .test_bad_input_workspace import _lock
 
@@ -34,7 +33,7 @@ def test_vectors_are_encoded_once_then_read_from_the_workspace(tmp_path, counted
     first = stored_embeddings.embed_in_workspace(ws, REFERENCES + REFERENCES[:1])
     assert sorted(counted_encoder) == sorted(REFERENCES)  # each distinct text once
     expected = similarity.embed(REFERENCES)
-    for text, vector in zip(REFERENCES, expected):
+    for text, vector in zip(REFERENCES, expected, strict=False):
         assert np.allclose(first[text], vector, atol=1e-6)
     counted_encoder.clear()
     again = stored_embeddings.embed_in_workspace(ws, REFERENCES)

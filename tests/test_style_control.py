@@ -20,8 +20,13 @@ from lsqa import audit, store
 from lsqa.cli import app
 from lsqa.figures import analysis
 from lsqa.stats.reports import rank_table
-from lsqa.stats.style_control import (bootstrap_style_controlled, fit_style_controlled, length_difference, style_data,
-                                      style_table)
+from lsqa.stats.style_control import (
+    bootstrap_style_controlled,
+    fit_style_controlled,
+    length_difference,
+    style_data,
+    style_table,
+)
 from lsqa.store import verdicts as verdicts_store
 
 SXS = "lexical-sxs-fc"
@@ -37,7 +42,7 @@ def _rows(n, m, beta, c, typical, rng, ties=0.0):
     winner = np.where(u < p * (1 - ties), "A", np.where(u > 1 - (1 - p) * (1 - ties), "B", "tie"))
     return [{"system_a": f"s{x}", "system_b": f"s{y}", "winner": w, "len_a": int(p_), "len_b": int(q_),
              "question_id": f"q{k // 3}"}
-            for k, (x, y, w, p_, q_) in enumerate(zip(a, b, winner, la, lb))]
+            for k, (x, y, w, p_, q_) in enumerate(zip(a, b, winner, la, lb, strict=False))]
 
 
 def _by_hand(rows):
@@ -57,7 +62,7 @@ def _by_hand(rows):
         return -np.sum(y * -np.logaddexp(0, -eta) + (1 - y) * -np.logaddexp(0, eta))
 
     x = minimize(nll, np.zeros(m), method="BFGS", options={"gtol": 1e-9}).x
-    return dict(zip(names, np.concatenate([x[: m - 1], [-x[: m - 1].sum()]]))), x[m - 1]
+    return dict(zip(names, np.concatenate([x[: m - 1], [-x[: m - 1].sum()]]), strict=False)), x[m - 1]
 
 
 def _statsmodels_coefficient(rows):

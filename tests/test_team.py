@@ -19,9 +19,9 @@ from lsqa.judging import guidelines, kinds
 from lsqa.study import jobs
 from lsqa.team import Person
 
+from .apptest_text import page_text
 from .bad_input import contents, invoke, snapshot
 from .conftest import PROJECT_ROOT
-from .apptest_text import page_text
 
 APP = str(PROJECT_ROOT / "app.py")
 ROLES = ("viewer", "annotator", "adjudicator", "admin")

@@ -12,8 +12,8 @@ import pytest
 from lsqa import team
 
 from .bad_input import snapshot
-from .streamlit_server import serve
 from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 

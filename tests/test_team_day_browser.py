@@ -16,8 +16,7 @@ import re
 import pytest
 
 from lsqa import audit, store, team
-from lsqa.figures import analysis
-from lsqa.figures import corrected
+from lsqa.figures import analysis, corrected
 from lsqa.store import reviews as reviews_store
 
 from .bad_input import snapshot

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lsqa import store
 from lsqa.store import results as results_store

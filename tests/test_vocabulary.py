@@ -7,8 +7,8 @@ import pytest
 
 from lsqa import store, vocabulary
 from lsqa.judging import kinds
-from lsqa.store.verdict_ids import judgment_id
 from lsqa.store import results as results_store
+from lsqa.store.verdict_ids import judgment_id
 
 
 @pytest.mark.parametrize("kind, written, label", [

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsqa import store
-from lsqa import audit
+from lsqa import audit, store
 from lsqa.audit import actions, kept_reads, priority_queue
 from lsqa.dashboard import common
 from lsqa.store import workspace_cache

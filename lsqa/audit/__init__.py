@@ -28,10 +28,10 @@ from lsqa.audit.adjudication import (
     open_after,
 )
 from lsqa.audit.assignments import ASSIGN_QUEUES, assign, my_progress, team_progress
-from lsqa.audit.lead_view import BREAK_SECONDS, team_figures
 from lsqa.audit.double_annotation import OVERLAP_KEY, overlap, set_overlap
 from lsqa.audit.judged_item import CONTEXT_CHARS, FOLD_SENTENCES, as_shown, blind_copy, item, prompt_of, reveal
 from lsqa.audit.kept_reads import REVIEWS_TABLE
+from lsqa.audit.lead_view import BREAK_SECONDS, team_figures
 from lsqa.audit.open_items import (
     ADJUDICATION,
     LEASE_S,

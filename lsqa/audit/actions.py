@@ -18,14 +18,14 @@ from lsqa.audit.kept_reads import review_change
 from lsqa.audit.open_items import check_open
 from lsqa.audit.wording import shown_text, to_shown_label
 from lsqa.errors import AuditRefused
+from lsqa.judging import kinds
 from lsqa.store import annotation as annotation_store
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
-from lsqa.judging import kinds
-from lsqa.team import acting, Person
+from lsqa.team import Person, acting
 from lsqa.text.names import name_problem, shown_name
 from lsqa.vocabulary import FLAG_REASONS, REFERENCES, SKIP_REASONS
 

@@ -23,7 +23,7 @@ from lsqa.store import adjudications as adjudications_store
 from lsqa.store import assignments as assignments_store
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
-from lsqa.team import acting, may, Person
+from lsqa.team import Person, acting, may
 
 MAX_COMMENT_CHARS = 2_000
 

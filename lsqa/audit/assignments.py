@@ -38,7 +38,7 @@ from lsqa.store import people as people_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa.store.workspace_cache import kept_while_unchanged
-from lsqa.team import acting, may, Person
+from lsqa.team import Person, acting, may
 from lsqa.text.names import shown_name
 from lsqa.vocabulary import item_key
 

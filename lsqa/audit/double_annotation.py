@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
-from lsqa.team import acting, Person
 from lsqa.audit.kept_reads import no_reviews_read
 from lsqa.store import annotation as annotation_store
 from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.team import Person, acting
 
 OVERLAP_KEY = "audit.overlap"  # workspace setting: share of verdicts every annotator reviews
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from lsqa import store
 from lsqa.audit.kept_reads import REVIEW_TABLES
 from lsqa.audit.wording import describe, label_options, to_shown_label
+from lsqa.judging import kinds
 from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls as llm_calls_store
 from lsqa.store import results as results_store
@@ -24,7 +25,6 @@ from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.text import highlight
 from lsqa.text.units import content_words
-from lsqa.judging import kinds
 
 CONTEXT_CHARS = 350  # book text shown either side of an evidence excerpt when no passage holds it
 FOLD_SENTENCES = 2  # sentences kept either side of the marked evidence until the passage is unfolded

@@ -30,7 +30,7 @@ from lsqa.store import assignments as assignments_store
 from lsqa.store import people as people_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store.workspace_cache import kept_while_unchanged
-from lsqa.team import acting, Person
+from lsqa.team import Person, acting
 
 BREAK_SECONDS = 600  # ten minutes without an action is a break, not time spent on the next item
 

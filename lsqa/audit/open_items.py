@@ -40,7 +40,7 @@ from lsqa import store
 from lsqa.errors import AuditRefused
 from lsqa.store import open_items as open_store
 from lsqa.store.lineage import Change
-from lsqa.team import acting, Person
+from lsqa.team import Person, acting
 
 LEASE_S = 180.0  # an item served is held this long for its tab ...
 RENEW_EVERY_S = 60.0  # ... and renewed this often while the tab is open

@@ -70,15 +70,15 @@ from statistics import fmean
 from urllib.parse import quote
 
 from lsqa import store
-from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.audit import reference_signals as signals
 from lsqa.judging import kinds
 from lsqa.judging.stored_embeddings import embed_in_workspace
-from lsqa.text.units import content_words
 from lsqa.store import corpus as corpus_store
-from lsqa.store import reviews as reviews_store
 from lsqa.store import reference_checks as reference_checks_store
+from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
-from lsqa.audit import reference_signals as signals
+from lsqa.store.workspace_cache import kept_while_unchanged
+from lsqa.text.units import content_words
 
 # The columns behind a score, in the order the CLI and the Reference errors page show them.
 COLUMNS = ("systems_confirm", "answers_match", "judges_accept", "systems_contradict", "references_agree",
@@ -277,7 +277,7 @@ def suspects(workspace: Path, *, limit: int | None = None) -> list[dict]:
     refs_agree_of = references_agree(workspace, [(q["reference_1"], q["reference_2"]) for q in questions])
 
     rows = []
-    for q, refs_agree in zip(questions, refs_agree_of):
+    for q, refs_agree in zip(questions, refs_agree_of, strict=False):
         qid = q["question_id"]
         refs = {"1": q["reference_1"], "2": q["reference_2"]}
         doc = q["document_id"]
@@ -367,7 +367,7 @@ def _score(rows: list[dict]) -> None:
     for r in rows:
         parts = [r[k] for k in ("answers_match", "judges_accept") if r[k] is not None]
         r["systems_confirm"] = round(max(parts), 3) if parts else None
-    for r, machine in zip(rows, combine(rows)):
+    for r, machine in zip(rows, combine(rows), strict=False):
         r["score"] = round(1.0 - (1.0 - with_overrides(machine, r.pop("_overturned"))) * (1.0 - r.pop("_flag")), 4)
 
 

@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import emit_json, existing_workspace, WorkspaceOption
+from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace
 
 
 def assign_cmd(

@@ -55,8 +55,7 @@ def longspan_cmd(
     """Which questions needed the whole book: each question's class (memorised, retrieval,
     needs-full-book, unanswered) and evidence span, the full-book gains per book and entity (judge-only
     with Tango score intervals, simultaneous over the books, and corrected by audits where there are some)."""
-    from lsqa import __version__
-    from lsqa import store
+    from lsqa import __version__, store
     from lsqa.figures import longspan
     from lsqa.stats.longspan import benchmark_rows
     from lsqa.store import longspan as longspan_store

@@ -112,9 +112,9 @@ def format_agreement_table(result: Mapping, rater_a: str, rater_b: str) -> str:
     ]
     labels = [str(x) for x in result["labels"]]
     grid = [["", *labels, "total"]]
-    for lab, row in zip(labels, result["confusion"]):
+    for lab, row in zip(labels, result["confusion"], strict=False):
         grid.append([lab, *(str(v) for v in row), str(sum(row))])
-    cols = [sum(col) for col in zip(*result["confusion"])] if result["confusion"] else []
+    cols = [sum(col) for col in zip(*result["confusion"], strict=False)] if result["confusion"] else []
     grid.append(["total", *(str(v) for v in cols), str(sum(cols))])
     lines.extend(_align(grid, right=set(range(1, len(labels) + 2))))
     return "\n".join(lines)
@@ -123,7 +123,7 @@ def format_agreement_table(result: Mapping, rater_a: str, rater_b: str) -> str:
 def _align(grid: list[list[str]], right: set[int]) -> list[str]:
     widths = [max(len(r[c]) for r in grid) for c in range(len(grid[0]))]
     return [
-        "  ".join(cell.rjust(w) if c in right else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths))).rstrip()
+        "  ".join(cell.rjust(w) if c in right else cell.ljust(w) for c, (cell, w) in enumerate(zip(r, widths, strict=False))).rstrip()
         for r in grid
     ]
 

@@ -32,8 +32,8 @@ def run(
     (raise it and run again to go on)."""
     import sys
 
-    from lsqa.study import pipeline
     from lsqa.config.study import load_run_config
+    from lsqa.study import pipeline
 
     cfg = load_run_config(config)
     if no_cache:
@@ -59,8 +59,8 @@ def plan(
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
 ):
     """Calls (new vs cached), input tokens, max output tokens and cost a run would make, before any call."""
-    from lsqa.study import plan as plan_mod
     from lsqa.config.study import load_run_config
+    from lsqa.study import plan as plan_mod
 
     ws = existing_workspace(workspace)
     cfg = load_run_config(config)
@@ -80,8 +80,8 @@ def entities(
     as_json: bool = typer.Option(False, "--json"),
 ):
     """Entities of a book ranked by mentions (paper §2), extracted and stored on first use."""
-    from lsqa.corpus import chains
     from lsqa.config.settings import load_settings
+    from lsqa.corpus import chains
 
     bounded("--top", top, 1, 10_000)
     found = chains.book_entities(existing_workspace(workspace), document, method, top, load_settings())
@@ -110,8 +110,8 @@ def export(
     The files appear together when all are written (a failed export leaves --out as it was);
     CSV cells that a spreadsheet would run as a formula start with a ' (JSONL and Parquet keep
     the exact text)."""
-    from lsqa.figures import analysis
     from lsqa.errors import LsqaError
+    from lsqa.figures import analysis
 
     if fmt not in ("csv", "jsonl", "parquet"):
         raise LsqaError(f"--format {fmt!r}: use csv, jsonl or parquet")

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from lsqa.cli.common import emit_json, existing_workspace, friendly_errors, WorkspaceOption
+from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace, friendly_errors
 
 DEFAULT_DASHBOARD = "http://127.0.0.1:8501"
 
@@ -178,7 +178,7 @@ def labels_cmd(
         typer.echo("no final labels: nobody labelled a verdict" + (f" of {judge}" if judge else ""))
         return
     for r in rows:
-        people = ", ".join(f"{p}: {lab}" for p, lab in zip(r["people"], r["people_labels"]))
+        people = ", ".join(f"{p}: {lab}" for p, lab in zip(r["people"], r["people_labels"], strict=False))
         by = f" by {r['adjudicator']}" if r["adjudicator"] else ""
         audit = f"  audit ({r['audit_queue']}, π={r['inclusion_prob']:.3g})" if r["audit"] else ""
         typer.echo(f"{r['judgment_id']}  {r['judge']}  {r['label'] or '—'}  {r['basis']}{by}  [{people}]{audit}")

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 
+from lsqa.config.study import JudgeSpec, RunConfig, SystemSpec
 from lsqa.errors import LsqaError
 from lsqa.llm import semantic_params
-from lsqa.config.study import JudgeSpec, RunConfig, SystemSpec
 from lsqa.vocabulary import IMPORTED
 
 

@@ -29,9 +29,25 @@ from pydantic import AfterValidator, Field, PrivateAttr, ValidationError, field_
 from pydantic_core import PydanticCustomError
 
 from lsqa.config.schema import (
-    CALL_MODES, CONTEXT_RE, ENTITY_METHODS, MAX_CONCURRENCY, MAX_COUNT, MAX_NESTING, MAX_SEED, MAX_TOKENS_SETTING,
-    MODEL_RE, QUESTION_SOURCES, Model, Name, Strict, check_context, check_judge_kind, check_prompt_version,
-    finite_params, first_refusal, nested_deeper_than,
+    CALL_MODES,
+    CONTEXT_RE,
+    ENTITY_METHODS,
+    MAX_CONCURRENCY,
+    MAX_COUNT,
+    MAX_NESTING,
+    MAX_SEED,
+    MAX_TOKENS_SETTING,
+    MODEL_RE,
+    QUESTION_SOURCES,
+    Model,
+    Name,
+    Strict,
+    check_context,
+    check_judge_kind,
+    check_prompt_version,
+    finite_params,
+    first_refusal,
+    nested_deeper_than,
 )
 from lsqa.errors import InputError
 from lsqa.llm.keys import secret_in_setting
@@ -52,7 +68,7 @@ class _Spec(Strict):
     def __init__(self, *args, **kwargs):
         if len(args) > len(self._positional):
             raise TypeError(f"{type(self).__name__} takes at most {len(self._positional)} positional fields")
-        super().__init__(**dict(zip(self._positional, args)), **kwargs)
+        super().__init__(**dict(zip(self._positional, args, strict=False)), **kwargs)
 
 
 class Context(_Spec):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lsqa.text.book import Passage
 from lsqa.config.study import Context
+from lsqa.text.book import Passage
 
 
 class ContextTooLong(Exception):

@@ -11,15 +11,14 @@ import re
 from pathlib import Path
 
 from lsqa import store
-from lsqa.text import book as book_text
-from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
+from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, read_table
+from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.store.importers import questions as staged_questions
-from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, read_table
-from lsqa.corpus.tables import records as read_records
+from lsqa.text import book as book_text
 from lsqa.text import csv_cells
-
+from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
 
 # --------------------------------------------------------------------------------------- books
 
@@ -363,7 +362,7 @@ def read_errata(path: str | Path) -> list[dict]:
                          hint="add a correction column with the corrected reference (lsqa's errata file has one)")
     seen: dict[tuple[str, str], tuple[int | None, str]] = {}
     out = []
-    for row, line in zip(table.rows, table.lines):
+    for row, line in zip(table.rows, table.lines, strict=False):
         reference = row["reference"]
         if reference not in ("1", "2"):
             raise InputError(path, f"reference {reference!r} is not 1 or 2", line=line,

@@ -16,8 +16,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -267,7 +267,7 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Table:
                     path, f"row has {len(record)} fields but the header has {len(header)}",
                     line=reader.line_num, hint="quote values that contain the delimiter",
                 )
-            table.rows.append({k: v.strip() for k, v in zip(header, record)})
+            table.rows.append({k: v.strip() for k, v in zip(header, record, strict=False)})
             table.lines.append(reader.line_num)
     except csv.Error as exc:
         if "field limit" in str(exc):
@@ -345,7 +345,7 @@ def _require(table: Table, required: Sequence[str], kind: str) -> None:
                 table.path, f"missing column(s) {', '.join(missing)}", line=table.header_line,
                 hint=f"add them; found columns: {', '.join(table.columns) or '(none)'}",
             )
-    for row, line in zip(table.rows, table.lines):
+    for row, line in zip(table.rows, table.lines, strict=False):
         for col in required:
             if col not in row:
                 raise InputError(table.path, f"missing column {col}", line=line,
@@ -378,11 +378,11 @@ def records(path: str | Path, *, required: Sequence[str] = (),
     alternative column names of which each row must have one (e.g. question_id or item_id)."""
     table = read_table(path, required)
     for name, alternatives in (required_any or {}).items():
-        for row, line in zip(table.rows, table.lines):
+        for row, line in zip(table.rows, table.lines, strict=False):
             if not any(row.get(a) not in (None, "") for a in alternatives):
                 raise InputError(table.path, f"missing value for {name} (columns tried: {', '.join(alternatives)})",
                                  line=line, hint="add one of these columns")
-    return list(zip(table.lines, table.rows))
+    return list(zip(table.lines, table.rows, strict=False))
 
 
 # --------------------------------------------------------------------------------------------
@@ -397,7 +397,7 @@ def load_comparisons(path: str | Path) -> Table:
     """
 
     table = read_table(path, COMPARISON_COLUMNS)
-    for row, line in zip(table.rows, table.lines):
+    for row, line in zip(table.rows, table.lines, strict=False):
         try:
             row["winner"] = normalize_winner(row["winner"])
         except ValueError:
@@ -416,7 +416,7 @@ def load_ratings(path: str | Path) -> Table:
     """Labels in long format: ``item_id, rater, label``; one label per (item, rater)."""
     table = read_table(path, RATING_COLUMNS)
     seen: dict[tuple[str, str], int | None] = {}
-    for row, line in zip(table.rows, table.lines):
+    for row, line in zip(table.rows, table.lines, strict=False):
         key = (row["item_id"], row["rater"])
         if key in seen:
             first = seen[key]

@@ -9,15 +9,15 @@ from pathlib import Path
 
 from lsqa import store, vocabulary
 from lsqa.audit import FINAL_LABEL_RULE  # noqa: F401 (the page says how a final label is made)
+from lsqa.dashboard import leaderboard_view as lv
+from lsqa.dashboard.common import judges_by_family
 from lsqa.errors import NoVerdicts
 from lsqa.figures import analysis
+from lsqa.figures.certification import NOT_REPLACEABLE, POWER, REPLACEABLE, UNDECIDED, Thresholds, certify
 from lsqa.store import results as results_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.study import llmbar
-from lsqa.dashboard import leaderboard_view as lv
-from lsqa.dashboard.common import judges_by_family
-from lsqa.figures.certification import NOT_REPLACEABLE, POWER, REPLACEABLE, UNDECIDED, Thresholds, certify
 from lsqa.text import numbers
 
 
@@ -156,14 +156,14 @@ def confusion_rows(result: dict) -> list[dict]:
     of rater B, counts of items. The Agreement page shows these as tables: its five heatmaps cost a
     new browser tab ~0.8 s of plotly.js (loading and drawing), a table next to nothing."""
     corner = f"{result['rater_a']} ↓ · {result['rater_b']} →"
-    return [{corner: a, **{b: n for b, n in zip(result["labels"], row)}}
-            for a, row in zip(result["labels"], result["confusion"])]
+    return [{corner: a, **{b: n for b, n in zip(result["labels"], row, strict=False)}}
+            for a, row in zip(result["labels"], result["confusion"], strict=False)]
 
 
 def preference_rows(table: dict) -> list[dict]:
     """The §5.1 self-preference 2×2 as table rows: per judge, how often it preferred each system."""
-    return [{"judge": judge, **{f"preferred {system}": n for system, n in zip(table["systems"], counts)}}
-            for judge, counts in zip(table["judges"], table["counts"])]
+    return [{"judge": judge, **{f"preferred {system}": n for system, n in zip(table["systems"], counts, strict=False)}}
+            for judge, counts in zip(table["judges"], table["counts"], strict=False)]
 
 
 def self_preference(workspace: Path, judges: tuple[str, str], systems: tuple[str, str]) -> dict | None:

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from lsqa import audit
+from lsqa import audit, team
 from lsqa.audit.trail import Trail
 from lsqa.audit.wording import SHORTCUTS
 from lsqa.dashboard import common, item_cards
-from lsqa.judging import guidelines
 from lsqa.figures import audits
-from lsqa import team
+from lsqa.judging import guidelines
 from lsqa.team import Person
 from lsqa.text.highlight import md_escape as md
 

@@ -53,8 +53,8 @@ def strength_bars(result: dict, title: str = "", *, scale: str = "log", subtitle
     if has_ci:
         high = [math.log(s["ci_high"]) if beta else s["ci_high"] for s in systems]
         low = [math.log(s["ci_low"]) if beta else s["ci_low"] for s in systems]
-        error = dict(type="data", symmetric=False, array=[h - v for h, v in zip(high, value)],
-                     arrayminus=[v - lo for v, lo in zip(value, low)], thickness=1.5, width=6)
+        error = dict(type="data", symmetric=False, array=[h - v for h, v in zip(high, value, strict=False)],
+                     arrayminus=[v - lo for v, lo in zip(value, low, strict=False)], thickness=1.5, width=6)
     what = "β" if beta else "e^β"
     fig = go.Figure(go.Bar(x=names, y=value, error_y=error, text=[f"{v:.4f}" for v in value],
                            textposition="outside", marker_color="#4C78A8",
@@ -91,10 +91,10 @@ def accuracy_bars(rows: list[dict], title: str = "", *, subtitle: str = "") -> g
              for r in rows]
     acc = [100 * r["accuracy"] for r in rows]
     fig = go.Figure(go.Bar(
-        x=names, y=acc, text=[f"{a:.1f} ± {100 * r['half_width']:.1f}" for a, r in zip(acc, rows)],
+        x=names, y=acc, text=[f"{a:.1f} ± {100 * r['half_width']:.1f}" for a, r in zip(acc, rows, strict=False)],
         textposition="outside", marker_color="#72B7B2",
-        error_y=dict(type="data", symmetric=False, array=[100 * r["ci_high"] - a for a, r in zip(acc, rows)],
-                     arrayminus=[a - 100 * r["ci_low"] for a, r in zip(acc, rows)], thickness=1.5, width=6),
+        error_y=dict(type="data", symmetric=False, array=[100 * r["ci_high"] - a for a, r in zip(acc, rows, strict=False)],
+                     arrayminus=[a - 100 * r["ci_low"] for a, r in zip(acc, rows, strict=False)], thickness=1.5, width=6),
         hovertemplate="%{x}<br>accuracy %{y:.1f}%<extra></extra>"))
     fig.update_yaxes(title_text="accuracy (%)", range=[0, 105])
     return _layout(fig, title or "Accuracy with 95% CI", subtitle=subtitle)

@@ -15,6 +15,7 @@ from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.text import numbers
 from lsqa.vocabulary import CORRECTED, JUDGE_ONLY, OVERRIDES, PAIRWISE
 
+
 def _fmt_interval(low: float | None, high: float | None, *, percent: bool = False, n_audits: int | None = None) -> str:
     """A CI for a table cell (``lsqa.text.numbers.interval``): a strength's, or with ``percent`` an
     accuracy's in %. With ``n_audits`` (a corrected interval) fewer than FEW_AUDITS audits say

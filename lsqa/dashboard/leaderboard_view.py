@@ -344,7 +344,7 @@ def with_ranks(rows: list[dict], result: dict) -> list[dict]:
     n = len(result["systems"])
     return [{**r, "tier": s.get("tier"), "rank_low": s.get("rank_low"), "rank_high": s.get("rank_high"),
              RANKS: ranks_text(s.get("rank_low"), s.get("rank_high"), n), CI_TEXT: ci_text(s)}
-            for r, s in zip(rows, result["systems"])]
+            for r, s in zip(rows, result["systems"], strict=False)]
 
 
 def ranks_text(low: int | None, high: int | None, n: int) -> str:
@@ -394,7 +394,7 @@ def with_strength_bar(rows: list[dict], result: dict, scale: str, *,
     bar["format"] = "compact" if scale == "linear" and (bar["high"] or 0) >= 1000 else "%.3g"
     return [{**r, bar["name"]: numbers.rounded(v), "strength": numbers.figure(r.get("strength"), missing="not estimable"),
              "beta": numbers.signed(r.get("beta")) if r.get("beta") is not None else "not estimable"}
-            for r, v in zip(with_ranks(rows, result), bar["values"])], shown, bar
+            for r, v in zip(with_ranks(rows, result), bar["values"], strict=False)], shown, bar
 
 
 def win_text_rows(wins: list[dict]) -> list[dict]:

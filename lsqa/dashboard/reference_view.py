@@ -6,6 +6,7 @@ the page only lays them out."""
 from __future__ import annotations
 
 from lsqa.audit import reference_errors
+
 # The suspects' table, the errata and the score's words, as the page takes them (lsqa.audit.reference_errors).
 from lsqa.audit.reference_errors import (
     COLUMN_HELP,

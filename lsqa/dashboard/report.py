@@ -27,12 +27,10 @@ from importlib import metadata
 from pathlib import Path
 
 from lsqa import store
-from lsqa.dashboard import agreement_view, headline
+from lsqa.dashboard import agreement_view, corrected_view, headline
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
-from lsqa.figures import analysis, certification
-from lsqa.figures import corrected
-from lsqa.dashboard import corrected_view
+from lsqa.figures import analysis, certification, corrected
 from lsqa.stats.rank_intervals import for_accuracies
 from lsqa.store import results as results_store
 from lsqa.store import runs as runs_store

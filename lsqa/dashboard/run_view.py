@@ -200,7 +200,8 @@ def name_warnings(ws: str | Path, config: dict) -> list[str]:
     """The look-alike name warnings of ``config`` (a system or judge whose name looks like another
     of the config's or one the workspace holds: ``gpt4o`` beside ``gрt4o``), worded as ``lsqa run``
     prints them (``lsqa.config.study.name_warnings``, the one place they are worked out)."""
-    from lsqa.config.study import name_warnings as warnings_of, run_config_from_dict
+    from lsqa.config.study import name_warnings as warnings_of
+    from lsqa.config.study import run_config_from_dict
 
     return warnings_of(run_config_from_dict(config, source="run form"), ws)
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 from lsqa import team
 from lsqa.config.settings import load_settings  # noqa: F401 (app.py's: who may sign in, and how long a link lasts)
-from lsqa.team import Person
-from lsqa.team import end_session, new_link  # noqa: F401 (app.py's sidebar: sign out, a new sign-in link)
+from lsqa.team import Person, end_session, new_link  # noqa: F401 (app.py's sidebar: sign out, a new sign-in link)
 
 
 @dataclass(frozen=True)

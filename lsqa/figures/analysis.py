@@ -28,7 +28,6 @@ from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, HUMAN, PAIRWISE, item_key
 
 
-
 def _collapse(rows: list[dict], label_key: str = "label") -> dict[str, str]:
     """One label per item: either reference counts for yes; order 'ab' represents both orders."""
     by_item: dict[str, list[dict]] = defaultdict(list)
@@ -114,7 +113,7 @@ def pair_counts(workspace: Path, judge: str) -> dict[tuple[str, str], int]:
     if cells is None:
         return out
     names, t = cells["systems"], cells["rows"]
-    for a, b, n in zip(t["a"].tolist(), t["b"].tolist(), t["n"].tolist()):
+    for a, b, n in zip(t["a"].tolist(), t["b"].tolist(), t["n"].tolist(), strict=False):
         pair = tuple(sorted((names[a], names[b])))
         out[pair] = out.get(pair, 0) + n
     return out

@@ -15,9 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from lsqa import store
-from lsqa.stats.sampling import OUTCOMES, Item, Items, outcome, uniform
+from lsqa.stats.sampling import DEFAULT_RATE, OUTCOMES, Item, Items, outcome, uniform
 from lsqa.stats.sampling import inclusion_probabilities as _probabilities
-from lsqa.stats.sampling import DEFAULT_RATE
 from lsqa.store import corpus as corpus_store
 from lsqa.store import verdicts as verdicts_store
 from lsqa.vocabulary import BINARY, PAIRWISE, item_key
@@ -77,7 +76,7 @@ def queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DEFAULT
                     if r["inclusion_prob"] is not None}
         titles = {d["id"]: d["title"] for d in corpus_store.list_documents(con)}
     drawn = []
-    for it, pi in zip(items, probs):
+    for it, pi in zip(items, probs, strict=False):
         u = uniform(judge, it.key, seed)
         if u < pi:
             drawn.append((u / pi, it, pi))

@@ -10,13 +10,22 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.judging import kinds
-from lsqa.stats.certification import (NO_ADJUDICATION, NOT_REPLACEABLE, POWER, REPLACEABLE, UNDECIDED,  # noqa: F401
-                                      Thresholds, _apply_alt_test, alt_test, ceiling, certify_audits)
+from lsqa.stats.certification import (  # noqa: F401
+    NO_ADJUDICATION,
+    NOT_REPLACEABLE,
+    POWER,
+    REPLACEABLE,
+    UNDECIDED,
+    Thresholds,
+    _apply_alt_test,
+    alt_test,
+    ceiling,
+    certify_audits,
+)
 from lsqa.stats.sampling import OUTCOMES, USABLE_QUEUES
 from lsqa.store import verdicts as verdicts_store
 from lsqa.text import numbers
 from lsqa.vocabulary import BINARY
-
 
 
 def certify(workspace: Path, judge: str, *, queue: str | None = None,

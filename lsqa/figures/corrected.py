@@ -126,8 +126,8 @@ def answer_audits(workspace: Path, judge: str, *, queue: str | None = None) -> t
         return {}, {}, {"design": "", "n_usable_audits": 0, "n_reviews_not_used": len(sampled), "n_tied_not_used": 0,
                         "usable_by_queue": {}}
     human, pi, _, info = _audits(sampled, {r["id"]: r["item"] for r in verdicts}, items, queue)
-    keys = [(items.questions[q], items.systems[a]) for q, a in zip(items.q.tolist(), items.a.tolist())]
-    judged = dict(zip(keys, items.f.tolist()))
+    keys = [(items.questions[q], items.systems[a]) for q, a in zip(items.q.tolist(), items.a.tolist(), strict=False)]
+    judged = dict(zip(keys, items.f.tolist(), strict=False))
     audited = {keys[k]: (float(human[k]), float(pi[k])) for k in np.flatnonzero(~np.isnan(human))}
     return judged, audited, info
 
@@ -320,7 +320,7 @@ def adjacent_pairs(est, ranks=None) -> list[dict]:
     out = []
     z_crit = _z(est.level, est.df) if ranks is None or not np.isfinite(ranks.crit) else ranks.crit
     few = 0 < est.n_audited < FEW_AUDITS
-    for upper, lower in zip(order[:-1], order[1:]):
+    for upper, lower in zip(order[:-1], order[1:], strict=False):
         diff = float(est.beta[upper] - est.beta[lower])
         var_now = est.diff_se(upper, lower) ** 2
         e = np.zeros(len(est.beta))

@@ -13,8 +13,20 @@ from lsqa import store
 from lsqa.errors import NoVerdicts
 from lsqa.figures.analysis import answer_labels
 from lsqa.figures.corrected import answer_audits
-from lsqa.stats.longspan import (LEVEL, ROLES, LongSpanRefused, _Audits, _classified_count, _fraction, _groups,
-                                 candidate_systems, choose_judge, classify, simultaneous, system_per_question)
+from lsqa.stats.longspan import (
+    LEVEL,
+    ROLES,
+    LongSpanRefused,
+    _Audits,
+    _classified_count,
+    _fraction,
+    _groups,
+    candidate_systems,
+    choose_judge,
+    classify,
+    simultaneous,
+    system_per_question,
+)
 from lsqa.store import corpus as corpus_store
 from lsqa.store import longspan as longspan_store
 from lsqa.store import results as results_store

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
-from lsqa.team import acting, Person
 from lsqa.judging import kinds
 from lsqa.store import annotation as annotation_store
+from lsqa.team import Person, acting
 
 KEY_PREFIX = "guidelines:"
 

@@ -32,7 +32,6 @@ from lsqa.judging import tasks
 from lsqa.judging.kind_record import ANY_ORIGIN, JudgeKind, KindMisfit, UnknownJudgeKind
 from lsqa.vocabulary import ABSOLUTE_ALIASES, ABSOLUTE_LABELS, BINARY, PAIRWISE, PAIRWISE_ALIASES, PAIRWISE_LABELS
 
-
 # ---------------------------------------------------------------------------------- registry
 
 KINDS: dict[str, JudgeKind] = {}

@@ -64,10 +64,10 @@ def embed(texts: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
     if missing:
         vectors = load_model().encode(missing, batch_size=batch_size, normalize_embeddings=True,
                                       convert_to_numpy=True, show_progress_bar=False)
-        found.update(zip(missing, vectors))
+        found.update(zip(missing, vectors, strict=False))
         if len(_CACHE) + len(missing) > CACHE_SIZE:
             _CACHE.clear()
-        _CACHE.update(zip(missing, vectors))
+        _CACHE.update(zip(missing, vectors, strict=False))
     return np.stack([found[t] for t in texts])
 
 
@@ -86,7 +86,7 @@ def similarity(answers: Sequence[str], references: Sequence[str | Sequence[str]]
     vectors = embed(texts)
     row = {t: vectors[i] for i, t in enumerate(texts)}
     scores = np.zeros(len(answers), dtype=np.float64)
-    for i, (a, refs) in enumerate(zip(answers, ref_lists)):
+    for i, (a, refs) in enumerate(zip(answers, ref_lists, strict=False)):
         if a and refs:
             scores[i] = max(float(np.dot(row[a], row[r])) for r in refs)
     return np.clip(scores, -1.0, 1.0)

@@ -48,7 +48,7 @@ def embed_in_workspace(workspace: Path | str, texts: Sequence[str]) -> dict[str,
     if missing:
         from lsqa.judging.similarity import embed
 
-        new = dict(zip((sha_of[t] for t in missing), embed(missing)))
+        new = dict(zip((sha_of[t] for t in missing), embed(missing), strict=False))
         if not store.is_read_only(workspace):
             with store.write(workspace) as con:
                 embeddings_store.save_vectors(con, model, new)

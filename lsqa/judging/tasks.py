@@ -26,13 +26,13 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from lsqa.config.study import JudgeSpec, SystemSpec
+from lsqa.corpus.contexts import BookContexts, ContextTooLong
+from lsqa.llm import LLMRequest
 from lsqa.prompting import parsers
 from lsqa.prompting import templates as prompts
-from lsqa.corpus.contexts import BookContexts, ContextTooLong
 from lsqa.store.verdict_ids import judgment_id
 from lsqa.vocabulary import FAMILIES, PAIRWISE, swap_pairwise
-from lsqa.llm import LLMRequest
-from lsqa.config.study import JudgeSpec, SystemSpec
 
 if TYPE_CHECKING:
     from lsqa.judging.kind_record import JudgeKind

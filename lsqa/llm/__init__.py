@@ -35,9 +35,15 @@ from lsqa.llm.batch import BatchJob, check_batch_model, input_file, transport_ke
 from lsqa.llm.budget import Budget, UnpricedModel
 from lsqa.llm.claims import claim, now, owner
 from lsqa.llm.keys import (
-    cache_key, provider_of, scrub, secret_in_setting, semantic_params, storable_params, TRANSPORT_PARAMS,
+    TRANSPORT_PARAMS,
+    cache_key,
+    provider_of,
+    scrub,
+    secret_in_setting,
+    semantic_params,
+    storable_params,
 )
-from lsqa.llm.pricing import call_cost, counts_exactly, max_output_tokens, price_of, TokenCounter
+from lsqa.llm.pricing import TokenCounter, call_cost, counts_exactly, max_output_tokens, price_of
 from lsqa.llm.provider import cache_marked, classify, litellm
 from lsqa.llm.runner import acomplete, acomplete_many, complete, complete_many, embedded_models
 from lsqa.llm.types import LLMError, LLMRequest, LLMResult, Results, RetryPolicy, RunTotals, totals

@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from lsqa.text import prompt_parts
 from lsqa.errors import LsqaError
+from lsqa.llm import claims as _claims
+from lsqa.llm import pricing
+from lsqa.llm.budget import Budget
+from lsqa.llm.claims import CLAIM_RENEW_S
 from lsqa.llm.keys import (
     OFFLINE_PROVIDERS,
     cache_key,
@@ -29,11 +32,8 @@ from lsqa.llm.keys import (
     storable_params,
 )
 from lsqa.llm.provider import KIND_TEXT, cache_marked, classify, error_text, litellm, router_call, usage_of
-from lsqa.llm import claims as _claims
-from lsqa.llm import pricing
-from lsqa.llm.budget import Budget
-from lsqa.llm.claims import CLAIM_RENEW_S
 from lsqa.llm.types import RETRYABLE, LLMRequest, LLMResult, Results, RetryPolicy
+from lsqa.text import prompt_parts
 
 FLUSH_INTERVAL_S = float(os.environ.get("LSQA_LLM_FLUSH_S", "0.2"))
 DEFAULT_MAX_CONCURRENCY = 8
@@ -366,13 +366,13 @@ class _SentMarks:
         self.busy[model] += 1
         amounts = [job.reserved_usd if self.budget is not None else job.bound_usd for job in entries]
         try:
-            fits = await asyncio.wrap_future(self.record(list(zip(entries, amounts))))
+            fits = await asyncio.wrap_future(self.record(list(zip(entries, amounts, strict=False))))
         finally:
             self.busy[model] -= 1
             for job in entries:
                 self.recording.pop(id(job), None)
         self.transactions += 1
-        for job, fit in zip(entries, fits):
+        for job, fit in zip(entries, fits, strict=False):
             if fit:
                 self.recorded[id(job)] = job
                 self.ahead[model] += 1
@@ -492,7 +492,7 @@ class _Writer:
                 if not m.done.done():  # a cancelled run stopped waiting for it
                     m.done.set_exception(_NotRecorded(f"could not record a call as sent in {self.workspace}: {exc}"))
             return
-        for m, fit in zip(marks, fits):
+        for m, fit in zip(marks, fits, strict=False):
             if not m.done.done():
                 m.done.set_result(fit)
 

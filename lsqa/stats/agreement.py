@@ -89,7 +89,7 @@ class Confusion:
     def per_label(self) -> dict:
         """``{label: (count by rater A, count by rater B)}``."""
         rows, cols = self.matrix.sum(axis=1), self.matrix.sum(axis=0)
-        return {lab: (int(r), int(c)) for lab, r, c in zip(self.labels, rows, cols)}
+        return {lab: (int(r), int(c)) for lab, r, c in zip(self.labels, rows, cols, strict=False)}
 
 
 def _check_paired(a: Sequence, b: Sequence) -> tuple[list, list]:
@@ -129,7 +129,7 @@ def confusion_matrix(a: Sequence, b: Sequence, labels: Sequence | None = None) -
 def agreement_mask(a: Sequence, b: Sequence) -> np.ndarray:
     """Per item: did the two raters give the same label? (Two missing verdicts count as equal.)"""
     a, b = _check_paired(a, b)
-    same = ((x == y) or (_is_missing(x) and _is_missing(y)) for x, y in zip(a, b))
+    same = ((x == y) or (_is_missing(x) and _is_missing(y)) for x, y in zip(a, b, strict=False))
     return np.fromiter(same, dtype=bool, count=len(a))
 
 
@@ -349,7 +349,7 @@ def preference_table(judges: Sequence, choices: Sequence, sources: Sequence | No
     counts = np.zeros((len(jl), len(sl)), dtype=np.int64)
     totals = np.zeros(len(jl), dtype=np.int64)
     jidx, sidx = {j: k for k, j in enumerate(jl)}, {s: k for k, s in enumerate(sl)}
-    for j, c in zip(judges, choices):
+    for j, c in zip(judges, choices, strict=False):
         totals[jidx[j]] += 1
         if c in sidx:
             counts[jidx[j], sidx[c]] += 1
@@ -366,7 +366,7 @@ def acceptance_table(judges: Sequence, sources: Sequence, accepted: Sequence[boo
     counts = np.zeros((len(jl), len(sl)), dtype=np.int64)
     totals = np.zeros((len(jl), len(sl)), dtype=np.int64)
     jidx, sidx = {j: k for k, j in enumerate(jl)}, {s: k for k, s in enumerate(sl)}
-    for j, s, ok in zip(judges, sources, accepted):
+    for j, s, ok in zip(judges, sources, accepted, strict=False):
         totals[jidx[j], sidx[s]] += 1
         counts[jidx[j], sidx[s]] += ok
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -473,7 +473,7 @@ def pivot_ratings(items: Sequence, raters: Sequence, labels: Sequence) -> tuple[
     item_ids, rater_ids = list(dict.fromkeys(items)), list(dict.fromkeys(raters))
     iidx, ridx = {x: k for k, x in enumerate(item_ids)}, {x: k for k, x in enumerate(rater_ids)}
     matrix: list[list] = [[None] * len(item_ids) for _ in rater_ids]
-    for it, ra, lab in zip(items, raters, labels):
+    for it, ra, lab in zip(items, raters, labels, strict=False):
         row = matrix[ridx[ra]]
         if row[iidx[it]] is not None:
             raise ValueError(f"rater {ra!r} labelled item {it!r} more than once")

@@ -243,7 +243,7 @@ def weighted_shares(hits, weights, groups, level: float = 0.95, rule: str = SEQU
     low, high = bounds_many([stats[k][0] * stats[k][1] for k in full], [stats[k][1] for k in full], level, rule) \
         if full else ([], [])
     out = [{"estimate": None, "ci_low": None, "ci_high": None, "n": 0, "n_effective": 0.0} for _ in groups]
-    for k, lo, hi in zip(full, low, high):
+    for k, lo, hi in zip(full, low, high, strict=False):
         out[k] = {"estimate": stats[k][0], "ci_low": float(lo), "ci_high": float(hi), "n": int(len(groups[k])),
                   "n_effective": stats[k][1]}
     return out
@@ -378,7 +378,7 @@ def alt_test(judge_labels: dict, people: dict[str, dict], *, epsilon: float = Th
     if len(tested) < 3:
         return None
     won = benjamini_yekutieli([t["p_value"] for t in tested], q)
-    for t, w in zip(tested, won):
+    for t, w in zip(tested, won, strict=False):
         t["judge_wins"] = bool(w)
     omega = sum(won) / len(tested)
     return {"epsilon": epsilon, "fdr_q": q, "winning_rate": omega, "passed": omega >= 0.5,
@@ -438,7 +438,7 @@ def certify_audits(judge_labels, human_labels, inclusion_probs, labels: tuple[st
     n = len(people)
     w = 1.0 / np.asarray(inclusion_probs, dtype=float) if n else np.zeros(0)
     hits = (said == people).astype(float)
-    judge_said = dict(zip(*np.unique(said, return_counts=True)))
+    judge_said = dict(zip(*np.unique(said, return_counts=True), strict=False))
     groups = [np.arange(n)] + [np.flatnonzero(people == label) if n else np.zeros(0, dtype=int) for label in labels]
     agreement, *shares = weighted_shares(hits, w, groups, t.level, rule)
     criteria = []            # (name, share, n_eff, low, high, threshold)
@@ -449,7 +449,7 @@ def certify_audits(judge_labels, human_labels, inclusion_probs, labels: tuple[st
     gated_seen: list[str] = []
     reasons: list[str] = []
     seen = set(np.unique(people).tolist())
-    for label, idx, share in zip(labels, groups[1:], shares):
+    for label, idx, share in zip(labels, groups[1:], shares, strict=False):
         gated = gate_all or label in seen
         row = {"label": label, "n": share["n"], "recall": share["estimate"], "ci_low": share["ci_low"],
                "ci_high": share["ci_high"], "n_effective": share["n_effective"], "gated": gated,

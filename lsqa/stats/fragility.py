@@ -579,7 +579,7 @@ def _fragility(data: ComparisonCounts, pairs: list[tuple[int, int]], tie_model: 
     searches = [_Search(at, a, b, mode, fast, zz) for a, b in linked for zz in (0.0, z) for mode in MODES]
     # already inseparable: 0 verdicts, nothing to search
     todo = [s for s in searches if not (s.z and s.reached(s.gap0))]
-    done = dict(zip(map(id, todo), _refit_all(data, tie_model, todo)))
+    done = dict(zip(map(id, todo), _refit_all(data, tie_model, todo), strict=False))
     found = iter(done.get(id(s), (0, np.zeros((len(data.pairs), 3)))) for s in searches)
     out = {}
     for a, b in linked:
@@ -612,7 +612,7 @@ def adjacent_fragility(data: ComparisonCounts, ranking: BTResult, *, fast: bool 
     share batched solves."""
     order = sorted(range(len(ranking.systems)), key=lambda k: (ranking.rank[k], ranking.systems[k]))
     fit = fit_variants(data, data.counts[None], tie_model=ranking.tie_model, start=ranking.beta)
-    return _fragility(data, list(zip(order, order[1:])), ranking.tie_model, fit, fast, level)
+    return _fragility(data, list(zip(order, order[1:], strict=False)), ranking.tie_model, fit, fast, level)
 
 
 def words(fragility: dict | None) -> str:

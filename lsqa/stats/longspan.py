@@ -199,7 +199,7 @@ class _Audits:
         human = [((self.audited[f][0] - self.audited[o][0] + 1) / 2) if f in self.audited and o in self.audited
                  else None for f, o in pairs]
         pi = [(self.audited[f][1] * self.audited[o][1]) if h is not None else None
-              for (f, o), h in zip(pairs, human)]
+              for (f, o), h in zip(pairs, human, strict=False)]
         est = ppi_mean(pred, design(human, pi), lam=1.0, level=level)
         low, high = max(-1.0, 2 * est.ci_low - 1), min(1.0, 2 * est.ci_high - 1)
         out.update(figure=CORRECTED, gain=2 * est.estimate - 1, method=est.method, lam=est.lam,

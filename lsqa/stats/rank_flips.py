@@ -151,7 +151,7 @@ def accuracy_flips(systems: list[str], estimates: list, items: Items | list[Item
     f = items.f
     scores = {JUDGE_ONLY: np.array([e.judge_only for e in estimates]), CORRECTED: np.array([e.estimate for e in estimates])}
     corrected = np.zeros((n_items, m))
-    for k, (e, rows) in enumerate(zip(estimates, idx)):
+    for k, (e, rows) in enumerate(zip(estimates, idx, strict=False)):
         if e.audit_effects is not None:
             corrected[rows, k] = e.audit_effects
     pulls: dict[str, np.ndarray | None] = {CORRECTED: corrected if any(e.n_audited for e in estimates) else None}

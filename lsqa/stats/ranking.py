@@ -64,8 +64,6 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import binomtest, chi2, norm, rankdata
 
-from lsqa.vocabulary import TIE_MODELS, WINNERS, normalize_winner
-
 # The solver, its constants and the identification live in the one Bradley-Terry core.
 from lsqa.stats.bradley_terry import FALLBACK_PRIOR, FALLBACK_TIE_PRIOR, THETA_NO_TIES  # noqa: E402, F401
 from lsqa.stats.bradley_terry import Problem as _Problem  # noqa: E402
@@ -75,6 +73,7 @@ from lsqa.stats.bradley_terry import newton as _newton  # noqa: E402
 from lsqa.stats.bradley_terry import objective as _objective  # noqa: E402, F401
 from lsqa.stats.bradley_terry import pair_nll as _pair_nll  # noqa: E402
 from lsqa.stats.bradley_terry import sigmoid as _sigmoid  # noqa: E402
+from lsqa.vocabulary import TIE_MODELS, WINNERS, normalize_winner
 
 _BOOT_CHUNK_CELLS = 4_000_000  # bootstrap rounds per chunk ≈ this / m² (bounds memory)
 
@@ -145,7 +144,7 @@ def count_comparisons(
     if systems is not None:
         names = list(dict.fromkeys(systems))
     else:
-        names = list(dict.fromkeys(chain.from_iterable(zip(a, b))))
+        names = list(dict.fromkeys(chain.from_iterable(zip(a, b, strict=False))))
     index = {s: k for k, s in enumerate(names)}
     unknown = sorted({str(s) for s in chain(a, b) if s not in index})
     if unknown:

@@ -135,8 +135,8 @@ class Items:
             return np.asarray([f"system:{s}" for s in self.systems], dtype=object)[self.a]
         if stratify == "pair":
             pairs = {(a, b): f"pair:{json.dumps([self.systems[a], self.systems[b]], ensure_ascii=False)}"
-                     for a, b in set(zip(self.a.tolist(), self.b.tolist()))}
-            return np.asarray([pairs[(a, b)] for a, b in zip(self.a.tolist(), self.b.tolist())], dtype=object)
+                     for a, b in set(zip(self.a.tolist(), self.b.tolist(), strict=False))}
+            return np.asarray([pairs[(a, b)] for a, b in zip(self.a.tolist(), self.b.tolist(), strict=False)], dtype=object)
         return None
 
     @classmethod

@@ -47,8 +47,15 @@ from scipy import sparse
 from scipy.stats import norm, rankdata
 
 from lsqa.stats import bradley_terry as bt
-from lsqa.stats.ranking import (FALLBACK_PRIOR, _identify, accuracy_ci, comparison_groups, counts_from_cells,
-                                is_strongly_connected, unbounded_systems)
+from lsqa.stats.ranking import (
+    FALLBACK_PRIOR,
+    _identify,
+    accuracy_ci,
+    comparison_groups,
+    counts_from_cells,
+    is_strongly_connected,
+    unbounded_systems,
+)
 from lsqa.vocabulary import WINNERS, normalize_winner
 
 FEATURES = ("length",)          # the style features `lsqa rank --style-control` accepts

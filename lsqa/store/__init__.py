@@ -11,8 +11,18 @@ from lsqa.fronts import lazy_front, lazy_names
 
 # Connections and migrations: every reader needs them, and they cost only duckdb.
 from lsqa.store.db import (
-    check_workspace_path, connect, data_version, forget_migrated, is_read_only, migrate, migration_files,
-    MigrationChanged, MIGRATIONS_DIR, transaction, WorkspaceError, write,
+    MIGRATIONS_DIR,
+    MigrationChanged,
+    WorkspaceError,
+    check_workspace_path,
+    connect,
+    data_version,
+    forget_migrated,
+    is_read_only,
+    migrate,
+    migration_files,
+    transaction,
+    write,
 )
 
 # The area modules load on first use (PEP 562): bulk inserts pull pyarrow (and embeddings numpy), which `lsqa status` and `lsqa --help` never need. Two names stay in their modules because a module has the

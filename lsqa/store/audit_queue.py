@@ -16,8 +16,8 @@ import threading
 from collections import OrderedDict
 
 from lsqa.store import queue_signals
-from lsqa.store.queue_signals import PRIORITY_WEIGHTS  # noqa: F401  (the queue's weights, lsqa.audit re-exports them)
 from lsqa.store.bulk import fetch_dicts
+from lsqa.store.queue_signals import PRIORITY_WEIGHTS  # noqa: F401  (the queue's weights, lsqa.audit re-exports them)
 
 # Which verdicts are shared by every annotator under an overlap setting: a fixed hash of the id in
 # OVERLAP_BUCKETS buckets, the lowest `overlap` share of them.

@@ -75,4 +75,4 @@ def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list | tuple |
     """Rows as dicts; ``params`` positional (``?``) or named (``$name``, a dict)."""
     cur = con.execute(sql, params if isinstance(params, dict) else list(params))
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+    return [dict(zip(names, row, strict=False)) for row in cur.fetchall()]

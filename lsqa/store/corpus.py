@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
-from lsqa.text.book import Passage
 from lsqa.store.bulk import fetch_dicts, insert_rows
+from lsqa.text.book import Passage
 
 
 def document_ids(con: duckdb.DuckDBPyConnection) -> set[str]:

@@ -39,7 +39,7 @@ def open_batches(con: duckdb.DuckDBPyConnection, model: str, transport: str | No
     """The unfinished batches of ``model`` sent with ``transport`` (any transport when None), oldest first."""
     cur = con.execute(f"SELECT {', '.join(_FIELDS)} FROM llm_batches WHERE model = ? AND transport = coalesce(?, transport) "
                       "AND status IN (SELECT unnest(?::VARCHAR[])) ORDER BY created_at", [model, transport, list(OPEN)])
-    return [dict(zip(_FIELDS, row)) for row in cur.fetchall()]
+    return [dict(zip(_FIELDS, row, strict=False)) for row in cur.fetchall()]
 
 
 def holding(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> dict[str, dict]:
@@ -61,11 +61,11 @@ def holding(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> dict[str, di
 
 def get_batch(con: duckdb.DuckDBPyConnection, row_id: str) -> dict | None:
     row = con.execute(f"SELECT {', '.join(_FIELDS)} FROM llm_batches WHERE id = ?", [row_id]).fetchone()
-    return dict(zip(_FIELDS, row)) if row else None
+    return dict(zip(_FIELDS, row, strict=False)) if row else None
 
 
 def list_batches(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Every batch, newest first (for status displays and tests)."""
     cur = con.execute(f"SELECT {', '.join(_FIELDS)}, created_at, updated_at FROM llm_batches ORDER BY created_at DESC")
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+    return [dict(zip(names, row, strict=False)) for row in cur.fetchall()]

@@ -51,7 +51,7 @@ def cached_ok(con: duckdb.DuckDBPyConnection, keys: Iterable[str]) -> dict[str, 
         "WHERE status = 'ok' AND cache_key IN (SELECT unnest(?::VARCHAR[]))",
         [keys],
     ).fetchall()
-    return {row[0]: dict(zip(_CACHED, row)) for row in rows}
+    return {row[0]: dict(zip(_CACHED, row, strict=False)) for row in rows}
 
 
 def save_calls(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> None:
@@ -78,7 +78,7 @@ def get_call(con: duckdb.DuckDBPyConnection, cache_key: str) -> dict | None:
     row = cur.fetchone()
     if row is None:
         return None
-    call = dict(zip([d[0] for d in cur.description], row))
+    call = dict(zip([d[0] for d in cur.description], row, strict=False))
     call["messages"] = prompt_texts.messages_json(con, call["messages"], call["prompt_parts"])
     return call
 
@@ -120,7 +120,7 @@ def run_call_totals(con: duckdb.DuckDBPyConnection, run_id: int) -> dict | None:
     fields = ("calls_made", "calls_cached", "calls_failed", "prompt_tokens", "completion_tokens",
               "cached_prompt_tokens", "cost_usd", "calls_cost_unknown")
     row = con.execute(f"SELECT {', '.join(fields)} FROM runs WHERE id = ?", [run_id]).fetchone()
-    return None if row is None else dict(zip(fields, row))
+    return None if row is None else dict(zip(fields, row, strict=False))
 
 
 def cost_of_runs(con, run_ids: list[int]) -> dict:

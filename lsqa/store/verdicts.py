@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from lsqa.store.bulk import fetch_dicts
 from lsqa.vocabulary import DRAWN_QUEUES, PAIRWISE
 
+
 def human_labels(con, judge: str | None = None) -> list[dict]:
     """Each annotator's current label for each reviewed verdict (of ``judge``, if given)."""
     sql = "SELECT h.*, j.judge, j.kind, j.family, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference" \

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from lsqa.corpus import ingest
 from lsqa.config.settings import data_dir as default_data_dir
+from lsqa.corpus import ingest
 from lsqa.errors import InputError
 
 LES_MISERABLES = Path("books") / "pg135_les_miserables.txt"

@@ -78,8 +78,8 @@ def _load_llm_library(job: Job) -> None:
 
 
 def _run(job: Job) -> None:
-    from lsqa.study import pipeline
     from lsqa.config.study import run_config_from_dict
+    from lsqa.study import pipeline
 
     try:
         config = run_config_from_dict(job.config, source=job.label)

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Iterator
 
 from lsqa import store
-from lsqa.figures import analysis
 from lsqa.errors import InputError
+from lsqa.figures import analysis
 from lsqa.judging import kinds
-from lsqa.store.verdict_ids import judgment_id
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store.verdict_ids import judgment_id
 
 SETS = ("MT-Bench", "FairEval")
 EVALUATORS = ("GPT-4", "ChatGPT")
@@ -102,22 +102,22 @@ def import_llmbar(workspace: str | Path, data_dir: str | Path) -> Iterator[str]:
             qids = [f"{doc_id}:{i}" for i in range(len(items))]
             corpus_store.insert_questions(con, [
                 {"id": q, "document_id": doc_id, "origin": "imported", "text": it["input"], "set_name": dataset,
-                 "source_index": i} for i, (q, it) in enumerate(zip(qids, items))])
+                 "source_index": i} for i, (q, it) in enumerate(zip(qids, items, strict=False))])
             results_store.upsert_systems(con, [{"name": s, "model": "imported", "context": "imported"}
                                                for s in (SYSTEM_1, SYSTEM_2)])
             results_store.insert_answers(con, [
                 {"question_id": q, "system_name": s, "text": it[f"output_{k}"], "extra": "{}"}
-                for q, it in zip(qids, items) for k, s in ((1, SYSTEM_1), (2, SYSTEM_2))])
+                for q, it in zip(qids, items, strict=False) for k, s in ((1, SYSTEM_1), (2, SYSTEM_2))])
             n_reviews = 0
             for evaluator, rows in results.items():
                 judge = judge_name(dataset, evaluator)
                 verdicts = []
-                for q, it in zip(qids, rows):
+                for q, it in zip(qids, rows, strict=False):
                     last = it["results"][-1]
                     verdicts += [_verdict(judge, q, "ab", last["swap = False"]),
                                  _verdict(judge, q, "ba", last["swap = True"])]
                 results_store.insert_judgments(con, verdicts)
-                gold = {q: _LABEL[str(it["label"])] for q, it in zip(qids, rows)}
+                gold = {q: _LABEL[str(it["label"])] for q, it in zip(qids, rows, strict=False)}
                 for v in verdicts:
                     action = "confirm" if v["label"] == gold[v["question_id"]] else "override"
                     reviews_store.add_review(con, annotator=GOLD, judgment_id=v["id"], action=action,

@@ -19,9 +19,9 @@ from typing import Callable, Iterator
 
 from lsqa import llm, store
 from lsqa.config import definitions
+from lsqa.config.study import RunConfig, load_run_config
 from lsqa.corpus.contexts import BookContexts
 from lsqa.package_files import CONFIGS, shipped_folder
-from lsqa.config.study import RunConfig, load_run_config
 from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls
 from lsqa.store import reference_checks as reference_checks_store
@@ -260,7 +260,7 @@ def _send(ctx: RunContext, stage: _Stage, requests: list[llm.LLMRequest], done: 
                                 use_cache=ctx.config.use_cache, run_id=stage.run_id, progress=callback,
                                 show_bar=ctx.show_bar, budget=ctx.budget, ledger=ctx.ledger)
     stage.summary.add_results(results)
-    for request, result in zip(requests, results):
+    for request, result in zip(requests, results, strict=False):
         limit = llm.max_output_tokens(request) if result.ok and not result.cached and result.completion_tokens else None
         if limit is not None and result.completion_tokens > limit:
             stage.summary.over_max_tokens += 1
@@ -340,9 +340,9 @@ def generation_tasks(config: RunConfig, chains: dict[str, list], books: BookCont
 
 def generate_questions(ctx: RunContext, scope: StudyScope) -> list[StageSummary]:
     """Paper §2: entities by coreference (or the fallback), then A.1 questions per top entity."""
+    from lsqa.config.settings import load_settings
     from lsqa.corpus import chains as chains_mod
     from lsqa.corpus import questions as questions_mod
-    from lsqa.config.settings import load_settings
 
     workspace, config, books = ctx.workspace, ctx.config, scope.books
     gen = config.generation
@@ -368,7 +368,7 @@ def generate_questions(ctx: RunContext, scope: StudyScope) -> list[StageSummary]
         results = _send(ctx, stage, [t[2] for t in batch], done, len(tasks))
         done += len(batch)
         rows = []
-        for (doc_id, entity, request), result in _sent(zip(batch, results)):
+        for (doc_id, entity, request), result in _sent(zip(batch, results, strict=False)):
             if result.status != "ok":
                 continue
             for n, gq in enumerate(questions_mod.questions_from_generation(result.text or "", entity=entity["name"])):
@@ -444,7 +444,7 @@ def answer_questions(ctx: RunContext, questions: list[dict], books: BookContexts
         results = _send(ctx, stage, [t.request for t in batch], done, len(calls))
         done += len(batch)
         rows = [t.row(r.text if r.status == "ok" else "", "ok" if r.status == "ok" else "error", r.cache_key,
-                      error=r.error_message) for t, r in _sent(zip(batch, results))]
+                      error=r.error_message) for t, r in _sent(zip(batch, results, strict=False))]
         with store.write(workspace) as con:
             stage.summary.written += results_store.insert_answers(con, rows, replace=True)
         _stop_if_over_budget(ctx, results)
@@ -505,7 +505,7 @@ def judge_answers(ctx: RunContext, questions: list[dict], books: BookContexts) -
             results = _send(ctx, stage, [t.request for t in batch], done, len(calls))
             done += len(batch)
             rows = [t.from_completion(r.text, r.status == "ok", r.cache_key, r.error_message)
-                    for t, r in _sent(zip(batch, results))]
+                    for t, r in _sent(zip(batch, results, strict=False))]
             stage.summary.add_verdicts(rows)
             with store.write(workspace) as con:
                 stage.summary.written += _store_verdicts(con, kind, rows)

@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lsqa import store
-from lsqa.study import pipeline
-from lsqa.llm import LLMRequest, cache_key, pricing
 from lsqa.config.study import RunConfig, load_run_config
+from lsqa.llm import LLMRequest, cache_key, pricing
 from lsqa.store import llm_calls
+from lsqa.study import pipeline
 from lsqa.study.scope import StudyScope, study_scope
 
 STAND_IN_ANSWER_TOKENS = 50
@@ -211,8 +211,8 @@ def _cache_prefix(request: LLMRequest) -> tuple[str | None, float]:
 def _planned_questions(planner: _Planner, scope: StudyScope, questions: list[dict]) -> list[dict]:
     """Question generation's calls, and the questions the run will answer: ``questions`` (those
     stored) and stand-ins for those still to be generated."""
-    from lsqa.corpus import chains as chains_mod
     from lsqa.config.settings import load_settings
+    from lsqa.corpus import chains as chains_mod
 
     config, workspace, books = planner.config, planner.workspace, scope.books
     if config.questions != "generate":

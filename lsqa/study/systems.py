@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from lsqa.prompting import templates as prompts
+from lsqa.config.study import SystemSpec
 from lsqa.corpus.contexts import BookContexts, ContextTooLong
 from lsqa.llm import LLMRequest
-from lsqa.config.study import SystemSpec
+from lsqa.prompting import templates as prompts
 
 # (question origin, context kind) → prompt id
 ANSWER_PROMPTS = {

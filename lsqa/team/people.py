@@ -26,7 +26,7 @@ from lsqa.errors import NotAllowed
 from lsqa.store import people as people_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
-from lsqa.team.roles import acting, Person, ROLES
+from lsqa.team.roles import ROLES, Person, acting
 from lsqa.text.names import lookalike_warnings, name_problem, shown_name
 
 MAX_PERSON_CHARS = 100

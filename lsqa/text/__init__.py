@@ -1,17 +1,36 @@
 """Pure text handling every floor shares: words and sentences, book passages with offsets, prompts as parts, excerpts marked in text."""
 
-from lsqa.text.book import count_tokens, Passage, read_text, sha1, split_passages, story_span, word_count
+from lsqa.text.book import Passage, count_tokens, read_text, sha1, split_passages, story_span, word_count
 from lsqa.text.csv_cells import FORMULA_START, PLAIN_NUMBER, QUOTE, safe_cell, safe_row
 from lsqa.text.highlight import (
-    escape, find_evidence, find_excerpt, marked_html, md_escape, sentence_window, text_html, window,
+    escape,
+    find_evidence,
+    find_excerpt,
+    marked_html,
+    md_escape,
+    sentence_window,
+    text_html,
+    window,
     word_bounds,
 )
-from lsqa.text.names import lookalike_warnings, lookalikes, MAX_NAME_CHARS, name_problem, shown_name, skeleton
+from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, lookalikes, name_problem, shown_name, skeleton
 from lsqa.text.prompt_parts import (
-    canonical_json, find_contexts, find_spans, join_messages, refs_of, split_content, split_messages,
+    canonical_json,
+    find_contexts,
+    find_spans,
+    join_messages,
+    refs_of,
+    split_content,
+    split_messages,
 )
 from lsqa.text.units import (
-    approx_tokens, content_words, NUMBER_WORDS, one_line, sentence_spans, STOPWORDS, words,
+    NUMBER_WORDS,
+    STOPWORDS,
+    approx_tokens,
+    content_words,
+    one_line,
+    sentence_spans,
+    words,
 )
 
 __all__ = [

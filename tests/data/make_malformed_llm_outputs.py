@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from lsqa import llm  # noqa: E402
-from lsqa.prompting import templates as prompts  # noqa: E402
 from lsqa.llm.embedded import respond  # noqa: E402
 from lsqa.llm.embedded.sentence_index import index_for  # noqa: E402
+from lsqa.prompting import templates as prompts  # noqa: E402
 from lsqa.text.units import content_words  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "narrativeqa"
@@ -58,7 +58,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         results = llm.complete_many(Path(tmp) / "ws.duckdb", requests, max_concurrency=1, show_bar=True)
     with OUT.open("w", encoding="utf-8") as fh:
-        for m, r in zip(meta, results):
+        for m, r in zip(meta, results, strict=False):
             r.raise_for_status()
             fh.write(json.dumps({"model": MODEL, "prompt_id": m["prompt_id"], "raw": r.text, **{
                 k: v for k, v in m.items() if k != "prompt_id"}}, ensure_ascii=False) + "\n")

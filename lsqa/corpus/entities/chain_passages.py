@@ -19,8 +19,8 @@ from __future__ import annotations
 import bisect
 import re
 
-from lsqa.text.book import Passage, count_tokens
 from lsqa.corpus.entities.types import Entity, Mention
+from lsqa.text.book import Passage, count_tokens
 
 STRATA = 8
 LONG_PARAGRAPH_SHARE = 0.25

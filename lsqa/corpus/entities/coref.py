@@ -228,7 +228,7 @@ def merge_chunks(text: str, chunks: list[tuple[int, int]],
 
     spans_of: dict[tuple[int, int], list[tuple[int, int]]] = {}
     owner: dict[tuple[int, int], tuple[int, int]] = {}  # global span -> first cluster seen with it
-    for ci, ((c_start, _), clusters) in enumerate(zip(chunks, clusters_per_chunk)):
+    for ci, ((c_start, _), clusters) in enumerate(zip(chunks, clusters_per_chunk, strict=False)):
         for k, cluster in enumerate(clusters):
             cid = (ci, k)
             find(cid)
