@@ -13,20 +13,17 @@ import json
 from pathlib import Path
 
 from lsqa import store
-from lsqa.audit.review_import import REVIEW_ALIASES, _annotator, _find_verdict, _key, _probability, _value
+from lsqa.audit.review_import import _key, _review_rows
 from lsqa.config import definitions
-from lsqa.corpus.tables import IngestSummary, plain_value
+from lsqa.corpus.tables import IngestSummary
 from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
-from lsqa.judging import kinds
-from lsqa.judging import kinds as judge_kinds
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
-from lsqa.store.verdict_ids import judgment_id
-from lsqa.study.imports import ANSWER_ALIASES, JUDGMENT_ALIASES, _aliased, _evidence, _name, _optional_text
+from lsqa.study.imports import ANSWER_ALIASES, _aliased, _judgment_rows
 from lsqa.text.names import lookalike_warnings
-from lsqa.vocabulary import IMPORTED, REFERENCES, swap_pairwise
+from lsqa.vocabulary import IMPORTED
 
 
 def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str, what: str) -> None:
@@ -102,66 +99,10 @@ def import_judgments_rows(workspace: str | Path, path: str | Path) -> IngestSumm
     (and the oracle tests/test_staged_imports.py compares the SQL path with)."""
     path = Path(path)
     summary = IngestSummary(str(path))
-    known_cols = set(sum(JUDGMENT_ALIASES.values(), ())) | {"system_b", "shown_order", "reference", "evidence"}
-    records = []
-    for line_no, rec in read_records(path, required_any=JUDGMENT_ALIASES):
-        core = _aliased(path, line_no, rec, JUDGMENT_ALIASES)
-        kind = core["kind"].lower()
-        try:
-            record = judge_kinds.get(kind)
-        except judge_kinds.UnknownJudgeKind:
-            raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no,
-                             hint=f"use one of {', '.join(judge_kinds.names())}") from None
-        if record.about_references:
-            raise InputError(path, f"{kind} verdicts are about NarrativeQA references, not answers: they are not "
-                                   "imported as verdicts", line=line_no,
-                             hint=f"run a judge of kind {kind} in a study (docs/reference-errors.md), or import "
-                                  "the verdicts under a kind that rates answers")
-        system_b = _optional_text(path, line_no, rec, "system_b")
-        if system_b:
-            _name(path, line_no, "system_b", system_b)
-        if record.pairwise and not system_b:
-            raise InputError(path, "a pairwise verdict needs system_b", line=line_no, hint="add the other system")
-        if record.pairwise and system_b == core["system_a"]:
-            raise InputError(path, f"system_a and system_b are both {system_b!r}", line=line_no,
-                             hint="a system cannot be compared with itself; fix the names")
-        if not record.pairwise and system_b:
-            raise InputError(path, f"a {kind} verdict rates one answer, but system_b is {system_b!r}", line=line_no,
-                             hint="leave system_b empty, or use a pairwise kind")
-        try:
-            label = record.normalise_label(core["label"])
-        except ValueError as exc:
-            raise InputError(path, str(exc), line=line_no, hint=record.label_hint) from None
-        score, threshold = None, None
-        if record.scored and label not in record.labels:
-            # A similarity score as the label: stored as the score, the label by the rater's default
-            # threshold (as the pipeline's similarity rows), never a label the statistics cannot read.
-            from lsqa.judging.similarity import DEFAULT_THRESHOLD
-
-            score, threshold = float(label), DEFAULT_THRESHOLD
-            if not -1.0 <= score <= 1.0:  # also NaN and Infinity, which JSON exports cannot write
-                raise InputError(path, f"similarity {core['label']!r} is not a cosine similarity", line=line_no,
-                                 hint="give a number from -1 to 1, or yes / no")
-            label = "yes" if score >= threshold else "no"
-        shown = (_optional_text(path, line_no, rec, "shown_order") or "ab").lower()
-        if shown not in ("ab", "ba"):
-            raise InputError(path, f"shown_order must be ab or ba, not {shown!r}", line=line_no,
-                             hint="write ab (system_a shown first) or ba")
-        reference = _optional_text(path, line_no, rec, "reference")
-        if reference not in REFERENCES + ("",):
-            raise InputError(path, f"reference must be 1 or 2, not {reference!r}", line=line_no,
-                             hint="write the NarrativeQA reference the verdict used, or leave it empty")
-        evidence = _evidence(path, line_no, rec.get("evidence"))
-        extra = {k: v for k, v in rec.items() if k not in known_cols}
-        records.append((line_no, {
-            "id": judgment_id(core["rater"], kind, core["question_id"], core["system_a"], system_b, shown, reference),
-            "judge": core["rater"], "kind": kind, "family": record.family, "question_id": core["question_id"], "system_a": core["system_a"],
-            "system_b": system_b, "shown_order": shown, "reference": reference, "label": label,
-            "raw_label": core["label"], "score": score, "evidence": json.dumps(evidence), "status": "ok",
-            "extra": json.dumps({"imported_from": str(path), **extra,
-                                 **({"threshold": threshold} if threshold is not None else {})},
-                                sort_keys=True, default=str),
-        }))
+    # Each row parsed and checked by the strict reader the SQL path falls back to (one wording of a
+    # row's errors); what this oracle does its own way is everything after: repeats, questions,
+    # stored conflicts and the writes, one Python record at a time.
+    records = [(r.pop("line"), {**r, "status": "ok"}) for r in _judgment_rows(path)]
     _check_repeats(path, records, lambda r: r["id"], "label",
                    "the verdict of this rater on this item (question, systems, order, reference)")
     _check_question_ids(path, records, "question_id", workspace)
@@ -189,37 +130,10 @@ def import_reviews_rows(workspace: str | Path, path: str | Path, *, gold: bool =
     new row, every error worded here (and the oracle tests/test_staged_answers_reviews.py compares with)."""
     path = Path(path)
     summary = IngestSummary(str(path))
-    rows = read_records(path, required_any=REVIEW_ALIASES)
-    with store.connect(workspace) as con:
-        judges = sorted({_value(rec, REVIEW_ALIASES["judge"]) for _, rec in rows})
-        by_key: dict[tuple, list[dict]] = {}
-        for judge in judges:
-            for v in results_store.list_judgments(con, judge=judge):
-                by_key.setdefault((v["judge"], v["question_id"], v["system_a"], v["system_b"]), []).append(v)
-    reviews = []
-    for line, rec in rows:
-        judge = _value(rec, REVIEW_ALIASES["judge"])
-        question_id = _value(rec, REVIEW_ALIASES["question_id"])
-        system_a = _value(rec, REVIEW_ALIASES["system_a"])
-        system_b = _value(rec, ("system_b",))
-        reference = _value(rec, ("reference",))
-        verdict, swapped = _find_verdict(by_key, path, line, judge, question_id, system_a, system_b, reference)
-        try:
-            label = kinds.get(verdict["kind"]).normalise_label(_value(rec, ("label",)))
-        except ValueError as exc:
-            raise InputError(path, str(exc), line=line) from None
-        if swapped:
-            label = swap_pairwise(label)
-        probability = _probability(path, line, rec)
-        if isinstance(rec.get("stratum"), (dict, list)):  # a stratum names one group: never a list or table
-            plain_value(path, line, "stratum", rec["stratum"])
-        action = "confirm" if verdict["status"] == "ok" and label == verdict["label"] else "override"
-        reviews.append({"annotator": _annotator(path, line, _value(rec, ("annotator",))),
-                        "judgment_id": verdict["id"], "action": action,
-                        "label": label, "note": f"imported from {path.name}", "queue": "import",
-                        "inclusion_prob": probability,
-                        "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else ""),
-                        "gold": bool(gold)})
+    # Each row parsed and matched to its verdict by the strict reader the SQL path falls back to;
+    # what this oracle does its own way is the duplicate check and one ``add_review`` per new row.
+    reviews = [{**{k: v for k, v in r.items() if k != "line"}, "note": f"imported from {path.name}", "queue": "import",
+                "gold": bool(gold)} for r in _review_rows(workspace, path)]
     with store.write(workspace) as con:
         stored = reviews_store.reviews(con)
         known = {_key({**r, "gold": bool(r["gold"])}) for r in stored if r["queue"] == "import"}
