@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from lsqa import audit, store, team
 from lsqa.audit.review_import import import_reviews
 from lsqa.dashboard import audit_view as view
+from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import AuditRefused, NotAllowed
 from lsqa.figures import audits, corrected
 from lsqa.study import llmbar
@@ -254,9 +255,12 @@ def test_import_reviews_gold_marks_each_row(demo_workspace, tmp_path):
 # ----------------------------------------------------------------------------------- dashboard
 
 
-def _app(token: str, **state) -> AppTest:
+def _app(ws: Path, name: str, **state) -> AppTest:
+    """The Audit page of ``name``, signed in by a new link of theirs as the sign-in front does it."""
     at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["token"] = token
+    session_id, problem = exchange(ws, team.new_link(ws, name)["token"])
+    assert session_id, problem
+    at.session_state["lsqa_session"] = session_id
     for k, v in state.items():
         at.session_state[k] = v
     at.run()
@@ -267,16 +271,16 @@ def _app(token: str, **state) -> AppTest:
 
 
 @pytest.fixture
-def tokens(demo_workspace, monkeypatch) -> dict[str, str]:
+def people(demo_workspace, monkeypatch) -> dict[str, str]:
     monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
     return {name: team.add_person(demo_workspace, name, role)["token"]
             for name, role in (("boss", "admin"), ("ana", "annotator"), ("ben", "annotator"))}
 
 
-def test_an_admin_assigns_from_the_audit_sidebar(demo_workspace, tokens):
-    at = _app(tokens["ana"])
+def test_an_admin_assigns_from_the_audit_sidebar(demo_workspace, people):
+    at = _app(demo_workspace, "ana")
     assert "Assign items" not in [e.label for e in at.sidebar.expander]  # annotators are not offered it
-    at = _app(tokens["boss"], audit_x_assign=True)
+    at = _app(demo_workspace, "boss", audit_x_assign=True)
     assert "Assign items" in [e.label for e in at.sidebar.expander]
     at.sidebar.selectbox(key="audit_assign_judge").select(JUDGE)
     at.sidebar.multiselect(key="audit_assign_names").select("ana").select("ben")
@@ -298,12 +302,12 @@ def test_an_admin_assigns_from_the_audit_sidebar(demo_workspace, tokens):
     assert "Not assigned: no annotators named" in page_text(at) and snapshot(demo_workspace) == before
 
 
-def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_workspace, tokens):
+def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_workspace, people):
     audit.assign(demo_workspace, JUDGE, ["ana"], by=Person("boss", "admin"), per_item=1, count=3)
     mine = _head(demo_workspace, "ana", audit.Filters(reviewed=audit.ASSIGNED))
-    at = _app(tokens["ben"])  # nothing assigned: today's priority queue
+    at = _app(demo_workspace, "ben")  # nothing assigned: today's priority queue
     assert at.session_state["audit_queue"] == "priority"
-    at = _app(tokens["ana"])
+    at = _app(demo_workspace, "ana")
     assert at.session_state["audit_queue"] == audit.ASSIGNED
     assert "0 of 3 of my assignments done" in page_text(at)
     assert at.session_state["audit_trail"] == [mine[0]]  # the first assigned verdict is on screen
@@ -314,7 +318,7 @@ def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_worksp
     at.run()
     assert "1 of 3 of my assignments done" in page_text(at)
     # Ben filters the queue by who reviewed: only the verdict ana labelled.
-    at = _app(tokens["ben"], audit_x_queue=True)
+    at = _app(demo_workspace, "ben", audit_x_queue=True)
     box = at.sidebar.multiselect(key="audit_reviewed_by")
     assert box.label == "Reviewed by" and box.options == ["ana"]
     box.select("ana").run()

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lsqa import audit, store, team
+from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import NotAllowed
 from lsqa.team import Person
 
@@ -169,9 +170,12 @@ def test_a_workspace_without_people_shows_its_reviewers(demo_workspace):
 # ----------------------------------------------------------------------------------- the page
 
 
-def _app(token: str, **state) -> AppTest:
+def _app(ws: Path, name: str, **state) -> AppTest:
+    """The Audit page of ``name``, signed in by a new link of theirs as the sign-in front does it."""
     at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["token"] = token
+    session_id, problem = exchange(ws, team.new_link(ws, name)["token"])
+    assert session_id, problem
+    at.session_state["lsqa_session"] = session_id
     for k, val in state.items():
         at.session_state[k] = val
     at.run()
@@ -184,15 +188,16 @@ def _app(token: str, **state) -> AppTest:
 def test_the_team_progress_expander_is_for_admins(demo_workspace, monkeypatch):
     ws = demo_workspace
     monkeypatch.setenv("LSQA_WORKSPACE", str(ws))
-    tokens = {p.name: team.add_person(ws, p.name, p.role)["token"] for p in (BOSS, ANA)}
+    for p in (BOSS, ANA):
+        team.add_person(ws, p.name, p.role)
     with store.connect(ws) as con:
         v1 = con.execute("SELECT id FROM judgments WHERE judge = ? AND status = 'ok' ORDER BY id LIMIT 1",
                          [JUDGE]).fetchone()[0]
     audit.review(ws, ANA, v1, "yes")
-    at = _app(tokens["ana"], audit_x_team=True)  # even asked for open, an annotator gets no such expander
+    at = _app(ws, "ana", audit_x_team=True)  # even asked for open, an annotator gets no such expander
     assert "Team progress" not in [e.label for e in at.sidebar.expander]
     assert all("agrees with final" not in df.value.columns for df in at.dataframe)
-    at = _app(tokens["boss"], audit_x_team=True)
+    at = _app(ws, "boss", audit_x_team=True)
     assert "Team progress" in [e.label for e in at.sidebar.expander]
     table = next(df.value for df in at.sidebar.dataframe if "agrees with final" in df.value.columns)
     assert table.to_dict("records") == [
