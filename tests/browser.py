@@ -98,3 +98,18 @@ def wait_charts_drawn(page, timeout_ms: int = 30000) -> int:
         " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
         ".every(c => c.querySelector('.js-plotly-plot svg.main-svg'))", timeout=timeout_ms)
     return page.locator('[data-testid="stPlotlyChart"]').count()
+
+
+def written_by(ws: Path, who: str) -> dict[str, list[dict]]:
+    """Everything ``who`` wrote in workspace ``ws``: reviews, flags, skips."""
+    from lsqa import store
+    from lsqa.store import reviews as reviews_store
+
+    with store.connect(ws) as con:
+        return {"reviews": [r for r in reviews_store.reviews(con) if r["annotator"] == who],
+                "flags": [f for f in reviews_store.flags(con) if f["annotator"] == who],
+                "skips": [s for s in reviews_store.skips(con) if s["annotator"] == who]}
+
+
+def count_written(ws: Path, who: str) -> int:
+    return sum(len(rows) for rows in written_by(ws, who).values())

@@ -15,13 +15,12 @@ from streamlit.testing.v1 import AppTest
 from lsqa import audit, store, team
 from lsqa.audit.review_import import import_reviews
 from lsqa.dashboard import audit_view as view
-from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import AuditRefused, NotAllowed
 from lsqa.figures import audits, corrected
 from lsqa.study import llmbar
 from lsqa.team import Person
 
-from .apptest_text import page_text
+from .apptest_text import page_text, signed_in_page
 from .bad_input import assert_library_refuses, assert_refused, invoke, snapshot
 from .conftest import PROJECT_ROOT
 
@@ -256,18 +255,7 @@ def test_import_reviews_gold_marks_each_row(demo_workspace, tmp_path):
 
 
 def _app(ws: Path, name: str, **state) -> AppTest:
-    """The Audit page of ``name``, signed in by a new link of theirs as the sign-in front does it."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    session_id, problem = exchange(ws, team.new_link(ws, name)["token"])
-    assert session_id, problem
-    at.session_state["lsqa_session"] = session_id
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    at.switch_page("pages/audit.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return signed_in_page(APP, ws, name, "pages/audit.py", **state)
 
 
 @pytest.fixture

@@ -16,10 +16,9 @@ import shutil
 
 import pytest
 
-from lsqa import audit, store
-from lsqa.store import reviews as reviews_store
+from lsqa import audit
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, need_browser, wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, count_written, need_browser, wait_idle, written_by
 from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -71,24 +70,14 @@ def _shown(page) -> str | None:
     return page.evaluate(SHOWN_JS)
 
 
-def _written(ws, who: str) -> dict[str, list[dict]]:
-    """Everything ``who`` wrote: reviews, flags, skips."""
-    with store.connect(ws) as con:
-        return {"reviews": [r for r in reviews_store.reviews(con) if r["annotator"] == who],
-                "flags": [f for f in reviews_store.flags(con) if f["annotator"] == who],
-                "skips": [s for s in reviews_store.skips(con) if s["annotator"] == who]}
-
-
-def _count(ws, who: str) -> int:
-    return sum(len(rows) for rows in _written(ws, who).values())
 
 
 def _wait_written(ws, who: str, count: int, page, timeout_ms: int = 20000) -> dict[str, list[dict]]:
     for _ in range(timeout_ms // 100):
-        if _count(ws, who) >= count:
+        if count_written(ws, who) >= count:
             break
         page.wait_for_timeout(100)
-    return _written(ws, who)
+    return written_by(ws, who)
 
 
 # ------------------------------------------------------------------------------ typing in widgets
@@ -114,13 +103,13 @@ def test_typing_into_the_judge_filter_with_chips_writes_nothing(server, page):
         page.keyboard.press("Escape")
         page.keyboard.press("Escape")
         wait_idle(page)
-        assert _count(ws, "kit") == 0, _written(ws, "kit")
+        assert count_written(ws, "kit") == 0, written_by(ws, "kit")
     # A slider and a select box are widgets too.
     sidebar.locator('[data-testid="stSelectbox"]').first.click()
     page.keyboard.type("xavfg", delay=15)
     page.keyboard.press("Escape")
     wait_idle(page)
-    assert _count(ws, "kit") == 0, _written(ws, "kit")
+    assert count_written(ws, "kit") == 0, written_by(ws, "kit")
     assert page.locator('#lsqa-keys-help').is_hidden()  # "?" typed into a widget opened nothing
     # Out of the widget, the keys act again.
     page.locator('[data-testid="stMain"]').click(position={"x": 900, "y": 500})
@@ -144,7 +133,7 @@ def test_searching_types_no_shortcut_and_the_key_after_enter_acts_on_a_match(ser
     box.click()
     box.press_sequentially(f"{word} vyn", delay=15)  # shortcut letters inside the box: text, not keys
     box.fill(word)
-    assert _count(ws, "sid") == 0
+    assert count_written(ws, "sid") == 0
     box.press("Enter")
     wait_idle(page)
     shown = _shown(page)
@@ -177,7 +166,7 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
         rows = _wait_written(ws, "lia", n + 1, page)
         wait_idle(page)
         page.wait_for_timeout(300)
-        rows = _written(ws, "lia")
+        rows = written_by(ws, "lia")
         # One review per pair, on the item on screen for the first key, with its label: the second key
         # was pressed before anybody could read another item, and wrote nothing.
         assert [(r["judgment_id"], r["label"]) for r in rows["reviews"]] == [(f, "yes") for f, _ in on_screen], on_screen
@@ -186,7 +175,7 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
         assert first is not None and not any(r["judgment_id"] == second and r["label"] == "no" for r in rows["reviews"])
         expect(page.locator("#lsqa-keys-note")).to_contain_text(re.compile("^Not saved: the item (had just )?changed"))
         assert _shown(page) != first
-    assert not _written(ws, "lia")["flags"]
+    assert not written_by(ws, "lia")["flags"]
 
 
 def test_a_stale_click_writes_nothing(server, page):
@@ -204,7 +193,7 @@ def test_a_stale_click_writes_nothing(server, page):
     _wait_written(ws, "max", 1, page)
     wait_idle(page)
     page.wait_for_timeout(500)
-    rows = _written(ws, "max")["reviews"]
+    rows = written_by(ws, "max")["reviews"]
     assert rows[0]["judgment_id"] == first and rows[0]["label"] == "yes"
     assert all(r["judgment_id"] == first for r in rows), rows  # the next item got nothing
     nxt = _shown(page)
@@ -244,7 +233,7 @@ def test_a_click_from_a_screen_behind_the_page_writes_nothing(server, page):
         client[0].send(held.pop(0))
     holding[0] = False
     wait_idle(page)
-    rows = _written(ws, "uma")["reviews"]
+    rows = written_by(ws, "uma")["reviews"]
     assert [(r["judgment_id"], r["label"]) for r in rows] == [(first, "yes")], rows
     expect(page.get_by_text("Not saved: the item changed under your key").first).to_be_visible(timeout=WAIT)
 
@@ -268,7 +257,7 @@ def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(ser
         assert [(r["judgment_id"], r["label"]) for r in rows] == [(before, "yes")]
     else:  # or the page said it could not
         assert "Not saved" in page.locator("#lsqa-keys-note").inner_text()
-    done = _count(ws, "noa")
+    done = count_written(ws, "noa")
 
     wait_idle(page)
     held = _shown(page)
@@ -280,7 +269,7 @@ def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(ser
     _wait_written(ws, "noa", done + 1, page)
     wait_idle(page)
     page.wait_for_timeout(500)
-    rows = _written(ws, "noa")["reviews"][done:]
+    rows = written_by(ws, "noa")["reviews"][done:]
     assert [(r["judgment_id"], r["label"]) for r in rows] == [(held, "no")]
 
 
@@ -309,7 +298,7 @@ def test_flag_reason_holds_for_its_item_and_undo_opens_the_undone_item(server, p
     _wait_written(ws, "ora", 4, page)
     wait_idle(page)
     assert _shown(page) == decided
-    rows = _written(ws, "ora")["reviews"]
+    rows = written_by(ws, "ora")["reviews"]
     assert [r["action"] for r in rows] == ["override" if rows[0]["label"] != audit.item(ws, decided)["label"]
                                            else "confirm", "undo"]
 

@@ -23,10 +23,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from lsqa import audit, store, team
-from lsqa.store import reviews as reviews_store
+from lsqa import audit, team
 
-from .browser import SHOWN_JS, served_team, wait_for, wait_idle
+from .browser import SHOWN_JS, count_written, served_team, wait_for, wait_idle, written_by
 
 pytestmark = pytest.mark.browser
 
@@ -42,15 +41,6 @@ def team_server(demo_workspace_template, tmp_path_factory):
         yield served
 
 
-def _written(ws, who: str) -> dict[str, list[dict]]:
-    with store.connect(ws) as con:
-        return {"reviews": [r for r in reviews_store.reviews(con) if r["annotator"] == who],
-                "flags": [f for f in reviews_store.flags(con) if f["annotator"] == who],
-                "skips": [s for s in reviews_store.skips(con) if s["annotator"] == who]}
-
-
-def _count(ws, who: str) -> int:
-    return sum(len(rows) for rows in _written(ws, who).values())
 
 
 def _shown(page) -> str | None:
@@ -104,7 +94,7 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     ana.keyboard.type("yes, not sure", delay=20)
     ana.keyboard.press("Enter")
     wait_idle(ana)
-    assert _count(ws, "ana") == 0
+    assert count_written(ws, "ana") == 0
     assert ana.locator(".st-key-audit_note input").input_value() == "yes, not sure"
     stale = []
     for n in range(2):
@@ -116,16 +106,16 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
         for handle in stale:
             ana.wait_for_timeout(30)
             handle.evaluate("b => b.click()")
-        wait_for(ana, lambda n=n: len(_written(ws, "ana")["reviews"]) >= n + 1)
+        wait_for(ana, lambda n=n: len(written_by(ws, "ana")["reviews"]) >= n + 1)
         wait_for(ana, lambda jid=jid: _shown(ana) != jid)
-        assert [r["judgment_id"] for r in _written(ws, "ana")["reviews"]][-1] == jid
-    assert _written(ws, "ana")["reviews"][0]["note"] == "yes, not sure"
+        assert [r["judgment_id"] for r in written_by(ws, "ana")["reviews"]][-1] == jid
+    assert written_by(ws, "ana")["reviews"][0]["note"] == "yes, not sure"
     expect(ana.get_by_text("All 2 of your assignments are done")).to_be_visible(timeout=WAIT)
     wait_idle(ana)
     assert _shown(ana) is None and ana.locator(".st-key-lsqa_keys button", has_text="Yes, correct").count() == 0
     expect(ana.get_by_role("button", name=re.compile("The priority queue"))).to_be_visible()
 
-    before = _written(ws, "ana")
+    before = written_by(ws, "ana")
     # The stale clicks wrote nothing.
     assert [r["label"] for r in before["reviews"]] == ["yes", "yes"] and not before["skips"] and not before["flags"]
     for key in "yynvsdfgtj":  # 10 keys: every decision key, twice the one just used, and J
@@ -134,7 +124,7 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     for handle in stale:  # and the last item's buttons clicked again
         handle.evaluate("b => b.click()")
     wait_idle(ana)
-    assert _written(ws, "ana") == before
+    assert written_by(ws, "ana") == before
     expect(ana.get_by_text("All 2 of your assignments are done")).to_be_visible()
     # K goes back to the last one: it says what ana decided, and a key there changes it (one row).
     ana.keyboard.press("k")
@@ -142,9 +132,9 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     wait_idle(ana)
     ana.wait_for_timeout(200)  # past keys.js's settle time for a new item
     ana.keyboard.press("n")
-    wait_for(ana, lambda: len(_written(ws, "ana")["reviews"]) == 3)
+    wait_for(ana, lambda: len(written_by(ws, "ana")["reviews"]) == 3)
     wait_idle(ana)
-    assert [r["label"] for r in _written(ws, "ana")["reviews"]] == ["yes", "yes", "no"]
+    assert [r["label"] for r in written_by(ws, "ana")["reviews"]] == ["yes", "yes", "no"]
     # Offered next: the priority queue, where keys act again.
     ana.get_by_role("button", name=re.compile("The priority queue")).click()
     assert _item_on_screen(ana) not in mine
@@ -167,7 +157,7 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
     assert _item_on_screen(three) == x
     expect(three.get_by_text("This item is open in another tab of yours too")).to_be_visible(timeout=WAIT)
     one.keyboard.press("a")
-    wait_for(one, lambda: len(_written(ws, "ben")["reviews"]) == 1)
+    wait_for(one, lambda: len(written_by(ws, "ben")["reviews"]) == 1)
     wait_for(one, lambda: _shown(one) not in (None, x))
     z = _shown(one)
     assert z != y
@@ -175,10 +165,10 @@ def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_relo
     expect(three.get_by_text(re.compile("Not saved: you decided verdict"))).to_be_visible(timeout=WAIT)
     expect(three.get_by_text(re.compile("You decided: "))).to_be_visible(timeout=WAIT)  # shown again as decided
     two.keyboard.press("b")
-    wait_for(two, lambda: len(_written(ws, "ben")["reviews"]) == 2)
+    wait_for(two, lambda: len(written_by(ws, "ben")["reviews"]) == 2)
     wait_idle(three)
     per_verdict: dict[str, list[str]] = {}
-    for r in _written(ws, "ben")["reviews"]:
+    for r in written_by(ws, "ben")["reviews"]:
         per_verdict.setdefault(r["judgment_id"], []).append(r["label"])
     assert per_verdict == {x: [audit.to_system_label("pairwise", "A", audit.item(ws, x)["shown_order"])],
                            y: [audit.to_system_label("pairwise", "B", audit.item(ws, y)["shown_order"])]}
@@ -203,7 +193,7 @@ def test_the_back_key_trail_survives_a_search(team_server):
     for n in range(2):
         page.mouse.click(1000, 600)
         page.keyboard.press("y")
-        wait_for(page, lambda n=n: len(_written(ws, "cid")["reviews"]) == n + 1)
+        wait_for(page, lambda n=n: len(written_by(ws, "cid")["reviews"]) == n + 1)
         wait_for(page, lambda: _shown(page) not in (None, *trail))
         trail.append(_item_on_screen(page))
     box = page.locator('[data-testid="stSidebar"]').get_by_label("Search questions and answers", exact=True).and_(page.locator("input"))
@@ -217,7 +207,7 @@ def test_the_back_key_trail_survives_a_search(team_server):
         wait_for(page, lambda back=back: _shown(page) == back)
         wait_idle(page)
     assert "You decided: " in _main(page)
-    assert len(_written(ws, "cid")["reviews"]) == 2  # moving wrote nothing
+    assert len(written_by(ws, "cid")["reviews"]) == 2  # moving wrote nothing
     page.context.close()
 
 
@@ -225,7 +215,7 @@ def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
     path = f"audit?judge={GT_SXS}&reviewed=unreviewed&blind=1"
     people = {name: _signed_in(_context(browser), url, team.new_link(ws, name)["token"], path, name) for name in ("ana", "ben")}
-    start = {name: len(_written(ws, name)["reviews"]) for name in people}
+    start = {name: len(written_by(ws, name)["reviews"]) for name in people}
     seen = []
     for n in range(4):
         on = {name: _item_on_screen(page) for name, page in people.items()}
@@ -237,8 +227,8 @@ def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server
         for page in people.values():
             page.keyboard.press("a")
         for name, page in people.items():
-            wait_for(page, lambda name=name, n=n: len(_written(ws, name)["reviews"]) == start[name] + n + 1)
-    decided = {name: [r["judgment_id"] for r in _written(ws, name)["reviews"][start[name]:]] for name in people}
+            wait_for(page, lambda name=name, n=n: len(written_by(ws, name)["reviews"]) == start[name] + n + 1)
+    decided = {name: [r["judgment_id"] for r in written_by(ws, name)["reviews"][start[name]:]] for name in people}
     assert not set(decided["ana"]) & set(decided["ben"]), decided  # nothing reviewed twice where once was meant
     assert [s["ana"] for s in seen] == decided["ana"] and [s["ben"] for s in seen] == decided["ben"]
     for page in people.values():

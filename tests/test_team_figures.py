@@ -13,10 +13,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lsqa import audit, store, team
-from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import NotAllowed
 from lsqa.team import Person
 
+from .apptest_text import signed_in_page
 from .bad_input import invoke, snapshot
 from .conftest import PROJECT_ROOT
 
@@ -171,18 +171,7 @@ def test_a_workspace_without_people_shows_its_reviewers(demo_workspace):
 
 
 def _app(ws: Path, name: str, **state) -> AppTest:
-    """The Audit page of ``name``, signed in by a new link of theirs as the sign-in front does it."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    session_id, problem = exchange(ws, team.new_link(ws, name)["token"])
-    assert session_id, problem
-    at.session_state["lsqa_session"] = session_id
-    for k, val in state.items():
-        at.session_state[k] = val
-    at.run()
-    at.switch_page("pages/audit.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return signed_in_page(APP, ws, name, "pages/audit.py", **state)
 
 
 def test_the_team_progress_expander_is_for_admins(demo_workspace, monkeypatch):
