@@ -220,7 +220,7 @@ def _decide(judgment_id: str, kind: str, shown: str, label: str | None = None):
     """Confirm the judge's label (no ``label``) or give mine (in system terms). Saved by the run this
     key starts (``_save_decision``), inside the attachment that run keeps anyway: one of the
     callback's own would be detached (a checkpoint, after a write) and attached again in between,
-    ~18 ms of a decision (docs/BENCHMARKS.md, ninth pass)."""
+    a cost paid by every decision (docs/benchmarks-log/2026-12-02-0425-browser-ninth-pass.md)."""
     ss.audit_pending = (judgment_id, kind, shown, label, ss.get("audit_note", ""), here.sampled.get(judgment_id))
 
 
@@ -456,7 +456,7 @@ def _row_picked(rows: list[dict], key: str, **options) -> int | None:
 def my_recent_reviews():
     """My latest decisions: pick one to open it again and change it (a new review row). Folded until
     opened: built open, the table changed with every decision and drawing it again made a decision
-    → next item ~0.07 s slower than J (docs/BENCHMARKS.md, sixth pass)."""
+    → next item slower than J (docs/benchmarks-log/2026-12-01-1610-browser-sixth-pass.md)."""
     _folded("My recent reviews (pick one to open it again and change it)", "audit_x_recent", _recent_table)
 
 
@@ -473,7 +473,7 @@ def _recent_table():
 
 def up_next():
     """The queue after this item. Folded until opened, as My recent reviews: its table, drawn again on
-    every key, made a keypress ~0.05 s slower on screen (docs/BENCHMARKS.md, seventh pass).
+    every key, made a keypress slower on screen (docs/benchmarks-log/2026-12-01-1955-browser-seventh-pass.md).
     Its label stays the same from item to item: a new label would be a new panel, folded again."""
     _folded("Up next (pick one to open it)", "audit_x_next", _up_next_table)
 

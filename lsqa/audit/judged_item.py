@@ -96,7 +96,8 @@ def prompt_of(workspace: Path, judgment_id: str) -> str:
 
     Apart from ``item`` because a prompt can carry a whole book: read only when someone asks to see
     it (the Audit page's "Raw completion and prompt" panel). On a *Les Misérables* verdict of the
-    full demo this read was 0.29 s of the item's 0.4 s, paid on every key press."""
+    full demo this read was most of the item's time, paid on every key press
+    (docs/benchmarks-log/2026-12-01-0031-browser-after-the-speed-work.md)."""
     with store.connect(workspace) as con:
         j = results_store.judgment_in_context(con, judgment_id)
         call = llm_calls_store.get_call(con, j["llm_call_key"]) if j and j["llm_call_key"] else None

@@ -206,7 +206,8 @@ def parse_json(path, text: str, line: int | None = None, *, hint: str = "write o
         raise InputError(path, f"JSON objects or arrays nested more than {MAX_NESTING} levels deep", line=line,
                          hint="write flatter values: a table row holds text, numbers and short lists")
     # Only a surrogate in the text or an escape of one can put one in the data: most lines have neither,
-    # and walking every value of every line cost 0.8 s of 46,560 NarrativeQA questions (1.8 s parsing).
+    # and walking every value of every line cost nearly half as much as parsing NarrativeQA's questions
+    # (docs/benchmarks-log/2026-12-06-figures-from-code-comments.md).
     half = _lone_surrogate(data) if _SURROGATE.search(text) or _SURROGATE_ESCAPE.search(text) else ""
     if half:
         raise InputError(path, f"a JSON escape \\u{ord(half):04x} is half of a UTF-16 pair, not a character", line=line,

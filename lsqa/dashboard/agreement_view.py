@@ -64,7 +64,8 @@ def agreement_overview(workspace: Path, *, bootstrap: int = 1000, sections: tupl
     if unknown:
         raise ValueError(f"unknown agreement section(s) {sorted(unknown)}; choose from {list(AGREEMENT_SECTIONS)}")
     # One attachment of the workspace for the whole report: its ~40 reads would otherwise attach
-    # and detach the file each (2-4 ms apiece, a quarter of the report on the full demo).
+    # and detach the file each, a quarter of the report on the full demo (docs/BENCHMARKS.md,
+    # "Workspace connections").
     with store.connect(workspace):
         return _agreement_overview(workspace, bootstrap, set(sections or AGREEMENT_SECTIONS))
 
@@ -153,8 +154,9 @@ def agreement_rows(results: list[dict]) -> list[dict]:
 
 def confusion_rows(result: dict) -> list[dict]:
     """A confusion matrix as table rows (Fig. 4): one row per label of rater A, one column per label
-    of rater B, counts of items. The Agreement page shows these as tables: its five heatmaps cost a
-    new browser tab ~0.8 s of plotly.js (loading and drawing), a table next to nothing."""
+    of rater B, counts of items. The Agreement page shows these as tables: its five heatmaps made a
+    new browser tab load and run plotly.js, a table costs next to nothing
+    (docs/benchmarks-log/2026-12-06-figures-from-code-comments.md)."""
     corner = f"{result['rater_a']} ↓ · {result['rater_b']} →"
     return [{corner: a, **{b: n for b, n in zip(result["labels"], row, strict=False)}}
             for a, row in zip(result["labels"], result["confusion"], strict=False)]

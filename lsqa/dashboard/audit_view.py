@@ -685,7 +685,7 @@ def prompt_shown(workspace: Path, judgment_id: str) -> str:
 
 # ------------------------------------------------------------------------------------- tables
 
-UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on every J cost ~0.07 s
+UP_NEXT_ROWS = 20  # a look ahead, not the queue: a 100-row table redrawn on every J slowed each key
 
 
 def recent_table(mine: list[dict]) -> list[dict]:

@@ -38,9 +38,9 @@ def current_workspace() -> Path:
 def kept_open(workspace: Path) -> Iterator[None]:
     """Keep the workspace attached while a page renders (app.py wraps every page in it).
 
-    A page makes 10-40 reads, each of which would otherwise ATTACH and DETACH the file (2-4 ms
-    apiece): up to a tenth of a keypress on the Audit page. Other processes wait for
-    the render (under a second) as they wait for any read. A workspace that cannot be opened is
+    A page makes 10-40 reads, each of which would otherwise ATTACH and DETACH the file: up to a
+    tenth of a keypress on the Audit page (docs/benchmarks-log/2026-12-01-0031-browser-after-the-speed-work.md).
+    Other processes wait for the render as they wait for any read. A workspace that cannot be opened is
     left to the page, whose own first read names the problem."""
     with contextlib.ExitStack() as stack:
         try:

@@ -262,7 +262,8 @@ def judge_choices(shown: dict[str, list[str]]) -> list[str]:
 
     One judge at a time is the default because a stakeholder reads one ranking at a time, and
     because every judge shown costs a Bradley-Terry fit with its bootstrap and, in the chart view, a
-    chart the browser must draw (with all nine of the demo's charts a switch took ~2 s)."""
+    chart the browser must draw (with all nine of the demo's charts a switch took longer than the
+    dashboard's target: docs/benchmarks-log/2026-11-30-browser-earlier-runs.md)."""
     return [*shown[PAIRWISE], *shown[BINARY], ALL_JUDGES]
 
 
@@ -283,9 +284,10 @@ def only(shown: dict[str, list[str]], judge: str) -> dict[str, list[str]]:
 # ------------------------------------------------------------------------------ what is shown
 
 # Each judge's ranking is shown one way at a time. The table comes first: a page that draws a
-# Plotly chart in a new browser tab first loads and runs plotly.js, which measured +0.9-1.0 s on
-# this machine's kind (bench/bench_browser.py, a one-chart Streamlit app against a one-line one),
-# while the table's inline bars cost next to nothing. Leaderboards in LLM evaluation (e.g. the
+# Plotly chart in a new browser tab first loads and runs plotly.js, which about doubles a new tab
+# (bench/bench_browser_elements.py, a one-chart Streamlit app against a one-line one:
+# docs/benchmarks-log/2026-12-01-1443-browser-fifth-pass.md), while the table's inline bars cost
+# next to nothing. Leaderboards in LLM evaluation (e.g. the
 # Chatbot Arena's) also lead with the table and keep the plots a click away. The choice is kept
 # in the link (``?show=chart``), so a presenter can share the chart view itself.
 SHOW = {"table": "Ranking table", "chart": "Chart (paper Fig. 2-3)", "win": "Win probabilities"}

@@ -204,8 +204,9 @@ def rater_labels(workspace: Path, rater: str, *, per_verdict: bool | None = None
 class LabelsRead:
     """Raters' labels read once for a report that compares many pairs of raters (the Agreement
     page: every judge against every other and against each person). Every judge's verdicts and
-    the human labels of all judges are each read in one query: a query per judge costs 10-30 ms
-    on the full demo whatever its size (the derived views are recomputed), one for all ~40 ms."""
+    the human labels of all judges are each read in one query: a query costs much the same whatever
+    its size (the derived views are recomputed), so one for all costs little more than one per judge
+    (docs/benchmarks-log/2026-12-06-figures-from-code-comments.md)."""
 
     by_rater: dict[tuple, dict] = field(default_factory=dict)  # (rater, per verdict, order) → labels
     human_rows: list[dict] | None = None

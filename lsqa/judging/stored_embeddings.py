@@ -2,10 +2,11 @@
 
 The reference-error triage compares every reference with the other reference and with the
 systems' answers (``lsqa.audit.reference_errors``); encoding those ~1,000 texts with all-MiniLM-L6-v2
-(``lsqa.judging.similarity``) on each ``lsqa suspects`` call cost 40 s on a quiet machine and minutes on
-a loaded one, most of it loading the encoder. The vectors are stored in ``text_embeddings``
-(migration 0011) under the SHA-256 of the text, so an edited reference or a re-imported answer is
-a new key and is encoded again, and a second call never loads the encoder at all.
+(``lsqa.judging.similarity``) on each ``lsqa suspects`` call was most of its time, loading the encoder most
+of that (docs/BENCHMARKS.md, "Reference errors"; docs/benchmarks-log/2026-11-30-reference-errors.md). The
+vectors are stored in ``text_embeddings`` (migration 0011) under the SHA-256 of the text, so an edited
+reference or a re-imported answer is a new key and is encoded again, and a second call never loads the
+encoder at all.
 """
 
 from __future__ import annotations

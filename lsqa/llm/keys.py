@@ -54,8 +54,8 @@ def cache_key(request: LLMRequest) -> str:
     book again: the JSON form of a string is the concatenation of the JSON forms of its pieces,
     so the book's encoded bytes are kept per process (``_encoded``) and, when the bytes before it
     are the same as in an earlier request (context-first prompts, or one question's pairs), the
-    hash state after it too (``_states``). A paper-scale plan makes 5,600 full-book keys; each
-    cost ~80 ms of JSON encoding of the 3.3 MB book before (docs/BENCHMARKS.md)."""
+    hash state after it too (``_states``). A paper-scale plan makes 5,600 full-book keys; encoding
+    the 3.3 MB book for each was most of the plan (docs/benchmarks-log/2026-11-30-paper-scale.md)."""
     params = semantic_params(request.params)
     if request.contexts:
         key = _key_by_pieces(request.model, request.messages, params, request.contexts)

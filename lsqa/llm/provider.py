@@ -19,7 +19,7 @@ _litellm_lock = threading.Lock()
 
 
 def litellm():
-    """The litellm module, imported on first use (it takes ~3 s) and configured for lsqa:
+    """The litellm module, imported on first use (it takes seconds) and configured for lsqa:
     the bundled price map (no download), no telemetry, no log output, no retries of its own,
     the embedded providers registered."""
     global _litellm_module

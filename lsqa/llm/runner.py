@@ -222,9 +222,10 @@ class _FineGilSwitching:
 
     litellm's ``acompletion`` prepares each request on a worker thread (``run_in_executor``) and
     finishes it on the event loop, so every call hands the GIL between threads several times, and
-    the writer and calling threads want it too. With the default 5 ms interval a thread that
-    becomes ready can wait up to 5 ms for the GIL at each handoff; at 16 calls in flight against
-    a 100 ms server that was ~8 % of the wall time (docs/BENCHMARKS.md, "LLM layer"). The interval
+    the writer and calling threads want it too. With CPython's default interval
+    (``sys.getswitchinterval()``) a thread that becomes ready can wait a whole interval for the GIL at
+    each handoff, a visible share of a batch's wall time (docs/BENCHMARKS.md, "LLM layer";
+    docs/benchmarks-log/2026-11-30-llm-layer.md). The interval
     is process-wide, so batches count themselves in and the last one out restores the old value.
     """
 
@@ -262,8 +263,8 @@ class _SentMarks:
     """Records each call in the workspace as sent (``calls_in_flight``) before it leaves, a wave ahead.
 
     In every mode: a ``kill -9`` must not hide a call the provider answered and charged.
-    Recording each call alone when its turn came made it wait for a transaction: 400 calls at
-    concurrency 16 against a 100 ms server took 6.4-7.7 s against 4.2-4.4 s unrecorded. Here a
+    Recording each call alone when its turn came made it wait for a transaction, which made a batch
+    markedly slower than unrecorded (docs/benchmarks-log/2026-12-02-sent-records.md). Here a
     model's calls are recorded in waves of its concurrency limit, in the order they go out (the
     order of the model's semaphore), and the next wave is recorded while a wave is still ahead, so
     a call whose turn comes finds its record made: one transaction per wave, and no call waits for
@@ -806,7 +807,7 @@ _COUNTER_TEXTS = 20_000
 def _bound_counter() -> pricing.TokenCounter:
     """The token counter of the records made without a budget, shared by the calls of a process:
     a run sends its requests in chunks (lsqa.study.pipeline), and a whole book's tokens, counted
-    once, take seconds (5.7 s for Les Misérables on a busy machine). A fresh one after
+    once, take seconds (docs/benchmarks-log/2026-12-06-figures-from-code-comments.md). A fresh one after
     ``_COUNTER_TEXTS`` texts, so a long-lived dashboard process keeps no more than that."""
     global _counter
     if _counter is None or len(_counter) > _COUNTER_TEXTS:

@@ -102,7 +102,8 @@ _parsed: dict[tuple[str, int, int], Prompt] = {}  # (path, mtime, size) → its 
 
 def _parse_known_file(path: Path) -> Prompt:
     """:func:`parse_prompt_file`, read again only when the file changed: every request of a run
-    looks its prompt up (5,600 look-ups in a paper-scale plan, ~7 ms each when read every time)."""
+    looks its prompt up (5,600 look-ups in a paper-scale plan, each a read and a parse if done every
+    time: docs/benchmarks-log/2026-11-30-paper-scale.md)."""
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size)
     found = _parsed.get(key)

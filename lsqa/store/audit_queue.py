@@ -1,8 +1,9 @@
 """The audit queue: every verdict with its priority signals, one page at a time, most in need first.
 
 The signals are kept per verdict (``lsqa.store.queue_signals``) and a page is read from
-them without sorting every verdict (``_kept_page``): 40-90 ms at a million verdicts, where
-computing them over every verdict took 0.78 s (2.6 s cold; ``bench/bench_queue_scale.py``). Human
+them without sorting every verdict (``_kept_page``): at a million verdicts a small share of computing
+them over every verdict (``bench/bench_queue_scale.py``; docs/BENCHMARKS.md, "Rank and the Audit
+queue at a million verdicts"). Human
 labels come from the reviews as the shared views define them (``human_labels``), flags from
 ``current_flags``, so the queue and the statistics never disagree about what a human said. The
 computed read (``_full_page``: one query with the signals of ``_SIGNALS`` over every verdict) is
@@ -27,8 +28,8 @@ SHARED_SQL = f"(hash(j.id) % {OVERLAP_BUCKETS})"
 # Per decided verdict: the share of other judges' verdicts on the same item with another outcome,
 # and whether the judge itself gave the item different outcomes (both orders, or both references).
 # Counted as four GROUP BY aggregates joined back (every key column is NOT NULL, so the joins lose
-# no row): the same rows as five window partitions, in 19 ms instead of 30 on the full demo, on
-# every keypress of the Audit page.
+# no row): the same rows as five window partitions, in about two thirds of their time on the full
+# demo, on every keypress of the Audit page (docs/benchmarks-log/2026-12-01-0125-browser-first-pass.md).
 _SIGNALS = """
     WITH v AS (SELECT id, item, judge, outcome FROM verdict_items WHERE status = 'ok' AND outcome IS NOT NULL),
          i AS (SELECT item, count(*) AS n_item FROM v GROUP BY item),
@@ -48,7 +49,8 @@ _SIGNALS = """
 
 # The signals depend on the verdicts alone, not on reviews or flags: kept by a fingerprint of the
 # columns they read, they are computed once per change of the verdicts instead of on every review
-# (20 of the queue's 31 ms on the full demo). Content-addressed, so shared by every workspace.
+# (most of the queue's time on the full demo: docs/benchmarks-log/2026-12-06-figures-from-code-comments.md).
+# Content-addressed, so shared by every workspace.
 _SIGNAL_INPUTS = "count(*), sum(hash(id, judge, kind, question_id, system_a, system_b, label, status))"
 _KEPT_SIGNALS: OrderedDict = OrderedDict()
 _KEPT_SIGNALS_MAX = 4

@@ -8,9 +8,9 @@ closes it; a process that finds the file locked waits and retries (``connect``).
 Within one process, every workspace is attached to one long-lived in-memory DuckDB instance (the
 *host*) while at least one connection uses it, and detached (checkpointed, file lock released)
 when the last one closes. Connections are cursors of the host, so threads of one process share
-the attached file as they would share one DuckDB instance. Starting a DuckDB instance costs
-~15 ms of CPU; attaching a file to the live host ~3 ms (docs/BENCHMARKS.md, "Workspace
-connections"), and lsqa opens many short connections.
+the attached file as they would share one DuckDB instance. Attaching a file to the live host costs
+a fraction of starting a DuckDB instance (docs/BENCHMARKS.md, "Workspace connections"), and lsqa
+opens many short connections.
 """
 
 from __future__ import annotations

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Iterator
 
 MAX_STEPS = 4096  # a dashboard makes a few steps per action; the oldest are forgotten
-# Steps followed back from one version: a team of eight deciding every 1.5 s makes ~10 steps a second
-# (a review, an item opened, a hold renewed), and a person's kept reads are a few seconds old.
+# Steps followed back from one version: a team of eight at the pace of bench/bench_team_load.py (PACE_S)
+# makes several steps a second (a review, an item opened, a hold renewed), and a person's kept reads are a
+# few seconds old.
 MAX_WALK = 256
 # Tables no kept read reads (the Audit page's open items and trails, migration 0025: read afresh each
 # time): a change in them alone leaves every kept read as it was.

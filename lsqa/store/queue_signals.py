@@ -1,5 +1,6 @@
 """The audit queue's priority signals kept per verdict, so that the queue's next page reads
-them instead of recomputing them over every verdict: 0.78 s at a million verdicts (2.6 s cold) before.
+them instead of recomputing them over every verdict (docs/BENCHMARKS.md, "Rank and the Audit queue at a
+million verdicts").
 
 A verdict's signals (``lsqa.audit.priority_queue``: disagreement with the other judges of its item,
 whether its judge flips on the item, whether a reference of its question is flagged) depend only
@@ -20,7 +21,7 @@ How they stay right, whoever writes:
   questions' rows fresh, so it is exact even before the catch-up (or on a read-only workspace).
   When the kept rows no longer agree with the verdicts on their number and their labels and
   statuses (a writer that did not ``mark`` added, deleted or relabelled verdicts: a sum of hashes,
-  ~4 ms a million), it says so (None) and the queue reads everything as before; the next
+  cheap at a million), it says so (None) and the queue reads everything as before; the next
   ``catch_up`` rebuilds the table. (A writer that replaced verdicts by others with the same labels
   without marking them, or wrote flags without marking, would go unseen: none does.)
 
@@ -39,7 +40,8 @@ PRIORITY_WEIGHTS = {"failed": 3.0, "disagreement": 2.0, "self_inconsistent": 1.0
 # A catch-up rebuilds the whole table when the marked questions are more than this share of all
 # questions (kept or marked); below it only the marked ones are recomputed, at about a rebuild's
 # cost per verdict. An import of new questions into a large workspace then pays for its own
-# verdicts, not the workspace's: a second file of 1M verdicts into 1M, 12.5 s -> 6.8 s.
+# verdicts, not the workspace's (a second file of 1M verdicts into 1M:
+# docs/benchmarks-log/2026-12-06-figures-from-code-comments.md).
 REBUILD_SHARE = 0.6
 # Up to this many marked questions (a flag, a re-judged item) the share is not even counted: counting
 # every question kept costs tens of ms at a million verdicts, a write's whole catch-up less.
@@ -70,12 +72,13 @@ def rows_sql(scope: str) -> str:
     first system, second system), the pair's names sorted, '' as the second system of an answer.
     Four GROUP BY aggregates joined back (every key is NOT NULL, so the joins lose no row), the last
     three only over items that have more than one decided verdict: a verdict alone on its item has no
-    other judge to disagree with and cannot flip (a one-judge import of a million verdicts: 1.9 s ->
-    0.6 s). The first keeps only those items, so the verdicts alone on theirs are found by an anti-join
-    against few items instead of a join of every verdict with every item (0.75 s -> 0.40 s). The
-    verdicts without a decided outcome are added after with no signal. (A 64-bit hash of
-    the item as the key was faster before the split, but needed a check for collisions over every item
-    that now costs more than grouping by the columns themselves.)"""
+    other judge to disagree with and cannot flip (a one-judge import of a million verdicts:
+    docs/benchmarks-log/2026-12-06-figures-from-code-comments.md). The first keeps only those items,
+    so the verdicts alone on theirs are found by an anti-join against few items instead of a join of
+    every verdict with every item (docs/benchmarks-log/2026-12-03-import-id-number.md). The verdicts
+    without a decided outcome are added after with no signal. (A 64-bit hash of the item as the key
+    was faster before the split, but needed a check for collisions over every item that now costs
+    more than grouping by the columns themselves.)"""
     item = "question_id, pw, s1, s2"
     keys = ("coalesce(family = 'pairwise', false) AS pw,"
             " CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END AS s1,"
@@ -138,7 +141,8 @@ def mark_from(con, sql: str, params=()) -> None:
 
 
 # What the kept rows must agree with the verdicts on (migration 0019, queue_signals_version.verdicts):
-# how many there are and their labels and statuses, ~4 ms over a million verdicts.
+# how many there are and their labels and statuses, cheap over a million verdicts
+# (docs/benchmarks-log/2026-12-06-figures-from-code-comments.md).
 _FINGERPRINT = "count(*)::VARCHAR || ':' || coalesce(sum(hash(label, status)), 0)::VARCHAR"
 
 

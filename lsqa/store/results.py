@@ -106,9 +106,10 @@ def insert_judgments(con, rows: list[dict], *, replace: bool = False) -> int:
                              f"judge, kind, question, systems, order and reference")
     queue_signals.mark(con, (r.get("question_id") for r in rows))  # the audit queue's kept signals
     if replace:
-        # Deleted through the key (insert_rows' replace would match ids by a scan of every id: 10-30 ms
-        # a call at a million verdicts, and a run writes each verdict as it comes); two rows with one
-        # id in the call then fail on the key, as they did.
+        # Deleted through the key (insert_rows' replace would match ids by a scan of every id, on every
+        # call at a million verdicts, and a run writes each verdict as it comes:
+        # docs/benchmarks-log/2026-12-03-import-id-number.md); two rows with one id in the call then
+        # fail on the key, as they did.
         among, params = verdict_ids.among([r["id"] for r in rows])
         con.execute(f"DELETE FROM judgments WHERE {among}", params)
     return insert_rows(con, "judgments", rows, on_conflict="error" if replace else "nothing",
@@ -153,7 +154,7 @@ def judgment_in_context(con, judgment_id: str) -> dict | None:
 
 def judgment_label(con, judgment_id: str) -> dict | None:
     """A verdict's kind, status and label alone: what a review checks, without the joins of
-    ``judgment_in_context`` (0.6-1 ms against ~5 ms on the full demo, on every decision)."""
+    ``judgment_in_context``, on every decision (docs/benchmarks-log/2026-12-02-0425-browser-ninth-pass.md)."""
     verdict, params = verdict_ids.one_verdict(judgment_id)
     rows = fetch_dicts(con, f"SELECT kind, status, label FROM {verdict}", params)
     return rows[0] if rows else None

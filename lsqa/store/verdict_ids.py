@@ -33,10 +33,11 @@ def number_sql(column: str = "id") -> str:
 def one_verdict(verdict_id: str) -> tuple[str, list]:
     """A table expression of the verdict ``verdict_id`` (its row of ``judgments``, or none) and its
     parameters. A sha1 id (every id lsqa writes) is looked up by its number, a literal (for such an id,
-    ``number_sql`` is its first 32 digits), so that DuckDB reads the one row through the primary key:
-    ~1 ms at a million verdicts, against ~20 ms comparing every id. A bound parameter is not matched to
-    the index, and neither is a number with a second condition beside it: the id is checked on the row
-    found, after (MATERIALIZED keeps the two apart). Any other id is found by itself."""
+    ``number_sql`` is its first 32 digits), so that DuckDB reads the one row through the primary key
+    instead of comparing every id (docs/benchmarks-log/2026-12-03-import-id-number.md). A bound
+    parameter is not matched to the index, and neither is a number with a second condition beside it:
+    the id is checked on the row found, after (MATERIALIZED keeps the two apart). Any other id is found
+    by itself."""
     if isinstance(verdict_id, str) and _SHA1_HEX.fullmatch(verdict_id):
         return (f"(WITH found AS MATERIALIZED (SELECT * FROM judgments WHERE id_number = {int(verdict_id[:32], 16)}"
                 f"::UHUGEINT) SELECT * FROM found WHERE id = ?)", [verdict_id])
@@ -49,8 +50,8 @@ FEW = 1000
 
 def among(verdict_ids: list[str]) -> tuple[str, list]:
     """SQL condition and parameters of "a verdict whose id is one of ``verdict_ids``" on the verdicts
-    table: the sha1 ids by their numbers as literals (an index scan, ~1 ms at a million verdicts, where
-    ``id IN (...)`` scans every id: 10-30 ms), any other by itself. Each number is a literal of the
+    table: the sha1 ids by their numbers as literals (an index scan, where ``id IN (...)`` scans every
+    id: docs/benchmarks-log/2026-12-03-import-id-number.md), any other by itself. Each number is a literal of the
     statement, so past ``FEW`` ids the scan is the cheaper: then all are matched by id."""
     if len(verdict_ids) > FEW:
         return "(id IN (SELECT unnest(?)))", [list(verdict_ids)]

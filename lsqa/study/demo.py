@@ -74,7 +74,7 @@ def build_demo(path: str | Path, *, data_dir: str | Path | None = None, run_stud
 def score_reference_triage(path: str | Path) -> Iterator[str]:
     """Score the reference-error triage once, so that its sentence embeddings are stored in the
     workspace: the Reference errors page's first visit then reads them instead of loading the
-    encoder and embedding every reference (6-7 s on the demo)."""
+    encoder and embedding every reference (docs/benchmarks-log/2026-12-01-0031-browser-after-the-speed-work.md)."""
     from lsqa.audit import reference_errors
 
     t0 = time.perf_counter()

@@ -69,7 +69,7 @@ LOADING = "loading the LLM library"  # the stage a job shows while litellm is im
 
 def _load_llm_library(job: Job) -> None:
     """Import litellm before the first stage, saying so: the first job of a dashboard process waits
-    for it (~3-10 s on a busy machine), and its progress must not read "starting: 0 / 0" meanwhile."""
+    for it (seconds on a busy machine), and its progress must not read "starting: 0 / 0" meanwhile."""
     from lsqa import llm
 
     with _lock:

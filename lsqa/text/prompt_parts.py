@@ -54,8 +54,8 @@ def find_contexts(content: str, contexts: Iterable[str]) -> list[tuple[int, int,
 
 def _find(content: str, ctx: str, pos: int) -> int:
     """``content.find(ctx, pos)``, quicker for a book: ``str.find`` prepares the whole 3.3 MB
-    needle each time (~7 ms), while the book's first characters usually find it at once and one
-    comparison confirms it."""
+    needle each time, while the book's first characters usually find it at once and one
+    comparison confirms it (docs/benchmarks-log/2026-11-30-paper-scale.md)."""
     head = ctx[:MIN_REF_CHARS]
     at = content.find(head, pos)
     for _ in range(8):  # a head that recurs in the content: a few candidates, then the full search

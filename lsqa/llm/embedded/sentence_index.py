@@ -5,8 +5,8 @@ A full-book system sends the same book with every question, so the index of a co
 
 Scores are rank_bm25's ``BM25Okapi`` scores, bit for bit, but computed from per-word postings
 (the sentences holding a word and its count there): ``BM25Okapi.get_scores`` walks every
-sentence of the context in Python for every query word, ~0.3 s per query on a 3.3 MB book,
-which made a full-book judge call cost about a second (docs/BENCHMARKS.md, "Paper-scale studies").
+sentence of the context in Python for every query word, which on a 3.3 MB book was most of a
+full-book judge call (docs/benchmarks-log/2026-11-30-paper-scale.md).
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ def index_for(text: str) -> SentenceIndex:
 
     Concurrent calls on the same context wait for the one thread that builds it: a full-book
     system's first calls all arrive at once (up to ``max_concurrency``), and each built the index
-    of the whole book (~2 s of CPU for *Les Misérables*; two concurrent builds took 4.1 s each in
-    ``bench/bench_scale.py``). Should the builder fail, a waiting call builds it again."""
+    of the whole book, each slowing the others (``bench/bench_scale.py``:
+    docs/benchmarks-log/2026-11-30-paper-scale.md). Should the builder fail, a waiting call builds it again."""
     global builds
     while True:
         with _lock:

