@@ -51,9 +51,9 @@ SERVER_ADDRESS = st.get_option("server.address")
 WORKSPACE = common.current_workspace()
 COOKIE = sign_in.cookie_name(WORKSPACE)
 # The browser's session cookie (HttpOnly: set by the front, read here from the websocket's handshake)
-# as it was when this tab connected; after a sign out in this tab it is not tried again (the
-# workspace has ended that session anyway).
-if "lsqa_session" not in ss and not ss.get("lsqa_signed_out"):
+# as it was when this tab connected. Sign out is the front's (a form posted to /sign-out): it ends the
+# session in the workspace, so this tab's next run, and every other tab's, finds nobody.
+if "lsqa_session" not in ss:
     ss["lsqa_session"] = st.context.cookies.get(COOKIE)
 try:
     SETTINGS = sign_in.load_settings()
@@ -67,11 +67,6 @@ except LsqaError as exc:  # e.g. a settings file that cannot be read: say so ins
 if presence.person is not None:
     ss.pop("lsqa_link_problem", None)
 ss["lsqa_presence"] = presence  # the pages read who acts from here (sign_in.presence_of)
-
-
-def _sign_out():
-    sign_in.end_session(WORKSPACE, ss.pop("lsqa_session", None))  # the HttpOnly cookie now names a dead session
-    ss["lsqa_signed_out"] = True
 
 
 def _new_link():
@@ -95,8 +90,8 @@ if presence.team:
         st.navigation([st.Page(_sign_in_page, title="Sign in")], position="hidden").run()  # widgets keep their ids
         st.stop()
     st.sidebar.markdown(sign_in.signed_in_caption(presence))
-    st.sidebar.button("Sign out", on_click=_sign_out, key="sign_out")
-    if presence.person.via in ("token", "session"):
+    if presence.person.via in ("token", "session"):  # a proxy's header signs people in (and out) itself
+        st.sidebar.html(sign_in.SIGN_OUT_FORM)
         with st.sidebar.expander("A new sign-in link"):
             st.caption(f"For another browser of yours: it signs you in once, within {SETTINGS.link_days} days, "
                        "and your previous link stops working.")

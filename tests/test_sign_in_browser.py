@@ -153,3 +153,83 @@ def test_the_link_then_a_page_change_shows_the_page(server, wait_s):
         expect(page.get_by_role("heading", name=AUDIT_HEADING).first).to_be_visible(timeout=30000)
         expect(page.get_by_text(re.compile(rf"{name} · annotator"))).to_be_visible(timeout=30000)
         assert "/audit" in page.url
+
+
+def _session_cookies(page) -> list[dict]:
+    return [c for c in page.context.cookies() if c["name"].startswith("lsqa_session_")]
+
+
+def test_sign_out_clears_the_cookie_and_ends_the_session(server):
+    """Sign in by link, then the sidebar's *Sign out*: the cookie is gone from the browser, a reload
+    shows the sign-in page, and the old cookie's value put back in the browser is refused (the
+    workspace ended that session). A GET of /sign-out signs nobody out."""
+    from playwright.sync_api import expect
+
+    url, ws = server["url"], server["ws"]
+    fay = team.add_person(ws, "fay", "annotator")
+    with _fresh_page(server) as page:
+        page.goto(f"{url}/audit?token={fay['token']}")
+        _signed_in_as(page, "fay")
+        (cookie,) = _session_cookies(page)
+        assert team.resume(ws, cookie["value"]).name == "fay"
+        assert page.request.get(f"{url}/sign-out").status == 405  # a GET (a prefetch, an <img>): nothing ends
+        assert team.resume(ws, cookie["value"]).name == "fay"
+
+        page.get_by_test_id("stSidebar").get_by_role("button", name="Sign out").click()
+        expect(page.get_by_role("heading", name="Sign in").first).to_be_visible(timeout=60000)
+        assert not _session_cookies(page)  # Max-Age=0, same name, path and attributes: the browser dropped it
+        assert team.resume(ws, cookie["value"]) is None  # ended in the workspace
+        page.reload()
+        expect(page.get_by_role("heading", name="Sign in").first).to_be_visible(timeout=60000)
+        expect(page.get_by_text(re.compile("fay · annotator"))).to_have_count(0)
+
+        page.context.add_cookies([{k: cookie[k] for k in ("name", "value", "domain", "path", "httpOnly", "sameSite")}])
+        page.goto(f"{url}/audit")  # the old value replayed (a copy taken before the sign out)
+        expect(page.get_by_role("heading", name="Sign in").first).to_be_visible(timeout=60000)
+        wait_idle(page)
+        expect(page.get_by_text(re.compile("fay · annotator"))).to_have_count(0)
+        assert team.resume(ws, cookie["value"]) is None
+
+
+def test_another_site_or_local_app_cannot_sign_a_browser_out(server):
+    """A form on another 127.0.0.1 port posts to /sign-out: the browser sends the SameSite cookie
+    along (another port is the same site), but the front refuses the POST (Sec-Fetch-Site:
+    same-site), so the person stays signed in. Without Sec-Fetch-Site (an older browser) the Origin
+    header decides: another origin is refused, the dashboard's own is accepted."""
+    import urllib.error
+    import urllib.request
+
+    url, ws = server["url"], server["ws"]
+    gil = team.add_person(ws, "gil", "annotator")
+    with _fresh_page(server) as page, _other_local_app() as other:
+        page.goto(f"{url}/?token={gil['token']}")
+        _signed_in_as(page, "gil")
+        (cookie,) = _session_cookies(page)
+        page.goto(other)
+        with page.expect_navigation():
+            page.evaluate("""(to) => { const f = document.createElement('form'); f.method = 'post'; f.action = to;
+                                       document.body.appendChild(f); f.submit(); }""", f"{url}/sign-out")
+        assert "own pages only" in page.content()
+        assert [c["value"] for c in _session_cookies(page)] == [cookie["value"]]
+        assert team.resume(ws, cookie["value"]).name == "gil"
+        page.goto(f"{url}/")
+        _signed_in_as(page, "gil")
+
+    def post(origin: str) -> tuple[int, str]:
+        request = urllib.request.Request(f"{url}/sign-out", data=b"", method="POST", headers={
+            "Cookie": f"{cookie['name']}={cookie['value']}", "Origin": origin})
+        opener = urllib.request.build_opener(type("NoRedirect", (urllib.request.HTTPRedirectHandler,), {
+            "redirect_request": lambda *args, **kwargs: None}))
+        try:
+            with opener.open(request, timeout=30) as answer:
+                return answer.status, answer.headers.get("Set-Cookie", "")
+        except urllib.error.HTTPError as answer:
+            return answer.code, answer.headers.get("Set-Cookie", "")
+
+    assert post("http://elsewhere.example") == (403, "")
+    assert team.resume(ws, cookie["value"]).name == "gil"
+    status, set_cookie = post(url)
+    assert status == 303 and team.resume(ws, cookie["value"]) is None
+    said = [part.strip().lower() for part in set_cookie.split(";")]
+    assert said[0] == f'{cookie["name"]}=""'.lower() and "max-age=0" in said
+    assert {"httponly", "samesite=strict", "path=/"} <= set(said)

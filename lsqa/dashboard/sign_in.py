@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lsqa import team
 from lsqa.config.settings import load_settings  # noqa: F401 (app.py's: who may sign in, and how long a link lasts)
-from lsqa.team import Person, end_session, new_link  # noqa: F401 (app.py's sidebar: sign out, a new sign-in link)
+from lsqa.team import Person, new_link  # noqa: F401 (app.py's sidebar: a new sign-in link)
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,16 @@ class Presence:
         return team.allowed(self.person, permission)
 
 
-# The sign-in front's page for pasting a token (lsqa.dashboard.sign_in_front.SIGN_IN_PATH).
+# The sign-in front's page for pasting a token (lsqa.dashboard.sign_in_front.SIGN_IN_PATH), and where
+# the sidebar's Sign out posts (the front ends the session and clears its HttpOnly cookie).
 PASTE_PATH = "/sign-in"
+SIGN_OUT_PATH = "/sign-out"
+# The sidebar's Sign out: a plain HTML form, as a script cannot clear an HttpOnly cookie (the front's
+# answer to the POST does). Drawn by st.html, in the page itself, not in a frame.
+SIGN_OUT_FORM = (f'<form method="post" action="{SIGN_OUT_PATH}" style="margin:0">'
+                 '<button type="submit" style="font:inherit;padding:0.25rem 0.75rem;border-radius:0.5rem;'
+                 'border:1px solid rgba(49,51,63,0.2);background:transparent;color:inherit;cursor:pointer">Sign out</button>'
+                 '</form>')
 _NEW_LINK = ("Ask an admin for a new link (`lsqa users link NAME`), or make one under *A new sign-in link* in "
              "the sidebar of a browser where you are signed in.")
 # What the sign-in page says for each code the front leaves in the address (``?sign_in=…``). Only

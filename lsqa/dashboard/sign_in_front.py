@@ -12,7 +12,17 @@ every HTTP request before Streamlit does:
   over HTTPS). A token that signs nobody in redirects to the page with ``?sign_in=used|expired|
   unknown``, a code the sign-in page turns into its sentence (``lsqa.dashboard.sign_in``).
 - ``GET /sign-in`` shows a form to paste a token; ``POST /sign-in`` exchanges it the same way (the
-  token in the request body, never in an address). A POST from another site is refused.
+  token in the request body, never in an address).
+- ``POST /sign-out`` (the sidebar's *Sign out*) ends the browser's session in the workspace
+  (``lsqa.team.end_session``: its id no longer resumes anywhere, a copy of the cookie included) and
+  clears the cookie (``Max-Age=0`` with the attributes it was set with), then redirects to ``/``.
+  A POST, not a GET: a GET must be safe to repeat (RFC 9110 §9.2.1), and prefetchers, link previews
+  and an ``<img src>`` on any page send GETs by themselves.
+
+A POST to either is accepted from this dashboard's own pages only (:func:`from_this_dashboard`), so
+that no other site — nor another app of the same host, to which the ``SameSite`` cookie is sent
+along — can sign a browser in to somebody else's session or out of its own (login / logout CSRF,
+OWASP's cross-site request forgery guidance: ``Sec-Fetch-Site``, else ``Origin``).
 
 This follows OWASP's session management guidance (a one-time login token exchanged for a session id
 in an ``HttpOnly``, ``SameSite`` cookie set by the server) and Jupyter's token-then-cookie login.
@@ -37,6 +47,7 @@ from lsqa.dashboard import sign_in
 from lsqa.errors import LsqaError
 
 SIGN_IN_PATH = sign_in.PASTE_PATH
+SIGN_OUT_PATH = sign_in.SIGN_OUT_PATH
 MAX_FORM_BYTES = 4096
 _NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
@@ -83,6 +94,11 @@ class SignInFront:
             if request.method in ("GET", "HEAD"):
                 return _form_page(request.query_params.get("sign_in", ""))
             return Response("method not allowed", status_code=405, headers={"Allow": "GET, POST"})
+        if request.url.path == SIGN_OUT_PATH:
+            if request.method == "POST":
+                return await self._signed_out(request)
+            return Response("sign out with the Sign out button in the dashboard's sidebar (a POST)",
+                            status_code=405, headers={"Allow": "POST"})
         # GET only: a HEAD (a link checker's) does not use a link up. A preview bot's GET does: the
         # person then asks for a new link (docs/limits.md).
         if request.method == "GET" and "token" in request.query_params:
@@ -92,7 +108,7 @@ class SignInFront:
         return None
 
     async def _pasted(self, request: Request) -> Response:
-        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        if not from_this_dashboard(request):
             return Response("a sign-in form is accepted from this dashboard's own pages only", status_code=403)
         body = b""
         async for chunk in request.stream():
@@ -115,6 +131,37 @@ class SignInFront:
         response.set_cookie(sign_in.cookie_name(workspace), session_id, max_age=team.SESSION_DAYS * 86400, path="/",
                             httponly=True, samesite="strict", secure=request.url.scheme == "https")
         return response
+
+
+    async def _signed_out(self, request: Request) -> Response:
+        if not from_this_dashboard(request):
+            return Response("sign out is accepted from this dashboard's own pages only", status_code=403)
+        workspace = self.workspace()
+        name = sign_in.cookie_name(workspace)
+        response = RedirectResponse("/", status_code=303, headers=_NO_STORE)
+        try:
+            await run_in_threadpool(team.end_session, workspace, request.cookies.get(name))
+        except LsqaError as exc:  # e.g. a workspace this process may only read: the cookie goes all the same
+            response = HTMLResponse(f"<!doctype html><title>Sign out — lsqa</title><p role=\"alert\">This browser "
+                                    f"forgot its session, but the workspace could not end it: "
+                                    f"{html.escape(str(exc))}</p>", status_code=503, headers=_NO_STORE)
+        response.delete_cookie(name, path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https")
+        return response
+
+
+def from_this_dashboard(request: Request) -> bool:
+    """Whether a form POST comes from this dashboard's own pages (the same origin: scheme, host and
+    port). ``Sec-Fetch-Site`` when the browser sends it (``same-origin``, or ``none`` for one the
+    person started themself); else the ``Origin`` header, which must be this server's own; a request
+    with neither comes from no browser page (a script holding the cookie needs no forcing)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    return origin.lower() == own.lower()
 
 
 def _address(path: str, query: list[tuple[str, str]]) -> str:
