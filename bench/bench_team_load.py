@@ -146,9 +146,12 @@ def _descends_from(pid: int, ancestor: int) -> bool:
 
 class Server:
     """`streamlit run` of ``app`` in checkout ``root`` on a free 127.0.0.1 port (as tests/streamlit_server
-    starts it), keeping the process for its CPU time."""
+    starts it: dashboard.py, app.py behind its sign-in front, or app.py in a checkout from before the front),
+    keeping the process for its CPU time."""
 
-    def __init__(self, workspace: Path, root: Path, app: str = "app.py", profile: Path | None = None):
+    def __init__(self, workspace: Path, root: Path, app: str | None = None, profile: Path | None = None):
+        if app is None:
+            app = "dashboard.py" if (root / "dashboard.py").exists() else "app.py"
         self.port, self.profile = free_port(), profile
         env = {**os.environ, "LSQA_WORKSPACE": str(workspace), "PYTHONPATH": str(root)}
         streamlit = [str(Path(sys.executable).parent / "streamlit")] if profile is None else \

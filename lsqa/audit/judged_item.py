@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from lsqa import store
-from lsqa.audit.kept_reads import REVIEW_TABLES
+from lsqa.audit.kept_reads import REVIEW_TABLES, no_reviews_read
 from lsqa.audit.wording import describe, label_options, to_shown_label
 from lsqa.judging import kinds
 from lsqa.store import corpus as corpus_store
@@ -53,7 +53,7 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
         flags = reviews_store.flags_of(con, j["question_id"])
         labels_now = reviews_store.human_labels_of(con, judgment_id)
         history = reviews_store.review_history(con, judgment_id)
-        book = corpus_store.get_document(con, j["document_id"]) if j.get("has_text") else None
+        book = _book(workspace, j["document_id"]) if j["document_id"] else None
         pairwise = kinds.get(j["kind"]).pairwise
         if pairwise:
             shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
@@ -89,6 +89,15 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
         "other_verdicts": other_rows, "human_labels": labels_now, "history": history,
         "options": label_options(j["kind"]),
     }
+
+
+@kept_while_unchanged(maxsize=8, survives=no_reviews_read)  # the books of the items on screen
+def _book(workspace: Path, document_id: str) -> dict | None:
+    """A book with its text, or None when it has none: read once for the items of one book (its
+    text was ~3 ms of each item's read on the demo, whatever the book's length)."""
+    with store.connect(workspace) as con:
+        book = corpus_store.get_document(con, document_id)
+    return book if book and book.get("full_text") is not None else None
 
 
 def prompt_of(workspace: Path, judgment_id: str) -> str:

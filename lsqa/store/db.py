@@ -581,12 +581,22 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
                         and _bare_commits[0] == start[2][0]
                 if change is not None and alone and before is not None and after is not None:
                     lineage.record(key, after, before, change)
-                _after_commit(con, key)  # a commit of its own, while this write still counts as going on
+                if change is None or not change.tables.isdisjoint(queue_signal_tables()):
+                    _after_commit(con, key)  # a commit of its own, while this write still counts as going on
             finally:
                 with entry.lock:
                     entry.writing_by[me] -= 1
                     if not entry.writing_by[me]:
                         del entry.writing_by[me]
+
+
+def queue_signal_tables() -> frozenset[str]:
+    """The tables whose writes the audit queue's kept signals follow (``lsqa.store.queue_signals``):
+    a write declared to change none of them (a review, an item opened) leaves nothing to catch up,
+    and skips the catch-up's look (~2 ms a write on the demo, two writes a decision)."""
+    from lsqa.store import queue_signals
+
+    return queue_signals.SIGNAL_TABLES
 
 
 def _after_commit(con: duckdb.DuckDBPyConnection, key: str) -> None:

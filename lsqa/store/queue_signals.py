@@ -13,7 +13,7 @@ How they stay right, whoever writes:
   write's own transaction). ``lsqa.store.results.insert_judgments`` and
   ``lsqa.store.reviews.add_flag`` do it; any other writer of ``judgments`` or ``reference_flags``
   must call ``mark`` (or ``mark_from``) in its transaction.
-- After every ``lsqa.store.write`` commits, ``catch_up`` recomputes the marked questions' rows and
+- After every ``lsqa.store.write`` commits (but one declared to change none of ``SIGNAL_TABLES``), ``catch_up`` recomputes the marked questions' rows and
   deletes the marks it applied, in a transaction of its own, one at a time per workspace in this
   process (no other process can hold the file meanwhile). Writers only ever insert marks, and only
   catch-ups touch ``queue_signals``: two writers never conflict on it.
@@ -32,6 +32,10 @@ from their own tables, which grow with the reviews, not with the verdicts.
 from __future__ import annotations
 
 import threading
+
+# The tables a write of signals changes: verdicts, reference flags, and the marks a writer of them adds.
+# A write declared to change none of them (lsqa.store.db.write's ``change``) leaves nothing to catch up.
+SIGNAL_TABLES = frozenset({"judgments", "reference_flags", "queue_dirty", "queue_signals", "questions"})
 
 # What most needs a human first (``lsqa.audit.priority_queue`` explains each signal): the weights the
 # kept priority is computed with. The queue asked for other weights computes it over every verdict.
