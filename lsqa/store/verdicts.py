@@ -131,77 +131,79 @@ def comparison_counts(con, judge: str, *, use_overrides: bool = False, exclude_f
         con.execute("DROP TABLE IF EXISTS _lsqa_comparisons")
 
 
-def judge_item_table(con, judge: str, outcomes: dict[str, float], *, family: str | None = None,
+def judge_item_table(con, judge: str, outcomes: dict[str, float], *, family: str,
                      lookup: Sequence[str] = ()) -> tuple[dict | None, list[dict]]:
-    """A judge's decided verdicts grouped into items (``lsqa.stats.sampling``'s module docstring: an
-    answer, or a pair of answers in system terms) in SQL: a million verdicts without a Python object
-    each. A verdict counts when its label is a key of ``outcomes`` (label → number); of ``family``
-    if given.
+    """A judge's decided verdicts of ``family`` (``vocabulary.PAIRWISE`` / ``BINARY``) grouped into items
+    (``lsqa.stats.sampling``'s module docstring: an answer, or a pair of answers in system terms) in SQL:
+    a million verdicts without a Python object each. A verdict counts when its label is a key of
+    ``outcomes`` (label → number).
 
-    Returns ``(table, verdicts)``. ``table`` (None when no verdict counts): ``family`` (of the first
-    item), ``systems`` and ``questions`` (sorted names), numpy arrays per item in the order of
-    ``effective_verdicts`` (question, system A, system B): ``a``, ``b`` (system indices; -1 for a
-    yes/no item), ``q`` (question index), ``mean`` (mean outcome), ``any_one`` (an outcome is 1),
-    ``share`` and ``decided`` (mean outcome and count of the verdicts not 'none'; ½ and 0 when
-    none), ``n`` (verdicts). ``verdicts``: every verdict (``item``, ``id``, ``judge_label``) of the
-    items holding one of the ids in ``lookup``, in item order, then as ``effective_verdicts`` orders
-    an item's verdicts (shown order, reference, id)."""
-    params = {"labels": list(outcomes), "values": [float(v) for v in outcomes.values()], "pairwise": PAIRWISE,
-              "judge": judge}
-    where = "j.status = 'ok' AND j.judge = $judge"
-    if family:
-        where += " AND j.family = $family"
-        params["family"] = family
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _lsqa_item_verdicts AS
-        SELECT j.id, j.family, j.question_id, j.system_a,
-               CASE WHEN j.family = $pairwise THEN j.system_b ELSE '' END AS system_b, j.shown_order, j.reference,
-               j.label, o.outcome
-        FROM judgments j
-        JOIN (SELECT unnest($labels) AS label, unnest($values) AS outcome) o ON o.label = j.label
-        WHERE {where}""", params)
-    try:
-        if not con.execute("SELECT count(*) FROM _lsqa_item_verdicts").fetchone()[0]:
-            return None, []
-        systems = [r[0] for r in con.execute("""
-            SELECT s FROM (SELECT system_a AS s FROM _lsqa_item_verdicts UNION SELECT system_b FROM _lsqa_item_verdicts
-                           WHERE system_b <> '' OR family = $pairwise) ORDER BY s""", {"pairwise": PAIRWISE}).fetchall()]
-        questions = [r[0] for r in con.execute(
-            "SELECT DISTINCT question_id FROM _lsqa_item_verdicts ORDER BY question_id").fetchall()]
-        con.execute("""
-            CREATE OR REPLACE TEMP TABLE _lsqa_items AS
-            SELECT row_number() OVER (ORDER BY question_id, system_a, system_b) - 1 AS k, * FROM (
-                SELECT question_id, system_a, system_b, arg_min(family, [shown_order, reference, id]) AS family,
-                       avg(outcome) AS mean, bool_or(outcome = 1.0) AS any_one,
-                       coalesce(avg(outcome) FILTER (WHERE label <> 'none'), 0.5) AS share,
-                       count(*) FILTER (WHERE label <> 'none') AS decided, count(*) AS n
-                FROM _lsqa_item_verdicts GROUP BY question_id, system_a, system_b)""")
-        t = con.execute("""
-            SELECT i.family = $pairwise AS pairwise, sa.k AS a, coalesce(sb.k, -1) AS b, qi.k AS q,
-                   i.mean, i.any_one, i.share, i.decided, i.n
-            FROM _lsqa_items i
-            JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sa ON sa.s = i.system_a
-            LEFT JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sb
-                 ON sb.s = i.system_b AND i.family = $pairwise
-            JOIN (SELECT unnest($questions) AS s, generate_subscripts($questions, 1) - 1 AS k) qi ON qi.s = i.question_id
-            ORDER BY i.k""", {"pairwise": PAIRWISE, "systems": systems, "questions": questions}).fetchnumpy()
-        first = con.execute("SELECT family FROM _lsqa_items WHERE k = 0").fetchone()[0]
-        table = {"family": first, "systems": systems, "questions": questions,
-                 **{key: t[key] for key in ("a", "b", "q", "mean", "any_one", "share", "decided", "n")}}
-        verdicts: list[dict] = []
-        if lookup:
-            verdicts = fetch_dicts(con, """
-                WITH holding AS (
-                    SELECT DISTINCT i.k FROM _lsqa_item_verdicts v JOIN _lsqa_items i USING (question_id, system_a, system_b)
-                    WHERE v.id IN (SELECT unnest($ids)))
-                SELECT i.k AS item, v.id, v.label AS judge_label
-                FROM _lsqa_item_verdicts v JOIN _lsqa_items i USING (question_id, system_a, system_b)
-                WHERE i.k IN (SELECT k FROM holding)
-                ORDER BY i.k, v.shown_order, v.reference, v.id""", {"ids": list(lookup)})
-        return table, verdicts
-    finally:
-        con.execute("DROP TABLE IF EXISTS _lsqa_items")
-        con.execute("DROP TABLE IF EXISTS _lsqa_item_verdicts")
+    Returns ``(table, verdicts)``. ``table`` (None when no verdict counts): ``family``, ``systems`` and
+    ``questions`` (sorted names), numpy arrays per item in the order of ``effective_verdicts``
+    (question, system A, system B): ``a``, ``b`` (system indices; -1 for a yes/no item), ``q`` (question
+    index), ``mean`` (mean outcome), ``any_one`` (an outcome is 1), ``share`` and ``decided`` (mean
+    outcome and count of the verdicts not 'none'; ½ and 0 when none), ``n`` (verdicts). ``verdicts``:
+    every verdict (``item``, ``id``, ``judge_label``) of the items holding one of the ids in ``lookup``,
+    in item order, then as ``effective_verdicts`` orders an item's verdicts (shown order, reference, id).
+
+    The items are grouped on integer keys (the indices into the sorted names, whose order is the
+    names' order): a million string triples hashed and sorted took most of the time and memory."""
+    pairwise = family == PAIRWISE
+    params = {"judge": judge, "family": family, "labels": list(outcomes)}
+    mine = "{j}judge = $judge AND {j}status = 'ok' AND {j}family = $family AND list_contains($labels, {j}label)"
+    systems = [r[0] for r in con.execute(
+        f"SELECT system_a AS s FROM judgments WHERE {mine.format(j='')}"
+        + (f" UNION SELECT system_b FROM judgments WHERE {mine.format(j='')}" if pairwise else " GROUP BY system_a")
+        + " ORDER BY s", params).fetchall()]
+    if not systems:
+        return None, []
+    questions = [r[0] for r in con.execute(
+        f"SELECT DISTINCT question_id FROM judgments WHERE {mine.format(j='')} ORDER BY question_id", params).fetchall()]
+    named = {**params, "systems": systems, "questions": questions}
+    # Each verdict's item as an integer key (q, a, b), then the items.
+    t = con.execute(f"""
+        SELECT v.a, v.b, v.q, avg(o.outcome) AS mean, bool_or(o.outcome = 1.0) AS any_one,
+               coalesce(avg(o.outcome) FILTER (WHERE v.label <> 'none'), 0.5) AS share,
+               count(*) FILTER (WHERE v.label <> 'none') AS decided, count(*) AS n
+        FROM (SELECT qi.k AS q, list_position($systems, j.system_a) - 1 AS a,
+                     {"list_position($systems, j.system_b) - 1" if pairwise else "-1"} AS b, j.label
+              FROM judgments j
+              JOIN (SELECT unnest($questions) AS question_id, generate_subscripts($questions, 1) - 1 AS k) qi
+                   ON qi.question_id = j.question_id
+              WHERE {mine.format(j="j.")}) v
+        JOIN (SELECT unnest($labels) AS label, unnest($values) AS outcome) o ON o.label = v.label
+        GROUP BY v.q, v.a, v.b ORDER BY v.q, v.a, v.b""",
+                    {**named, "values": [float(v) for v in outcomes.values()]}).fetchnumpy()
+    table = {"family": family, "systems": systems, "questions": questions,
+             **{key: t[key] for key in ("a", "b", "q", "mean", "any_one", "share", "decided", "n")}}
+    verdicts: list[dict] = []
+    if lookup:
+        import numpy as np
+
+        # The items holding a looked-up verdict (a few thousand), then every verdict of theirs.
+        b = "j.system_b" if pairwise else "''"
+        rows = con.execute(f"""
+            WITH h AS MATERIALIZED (
+                SELECT DISTINCT j.question_id, j.system_a, {b} AS b FROM judgments j
+                WHERE {mine.format(j="j.")} AND j.id IN (SELECT unnest($ids))
+            ), v AS MATERIALIZED (
+                SELECT j.question_id, j.system_a, {b} AS system_b, j.id, j.label, j.shown_order, j.reference
+                FROM judgments j JOIN h ON h.question_id = j.question_id AND h.system_a = j.system_a AND h.b = {b}
+                WHERE {mine.format(j="j.")})
+            SELECT qi.k AS q, list_position($systems, v.system_a) - 1 AS a,
+                   {"list_position($systems, v.system_b) - 1" if pairwise else "-1"} AS b, v.id, v.label
+            FROM v JOIN (SELECT unnest($questions) AS question_id, generate_subscripts($questions, 1) - 1 AS k) qi
+                 ON qi.question_id = v.question_id
+            ORDER BY q, a, b, v.shown_order, v.reference, v.id""",
+                           {**named, "ids": list(lookup)}).fetchall()
+        if rows:
+            # An item's index: its place among the items' keys, which are sorted (q, a, b).
+            width = len(systems) + 1
+            keys = (t["q"].astype(np.int64) * width + t["a"]) * width + t["b"] + 1
+            wanted = np.array([(r[0] * width + r[1]) * width + r[2] + 1 for r in rows], dtype=np.int64)
+            index = np.searchsorted(keys, wanted).tolist()
+            verdicts = [{"item": k, "id": r[3], "judge_label": r[4]} for k, r in zip(index, rows, strict=True)]
+    return table, verdicts
 
 
 def judge_item_count(con, judge: str, outcomes: dict[str, float]) -> int:
