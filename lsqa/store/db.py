@@ -126,9 +126,9 @@ def _current_host() -> duckdb.DuckDBPyConnection:
     if _host is None:
         # Nothing downloads at run time: a file DuckDB could read with an extension (SQLite, ...)
         # must not make it fetch one. The allocator's background threads hand memory a query freed
-        # back to the system: without them a read of a million verdicts kept ~250 MB after it ended,
-        # on top of which the statistics then built their arrays (docs/BENCHMARKS.md, "Corrected,
-        # certify and report at 1M verdicts").
+        # back to the system: without them what a read of a million verdicts used stayed with the
+        # process after it ended, under the arrays the statistics then built (docs/BENCHMARKS.md,
+        # "Corrected, certify and report at 1M verdicts").
         _host = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
                                                    "autoload_known_extensions": False,
                                                    "allocator_background_threads": True})
