@@ -255,6 +255,34 @@ def test_bradley_terry_correction_removes_a_judges_favouritism():
     assert abs(fixed.beta[0]) < 0.4
 
 
+def test_bradley_terry_on_system_indices_is_the_fit_on_names():
+    # A million items are given as indices into the systems (no lookup per item): the same fit,
+    # covariance and pulls as by name, and an index outside the systems is refused in one line.
+    names, a, b, y, f, idx, human = _bt_world()
+    sa, sb = [names[k] for k in a], [names[k] for k in b]
+    by_name = C.ppi_bradley_terry(names, sa, sb, f, C.design(human))
+    by_index = C.ppi_bradley_terry(names, a.astype(np.int32), b, f, C.design(human))
+    np.testing.assert_array_equal(by_index.beta, by_name.beta)
+    np.testing.assert_array_equal(by_index.cov, by_name.cov)
+    change = np.where(np.isnan(human), 0.0, np.nan_to_num(human) - f)
+    np.testing.assert_array_equal(np.asarray(C.label_pulls(names, a, b, by_name.beta, change)),
+                                  np.asarray(C.label_pulls(names, sa, sb, by_name.beta, change)))
+    with pytest.raises(ValueError, match="system index 5 is not in the systems list"):
+        C.ppi_bradley_terry(names, np.where(a == 0, 5, a), b, f, C.design(human))
+    with pytest.raises(ValueError, match="systems has repeats"):
+        C.ppi_bradley_terry([*names, names[0]], a, b, f, C.design(human))
+
+
+def test_design_of_float_arrays_is_the_design_of_their_values():
+    _, f, _, human = _binary_world()
+    pi = np.where(np.isnan(human), np.nan, 0.25)
+    from_lists = C.design([None if np.isnan(v) else float(v) for v in human], [None if np.isnan(v) else v for v in pi])
+    from_arrays = C.design(human, pi)
+    np.testing.assert_array_equal(from_arrays.human, from_lists.human)
+    np.testing.assert_array_equal(from_arrays.inclusion, from_lists.inclusion)
+    assert from_arrays.human is not human  # a copy: the caller's array is not the design's
+
+
 def test_audits_to_separate_closed_form():
     # var = judge part 0.01 + rectifier 0.04 at n = 100; |d| = 0.4 < 1.96·√0.05 is not separated.
     # 80% power needs se ≤ 0.4/2.80: rectifier ≤ (0.4/2.80)² − 0.01, i.e. n' = 100·0.04/that.

@@ -30,6 +30,32 @@ def _review_queue(ws, judge, queue_name, *, rate, stratify="none", flip_every=3)
     return q
 
 
+def test_item_table_is_the_judges_items_as_columns(demo_workspace):
+    """``audits.item_table`` (counted in SQL on integer keys) holds what ``audits.judge_items`` (an
+    object per item, from every verdict) holds, in the same order, for a side-by-side and a yes/no
+    judge; its looked-up verdicts are every verdict of each item holding an audited one, in order."""
+    import numpy as np
+
+    from lsqa.stats.sampling import Items
+    from lsqa.vocabulary import BINARY, PAIRWISE
+
+    for judge in (SXS, YESNO):
+        _review_queue(demo_workspace, judge, "random", rate=0.2)
+    with store.connect(demo_workspace) as con:
+        for judge, family in ((SXS, PAIRWISE), (YESNO, BINARY)):
+            objects = audits.judge_items(con, judge)
+            expected = Items.of(objects)
+            reviewed = [r["judgment_id"] for r in verdicts_store.sampled_human_labels(con, judge)]
+            table, verdicts = audits.item_table(con, judge, family=family, lookup=reviewed)
+            assert (table.family, table.systems, table.questions) == (family, expected.systems, expected.questions)
+            for column in ("a", "b", "q", "f", "share", "decided", "n_verdicts"):
+                np.testing.assert_array_equal(getattr(table, column), getattr(expected, column), err_msg=column)
+            holding = [k for k, it in enumerate(objects) if set(it.judgment_ids) & set(reviewed)]
+            assert holding and verdicts == [{"item": k, "id": i, "judge_label": label} for k in holding
+                                            for i, label in zip(objects[k].judgment_ids, objects[k].judge_labels,
+                                                                strict=True)]
+
+
 def test_random_queue_records_how_each_review_was_sampled(demo_workspace):
     q = _review_queue(demo_workspace, SXS, "random", rate=0.3, stratify="pair")
     assert q["rows"] and q["drawn"] == q["total"]

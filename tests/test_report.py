@@ -422,6 +422,42 @@ def unreadable_numbers(text: str) -> list[str]:
     return bad
 
 
+def test_report_reads_the_verdicts_once_and_certifies_once(demo_workspace, monkeypatch):
+    """One report counts its judge's side-by-side verdicts once for the ranking, the switches and the
+    self-preference pairs (``comparison_groups``), and certifies the judge once for the headline, the
+    certification section and the agreement basis: each result is handed on, none recomputed. The
+    page is the same as the one built from the separate reads (the ranking and pairs read on their own)."""
+    from collections import Counter
+
+    from lsqa.dashboard import agreement_view, headline
+    from lsqa.store import verdicts as verdicts_store
+
+    ws = demo_workspace
+    audited(ws, SXS, 12, override=2)
+    calls: Counter = Counter()
+
+    def counted(module, name):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kw):
+            calls[(name, args[1])] += 1
+            return real(*args, **kw)
+        monkeypatch.setattr(module, name, wrapper)
+
+    counted(verdicts_store, "comparison_groups")
+    counted(figures_certification, "certify")
+    counted(agreement_view, "certify")
+    page, figures, _ = report.build_with_figures(ws, SXS, bootstrap=BOOT)
+    assert calls[("comparison_groups", SXS)] == 1 and calls[("certify", SXS)] == 1, calls
+    # What was handed on is what each section would read by itself.
+    assert report._pairs(ws, SXS) == analysis.pair_counts(ws, SXS, groups=analysis.comparison_groups(ws, SXS))
+    for switch in ({}, {"use_overrides": True}, {"exclude_flagged": True}):
+        assert analysis.ranking(ws, SXS, bootstrap=BOOT, **switch) == analysis.ranking(
+            ws, SXS, bootstrap=BOOT, groups=analysis.comparison_groups(ws, SXS), **switch)
+    said = headline.figures(ws, SXS, ranking=analysis.ranking(ws, SXS, bootstrap=BOOT))
+    assert figures["certification"] == said["certification"]
+
+
 def test_the_number_check_finds_what_it_should():
     assert unreadable_numbers("0.000 – 52,263,024,284.256 and 1.54e-11× – 3.02e+11×, 100.0%") == [
         "1.54e-11", "3.02e+11", "52,263,024,284.256", "100.0"]

@@ -196,9 +196,11 @@ def _pct(x) -> str:
     return numbers.percent(x)
 
 
-def panel(workspace: Path, judge: str, *, queue: str | None = None, thresholds: Thresholds = Thresholds()) -> dict:
-    """The Agreement page's certification panel: :func:`certify` and its figures as display rows."""
-    result = certify(workspace, judge, queue=queue, thresholds=thresholds)
+def panel(workspace: Path, judge: str, *, queue: str | None = None, thresholds: Thresholds = Thresholds(),
+          certified: dict | None = None) -> dict:
+    """The Agreement page's certification panel: :func:`certify` and its figures as display rows.
+    ``certified``: that :func:`certify` result (same judge, queue and thresholds), when already computed."""
+    result = certified if certified is not None else certify(workspace, judge, queue=queue, thresholds=thresholds)
     agreement = result["agreement"]
     what = "recall (people said it, the judge too)"
     rows = [{"figure": "agreement with people", "estimate": _pct(agreement["estimate"]),

@@ -36,10 +36,11 @@ def _plural(n: int, word: str) -> str:
 
 
 def figures(ws: Path, judge: str, *, ranking: dict | None = None, accuracy: list[dict] | None = None,
-            queue: str | None = None) -> dict:
+            queue: str | None = None, certified: dict | None = None) -> dict:
     """The figures the headline states, JSON-ready: from the judge's ranking (``ranking``: an
     ``analysis.ranking`` result) or accuracies (``accuracy``: ``analysis.accuracy`` rows, sorted by
-    accuracy here), its certification and what its verdicts cover."""
+    accuracy here), its certification (``certified``: the judge's ``certify`` result with ``queue``, when
+    already computed) and what its verdicts cover."""
     f: dict = {"judge": judge, "family": PAIRWISE if ranking is not None else BINARY}
     if ranking is not None:
         f["systems"] = [{"system": s["system"], "tier": s.get("tier"), "rank": s["rank"],
@@ -58,7 +59,7 @@ def figures(ws: Path, judge: str, *, ranking: dict | None = None, accuracy: list
         f["systems"] = [{"system": r["system"], "tier": int(ri.tier[k]), "rank": k + 1, "never_won": r["correct"] == 0,
                          "accuracy": r["accuracy"], "ci_low": r["ci_low"], "ci_high": r["ci_high"]}
                         for k, r in enumerate(rows)]
-    cert = figures_certification.certify(ws, judge, queue=queue)
+    cert = certified if certified is not None else figures_certification.certify(ws, judge, queue=queue)
     f["certification"] = {"verdict": cert["verdict"], "n_audits": cert["n_audits"],
                           "audits_needed": cert["audits_needed"],
                           "agreement": {k: cert["agreement"].get(k) for k in ("estimate", "ci_low", "ci_high")}}

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -566,17 +568,20 @@ def examples(ws: Path, judge: str, figures: dict, *, limit: int = EXAMPLES_MAX) 
     from lsqa import store
     from lsqa.store import leaderboard as lb_store
 
-    picked: list[tuple[float, int, dict]] = []
+    picked: list[tuple[float, int, str, str, Callable[[], dict]]] = []
     with store.connect(ws) as con:
         read = {pair: lb_store.pair_verdicts(con, judge, *pair) for pair in _candidate_pairs(figures)}
     for order, ((upper, lower), rows) in enumerate(read.items()):
         if len(picked) >= limit:
             break
-        for rank, e in (_binary_examples(rows, judge, upper, lower) if figures.get("family") == BINARY
-                        else _pairwise_examples(rows, judge, upper, lower)):
-            picked.append((rank, order, {"upper_system": upper, "lower_system": lower, **e}))
+        for rank, example in (_binary_examples(rows, judge, upper, lower) if figures.get("family") == BINARY
+                              else _pairwise_examples(rows, judge, upper, lower)):
+            picked.append((rank, order, upper, lower, example))
     picked.sort(key=lambda x: (-x[0], x[1]))  # stable: question order within a kind
-    return [p for _, _, p in picked[:limit]]
+    # Each example is written out (answers shortened, link) only when it is shown: of a million
+    # verdicts, thousands of questions qualify and `limit` are shown.
+    return [{"upper_system": upper, "lower_system": lower, **example()}
+            for _, _, upper, lower, example in picked[:limit]]
 
 
 def _binary_examples(rows: list[dict], judge: str, upper: str, lower: str):
@@ -591,8 +596,11 @@ def _binary_examples(rows: list[dict], judge: str, upper: str, lower: str):
             people = "people: accepted " + (" and ".join(s for s, ok in ((upper, r["upper_by_people"]),
                                                                          (lower, r["lower_by_people"])) if ok)
                                             or "neither")
-        yield (3 if r["overridden"] else 1), {
-            "question": r["question"], "book": r["book"], "upper": shorten(r["answer_upper"]),
+        yield (3 if r["overridden"] else 1), partial(_binary_example, r, judge, verdict, people)
+
+
+def _binary_example(r: dict, judge: str, verdict: str, people: str) -> dict:
+    return {"question": r["question"], "book": r["book"], "upper": shorten(r["answer_upper"]),
             "lower": shorten(r["answer_lower"]), "verdict": f"{judge}: {verdict}", "people": people,
             "why": "people overrode the judge" if r["overridden"] else "one answer accepted, the other not",
             "judgment_id": r["id"], "link": audit_link(r["id"])}
@@ -618,14 +626,19 @@ def _pairwise_examples(rows: list[dict], judge: str, upper: str, lower: str):
             rank, why = 0.5, f"{upper} won"
         else:
             continue
-        a, b = first["system_a"], first["system_b"]
-        answers = {a: first["answer_a"], b: first["answer_b"]}
-        said = "; ".join(f"{'shown ' + r['shown_order'] + ': ' if len(verdicts) > 1 else ''}"
-                         f"{_said(r['label'], a, b)}" for r in verdicts)
-        people = f"people: {_said(first['human_label'], a, b)}" if overridden else ""
-        yield rank, {"question": first["question"], "book": first["book"], "upper": shorten(answers[upper]),
-                     "lower": shorten(answers[lower]), "verdict": f"{judge}: {said}", "people": people, "why": why,
-                     "judgment_id": first["id"], "link": audit_link(first["id"])}
+        yield rank, partial(_pairwise_example, verdicts, first, bool(overridden), judge, upper, lower, why)
+
+
+def _pairwise_example(verdicts: list[dict], first: dict, overridden: bool, judge: str, upper: str, lower: str,
+                      why: str) -> dict:
+    a, b = first["system_a"], first["system_b"]
+    answers = {a: first["answer_a"], b: first["answer_b"]}
+    said = "; ".join(f"{'shown ' + r['shown_order'] + ': ' if len(verdicts) > 1 else ''}"
+                     f"{_said(r['label'], a, b)}" for r in verdicts)
+    people = f"people: {_said(first['human_label'], a, b)}" if overridden else ""
+    return {"question": first["question"], "book": first["book"], "upper": shorten(answers[upper]),
+            "lower": shorten(answers[lower]), "verdict": f"{judge}: {said}", "people": people, "why": why,
+            "judgment_id": first["id"], "link": audit_link(first["id"])}
 
 
 EXAMPLES_HELP = ("Questions on which the top systems' answers were judged most differently: first where people "

@@ -115,8 +115,8 @@ def _pct(x) -> str:
 
 # ------------------------------------------------------------------------------ the sections
 
-def _ranking_pairwise(ws: Path, judge: str, bootstrap: int, seed: int) -> tuple[str, dict]:
-    result = analysis.ranking(ws, judge, bootstrap=bootstrap, seed=seed)
+def _ranking_pairwise(ws: Path, judge: str, bootstrap: int, seed: int, groups: list[dict]) -> tuple[str, dict]:
+    result = analysis.ranking(ws, judge, bootstrap=bootstrap, seed=seed, groups=groups)
     n = len(result["systems"])
     bar = lv.strength_bar(result, "log")
     span = (bar["high"] - bar["low"]) or 1.0
@@ -176,8 +176,8 @@ def _corrected(ws: Path, judge: str, binary: bool, queue: str | None) -> tuple[s
     return out + _items([f"warning: {w}" for w in result["warnings"]]), result
 
 
-def _certification(ws: Path, judge: str, queue: str | None) -> tuple[str, dict]:
-    panel = agreement_view.panel(ws, judge, queue=queue)
+def _certification(ws: Path, judge: str, queue: str | None, certified: dict) -> tuple[str, dict]:
+    panel = agreement_view.panel(ws, judge, queue=queue, certified=certified)
     t = panel["thresholds"]
     html = [f'<p class="verdict" id="verdict">{escape(panel["headline"])} (verdict: {escape(panel["verdict"])})</p>',
             _p(f"Rests on {panel['n_audits']} audits" + (f" from the {panel['design']} queue" if panel["design"]
@@ -286,13 +286,14 @@ def _models(ws: Path) -> tuple[dict[str, str | None], dict[str, str | None]]:
     return judges, systems
 
 
-def _pairs(ws: Path, judge: str) -> dict[tuple[str, str], int]:
+def _pairs(ws: Path, judge: str, groups: list[dict] | None = None) -> dict[tuple[str, str], int]:
     """The system pairs a side-by-side judge compared (names in order), with its comparisons of each
-    ('none' included), counted in SQL (``analysis.pair_counts``: a million verdicts are a few counts)."""
-    return analysis.pair_counts(ws, judge)
+    ('none' included), counted in SQL (``analysis.pair_counts``: a million verdicts are a few counts;
+    ``groups``: the judge's ``analysis.comparison_groups``, when already read)."""
+    return analysis.pair_counts(ws, judge, groups=groups)
 
 
-def _self_preference(ws: Path, judge: str, binary: bool) -> str:
+def _self_preference(ws: Path, judge: str, binary: bool, groups: list[dict] | None) -> str:
     """Paper §5.1's 2×2 (``analysis.self_preference``, as the Agreement page has it): on each pair of
     systems this judge compared, how often it preferred each, beside every other side-by-side judge
     that compared the same pair; which systems answer with the judge's own model, if any."""
@@ -300,7 +301,7 @@ def _self_preference(ws: Path, judge: str, binary: bool) -> str:
         return _p("Self-preference concerns side-by-side judges (which of two answers a judge prefers); a yes/no "
                   "judge sees one answer at a time.", "note")
     judge_models, system_models = _models(ws)
-    mine = _pairs(ws, judge)
+    mine = _pairs(ws, judge, groups)
     model = judge_models.get(judge)
     own = sorted({s for pair in mine for s in pair if model and system_models.get(s) == model})
     if model is None:
@@ -388,7 +389,8 @@ def _width(low: float, high: float) -> float | None:
     return math.log(high) - math.log(low)
 
 
-def _switches(ws: Path, judge: str, binary: bool, base, bootstrap: int, seed: int, corrected: dict | None) -> str:
+def _switches(ws: Path, judge: str, binary: bool, base, bootstrap: int, seed: int, corrected: dict | None,
+              groups: list[dict] | None) -> str:
     """What each Leaderboard switch (and the corrected section) changes, measured, not only described."""
     rows = []
     for name, options, what in (
@@ -403,7 +405,7 @@ def _switches(ws: Path, judge: str, binary: bool, base, bootstrap: int, seed: in
                          for r in base if r["system"] in after and after[r["system"]]["accuracy"] != r["accuracy"]]
                 effect = ("Accuracy changes: " + "; ".join(moved) + ".") if moved else "No accuracy changes."
             else:
-                after = analysis.ranking(ws, judge, bootstrap=bootstrap, seed=seed, **options)
+                after = analysis.ranking(ws, judge, bootstrap=bootstrap, seed=seed, groups=groups, **options)
                 effect = lv.switch_changes(base, after)["summary"]
         except NoVerdicts:
             effect = "Nothing left to rank with this switch on."
@@ -529,14 +531,19 @@ def build_with_figures(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int
     (:func:`changes`; empty without)."""
     when = when or lv.now_utc()
     binary = judge_family(ws, judge) == BINARY
+    # Read once for the whole page and handed to each section that needs it: the side-by-side verdicts
+    # counted for every switch, and the certification.
+    groups = None if binary else analysis.comparison_groups(ws, judge)
     if binary:
         ranking_html, base = _ranking_binary(ws, judge)
     else:
-        ranking_html, base = _ranking_pairwise(ws, judge, bootstrap, seed)
-    said = headline.for_judge(ws, judge, queue=queue, **({"accuracy": base} if binary else {"ranking": base}))
+        ranking_html, base = _ranking_pairwise(ws, judge, bootstrap, seed, groups)
+    certified = certification.certify(ws, judge, queue=queue)
+    said = headline.for_judge(ws, judge, queue=queue, certified=certified,
+                              **({"accuracy": base} if binary else {"ranking": base}))
     ranking_html += _p(headline.basis_text(said["figures"]), "note")
-    cert_html, panel = _certification(ws, judge, queue)
-    basis = lv.agreement_basis(ws, judge, certification.certify(ws, judge, queue=queue))
+    cert_html, panel = _certification(ws, judge, queue, certified)
+    basis = lv.agreement_basis(ws, judge, certified)
     cert_html += ("<h3>One agreement figure, and the others</h3>" + f'<p id="agreement-basis">{escape(basis["text"])}</p>'
                   + table(basis["rows"], ["figure", "value", "what it counts"]))
     corrected_html, corrected = _corrected(ws, judge, binary, queue)
@@ -565,9 +572,9 @@ def build_with_figures(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int
         ("bias", "Bias panel: the order the answers were shown in", _bias(ws, judge, binary)),
         ("length", "Bias panel: length preference, the judge beside the people", _length(ws, judge, binary,
                                                                                        bootstrap, seed)),
-        ("self-preference", "Bias panel: self-preference (paper §5.1)", _self_preference(ws, judge, binary)),
+        ("self-preference", "Bias panel: self-preference (paper §5.1)", _self_preference(ws, judge, binary, groups)),
         ("switches", "What each switch changes",
-         _switches(ws, judge, binary, base, bootstrap, seed, corrected)),
+         _switches(ws, judge, binary, base, bootstrap, seed, corrected, groups)),
         ("provenance", "Where the data came from", _provenance(ws, when)),
         ("glossary", "What the symbols mean", _glossary()),
     ]

@@ -15,8 +15,8 @@ from lsqa.fronts import lazy_front, lazy_names
 # its module too.
 _LAZY = {
     "lsqa.figures.analysis": (
-        "accuracy", "annotator_agreement", "comparison_counts", "comparison_rows", "export", "judges_by_family",
-        "LabelsRead", "pair_counts", "position_bias", "rater_labels", "rating_rows",
+        "accuracy", "annotator_agreement", "comparison_counts", "comparison_groups", "comparison_rows", "export",
+        "judges_by_family", "LabelsRead", "pair_counts", "position_bias", "rater_labels", "rating_rows",
     ),
     "lsqa.figures.audits": (
         "item_table", "judge_items", "page_queue", "queue",

@@ -71,21 +71,32 @@ def comparison_rows(workspace: Path, judge: str, *, use_overrides: bool = False,
              "question_id": r["question_id"]} for r in rows]
 
 
+def comparison_groups(workspace: Path, judge: str) -> list[dict]:
+    """A side-by-side judge's verdicts counted once for every switch (``lsqa.store.verdicts.comparison_groups``):
+    what :func:`comparison_counts`, :func:`ranking` and :func:`pair_counts` take as ``groups`` so that
+    one report reads the million verdicts once for its judge-only, overrides and flagged-left-out rankings."""
+    with store.connect(workspace) as con:
+        return verdicts_store.comparison_groups(con, judge)
+
+
 def comparison_counts(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
-                      by_question: bool = False):
+                      by_question: bool = False, groups: list[dict] | None = None):
     """``comparison_rows`` counted for Bradley-Terry (``lsqa.stats.ranking.ComparisonCounts``, with the
     per-question cells when ``by_question``), or None when there are none. Counted in SQL: a
     million verdicts are a few thousand counts, never a Python object each; the counts are those of
     ``count_comparisons`` on ``comparison_rows``, to the bit. Rows that function refuses (a system
     against itself, a label that is not a winner) are read one by one, so that its error is the one
-    raised (ValueError)."""
+    raised (ValueError). ``groups``: the judge's :func:`comparison_groups`, when already read."""
     import numpy as np
 
     from lsqa.stats.ranking import count_comparisons, counts_from_cells
 
-    with store.connect(workspace) as con:
-        cells = verdicts_store.comparison_counts(con, judge, use_overrides=use_overrides,
-                                                 exclude_flagged=exclude_flagged, by_question=by_question)
+    options = dict(use_overrides=use_overrides, exclude_flagged=exclude_flagged, by_question=by_question)
+    if groups is not None and not by_question:
+        cells = verdicts_store.comparison_counts(None, judge, **options, groups=groups)
+    else:
+        with store.connect(workspace) as con:
+            cells = verdicts_store.comparison_counts(con, judge, **options, groups=groups)
     if cells is None:
         return None
     codes = _winner_codes(cells["labels"])
@@ -104,11 +115,13 @@ def comparison_counts(workspace: Path, judge: str, *, use_overrides: bool = Fals
                              np.searchsorted(kept, t["q"]), [cells["questions"][k] for k in kept])
 
 
-def pair_counts(workspace: Path, judge: str) -> dict[tuple[str, str], int]:
+def pair_counts(workspace: Path, judge: str, *, groups: list[dict] | None = None) -> dict[tuple[str, str], int]:
     """The system pairs a side-by-side judge compared (names sorted), with how many of its decided
-    verdicts ('none' included) are on each: ``comparison_rows`` counted per pair, in SQL."""
-    with store.connect(workspace) as con:
-        cells = verdicts_store.comparison_counts(con, judge)
+    verdicts ('none' included) are on each: ``comparison_rows`` counted per pair, in SQL (``groups``:
+    the judge's :func:`comparison_groups`, when already read)."""
+    if groups is None:
+        groups = comparison_groups(workspace, judge)
+    cells = verdicts_store.comparison_counts(None, judge, groups=groups)
     out: dict[tuple[str, str], int] = {}
     if cells is None:
         return out
@@ -133,11 +146,12 @@ def _winner_codes(labels: list):
 
 def ranking(workspace: Path, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
             bootstrap: int = 1000, seed: int = 0, by_question: bool = False, anchor: str | None = None,
-            tie_model: str = "half", level: float = 0.95) -> dict:
+            tie_model: str = "half", level: float = 0.95, groups: list[dict] | None = None) -> dict:
     """Bradley-Terry strengths e^β with bootstrap CIs from one judge's side-by-side verdicts (§3.2),
-    counted in SQL (``comparison_counts``): what ``rank_table`` gives on ``comparison_rows``."""
+    counted in SQL (``comparison_counts``): what ``rank_table`` gives on ``comparison_rows``.
+    ``groups``: the judge's :func:`comparison_groups`, when already read (one report, several switches)."""
     data = comparison_counts(workspace, judge, use_overrides=use_overrides, exclude_flagged=exclude_flagged,
-                             by_question=by_question)
+                             by_question=by_question, groups=groups)
     if data is None:
         raise NoVerdicts(f"judge {judge!r} has no decided side-by-side verdicts in this workspace")
     result = rank_counts(data, bootstrap=bootstrap, seed=seed, by_question=by_question, anchor=anchor,

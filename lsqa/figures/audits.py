@@ -105,10 +105,11 @@ def page_queue(workspace: Path, judge: str, queue_name: str, *, rate: float = DE
             "drawn": q["drawn"], "done": q["done"]}
 
 
-def item_table(con, judge: str, *, family: str | None = None, lookup=()) -> tuple[Items | None, list[dict]]:
-    """:func:`judge_items` as columns, counted in SQL (``lsqa.store.verdicts.judge_item_table``): the
-    same items in the same order with the same outcomes. ``lookup``: judgment ids whose items'
-    verdicts to return as well (``item``, ``id``, ``judge_label`` rows; for audits and overrides)."""
+def item_table(con, judge: str, *, family: str, lookup=()) -> tuple[Items | None, list[dict]]:
+    """:func:`judge_items` of one ``family`` as columns, counted in SQL
+    (``lsqa.store.verdicts.judge_item_table``): the same items in the same order with the same
+    outcomes. ``lookup``: judgment ids whose items' verdicts to return as well (``item``, ``id``,
+    ``judge_label`` rows; for audits and overrides)."""
     t, verdicts = verdicts_store.judge_item_table(con, judge, OUTCOMES, family=family, lookup=lookup)
     if t is None:
         return None, []

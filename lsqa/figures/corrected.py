@@ -240,7 +240,7 @@ def _fit(items: Items, human, pi, strata, level: float):
     human, human_weight = human
     systems = list(items.systems)
     f, weight = items.share, items.decided
-    sa, sb = items.system_a, items.system_b
+    sa, sb = items.a, items.b           # indices into systems
     est = ppi_bradley_terry(systems, sa, sb, f, design(human, pi, strata), level=level, pred_weight=weight,
                             human_weight=human_weight)
     judge = ppi_bradley_terry(systems, sa, sb, f, design(np.full(len(items), np.nan)), level=level,

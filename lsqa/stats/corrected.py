@@ -90,15 +90,23 @@ class Design:
         return ~np.isnan(self.human)
 
 
+def _floats(values: Sequence[float | None]) -> np.ndarray:
+    """``values`` as a float array, None as nan (a float array is copied as it is, without a Python
+    float per entry)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        return values.astype(float)
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+
+
 def design(human: Sequence[float | None], inclusion: Sequence[float | None] | float | None = None,
            strata: Sequence | None = None) -> Design:
     """Build a :class:`Design`; ``inclusion`` None = equal probabilities (uniform random audits)."""
-    y = np.array([np.nan if v is None else float(v) for v in human], dtype=float)
+    y = _floats(human)
     n = len(y)
     if inclusion is None or np.isscalar(inclusion):
         p = np.full(n, 1.0 if inclusion is None else float(inclusion))
     else:
-        p = np.array([np.nan if v is None else float(v) for v in inclusion], dtype=float)
+        p = _floats(inclusion)
         if len(p) != n:
             raise ValueError("inclusion must have one entry per item")
     audited = ~np.isnan(y)
@@ -452,7 +460,8 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
                       level: float = 0.95, pred_weight: Sequence[float] | None = None,
                       human_weight: Sequence[float] | None = None) -> BTEstimate:
     """PPI++ Bradley-Terry strengths from per-item judge outcomes ``pred`` (1 = system_a better,
-    0 = system_b, 0.5 = tie) and the human outcomes in ``d`` on the audited items.
+    0 = system_b, 0.5 = tie) and the human outcomes in ``d`` on the audited items. ``system_a`` /
+    ``system_b``: names, or integer arrays of indices into ``systems`` (:func:`system_indices`).
 
     The fit is the paper's eq. 2 with ties as half wins, solved for the rectified pseudo-data
     (``target = λf + ξw(Y − λf)`` wins out of ``count = λ + ξw(1 − λ)`` comparisons per item) by the
@@ -466,6 +475,8 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
     ``H⁻¹ Cov(ψ) H⁻¹ / N``, assembled per pair and stratum (no items × systems matrix).
     """
     names = tuple(dict.fromkeys(systems))
+    if len(names) != len(systems) and isinstance(system_a, np.ndarray) and system_a.dtype.kind in "iu":
+        raise ValueError("systems has repeats: give the items' systems by name, not by index")
     a, b, f, cf, cy = _bt_items(names, system_a, system_b, pred, d, pred_weight, human_weight)
     n_items = len(f)
     m = len(names)
@@ -551,16 +562,29 @@ def ppi_bradley_terry(systems: Sequence[str], system_a: Sequence[str], system_b:
                       aud_per_system, tuple(warnings), judge_part, effects, ridge, df)
 
 
+def system_indices(names: Sequence[str], system_a, system_b) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's two systems as indices into ``names`` (distinct): from names, or from integer arrays
+    that are such indices already (a million items then need no Python lookup each). ValueError
+    naming a system that is not in ``names``."""
+    if all(isinstance(x, np.ndarray) and x.dtype.kind in "iu" for x in (system_a, system_b)):
+        a, b = system_a.astype(np.int64), system_b.astype(np.int64)
+        out = [k for x in (a, b) for k in x[(x < 0) | (x >= len(names))][:1].tolist()]
+        if out:
+            raise ValueError(f"system index {out[0]} is not in the systems list ({len(names)} systems)")
+        return a, b
+    index = {s: k for k, s in enumerate(names)}
+    try:
+        return (np.array([index[s] for s in system_a], dtype=np.int64),
+                np.array([index[s] for s in system_b], dtype=np.int64))
+    except KeyError as exc:
+        raise ValueError(f"system {exc.args[0]!r} is not in the systems list") from None
+
+
 def _bt_items(names: tuple[str, ...], system_a: Sequence[str], system_b: Sequence[str], pred: Sequence[float],
               d: Design, pred_weight: Sequence[float] | None, human_weight: Sequence[float] | None):
     """``(a, b, f, c_f, c_Y)`` of ``ppi_bradley_terry``'s items as arrays (system indices into ``names``,
     judge outcomes, weights; 1 by default), or a ValueError naming the input that does not fit."""
-    index = {s: k for k, s in enumerate(names)}
-    try:
-        a = np.array([index[s] for s in system_a], dtype=np.int64)
-        b = np.array([index[s] for s in system_b], dtype=np.int64)
-    except KeyError as exc:
-        raise ValueError(f"system {exc.args[0]!r} is not in the systems list") from None
+    a, b = system_indices(names, system_a, system_b)
     f = np.asarray(pred, dtype=float)
     n_items = len(f)
     if not (len(a) == len(b) == n_items == len(d.human)):
@@ -595,12 +619,11 @@ def label_pulls(systems: Sequence[str], system_a: Sequence[str], system_b: Seque
     The Bradley-Terry score equation Σ_k (σ(s_k) − y_k) x_k = 0 moves by −Δy_k x_k when item k's
     outcome changes by Δy_k, so β moves by H⁻¹ x_k Δy_k with H = Σ σ'(s_k) x_k x_k' at ``beta``
     (one Newton step; Cook's influence of a label). Used to say which overridden verdicts moved a
-    rank flip between the judge-only and the overrides rankings.
+    rank flip between the judge-only and the overrides rankings. ``system_a`` / ``system_b``: names, or
+    indices into ``systems`` (:func:`system_indices`).
     """
-    index = {s: k for k, s in enumerate(systems)}
     m = len(systems)
-    a = np.array([index[s] for s in system_a], dtype=np.int64)
-    b = np.array([index[s] for s in system_b], dtype=np.int64)
+    a, b = system_indices(systems, system_a, system_b)
     mu = bt.sigmoid(beta[a] - beta[b])
     center = np.eye(m) - 1.0 / m
     hess = _gram_items(m, a, b, mu * (1 - mu)) + RIDGE * np.eye(m) + 1.0 / m

@@ -114,11 +114,14 @@ def bradley_terry_flips(est, judge_fit, items: Items | list[Item], human: np.nda
 
     items = items if isinstance(items, Items) else Items.of(items)
     names = est.systems
-    sa, sb = items.system_a, items.system_b
     scores = {JUDGE_ONLY: judge_fit.beta, CORRECTED: est.beta}
     pulls: dict[str, np.ndarray | None] = {CORRECTED: est.audit_effects}
     new = {CORRECTED: human}
     if over is not None:
+        # The items' systems as indices into names (the fits' order), without a lookup per item.
+        index = {s: k for k, s in enumerate(names)}
+        to_names = np.array([index.get(s, -1) for s in items.systems], dtype=np.int64)
+        sa, sb = to_names[items.a], to_names[items.b]
         # Coded as the judge-only fit (the ranking table's counting), so that the overrides ranking is
         # the Leaderboard's "Use human overrides" one on these verdicts.
         judge_coded = np.stack([items.share, items.decided], axis=1)
@@ -129,8 +132,7 @@ def bradley_terry_flips(est, judge_fit, items: Items | list[Item], human: np.nda
         if over.n_reviewed:
             # An item's change of wins minus its change of decided comparisons times P(a beats b):
             # its change of the score equation, whose first-order effect label_pulls gives.
-            index = {s: k for k, s in enumerate(names)}
-            d = fit.beta[[index[s] for s in sa]] - fit.beta[[index[s] for s in sb]]
+            d = fit.beta[sa] - fit.beta[sb]
             change = (coded[:, 0] * coded[:, 1] - judge_coded[:, 0] * judge_coded[:, 1]) \
                 - (coded[:, 1] - judge_coded[:, 1]) / (1 + np.exp(-d))
             pulls[OVERRIDES] = label_pulls(names, sa, sb, fit.beta, change)

@@ -81,127 +81,160 @@ def _effective(*, judge, family, use_overrides, exclude_flagged, columns: str) -
     return sql, params
 
 
+def comparison_groups(con, judge: str) -> list[dict]:
+    """A side-by-side judge's verdicts (family pairwise) counted once for every switch of
+    :func:`comparison_counts`, in SQL: one row per (``system_a``, ``system_b``, ``label`` (the judge's),
+    ``human_label`` (``final_human_labels``; None when none), ``ok`` (status ok), ``unflagged`` (its
+    question has no flagged reference)), with ``n`` (how many verdicts) and ``first_question`` (the
+    least question id among them). A few hundred rows for a million verdicts: the report reads them
+    once and counts the judge-only, overrides and flagged-left-out rankings from them."""
+    return fetch_dicts(con, """
+        SELECT j.system_a, j.system_b, j.label, h.human_label, j.status = 'ok' AS ok,
+               coalesce(j.question_id NOT IN (SELECT question_id FROM current_flags), false) AS unflagged,
+               count(*) AS n, min(j.question_id) AS first_question
+        FROM judgments j
+        LEFT JOIN (SELECT judgment_id, label AS human_label FROM final_human_labels) h ON h.judgment_id = j.id
+        WHERE j.judge = ? AND j.family = ? AND (j.status = 'ok' OR h.human_label IS NOT NULL)
+        GROUP BY ALL""", [judge, PAIRWISE])
+
+
 def comparison_counts(con, judge: str, *, use_overrides: bool = False, exclude_flagged: bool = False,
-                      by_question: bool = False) -> dict | None:
+                      by_question: bool = False, groups: list[dict] | None = None) -> dict | None:
     """A side-by-side judge's decided verdicts (``effective_verdicts``' rows of family pairwise) counted
     in SQL, for Bradley-Terry (a million verdicts without a Python object each). None when
-    there are none.
+    there are none. ``groups``: the judge's :func:`comparison_groups`, when already read (read here
+    otherwise; ``con`` is then only used ``by_question``).
 
     ``{"systems", "labels", "questions", "rows", "same_system"}``: the systems in order of first
     appearance in the rows ordered as ``effective_verdicts`` orders them (question, system A, system B;
     A before B within a row); the labels as stored (distinct); with ``by_question`` the question ids
     in order; ``rows``: numpy arrays ``a``, ``b`` (system indices), ``label`` (label index), ``n`` (how
     many), and ``q`` (question index) with ``by_question``; ``same_system``: rows whose two systems are one."""
-    sql, params = _effective(judge=judge, family=PAIRWISE, use_overrides=use_overrides,
-                             exclude_flagged=exclude_flagged, columns="j.question_id, j.system_a, j.system_b")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _lsqa_comparisons AS {sql}", params)
-    try:
-        n_rows, same = con.execute("SELECT count(*), count(*) FILTER (WHERE system_a = system_b)"
-                                   " FROM _lsqa_comparisons").fetchall()[0]
-        if not n_rows:
-            return None
-        # First appearance: the least (question, system A, system B, side) among the rows naming the system.
-        systems = [r[0] for r in con.execute("""
-            SELECT s FROM (SELECT system_a AS s, [question_id, system_a, system_b, '0'] AS seen FROM _lsqa_comparisons
-                           UNION ALL
-                           SELECT system_b, [question_id, system_a, system_b, '1'] FROM _lsqa_comparisons)
-            GROUP BY s ORDER BY min(seen)""").fetchall()]
-        labels = [r[0] for r in con.execute("SELECT DISTINCT label FROM _lsqa_comparisons ORDER BY label").fetchall()]
-        named = {"systems": systems, "labels": labels}
-        keys = ["a", "b", "label"]
-        joins = """
-            JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sa ON sa.s = c.system_a
-            JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sb ON sb.s = c.system_b"""
-        questions = None
-        if by_question:
+    import numpy as np
+
+    if groups is None:
+        groups = comparison_groups(con, judge)
+    kept = [g for g in groups if (g["ok"] or (use_overrides and g["human_label"] is not None))
+            and (g["unflagged"] or not exclude_flagged)]
+    if not kept:
+        return None
+    label_of = [g["human_label"] if use_overrides and g["human_label"] is not None else g["label"] for g in kept]
+    # First appearance: the least (question, system A, system B, side) among the rows naming the system.
+    seen: dict[str, tuple] = {}
+    for g in kept:
+        for name, side in ((g["system_a"], "0"), (g["system_b"], "1")):
+            key = (g["first_question"], g["system_a"], g["system_b"], side)
+            if name not in seen or key < seen[name]:
+                seen[name] = key
+    systems = sorted(seen, key=seen.__getitem__)
+    labels = sorted(set(label_of), key=lambda x: (x is None, x or ""))   # SQL's order: NULL last
+    same = sum(g["n"] for g in kept if g["system_a"] == g["system_b"])
+    questions = None
+    if by_question:
+        sql, params = _effective(judge=judge, family=PAIRWISE, use_overrides=use_overrides,
+                                 exclude_flagged=exclude_flagged, columns="j.question_id, j.system_a, j.system_b")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _lsqa_comparisons AS {sql}", params)
+        try:
             questions = [r[0] for r in con.execute(
                 "SELECT DISTINCT question_id FROM _lsqa_comparisons ORDER BY question_id").fetchall()]
-            named["questions"] = questions
-            keys.append("q")
-            joins += """
-            JOIN (SELECT unnest($questions) AS question_id, generate_subscripts($questions, 1) - 1 AS k) qi
-                 ON qi.question_id = c.question_id"""
-        rows = con.execute(f"""
-            SELECT sa.k AS a, sb.k AS b, list_position($labels, c.label) - 1 AS label,
-                   {"qi.k AS q," if by_question else ""} count(*) AS n
-            FROM _lsqa_comparisons c {joins}
-            GROUP BY ALL ORDER BY {", ".join(keys)}""", named).fetchnumpy()
-        return {"systems": systems, "labels": labels, "questions": questions, "rows": rows, "same_system": int(same)}
-    finally:
-        con.execute("DROP TABLE IF EXISTS _lsqa_comparisons")
+            rows = con.execute("""
+                SELECT (list_position($systems, c.system_a) - 1)::BIGINT AS a,
+                       (list_position($systems, c.system_b) - 1)::BIGINT AS b,
+                       list_position($labels, c.label) - 1 AS label, qi.k AS q, count(*) AS n
+                FROM _lsqa_comparisons c
+                JOIN (SELECT unnest($questions) AS question_id, generate_subscripts($questions, 1) - 1 AS k) qi
+                     ON qi.question_id = c.question_id
+                GROUP BY ALL ORDER BY a, b, label, q""",
+                               {"systems": systems, "labels": labels, "questions": questions}).fetchnumpy()
+        finally:
+            con.execute("DROP TABLE IF EXISTS _lsqa_comparisons")
+        return {"systems": systems, "labels": labels, "questions": questions, "rows": rows, "same_system": same}
+    index = {s: k for k, s in enumerate(systems)}
+    label_index = {x: k for k, x in enumerate(labels)}
+    cells: dict[tuple[int, int, int], int] = {}
+    for g, label in zip(kept, label_of, strict=True):
+        key = (index[g["system_a"]], index[g["system_b"]], label_index[label])
+        cells[key] = cells.get(key, 0) + int(g["n"])
+    keys = sorted(cells)
+    rows = {"a": np.array([k[0] for k in keys], dtype=np.int64), "b": np.array([k[1] for k in keys], dtype=np.int64),
+            "label": np.array([k[2] for k in keys], dtype=np.int32),
+            "n": np.array([cells[k] for k in keys], dtype=np.int64)}
+    return {"systems": systems, "labels": labels, "questions": None, "rows": rows, "same_system": same}
 
 
-def judge_item_table(con, judge: str, outcomes: dict[str, float], *, family: str | None = None,
+def judge_item_table(con, judge: str, outcomes: dict[str, float], *, family: str,
                      lookup: Sequence[str] = ()) -> tuple[dict | None, list[dict]]:
-    """A judge's decided verdicts grouped into items (``lsqa.stats.sampling``'s module docstring: an
-    answer, or a pair of answers in system terms) in SQL: a million verdicts without a Python object
-    each. A verdict counts when its label is a key of ``outcomes`` (label → number); of ``family``
-    if given.
+    """A judge's decided verdicts of ``family`` (``vocabulary.PAIRWISE`` / ``BINARY``) grouped into items
+    (``lsqa.stats.sampling``'s module docstring: an answer, or a pair of answers in system terms) in SQL:
+    a million verdicts without a Python object each. A verdict counts when its label is a key of
+    ``outcomes`` (label → number).
 
-    Returns ``(table, verdicts)``. ``table`` (None when no verdict counts): ``family`` (of the first
-    item), ``systems`` and ``questions`` (sorted names), numpy arrays per item in the order of
-    ``effective_verdicts`` (question, system A, system B): ``a``, ``b`` (system indices; -1 for a
-    yes/no item), ``q`` (question index), ``mean`` (mean outcome), ``any_one`` (an outcome is 1),
-    ``share`` and ``decided`` (mean outcome and count of the verdicts not 'none'; ½ and 0 when
-    none), ``n`` (verdicts). ``verdicts``: every verdict (``item``, ``id``, ``judge_label``) of the
-    items holding one of the ids in ``lookup``, in item order, then as ``effective_verdicts`` orders
-    an item's verdicts (shown order, reference, id)."""
-    params = {"labels": list(outcomes), "values": [float(v) for v in outcomes.values()], "pairwise": PAIRWISE,
-              "judge": judge}
-    where = "j.status = 'ok' AND j.judge = $judge"
-    if family:
-        where += " AND j.family = $family"
-        params["family"] = family
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _lsqa_item_verdicts AS
-        SELECT j.id, j.family, j.question_id, j.system_a,
-               CASE WHEN j.family = $pairwise THEN j.system_b ELSE '' END AS system_b, j.shown_order, j.reference,
-               j.label, o.outcome
-        FROM judgments j
-        JOIN (SELECT unnest($labels) AS label, unnest($values) AS outcome) o ON o.label = j.label
-        WHERE {where}""", params)
-    try:
-        if not con.execute("SELECT count(*) FROM _lsqa_item_verdicts").fetchone()[0]:
-            return None, []
-        systems = [r[0] for r in con.execute("""
-            SELECT s FROM (SELECT system_a AS s FROM _lsqa_item_verdicts UNION SELECT system_b FROM _lsqa_item_verdicts
-                           WHERE system_b <> '' OR family = $pairwise) ORDER BY s""", {"pairwise": PAIRWISE}).fetchall()]
-        questions = [r[0] for r in con.execute(
-            "SELECT DISTINCT question_id FROM _lsqa_item_verdicts ORDER BY question_id").fetchall()]
-        con.execute("""
-            CREATE OR REPLACE TEMP TABLE _lsqa_items AS
-            SELECT row_number() OVER (ORDER BY question_id, system_a, system_b) - 1 AS k, * FROM (
-                SELECT question_id, system_a, system_b, arg_min(family, [shown_order, reference, id]) AS family,
-                       avg(outcome) AS mean, bool_or(outcome = 1.0) AS any_one,
-                       coalesce(avg(outcome) FILTER (WHERE label <> 'none'), 0.5) AS share,
-                       count(*) FILTER (WHERE label <> 'none') AS decided, count(*) AS n
-                FROM _lsqa_item_verdicts GROUP BY question_id, system_a, system_b)""")
-        t = con.execute("""
-            SELECT i.family = $pairwise AS pairwise, sa.k AS a, coalesce(sb.k, -1) AS b, qi.k AS q,
-                   i.mean, i.any_one, i.share, i.decided, i.n
-            FROM _lsqa_items i
-            JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sa ON sa.s = i.system_a
-            LEFT JOIN (SELECT unnest($systems) AS s, generate_subscripts($systems, 1) - 1 AS k) sb
-                 ON sb.s = i.system_b AND i.family = $pairwise
-            JOIN (SELECT unnest($questions) AS s, generate_subscripts($questions, 1) - 1 AS k) qi ON qi.s = i.question_id
-            ORDER BY i.k""", {"pairwise": PAIRWISE, "systems": systems, "questions": questions}).fetchnumpy()
-        first = con.execute("SELECT family FROM _lsqa_items WHERE k = 0").fetchone()[0]
-        table = {"family": first, "systems": systems, "questions": questions,
-                 **{key: t[key] for key in ("a", "b", "q", "mean", "any_one", "share", "decided", "n")}}
-        verdicts: list[dict] = []
-        if lookup:
-            verdicts = fetch_dicts(con, """
-                WITH holding AS (
-                    SELECT DISTINCT i.k FROM _lsqa_item_verdicts v JOIN _lsqa_items i USING (question_id, system_a, system_b)
-                    WHERE v.id IN (SELECT unnest($ids)))
-                SELECT i.k AS item, v.id, v.label AS judge_label
-                FROM _lsqa_item_verdicts v JOIN _lsqa_items i USING (question_id, system_a, system_b)
-                WHERE i.k IN (SELECT k FROM holding)
-                ORDER BY i.k, v.shown_order, v.reference, v.id""", {"ids": list(lookup)})
-        return table, verdicts
-    finally:
-        con.execute("DROP TABLE IF EXISTS _lsqa_items")
-        con.execute("DROP TABLE IF EXISTS _lsqa_item_verdicts")
+    Returns ``(table, verdicts)``. ``table`` (None when no verdict counts): ``family``, ``systems`` and
+    ``questions`` (sorted names), numpy arrays per item in the order of ``effective_verdicts``
+    (question, system A, system B): ``a``, ``b`` (system indices; -1 for a yes/no item), ``q`` (question
+    index), ``mean`` (mean outcome), ``any_one`` (an outcome is 1), ``share`` and ``decided`` (mean
+    outcome and count of the verdicts not 'none'; ½ and 0 when none), ``n`` (verdicts). ``verdicts``:
+    every verdict (``item``, ``id``, ``judge_label``) of the items holding one of the ids in ``lookup``,
+    in item order, then as ``effective_verdicts`` orders an item's verdicts (shown order, reference, id).
+
+    The items are grouped on integer keys (the indices into the sorted names, whose order is the
+    names' order): a million string triples hashed and sorted took most of the time and memory."""
+    pairwise = family == PAIRWISE
+    params = {"judge": judge, "family": family, "labels": list(outcomes)}
+    mine = "{j}judge = $judge AND {j}status = 'ok' AND {j}family = $family AND list_contains($labels, {j}label)"
+    systems = [r[0] for r in con.execute(
+        f"SELECT system_a AS s FROM judgments WHERE {mine.format(j='')}"
+        + (f" UNION SELECT system_b FROM judgments WHERE {mine.format(j='')}" if pairwise else " GROUP BY system_a")
+        + " ORDER BY s", params).fetchall()]
+    if not systems:
+        return None, []
+    questions = [r[0] for r in con.execute(
+        f"SELECT DISTINCT question_id FROM judgments WHERE {mine.format(j='')} ORDER BY question_id", params).fetchall()]
+    named = {**params, "systems": systems, "questions": questions}
+    # Each verdict's item as an integer key (q, a, b), then the items.
+    t = con.execute(f"""
+        SELECT v.a, v.b, v.q, avg(o.outcome) AS mean, bool_or(o.outcome = 1.0) AS any_one,
+               coalesce(avg(o.outcome) FILTER (WHERE v.label <> 'none'), 0.5) AS share,
+               count(*) FILTER (WHERE v.label <> 'none') AS decided, count(*) AS n
+        FROM (SELECT qi.k AS q, list_position($systems, j.system_a) - 1 AS a,
+                     {"list_position($systems, j.system_b) - 1" if pairwise else "-1"} AS b, j.label
+              FROM judgments j
+              JOIN (SELECT unnest($questions) AS question_id, generate_subscripts($questions, 1) - 1 AS k) qi
+                   ON qi.question_id = j.question_id
+              WHERE {mine.format(j="j.")}) v
+        JOIN (SELECT unnest($labels) AS label, unnest($values) AS outcome) o ON o.label = v.label
+        GROUP BY v.q, v.a, v.b ORDER BY v.q, v.a, v.b""",
+                    {**named, "values": [float(v) for v in outcomes.values()]}).fetchnumpy()
+    table = {"family": family, "systems": systems, "questions": questions,
+             **{key: t[key] for key in ("a", "b", "q", "mean", "any_one", "share", "decided", "n")}}
+    verdicts: list[dict] = []
+    if lookup:
+        import numpy as np
+
+        # The items holding a looked-up verdict (a few thousand), then every verdict of theirs.
+        b = "j.system_b" if pairwise else "''"
+        rows = con.execute(f"""
+            WITH h AS MATERIALIZED (
+                SELECT DISTINCT j.question_id, j.system_a, {b} AS b FROM judgments j
+                WHERE {mine.format(j="j.")} AND j.id IN (SELECT unnest($ids))
+            ), v AS MATERIALIZED (
+                SELECT j.question_id, j.system_a, {b} AS system_b, j.id, j.label, j.shown_order, j.reference
+                FROM judgments j JOIN h ON h.question_id = j.question_id AND h.system_a = j.system_a AND h.b = {b}
+                WHERE {mine.format(j="j.")})
+            SELECT qi.k AS q, list_position($systems, v.system_a) - 1 AS a,
+                   {"list_position($systems, v.system_b) - 1" if pairwise else "-1"} AS b, v.id, v.label
+            FROM v JOIN (SELECT unnest($questions) AS question_id, generate_subscripts($questions, 1) - 1 AS k) qi
+                 ON qi.question_id = v.question_id
+            ORDER BY q, a, b, v.shown_order, v.reference, v.id""",
+                           {**named, "ids": list(lookup)}).fetchall()
+        if rows:
+            # An item's index: its place among the items' keys, which are sorted (q, a, b).
+            width = len(systems) + 1
+            keys = (t["q"].astype(np.int64) * width + t["a"]) * width + t["b"] + 1
+            wanted = np.array([(r[0] * width + r[1]) * width + r[2] + 1 for r in rows], dtype=np.int64)
+            index = np.searchsorted(keys, wanted).tolist()
+            verdicts = [{"item": k, "id": r[3], "judge_label": r[4]} for k, r in zip(index, rows, strict=True)]
+    return table, verdicts
 
 
 def judge_item_count(con, judge: str, outcomes: dict[str, float]) -> int:
@@ -251,13 +284,20 @@ def order_counts(con, judge: str) -> dict:
     n, decisive, first = con.execute("""
         SELECT count(*), count(*) FILTER (WHERE raw_label IN ('A', 'B')), count(*) FILTER (WHERE raw_label = 'A')
         FROM judgments WHERE judge = ? AND status = 'ok' AND family = ?""", [judge, PAIRWISE]).fetchone()
+    # The items judged in both orders first (grouped without a list key or a DISTINCT), then the
+    # label pairs of those items only.
     both = con.execute("""
+        WITH twice AS MATERIALIZED (
+            SELECT question_id, system_a, system_b FROM judgments
+            WHERE judge = $judge AND status = 'ok' AND family = $family AND shown_order IN ('ab', 'ba')
+            GROUP BY question_id, system_a, system_b HAVING min(shown_order) <> max(shown_order))
         SELECT ab, ba, count(*) FROM (
             SELECT arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ab') AS ab,
                    arg_max(label, [reference, id]) FILTER (WHERE shown_order = 'ba') AS ba
-            FROM judgments WHERE judge = ? AND status = 'ok' AND family = ? AND shown_order IN ('ab', 'ba')
-            GROUP BY question_id, system_a, system_b HAVING count(DISTINCT shown_order) = 2)
-        GROUP BY ab, ba ORDER BY ab, ba""", [judge, PAIRWISE]).fetchall()
+            FROM judgments SEMI JOIN twice USING (question_id, system_a, system_b)
+            WHERE judge = $judge AND status = 'ok' AND family = $family AND shown_order IN ('ab', 'ba')
+            GROUP BY question_id, system_a, system_b)
+        GROUP BY ab, ba ORDER BY ab, ba""", {"judge": judge, "family": PAIRWISE}).fetchall()
     return {"n": int(n), "n_decisive": int(decisive), "n_first": int(first),
             "both": [(r[0], r[1], int(r[2])) for r in both]}
 
