@@ -597,7 +597,7 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
 def queue_signal_tables() -> frozenset[str]:
     """The tables whose writes the audit queue's kept signals follow (``lsqa.store.queue_signals``):
     a write declared to change none of them (a review, an item opened) leaves nothing to catch up,
-    and skips the catch-up's look (~2 ms a write on the demo, two writes a decision)."""
+    and skips the catch-up's look (two writes a decision; docs/benchmarks-log/2026-12-06-team-cpu.md)."""
     from lsqa.store import queue_signals
 
     return queue_signals.SIGNAL_TABLES

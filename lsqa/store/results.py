@@ -144,7 +144,7 @@ def judges(con) -> list[dict]:
 def judgment_in_context(con, judgment_id: str) -> dict | None:
     """A verdict with its question, references and book's title and span (the book's text is read
     apart, per book: ``lsqa.store.corpus.get_document``). Joined with the books' text column, the
-    read scanned every book's text: ~15 ms of an item's ~35 ms on the demo, against ~3 ms."""
+    read scanned every book's text, most of an item's read (docs/benchmarks-log/2026-12-06-team-cpu.md)."""
     verdict, params = verdict_ids.one_verdict(judgment_id)
     rows = fetch_dicts(con, f"""
         SELECT j.* EXCLUDE (id_number), q.text AS question, q.reference_1, q.reference_2, q.origin, q.document_id,
