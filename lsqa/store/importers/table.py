@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -258,6 +259,9 @@ def _jsonl(con, path: Path, *, array: bool) -> list[str]:
     return columns
 
 
+# What Python's json module refuses and DuckDB's takes (a comma before a closing bracket, a comment), and
+# two objects or arrays in one text (one inside another, or side by side), outside the text's strings.
+_AFTER_COMMA, _TWO_OPEN = "',\\s*[\\]}]|/[*/]'", "'[\\[{].*[\\[{]'"
 _STRUCTURE = """regexp_replace(text, '"(?:[^"\\\\]|\\\\.)*"', '""', 'g')"""  # the text with every string ""
 
 
@@ -266,7 +270,9 @@ def _invalid_json(con, path: Path, *, hint: str):
     one DuckDB finds invalid, or that holds what DuckDB takes and Python does not (a comma before a
     closing bracket, a comment), worded by ``wording.parse_json`` (a lone surrogate, too... are its words)."""
     bad = _first(con, f"""SELECT k, line, text FROM {LINES}
-                          WHERE NOT json_valid(text) OR regexp_matches({_STRUCTURE}, ',\\s*[\\]}}]|/[*/]')""")
+                          WHERE NOT json_valid(text)
+                             -- (the text outside its strings only when the whole text has one: the faster test)
+                             OR (regexp_matches(text, {_AFTER_COMMA}) AND regexp_matches({_STRUCTURE}, {_AFTER_COMMA}))""")
     if not bad:
         return None
     try:
@@ -287,7 +293,7 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
                     FROM {LINES}
                     WHERE {valid} AND (length(text) > {MAX_CELL_CHARS} OR contains(text, '\\u0000')
                                        OR len(list_distinct({names})) <> len(json_keys(text))
-                                       OR regexp_matches({_STRUCTURE}, '[\\[{{].*[\\[{{]'))""")
+                                       OR (regexp_matches(text, {_TWO_OPEN}) AND regexp_matches({_STRUCTURE}, {_TWO_OPEN})))""")
     found: list[tuple[int, int, InputError]] = []
     # Depth: a pass takes every innermost pair away; what is left after MAX_NESTING passes nests deeper.
     # (Looked at first: DuckDB's json_tree of a text 100,000 deep would hold 100,000 paths of its depth.)
@@ -395,10 +401,13 @@ def _json_value(con, bad: tuple):
 
 
 def _rows(con, required: Sequence[str]) -> tuple[list[int | None], list[dict]]:
-    """The staged rows as dicts (DuckDB's VARIANT turns each JSON object into Python values), the
-    required columns' values as stripped text."""
+    """The staged rows as dicts, the required columns' values as stripped text. Every row was checked in
+    SQL: its JSON text, as DuckDB hands it back, becomes Python values with ``json.loads`` (the C decoder
+    keeps what DuckDB's types would round: a 23-digit integer, the keys' order)."""
     lines, rows = [], []
-    for line, row in con.execute(f"SELECT line, obj::VARIANT FROM {OBJECTS} ORDER BY k").fetchall():
+    decode = json.loads
+    for line, text in con.execute(f"SELECT line, obj::VARCHAR FROM {OBJECTS} ORDER BY k").fetchall():
+        row = decode(text)
         for col in required:
             row[col] = str(row[col]).strip()
         lines.append(line)
