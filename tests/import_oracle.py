@@ -15,15 +15,16 @@ from pathlib import Path
 from lsqa import store
 from lsqa.audit.review_import import _key, _review_rows
 from lsqa.config import definitions
-from lsqa.corpus.tables import IngestSummary
-from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store.importers.wording import IngestSummary
 from lsqa.study.imports import ANSWER_ALIASES, _aliased, _judgment_rows
 from lsqa.text.names import lookalike_warnings
 from lsqa.vocabulary import IMPORTED
+
+from .row_tables import records as read_records
 
 
 def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str, what: str) -> None:

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsqa.corpus.ingest import ingest_narrativeqa
-from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES
 from lsqa.errors import InputError
+from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES
 from lsqa.study.imports import import_answers, import_judgments
 
 from .bad_input import assert_refused, invoke, snapshot
@@ -382,7 +382,7 @@ def test_any_value_in_a_verdict_is_stored_well_or_refused(ws, tmp_path, column, 
 def test_json_with_half_a_surrogate_pair_is_refused_wherever_it_is(text, tmp_path):
     """parse_json walks the values only when the text holds a surrogate or its escape (a speed-up): any
     case of the escape, in a key or a nested value, is still refused with its line."""
-    from lsqa.corpus.tables import parse_json
+    from lsqa.store.importers.wording import parse_json
 
     with pytest.raises(InputError, match="half of a UTF-16 pair") as info:
         parse_json(tmp_path / "f.jsonl", text, 7)
@@ -391,6 +391,6 @@ def test_json_with_half_a_surrogate_pair_is_refused_wherever_it_is(text, tmp_pat
 
 @pytest.mark.parametrize("text", ['{"a": "\\ud83d\\ude00"}', '{"a": "\\\\ud800"}', '{"a": "plain"}'])
 def test_json_with_whole_pairs_or_a_backslash_text_is_read(text, tmp_path):
-    from lsqa.corpus.tables import parse_json
+    from lsqa.store.importers.wording import parse_json
 
     assert parse_json(tmp_path / "f.jsonl", text, 1) == json.loads(text)

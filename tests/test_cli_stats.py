@@ -1,4 +1,4 @@
-"""``lsqa rank`` / ``lsqa agreement`` (lsqa.cli.stats) and the loaders behind them (lsqa.corpus.tables)."""
+"""``lsqa rank`` / ``lsqa agreement`` (lsqa.cli.stats) and the loaders behind them (lsqa.store.importers.table)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from lsqa.cli import app
 from lsqa.cli.stats import agreement_table, format_agreement_table, format_rank_table, rank_table
-from lsqa.corpus.tables import load_comparisons, load_ratings, read_table
 from lsqa.errors import InputError
 from lsqa.stats.ranking import count_comparisons, fit_bradley_terry
+from lsqa.store.importers.table import load_comparisons, load_ratings, read_table
 from lsqa.text import numbers
 from tests.stats_helpers import load_llmbar, load_prd_human
 
@@ -257,7 +257,7 @@ def test_agreement_input_errors(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# lsqa.corpus.tables
+# lsqa.store.importers.table
 # --------------------------------------------------------------------------------------------
 
 

@@ -385,7 +385,9 @@ def test_help_loads_no_command_body():
 
 def test_one_importer_per_input():
     # The importers are one package with a record per input (lsqa/store/importers/), the way a judge kind is
-    # one record; the row-by-row importers live in tests/import_oracle.py only (the tests' oracle).
+    # one record; the row-by-row importers live in tests/import_oracle.py only (the tests' oracle), and the
+    # row reader in tests/row_tables.py: lsqa reads a table file in DuckDB (``table``) and words its errors
+    # in one module (``wording``).
     from lsqa.store.importers import answers, reviews, skeleton, verdicts
 
     records = {module.RECORD.name: module.RECORD for module in (verdicts, answers, reviews)}
@@ -394,7 +396,15 @@ def test_one_importer_per_input():
                for r in records.values())
     folder = LSQA / "store" / "importers"
     assert sorted(p.stem for p in folder.glob("*.py")) == [
-        "__init__", "answers", "lines", "questions", "reviews", "rows", "skeleton", "verdicts"]
+        "__init__", "answers", "lines", "questions", "reviews", "rows", "skeleton", "table", "verdicts", "wording"]
+    assert not (LSQA / "corpus" / "tables.py").exists()
+    # Python's csv module reads one record in lsqa, never a file: a CSV's header line (rows) and the record the
+    # SQL found bad, for its words (table).
+    csv_readers = sorted({str(p.relative_to(LSQA)) for p in _python_files()
+                          for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                          if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                          and node.value.id == "csv" and node.attr in ("reader", "DictReader")})
+    assert csv_readers == ["store/importers/rows.py", "store/importers/table.py"]
     rows_importers = [f"{p.relative_to(PROJECT_ROOT)}:{node.lineno}" for p in _python_files()
                       for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                       if isinstance(node, ast.FunctionDef) and node.name.startswith("import_")

@@ -20,13 +20,13 @@ from pathlib import Path
 
 from lsqa import store
 from lsqa.audit.actions import MAX_ANNOTATOR_CHARS, annotator_problem
-from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
-from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
 from lsqa.judging import kinds
 from lsqa.store import results as results_store
 from lsqa.store.importers import reviews as staged_reviews
 from lsqa.store.importers import skeleton
+from lsqa.store.importers.table import records as read_records
+from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
 from lsqa.store.reviews import MIN_INCLUSION_PROB  # the floor on π (1/π weighs an audit)
 from lsqa.text.names import lookalike_warnings, shown_name
 from lsqa.vocabulary import swap_pairwise

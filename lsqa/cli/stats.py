@@ -1,7 +1,7 @@
 """``lsqa rank`` and ``lsqa agreement``: the statistics core on the command line.
 
-Loading (``lsqa.corpus.tables``) is kept apart from computing (:func:`rank_table`, :func:`agreement_table`,
-which take plain rows and return JSON-ready dicts) and from printing (:func:`format_rank_table`,
+Loading (``lsqa.store.importers.table``: the file read and checked in DuckDB) is kept apart from
+computing (:func:`rank_table`, :func:`agreement_table`, which take plain rows and return JSON-ready dicts) and from printing (:func:`format_rank_table`,
 :func:`format_agreement_table`), so that rows can come from a file or from the workspace.
 An :class:`~lsqa.errors.InputError` (or a ValueError from the computation, reported as one naming
 the input) is printed by ``friendly_errors`` like every other command's errors: one line on
@@ -145,7 +145,7 @@ def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged, by_quest
     """``(source, rows, counts)``: comparison rows from a file, or a judge's verdicts in a workspace
     counted in SQL (``analysis.comparison_counts``; rows None)."""
     if input is not None:
-        from lsqa.corpus.tables import load_comparisons
+        from lsqa.store.importers.table import load_comparisons
 
         _refuse_workspace_options(input, workspace=workspace, judge=judge, human_overrides=use_overrides,
                                   exclude_flagged=exclude_flagged)
@@ -171,7 +171,7 @@ def _rank_rows(input, workspace, judge, use_overrides, exclude_flagged, by_quest
 def _rating_rows(input, workspace, rater_a, rater_b):
     """Long-format rating rows from a file, or the two raters' labels from a workspace."""
     if input is not None:
-        from lsqa.corpus.tables import load_ratings
+        from lsqa.store.importers.table import load_ratings
 
         _refuse_workspace_options(input, workspace=workspace)
         return input, load_ratings(input).rows

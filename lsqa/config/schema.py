@@ -19,6 +19,9 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+# Tables and lists inside each other (a study config is 4 deep, an imported row 2 or 3): one limit for
+# every file lsqa reads, owned with the words of the table files.
+from lsqa.store.importers.wording import MAX_NESTING, nested_deeper_than  # noqa: F401 (re-exported)
 from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
 from lsqa.vocabulary import judge_kind_names
 
@@ -32,29 +35,11 @@ MAX_TOKENS_SETTING = 10_000_000
 MAX_CONCURRENCY = 1024
 MAX_COUNT = 10_000_000
 MAX_SEED = 2**32 - 1
-# Tables and lists inside each other: a study config is 4 deep (params of a system), an imported row
-# 2 or 3. Far deeper is a broken or hostile file, which Python's parsers meet with a RecursionError.
-MAX_NESTING = 32
 
 CONTEXT_RE = re.compile(r"^(none|full|retrieval:(\d{1,9})|reference:([12]))$")
 MODEL_RE = r"^[^\s\x00-\x1f\x7f]+$"
 
 Model = Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=MODEL_RE)
-
-
-def nested_deeper_than(value: Any, limit: int = MAX_NESTING) -> bool:
-    """Whether tables/lists (dicts/lists) in ``value`` nest more than ``limit`` levels (walked
-    without recursion, so a deep value cannot overflow the stack here either)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
 
 
 def check_name(value: str) -> str:

@@ -26,10 +26,6 @@ _LAZY = {
     "lsqa.corpus.retrieval": (
         "book_index", "BookIndex", "query_for", "retrieve", "search", "tokenize",
     ),
-    "lsqa.corpus.tables": (
-        "IngestSummary", "load_comparisons", "load_ratings", "MAX_CELL_CHARS", "MAX_TABLE_BYTES",
-        "plain_value", "read_table", "records",
-    ),
 }
 
 __all__ = lazy_names(_LAZY)

@@ -11,11 +11,12 @@ import re
 from pathlib import Path
 
 from lsqa import store
-from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, read_table
-from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.store.importers import questions as staged_questions
+from lsqa.store.importers.table import read_table
+from lsqa.store.importers.table import records as read_records
+from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary
 from lsqa.text import book as book_text
 from lsqa.text import csv_cells
 from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name

@@ -16,14 +16,14 @@ import math
 from pathlib import Path
 
 from lsqa.config import definitions
-from lsqa.corpus.tables import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
-from lsqa.corpus.tables import records as read_records
 from lsqa.errors import InputError
 from lsqa.judging import kinds as judge_kinds
 from lsqa.store import results as results_store
 from lsqa.store.importers import answers as staged_answers
 from lsqa.store.importers import skeleton
 from lsqa.store.importers import verdicts as staged_verdicts
+from lsqa.store.importers.table import records as read_records
+from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
 from lsqa.store.verdict_ids import judgment_id
 from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, name_problem, shown_name
 from lsqa.vocabulary import REFERENCES

@@ -7,7 +7,7 @@ the row's position is its line number), and the importer parses and checks the l
 
 Nothing here refuses a file: when DuckDB cannot read it as plain lines (a control byte, text that
 is not UTF-8, a line over DuckDB's line limit), ``load_lines`` says so (None) and the importer
-reads the file the row-by-row way, which words the error (``lsqa.corpus.tables``).
+reads the file with the table reader, which finds the problem in SQL and words it (``lsqa.store.importers.table``).
 
 Memory: an import's connection runs under ``memory_limit`` with a spill folder next to the
 workspace (``bounded_memory``), so a large file spills to disk instead of growing the process.

@@ -1,4 +1,4 @@
-"""A CSV or JSONL file's rows in a DuckDB table, read exactly as ``lsqa.corpus.tables`` reads them.
+"""A regular CSV or JSONL file's rows in a DuckDB table, fast, read exactly as ``lsqa.store.importers.table`` reads them.
 
 Every import stages its file here (``lsqa.store.importers.skeleton``); this module turns the file into
 TEMP table ``ROWS``: ``line`` (the line the row importer names), one text column per known column

@@ -7,11 +7,12 @@ error — and the insert. ``run`` is the frame every import shares: the file rea
 import's memory limit (``lsqa.store.importers.lines``), staged, checked in the record's order (a check
 may be the caller's, ``Hook``: what a run config declared is the config's to word), inserted.
 
-Two ways in, one way on. A file the SQL reads exactly as the strict reader ``lsqa.corpus.tables`` does
-is staged in SQL; any other (``Declined``, before anything is written: a quote inside a bare field, a
-JSON number, a name beyond plain ASCII, a bad row...) is read by the caller's ``read_rows`` — that
-reader, each row checked and its error worded — and its rows loaded into the same staged table. Either
-way the same checks run over the whole file and the same insert writes it.
+Two ways in, one way on. A regular file (``rows``) is staged in SQL straight from its lines; any other
+(``Declined``, before anything is written: a quote inside a bare field, a JSON number, a name beyond plain
+ASCII, a bad row...) is read by the caller's ``read_rows``: the table reader (``table``: the file in
+DuckDB, its first bad line found by SQL and worded by ``wording``), then the caller's checks of each row
+(the one name rule, kinds, labels), and its rows loaded into the same staged table. Either way the same
+checks run over the whole file and the same insert writes it.
 """
 
 from __future__ import annotations

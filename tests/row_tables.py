@@ -1,5 +1,6 @@
-"""Small, strict loaders for CSV / JSONL tables (comparisons for ``lsqa rank``, ratings for
-``lsqa agreement``).
+"""The row reader: a CSV / JSONL table read one Python row at a time, kept as the oracle the tests compare
+lsqa's reader with (``lsqa.store.importers.table``, which reads the file in DuckDB and finds the first bad
+line with SQL). Both word a problem with ``lsqa.store.importers.wording``.
 
 Every problem is raised as :class:`lsqa.errors.InputError` naming the file, the line and what is
 wrong: missing file, empty file, text that is not UTF-8, malformed CSV / JSON, missing columns,
@@ -15,56 +16,16 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from lsqa.config.schema import MAX_NESTING, nested_deeper_than
 from lsqa.errors import InputError
+from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, parse_json, plain_value
 from lsqa.vocabulary import WINNER_HINT, normalize_winner
-
-
-@dataclass
-class IngestSummary:
-    """What an import did, printed by the command line and shown by the dashboard."""
-
-    source: str
-    added: dict[str, int] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    def add(self, key: str, n: int = 1) -> None:
-        self.added[key] = self.added.get(key, 0) + n
-
-    def skip(self, key: str, n: int = 1) -> None:
-        self.skipped[key] = self.skipped.get(key, 0) + n
-
-    def lines(self) -> list[str]:
-        out = [f"{self.source}:"]
-        for k, v in self.added.items():
-            out.append(f"  added   {v:>7,} {k}")
-        for k, v in self.skipped.items():
-            if v:
-                    out.append(f"  skipped {v:>7,} {k} (already in the workspace)")
-        out.extend(f"  note: {n}" for n in self.notes)
-        return out
-
-    def to_dict(self) -> dict:
-        return {"source": self.source, "added": self.added, "skipped": self.skipped, "notes": self.notes}
-
 
 COMPARISON_COLUMNS = ("system_a", "system_b", "winner")
 RATING_COLUMNS = ("item_id", "rater", "label")
-
-# Anything larger is refused before reading: a 2 GB table of verdicts is a mistake, not a study.
-# (NarrativeQA's qaps.csv, 47k questions, is ~11 MB.)
-MAX_TABLE_BYTES = 256 * 1024 * 1024
-# One value (an answer, a question, a name): a 50 MB "answer" is a broken export, not an answer.
-MAX_CELL_CHARS = 100_000
-
 
 @dataclass
 class Table:
@@ -169,67 +130,6 @@ def _format_of(path: Path, text: str) -> str:
 
 def _clean_key(key) -> str:
     return str(key).strip().lower()
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
-    # json.loads keeps the last of two equal keys: one of the two values would be dropped unseen.
-    obj: dict = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _DuplicateKey(key)
-        obj[key] = value
-    return obj
-
-
-def parse_json(path, text: str, line: int | None = None, *, hint: str = "write one JSON object per line"):
-    """``text`` as JSON, refusing what ``json.loads`` lets through or chokes on: a key given twice in
-    one object (the last would silently win), and objects or arrays nested more than ``MAX_NESTING``
-    levels (a RecursionError in the parser). InputError names the file and line."""
-    try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
-    except RecursionError:
-        data = None
-        deep = True
-    except _DuplicateKey as exc:
-        raise InputError(path, f"key {exc.args[0]!r} appears twice in one JSON object", line=line,
-                         hint="keep one value per key") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                         line=line if line is not None else exc.lineno, hint=hint) from None
-    else:
-        deep = nested_deeper_than(data)
-    if deep:
-        raise InputError(path, f"JSON objects or arrays nested more than {MAX_NESTING} levels deep", line=line,
-                         hint="write flatter values: a table row holds text, numbers and short lists")
-    # Only a surrogate in the text or an escape of one can put one in the data: most lines have neither,
-    # and walking every value of every line cost nearly half as much as parsing NarrativeQA's questions
-    # (docs/benchmarks-log/2026-12-06-figures-from-code-comments.md).
-    half = _lone_surrogate(data) if _SURROGATE.search(text) or _SURROGATE_ESCAPE.search(text) else ""
-    if half:
-        raise InputError(path, f"a JSON escape \\u{ord(half):04x} is half of a UTF-16 pair, not a character", line=line,
-                         hint="write the character itself, or both halves of its escape")
-    return data
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _lone_surrogate(value) -> str:
-    """The first lone surrogate in a parsed JSON value's texts (keys too), '' when none: json.loads lets
-    ``"\\ud800"`` through as a str that no UTF-8 can hold (storing it would fail deep in pyarrow)."""
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        return found.group() if found else ""
-    if isinstance(value, dict):
-        return next((h for item in value.items() for h in map(_lone_surrogate, item) if h), "")
-    if isinstance(value, list):
-        return next((h for h in map(_lone_surrogate, value) if h), "")
-    return ""
 
 
 def _row(path: Path, line: int | None, obj: dict) -> dict:
@@ -352,25 +252,6 @@ def _require(table: Table, required: Sequence[str], kind: str) -> None:
                 raise InputError(table.path, f"missing column {col}", line=line,
                                  hint=f"add it; this row has: {', '.join(row) or '(nothing)'}")
             row[col] = plain_value(table.path, line, col, row[col])
-
-
-def plain_value(path, line: int | None, column: str, value, *, numbers: bool = True) -> str:
-    """``value`` of a required column as stripped text; refuses what would be stored as something
-    it is not: empty, a JSON object or list (Python's repr), null, NaN or Infinity ("nan" as a
-    system name), true/false."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise InputError(path, f"empty value in column {column}", line=line, hint="give a value")
-    if isinstance(value, (dict, list)):
-        raise InputError(path, f"column {column} must be a plain value, not a JSON "
-                               f"{'object' if isinstance(value, dict) else 'array'}", line=line,
-                         hint="write it as text")
-    if isinstance(value, bool) or (isinstance(value, (int, float)) and not numbers):
-        raise InputError(path, f"column {column} must be text, not {json.dumps(value)}", line=line,
-                         hint="write it in quotes")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(path, f"column {column} is {value!r} (a JSON NaN or Infinity), not a value", line=line,
-                         hint="write the value it stands for")
-    return str(value).strip()
 
 
 def records(path: str | Path, *, required: Sequence[str] = (),
