@@ -129,20 +129,67 @@ READY_JS = """() => {
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   return !window.__lsqaKeysReady || window.__lsqaKeysReady();
 }"""
+# Still ready two frames and a task later, with no rerun asked for meanwhile: some widgets ask for
+# their rerun from an effect after the click that changed them is drawn (an expander that builds its
+# content when opened), not in the click itself.
+_STILL_READY_JS = """() => new Promise(resolve => {
+  const seq = window.__lsqaRuns.seq;
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() =>
+    resolve(window.__lsqaRuns.seq === seq && (""" + READY_JS + """)()), 0)));
+})"""
 _TRACKED: weakref.WeakSet = weakref.WeakSet()  # browser contexts whose new documents count their runs
 
 
 def wait_idle(page, timeout_ms: int = 30000) -> None:
     """Until the page is ready for the next action (``READY_JS``: every run asked for is over, nothing
-    is loading, no key is held), then one frame and one task more: a button mounted by the run registers
-    its shortcut in an effect after it is drawn, and a key pressed before that reaches nothing."""
+    is loading, no key is held) and still is two frames later (``_STILL_READY_JS``): a button mounted by
+    the run registers its shortcut in an effect after it is drawn, and a key pressed before that reaches
+    nothing; a widget may ask for its rerun from such an effect."""
     context = page.context
     if context not in _TRACKED:
         context.add_init_script(RUNS_JS)  # pages opened or loaded from now on count from their first message
         _TRACKED.add(context)
     page.evaluate(RUNS_JS)  # the document open now counts from its next rerun asked for
-    page.wait_for_function(READY_JS, timeout=timeout_ms)
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))")
+    while True:
+        page.wait_for_function(READY_JS, timeout=timeout_ms)
+        if page.evaluate(_STILL_READY_JS):
+            return
+
+
+# Resolves once ``measure()`` has given the same value ``frames`` animation frames running (what is
+# measured has stopped moving), with that value; after 600 frames (~10 s) with the last one anyway.
+_STILL_JS = """(measure, frames) => new Promise(resolve => {
+  let last = null, same = 0, left = 600;
+  const tick = () => {
+    const now = measure(), key = JSON.stringify(now);
+    same = key === last ? same + 1 : 0; last = key;
+    if (same >= frames || --left <= 0) resolve(now); else requestAnimationFrame(tick);
+  };
+  tick();
+})"""
+
+
+def wait_still(locator, frames: int = 5) -> dict:
+    """Until ``locator``'s element stops moving and growing (a panel just opened, the page scrolling to
+    it); its box then, as ``locator.bounding_box()`` gives it."""
+    return locator.evaluate(f"""el => ({_STILL_JS})(() => {{ const r = el.getBoundingClientRect();
+      return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }}, {frames})""")
+
+
+def wait_scrolled(page, frames: int = 5) -> None:
+    """Until the page has scrolled (some element, or the window, is scrolled down) and the scrolling has
+    stopped: a wheel turned by Playwright scrolls after the call returns."""
+    page.wait_for_function("""() => window.scrollY > 0
+      || [...document.querySelectorAll('*')].some(e => e.scrollTop > 0)""")
+    page.evaluate(f"""() => ({_STILL_JS})(() => window.scrollY
+      + [...document.querySelectorAll('*')].reduce((a, e) => a + e.scrollTop, 0), {frames})""")
+
+
+def wait_animations(page) -> None:
+    """Until every CSS transition and animation on the page that ends has ended (a picture taken
+    mid-fade shows a faded page)."""
+    page.evaluate("""() => Promise.all(document.getAnimations()
+      .filter(a => a.effect && a.effect.getComputedTiming().iterations !== Infinity).map(a => a.finished.catch(() => null)))""")  # a cancelled one ends too
 
 
 def poll(page, check, timeout_ms: int = 30000) -> None:
