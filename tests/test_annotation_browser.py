@@ -433,6 +433,7 @@ def test_open_progress_table_counts_a_decision_made_by_key(server, page):
     table = sidebar.locator('[data-testid="stDataFrame"]')
     expect(table).to_be_visible(timeout=WAIT)
     wait_idle(page)
+    expect(table.locator('[role="gridcell"]').first).to_be_attached(timeout=WAIT)  # its cells drawn: read them
     assert "pia" not in table.inner_text()
     i, _ = _position(page)
     _press(page, "v")
@@ -499,6 +500,9 @@ def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
     page.goto(f"{base}/agreement?annotator=sam")
     expect(page.get_by_role("heading", name="Per annotator")).to_be_visible(timeout=60000)
     wait_idle(page)
+    # A table's cells are drawn after its run (the grid lays them out once mounted): wait for the one read.
+    pair = page.locator('[data-testid="stDataFrame"]').filter(has_text="human:sam").filter(has_text="human:rita")
+    expect(pair.filter(has_text=AIS).first).to_be_attached(timeout=WAIT)
     tables = page.locator('[data-testid="stDataFrame"]').all_text_contents()
     assert any("human:sam" in t and "human:rita" in t and AIS in t for t in tables)
     # The annotators' own agreement is another tab; the open tab goes into the link, which reopens it.
