@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import time
+import weakref
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -66,28 +66,150 @@ def served_team(template: Path, folder: Path, people: tuple[tuple[str, str], ...
 
 
 def wait_for(page, check, timeout_ms: int = 30000) -> None:
-    """Poll ``check()`` (e.g. the workspace: a write is saved by the page's rerun) until it is true,
-    letting the page run between polls; fails if it never is."""
-    for _ in range(timeout_ms // 100):
-        if check():
-            return
-        page.wait_for_timeout(100)
-    assert check()
+    """Until ``check()`` (e.g. the workspace: a write is saved by the page's rerun) is true: it is looked at
+    once the page is idle (``wait_idle``) and again after each run of the page that ends later; fails if
+    it is still false when no further run comes."""
+    wait_idle(page, timeout_ms)
+    while not check():
+        done = page.evaluate("() => window.__lsqaRuns.finished")
+        page.wait_for_function(f"() => window.__lsqaRuns.finished > {done}", timeout=timeout_ms)
+        wait_idle(page, timeout_ms)
+
+
+# The page's runs, as its websocket carries them, counted in the page (installed by ``wait_idle``): a
+# rerun asked for (BackMsg.rerun_script, field 11), a run started (ForwardMsg.new_session, field 4),
+# a run over (ForwardMsg.script_finished, field 6, unless FINISHED_EARLY_FOR_RERUN = 2: a rerun
+# follows). Each event takes the next number of one sequence, so "a run started after the last rerun
+# asked for, and ended" is a comparison. A click's rerun is asked for before its run starts, and
+# until it starts the app's own script state still says "notRunning": the count closes that gap.
+RUNS_JS = """(() => {
+  if (window.__lsqaRuns) return;
+  const runs = window.__lsqaRuns = {seq: 0, sent: 0, started: 0, finished: 0};
+  const bytesOf = (d) => d instanceof ArrayBuffer ? new Uint8Array(d)
+    : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : null;
+  const fields = (b) => {  // a protobuf message's top-level fields: [number, varint value or null]
+    const out = []; let i = 0;
+    const varint = () => { let v = 0, s = 1; for (;;) { const x = b[i++]; v += (x & 127) * s; s *= 128;
+      if (x < 128 || i >= b.length) return v; } };
+    while (i < b.length) {
+      const tag = varint(), f = Math.floor(tag / 8), w = tag % 8;
+      if (w === 0) out.push([f, varint()]);
+      else if (w === 2) { const n = varint(); out.push([f, null]); i += n; }
+      else if (w === 1) i += 8; else if (w === 5) i += 4; else break;
+    }
+    return out;
+  };
+  const listen = (ws) => {
+    if (ws.__lsqaRuns) return;
+    ws.__lsqaRuns = true;
+    ws.addEventListener("message", (e) => {
+      const b = bytesOf(e.data);
+      if (b) for (const [f, v] of fields(b)) {
+        if (f === 4) runs.started = ++runs.seq;
+        else if (f === 6 && v !== 2) runs.finished = ++runs.seq;
+      }
+    });
+  };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    listen(this);
+    const b = bytesOf(data);
+    if (b && fields(b).some(([f]) => f === 11)) runs.sent = ++runs.seq;
+    return send.call(this, data);
+  };
+})()"""
+# Ready: Streamlit's own script state says the run is over, every rerun asked for has started and
+# ended since, no element is still loading its code (a Suspense skeleton), and the Audit page's keys.js
+# (when the page has it) holds no key and has had the item on screen long enough to take one.
+READY_JS = """() => {
+  const app = document.querySelector('[data-test-script-state]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const r = window.__lsqaRuns;
+  if (r && r.sent && !(r.started > r.sent && r.finished > r.started)) return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  return !window.__lsqaKeysReady || window.__lsqaKeysReady();
+}"""
+# Still ready two frames and a task later, with no rerun asked for meanwhile: some widgets ask for
+# their rerun from an effect after the click that changed them is drawn (an expander that builds its
+# content when opened), not in the click itself.
+_STILL_READY_JS = """() => new Promise(resolve => {
+  const seq = window.__lsqaRuns.seq;
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() =>
+    resolve(window.__lsqaRuns.seq === seq && (""" + READY_JS + """)()), 0)));
+})"""
+_TRACKED: weakref.WeakSet = weakref.WeakSet()  # browser contexts whose new documents count their runs
 
 
 def wait_idle(page, timeout_ms: int = 30000) -> None:
-    """Until the script run is over and the page has stopped changing: a key pressed while buttons are
-    still being mounted can reach none of their shortcuts."""
-    page.wait_for_timeout(200)
-    page.wait_for_function(
-        "() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')"
-        " === 'notRunning'", timeout=timeout_ms)
-    last, stable_since = -1, time.monotonic()
-    while time.monotonic() - stable_since < 0.8:
-        n = page.locator("button").count()
-        if n != last:
-            last, stable_since = n, time.monotonic()
-        page.wait_for_timeout(100)
+    """Until the page is ready for the next action (``READY_JS``: every run asked for is over, nothing
+    is loading, no key is held) and still is two frames later (``_STILL_READY_JS``): a button mounted by
+    the run registers its shortcut in an effect after it is drawn, and a key pressed before that reaches
+    nothing; a widget may ask for its rerun from such an effect."""
+    context = page.context
+    if context not in _TRACKED:
+        context.add_init_script(RUNS_JS)  # pages opened or loaded from now on count from their first message
+        _TRACKED.add(context)
+    page.evaluate(RUNS_JS)  # the document open now counts from its next rerun asked for
+    while True:
+        page.wait_for_function(READY_JS, timeout=timeout_ms)
+        if page.evaluate(_STILL_READY_JS):
+            return
+
+
+# Resolves once ``measure()`` has given the same value ``frames`` animation frames running (what is
+# measured has stopped moving), with that value; after 600 frames (~10 s) with the last one anyway.
+_STILL_JS = """(measure, frames) => new Promise(resolve => {
+  let last = null, same = 0, left = 600;
+  const tick = () => {
+    const now = measure(), key = JSON.stringify(now);
+    same = key === last ? same + 1 : 0; last = key;
+    if (same >= frames || --left <= 0) resolve(now); else requestAnimationFrame(tick);
+  };
+  tick();
+})"""
+
+
+def wait_still(locator, frames: int = 5) -> dict:
+    """Until ``locator``'s element stops moving and growing (a panel just opened, the page scrolling to
+    it); its box then, as ``locator.bounding_box()`` gives it."""
+    return locator.evaluate(f"""el => ({_STILL_JS})(() => {{ const r = el.getBoundingClientRect();
+      return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }}, {frames})""")
+
+
+def wait_scrolled(page, frames: int = 5) -> None:
+    """Until the page has scrolled (some element, or the window, is scrolled down) and the scrolling has
+    stopped: a wheel turned by Playwright scrolls after the call returns."""
+    page.wait_for_function("""() => window.scrollY > 0
+      || [...document.querySelectorAll('*')].some(e => e.scrollTop > 0)""")
+    page.evaluate(f"""() => ({_STILL_JS})(() => window.scrollY
+      + [...document.querySelectorAll('*')].reduce((a, e) => a + e.scrollTop, 0), {frames})""")
+
+
+def wait_animations(page) -> None:
+    """Until every CSS transition and animation on the page that ends has ended (a picture taken
+    mid-fade shows a faded page)."""
+    page.evaluate("""() => Promise.all(document.getAnimations()
+      .filter(a => a.effect && a.effect.getComputedTiming().iterations !== Infinity).map(a => a.finished.catch(() => null)))""")  # a cancelled one ends too
+
+
+def poll(page, check, timeout_ms: int = 30000) -> None:
+    """Until ``check()``, a signal only Python sees (messages a test's websocket route holds back, which
+    Playwright hands to Python while it waits), asked every 50 ms; fails if it never holds."""
+    for _ in range(timeout_ms // 50):
+        if check():
+            return
+        page.wait_for_timeout(50)
+    assert check()
+
+
+def runs_over(messages) -> int:
+    """How many of these Streamlit ForwardMsg frames (as a websocket route sees them) end a run: a
+    ``script_finished`` other than FINISHED_EARLY_FOR_RERUN (a rerun follows it)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    ends = (ForwardMsg.FromString(m).script_finished for m in messages
+            if isinstance(m, bytes) and ForwardMsg.FromString(m).WhichOneof("type") == "script_finished")
+    return sum(status != ForwardMsg.FINISHED_EARLY_FOR_RERUN for status in ends)
 
 
 def wait_charts_drawn(page, timeout_ms: int = 30000) -> int:

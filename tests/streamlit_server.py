@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import selectors
 import socket
 import subprocess
 import sys
@@ -45,7 +46,11 @@ def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None, ro
          "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=root or PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
+        # Health is asked each time the server prints a line (its "You can now view" banner comes once it
+        # listens) and after each second of silence: no fixed sleep before the first page.
         deadline = time.time() + timeout_s
+        output = selectors.DefaultSelector()
+        output.register(proc.stdout, selectors.EVENT_READ)
         while True:
             try:
                 if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
@@ -54,7 +59,9 @@ def serve(workspace: Path, *, timeout_s: float = 60, app: Path | None = None, ro
                 pass
             if time.time() > deadline or proc.poll() is not None:
                 raise AssertionError(f"streamlit did not answer within {timeout_s:.0f} s (exit code {proc.poll()})")
-            time.sleep(0.3)
+            if output.select(timeout=min(1.0, max(0.0, deadline - time.time()))):
+                proc.stdout.readline()
+        output.close()
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()

@@ -97,8 +97,9 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
     page.wait_for_timeout(50)
     page.keyboard.press(keys[ids[1]])  # a key that would settle the next one, had it been pressed on it
     wait_for(page, lambda: _finals(ws)[ids[0]] == [(plan[ids[0]], "judy")])
+    # Shown and idle: the second key, held by keys.js through the first one's run, has been let go or
+    # dropped, and any run it started is over: a write on the next one would be in.
     _wait_shown(page, ids[1])
-    page.wait_for_timeout(300)
     assert {j: f for j, f in _finals(ws).items() if f} == {ids[0]: [(plan[ids[0]], "judy")]}
     expect(page.get_by_text("Disagreement 2 of 3")).to_be_visible()
 
@@ -118,8 +119,7 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
     again = _key(by_id[ids[1]]["kind"], by_id[ids[1]]["shown_order"], other)
     page.keyboard.press(again)
     expect(main.get_by_text("Replace the final label")).to_be_visible(timeout=WAIT)
-    wait_idle(page)
-    page.wait_for_timeout(500)
+    wait_idle(page)  # the key's run is over (it drew the question): a write would be in
     assert snapshot(ws) == before  # asked: nothing written
     page.keyboard.press(again)  # the same key again: replaced, and on to the open one
     wait_for(page, lambda: _finals(ws)[ids[1]] == [(plan[ids[1]], "judy"), (other, "judy")])
@@ -134,8 +134,7 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
     before = snapshot(ws)
     for key in "jkyntxab":
         page.keyboard.press(key)
-        page.wait_for_timeout(80)
-    wait_idle(page)
+        wait_idle(page)  # any run the key asked for is over: what it wrote is in
     assert snapshot(ws) == before
     assert _finals(ws) == {ids[0]: [(plan[ids[0]], "judy")], ids[1]: [(plan[ids[1]], "judy"), (other, "judy")],
                            ids[2]: [(plan[ids[2]], "judy")]}

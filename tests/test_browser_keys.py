@@ -18,7 +18,17 @@ import pytest
 
 from lsqa import audit
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS, count_written, need_browser, wait_idle, written_by
+from .browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SHOWN_JS,
+    count_written,
+    need_browser,
+    poll,
+    runs_over,
+    wait_idle,
+    written_by,
+)
 from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -72,11 +82,10 @@ def _shown(page) -> str | None:
 
 
 
-def _wait_written(ws, who: str, count: int, page, timeout_ms: int = 20000) -> dict[str, list[dict]]:
-    for _ in range(timeout_ms // 100):
-        if count_written(ws, who) >= count:
-            break
-        page.wait_for_timeout(100)
+def _wait_written(ws, who: str, page) -> dict[str, list[dict]]:
+    """What ``who`` wrote once the page is idle: a key's write is made by the run it starts (or by the run
+    of the click keys.js sends for a key it held), and ``wait_idle`` waits for every such run to end."""
+    wait_idle(page)
     return written_by(ws, who)
 
 
@@ -99,7 +108,9 @@ def test_typing_into_the_judge_filter_with_chips_writes_nothing(server, page):
         target.click()
         expect(page.locator("#lsqa-keys-paused")).to_be_visible()  # the page says the keys wait
         page.keyboard.type("lexical-gt fatxvwmqgdsyn?", delay=15)
-        page.wait_for_timeout(600)
+        # A letter that reached a shortcut would have asked for a rerun as it was pressed: wait_idle
+        # waits for every rerun asked for to end, so nothing written then means none was.
+        wait_idle(page)
         page.keyboard.press("Escape")
         page.keyboard.press("Escape")
         wait_idle(page)
@@ -116,7 +127,7 @@ def test_typing_into_the_judge_filter_with_chips_writes_nothing(server, page):
     expect(page.locator("#lsqa-keys-paused")).to_be_hidden()
     shown = _shown(page)
     page.keyboard.press("s")  # skip
-    rows = _wait_written(ws, "kit", 1, page)
+    rows = _wait_written(ws, "kit", page)
     assert [(s["judgment_id"], s["reason"]) for s in rows["skips"]] == [(shown, "skip")] and not rows["reviews"]
 
 
@@ -141,7 +152,7 @@ def test_searching_types_no_shortcut_and_the_key_after_enter_acts_on_a_match(ser
     assert any(word.lower() in t.lower() for t in [it["question"]] + [a["text"] or "" for a in it["answers"]])
     page.keyboard.press("Escape")  # Esc gives the keys back
     page.keyboard.press("y")
-    rows = _wait_written(ws, "sid", 1, page)
+    rows = _wait_written(ws, "sid", page)
     assert [(r["judgment_id"], r["label"]) for r in rows["reviews"]] == [(shown, "yes")]
 
 
@@ -155,7 +166,7 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
     base, ws = server
     _open(page, f"{base}/audit?annotator=lia&judge={AIS}")
     on_screen = []
-    for n in range(6):
+    for _ in range(6):
         wait_idle(page)
         first = _shown(page)
         page.keyboard.press("y")
@@ -163,10 +174,9 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
         second = _shown(page)
         page.keyboard.press("n")
         on_screen.append((first, second))
-        rows = _wait_written(ws, "lia", n + 1, page)
-        wait_idle(page)
-        page.wait_for_timeout(300)
-        rows = written_by(ws, "lia")
+        # Idle: the second key, held by keys.js while the first one's run went on, has been let go (a
+        # click and its run, also waited for) or dropped; nothing else can write after this.
+        rows = _wait_written(ws, "lia", page)
         # One review per pair, on the item on screen for the first key, with its label: the second key
         # was pressed before anybody could read another item, and wrote nothing.
         assert [(r["judgment_id"], r["label"]) for r in rows["reviews"]] == [(f, "yes") for f, _ in on_screen], on_screen
@@ -190,10 +200,9 @@ def test_a_stale_click_writes_nothing(server, page):
     page.keyboard.press("y")
     page.wait_for_timeout(40)
     handle.evaluate("b => b.click()")  # a click from the old screen, past keys.js
-    _wait_written(ws, "max", 1, page)
-    wait_idle(page)
-    page.wait_for_timeout(500)
-    rows = written_by(ws, "max")["reviews"]
+    # Idle: the runs of the key and of the stale click are both over (each asked for a rerun, and
+    # wait_idle waits until a run has started and ended after the last one): a write would be in.
+    rows = _wait_written(ws, "max", page)["reviews"]
     assert rows[0]["judgment_id"] == first and rows[0]["label"] == "yes"
     assert all(r["judgment_id"] == first for r in rows), rows  # the next item got nothing
     nxt = _shown(page)
@@ -221,14 +230,12 @@ def test_a_click_from_a_screen_behind_the_page_writes_nothing(server, page):
     first = _shown(page)
     holding[0] = True
     page.keyboard.press("y")
-    assert [r["judgment_id"] for r in _wait_written(ws, "uma", 1, page)["reviews"]] == [first]
-    n = -1
-    while len(held) != n:  # until the page's run is over (the next item drawn): no more messages come
-        n = len(held)
-        page.wait_for_timeout(700)
+    poll(page, lambda: runs_over(held) == 1)  # the key's run is over on the server (its end is held back)
+    assert [r["judgment_id"] for r in written_by(ws, "uma")["reviews"]] == [first]
     assert _shown(page) == first  # the browser still shows the old item
     page.locator(".st-key-audit_opt_no__writes button").evaluate("b => b.click()")  # past keys.js
-    page.wait_for_timeout(1500)
+    # The click's run is over on the server too (a second end held back): whatever it writes is written.
+    poll(page, lambda: runs_over(held) == 2)
     while held:  # the page's answers, in order (one that comes meanwhile is held and sent after them)
         client[0].send(held.pop(0))
     holding[0] = False
@@ -250,7 +257,7 @@ def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(ser
     name.press("Enter")
     page.wait_for_timeout(30)
     page.keyboard.press("y")
-    rows = _wait_written(ws, "noa", 1, page)["reviews"]
+    rows = _wait_written(ws, "noa", page)["reviews"]
     wait_idle(page)
     assert page.get_by_label("Annotator", exact=True).input_value() == "noa"  # the key was not typed into the name
     if rows:  # it acted, on the item that was on screen
@@ -266,10 +273,8 @@ def test_the_first_key_after_enter_in_the_name_acts_and_a_held_key_acts_once(ser
         page.wait_for_timeout(40)
         page.keyboard.down("n")
     page.keyboard.up("n")
-    _wait_written(ws, "noa", done + 1, page)
-    wait_idle(page)
-    page.wait_for_timeout(500)
-    rows = written_by(ws, "noa")["reviews"][done:]
+    # Idle: the run of the one press is over, and keys.js holds no repeat: a second write would be in.
+    rows = _wait_written(ws, "noa", page)["reviews"][done:]
     assert [(r["judgment_id"], r["label"]) for r in rows] == [(held, "no")]
 
 
@@ -280,22 +285,22 @@ def test_flag_reason_holds_for_its_item_and_undo_opens_the_undone_item(server, p
     page.keyboard.press("m")  # ambiguous, for this item
     wait_idle(page)
     page.keyboard.press("f")
-    _wait_written(ws, "ora", 1, page)
+    _wait_written(ws, "ora", page)
     wait_idle(page)
     page.keyboard.press("j")
     wait_idle(page)
     page.keyboard.press("g")  # the next item: the reason is back to "wrong"
-    flags = _wait_written(ws, "ora", 2, page)["flags"]
+    flags = _wait_written(ws, "ora", page)["flags"]
     assert [(f["reference"], f["reason"]) for f in flags] == [("1", "ambiguous"), ("2", "wrong")]
 
     wait_idle(page)
     decided = _shown(page)
     page.keyboard.press("y")
-    _wait_written(ws, "ora", 3, page)
+    _wait_written(ws, "ora", page)
     wait_idle(page)
     assert _shown(page) != decided
     page.keyboard.press("u")  # my last action is that review: undone, and its item is on screen again
-    _wait_written(ws, "ora", 4, page)
+    _wait_written(ws, "ora", page)
     wait_idle(page)
     assert _shown(page) == decided
     rows = written_by(ws, "ora")["reviews"]
@@ -341,7 +346,7 @@ def test_a_blind_page_holds_none_of_the_judges_words_and_question_mark_lists_the
     expect(helpbox).to_be_hidden()
 
     page.keyboard.press("t")  # decided: now everything shows
-    _wait_written(ws, "pia", 1, page)
+    _wait_written(ws, "pia", page)
     wait_idle(page)
     page.keyboard.press("k")
     expect(page.get_by_text(re.compile("Verdict of")).first).to_be_visible(timeout=WAIT)

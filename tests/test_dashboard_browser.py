@@ -20,7 +20,7 @@ import pytest
 from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_charts_drawn, wait_idle
+from .browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_animations, wait_charts_drawn, wait_idle
 from .streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -114,7 +114,7 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
                 expect(page.locator('[data-testid="stException"]')).to_have_count(0)  # no traceback on the page
                 charts[name] = wait_charts_drawn(page)
                 if os.environ.get("LSQA_SCREENSHOTS"):
-                    page.wait_for_timeout(1500)  # pictures for the README: let transitions settle too
+                    wait_animations(page)  # pictures for the README: let transitions end too
                 page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
         finally:
             browser.close()

@@ -120,17 +120,16 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     assert [r["label"] for r in before["reviews"]] == ["yes", "yes"] and not before["skips"] and not before["flags"]
     for key in "yynvsdfgtj":  # 10 keys: every decision key, twice the one just used, and J
         ana.keyboard.press(key)
-        ana.wait_for_timeout(80)
+        wait_idle(ana)  # any run the key asked for is over: what it wrote is in
     for handle in stale:  # and the last item's buttons clicked again
         handle.evaluate("b => b.click()")
-    wait_idle(ana)
+    wait_idle(ana)  # each click asked for a run: the last one has started and ended since
     assert written_by(ws, "ana") == before
     expect(ana.get_by_text("All 2 of your assignments are done")).to_be_visible()
     # K goes back to the last one: it says what ana decided, and a key there changes it (one row).
     ana.keyboard.press("k")
     expect(ana.get_by_text(re.compile("You decided: .*press a label key again to change it"))).to_be_visible(timeout=WAIT)
-    wait_idle(ana)
-    ana.wait_for_timeout(200)  # past keys.js's settle time for a new item
+    wait_idle(ana)  # idle includes keys.js's settle time for a new item (its __lsqaKeysReady)
     ana.keyboard.press("n")
     wait_for(ana, lambda: len(written_by(ws, "ana")["reviews"]) == 3)
     wait_idle(ana)

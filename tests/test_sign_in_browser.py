@@ -139,8 +139,9 @@ def test_another_local_port_cannot_read_the_session_cookie(server):
 
 @pytest.mark.parametrize("wait_s", [0.3, 3.0])
 def test_the_link_then_a_page_change_shows_the_page(server, wait_s):
-    """Open the personal link at / and move to the Audit page ``wait_s`` later: the Audit page, never a
-    blank one or the sign-in page (the cookie came with the redirect, before any script ran)."""
+    """Open the personal link at / and move to the Audit page ``wait_s`` later (3.0: once the first page is
+    drawn and idle): the Audit page, never a blank one or the sign-in page (the cookie came with the
+    redirect, before any script ran)."""
     from playwright.sync_api import expect
 
     url, ws = server["url"], server["ws"]
@@ -148,7 +149,10 @@ def test_the_link_then_a_page_change_shows_the_page(server, wait_s):
     dee = team.add_person(ws, name, "annotator")
     with _fresh_page(server) as page:
         page.goto(f"{url}/?token={dee['token']}")
-        page.wait_for_timeout(int(wait_s * 1000))
+        if wait_s < 1:
+            page.wait_for_timeout(int(wait_s * 1000))  # a person quick to move on: before the page is drawn
+        else:
+            wait_idle(page)  # a person who waits: once the first page is drawn and its run is over
         page.get_by_test_id("stSidebarNavItems").get_by_role("link", name="Audit").click(timeout=30000)
         expect(page.get_by_role("heading", name=AUDIT_HEADING).first).to_be_visible(timeout=30000)
         expect(page.get_by_text(re.compile(rf"{name} · annotator"))).to_be_visible(timeout=30000)

@@ -137,7 +137,7 @@ def test_a_teams_day(day):
     expect(vic.get_by_text(re.compile("your role may not review and flag"))).to_be_visible(timeout=WAIT)
     for key in EVERY_KEY:
         _press_away_from_widgets(vic, key)
-        vic.wait_for_timeout(60)
+        wait_idle(vic)  # any run the key asked for is over: what it wrote is in
     vic.keyboard.press("Escape")
     wait_idle(vic)
     vside = vic.locator('[data-testid="stSidebar"]')
@@ -187,8 +187,7 @@ def test_a_teams_day(day):
             ana.keyboard.press("y" if label_of[jid] == "yes" else "n")
             plan[jid] = label_of[jid]
         wait_for(ana, lambda n=n: len(_reviews(ws, "ana")) == n + 1)
-        wait_idle(ana)
-        ana.wait_for_timeout(300)
+        wait_idle(ana)  # the N, held by keys.js through the Y's run, was let go (its run waited for) or dropped
         assert _reviews(ws, "ana") == [(j, plan[j], "annotator") for j in plan]  # only the items on screen
     expect(ana.get_by_text(re.compile("3 of 3 of my assignments done"))).to_be_visible(timeout=WAIT)
 

@@ -23,6 +23,9 @@
 // 4. "?" shows the keys of the page (the shortcut buttons' own labels); "?" or Esc closes it.
 // 5. "E" puts the focus in the note field (the Audit page's), to write a note from the keyboard;
 //    Enter or Esc gives the keys back.
+// 6. window.__lsqaKeysReady() says whether a key pressed now acts at once: no key held, the page not
+//    busy, and the item on screen long enough (SETTLE_MS). The browser tests wait for it instead of a
+//    fixed time.
 // (No text here may look like an HTML tag, even in a comment: st.html's sanitizer drops the script.)
 (() => {
   const doc = window.parent && window.parent.document ? window.parent.document : document;
@@ -200,6 +203,7 @@
   };
   watch();
   setInterval(release, 250); // a key sent that started no run (a button already off) frees the page after 1.5 s
+  win.__lsqaKeysReady = () => !held && !busy() && !(look(false) && Date.now() - seenSince < SETTLE_MS);
 
   // ------------------------------------------------------------------------------- the note's key
   const NOTE_KEY = "e";
