@@ -101,11 +101,11 @@ def search_sidebar():
 
 def queue_settings_sidebar():
     """Filters, which queue, blind mode: set once per session, so folded (and not built) until opened."""
-    summary = st.sidebar.empty()
+    global summary
+    summary = st.sidebar.empty()  # filled by the item's fragment (sidebar_counts): a decision changes its count
     box = _lazy_expander("Queue settings", "audit_x_queue", st.sidebar)
     if box is None:
         view.settings_as_last_used(ss)
-    summary.caption(view.queue_summary(ss, audit.my_progress(workspace, annotator)))
     if box is None:
         return
     with box:
@@ -503,10 +503,6 @@ def _review():
         if ss.pop("audit_switched", False) and ss.get("audit_run") == "keys":
             st.rerun(scope="app")  # another queue chosen in this fragment: the page's filters follow
         _save_decision()
-        if ss.pop("audit_decided", False) and (ss.get("audit_x_progress") or ss.get("audit_queue") == audit.ASSIGNED) \
-                and ss.get("audit_run") == "keys":
-            # A decision in this fragment: the sidebar's open progress table, or my assignments' line, counts it.
-            st.rerun(scope="app")
         where_i_am()
         if ss.get("audit_reason_for") != here.current_id:  # a flag reason chosen holds for its item only
             ss.audit_flag_reason, ss.audit_reason_for = view.FLAG_REASON_DEFAULT, here.current_id
@@ -531,6 +527,22 @@ def _review():
             # Read ahead the item J or a decision opens next: kept, it is drawn without a read then
             # (a review of this item leaves it kept), while this read runs as I look at this one.
             view.read_ahead(workspace, annotator, ss, here, filters)
+        sidebar_counts()
+
+
+def sidebar_counts():
+    """The queue's line (my assignments done) and the open progress table, in the sidebar's slots:
+    drawn by this fragment, after the item, so that a decision made by key counts in them without a
+    run of the whole page. Read again on a whole run and after my own action; otherwise (J, K) the
+    counts read with the last ones are drawn again (a fragment's run clears what it drew before)."""
+    again = ss.pop("audit_decided", False) or ss.get("audit_run") == "page"
+    if again or "audit_mine" not in ss:
+        ss.audit_mine = audit.my_progress(workspace, annotator)
+    summary.caption(view.queue_summary(ss, ss.audit_mine))
+    if progress_box is not None:
+        if again or "audit_progress_rows" not in ss:
+            ss.audit_progress_rows = audit.progress(workspace)
+        progress_box.dataframe(ss.audit_progress_rows, hide_index=True, width="stretch")
 
 
 @st.fragment(run_every=audit.RENEW_EVERY_S)
@@ -543,16 +555,13 @@ def keep_open():
 
 
 keep_open()
-ss.pop("audit_decided", None)  # a whole run: the progress table below is drawn after the fragment anyway
+# The sidebar's last panel, filled by the fragment after the item (sidebar_counts; J -> the next item first).
+progress_box = _lazy_expander("Progress of every annotator", "audit_x_progress", st.sidebar)
 # The read ahead for the next key (the next item) is left to the fragment's own reruns: a new tab or
 # a page switch is done sooner without it.
 ss.audit_run = "page"
 review()
 ss.audit_run = "keys"
-# Last, so that the item is drawn before the sidebar's progress table is computed (J -> the next item).
-progress = _lazy_expander("Progress of every annotator", "audit_x_progress", st.sidebar)
-if progress is not None:
-    progress.dataframe(audit.progress(workspace), hide_index=True, width="stretch")
 if presence.may("oversee"):  # admins: the lead's view (the library refuses anybody else)
     from lsqa.dashboard import team_progress_view  # noqa: E402
 

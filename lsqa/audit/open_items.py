@@ -64,7 +64,8 @@ def _name(who: Person | str) -> str:
 class Opened:
     """What ``open_item`` opened in the tab: ``id`` (None: no candidate left, the tab has nothing open),
     ``seen_review`` (the person's latest review row of it then), ``other_tab`` (another tab of the
-    same person has it open too), ``held`` (candidates passed over: held elsewhere, by whom)."""
+    same person has it open too), ``held`` (the candidates held elsewhere, by whom: the ones passed over
+    and any after the one served, so that the page's read ahead needs no read of its own)."""
 
     id: str | None
     seen_review: int | None = None
@@ -110,8 +111,10 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
             other_tab = False
             if picked:  # who else has it open (served, the candidates passed over are ``held``)
                 held = open_store.held_elsewhere(con, name, tab, [judgment_id], shared, now, own_tabs=False)
-        else:
+        elif picked:
             other_tab = bool(open_store.held_elsewhere(con, name, tab, [judgment_id], (), now))
+        else:  # served: the candidates held by my other tabs were passed over, so it is held by none of them
+            other_tab = False
         if trail is not None:
             open_store.save_trail(con, name, tab, trail if judgment_id in trail else [*trail, judgment_id], now)
     return Opened(judgment_id, row["seen_review"], other_tab, held)
