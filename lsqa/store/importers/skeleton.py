@@ -9,10 +9,11 @@ may be the caller's, ``Hook``: what a run config declared is the config's to wor
 
 Two ways in, one way on. A regular file (``rows``) is staged in SQL straight from its lines; any other
 (``Declined``, before anything is written: a quote inside a bare field, a JSON number, a name beyond plain
-ASCII, a bad row...) is read by the caller's ``read_rows``: the table reader (``table``: the file in
-DuckDB, its first bad line found by SQL and worded by ``wording``), then the caller's checks of each row
-(the one name rule, kinds, labels), and its rows loaded into the same staged table. Either way the same
-checks run over the whole file and the same insert writes it.
+ASCII, a bad row...) is read by the table reader (``table``: the file in DuckDB, its first bad line found
+by SQL and worded by ``wording``) into the same write: a record with ``restage`` checks its values in SQL
+(``values``: each distinct unusual value worded once in Python) into the same staged table; a record
+without one still has the caller's ``read_rows`` check each row in Python and load the rows. Either way the
+same checks run over the whole file and the same insert writes it.
 """
 
 from __future__ import annotations
