@@ -19,8 +19,9 @@ from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store.importers.answers import ALIASES as ANSWER_ALIASES
 from lsqa.store.importers.wording import IngestSummary
-from lsqa.study.imports import ANSWER_ALIASES, _aliased, _judgment_rows
+from lsqa.study.imports import _aliased, _judgment_rows
 from lsqa.text.names import lookalike_warnings
 from lsqa.vocabulary import IMPORTED
 

@@ -147,7 +147,7 @@ def _import_reviews(workspace, path: Path, gold: bool, read_rows) -> IngestSumma
     labels = [(record.name, record.family, record.pairwise, alias, label)
               for record in kinds.all_kinds() if not record.scored for alias, label in record.aliases.items()]
     done = skeleton.run(workspace, path, staged_reviews.RECORD, max_bytes=MAX_TABLE_BYTES,
-                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, notes=notes, kinds=labels,
+                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, declined=read_rows is not None, notes=notes, kinds=labels,
                         min_probability=MIN_INCLUSION_PROB, max_annotator_chars=MAX_ANNOTATOR_CHARS,
                         note=f"imported from {path.name}", gold=gold)
     if done is None:

@@ -5,8 +5,9 @@ writes nothing, and importing the same file twice adds nothing the second time. 
 belong to ``model = "imported"`` systems (``lsqa.config.definitions`` keeps the names apart).
 
 One importer per input (``lsqa.store.importers``): the file staged in SQL, or, when the SQL does not
-read it exactly, by the strict reader here (``_answer_rows``, ``_judgment_rows``: each row checked and
-its error worded); then the same checks over the whole file and the same insert, in SQL.
+read it exactly, by the table reader with its values checked in SQL (answers) or by the strict reader
+here (``_judgment_rows``: each row checked and its error worded); then the same checks over the whole
+file and the same insert, in SQL.
 """
 
 from __future__ import annotations
@@ -20,26 +21,13 @@ from lsqa.errors import InputError
 from lsqa.judging import kinds as judge_kinds
 from lsqa.store import results as results_store
 from lsqa.store.importers import answers as staged_answers
-from lsqa.store.importers import skeleton
+from lsqa.store.importers import skeleton, values
 from lsqa.store.importers import verdicts as staged_verdicts
 from lsqa.store.importers.table import records as read_records
 from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary, plain_value
 from lsqa.store.verdict_ids import judgment_id
-from lsqa.text.names import MAX_NAME_CHARS, lookalike_warnings, name_problem, shown_name
+from lsqa.text.names import lookalike_warnings
 from lsqa.vocabulary import REFERENCES
-
-
-def _name(path: Path, line_no: int, column: str, value: str) -> str:
-    """A system, rater or question id under the one name rule (``lsqa.text.names``)."""
-    problem = name_problem(value)
-    if problem:
-        raise InputError(path, f"column {column}: {shown_name(value)} {problem}", line=line_no,
-                         hint=f"use one line of visible text, at most {MAX_NAME_CHARS} characters")
-    return value
-
-
-ANSWER_ALIASES = {"question_id": ("question_id", "item_id"), "system": ("system", "system_name"),
-                  "answer": ("answer", "answer_text", "text")}
 
 
 def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, ...]],
@@ -52,24 +40,7 @@ def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, 
         if column is None:
             raise InputError(path, f"missing value for '{canonical}' (columns tried: {', '.join(names)})",
                              line=line_no, hint="add one of these columns")
-        value = rec[column]
-        if isinstance(value, float) and canonical not in texts and math.isfinite(value) and value.is_integer():
-            value = int(value)
-        out[canonical] = plain_value(path, line_no, column, value,
-                                     numbers=canonical in texts or not isinstance(value, float))
-        if canonical not in texts:
-            _name(path, line_no, column, out[canonical])
-    return out
-
-
-def _answer_rows(path: Path) -> list[dict]:
-    """The answers of a file the SQL does not read exactly, by the strict reader; InputError at a bad row."""
-    out = []
-    for line_no, rec in read_records(path, required_any=ANSWER_ALIASES):
-        core = _aliased(path, line_no, rec, ANSWER_ALIASES)
-        extra = {k: v for k, v in rec.items() if k not in sum(ANSWER_ALIASES.values(), ())}
-        out.append({"line": line_no, "question_id": core["question_id"], "system": core["system"],
-                    "answer": core["answer"], "extra": json.dumps(extra, sort_keys=True, default=str)})
+        out[canonical] = values.cell(path, line_no, column, rec[column], text=canonical in texts)
     return out
 
 
@@ -77,16 +48,16 @@ def import_answers(workspace: str | Path, path: str | Path) -> IngestSummary:
     """Answers produced elsewhere (CSV or JSONL: question id, system name, answer text); other columns
     are kept in ``extra``. Checked whole (repeats, unknown questions, a run's system name, an answer the
     workspace has with another text), then written in one transaction."""
-    return _import_answers(workspace, Path(path), _answer_rows)
+    return _import_answers(workspace, Path(path), declined=True)
 
 
 def import_answers_staged(workspace: str | Path, path: Path) -> IngestSummary | None:
     """``import_answers`` when the SQL reads the file exactly; else None, nothing written (the tests
     use it to see that a file is taken by the SQL)."""
-    return _import_answers(workspace, Path(path), None)
+    return _import_answers(workspace, Path(path), declined=False)
 
 
-def _import_answers(workspace, path: Path, read_rows) -> IngestSummary | None:
+def _import_answers(workspace, path: Path, *, declined: bool) -> IngestSummary | None:
     summary = IngestSummary(str(path))
 
     def systems_of_runs(con) -> None:
@@ -97,7 +68,7 @@ def _import_answers(workspace, path: Path, read_rows) -> IngestSummary | None:
                                                 what="system"))
 
     done = skeleton.run(workspace, path, staged_answers.RECORD, max_bytes=MAX_TABLE_BYTES,
-                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, hooks={"systems": systems_of_runs},
+                        max_cell_chars=MAX_CELL_CHARS, declined=declined, hooks={"systems": systems_of_runs},
                         notes=notes)
     if done is None:
         return None
@@ -152,7 +123,7 @@ def _judgment_rows(path: Path) -> list[dict]:
                                   "the verdicts under a kind that rates answers")
         system_b = _optional_text(path, line_no, rec, "system_b")
         if system_b:
-            _name(path, line_no, "system_b", system_b)
+            values.name(path, line_no, "system_b", system_b)
         if record.pairwise and not system_b:
             raise InputError(path, "a pairwise verdict needs system_b", line=line_no, hint="add the other system")
         if record.pairwise and system_b == core["system_a"]:
@@ -233,7 +204,8 @@ def _import_judgments(workspace, path: Path, read_rows) -> IngestSummary | None:
              for record in judge_kinds.all_kinds() if not (record.about_references or record.scored)
              for alias, label in record.aliases.items()]
     done = skeleton.run(workspace, path, staged_verdicts.RECORD, max_bytes=MAX_TABLE_BYTES,
-                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, hooks={"declared": declared},
+                        max_cell_chars=MAX_CELL_CHARS, read_rows=read_rows, declined=read_rows is not None,
+                        hooks={"declared": declared},
                         notes=notes, kinds=kinds)
     if done is None:
         return None

@@ -2,7 +2,8 @@
 
 ``skeleton`` is the frame (stage → check → insert in one write); ``table`` reads any table file in DuckDB
 and finds its first bad line with SQL, ``wording`` words every error of a table file once; ``lines`` and
-``rows`` stage a regular CSV or JSONL file fast, exactly as ``table`` reads it; ``verdicts``,
+``rows`` stage a regular CSV or JSONL file fast, exactly as ``table`` reads it; ``values`` checks, in SQL, the
+values of a file they decline; ``verdicts``,
 ``answers``, ``reviews`` and ``questions`` are the inputs, each one record (its columns, staging SQL,
 checks with their words, insert), as a judge kind is one record in ``lsqa.judging.kinds``.
 """

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsqa.store.importers import values
+from lsqa.store.importers.lines import drop
 from lsqa.store.importers.rows import ROWS, ascii_text, strip
 from lsqa.store.importers.skeleton import QUESTIONS_FIRST, Check, Declined, Hook, Input
 from lsqa.text.names import MAX_NAME_CHARS
 
 STAGED = "lsqa_import_answers"
 
-# The row importer's columns (``lsqa.study.imports.ANSWER_ALIASES``), each meaning's names in order.
+# The file's columns, each meaning's names in order.
 QUESTION, SYSTEM, ANSWER = ("question_id", "item_id"), ("system", "system_name"), ("answer", "answer_text", "text")
+# Each meaning's columns, in the order a row's first filled one is taken.
+ALIASES = {"question_id": QUESTION, "system": SYSTEM, "answer": ANSWER}
 
 
 def _chosen(names: tuple[str, ...]) -> str:
@@ -72,11 +76,24 @@ def _insert(con, counts: tuple[int, int]) -> tuple[int, int, int]:
     return (int(added_systems[0]) if added_systems else 0, int(added[0]) if added else 0, int(total))
 
 
+def _restage(con, path: Path) -> tuple[int, int]:
+    """A file ``_stage`` declines in ``STAGED``, by the table reader, its values checked
+    (``lsqa.store.importers.values``); the counts ``_stage`` returns."""
+    table = values.stage(con, path, ALIASES, texts=("answer",))
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE {STAGED} AS
+                    SELECT line, question_id, system, answer, extra FROM {table} ORDER BY k""")
+    drop(con, table)
+    return _counts(con)
+
+
+def _counts(con) -> tuple[int, int]:
+    return tuple(con.execute(f"SELECT count(*), count(DISTINCT (question_id, system)) FROM {STAGED}").fetchone())
+
+
 RECORD = Input(
     name="answers", staged=STAGED, known=QUESTION + SYSTEM + ANSWER, stage=_stage, insert=_insert, indexed="answers",
     columns={"line": "BIGINT", "question_id": "VARCHAR", "system": "VARCHAR", "answer": "VARCHAR", "extra": "VARCHAR"},
-    recount=lambda con: tuple(con.execute(f"SELECT count(*), count(DISTINCT (question_id, system)) FROM {STAGED}"
-                                          ).fetchone()),
+    recount=_counts, restage=_restage,
     checks=(
         Check("""SELECT s.line, f.first_line, f.first_answer, s.answer FROM {staged} s
                  JOIN (SELECT question_id, system, min(line) AS first_line, arg_min(answer, line) AS first_answer
@@ -96,4 +113,4 @@ RECORD = Input(
     ))
 
 
-__all__ = ["RECORD", "systems"]
+__all__ = ["ALIASES", "RECORD", "systems"]

@@ -9,10 +9,11 @@ may be the caller's, ``Hook``: what a run config declared is the config's to wor
 
 Two ways in, one way on. A regular file (``rows``) is staged in SQL straight from its lines; any other
 (``Declined``, before anything is written: a quote inside a bare field, a JSON number, a name beyond plain
-ASCII, a bad row...) is read by the caller's ``read_rows``: the table reader (``table``: the file in
-DuckDB, its first bad line found by SQL and worded by ``wording``), then the caller's checks of each row
-(the one name rule, kinds, labels), and its rows loaded into the same staged table. Either way the same
-checks run over the whole file and the same insert writes it.
+ASCII, a bad row...) is read by the table reader (``table``: the file in DuckDB, its first bad line found
+by SQL and worded by ``wording``) into the same write: a record with ``restage`` checks its values in SQL
+(``values``: each distinct unusual value worded once in Python) into the same staged table; a record
+without one still has the caller's ``read_rows`` check each row in Python and load the rows. Either way the
+same checks run over the whole file and the same insert writes it.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ class Input:
     columns: dict[str, str] = field(default_factory=dict)  # the staged table's columns and SQL types
     recount: Callable = lambda con: None  # the counts ``stage`` returns, of a table of rows read by ``read_rows``
     checks: tuple[Union[Check, Hook], ...] = ()
+    # restage(con, path, **params) -> counts: a file ``stage`` declines, read by the table reader and its
+    # values checked in SQL (``lsqa.store.importers.values``) into the same staged table; InputError at a bad row.
+    restage: Callable | None = None
     extra: bool = True              # keep the other columns as ``extra`` JSON
     fixed: Callable[[Path], dict[str, str]] = field(default=lambda path: {})
 
@@ -103,12 +107,12 @@ def load_rows(con, record: Input, staged_rows: list[dict]):
 
 
 def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars: int,
-        read_rows: Callable[[Path], list[dict]] | None = None, hooks: dict[str, Callable] | None = None,
-        notes: Callable | None = None, **params):
+        read_rows: Callable[[Path], list[dict]] | None = None, declined: bool = True,
+        hooks: dict[str, Callable] | None = None, notes: Callable | None = None, **params):
     """Stage, check and insert ``path`` in one write of ``workspace``; what ``record.insert`` returns.
-    A file the SQL does not read exactly (``Declined``) is read by ``read_rows`` (its rows as dicts of
-    ``record.columns``; it raises the file's worded error), then checked and inserted the same way;
-    without ``read_rows``, None (nothing written). ``notes(con)``: called after the checks, before the
+    A file the SQL does not read exactly (``Declined``) is staged by ``record.restage`` (or, for a record
+    without one, read by ``read_rows``: its rows as dicts of ``record.columns``; it raises the file's worded
+    error), then checked and inserted the same way; with ``declined=False``, None (nothing written). ``notes(con)``: called after the checks, before the
     insert (the summary's look-alike warnings)."""
     from lsqa.store.db import write
 
@@ -122,11 +126,14 @@ def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars:
 
     done = lines.staged_write(workspace, path, max_bytes, lambda con: int(con.execute(indexed).fetchone()[0]),
                               lambda con: finish(con, stage_file(con, path, record, max_cell_chars, **params)))
-    if done is not None or read_rows is None:
+    if done is not None or not declined:
         return done
-    staged_rows = read_rows(path)
+    if record.restage is None:
+        staged_rows = read_rows(path)
     with write(workspace) as con:
-        done = finish(con, load_rows(con, record, staged_rows))
+        counts = record.restage(con, path, **params) if record.restage is not None \
+            else load_rows(con, record, staged_rows)
+        done = finish(con, counts)
         lines.drop(con, record.staged)
         return done
 

@@ -432,14 +432,23 @@ def read_table(path: str | Path, required: Sequence[str] = (), *,
     required = [c.strip().lower() for c in required]
     with scratch() as con:
         try:
-            kind, columns, header_line = _stage(con, path)
-            _require(con, path, kind, columns, header_line, required, required_any or {})
+            columns, header_line = stage_objects(con, path, required, required_any=required_any)
             if check is not None:
                 check(con, path)
             lines, rows = _rows(con, required)
         finally:
             staging.drop(con, LINES, RECORDS, OBJECTS)
     return Table(str(path), columns, rows, lines, header_line)
+
+
+def stage_objects(con, path: Path, required: Sequence[str] = (), *,
+                  required_any: dict[str, Sequence[str]] | None = None) -> tuple[list[str], int | None]:
+    """``read_table``'s reading and checks on ``con`` (an import's write, say), its rows left in TEMP table
+    ``OBJECTS`` (line, k: the row's place, obj: the row as JSON, keys lower-case) for the caller's SQL;
+    (columns, header line). ``required``: lower-case names."""
+    kind, columns, header_line = _stage(con, path)
+    _require(con, path, kind, columns, header_line, list(required), required_any or {})
+    return columns, header_line
 
 
 def records(path: str | Path, *, required: Sequence[str] = (),
@@ -507,5 +516,5 @@ def load_ratings(path: str | Path) -> Table:
     return read_table(path, RATING_COLUMNS, check=check)
 
 
-__all__ = ["COMPARISON_COLUMNS", "RATING_COLUMNS", "Table", "load_comparisons", "load_ratings", "read_table",
-           "records"]
+__all__ = ["COMPARISON_COLUMNS", "OBJECTS", "RATING_COLUMNS", "Table", "load_comparisons", "load_ratings", "read_table",
+           "records", "stage_objects"]
