@@ -22,11 +22,14 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
-def run_python(code: str, *args, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``code`` in a new Python process started in the project root (``sys.argv[1:]`` = ``args``),
-    its output captured as text: for what needs another process (file locks, forks, kill -9)."""
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+def run_python(code: str, *args, timeout: float = 120, fresh: bool = False, **kwargs) -> subprocess.CompletedProcess:
+    """Run ``code`` in another Python process in the project root (``sys.argv[1:]`` = ``args``), its
+    output captured as text: for what needs another process (file locks, forks, kill -9). The process
+    is forked from one that has imported lsqa already (tests/forkserver.py); ``fresh=True`` starts a
+    new interpreter, for a test about what start-up does."""
+    from tests import forkserver
+
+    return forkserver.run(code, *args, timeout=timeout, capture_output=True, text=True, fresh=fresh, **kwargs)
 
 
 def shared_data_dir() -> Path:
