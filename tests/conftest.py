@@ -9,12 +9,6 @@ from pathlib import Path
 
 import pytest
 
-# Compiled modules are kept (__pycache__, git-ignored) even where the environment sets
-# PYTHONDONTWRITEBYTECODE: without them each pytest-xdist worker compiles and assertion-rewrites every
-# test module and lsqa again (collection ~13 s CPU per worker instead of ~5), and so does every new
-# interpreter a test starts.
-sys.dont_write_bytecode = False
-os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -23,6 +17,13 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from tests.llm_server import (
     llm_server,  # noqa: E402, F401 - the scriptable OpenAI server fixture, for every test module
 )
+
+# Compiled modules are kept (__pycache__, git-ignored) even where the environment sets
+# PYTHONDONTWRITEBYTECODE: without them each pytest-xdist worker compiles and assertion-rewrites every
+# test module and lsqa again (collection ~13 s CPU per worker instead of ~5), and so does every new
+# interpreter a test starts.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"
