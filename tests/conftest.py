@@ -20,8 +20,8 @@ from tests.llm_server import (
 
 # Compiled modules are kept (__pycache__, git-ignored) even where the environment sets
 # PYTHONDONTWRITEBYTECODE: without them each pytest-xdist worker compiles and assertion-rewrites every
-# test module and lsqa again (collection ~13 s CPU per worker instead of ~5), and so does every new
-# interpreter a test starts.
+# test module and lsqa again on every run, and so does every new interpreter a test starts (figures:
+# docs/BENCHMARKS.md, "The fast lane").
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
@@ -159,7 +159,7 @@ def demo_workspace(demo_workspace_template, tmp_path) -> Path:
     return copy
 
 
-# `make check` (lint + tests not marked slow or browser) is the fast lane (~75 s here): a test
+# `make check` (lint + tests not marked slow or browser) is the fast lane: a test
 # that builds the demo workspace (a study run with the embedded models) or renders the Streamlit
 # app counts as slow without each one saying so. `make test` runs everything.
 _SLOW_FIXTURES = {"demo_workspace", "demo_workspace_template", "bundled_demo_from_wheel"}

@@ -35,7 +35,7 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # What the server imports before it forks: what the tests' children import (the store, the CLI, the
-# audit actions, the study pipeline), but not litellm (~5 s CPU) unless a request asks for it.
+# audit actions, the study pipeline), but not litellm (the costliest import) unless a request asks for it.
 PRELOAD = ("lsqa.store", "lsqa.audit", "lsqa.cli", "lsqa.study.pipeline")
 
 

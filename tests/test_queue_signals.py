@@ -213,7 +213,7 @@ def generated(tmp_path_factory, request) -> Path:
 
 def test_the_kept_queue_is_the_computed_queue_on_a_generated_workspace(generated, tmp_path):
     """Verdicts of six judges of every family (both orders, both references, parse errors): 4,000 in
-    the fast lane, 40,000 (~55 s CPU, the fast lane's costliest test) in the full suite."""
+    the fast lane, 40,000 (once the fast lane's costliest test by far) in the full suite."""
     _check_steps(generated, tmp_path)
 
 
