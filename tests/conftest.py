@@ -18,15 +18,25 @@ from tests.llm_server import (
     llm_server,  # noqa: E402, F401 - the scriptable OpenAI server fixture, for every test module
 )
 
+# Compiled modules are kept (__pycache__, git-ignored) even where the environment sets
+# PYTHONDONTWRITEBYTECODE: without them each pytest-xdist worker compiles and assertion-rewrites every
+# test module and lsqa again on every run, and so does every new interpreter a test starts (figures:
+# docs/BENCHMARKS.md, "The fast lane").
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
-def run_python(code: str, *args, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``code`` in a new Python process started in the project root (``sys.argv[1:]`` = ``args``),
-    its output captured as text: for what needs another process (file locks, forks, kill -9)."""
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+def run_python(code: str, *args, timeout: float = 120, fresh: bool = False, **kwargs) -> subprocess.CompletedProcess:
+    """Run ``code`` in another Python process in the project root (``sys.argv[1:]`` = ``args``), its
+    output captured as text: for what needs another process (file locks, forks, kill -9). The process
+    is forked from one that has imported lsqa already (tests/forkserver.py); ``fresh=True`` starts a
+    new interpreter, for a test about what start-up does."""
+    from tests import forkserver
+
+    return forkserver.run(code, *args, timeout=timeout, capture_output=True, text=True, fresh=fresh, **kwargs)
 
 
 def shared_data_dir() -> Path:
@@ -149,7 +159,7 @@ def demo_workspace(demo_workspace_template, tmp_path) -> Path:
     return copy
 
 
-# `make check` (lint + tests not marked slow or browser) is the fast lane (~75 s here): a test
+# `make check` (lint + tests not marked slow or browser) is the fast lane: a test
 # that builds the demo workspace (a study run with the embedded models) or renders the Streamlit
 # app counts as slow without each one saying so. `make test` runs everything.
 _SLOW_FIXTURES = {"demo_workspace", "demo_workspace_template", "bundled_demo_from_wheel"}

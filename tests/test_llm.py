@@ -411,7 +411,7 @@ def test_gil_switch_interval_is_lowered_only_while_batches_run(workspace, llm_se
 
 def test_importing_lsqa_llm_does_not_import_litellm():
     code = "import sys, time; t = time.time(); import lsqa.llm; print('litellm' in sys.modules, time.time() - t)"
-    out = run_python(code, timeout=60)
+    out = run_python(code, timeout=60, fresh=True)  # start-up itself: a new interpreter
     imported, seconds = out.stdout.split()
     assert imported == "False" and float(seconds) < 1.0
 
