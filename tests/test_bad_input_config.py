@@ -6,6 +6,7 @@ and one line naming the file, the place and what to do, with every table unchang
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 
 import pytest
@@ -329,3 +330,13 @@ def test_ordinary_parameters_are_still_accepted():
          "params": {"api_base": "http://127.0.0.1:8080/v1", "max_tokens": 300, "stop_token_ids": [2],
                     "extra_headers": {"OpenAI-Organization": "org-1"}, "temperature": 0}}]})
     assert config.systems[0].params["api_base"] == "http://127.0.0.1:8080/v1"
+
+
+@pytest.mark.parametrize("key", ["\n", "a b", "tab\there", "quote\"d", "ünï"])
+def test_a_key_that_is_no_plain_word_is_named_quoted_in_one_line(key):
+    """Hypothesis found a newline in a key copied raw into the message: the key is shown as TOML quotes it."""
+    with pytest.raises(InputError) as caught:
+        run_config_from_dict(_with(BASE, ("judges", 0, "context"), {key: 0}), source="gen.toml")
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("gen.toml: ")
+    assert f"judges[0].context.{json.dumps(key)}: unknown key" in message

@@ -12,6 +12,7 @@ validators and the wording of refusals they share are here.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from typing import Annotated, Any, Literal, Optional
@@ -144,13 +145,17 @@ _WHAT_TO_WRITE = {
 
 
 def place(loc: tuple) -> str:
-    """``('systems', 2, 'params')`` → ``systems[2].params``."""
+    """``('systems', 2, 'params')`` → ``systems[2].params``. A key that is not a plain word (a newline, a
+    space, a quote, as any TOML key may hold) is shown quoted with its escapes, as TOML writes it, so the
+    message stays one line and names the key exactly."""
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            key = str(part)
+            shown = key if key.replace("_", "").replace("-", "").isalnum() and key.isascii() else json.dumps(key)
+            out += ("." if out else "") + shown
     return out or "config"
 
 
