@@ -20,7 +20,7 @@ st.set_page_config(page_title="lsqa — long-span QA workbench", layout="wide")
 
 # Emoji, not Streamlit's Material icon names: the browser fetches each of those as an SVG from
 # fonts.gstatic.com, and the dashboard makes no request beyond 127.0.0.1 (it runs offline;
-# tests/test_queue_end_browser.py fails on any).
+# tests/browser/test_queue_end_browser.py fails on any).
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
     st.Page("pages/run.py", title="Run", icon="▶️"),

@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True")):
     os.environ.setdefault(_name, _value)
 
-from tests.streamlit_server import serve  # noqa: E402
+from tests.support.streamlit_server import serve  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -109,7 +109,7 @@ BASELINE_APP = "import streamlit as st\nst.set_page_config(layout='wide')\nst.ti
 
 def _settle(page) -> None:
     """Until the run is over and the buttons have stopped changing: a key pressed while they are still
-    being mounted reaches none of their shortcuts (as tests/test_dashboard_browser.py waits)."""
+    being mounted reaches none of their shortcuts (as tests/browser/test_dashboard_browser.py waits)."""
     _done(page)
     last, since = -1, time.monotonic()
     while time.monotonic() - since < 0.8:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_browser as bb  # noqa: E402  (also sets the offline environment)
 
-from tests.streamlit_server import serve  # noqa: E402
+from tests.support.streamlit_server import serve  # noqa: E402
 
 HEAD = ("import streamlit as st\nst.set_page_config(layout='wide')\nst.title('lsqa')\n"
         "rows = [{'system': s, 'score': 0.1 * i} for i, s in enumerate('abcdefgh')]\n")

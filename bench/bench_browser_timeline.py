@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_browser as bb  # noqa: E402  (also sets the offline environment)
 
-from tests.streamlit_server import serve  # noqa: E402
+from tests.support.streamlit_server import serve  # noqa: E402
 
 COLUMNS = ("websocket open", "server", "heading after last", "done after last", "done")
 

@@ -1,7 +1,7 @@
 """Benchmark of the LLM layer (issue 4): throughput against a local server, then a cached rerun.
 
 2,000 distinct calls go through litellm's real HTTP path (``openai/gpt-4o-mini`` with
-``api_base`` pointing at tests/llm_server.py in a separate process, 100 ms per answer) at
+``api_base`` pointing at tests/support/llm_server.py in a separate process, 100 ms per answer) at
 concurrency 16. The ideal time is 2,000 × 0.1 s / 16 = 12.5 s; the target is 1.3× that.
 Then the same 2,000 calls again, all from the workspace cache: the target is under 3 % of the
 first run. Every call of the first run is written to a fresh workspace as it finishes.
@@ -62,7 +62,7 @@ class FullCollections:
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.llm_server", "--latency", str(latency)],
+        [sys.executable, "-m", "tests.support.llm_server", "--latency", str(latency)],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )
     line = proc.stdout.readline()

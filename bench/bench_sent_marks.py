@@ -1,6 +1,6 @@
 """What recording each call as sent before it leaves costs (issue 33: a kill cannot hide spend).
 
-400 distinct calls at concurrency 16 go through litellm's real HTTP path to tests/llm_server.py
+400 distinct calls at concurrency 16 go through litellm's real HTTP path to tests/support/llm_server.py
 (100 ms per answer) in a fresh workspace, without a budget and with one, for each source tree
 given, in turns (tree A none, tree A budget, tree B none, ...) so that the load of this shared
 machine falls on every variant alike. Each variant runs in its own process (``--child``), warmed
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     sys.path.insert(0, str(ROOT))
-    server = subprocess.Popen([sys.executable, "-m", "tests.llm_server", "--latency", str(args.latency)],
+    server = subprocess.Popen([sys.executable, "-m", "tests.support.llm_server", "--latency", str(args.latency)],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     line = server.stdout.readline()
     if not line.startswith("PORT "):

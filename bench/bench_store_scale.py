@@ -29,7 +29,7 @@ child's Python imports), peak memory the child's ``VmHWM`` (resident high-water 
 
 - *lsqa*: ``import_judgments`` / ``import_answers`` / ``import_reviews`` (what the commands call), the
   write, its commit and the audit queue's catch-up included; the workspace closed (checkpointed) after.
-- *rows*: the row-by-row importer the tests keep as their oracle (``tests/import_oracle.py``).
+- *rows*: the row-by-row importer the tests keep as their oracle (``tests/support/import_oracle.py``).
 - *read_csv*: ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` into a new DuckDB file, closed after
   (``read_json`` for ``--format jsonl``).
 """
@@ -76,7 +76,7 @@ IMPORTERS = {"judgments": ("lsqa.study.imports", "import_judgments", "import_jud
              "answers": ("lsqa.study.imports", "import_answers", "import_answers_rows"),
              "reviews": ("lsqa.audit.review_import", "import_reviews", "import_reviews_rows")}
 # Where the row-by-row importers live: the tests' oracle (``--before``'s lsqa for an older checkout).
-ROW_MODULE = "tests.import_oracle"
+ROW_MODULE = "tests.support.import_oracle"
 
 IMPORT = """
 import sys, time

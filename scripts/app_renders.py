@@ -10,7 +10,7 @@ its page raised.
 
 exits 0 when the run finished without an exception and drew a heading with the expected text,
 else prints what it saw and exits 1. scripts/smoke_make_run.sh runs it against `make run`;
-tests/test_app_serves.py against a server on a free port.
+tests/dashboard/test_app_serves.py against a server on a free port.
 """
 
 from __future__ import annotations

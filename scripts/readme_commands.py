@@ -4,7 +4,7 @@
     python scripts/readme_commands.py --check   # exit 1 when README's table differs from the list
     python scripts/readme_commands.py --write   # put the list's table into README
 
-``tests/test_docs.py`` runs the same comparison.
+``tests/project/test_docs.py`` runs the same comparison.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Summarise a suite timeline written by ``tests/timeline_plugin.py``: each worker's span, busy
+"""Summarise a suite timeline written by ``tests/support/timeline_plugin.py``: each worker's span, busy
 time and CPU, the modules by worker time, and the slowest tests.
 
     .venv/bin/python scripts/suite_timeline.py /tmp/tl [--top 25]

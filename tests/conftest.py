@@ -14,7 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from tests.llm_server import (
+from tests.support.llm_server import (
     llm_server,  # noqa: E402, F401 - the scriptable OpenAI server fixture, for every test module
 )
 
@@ -32,9 +32,9 @@ TEST_DATA = Path(__file__).resolve().parent / "data"
 def run_python(code: str, *args, timeout: float = 120, fresh: bool = False, **kwargs) -> subprocess.CompletedProcess:
     """Run ``code`` in another Python process in the project root (``sys.argv[1:]`` = ``args``), its
     output captured as text: for what needs another process (file locks, forks, kill -9). The process
-    is forked from one that has imported lsqa already (tests/forkserver.py); ``fresh=True`` starts a
+    is forked from one that has imported lsqa already (tests/support/forkserver.py); ``fresh=True`` starts a
     new interpreter, for a test about what start-up does."""
-    from tests import forkserver
+    from tests.support import forkserver
 
     return forkserver.run(code, *args, timeout=timeout, capture_output=True, text=True, fresh=fresh, **kwargs)
 

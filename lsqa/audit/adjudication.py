@@ -27,7 +27,7 @@ from lsqa.team import Person, acting, may
 
 MAX_COMMENT_CHARS = 2_000
 
-# The rule, in the words the Agreement page and docs/statistics.md use (tests/test_adjudication.py
+# The rule, in the words the Agreement page and docs/statistics.md use (tests/audit/test_adjudication.py
 # checks both say it).
 FINAL_LABEL_RULE = (
     "The human label of a verdict is its adjudicated label when an adjudicator set one (Adjudicate page); "

@@ -3,7 +3,7 @@ subcommands such as ``lsqa users add``, the ``typer.Typer``) that hold it, the l
 shows for it (the first paragraph of its docstring), and its rows of README's command table.
 
 README's table is generated from this list (``python scripts/readme_commands.py --write``), and
-``tests/test_docs.py`` fails when they differ. Nothing here imports a command's module: ``lsqa
+``tests/project/test_docs.py`` fails when they differ. Nothing here imports a command's module: ``lsqa
 --help`` reads the list, and a command's module is imported when that command is run or asked
 for its own help (``lsqa.cli``). Adding a command: docs/recipes.md.
 """

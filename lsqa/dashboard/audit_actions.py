@@ -1,5 +1,5 @@
 """The people's work the Audit, Adjudicate and Reference errors screens call, and its limits: the one
-door from those pages to ``lsqa.audit`` (a page imports ``lsqa.dashboard`` only, tests/test_layout.py).
+door from those pages to ``lsqa.audit`` (a page imports ``lsqa.dashboard`` only, tests/project/test_layout.py).
 Each name is ``lsqa.audit``'s own; a page calls it as ``audit.<name>``."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from lsqa.errors import LsqaError
 from lsqa.figures import analysis
 from lsqa.store.workspace_cache import kept_while_unchanged
 
-# What pages take from below the dashboard, through this module only (tests/test_layout.py).
+# What pages take from below the dashboard, through this module only (tests/project/test_layout.py).
 from lsqa.text.highlight import md_escape, text_html
 from lsqa.vocabulary import FLAG_REASONS, OVERRIDES
 

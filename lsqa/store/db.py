@@ -559,7 +559,7 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
     other threads' reads, each session's page run, change nothing). Declared writes of one file take
     turns in this process (``_Attachment.declared``), so that each is such a step however many people
     decide at once; a write that does not say what it changes, going on meanwhile, leaves it unrecorded. A change that says less than the block writes would serve stale reads:
-    tests/test_workspace_cache.py checks each declared change against the tables it really moves."""
+    tests/store/test_workspace_cache.py checks each declared change against the tables it really moves."""
     if is_read_only(path):
         raise WorkspaceError(f"workspace {path} is read-only (file or folder permissions): it can be read "
                              "but not changed; make it writable, or copy it to a folder you can write")

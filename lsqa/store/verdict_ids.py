@@ -4,7 +4,7 @@ Re-runs and re-imports find the row they made before by this id (the pipeline, `
 and the LLMBar import all key verdicts with it). It is also what keeps one verdict per natural key:
 since migration 0020 the table's one unique index is the primary key, so
 ``lsqa.store.results.insert_judgments`` refuses a row whose id is not the hash of its key. The same
-hash in SQL (``ID_SQL``) computes the ids of a staged import; tests/test_verdict_ids.py checks the two agree.
+hash in SQL (``ID_SQL``) computes the ids of a staged import; tests/store/test_verdict_ids.py checks the two agree.
 
 Since migration 0021 that key is ``id_number``, a 128-bit number of the id (``number_sql``):
 DuckDB indexes it 2.5 times as fast as the id's 40 characters, and a CHECK keeps it the id's number.

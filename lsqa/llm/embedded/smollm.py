@@ -95,7 +95,7 @@ def _gguf_made_once() -> Iterator[None]:
     enough. Together: 0.28x the plain transformers load, the same completions
     (``bench/bench_smollm_load.py``). Both are only read, so sharing them is safe; the caller holds
     ``_lock``, so no other load sees the swap. Should transformers stop asking ``gguf`` for either,
-    nothing breaks: it is made as often as before, and ``tests/test_offline.py``
+    nothing breaks: it is made as often as before, and ``tests/llm/test_offline.py``
     (``files_parsed == 1``, ``name_maps_made == 1``) says so."""
     import gguf
     import numpy

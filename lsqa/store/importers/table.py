@@ -6,12 +6,12 @@ take exactly: ``lsqa.store.importers.skeleton``). The file goes into DuckDB as l
 (``lsqa.store.importers.lines``); SQL parses them (JSON by DuckDB's json functions, CSV records by pattern)
 into one JSON object per row and finds the first line of each problem, in the order a reader going down
 the file meets them; ``lsqa.store.importers.wording`` words it (the same words as the tests' row reader,
-tests/row_tables.py, the oracle). Python only stats the file, words the one line found bad (Python's csv
+tests/support/row_tables.py, the oracle). Python only stats the file, words the one line found bad (Python's csv
 or json module on that line alone, for their exact words), and turns DuckDB's checked rows into dicts.
 
 A CSV's records are split by counting quotes (a line with an odd count opens or closes a quoted value over
 several lines): a file with a quote inside an unquoted cell *and*, later, a quoted value over several lines
-is refused at that value, where Python's csv module reads it (tests/test_table_reader.py shows the rest agree).
+is refused at that value, where Python's csv module reads it (tests/store/test_table_reader.py shows the rest agree).
 
 Format: by suffix (``.csv``, ``.tsv``, ``.jsonl`` / ``.ndjson``, ``.json`` = JSON array or JSONL),
 otherwise sniffed from the first character (``{`` JSONL, ``[`` JSON array, else CSV). Column names

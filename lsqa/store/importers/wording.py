@@ -2,7 +2,7 @@
 
 One wording for every reader of a table file: the SQL reader (``lsqa.store.importers.table``) finds the
 first bad line with SQL and words it here; the importers word a value's problem here (``plain_value``);
-the tests' row reader (tests/row_tables.py, the oracle) words the same problems the same way. Each error
+the tests' row reader (tests/support/row_tables.py, the oracle) words the same problems the same way. Each error
 is one line naming the file, the line (when a line is to blame), what is wrong and what to do
 (``lsqa.errors.InputError``).
 """

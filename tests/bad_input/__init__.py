@@ -1,0 +1,1 @@
+"""Bad input by category: malformed files, killed runs, full disks, names, bounds."""

@@ -1,0 +1,1 @@
+"""Tests that drive the dashboard in Debian's chromium through Playwright."""

@@ -1,0 +1,1 @@
+"""The repository itself: layout, docs, packaging, benches' own checks, house rules."""

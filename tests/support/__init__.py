@@ -1,0 +1,1 @@
+"""Shared test tooling: servers, browser helpers, oracles, data slices' readers."""
