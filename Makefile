@@ -44,8 +44,8 @@ TEST_FLAGS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist workst
 test: install browser lint
 	$(PY) -m pytest -q $(TEST_FLAGS) tests
 
-# The fast lane (~330-350 s CPU on two cores; 460 s wall at load 3-5, 1,213 s at load 10-16; see
-# docs/BENCHMARKS.md "The fast lane"): lint, then the tests not marked slow or browser.
+# The fast lane (~160 s wall, ~290 s CPU on two cores at load < 2; see docs/BENCHMARKS.md "Test suite"): lint,
+# then the tests not marked slow or browser.
 check: lint
 	$(PY) -m pytest -q $(TEST_FLAGS) -m "not slow and not browser" tests
 
