@@ -15,6 +15,7 @@ import difflib
 import json
 import math
 import re
+import tomllib
 from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -143,6 +144,52 @@ _WHAT_TO_WRITE = {
     "finite_number": "write a finite number",
 }
 
+
+
+class NestedTooDeep(ValueError):
+    """TOML whose tables or lists nest more than ``MAX_NESTING`` levels."""
+
+
+def toml_loads(text: str) -> dict:
+    """``text`` parsed as TOML, refused first (NestedTooDeep) when its brackets nest deeper than ``MAX_NESTING``.
+
+    tomllib recurses once per level: thousands of brackets would run it into the interpreter's recursion
+    limit, where whatever else runs meanwhile (a finaliser the garbage collector calls) fails too. The
+    depth is counted on the text first, in one loop, outside strings and comments."""
+    if _bracket_depth(text) > MAX_NESTING:
+        raise NestedTooDeep(text[:40])
+    return tomllib.loads(text)
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in TOML ``text``, skipping strings (basic, literal, multi-line)
+    and comments. A table header ``[[a]]`` opens and closes on its line, so it counts as 2 at most."""
+    depth = deepest = i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end + 1
+            continue
+        if c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                if c == '"' and text[i] == "\\":
+                    i += 1  # an escape in a basic string: the next character is not its end
+                elif len(quote) == 1 and text[i] == "\n":
+                    break  # an unclosed one-line string: tomllib will say so
+                i += 1
+            i += len(quote)
+            continue
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    return deepest
 
 def place(loc: tuple) -> str:
     """``('systems', 2, 'params')`` → ``systems[2].params``. A key that is not a plain word (a newline, a

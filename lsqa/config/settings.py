@@ -21,7 +21,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lsqa.config.schema import MAX_NESTING, SettingsFile, first_refusal, nested_deeper_than
+from lsqa.config.schema import (
+    MAX_NESTING,
+    NestedTooDeep,
+    SettingsFile,
+    first_refusal,
+    nested_deeper_than,
+    toml_loads,
+)
 from lsqa.errors import LsqaError
 from lsqa.llm.keys import secret_in_setting
 
@@ -67,8 +74,8 @@ def load_settings() -> Settings:
     data: dict = {}
     if path is not None:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except RecursionError:
+            data = toml_loads(path.read_text(encoding="utf-8"))
+        except NestedTooDeep:
             raise SettingsError(f"settings file {path}: tables or lists nested more than {MAX_NESTING} levels "
                                 "deep (write flat keys, or unset LSQA_SETTINGS)") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

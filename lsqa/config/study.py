@@ -41,6 +41,7 @@ from lsqa.config.schema import (
     QUESTION_SOURCES,
     Model,
     Name,
+    NestedTooDeep,
     Strict,
     check_context,
     check_judge_kind,
@@ -48,6 +49,7 @@ from lsqa.config.schema import (
     finite_params,
     first_refusal,
     nested_deeper_than,
+    toml_loads,
 )
 from lsqa.errors import InputError
 from lsqa.llm.keys import secret_in_setting
@@ -304,8 +306,8 @@ def load_run_config(path: str | Path) -> RunConfig:
     if path.stat().st_size > MAX_CONFIG_BYTES:
         raise InputError(path, f"larger than {MAX_CONFIG_BYTES // 1024} KB; a study config is a short TOML file: check the path")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except RecursionError:
+        data = toml_loads(path.read_text(encoding="utf-8"))
+    except NestedTooDeep:
         raise InputError(path, f"tables or lists nested more than {MAX_NESTING} levels deep",
                          hint="a study config is a few flat tables: see configs/*.toml") from None
     except tomllib.TOMLDecodeError as exc:

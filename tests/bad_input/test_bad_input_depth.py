@@ -215,3 +215,30 @@ def test_finite_params_still_load():
     data = json.loads(json.dumps(CONFIG))
     data["systems"][0]["params"] = {"temperature": 0.7, "top_p": 1, "stop": ["\n"], "extra_body": {"a": [1.5]}}
     assert run_config_from_dict(data).systems[0].params["temperature"] == 0.7
+
+
+def test_deep_toml_is_refused_before_the_parser_recurses(monkeypatch):
+    """The depth is counted on the text, so tomllib never runs to the recursion limit (where a finaliser the
+    garbage collector happens to call fails as well, an error pytest reported once in CI)."""
+    import tomllib
+
+    from lsqa.config.schema import NestedTooDeep, toml_loads
+
+    def parser_must_not_run(text):
+        raise AssertionError("tomllib was called on a text nested too deep")
+
+    monkeypatch.setattr(tomllib, "loads", parser_must_not_run)
+    for name in ("array 3,000 deep", "inline tables 3,000 deep"):  # the one just past the limit parses shallow
+        with pytest.raises(NestedTooDeep):
+            toml_loads(DEEP_TOML[name])
+
+
+@pytest.mark.parametrize("text, depth", [
+    ("x = [[1], [2]]", 2), ("[[a]]\nb = 1", 2), ('x = "[[[["', 0), ("x = '''[[[\n[[[['''", 0),
+    ('x = "a\\"[[[" # [[[[', 0), ("x = 1 # [[[[[\ny = [1]", 1), ('x = """a\\"""[[["""', 0),
+    ("x = " + "{a = " * 40 + "1" + "}" * 40, 40),
+])
+def test_the_depth_is_counted_outside_strings_and_comments(text, depth):
+    from lsqa.config.schema import _bracket_depth
+
+    assert _bracket_depth(text) == depth
