@@ -93,8 +93,9 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
 
 @kept_while_unchanged(maxsize=8, survives=no_reviews_read)  # the books of the items on screen
 def _book(workspace: Path, document_id: str) -> dict | None:
-    """A book with its text, or None when it has none: read once for the items of one book (its
-    text was a fixed share of each item's read, whatever the book's length: docs/benchmarks-log/2026-12-06-team-cpu.md)."""
+    """A book with its text, or None when it has none: read once for the items of one book (its text
+    was a fixed share of each item's read, whatever the book's length:
+    docs/benchmarks-log/2026-12-06-team-cpu.md)."""
     with store.connect(workspace) as con:
         book = corpus_store.get_document(con, document_id)
     return book if book and book.get("full_text") is not None else None

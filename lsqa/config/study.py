@@ -306,15 +306,22 @@ def load_run_config(path: str | Path) -> RunConfig:
     if path.stat().st_size > MAX_CONFIG_BYTES:
         raise InputError(path, f"larger than {MAX_CONFIG_BYTES // 1024} KB; a study config is a short TOML file: check the path")
     try:
-        data = toml_loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text", hint="save the config as UTF-8") from None
+    return run_config_from_dict(parse_config_text(text, path), source=str(path))
+
+
+def parse_config_text(text: str, path: str | Path) -> dict:
+    """A study config's TOML ``text`` (from ``path``) as a dict; InputError naming the file if it is not TOML
+    or nests deeper than ``MAX_NESTING``."""
+    try:
+        return toml_loads(text)
     except NestedTooDeep:
         raise InputError(path, f"tables or lists nested more than {MAX_NESTING} levels deep",
                          hint="a study config is a few flat tables: see configs/*.toml") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, f"not valid TOML: {exc}", hint="see configs/*.toml for working examples") from None
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text", hint="save the config as UTF-8") from None
-    return run_config_from_dict(data, source=str(path))
 
 
 def run_config_from_dict(data: dict, *, source: str = "<config>") -> RunConfig:

@@ -42,16 +42,11 @@ def config_files() -> list[Path]:
 
 def read_config_file(path: str | Path) -> tuple[str, dict]:
     """The TOML text and its dict (validated by ``lsqa.config.study``; InputError if it cannot run)."""
-    from lsqa.config.schema import MAX_NESTING, NestedTooDeep, toml_loads
-    from lsqa.config.study import run_config_from_dict
+    from lsqa.config.study import parse_config_text, run_config_from_dict
 
     path = Path(path)
     text = path.read_text(encoding="utf-8")
-    try:
-        data = toml_loads(text)
-    except NestedTooDeep:
-        raise InputError(path, f"tables or lists nested more than {MAX_NESTING} levels deep",
-                         hint="a study config is a few flat tables: see configs/*.toml") from None
+    data = parse_config_text(text, path)
     run_config_from_dict(data, source=str(path))
     return text, data
 

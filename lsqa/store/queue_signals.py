@@ -13,10 +13,11 @@ How they stay right, whoever writes:
   write's own transaction). ``lsqa.store.results.insert_judgments`` and
   ``lsqa.store.reviews.add_flag`` do it; any other writer of ``judgments`` or ``reference_flags``
   must call ``mark`` (or ``mark_from``) in its transaction.
-- After every ``lsqa.store.write`` commits (but one declared to change none of ``SIGNAL_TABLES``), ``catch_up`` recomputes the marked questions' rows and
-  deletes the marks it applied, in a transaction of its own, one at a time per workspace in this
-  process (no other process can hold the file meanwhile). Writers only ever insert marks, and only
-  catch-ups touch ``queue_signals``: two writers never conflict on it.
+- After every ``lsqa.store.write`` commits (but one declared to change none of ``SIGNAL_TABLES``),
+  ``catch_up`` recomputes the marked questions' rows and deletes the marks it applied, in a transaction
+  of its own, one at a time per workspace in this process (no other process can hold the file
+  meanwhile). Writers only ever insert marks, and only catch-ups touch ``queue_signals``: two writers
+  never conflict on it.
 - A read (``relation``) takes the kept rows of unmarked questions and computes the marked
   questions' rows fresh, so it is exact even before the catch-up (or on a read-only workspace).
   When the kept rows no longer agree with the verdicts on their number and their labels and

@@ -17,7 +17,15 @@ from lsqa import audit, store
 from lsqa.audit import reference_errors
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_for, wait_idle, wait_scrolled, wait_still
+from tests.support.browser import (
+    chromium,
+    fresh_page,
+    need_browser,
+    wait_for,
+    wait_idle,
+    wait_scrolled,
+    wait_still,
+)
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -38,24 +46,14 @@ def server(demo_workspace_template, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    try:
+    with fresh_page(browser) as pg:
         yield pg
-    finally:
-        context.close()
 
 
 def _open(page, url: str, wait_for=re.compile(r"Item \d+ of")):

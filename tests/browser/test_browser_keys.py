@@ -18,10 +18,10 @@ import pytest
 
 from lsqa import audit
 from tests.support.browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SHOWN_JS,
+    chromium,
     count_written,
+    fresh_page,
     need_browser,
     poll,
     runs_over,
@@ -47,24 +47,14 @@ def server(demo_workspace_template, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    try:
+    with fresh_page(browser) as pg:
         yield pg
-    finally:
-        context.close()
 
 
 def _open(page, url: str):

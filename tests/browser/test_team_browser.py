@@ -11,7 +11,7 @@ import pytest
 
 from lsqa import team
 from tests.support.bad_input import snapshot
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from tests.support.browser import chromium, fresh_page, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -30,23 +30,14 @@ def server(demo_workspace_template, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})  # its own cookies: signed out
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+    with fresh_page(browser) as pg:
+        yield pg
 
 
 def _heading(page, text: str):

@@ -27,6 +27,29 @@ SHOWN_JS = """() => { const bar = document.querySelector('.st-key-lsqa_keys [dat
   return bar && cards.size === 1 ? bar.dataset.lsqaItem : null; }"""
 
 
+@contextlib.contextmanager
+def chromium():
+    """Debian's chromium, headless through Playwright, closed on the way out (also when a test fails)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
+def fresh_page(browser):
+    """A page in a context of its own (own cookies: signed out), 1280 × 800, closed on the way out."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
 def need_browser():
     try:
         import playwright.sync_api  # noqa: F401
@@ -46,7 +69,6 @@ def served_team(template: Path, folder: Path, people: tuple[tuple[str, str], ...
     ((name, role), each given a sign-in link), ``prepare(ws, links)`` run on it before it is served,
     then ``streamlit run`` and one chromium. Yields ``{"ws", "url", "links", "browser"}``."""
     need_browser()
-    from playwright.sync_api import sync_playwright
 
     from lsqa import team
 
@@ -57,12 +79,8 @@ def served_team(template: Path, folder: Path, people: tuple[tuple[str, str], ...
     links = {name: team.add_person(ws, name, role)["token"] for name, role in people}
     if prepare is not None:
         prepare(ws, links)
-    with serve(ws) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield {"ws": ws, "url": url, "links": links, "browser": browser}
-        finally:
-            browser.close()
+    with serve(ws) as url, chromium() as browser:
+        yield {"ws": ws, "url": url, "links": links, "browser": browser}
 
 
 def wait_for(page, check, timeout_ms: int = 30000) -> None:

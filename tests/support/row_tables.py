@@ -16,41 +16,13 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from lsqa.errors import InputError
+from lsqa.store.importers.table import COMPARISON_COLUMNS, RATING_COLUMNS, Table  # the result's shape is shared
 from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, parse_json, plain_value
 from lsqa.vocabulary import WINNER_HINT, normalize_winner
-
-COMPARISON_COLUMNS = ("system_a", "system_b", "winner")
-RATING_COLUMNS = ("item_id", "rater", "label")
-
-@dataclass
-class Table:
-    """Rows of a file as dicts (lower-case column names), with the source line of each row."""
-
-    path: str
-    columns: list[str]
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    lines: list[int | None] = field(default_factory=list)
-    header_line: int | None = None   # CSV / TSV only
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def column(self, name: str) -> list:
-        return [r.get(name) for r in self.rows]
-
-    def to_frame(self):
-        """The rows as a pandas DataFrame (one column per column name, plus ``line``)."""
-        import pandas as pd
-
-        frame = pd.DataFrame(self.rows, columns=self.columns)
-        frame["line"] = self.lines
-        return frame
-
 
 # --------------------------------------------------------------------------------------------
 # Reading
