@@ -52,9 +52,36 @@ def shared_data() -> Path:
 
 
 @pytest.fixture
-def workspace(tmp_path) -> Path:
-    """Path of a fresh, empty workspace file (created and migrated on first connect)."""
-    return tmp_path / "ws.duckdb"
+def workspace(tmp_path, migrated_workspace) -> Path:
+    """Path of a fresh, empty workspace file, every migration applied (a copy of one migrated file: see
+    ``migrated_workspace``). A test about creating or migrating a workspace uses a path of ``tmp_path``."""
+    return migrated_workspace(tmp_path / "ws.duckdb")
+
+
+@pytest.fixture(scope="session")
+def migrated_workspace(tmp_path_factory):
+    """``copy(path)``: an empty workspace with every migration applied, written at ``path`` (returned).
+
+    Creating a workspace applies the migrations one by one, in a transaction each, and rebuilds the
+    queue signals: about 0.13 CPU-seconds, paid again by every test that starts from an empty workspace,
+    where copying one migrated file costs a tenth of that (docs/BENCHMARKS.md, "The fast lane"). The
+    file is migrated once per worker by lsqa itself, so a copy is what a first connect would make."""
+    import shutil
+
+    from lsqa.store import db
+
+    template = tmp_path_factory.mktemp("migrated") / "empty.duckdb"
+    with db.connect(template):
+        pass  # closed: detached and checkpointed, so the file alone is the whole workspace
+    assert not template.with_name(template.name + ".wal").exists(), "the migrated workspace kept a WAL"
+
+    def copy(path: Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(template, path)
+        return path
+
+    return copy
 
 
 @pytest.fixture(autouse=True)

@@ -180,6 +180,7 @@ def test_overrides_alone_never_outrank_what_every_automatic_signal_says(answered
     assert passed and all(by_key(reference_errors.suspects(answered))[k]["score"] < score for k in passed)
 
 
+@pytest.mark.slow  # a pipeline run of its own
 def test_a_system_that_is_a_reference_is_no_witness(answered):
     reference_system = {"name": "nqa-reference-2", "model": "human:narrativeqa", "context": "reference:2"}
     pipeline.run(answered, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,

@@ -144,7 +144,8 @@ def test_a_kind_added_in_a_test_goes_through_plan_run_audit_agreement_and_export
     assert guidelines.for_kind(workspace, "declined")["text"] == DECLINED.guideline
 
 
-def test_an_unknown_kind_is_a_named_error_where_a_default_used_to_answer(workspace):
+def test_an_unknown_kind_is_a_named_error_where_a_default_used_to_answer(tmp_path):
+    workspace = tmp_path / "ws.duckdb"  # not created yet: nothing may create it
     with pytest.raises(kinds.UnknownJudgeKind, match="unknown judge kind 'rubric'"):
         guidelines.default("rubric")  # it showed the AutoAIS text
     with pytest.raises(kinds.UnknownJudgeKind):

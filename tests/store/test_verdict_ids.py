@@ -15,14 +15,21 @@ from lsqa.store.verdict_ids import ID_SQL, KEY_COLUMNS, judgment_id, number_sql,
 _NAME = st.text(min_size=0, max_size=12)  # any character: non-ASCII, \x1f, quotes, NUL-free by DuckDB's rule
 
 
+@pytest.fixture(scope="module")
+def memory():
+    """One in-memory DuckDB for a property's examples: a connection each cost most of the examples' time."""
+    with duckdb.connect() as con:
+        yield con
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.tuples(*[_NAME.filter(lambda s: "\x00" not in s)] * len(KEY_COLUMNS)))
-def test_the_sql_id_is_the_python_id(key):
+def test_the_sql_id_is_the_python_id(memory, key):
     """Staged imports compute ids in SQL, the pipeline and the row importer in Python: the same verdict
     must get the same id whichever wrote it, or a re-import would add it twice."""
-    with duckdb.connect() as con:
-        sql_id = con.execute(f"SELECT {ID_SQL} FROM (SELECT {', '.join(f'?::VARCHAR AS {c}' for c in KEY_COLUMNS)})",
-                             list(key)).fetchone()[0]
+    con = memory
+    sql_id = con.execute(f"SELECT {ID_SQL} FROM (SELECT {', '.join(f'?::VARCHAR AS {c}' for c in KEY_COLUMNS)})",
+                         list(key)).fetchone()[0]
     assert sql_id == judgment_id(*key)
 
 
@@ -114,24 +121,24 @@ def test_a_number_that_is_not_the_ids_is_refused_by_the_table(workspace):
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(st.text(min_size=0, max_size=45).filter(lambda s: "\x00" not in s),
                  st.text(alphabet="0123456789abcdefABCDEF_ x", min_size=38, max_size=42)))
-def test_one_verdict_finds_any_id_and_only_it(verdict_id):
+def test_one_verdict_finds_any_id_and_only_it(memory, verdict_id):
     """A verdict is found by its id whatever the id's shape: a sha1 through the key's number, any other
     (written before ids were checked) by itself; a different id with the same first 32 digits is not
     the verdict asked for."""
-    with duckdb.connect() as con:
-        con.execute("CREATE TABLE judgments (id VARCHAR, id_number UHUGEINT, label VARCHAR)")
-        add = f"INSERT INTO judgments SELECT v, {number_sql('v')}, ? FROM (SELECT ?::VARCHAR AS v)"
-        con.execute(add, ["stored", verdict_id])
-        twin = (verdict_id[:32] + "f" * 8) if len(verdict_id) == 40 else None
-        if twin and twin != verdict_id:
-            con.execute(add, ["twin", twin])
-        table, params = one_verdict(verdict_id)
-        assert con.execute(f"SELECT id, label FROM {table}", params).fetchall() == [(verdict_id, "stored")]
-        sha1 = judgment_id(verdict_id, "k", "q", "a")
-        table, params = one_verdict(sha1)
-        assert con.execute(f"SELECT id FROM {table}", params).fetchall() == []
-        con.execute(add, ["sha1", sha1])
-        assert con.execute(f"SELECT id, id_number FROM {table}", params).fetchall() == [(sha1, int(sha1[:32], 16))]
+    con = memory
+    con.execute("CREATE OR REPLACE TABLE judgments (id VARCHAR, id_number UHUGEINT, label VARCHAR)")
+    add = f"INSERT INTO judgments SELECT v, {number_sql('v')}, ? FROM (SELECT ?::VARCHAR AS v)"
+    con.execute(add, ["stored", verdict_id])
+    twin = (verdict_id[:32] + "f" * 8) if len(verdict_id) == 40 else None
+    if twin and twin != verdict_id:
+        con.execute(add, ["twin", twin])
+    table, params = one_verdict(verdict_id)
+    assert con.execute(f"SELECT id, label FROM {table}", params).fetchall() == [(verdict_id, "stored")]
+    sha1 = judgment_id(verdict_id, "k", "q", "a")
+    table, params = one_verdict(sha1)
+    assert con.execute(f"SELECT id FROM {table}", params).fetchall() == []
+    con.execute(add, ["sha1", sha1])
+    assert con.execute(f"SELECT id, id_number FROM {table}", params).fetchall() == [(sha1, int(sha1[:32], 16))]
 
 
 @pytest.mark.parametrize("n", [1, 3, 1001])

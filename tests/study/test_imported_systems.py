@@ -127,6 +127,7 @@ def test_run_judges_imported_answers_with_every_judge_kind_and_counts_the_missin
     assert again.exit_code == 0 and json.loads(again.output)["calls_made"] == 0
 
 
+@pytest.mark.slow  # a pipeline run of its own
 def test_import_under_a_model_made_system_name_is_refused_before_any_write(imported, tmp_path):
     assert lsqa("run", study(tmp_path, EXTRACTIVE, judges=""), "--workspace", imported).exit_code == 0
     before = counts(imported)
