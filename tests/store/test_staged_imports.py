@@ -22,6 +22,7 @@ from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.errors import InputError
 from lsqa.study.imports import import_judgments, import_judgments_staged
 from tests.conftest import TEST_DATA
+from tests.store.test_staged_answers_reviews import _same_json
 from tests.support.bad_input import snapshot
 from tests.support.import_oracle import import_judgments_rows
 
@@ -69,7 +70,7 @@ def _run(importer, workspace: Path, source: Path):
         assert snapshot(workspace) == before, "a refused import changed the workspace"
         return ("refused", str(exc), exc.line, exc.hint)
     with store.connect(workspace) as con:
-        rows = con.execute("SELECT * EXCLUDE (created_at) FROM judgments ORDER BY id").fetchall()
+        rows = _same_json(con.execute("SELECT * EXCLUDE (created_at) FROM judgments ORDER BY id"))
         dirty = con.execute("SELECT count(*) FROM queue_dirty").fetchone()[0]
     assert dirty == 0, "the audit queue's marks were not caught up"
     return ("imported", summary.to_dict(), rows)

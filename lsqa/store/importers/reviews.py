@@ -188,7 +188,7 @@ def _draw(con, first_review: int, place: str) -> None:
 
 
 RECORD = Input(name="reviews", staged=STAGED, known=KNOWN, stage=_stage, insert=_insert, indexed="human_reviews",
-               extra=False, recount=_recount,
+               extra=False,
                columns={"line": "BIGINT", "judgment_id": "VARCHAR", "annotator": "VARCHAR", "label": "VARCHAR",
                         "inclusion_prob": "DOUBLE", "stratum": "VARCHAR", "action": "VARCHAR"})
 
