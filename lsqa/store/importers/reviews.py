@@ -4,9 +4,10 @@
 verdict it reviews — the pair as named first, else reversed (the label then swaps A and B); among
 several, order ``ab`` before ``ba``, then the lower reference; a reference given keeps only its
 verdicts — its label normalised by the verdict's kind (the kinds' aliases), ``confirm`` or ``override``
-and the probability. It raises ``Declined`` (nothing written) for any row the strict row reader would
-refuse or might read otherwise (no verdict, two verdicts alike, a label of no alias, a probability
-Python's ``float`` reads otherwise). ``insert`` writes the reviews the workspace does not have as
+and the probability. It raises ``Declined`` (nothing written) for any row it might read otherwise than
+the row checks (no verdict, two verdicts alike, a label of no alias, a probability Python's ``float``
+reads otherwise); ``restage`` then reads the file with the table reader and runs the same matching and
+every row check in SQL, the first row with a problem worded as the row checks word it. ``insert`` writes the reviews the workspace does not have as
 imported reviews, with one INSERT ... SELECT, and the draws of those with an inclusion probability
 (``audit_draws``, migration 0023) as ``add_review`` records them; nothing else in ``human_reviews``
 changes.

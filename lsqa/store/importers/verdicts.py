@@ -2,7 +2,8 @@
 
 ``stage`` makes the file's rows (``lsqa.store.importers.rows``) verdicts and computes their ids in SQL
 (``lsqa.store.verdict_ids.ID_SQL``); it raises ``Declined``, before anything is written, for whatever it
-cannot read exactly as the strict row reader the tests keep as the oracle. The checks name the first
+cannot read exactly as the row checks the tests keep as the oracle; ``restage`` then reads the file with
+the table reader and runs every row check in SQL (the first row with a problem named). The checks name the first
 line of each problem over the whole file, in order: a key repeated with another label, an unknown
 question, a rater a run config declared with another kind (the caller's hook), a verdict the workspace
 has with another label. ``insert`` writes each new verdict once, from its first line.
