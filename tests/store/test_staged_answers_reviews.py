@@ -459,13 +459,24 @@ def test_random_answer_files_give_the_same_result(base, tmp_path):
     assert taken >= 15, f"the SQL took only {taken} of 40 files"
 
 
-def test_random_review_files_give_the_same_result(base, tmp_path):
+# Seeds 0..39 of a random-file test: a sample in the fast lane, the rest marked slow (`make test` runs both).
+SEEDS = [pytest.param(range(0, 4), id="sample"), pytest.param(range(4, 40), id="rest", marks=pytest.mark.slow)]
+
+
+def _at_least(seeds: range, of_40: int) -> int:
+    """The share of ``of_40`` (files the SQL takes of the 40 seeds) these seeds must take, the sample
+    counted as taken whole."""
+    return max(0, of_40 - (40 - len(seeds)))
+
+
+@pytest.mark.parametrize("seeds", SEEDS)
+def test_random_review_files_give_the_same_result(base, tmp_path, seeds):
     """Seeded random files of reviews: pairs as named or reversed, labels as people spell them,
     probabilities good and bad, annotators and strata with spaces; the same error or the same rows."""
     import random
 
     taken = 0
-    for seed in range(40):
+    for seed in seeds:
         rng = random.Random(seed)
         rows = []
         for _ in range(rng.randint(1, 5)):
@@ -487,4 +498,36 @@ def test_random_review_files_give_the_same_result(base, tmp_path):
         ws = tmp_path / "taken.duckdb"
         shutil.copy(base, ws)
         taken += import_reviews_staged(ws, source) is not None
-    assert taken >= 15, f"the SQL took only {taken} of 40 files"
+    assert taken >= _at_least(seeds, 15), f"the SQL took only {taken} of {len(seeds)} files"
+
+
+def _cases(both: dict, jsonl: dict, fast: tuple[str, ...]) -> list:
+    """(format, case) params; only the ``fast`` cases in the fast lane, the others marked slow."""
+    cases = [(fmt, n) for fmt in FMTS for n in both] + [("jsonl", n) for n in jsonl]
+    return [pytest.param(c, id=f"{c[1]}-{c[0]}", marks=() if c[1] in fast else pytest.mark.slow) for c in cases]
+
+
+# Review files the staged SQL declines (an annotator in another script first), with the row checks'
+# problems in both orders: the restaged file names the first row's first problem, as the row importer does.
+DECLINED_REVIEWS = {
+    "a bidi annotator, then no verdict": [_review(annotator="a\u202eb"), _review(judge="nobody")],
+    "no verdict, then a label": [_review(judge="nobody"), _review(label="maybe")],
+    "a label before the probability": [_review(label="maybe", pi="x")],
+    "a probability before the annotator": [_review(pi="2", annotator="")],
+    "probabilities": [_review(annotator=f"p{i}", pi=pi) for i, pi in enumerate(["0.5", "1e-3", "0_5", "١"])],
+}
+DECLINED_REVIEWS_JSONL = {
+    "a list stratum before the annotator": [_review(stratum=["a"], annotator="")],
+    "a probability before a table stratum": [_review(pi="x", stratum={"a": 1})],
+    "numbers as text": [_review(pi=0.5, stratum=3, label=1, annotator=7.0)],
+    "a label list": [_review(label=["A"])], "a label true": [_review(judge="y", system_b="", label=True)],
+}
+
+
+@pytest.mark.parametrize("name", _cases(DECLINED_REVIEWS, DECLINED_REVIEWS_JSONL,
+                                        ("a bidi annotator, then no verdict", "numbers as text")))
+def test_a_declined_review_file_gives_the_first_problem_of_the_row_importer(base, tmp_path, name):
+    fmt, case = name
+    rows = [_review(annotator="Zoë")] + {**DECLINED_REVIEWS, **DECLINED_REVIEWS_JSONL}[case]
+    source = _write(tmp_path / f"r.{fmt}", rows, fmt)
+    _reviews(base, tmp_path, source, staged=False)

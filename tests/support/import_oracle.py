@@ -1,31 +1,236 @@
 """The row-by-row importers: the oracle the tests compare lsqa's importers with (and the bench's *rows*).
 
 One Python record per row, every check in Python, one write per row or table: the importers lsqa had
-before its imports ran in SQL (``lsqa.store.importers``). They share the per-row wording helpers with
-production (``lsqa.study.imports``, ``lsqa.audit.review_import``); the checks over the whole file, the
-matching of reviews to verdicts and the writes are their own, so a comparison with production compares
-the SQL's staging, checks and inserts with these.
+before its imports ran in SQL (``lsqa.store.importers``). Each row is checked and worded here
+(``_aliased``, ``_judgment_rows``, ``_review_rows``: lsqa checks no row in Python); the file is read by
+the row reader (tests/support/row_tables.py) for answers and by lsqa's table reader (``table.records``,
+its own comparison with the row reader in tests/store/test_table_reader.py) for verdicts and reviews, as
+lsqa's row path read them before. Only the wording of one value (``lsqa.store.importers.values``,
+``wording``) and of a name is shared with production, so a comparison with production compares the SQL's
+staging, checks and inserts with these.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from lsqa import store
-from lsqa.audit.review_import import _key, _review_rows
+from lsqa.audit.actions import MAX_ANNOTATOR_CHARS, annotator_problem
 from lsqa.config import definitions
 from lsqa.errors import InputError
+from lsqa.judging import kinds
+from lsqa.judging import kinds as judge_kinds
 from lsqa.store import corpus as corpus_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store.importers import values
 from lsqa.store.importers.answers import ALIASES as ANSWER_ALIASES
-from lsqa.store.importers.wording import IngestSummary
-from lsqa.study.imports import _aliased, _judgment_rows
-from lsqa.text.names import lookalike_warnings
-from lsqa.vocabulary import IMPORTED
+from lsqa.store.importers.table import records as table_records
+from lsqa.store.importers.wording import IngestSummary, plain_value
+from lsqa.store.reviews import MIN_INCLUSION_PROB
+from lsqa.store.verdict_ids import judgment_id
+from lsqa.text.names import lookalike_warnings, shown_name
+from lsqa.vocabulary import IMPORTED, REFERENCES, swap_pairwise
 
 from .row_tables import records as read_records
+
+
+def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, ...]],
+             texts: tuple[str, ...] = ("answer", "label")) -> dict:
+    """The canonical columns of a row as text (names and ids: text or whole numbers; answers and
+    labels: text or numbers), or InputError naming the line."""
+    out = {}
+    for canonical, names in aliases.items():
+        column = next((n for n in names if n in rec and rec[n] not in (None, "")), None)
+        if column is None:
+            raise InputError(path, f"missing value for '{canonical}' (columns tried: {', '.join(names)})",
+                             line=line_no, hint="add one of these columns")
+        out[canonical] = values.cell(path, line_no, column, rec[column], rule="text" if canonical in texts else "name")
+    return out
+
+
+
+
+JUDGMENT_ALIASES = {"question_id": ("question_id", "item_id"), "rater": ("rater", "judge"), "kind": ("kind",),
+                    "system_a": ("system_a",), "label": ("label",)}
+
+
+def _optional_text(path: Path, line_no: int, rec: dict, column: str) -> str:
+    value = rec.get(column)
+    if value is None or value == "":
+        return ""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    return plain_value(path, line_no, column, value, numbers=not isinstance(value, float))
+
+
+def _evidence(path: Path, line_no: int, value) -> list[str]:
+    """Evidence as a list of excerpts: a text, a list of texts, or nothing."""
+    if value is None or value == "":
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(e, str) for e in items):
+        raise InputError(path, f"evidence must be a text or a list of texts, not {json.dumps(value)[:60]}",
+                         line=line_no, hint="write the excerpts as strings")
+    return items
+
+
+def _judgment_rows(path: Path) -> list[dict]:
+    """The verdicts of a file, row by row (each row checked in Python, its error worded); InputError at a bad row."""
+    path = Path(path)
+    known_cols = set(sum(JUDGMENT_ALIASES.values(), ())) | {"system_b", "shown_order", "reference", "evidence"}
+    out = []
+    for line_no, rec in table_records(path, required_any=JUDGMENT_ALIASES):
+        core = _aliased(path, line_no, rec, JUDGMENT_ALIASES)
+        kind = core["kind"].lower()
+        try:
+            record = judge_kinds.get(kind)
+        except judge_kinds.UnknownJudgeKind:
+            raise InputError(path, f"unknown kind {core['kind']!r}", line=line_no,
+                             hint=f"use one of {', '.join(judge_kinds.names())}") from None
+        if record.about_references:
+            raise InputError(path, f"{kind} verdicts are about NarrativeQA references, not answers: they are not "
+                                   "imported as verdicts", line=line_no,
+                             hint=f"run a judge of kind {kind} in a study (docs/reference-errors.md), or import "
+                                  "the verdicts under a kind that rates answers")
+        system_b = _optional_text(path, line_no, rec, "system_b")
+        if system_b:
+            values.name(path, line_no, "system_b", system_b)
+        if record.pairwise and not system_b:
+            raise InputError(path, "a pairwise verdict needs system_b", line=line_no, hint="add the other system")
+        if record.pairwise and system_b == core["system_a"]:
+            raise InputError(path, f"system_a and system_b are both {system_b!r}", line=line_no,
+                             hint="a system cannot be compared with itself; fix the names")
+        if not record.pairwise and system_b:
+            raise InputError(path, f"a {kind} verdict rates one answer, but system_b is {system_b!r}", line=line_no,
+                             hint="leave system_b empty, or use a pairwise kind")
+        try:
+            label = record.normalise_label(core["label"])
+        except ValueError as exc:
+            raise InputError(path, str(exc), line=line_no, hint=record.label_hint) from None
+        score, threshold = None, None
+        if record.scored and label not in record.labels:
+            # A similarity score as the label: stored as the score, the label by the rater's default
+            # threshold (as the pipeline's similarity rows), never a label the statistics cannot read.
+            from lsqa.judging.similarity import DEFAULT_THRESHOLD
+
+            score, threshold = float(label), DEFAULT_THRESHOLD
+            if not -1.0 <= score <= 1.0:  # also NaN and Infinity, which JSON exports cannot write
+                raise InputError(path, f"similarity {core['label']!r} is not a cosine similarity", line=line_no,
+                                 hint="give a number from -1 to 1, or yes / no")
+            label = "yes" if score >= threshold else "no"
+        shown = (_optional_text(path, line_no, rec, "shown_order") or "ab").lower()
+        if shown not in ("ab", "ba"):
+            raise InputError(path, f"shown_order must be ab or ba, not {shown!r}", line=line_no,
+                             hint="write ab (system_a shown first) or ba")
+        reference = _optional_text(path, line_no, rec, "reference")
+        if reference not in REFERENCES + ("",):
+            raise InputError(path, f"reference must be 1 or 2, not {reference!r}", line=line_no,
+                             hint="write the NarrativeQA reference the verdict used, or leave it empty")
+        evidence = _evidence(path, line_no, rec.get("evidence"))
+        extra = {k: v for k, v in rec.items() if k not in known_cols}
+        out.append({
+            "line": line_no, "id": judgment_id(core["rater"], kind, core["question_id"], core["system_a"], system_b, shown, reference),
+            "judge": core["rater"], "kind": kind, "family": record.family, "question_id": core["question_id"], "system_a": core["system_a"],
+            "system_b": system_b, "shown_order": shown, "reference": reference, "label": label,
+            "raw_label": core["label"], "score": score, "evidence": json.dumps(evidence),
+            "extra": json.dumps({"imported_from": str(path), **extra,
+                                 **({"threshold": threshold} if threshold is not None else {})},
+                                sort_keys=True, default=str),
+        })
+    return out
+
+
+REVIEW_ALIASES = {"judge": ("judge", "rater"), "question_id": ("question_id", "item_id"),
+                  "system_a": ("system_a", "system"), "label": ("label",), "annotator": ("annotator",)}
+PROBABILITY_COLUMNS = ("inclusion_probability", "inclusion_prob", "pi")
+
+
+def _value(rec: dict, names: tuple[str, ...]) -> str:
+    for name in names:
+        if rec.get(name) not in (None, ""):
+            return str(rec[name]).strip()
+    return ""
+
+
+def _probability(path: Path, line, rec: dict) -> float | None:
+    text = _value(rec, PROBABILITY_COLUMNS)
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(path, f"inclusion probability {text[:40]!r} is not a number", line=line,
+                         hint=f"give the probability with which the item was drawn, from {MIN_INCLUSION_PROB:g} to 1") from None
+    if not MIN_INCLUSION_PROB <= value <= 1:  # also NaN
+        raise InputError(path, f"inclusion probability {text[:40]!r} is outside [{MIN_INCLUSION_PROB:g}, 1]", line=line,
+                         hint="give the probability with which the item was drawn for review")
+    return value
+
+
+def _annotator(path: Path, line, value: str) -> str:
+    problem = annotator_problem(value)
+    if problem:
+        raise InputError(path, f"annotator {shown_name(value)} {problem}", line=line,
+                         hint=f"use one line of visible text, at most {MAX_ANNOTATOR_CHARS} characters")
+    return value
+
+
+def _key(review: dict) -> tuple:
+    return (review["annotator"], review["judgment_id"], review["action"], review["label"], review["inclusion_prob"],
+            review["stratum"], review["gold"])
+
+
+def _find_verdict(by_key: dict, path: Path, line, judge, question_id, system_a, system_b, reference):
+    """The verdict a row reviews (order ``ab`` first) and whether the row names its pair reversed."""
+    for a, b, swapped in ((system_a, system_b, False), (system_b, system_a, True)):
+        found = [v for v in by_key.get((judge, question_id, a, b), []) if not reference or v["reference"] == reference]
+        if found:
+            found.sort(key=lambda v: (v["shown_order"], v["reference"]))
+            return found[0], swapped and bool(system_b)
+    what = f"{system_a} vs {system_b}" if system_b else system_a
+    raise InputError(path, f"no verdict of judge {judge!r} on question {question_id!r} for {what}"
+                           + (f" with reference {reference}" if reference else ""), line=line,
+                     hint="import or run the judge's verdicts first; names must match exactly")
+
+
+def _review_rows(workspace, path: Path) -> list[dict]:
+    """The reviews of a file, row by row, each matched to its verdict (``_find_verdict``); InputError at a
+    bad row."""
+    rows = table_records(path, required_any=REVIEW_ALIASES)
+    with store.connect(workspace) as con:
+        judges = sorted({_value(rec, REVIEW_ALIASES["judge"]) for _, rec in rows})
+        by_key: dict[tuple, list[dict]] = {}
+        for judge in judges:
+            for v in results_store.list_judgments(con, judge=judge):
+                by_key.setdefault((v["judge"], v["question_id"], v["system_a"], v["system_b"]), []).append(v)
+    reviews = []
+    for line, rec in rows:
+        judge = _value(rec, REVIEW_ALIASES["judge"])
+        question_id = _value(rec, REVIEW_ALIASES["question_id"])
+        system_a = _value(rec, REVIEW_ALIASES["system_a"])
+        system_b = _value(rec, ("system_b",))
+        reference = _value(rec, ("reference",))
+        verdict, swapped = _find_verdict(by_key, path, line, judge, question_id, system_a, system_b, reference)
+        try:
+            label = kinds.get(verdict["kind"]).normalise_label(_value(rec, ("label",)))
+        except ValueError as exc:
+            raise InputError(path, str(exc), line=line) from None
+        if swapped:
+            label = swap_pairwise(label)
+        probability = _probability(path, line, rec)
+        if isinstance(rec.get("stratum"), (dict, list)):  # a stratum names one group: never a list or table
+            plain_value(path, line, "stratum", rec["stratum"])
+        action = "confirm" if verdict["status"] == "ok" and label == verdict["label"] else "override"
+        reviews.append({"line": line, "annotator": _annotator(path, line, _value(rec, ("annotator",))),
+                        "judgment_id": verdict["id"], "action": action, "label": label,
+                        "inclusion_prob": probability,
+                        "stratum": _value(rec, ("stratum",)) or ("all" if probability is not None else "")})
+    return reviews
+
+
 
 
 def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str, what: str) -> None:
@@ -39,16 +244,6 @@ def _check_repeats(path: Path, records: list[tuple[int, dict]], key, value: str,
                                    f"({seen[k][1]!r}, here {rec[value]!r})", line=line_no,
                              hint="keep one row per item, or give the raters or systems different names")
         seen.setdefault(k, (line_no, rec[value]))
-
-
-def _check_question_ids(path: Path, records: list[tuple[int, dict]], key: str, workspace) -> None:
-    ids = [r[key] for _, r in records]
-    with store.connect(workspace) as con:
-        known = corpus_store.question_ids(con, ids)
-    for line_no, rec in records:
-        if rec[key] not in known:
-            raise InputError(path, f"unknown question id {rec[key]!r}", line=line_no,
-                             hint="import the questions first (lsqa ingest-narrativeqa / lsqa run)")
 
 
 def _check_question_ids(path: Path, records: list[tuple[int, dict]], key: str, workspace) -> None:

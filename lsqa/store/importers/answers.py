@@ -79,7 +79,7 @@ def _insert(con, counts: tuple[int, int]) -> tuple[int, int, int]:
 def _restage(con, path: Path) -> tuple[int, int]:
     """A file ``_stage`` declines in ``STAGED``, by the table reader, its values checked
     (``lsqa.store.importers.values``); the counts ``_stage`` returns."""
-    table = values.stage(con, path, ALIASES, texts=("answer",))
+    table = values.stage(con, path, ALIASES, rules={"answer": "text"})
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {STAGED} AS
                     SELECT line, question_id, system, answer, extra FROM {table} ORDER BY k""")
     drop(con, table)
@@ -93,7 +93,7 @@ def _counts(con) -> tuple[int, int]:
 RECORD = Input(
     name="answers", staged=STAGED, known=QUESTION + SYSTEM + ANSWER, stage=_stage, insert=_insert, indexed="answers",
     columns={"line": "BIGINT", "question_id": "VARCHAR", "system": "VARCHAR", "answer": "VARCHAR", "extra": "VARCHAR"},
-    recount=_counts, restage=_restage,
+    restage=_restage,
     checks=(
         Check("""SELECT s.line, f.first_line, f.first_answer, s.answer FROM {staged} s
                  JOIN (SELECT question_id, system, min(line) AS first_line, arg_min(answer, line) AS first_answer

@@ -4,9 +4,10 @@
 verdict it reviews — the pair as named first, else reversed (the label then swaps A and B); among
 several, order ``ab`` before ``ba``, then the lower reference; a reference given keeps only its
 verdicts — its label normalised by the verdict's kind (the kinds' aliases), ``confirm`` or ``override``
-and the probability. It raises ``Declined`` (nothing written) for any row the strict row reader would
-refuse or might read otherwise (no verdict, two verdicts alike, a label of no alias, a probability
-Python's ``float`` reads otherwise). ``insert`` writes the reviews the workspace does not have as
+and the probability. It raises ``Declined`` (nothing written) for any row it might read otherwise than
+the row checks (no verdict, two verdicts alike, a label of no alias, a probability Python's ``float``
+reads otherwise); ``restage`` then reads the file with the table reader and runs the same matching and
+every row check in SQL, the first row with a problem worded as the row checks word it. ``insert`` writes the reviews the workspace does not have as
 imported reviews, with one INSERT ... SELECT, and the draws of those with an inclusion probability
 (``audit_draws``, migration 0023) as ``add_review`` records them; nothing else in ``human_reviews``
 changes.
@@ -16,10 +17,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsqa.store.importers import lines
+from lsqa.errors import InputError
+from lsqa.store.importers import lines, values
 from lsqa.store.importers.rows import ROWS, ascii_text, sql_text, strip
 from lsqa.store.importers.skeleton import Declined, Input
 from lsqa.store.importers.verdicts import kinds_values
+from lsqa.text.names import name_problem, shown_name
 
 STAGED = "lsqa_import_reviews"
 # What makes a review the same as another (with the queue and gold, which the import fixes): written once.
@@ -120,10 +123,6 @@ def stored_annotators(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_reviews ORDER BY 1").fetchall()]
 
 
-def _recount(con) -> tuple[int, int]:
-    return tuple(con.execute(f"SELECT count(*), count(DISTINCT ({KEY})) FROM {STAGED}").fetchone())
-
-
 def _insert(con, counts: tuple[int, int], *, note: str, gold: bool, **_) -> tuple[int, int, int]:
     """(reviews added, of them with a probability, rows of the file): the file's reviews that are not in the
     workspace as imported reviews (same annotator, verdict, action, label, probability, stratum, gold),
@@ -187,8 +186,148 @@ def _draw(con, first_review: int, place: str) -> None:
     lines.drop(con, DRAWS)
 
 
+# Each meaning's columns for a file ``_stage`` declines (the five a row must fill first), and what a row of
+# it may get wrong, in the order the checks of one row run (a row's first problem is its error; the file's
+# first row with one is named): no verdict, a label of no alias of the verdict's kind, a probability that
+# is none, a stratum that is a list or table (a value of ``values``: the one that can fail), the annotator.
+ALIASES = {"judge": JUDGE, "question_id": QUESTION, "system_a": SYSTEM_A, "label": ("label",),
+           "annotator": ("annotator",), "system_b": ("system_b",), "reference": ("reference",),
+           "probability": PROBABILITY, "stratum": ("stratum",)}
+NO_VERDICT, LABEL, PROBABILITY_PROBLEM, STRATUM, ANNOTATOR = range(5)
+LABELS, PROBABILITIES, ANNOTATORS = "lsqa_import_review_labels", "lsqa_import_review_pis", "lsqa_import_review_names"
+
+
+def _restage(con, path: Path, *, kind_of, min_probability: float, max_annotator_chars: int, **_) -> tuple[int, int]:
+    """A file ``_stage`` declines in ``STAGED``, by the table reader (``values``: each value as the row
+    reader's ``str`` of it), each row matched to its verdict as ``_stage`` does (among verdicts alike, the
+    lowest id), its label normalised by the verdict's kind (``kind_of(name)``: the kind's record), its
+    probability and annotator checked; InputError at the first row with a problem; ``_stage``'s counts."""
+    values.stage(con, path, ALIASES, rules={**{m: "any" for m in ALIASES}, "stratum": "scalar"},
+                 optional=("system_b", "reference", "probability", "stratum"), deferred=True, extra=False)
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        WITH c AS (
+            SELECT s.k, 0 AS reversed, j.id, j.kind, j.status, j.label, j.shown_order, j.reference
+            FROM {values.VALUES} s JOIN judgments j
+              ON j.judge = s.judge AND j.question_id = s.question_id AND j.system_a = s.system_a
+             AND j.system_b = s.system_b AND (s.reference = '' OR j.reference = s.reference)
+            UNION ALL
+            SELECT s.k, 1, j.id, j.kind, j.status, j.label, j.shown_order, j.reference
+            FROM {values.VALUES} s JOIN judgments j
+              ON j.judge = s.judge AND j.question_id = s.question_id AND j.system_a = s.system_b
+             AND j.system_b = s.system_a AND (s.reference = '' OR j.reference = s.reference)),
+        picked AS (
+            SELECT k, arg_min(reversed, r) AS reversed, arg_min(id, r) AS judgment_id, arg_min(kind, r) AS kind,
+                   arg_min(status, r) AS status, arg_min(label, r) AS verdict_label
+            FROM (SELECT *, (reversed, shown_order, reference, id) AS r FROM c) GROUP BY k)
+        SELECT v.*, p.judgment_id, p.kind, p.status, p.verdict_label, p.reversed = 1 AND v.system_b <> '' AS swapped
+        FROM {values.VALUES} v LEFT JOIN picked p USING (k)
+        ORDER BY k""")
+    t = "lower(trim(label, '''\"'))"
+    number = f"{ascii_text('label')} AND regexp_full_match({t}, '{_NUMBER}')"
+    labels = []
+    for kind, raw, plain_number in con.execute(f"SELECT DISTINCT kind, label, {number} FROM {STAGED} "
+                                               "WHERE judgment_id IS NOT NULL").fetchall():
+        try:
+            record = kind_of(kind)
+        except ValueError:  # the kind's own error, raised again if its row is the first with a problem
+            labels.append({"kind": kind, "raw": raw, "label": None, "error": None})
+            continue
+        if record.scored and plain_number:
+            continue  # a similarity of plain digits: SQL keeps it as the row reader did
+        try:
+            labels.append({"kind": kind, "raw": raw, "label": record.normalise_label(raw), "error": None})
+        except ValueError as exc:
+            labels.append({"kind": kind, "raw": raw, "label": None, "error": str(exc)})
+    values.judged_table(con, LABELS, {"kind": "VARCHAR", "raw": "VARCHAR", "label": "VARCHAR", "error": "VARCHAR"},
+                        labels)
+    found = con.execute(f"SELECT DISTINCT probability FROM {STAGED} WHERE probability <> '' "
+                        f"AND NOT regexp_full_match(probability, '{_NUMBER}')").fetchall()
+    values.judged_table(con, PROBABILITIES, {"raw": "VARCHAR", "value": "DOUBLE"},
+                        [{"raw": raw, "value": _probability(raw, min_probability)} for (raw,) in found])
+    found = con.execute(f"""SELECT DISTINCT annotator FROM {STAGED} WHERE annotator IS NOT NULL AND NOT (annotator <> ''
+                            AND {ascii_text('annotator')} AND length(annotator) <= {max_annotator_chars})""").fetchall()
+    values.judged_table(con, ANNOTATORS, {"raw": "VARCHAR", "problem": "VARCHAR"},
+                        [{"raw": raw, "problem": name_problem(raw, max_chars=max_annotator_chars)} for (raw,) in found])
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT s.*, a.problem AS annotator_problem,
+               least(CASE WHEN judgment_id IS NULL THEN {NO_VERDICT} END,
+                        CASE WHEN judgment_id IS NOT NULL AND kind_label IS NULL THEN {LABEL} END,
+                        CASE WHEN probability <> '' AND inclusion_prob IS NULL THEN {PROBABILITY_PROBLEM} END,
+                        CASE WHEN bad IS NOT NULL THEN {STRATUM} END,
+                        CASE WHEN coalesce(a.problem, '') <> '' THEN {ANNOTATOR} END) AS problem
+        FROM (
+            SELECT s.*, CASE WHEN s.kind IS NOT NULL AND l.raw IS NULL THEN {t.replace('label', 's.label')}
+                             ELSE l.label END AS kind_label,
+                   CASE WHEN regexp_full_match(s.probability, '{_NUMBER}')
+                        THEN CASE WHEN TRY_CAST(s.probability AS DOUBLE) BETWEEN {min_probability!r} AND 1
+                                  THEN TRY_CAST(s.probability AS DOUBLE) END
+                        ELSE p.value END AS inclusion_prob
+            FROM {STAGED} s LEFT JOIN {LABELS} l ON l.kind = s.kind AND l.raw = s.label
+            LEFT JOIN {PROBABILITIES} p ON p.raw = s.probability) s
+        LEFT JOIN {ANNOTATORS} a ON a.raw = s.annotator
+        ORDER BY k""")
+    bad = con.execute(f"SELECT k, problem FROM {STAGED} WHERE problem IS NOT NULL ORDER BY k, problem LIMIT 1").fetchone()
+    if bad:
+        k, problem = bad
+        if problem == STRATUM:
+            values.fail(con, path, k)
+        row = con.execute(f"""SELECT s.line, s.judge, s.question_id, s.system_a, s.system_b, s.reference, s.kind,
+                                     l.error, s.probability, s.annotator, a.problem
+                              FROM {STAGED} s LEFT JOIN {LABELS} l ON l.kind = s.kind AND l.raw = s.label
+                              LEFT JOIN {ANNOTATORS} a ON a.raw = s.annotator WHERE k = ?""", [k]).fetchone()
+        raise _problem(path, problem, row, kind_of, min_probability, max_annotator_chars)
+    values.done(con)
+    lines.drop(con, LABELS, PROBABILITIES, ANNOTATORS)
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT line, judgment_id, annotator, label, inclusion_prob, stratum,
+               CASE WHEN status = 'ok' AND label = verdict_label THEN 'confirm' ELSE 'override' END AS action, true AS ok
+        FROM (SELECT k, line, judgment_id, annotator, status, verdict_label, inclusion_prob,
+                     CASE WHEN swapped AND kind_label = 'A' THEN 'B' WHEN swapped AND kind_label = 'B' THEN 'A'
+                          ELSE kind_label END AS label,
+                     CASE WHEN stratum <> '' THEN stratum WHEN inclusion_prob IS NOT NULL THEN 'all' ELSE '' END AS stratum
+              FROM {STAGED})
+        ORDER BY k""")
+    return tuple(con.execute(f"SELECT count(*), count(DISTINCT ({KEY})) FROM {STAGED}").fetchone())
+
+
+def _probability(text: str, min_probability: float) -> float | None:
+    """An inclusion probability as Python's ``float`` reads it, None if it is none or outside [min, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if min_probability <= value <= 1 else None  # also not NaN
+
+
+def _problem(path: Path, problem: int, row: tuple, kind_of, min_probability: float,
+             max_annotator_chars: int) -> InputError:
+    """The error of a row's first problem, in the row reader's words."""
+    line, judge, question_id, system_a, system_b, reference, kind, label_error, text, annotator, named = row
+    if problem == NO_VERDICT:
+        what = f"{system_a} vs {system_b}" if system_b else system_a
+        return InputError(path, f"no verdict of judge {judge!r} on question {question_id!r} for {what}"
+                                + (f" with reference {reference}" if reference else ""), line=line,
+                          hint="import or run the judge's verdicts first; names must match exactly")
+    if problem == LABEL:
+        kind_of(kind)  # a kind the workspace names and lsqa does not know: its own error
+        return InputError(path, label_error, line=line)
+    if problem == PROBABILITY_PROBLEM:
+        try:
+            float(text)
+        except ValueError:
+            return InputError(path, f"inclusion probability {text[:40]!r} is not a number", line=line,
+                              hint=f"give the probability with which the item was drawn, from {min_probability:g} to 1")
+        return InputError(path, f"inclusion probability {text[:40]!r} is outside [{min_probability:g}, 1]", line=line,
+                          hint="give the probability with which the item was drawn for review")
+    return InputError(path, f"annotator {shown_name(annotator)} {named}", line=line,
+                      hint=f"use one line of visible text, at most {max_annotator_chars} characters")
+
+
 RECORD = Input(name="reviews", staged=STAGED, known=KNOWN, stage=_stage, insert=_insert, indexed="human_reviews",
-               extra=False, recount=_recount,
+               extra=False, restage=_restage,
                columns={"line": "BIGINT", "judgment_id": "VARCHAR", "annotator": "VARCHAR", "label": "VARCHAR",
                         "inclusion_prob": "DOUBLE", "stratum": "VARCHAR", "action": "VARCHAR"})
 

@@ -9,11 +9,12 @@ may be the caller's, ``Hook``: what a run config declared is the config's to wor
 
 Two ways in, one way on. A regular file (``rows``) is staged in SQL straight from its lines; any other
 (``Declined``, before anything is written: a quote inside a bare field, a JSON number, a name beyond plain
-ASCII, a bad row...) is read by the table reader (``table``: the file in DuckDB, its first bad line found
-by SQL and worded by ``wording``) into the same write: a record with ``restage`` checks its values in SQL
-(``values``: each distinct unusual value worded once in Python) into the same staged table; a record
-without one still has the caller's ``read_rows`` check each row in Python and load the rows. Either way the
-same checks run over the whole file and the same insert writes it.
+ASCII, a bad row...) is restaged by the record (``restage``) in the same write: read by the table reader
+(``table``: the file in DuckDB, its first bad line found by SQL and worded by ``wording``), its values
+checked in SQL (``values``: each distinct unusual value judged once in Python) and each row's own checks
+run in SQL over the whole file, the first row with a problem worded in the row checks' words. Either way
+the same checks run over the whole file and the same insert writes it: no import reads a file row by row
+in Python (the row-by-row importers are the tests' oracle, tests/support/import_oracle.py).
 """
 
 from __future__ import annotations
@@ -60,11 +61,10 @@ class Input:
     insert: Callable                # insert(con, counts, **params) -> what was written
     indexed: str                    # the table whose rows size the memory limit (its id index)
     columns: dict[str, str] = field(default_factory=dict)  # the staged table's columns and SQL types
-    recount: Callable = lambda con: None  # the counts ``stage`` returns, of a table of rows read by ``read_rows``
     checks: tuple[Union[Check, Hook], ...] = ()
     # restage(con, path, **params) -> counts: a file ``stage`` declines, read by the table reader and its
     # values checked in SQL (``lsqa.store.importers.values``) into the same staged table; InputError at a bad row.
-    restage: Callable | None = None
+    restage: Callable | None = None  # None: a declined file is refused whole (``Declined`` raised)
     extra: bool = True              # keep the other columns as ``extra`` JSON
     fixed: Callable[[Path], dict[str, str]] = field(default=lambda path: {})
 
@@ -93,27 +93,12 @@ def check(con, path: Path, record: Input, counts, hooks: dict[str, Callable] | N
             raise InputError(path, item.words.format(*found), line=found[0], hint=item.hint)
 
 
-def load_rows(con, record: Input, staged_rows: list[dict]):
-    """``staged_rows`` (dicts of ``record.columns``, in line order) as the record's staged table; its counts."""
-    import pyarrow
-
-    from lsqa.store import bulk
-
-    table = pyarrow.Table.from_pylist(staged_rows)
-    columns = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in record.columns.items())
-    with bulk.registered(con, table) as name:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {record.staged} AS SELECT {columns}, true AS ok FROM {name} ORDER BY line")
-    return record.recount(con)
-
-
 def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars: int,
-        read_rows: Callable[[Path], list[dict]] | None = None, declined: bool = True,
-        hooks: dict[str, Callable] | None = None, notes: Callable | None = None, **params):
+        declined: bool = True, hooks: dict[str, Callable] | None = None, notes: Callable | None = None, **params):
     """Stage, check and insert ``path`` in one write of ``workspace``; what ``record.insert`` returns.
-    A file the SQL does not read exactly (``Declined``) is staged by ``record.restage`` (or, for a record
-    without one, read by ``read_rows``: its rows as dicts of ``record.columns``; it raises the file's worded
-    error), then checked and inserted the same way; with ``declined=False``, None (nothing written). ``notes(con)``: called after the checks, before the
-    insert (the summary's look-alike warnings)."""
+    A file the SQL does not read exactly (``Declined``) is staged by ``record.restage`` (which raises the
+    file's worded error), then checked and inserted the same way; with ``declined=False``, None (nothing
+    written). ``notes(con)``: called after the checks, before the insert (the summary's look-alike warnings)."""
     from lsqa.store.db import write
 
     indexed = f"SELECT count(*) FROM {record.indexed}"
@@ -129,14 +114,11 @@ def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars:
     if done is not None or not declined:
         return done
     if record.restage is None:
-        staged_rows = read_rows(path)
+        raise Declined
     with write(workspace) as con:
-        counts = record.restage(con, path, **params) if record.restage is not None \
-            else load_rows(con, record, staged_rows)
-        done = finish(con, counts)
+        done = finish(con, record.restage(con, path, **params))
         lines.drop(con, record.staged)
         return done
 
 
-__all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "load_rows", "run",
-           "stage_file"]
+__all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "run", "stage_file"]

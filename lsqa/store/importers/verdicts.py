@@ -2,7 +2,8 @@
 
 ``stage`` makes the file's rows (``lsqa.store.importers.rows``) verdicts and computes their ids in SQL
 (``lsqa.store.verdict_ids.ID_SQL``); it raises ``Declined``, before anything is written, for whatever it
-cannot read exactly as the strict row reader the tests keep as the oracle. The checks name the first
+cannot read exactly as the row checks the tests keep as the oracle; ``restage`` then reads the file with
+the table reader and runs every row check in SQL (the first row with a problem named). The checks name the first
 line of each problem over the whole file, in order: a key repeated with another label, an unknown
 question, a rater a run config declared with another kind (the caller's hook), a verdict the workspace
 has with another label. ``insert`` writes each new verdict once, from its first line.
@@ -12,16 +13,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsqa.errors import InputError
 from lsqa.store import queue_signals, verdict_ids
-from lsqa.store.importers import rows
+from lsqa.store.importers import rows, values
+from lsqa.store.importers.lines import drop
 from lsqa.store.importers.skeleton import QUESTIONS_FIRST, Check, Declined, Hook, Input, first
 from lsqa.text.names import MAX_NAME_CHARS
 
 STAGED = "lsqa_import_verdicts"
 
-# The columns the row importer knows (``lsqa.study.imports.JUDGMENT_ALIASES`` and the optional ones).
-KNOWN = ("question_id", "item_id", "rater", "judge", "kind", "system_a", "system_b", "label", "shown_order",
-         "reference", "evidence")
+# Each meaning's columns, in the order a row's first filled one is taken: the five a row must fill, then
+# the optional ones.
+ALIASES = {"question_id": ("question_id", "item_id"), "rater": ("rater", "judge"), "kind": ("kind",),
+           "system_a": ("system_a",), "label": ("label",), "system_b": ("system_b",),
+           "shown_order": ("shown_order",), "reference": ("reference",), "evidence": ("evidence",)}
+OPTIONAL = ("system_b", "shown_order", "reference", "evidence")
+# The columns the file may have.
+KNOWN = tuple(n for names in ALIASES.values() for n in names)
 
 
 def kinds_values(kinds: list[tuple[str, str, bool, str, str]]) -> str:
@@ -33,7 +41,7 @@ def kinds_values(kinds: list[tuple[str, str, bool, str, str]]) -> str:
     return "(VALUES " + ", ".join(values) + ") AS k(kind, family, pairwise, alias, label)"
 
 
-def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]]) -> tuple[int, int]:
+def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], **_) -> tuple[int, int]:
     """The verdicts of the file's rows (``rows.ROWS``) as the row reader makes them, in TEMP
     table ``STAGED``; Declined if any row is one the row reader would refuse or read otherwise.
     ``kinds`` as ``kinds_values``. Returns (rows, distinct ids): no repeat to look for when the two are equal."""
@@ -130,6 +138,151 @@ def first_declared_conflict(con):
         WHERE coalesce(d.declared, '') <> '' AND d.declared <> s.kind""")
 
 
+# What a row of a declined file may get wrong, in the order the checks of one row run (a row's first
+# problem is its error; the file's first row with one is named). A meaning's value that is no value
+# (``values``) comes in its place: the five required ones first, system_b after the kind, the others
+# after the label.
+(KIND_UNKNOWN, ABOUT_REFERENCES, NO_SYSTEM_B, SAME_SYSTEMS, SYSTEM_B_OF_ONE, LABEL, SIMILARITY, SHOWN_ORDER,
+ REFERENCE) = 5, 6, 8, 9, 10, 11, 12, 14, 16
+_CELL_PLACE = [0, 1, 2, 3, 4, 7, 13, 15, 17]  # of each meaning of ALIASES, in order
+KINDS, LABELS, ORDERS = "lsqa_import_verdict_kinds", "lsqa_import_verdict_labels", "lsqa_import_verdict_orders"
+# A similarity Python's float and DuckDB's DOUBLE read alike (no underscores, inf, nan or long exponent).
+_SCORE = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,2})?"
+
+
+def _judged(con, records: dict, threshold: float) -> None:
+    """The distinct kinds, (kind, label) pairs and shown orders of ``VALUES``, each judged once by its kind's
+    record (``records``: name -> judge kind, ``lsqa.judging.kinds``), as TEMP tables: what the row reader
+    did with every row. A similarity of plain digits is left to SQL."""
+    found = con.execute(f"SELECT DISTINCT kind FROM {values.VALUES} WHERE kind IS NOT NULL").fetchall()
+    kinds = [{"raw": raw, "kind": raw.lower(), "known": raw.lower() in records} for (raw,) in found]
+    for k in kinds:
+        record = records.get(k["kind"])
+        k.update(about=bool(record and record.about_references), pairwise=bool(record and record.pairwise),
+                 scored=bool(record and record.scored), family=record.family if record else None)
+    values.judged_table(con, KINDS, {"raw": "VARCHAR", "kind": "VARCHAR", "known": "BOOLEAN", "about": "BOOLEAN",
+                                     "pairwise": "BOOLEAN", "scored": "BOOLEAN", "family": "VARCHAR"}, kinds)
+    pairs = con.execute(f"""
+        SELECT DISTINCT k.kind, v.label FROM {values.VALUES} v JOIN {KINDS} k ON k.raw = v.kind
+        WHERE k.known AND NOT k.about AND v.label IS NOT NULL
+          AND NOT (k.scored AND {rows.ascii_text('v.label')}
+                   AND regexp_full_match(lower(trim(v.label, '''"')), '{_SCORE}'))""").fetchall()
+    labels = []
+    for kind, raw in pairs:
+        record, out = records[kind], {"kind": kind, "raw": raw, "label": None, "score": None, "error": None}
+        try:
+            label = record.normalise_label(raw)
+        except ValueError as exc:
+            out["error"] = str(exc)
+        else:
+            if record.scored and label not in record.labels:
+                # A similarity score as the label: stored as the score, the label by the rater's default
+                # threshold (as the pipeline's similarity rows), never a label the statistics cannot read.
+                score = float(label)
+                if -1.0 <= score <= 1.0:  # not NaN or Infinity, which JSON exports cannot write
+                    out.update(score=score, label="yes" if score >= threshold else "no")
+            else:
+                out["label"] = label
+        labels.append(out)
+    values.judged_table(con, LABELS, {"kind": "VARCHAR", "raw": "VARCHAR", "label": "VARCHAR", "score": "DOUBLE",
+                                      "error": "VARCHAR"}, labels)
+    found = con.execute(f"SELECT DISTINCT shown_order FROM {values.VALUES} WHERE shown_order IS NOT NULL").fetchall()
+    orders = [{"raw": raw, "shown": (raw or "ab").lower()} for (raw,) in found]
+    values.judged_table(con, ORDERS, {"raw": "VARCHAR", "shown": "VARCHAR"}, orders)
+
+
+def _restage(con, path: Path, *, records: dict, threshold, references: tuple[str, ...], **_) -> tuple[int, int]:
+    """A file ``_stage`` declines in ``STAGED``, by the table reader (``values``: each value checked), every
+    row checked as the row reader checked it — the kind known and about answers, system_b as the kind
+    wants it, the label the kind's (a similarity as its score and the label by ``threshold()``), the
+    shown order ab or ba, the reference one of ``references`` — and InputError at the first row with a
+    problem; the counts ``_stage`` returns."""
+    values.stage(con, path, ALIASES, rules={"label": "text", "shown_order": "plain", "reference": "plain",
+                                            "evidence": "texts"},
+                 optional=OPTIONAL, deferred=True, fixed={"imported_from": str(path)})
+    cut = threshold()
+    _judged(con, records, cut)
+    t = "lower(trim(v.label, '''\"'))"
+    scored = f"k.scored AND {rows.ascii_text('v.label')} AND regexp_full_match({t}, '{_SCORE}')"
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT *, least(CASE WHEN bad IS NOT NULL THEN {_CELL_PLACE}[bad + 1] END,
+                        CASE WHEN NOT known THEN {KIND_UNKNOWN} END, CASE WHEN about THEN {ABOUT_REFERENCES} END,
+                        CASE WHEN pairwise AND system_b = '' THEN {NO_SYSTEM_B} END,
+                        CASE WHEN pairwise AND system_b = system_a THEN {SAME_SYSTEMS} END,
+                        CASE WHEN NOT pairwise AND system_b <> '' THEN {SYSTEM_B_OF_ONE} END,
+                        CASE WHEN label_error IS NOT NULL THEN {LABEL} END,
+                        CASE WHEN known AND NOT about AND raw_label IS NOT NULL AND label_error IS NULL
+                             AND label IS NULL THEN {SIMILARITY} END,
+                        CASE WHEN shown_order NOT IN ('ab', 'ba') THEN {SHOWN_ORDER} END,
+                        CASE WHEN NOT list_contains(?::VARCHAR[], reference) THEN {REFERENCE} END) AS problem
+        FROM (
+            SELECT v.k, v.line, v.rater AS judge, k.kind, k.family, v.question_id, v.system_a, v.system_b,
+                   o.shown AS shown_order, v.reference, v.label AS raw_label, v.evidence, v.extra, v.bad,
+                   k.known, k.about, k.pairwise, l.error AS label_error,
+                   CASE WHEN {scored} THEN CASE WHEN TRY_CAST({t} AS DOUBLE) BETWEEN -1 AND 1
+                                                THEN CASE WHEN TRY_CAST({t} AS DOUBLE) >= {cut!r} THEN 'yes' ELSE 'no' END END
+                        ELSE l.label END AS label,
+                   CASE WHEN {scored} THEN TRY_CAST({t} AS DOUBLE) ELSE l.score END AS score
+            FROM {values.VALUES} v LEFT JOIN {KINDS} k ON k.raw = v.kind
+            LEFT JOIN {LABELS} l ON l.kind = k.kind AND l.raw = v.label
+            LEFT JOIN {ORDERS} o ON o.raw = v.shown_order)
+        ORDER BY k""", [list(references) + [""]])
+    bad = con.execute(f"SELECT k, line, problem FROM {STAGED} WHERE problem IS NOT NULL ORDER BY k, problem LIMIT 1"
+                      ).fetchone()
+    if bad:
+        k, line, problem = bad
+        if problem in _CELL_PLACE:
+            values.fail(con, path, k)
+        row = con.execute(f"""SELECT v.kind, v.label, s.kind, s.system_b, s.shown_order, s.reference, s.label_error
+                              FROM {STAGED} s JOIN {values.VALUES} v USING (k) WHERE k = ?""", [k]).fetchone()
+        raise _problem(path, line, problem, row, records, references)
+    values.done(con)
+    drop(con, KINDS, LABELS, ORDERS)
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {STAGED} AS
+        SELECT line, {verdict_ids.ID_SQL} AS id, judge, kind, family, question_id, system_a, system_b, shown_order,
+               reference, label, raw_label, score, evidence,
+               CASE WHEN score IS NULL THEN extra ELSE json_merge_patch(extra, json_object('threshold', {cut!r}))::VARCHAR
+               END AS extra
+        FROM {STAGED} ORDER BY k""")
+    return _counts(con)
+
+
+def _problem(path: Path, line, problem: int, row: tuple, records: dict, references: tuple[str, ...]) -> InputError:
+    """The error of a row's first problem, in the row reader's words."""
+    raw_kind, raw_label, kind, system_b, shown, reference, label_error = row
+    if problem == KIND_UNKNOWN:
+        return InputError(path, f"unknown kind {raw_kind!r}", line=line, hint=f"use one of {', '.join(records)}")
+    if problem == ABOUT_REFERENCES:
+        return InputError(path, f"{kind} verdicts are about NarrativeQA references, not answers: they are not "
+                                "imported as verdicts", line=line,
+                          hint=f"run a judge of kind {kind} in a study (docs/reference-errors.md), or import "
+                               "the verdicts under a kind that rates answers")
+    if problem == NO_SYSTEM_B:
+        return InputError(path, "a pairwise verdict needs system_b", line=line, hint="add the other system")
+    if problem == SAME_SYSTEMS:
+        return InputError(path, f"system_a and system_b are both {system_b!r}", line=line,
+                          hint="a system cannot be compared with itself; fix the names")
+    if problem == SYSTEM_B_OF_ONE:
+        return InputError(path, f"a {kind} verdict rates one answer, but system_b is {system_b!r}", line=line,
+                          hint="leave system_b empty, or use a pairwise kind")
+    if problem == LABEL:
+        return InputError(path, label_error, line=line, hint=records[kind].label_hint)
+    if problem == SIMILARITY:
+        return InputError(path, f"similarity {raw_label!r} is not a cosine similarity", line=line,
+                          hint="give a number from -1 to 1, or yes / no")
+    if problem == SHOWN_ORDER:
+        return InputError(path, f"shown_order must be ab or ba, not {shown!r}", line=line,
+                          hint="write ab (system_a shown first) or ba")
+    return InputError(path, f"reference must be {' or '.join(references)}, not {reference!r}", line=line,
+                      hint="write the NarrativeQA reference the verdict used, or leave it empty")
+
+
+def _counts(con) -> tuple[int, int]:
+    return tuple(con.execute(f"SELECT count(*), count(DISTINCT id) FROM {STAGED}").fetchone())
+
+
 REPEAT_WHAT = "the verdict of this rater on this item (question, systems, order, reference)"
 
 RECORD = Input(
@@ -139,7 +292,7 @@ RECORD = Input(
              "question_id": "VARCHAR", "system_a": "VARCHAR", "system_b": "VARCHAR", "shown_order": "VARCHAR",
              "reference": "VARCHAR", "label": "VARCHAR", "raw_label": "VARCHAR", "score": "DOUBLE",
              "evidence": "VARCHAR", "extra": "VARCHAR"},
-    recount=lambda con: tuple(con.execute(f"SELECT count(*), count(DISTINCT id) FROM {STAGED}").fetchone()),
+    restage=_restage,
     checks=(
         Check("""SELECT s.line, f.first_line, f.first_label, s.label FROM {staged} s
                  JOIN (SELECT id, min(line) AS first_line, arg_min(label, line) AS first_label FROM {staged} GROUP BY id) f

@@ -293,6 +293,15 @@ def plain_value(path, line: int | None, column: str, value, *, numbers: bool = T
     return str(value).strip()
 
 
+def text_list(path, line: int | None, column: str, value) -> list[str]:
+    """``value`` of a column of excerpts as a list of texts: a text, or a list of texts."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(e, str) for e in items):
+        raise InputError(path, f"{column} must be a text or a list of texts, not {json.dumps(value)[:60]}",
+                         line=line, hint="write the excerpts as strings")
+    return items
+
+
 def table_format(path: Path, first: str) -> str:
     """``csv``, ``tsv``, ``jsonl`` or ``json`` (an array): by suffix, otherwise by ``first``, the first
     character of the text after blanks (``{`` JSONL, ``[`` JSON array, else CSV)."""
@@ -309,4 +318,4 @@ def table_format(path: Path, first: str) -> str:
 
 
 __all__ = ["MAX_CELL_CHARS", "MAX_NESTING", "MAX_TABLE_BYTES", "IngestSummary", "bytes_problem", "nested_deeper_than",
-           "parse_json", "plain_value", "table_format"]
+           "parse_json", "plain_value", "table_format", "text_list"]
