@@ -432,13 +432,24 @@ def _random_file(path: Path, rows: list[dict], rng) -> Path:
     return path
 
 
-def test_random_answer_files_give_the_same_result(base, tmp_path):
+# Seeds 0..39 of a random-file test: a sample in the fast lane, the rest marked slow (`make test` runs both).
+SEEDS = [pytest.param(range(0, 4), id="sample"), pytest.param(range(4, 40), id="rest", marks=pytest.mark.slow)]
+
+
+def _at_least(seeds: range, of_40: int) -> int:
+    """The share of ``of_40`` (files the SQL takes of the 40 seeds) these seeds must take, the sample
+    counted as taken whole."""
+    return max(0, of_40 - (40 - len(seeds)))
+
+
+@pytest.mark.parametrize("seeds", SEEDS)
+def test_random_answer_files_give_the_same_result(base, tmp_path, seeds):
     """Seeded random files of answers with quotes, commas, newlines, CR, Unicode whitespace and
     look-alike spellings: the same error or the same rows, whichever path reads them."""
     import random
 
     taken = 0
-    for seed in range(40):
+    for seed in seeds:
         rng = random.Random(seed)
         rows = []
         for _ in range(rng.randint(1, 5)):
@@ -456,17 +467,7 @@ def test_random_answer_files_give_the_same_result(base, tmp_path):
             taken += import_answers_staged(ws, source) is not None
         except InputError:
             taken += 1
-    assert taken >= 15, f"the SQL took only {taken} of 40 files"
-
-
-# Seeds 0..39 of a random-file test: a sample in the fast lane, the rest marked slow (`make test` runs both).
-SEEDS = [pytest.param(range(0, 4), id="sample"), pytest.param(range(4, 40), id="rest", marks=pytest.mark.slow)]
-
-
-def _at_least(seeds: range, of_40: int) -> int:
-    """The share of ``of_40`` (files the SQL takes of the 40 seeds) these seeds must take, the sample
-    counted as taken whole."""
-    return max(0, of_40 - (40 - len(seeds)))
+    assert taken >= _at_least(seeds, 15), f"the SQL took only {taken} of {len(seeds)} files"
 
 
 @pytest.mark.parametrize("seeds", SEEDS)
