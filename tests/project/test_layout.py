@@ -33,6 +33,7 @@ this test holds the exact rule per file.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import subprocess
 import sys
@@ -52,6 +53,12 @@ MAX_TOP_LEVEL_MODULES = 8
 RUFF = Path(sys.executable).parent / "ruff"
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed module at ``path``, once per run: every rule here walks the same files (read only)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _python_files(root: Path = LSQA) -> list[Path]:
     return sorted(p for p in root.rglob("*.py")
                   if "__pycache__" not in p.parts and not DATA_FOLDERS.intersection(p.relative_to(root).parts))
@@ -65,7 +72,7 @@ def _module_name(path: Path, root: Path = LSQA) -> str:
 def _imports(path: Path, root: Path = LSQA) -> list[tuple[int, str]]:
     """(line, dotted name) of every import in the file, at any depth; relative ones made absolute,
     ``from a.b import c`` as ``a.b.c`` (c may be a module or a name: the package is what counts)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     package = _module_name(path, root) if path.name == "__init__.py" else _module_name(path, root).rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
@@ -250,7 +257,7 @@ def test_doors():
 
 def _sql_calls(path: Path) -> list[str]:
     """Where ``path`` calls ``.execute(...)``, ``.executemany(...)`` or ``.sql(...)``: SQL run on a connection."""
-    return [f"{path.name}:{node.lineno}" for node in ast.walk(ast.parse(path.read_text()))
+    return [f"{path.name}:{node.lineno}" for node in ast.walk(_tree(path))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr in ("execute", "executemany", "sql")]
 
@@ -301,7 +308,7 @@ def test_every_package_says_its_job_in_one_line():
         if not init.exists():
             problems.append(f"{folder.relative_to(PROJECT_ROOT)}: no __init__.py")
             continue
-        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")), clean=False) or ""
+        doc = ast.get_docstring(_tree(init), clean=False) or ""
         first, _, rest = doc.partition("\n")
         if not first.strip().endswith(".") or (rest and not rest.startswith("\n")):
             problems.append(f"{init.relative_to(PROJECT_ROOT)}: docstring does not open with one line ending in '.' "
@@ -368,7 +375,7 @@ def test_ranking_view_names_are_spelled_once():
     files = [p for p in _python_files() if p != LSQA / "vocabulary.py"]
     files += [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]
     found = sorted(f"{p.relative_to(PROJECT_ROOT)}:{node.lineno}: {node.value!r}" for p in files
-                   for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                   for node in ast.walk(_tree(p))
                    if isinstance(node, ast.Constant) and node.value in words)
     assert found == []
 
@@ -405,7 +412,7 @@ def test_one_importer_per_input():
     # (``table.records``) are for the commands that read a table whole, not for an import of answers,
     # verdicts or reviews (NarrativeQA's questions: corpus/ingest.py, until its own record).
     row_readers = sorted({str(p.relative_to(LSQA)) for p in _python_files()
-                          for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                          for node in ast.walk(_tree(p))
                           if (isinstance(node, ast.ImportFrom) and node.module == "lsqa.store.importers.table"
                               and any(a.name == "records" for a in node.names))
                           or (isinstance(node, ast.Attribute) and node.attr == "records"
@@ -416,17 +423,17 @@ def test_one_importer_per_input():
     # Python's csv module reads one record in lsqa, never a file: a CSV's header line (rows) and the record the
     # SQL found bad, for its words (table).
     csv_readers = sorted({str(p.relative_to(LSQA)) for p in _python_files()
-                          for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                          for node in ast.walk(_tree(p))
                           if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                           and node.value.id == "csv" and node.attr in ("reader", "DictReader")})
     assert csv_readers == ["store/importers/rows.py", "store/importers/table.py"]
     rows_importers = [f"{p.relative_to(PROJECT_ROOT)}:{node.lineno}" for p in _python_files()
-                      for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                      for node in ast.walk(_tree(p))
                       if isinstance(node, ast.FunctionDef) and node.name.startswith("import_")
                       and node.name.endswith("_rows")]
     assert rows_importers == []
     assert {"import_answers_rows", "import_judgments_rows", "import_reviews_rows"} <= {
-        node.name for node in ast.walk(ast.parse((PROJECT_ROOT / "tests" / "support" / "import_oracle.py").read_text()))
+        node.name for node in ast.walk(_tree(PROJECT_ROOT / "tests" / "support" / "import_oracle.py"))
         if isinstance(node, ast.FunctionDef)}
 
 
