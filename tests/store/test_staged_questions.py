@@ -1,12 +1,12 @@
-"""Issue 35: ``lsqa ingest-narrativeqa`` reads its question files in SQL (``lsqa.store.importers.questions``),
-with the row reader (``questions_in_sql=False``, the importer as it was) as the oracle.
+"""``lsqa ingest-narrativeqa`` reads its question files in SQL (``lsqa.store.importers.questions``): fast
+(``stage``) when it reads them exactly, else by the table reader with the values checked in SQL
+(``restage``); the row reader (tests/support/narrativeqa_oracle.py) is the oracle.
 
 Question files are made by category — each rule of the row reader (the set filter, ``q_index`` given
 or counted per document, repeats across files, the stored questions), each way a file can be unusual
 — in CSV and JSONL. Both importers run on copies of one workspace: the same InputError (message,
 line, hint) with the workspace untouched, or the same documents and questions and the same summary.
-Where the SQL must take the files itself, ``staged_question_table`` is asked too, so that a silent
-fall back to the row reader cannot pass.
+Whether the fast stage takes the files is asked too, so that each category tests the way it means to.
 """
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ import pytest
 from lsqa import store
 from lsqa.corpus import ingest
 from lsqa.errors import InputError
+from lsqa.store import db
+from lsqa.store.importers import questions as staged_questions
+from lsqa.store.importers.lines import drop
 from tests.conftest import TEST_DATA
 from tests.support.bad_input import snapshot
+from tests.support.narrativeqa_oracle import ingest_narrativeqa_rows
 
 SLICE = TEST_DATA / "narrativeqa_slice"
 ARCTURUS, TOM, THIRD = ("014de1a8802c05ff64efa047e9290fb7fccea2b4", "2c5f448df18172babaac38806e1fb699a8baf65b",
@@ -35,12 +39,12 @@ UNKNOWN = "e" * 40  # in no documents.csv
 
 @pytest.fixture(scope="module")
 def bases(tmp_path_factory):
-    """An empty workspace, and one holding the slice's questions (read row by row)."""
+    """An empty workspace, and one holding the slice's questions (read by the oracle)."""
     folder = tmp_path_factory.mktemp("bases")
     empty, filled = folder / "empty.duckdb", folder / "filled.duckdb"
     with store.connect(empty):
         pass
-    ingest.ingest_narrativeqa(filled, SLICE, questions_in_sql=False)
+    ingest_narrativeqa_rows(filled, SLICE)
     return {"empty": empty, "filled": filled}
 
 
@@ -86,7 +90,7 @@ def _dataset(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
 def _run(workspace: Path, folder: Path, in_sql: bool):
     before = snapshot(workspace)
     try:
-        summary = ingest.ingest_narrativeqa(workspace, folder, questions_in_sql=in_sql)
+        summary = (ingest.ingest_narrativeqa if in_sql else ingest_narrativeqa_rows)(workspace, folder)
     except InputError as exc:
         assert snapshot(workspace) == before, "a refused ingest changed the workspace"
         return ("refused", str(exc), exc.line, exc.hint)
@@ -97,11 +101,21 @@ def _run(workspace: Path, folder: Path, in_sql: bool):
 
 
 def _taken(workspace: Path, folder: Path) -> bool:
-    """Whether the SQL reads the folder's question files itself (a refusal it words counts as taken)."""
+    """Whether the fast stage reads the folder's question files itself (a refusal it words counts as taken)."""
     _, qa_files, _ = ingest._nqa_files(folder)
     with open(folder / "documents.csv", encoding="utf-8", newline="") as f:
         docs = sorted(r["document_id"] for r in csv.DictReader(f) if r["set"] == "test")
-    return ingest.staged_question_table(workspace, qa_files, "test", docs) is not None
+    with db.scratch() as con:
+        con.execute(f"CREATE TEMP TABLE {staged_questions.DOCUMENTS} AS SELECT unnest(?::VARCHAR[]) AS id", [docs])
+        try:
+            staged_questions.stage(con, qa_files, set_name="test")
+        except staged_questions.Declined:
+            return False
+        except InputError:
+            return True
+        finally:
+            drop(con, staged_questions.DOCUMENTS, staged_questions.STAGED, staged_questions.FILE_ROWS)
+    return True
 
 
 def _compare(bases, tmp_path: Path, files: dict, *, base: str = "empty", staged: bool | None = None):

@@ -59,10 +59,21 @@ def _at(column: str) -> str:
     return sql_text('$."' + column + '"')
 
 
-def stage(con, path: Path, aliases: dict[str, tuple[str, ...]], *, texts: tuple[str, ...] = ()) -> str:
+def stage(con, path: Path, aliases: dict[str, tuple[str, ...]], *, texts: tuple[str, ...] = (),
+          required: tuple[str, ...] = (), extra: bool = True, objects: bool = False) -> str:
     """TEMP table ``VALUES`` (line, k, one text column per meaning, extra) of ``path``'s rows in file
-    order, each value checked (see the module's docstring); InputError at the first bad row."""
-    stage_objects(con, path, required_any=aliases)
+    order, each value checked (see the module's docstring); InputError at the first bad row.
+    ``required``: columns every row must fill, refused in the table reader's words (a missing column, an
+    empty value) before the aliases are looked at; ``extra=False``: no ``extra`` column; ``objects``: keep
+    the table reader's TEMP table ``OBJECTS`` (k, line, obj) for the caller's SQL over the other columns."""
+    stage_objects(con, path, required, required_any=aliases)
+    return checked(con, path, aliases, texts=texts, extra=extra, objects=objects)
+
+
+def checked(con, path: Path, aliases: dict[str, tuple[str, ...]], *, texts: tuple[str, ...] = (),
+            extra: bool = True, objects: bool = False) -> str:
+    """``stage``'s table of the rows the caller staged in ``OBJECTS`` (``table.stage_objects``, its
+    ``required`` covering every meaning)."""
     parts = []
     for order, (meaning, names) in enumerate(aliases.items()):
         chosen = "CASE " + " ".join(f"WHEN coalesce(obj ->> {_at(n)}, '') <> '' THEN {sql_text(n)}"
@@ -108,6 +119,11 @@ def stage(con, path: Path, aliases: dict[str, tuple[str, ...]], *, texts: tuple[
         raise InputError(path, f"column {col}: not a value this import takes", line=line, hint="write it as text")
     known = sorted({n for names in aliases.values() for n in names})
     pivot = ", ".join(f"any_value(value) FILTER (o = {order}) AS {meaning}" for order, meaning in enumerate(aliases))
+    if not extra:
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE {VALUES} AS
+                        SELECT k, any_value(line) AS line, {pivot} FROM {CELLS} GROUP BY k ORDER BY k""")
+        staging.drop(con, CELLS, *(() if objects else (OBJECTS,)))
+        return VALUES
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {VALUES} AS
         SELECT v.*, coalesce(x.extra, '{{}}') AS extra
@@ -117,7 +133,7 @@ def stage(con, path: Path, aliases: dict[str, tuple[str, ...]], *, texts: tuple[
                    FROM {OBJECTS} o, json_each(o.obj) e
                    WHERE NOT list_contains(?::VARCHAR[], e.key) GROUP BY o.k) x USING (k)
         ORDER BY k""", [known])
-    staging.drop(con, CELLS, OBJECTS)
+    staging.drop(con, CELLS, *(() if objects else (OBJECTS,)))
     return VALUES
 
 
@@ -132,4 +148,4 @@ def _python_value(col: str, type_: str, text: str | None, raw: str | None):
     return {"OBJECT": {}, "ARRAY": [], "BOOLEAN": text == "true", "NULL": None}.get(type_, text)
 
 
-__all__ = ["VALUES", "cell", "name", "stage"]
+__all__ = ["VALUES", "cell", "checked", "name", "stage"]
