@@ -13,13 +13,10 @@ from pathlib import Path
 from lsqa import store
 from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
+from lsqa.store.importers import errata as staged_errata
 from lsqa.store.importers import questions as staged_questions
-from lsqa.store.importers.table import read_table
-from lsqa.store.importers.table import records as read_records
-from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, IngestSummary
+from lsqa.store.importers.wording import IngestSummary, named
 from lsqa.text import book as book_text
-from lsqa.text import csv_cells
-from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
 
 # --------------------------------------------------------------------------------------- books
 
@@ -51,7 +48,7 @@ def ingest_book(workspace: str | Path, path: str | Path, *, title: str | None = 
     text = book_text.read_text(path)
     summary = IngestSummary(str(path))
     title = title or _gutenberg_meta(text, "Title") or path.stem
-    _checked_name(path, None, "title", title)
+    named(path, None, "title", title)
     author = author if author is not None else _gutenberg_meta(text, "Author")
     doc_id = "book-" + book_text.sha1(text)[:12]
     with store.write(workspace) as con:
@@ -69,10 +66,6 @@ def ingest_book(workspace: str | Path, path: str | Path, *, title: str | None = 
 
 
 # --------------------------------------------------------------------------------- NarrativeQA
-
-NQA_DOC_COLUMNS = ("document_id", "set", "kind", "wiki_title")
-NQA_QA_COLUMNS = ("document_id", "question", "answer1", "answer2")
-
 
 def _inside(root: Path, path: Path, *, line_of: str = "") -> Path:
     """``path`` if it lies inside the dataset folder ``root`` (resolved: no ``..``, no link leading
@@ -114,150 +107,46 @@ def _nqa_files(directory: Path) -> tuple[Path, list[Path], list[Path]]:
     return docs, qaps, summaries
 
 
-# A question index or a word count above this is a broken file (NarrativeQA's longest book has ~430k
-# words, its largest q_index is ~40); it would also not fit the workspace's integer columns.
-MAX_WHOLE_NUMBER = 1_000_000_000
-
-
-def _whole_number(path: Path, line_no: int, value, column: str) -> int:
-    try:
-        number = float(value)
-    except (TypeError, ValueError, OverflowError):
-        number = None
-    if number is None or not number.is_integer() or not 0 <= number <= MAX_WHOLE_NUMBER:
-        raise InputError(path, f"{column} must be a whole number from 0 to {MAX_WHOLE_NUMBER:,}, not "
-                               f"{str(value)[:40]!r}", line=line_no, hint="write a number such as 0, 1, 2")
-    return int(number)
-
-
-def _checked_name(path: Path, line_no: int | None, column: str, value: str) -> str:
-    """A document id or title under the one name rule (``lsqa.text.names``), or InputError naming the line."""
-    problem = name_problem(value)
-    if problem:
-        raise InputError(path, f"{column} {shown_name(value)} {problem}", line=line_no,
-                         hint=f"use one line of visible text, at most {MAX_NAME_CHARS} characters")
-    return value
-
-
-QUESTION_TEXT = ("text", "reference_1", "reference_2")
-
-
 def _changed_question(path: Path, line: int, q_index: int, doc_id: str, old_text: str) -> InputError:
     return InputError(path, f"question {q_index} of document {doc_id} is already in the workspace with another "
                             f"text ({old_text[:60]!r})", line=line,
                       hint="keep the published text, or import the changed set into a new workspace")
 
 
-def _refuse_changed_questions(con, questions: list[dict]) -> None:
-    """A question already stored under the same (document, q_index) with another text or other
-    references: one of the two would be dropped unseen, so neither is kept."""
-    stored = corpus_store.question_texts(con, [q["id"] for q in questions])
-    for q in questions:
-        old = stored.get(q["id"])
-        if old is not None and tuple(old) != tuple(q[k] for k in QUESTION_TEXT):
-            path, line = q["_source"]
-            raise _changed_question(path, line, q["source_index"], q["document_id"], old[0])
-    for q in questions:
-        q.pop("_source", None)
-
-
-def staged_question_table(workspace: str | Path, qa_files: list[Path], set_name: str, document_ids: list[str]):
-    """The questions of ``qa_files`` read and checked in SQL (``lsqa.store.staged_questions``: an Arrow
-    table), or None when that reader declines them: ``_question_rows`` then reads the files row by row
-    and words what is wrong (NarrativeQA's 46,765 questions: docs/decisions/imports-in-sql.md)."""
-    folder = Path(workspace).resolve().parent  # DuckDB spills there, as an import in SQL does
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        return None
-    try:
-        return staged_questions.stage(qa_files, set_name=set_name, document_ids=document_ids, spill_folder=folder,
-                                      max_bytes=MAX_TABLE_BYTES, max_cell_chars=MAX_CELL_CHARS,
-                                      max_q_index=MAX_WHOLE_NUMBER)
-    except staged_questions.Declined:
-        return None
-
-
-def _question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) -> list[dict]:
-    rows: list[dict] = []
-    seen: dict[str, dict] = {}
-    for path in qa_files:
-        per_doc: dict[str, int] = {}
-        for line_no, rec in read_records(path, required=NQA_QA_COLUMNS):
-            if rec.get("set", set_name) != set_name:
-                continue
-            doc_id = rec["document_id"]
-            if doc_id not in docs:
-                raise InputError(path, f"question for unknown document_id {doc_id!r} (not in documents.csv)",
-                                 line=line_no, hint="add the document to documents.csv or fix the id")
-            q_index = rec.get("q_index")
-            q_index = (_whole_number(path, line_no, q_index, "q_index") if q_index not in (None, "")
-                       else per_doc.get(doc_id, 0))
-            per_doc[doc_id] = q_index + 1
-            row = {
-                "id": f"nqa:{doc_id}:{q_index}", "document_id": doc_id, "origin": "narrativeqa",
-                "text": rec["question"], "reference_1": rec["answer1"], "reference_2": rec["answer2"],
-                "set_name": set_name, "source_index": q_index, "_source": (path, line_no),
-            }
-            first = seen.setdefault(row["id"], row)
-            if first is not row:
-                if tuple(first[k] for k in QUESTION_TEXT) != tuple(row[k] for k in QUESTION_TEXT):
-                    where = f"{first['_source'][0]}:{first['_source'][1]}"
-                    raise InputError(path, f"question {q_index} of document {doc_id} repeats {where} with another "
-                                           "text", line=line_no, hint="keep one row per (document_id, q_index)")
-                continue
-            rows.append(row)
-    return rows
-
-
-def _nqa_documents(docs_file: Path, set_name: str) -> tuple[dict[str, dict], dict[str, tuple[int, dict]]]:
-    """NarrativeQA's documents of ``set_name`` by id (names and word count checked), and every id's first line."""
-    docs = {}
-    doc_lines: dict[str, tuple[int, dict]] = {}
-    for line_no, rec in read_records(docs_file, required=NQA_DOC_COLUMNS):
-        first = doc_lines.setdefault(rec["document_id"], (line_no, rec))
-        if first[1] is not rec and first[1] != rec:
-            raise InputError(docs_file, f"document_id {rec['document_id']!r} repeats line {first[0]} with other "
-                                        "values", line=line_no, hint="keep one row per document")
-        if rec["set"] == set_name:
-            _checked_name(docs_file, line_no, "document_id", rec["document_id"])
-            _checked_name(docs_file, line_no, "wiki_title", rec["wiki_title"])
-            words = rec.get("story_word_count")
-            rec["story_word_count"] = _whole_number(docs_file, line_no, words, "story_word_count") \
-                if words not in (None, "") else 0
-            docs[rec["document_id"]] = rec
-    return docs, doc_lines
-
-
-def _nqa_summaries(summary_files: list[Path], docs: dict[str, dict]) -> dict[str, str]:
-    """The summary of each document in ``docs``, from NarrativeQA's summary files (the last row of an id wins)."""
-    summaries: dict[str, str] = {}
-    for path in summary_files:
-        for _, rec in read_records(path, required=("document_id", "summary")):
-            if rec["document_id"] in docs:
-                summaries[rec["document_id"]] = rec["summary"]
-    return summaries
+def question_table(workspace: str | Path, qa_files: list[Path], set_name: str, document_ids: list[str]):
+    """The questions of ``qa_files`` read and checked in SQL (``lsqa.store.importers.questions.read``: an
+    Arrow table; InputError at the first bad row). DuckDB spills next to the workspace, as an import does."""
+    folder = Path(workspace).resolve().parent
+    spill = folder if folder.is_dir() and os.access(folder, os.W_OK) else None
+    return staged_questions.read(qa_files, set_name=set_name, document_ids=document_ids, spill_folder=spill)
 
 
 def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name: str = "test",
-                       target_tokens: int = 200, questions_in_sql: bool = True) -> IngestSummary:
+                       target_tokens: int = 200) -> IngestSummary:
     """Add NarrativeQA as published: documents, questions with both references, summaries, stories.
 
     Full texts are read from ``DIR/stories/<document_id>.txt`` where present and cut with
     NarrativeQA's own ``story_start`` / ``story_end`` markers. Only documents of ``set_name`` that
-    have questions, a summary or a story file are added. The question files are read in SQL when
-    that reader takes them (``staged_question_table``), else (and with ``questions_in_sql=False``,
-    the tests' oracle) row by row; the two write the same rows.
+    have questions, a summary or a story file are added. The documents, question and summary files are
+    read and checked in SQL (``lsqa.store.importers.questions``) before anything is written.
     """
     directory = Path(directory)
     if set_name not in ("train", "valid", "test"):
         raise InputError(directory, f"unknown set {set_name!r}", hint="use test, valid or train")
-    summary = IngestSummary(str(directory))
     docs_file, qa_files, summary_files = _nqa_files(directory)
-    docs, doc_lines = _nqa_documents(docs_file, set_name)
-    staged = staged_question_table(workspace, qa_files, set_name, sorted(docs)) if questions_in_sql else None
-    questions = _question_rows(qa_files, set_name, docs) if staged is None else []
-    question_docs = set(staged.column("document_id").to_pylist()) if staged is not None else \
-        {q["document_id"] for q in questions}
-    summaries = _nqa_summaries(summary_files, docs)
+    docs = staged_questions.documents(docs_file, set_name)
+    questions = question_table(workspace, qa_files, set_name, sorted(docs))
+    summaries = staged_questions.summaries(summary_files, sorted(docs))
+    return _add_narrativeqa(workspace, directory, set_name, docs_file, qa_files, docs, questions, summaries,
+                            target_tokens)
+
+
+def _add_narrativeqa(workspace, directory: Path, set_name: str, docs_file: Path, qa_files: list[Path],
+                     docs: dict[str, dict], questions, summaries: dict[str, str], target_tokens: int) -> IngestSummary:
+    """Read the stories of the documents to add and write everything in one transaction: ``docs``
+    (``questions.documents``), ``questions`` (the Arrow table of ``questions.read``), ``summaries``."""
+    summary = IngestSummary(str(directory))
+    question_docs = set(questions.column("document_id").to_pylist())
     stories_dir = _inside(directory.resolve(), directory / "stories")
     wanted = question_docs | set(summaries)
     wanted |= {p.stem for p in stories_dir.glob("*.txt") if p.stem in docs} if stories_dir.is_dir() else set()
@@ -267,7 +156,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
     for doc_id in sorted(wanted):
         meta = docs[doc_id]
         kind = "book" if meta["kind"] == "gutenberg" else meta["kind"]
-        story_file = _story_file(directory.resolve(), stories_dir, doc_id, docs_file, doc_lines[doc_id][0])
+        story_file = _story_file(directory.resolve(), stories_dir, doc_id, docs_file, meta["line"])
         if story_file.is_file():
             text = book_text.read_text(story_file)
             doc, passages, _ = _book_rows(
@@ -282,12 +171,9 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
         doc_rows.append(doc)
 
     with store.write(workspace) as con:
-        if staged is None:
-            _refuse_changed_questions(con, questions)
-        else:
-            changed = staged_questions.first_stored_conflict(con, staged)
-            if changed:
-                raise _changed_question(qa_files[changed[0]], *changed[1:])
+        changed = staged_questions.first_stored_conflict(con, questions)
+        if changed:
+            raise _changed_question(qa_files[changed[0]], *changed[1:])
         existing = corpus_store.document_ids(con)
         # A story whose text is already stored under another id (e.g. added by ingest-book) cannot be
         # stored twice (content_sha1 is unique): its NarrativeQA document is kept without the text,
@@ -316,10 +202,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
                     summary.add("story texts filled in")
         n_passages = sum(corpus_store.insert_passages(con, doc_id, ps) for doc_id, ps in passage_rows.items())
         summary.add("passages", n_passages)
-        if staged is None:
-            n_q, n_all = corpus_store.insert_questions(con, questions), len(questions)
-        else:
-            n_q, n_all = staged_questions.insert(con, staged), staged.num_rows
+        n_q, n_all = staged_questions.insert(con, questions), questions.num_rows
         summary.add("questions", n_q)
         summary.skip("questions", n_all - n_q)
     summary.notes.append(f"{len(passage_rows)} documents with full text, {len(summaries)} summaries, set={set_name}")
@@ -328,72 +211,16 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
 
 # --------------------------------------------------------------------------------------- errata
 
-ERRATA_REQUIRED = ("question_id", "reference")
-
-
-def _errata_text(path: Path, line, column: str, value, csv_file: bool) -> str:
-    """A text cell of an errata row ('' for none); a CSV cell loses the ``'`` lsqa's errata CSV put in
-    front of formula-like text (``lsqa.text.csv_cells``)."""
-    if value is None:
-        return ""
-    if isinstance(value, list) and all(isinstance(v, str) for v in value) and column == "annotators":
-        return "; ".join(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and column == "correction":
-        return str(value)  # a JSON number ("3") is the text it reads as
-    if not isinstance(value, str):
-        raise InputError(path, f"column {column} must be text, not {type(value).__name__}", line=line,
-                         hint="write it as text in quotes")
-    return csv_cells.read_cell(value) if csv_file else value
-
-
 def read_errata(path: str | Path) -> list[dict]:
     """The corrected references of an errata file (the Reference errors page's download, CSV or JSONL, or
     any table with ``question_id``, ``reference`` and ``correction``): one dict per (question, reference)
     with ``question_id``, ``reference``, ``text``, ``line``, ``source`` (file:line) and ``proposed_by`` (the
     row's ``annotators``). A row with an empty ``correction`` is a flag without a proposal and is passed over.
 
-    InputError naming the file and line: a malformed file, no ``correction`` column, a reference other
-    than 1 or 2, a correction that is only spaces, one (question, reference) given two different texts,
-    a file without any correction."""
-    path = Path(path)
-    table = read_table(path, ERRATA_REQUIRED)
-    csv_file = table.header_line is not None
-    if "correction" not in table.columns:
-        raise InputError(path, "no correction column", line=table.header_line,
-                         hint="add a correction column with the corrected reference (lsqa's errata file has one)")
-    seen: dict[tuple[str, str], tuple[int | None, str]] = {}
-    out = []
-    for row, line in zip(table.rows, table.lines, strict=False):
-        reference = row["reference"]
-        if reference not in ("1", "2"):
-            raise InputError(path, f"reference {reference!r} is not 1 or 2", line=line,
-                             hint="write which reference of the question is corrected: 1 or 2")
-        raw = row.get("correction")
-        text = _errata_text(path, line, "correction", raw, csv_file).strip()
-        if not text:
-            if isinstance(raw, str) and raw:
-                raise InputError(path, f"the correction of reference {reference} of {row['question_id']!r} is only "
-                                       "spaces", line=line, hint="write the corrected reference, or leave the cell empty")
-            continue
-        if len(text) > MAX_CELL_CHARS or "\x00" in text:
-            raise InputError(path, "a correction above the size limit or with a NUL character", line=line,
-                             hint="shorten it")
-        key = (row["question_id"], reference)
-        if key in seen:
-            first_line, first = seen[key]
-            if first != text:
-                raise InputError(path, f"reference {reference} of {key[0]!r} is corrected twice with different texts "
-                                       f"(first at line {first_line})", line=line,
-                                 hint="keep one correction per question and reference")
-            continue
-        seen[key] = (line, text)
-        out.append({"question_id": key[0], "reference": reference, "text": text, "line": line,
-                    "source": f"{path.name}:{line}" if line is not None else path.name,
-                    "proposed_by": _errata_text(path, line, "annotators", row.get("annotators"), csv_file)})
-    if not out:
-        raise InputError(path, "no corrected reference: every correction cell is empty",
-                         hint="write the corrected reference in the correction column of the rows to correct")
-    return out
+    Read and checked in SQL (``lsqa.store.importers.errata``); InputError naming the file and line: a
+    malformed file, no ``correction`` column, a reference other than 1 or 2, a correction that is only
+    spaces, one (question, reference) given two different texts, a file without any correction."""
+    return staged_errata.read(path)
 
 
 def ingest_errata(workspace: str | Path, path: str | Path) -> IngestSummary:

@@ -403,14 +403,13 @@ def test_one_importer_per_input():
                for r in records.values())
     folder = LSQA / "store" / "importers"
     assert sorted(p.stem for p in folder.glob("*.py")) == [
-        "__init__", "answers", "lines", "questions", "reviews", "rows", "skeleton", "table", "values", "verdicts",
-        "wording"]
+        "__init__", "answers", "errata", "lines", "questions", "reviews", "rows", "skeleton", "table", "values",
+        "verdicts", "wording"]
     # A file the staged SQL declines is read by the table reader and its values checked in SQL (``values``),
     # not by a row reader of the input's own: the inputs that do so.
     assert sorted(name for name, r in records.items() if r.restage is not None) == ["answers", "judgments", "reviews"]
     # No production module reads an import file's rows in Python: the table reader's rows as dicts
-    # (``table.records``) are for the commands that read a table whole, not for an import of answers,
-    # verdicts or reviews (NarrativeQA's questions: corpus/ingest.py, until its own record).
+    # (``table.records``) are for the commands that read a table whole, not for an import.
     row_readers = sorted({str(p.relative_to(LSQA)) for p in _python_files()
                           for node in ast.walk(_tree(p))
                           if (isinstance(node, ast.ImportFrom) and node.module == "lsqa.store.importers.table"
@@ -418,7 +417,7 @@ def test_one_importer_per_input():
                           or (isinstance(node, ast.Attribute) and node.attr == "records"
                               and isinstance(node.value, ast.Name) and node.value.id == "table")
                           or (isinstance(node, ast.FunctionDef) and node.name in ("_judgment_rows", "_review_rows"))})
-    assert set(row_readers) <= {"corpus/ingest.py"}, row_readers
+    assert row_readers == [], row_readers
     assert not (LSQA / "corpus" / "tables.py").exists()
     # Python's csv module reads one record in lsqa, never a file: a CSV's header line (rows) and the record the
     # SQL found bad, for its words (table).
@@ -435,6 +434,43 @@ def test_one_importer_per_input():
     assert {"import_answers_rows", "import_judgments_rows", "import_reviews_rows"} <= {
         node.name for node in ast.walk(_tree(PROJECT_ROOT / "tests" / "support" / "import_oracle.py"))
         if isinstance(node, ast.FunctionDef)}
+
+
+def test_narrativeqa_and_errata_files_are_read_in_sql():
+    # ``lsqa ingest-narrativeqa`` reads documents.csv, the question and summary files and an errata file in
+    # SQL (``lsqa.store.importers.questions`` and ``errata``: the table reader, values checked in SQL); the row
+    # readers are the tests' oracle (tests/support/narrativeqa_oracle.py). The table reader's rows as Python
+    # dicts (``records``, ``read_table``) are taken by no import.
+    import inspect
+
+    from lsqa.corpus import ingest
+
+    row_functions = {"records", "read_table"}
+    takers = sorted({str(p.relative_to(LSQA)) for p in _python_files()
+                     for node in ast.walk(_tree(p))
+                     if (isinstance(node, ast.ImportFrom) and node.module == "lsqa.store.importers.table"
+                         and row_functions & {a.name for a in node.names})
+                     or (isinstance(node, ast.Attribute) and node.attr in row_functions
+                         and isinstance(node.value, ast.Name) and node.value.id == "table")})
+    assert takers == [], takers
+    # No loop over a table's rows in the package that ingests NarrativeQA and errata.
+    loops = [f"{p.relative_to(LSQA)}:{node.lineno}" for p in _python_files(LSQA / "corpus")
+             for node in ast.walk(_tree(p))
+             if isinstance(node, (ast.For, ast.comprehension))
+             and any((isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and ("records" in n.func.id
+                                                                                   or n.func.id == "read_table"))
+                     or (isinstance(n, ast.Attribute) and n.attr in ("rows", "lines"))
+                     for n in ast.walk(node.iter))]
+    assert loops == []
+    # One way in: no switch to a row path.
+    assert list(inspect.signature(ingest.ingest_narrativeqa).parameters) == ["workspace", "directory", "set_name",
+                                                                           "target_tokens"]
+    assert not {"_question_rows", "_nqa_documents", "_nqa_summaries", "_errata_text"} & {
+        node.name for p in _python_files() for node in ast.walk(_tree(p))
+        if isinstance(node, ast.FunctionDef)}
+    oracle = PROJECT_ROOT / "tests" / "support" / "narrativeqa_oracle.py"
+    assert {"question_rows", "documents", "summaries", "read_errata_rows", "ingest_narrativeqa_rows"} <= {
+        node.name for node in ast.walk(ast.parse(oracle.read_text(encoding="utf-8"))) if isinstance(node, ast.FunctionDef)}
 
 
 TEST_KINDS = {"browser", "bad_input", "project", "support"}  # folders by kind of test, not by package

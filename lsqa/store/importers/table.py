@@ -43,7 +43,7 @@ RATING_COLUMNS = ("item_id", "rater", "label")
 # Where Python's str.splitlines cuts a line besides LF (a JSONL line is what splitlines makes of the text).
 _LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Python's type names of JSON values, as DuckDB's json_type names them.
-_PYTHON_TYPE = {"ARRAY": "list", "VARCHAR": "str", "BIGINT": "int", "UBIGINT": "int", "DOUBLE": "float",
+PYTHON_TYPE = {"ARRAY": "list", "VARCHAR": "str", "BIGINT": "int", "UBIGINT": "int", "HUGEINT": "int", "DOUBLE": "float",
                 "BOOLEAN": "bool", "NULL": "NoneType", "OBJECT": "dict"}
 
 
@@ -244,7 +244,7 @@ def _jsonl(con, path: Path, *, array: bool) -> list[str]:
     if not_object:
         k, line, type_ = not_object
         found.append((k, wording.element_not_an_object(path, k) if array else
-                      wording.not_an_object(path, line, _PYTHON_TYPE.get(type_, type_.lower()))))
+                      wording.not_an_object(path, line, PYTHON_TYPE.get(type_, type_.lower()))))
         valid = f"k < {min(f[0] for f in found)}"
     found += _objects_checked(con, path, valid)
     if found:
@@ -516,5 +516,5 @@ def load_ratings(path: str | Path) -> Table:
     return read_table(path, RATING_COLUMNS, check=check)
 
 
-__all__ = ["COMPARISON_COLUMNS", "OBJECTS", "RATING_COLUMNS", "Table", "load_comparisons", "load_ratings", "read_table",
+__all__ = ["COMPARISON_COLUMNS", "OBJECTS", "PYTHON_TYPE", "RATING_COLUMNS", "Table", "load_comparisons", "load_ratings", "read_table",
            "records", "stage_objects"]

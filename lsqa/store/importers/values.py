@@ -93,13 +93,24 @@ def _settled(rule: str) -> tuple[str, str]:
 
 
 def stage(con, path: Path, aliases: dict[str, tuple[str, ...]], *, rules: dict[str, str] | None = None,
-          optional: tuple[str, ...] = (), deferred: bool = False, extra: bool = True,
-          fixed: dict[str, str] | None = None) -> str:
+          optional: tuple[str, ...] = (), required: tuple[str, ...] = (), deferred: bool = False,
+          extra: bool = True, fixed: dict[str, str] | None = None, objects: bool = False) -> str:
     """TEMP table ``VALUES`` (k, line, one text column per meaning, extra; ``bad`` if ``deferred``) of
     ``path``'s rows in file order, each value checked (see the module's docstring); InputError at the first
-    bad row (``deferred``: ``fail`` words it; ``done`` drops what it needs)."""
+    bad row (``deferred``: ``fail`` words it; ``done`` drops what it needs). ``required``: columns every row
+    must fill, refused in the table reader's words (a missing column, an empty value) before the aliases
+    are looked at; ``objects``: keep the table reader's TEMP table ``OBJECTS`` (k, line, obj) for the
+    caller's SQL over the other columns."""
+    stage_objects(con, path, required, required_any={m: n for m, n in aliases.items() if m not in optional})
+    return checked(con, path, aliases, rules=rules, deferred=deferred, extra=extra, fixed=fixed, objects=objects)
+
+
+def checked(con, path: Path, aliases: dict[str, tuple[str, ...]], *, rules: dict[str, str] | None = None,
+            deferred: bool = False, extra: bool = True, fixed: dict[str, str] | None = None,
+            objects: bool = False) -> str:
+    """``stage``'s table of the rows the caller staged in ``OBJECTS`` (``table.stage_objects``, its
+    ``required`` covering every meaning)."""
     rules = rules or {}
-    stage_objects(con, path, required_any={m: n for m, n in aliases.items() if m not in optional})
     parts = []
     for order, (meaning, names) in enumerate(aliases.items()):
         rule = rules.get(meaning, "name")
@@ -159,7 +170,8 @@ def stage(con, path: Path, aliases: dict[str, tuple[str, ...]], *, rules: dict[s
     else:
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {VALUES} AS
                         SELECT k, any_value(line) AS line, {pivot}{bad} FROM {CELLS} GROUP BY k ORDER BY k""")
-    staging.drop(con, OBJECTS)
+    if not objects:
+        staging.drop(con, OBJECTS)
     if not deferred:
         staging.drop(con, CELLS)
     return VALUES
@@ -203,4 +215,4 @@ def _python_value(col: str, type_: str, text: str | None, raw: str | None):
     return {"OBJECT": {}, "ARRAY": [], "BOOLEAN": text == "true", "NULL": None}.get(type_, text)
 
 
-__all__ = ["RULES", "VALUES", "cell", "done", "fail", "judged_table", "name", "stage"]
+__all__ = ["RULES", "VALUES", "cell", "checked", "done", "fail", "judged_table", "name", "stage"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lsqa.errors import InputError
+from lsqa.text.names import MAX_NAME_CHARS, name_problem, shown_name
 
 # Anything larger is refused before reading: a 2 GB table of verdicts is a mistake, not a study.
 # (NarrativeQA's qaps.csv, 47k questions, is ~11 MB.)
@@ -26,6 +27,10 @@ MAX_CELL_CHARS = 100_000
 # Objects or arrays (tables or lists in TOML) nested deeper than this are refused: no table row or
 # config needs more, and a deeper value overflows a recursive parser.
 MAX_NESTING = 32
+
+# A question index or a word count above this is a broken file (NarrativeQA's longest book has ~430k
+# words, its largest q_index is ~40); it would also not fit the workspace's integer columns.
+MAX_WHOLE_NUMBER = 1_000_000_000
 
 CSV_HINT = "write a header line and data rows (CSV) or one JSON object per line (JSONL)"
 JSONL_HINT = "write one JSON object per line"
@@ -302,6 +307,29 @@ def text_list(path, line: int | None, column: str, value) -> list[str]:
     return items
 
 
+def whole_number(path, line: int | None, value, column: str) -> int:
+    """``value`` (a cell as the table reader reads it: text, a JSON number or another JSON value) as a
+    whole number from 0 to ``MAX_WHOLE_NUMBER``, read as Python's ``float`` reads it (``" 3"``, ``"1e2"``,
+    ``true``), or InputError naming the line."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        number = None
+    if number is None or not number.is_integer() or not 0 <= number <= MAX_WHOLE_NUMBER:
+        raise InputError(path, f"{column} must be a whole number from 0 to {MAX_WHOLE_NUMBER:,}, not "
+                               f"{str(value)[:40]!r}", line=line, hint="write a number such as 0, 1, 2")
+    return int(number)
+
+
+def named(path, line: int | None, column: str, value: str) -> str:
+    """A document id or title under the one name rule (``lsqa.text.names``), or InputError naming the line."""
+    problem = name_problem(value)
+    if problem:
+        raise InputError(path, f"{column} {shown_name(value)} {problem}", line=line,
+                         hint=f"use one line of visible text, at most {MAX_NAME_CHARS} characters")
+    return value
+
+
 def table_format(path: Path, first: str) -> str:
     """``csv``, ``tsv``, ``jsonl`` or ``json`` (an array): by suffix, otherwise by ``first``, the first
     character of the text after blanks (``{`` JSONL, ``[`` JSON array, else CSV)."""
@@ -317,5 +345,5 @@ def table_format(path: Path, first: str) -> str:
     return {"{": "jsonl", "[": "json"}.get(first, "csv")
 
 
-__all__ = ["MAX_CELL_CHARS", "MAX_NESTING", "MAX_TABLE_BYTES", "IngestSummary", "bytes_problem", "nested_deeper_than",
-           "parse_json", "plain_value", "table_format", "text_list"]
+__all__ = ["MAX_CELL_CHARS", "MAX_NESTING", "MAX_TABLE_BYTES", "MAX_WHOLE_NUMBER", "IngestSummary", "bytes_problem",
+           "named", "nested_deeper_than", "parse_json", "plain_value", "table_format", "text_list", "whole_number"]
