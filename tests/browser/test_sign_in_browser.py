@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from lsqa import store, team
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from tests.support.browser import chromium, need_browser, wait_idle
 from tests.support.streamlit_server import free_port, serve
 
 pytestmark = pytest.mark.browser
@@ -26,17 +26,11 @@ AUDIT_HEADING = "Audit judge verdicts"
 @pytest.fixture(scope="module")
 def server(demo_workspace_template, tmp_path_factory):
     need_browser()
-    from playwright.sync_api import sync_playwright
-
     ws = tmp_path_factory.mktemp("sign-in") / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
     team.add_person(ws, "ada", "admin")
-    with serve(ws) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield {"url": url, "ws": ws, "browser": browser}
-        finally:
-            browser.close()
+    with serve(ws) as url, chromium() as browser:
+        yield {"url": url, "ws": ws, "browser": browser}
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ it fails; a missing Playwright (pinned in requirements.txt) always fails.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -27,17 +28,56 @@ SHOWN_JS = """() => { const bar = document.querySelector('.st-key-lsqa_keys [dat
   return bar && cards.size === 1 ? bar.dataset.lsqaItem : null; }"""
 
 
-@contextlib.contextmanager
-def chromium():
-    """Debian's chromium, headless through Playwright, closed on the way out (also when a test fails)."""
+_LAUNCHED: dict = {}  # this test process's Playwright and chromium (``_launched``)
+
+
+def _launched():
+    """Debian's chromium, headless through Playwright, launched once per test process (each pytest-xdist
+    worker has its own) on first use and closed when the process ends: a launch costs about a second
+    of CPU, and every test opens contexts of its own in it (``chromium``)."""
+    if _LAUNCHED.get("pid") == os.getpid() and _LAUNCHED["browser"].is_connected():
+        return _LAUNCHED["browser"]
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
+    if _LAUNCHED.get("pid") == os.getpid():  # it went away (crashed): its driver too, then a new one
+        _stop_launched()
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    except BaseException:
+        playwright.stop()
+        raise
+    if "pid" not in _LAUNCHED:
+        atexit.register(_stop_launched)
+    _LAUNCHED.update(pid=os.getpid(), playwright=playwright, browser=browser)
+    return browser
+
+
+def _stop_launched() -> None:
+    if _LAUNCHED.get("pid") != os.getpid() or "playwright" not in _LAUNCHED:
+        return
+    playwright, browser = _LAUNCHED.pop("playwright"), _LAUNCHED.pop("browser")
+    try:
+        if browser.is_connected():
             browser.close()
+    finally:
+        playwright.stop()
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's chromium (the test process's own, ``_launched``), with none of another user's pages: the
+    browser contexts opened while it is held (``fresh_page``, ``browser.new_context()``,
+    ``browser.new_page()``) are closed on the way out, also when a test fails."""
+    browser = _launched()
+    before = set(browser.contexts)
+    try:
+        yield browser
+    finally:
+        if browser.is_connected():
+            for context in browser.contexts:
+                if context not in before:
+                    context.close()
 
 
 @contextlib.contextmanager
