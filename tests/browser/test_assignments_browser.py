@@ -10,15 +10,13 @@ import shutil
 import pytest
 
 from lsqa import audit, store, team
-from tests.support.browser import chromium, need_browser, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 
 
 def test_a_key_on_my_assignments_counts_in_the_sidebar_line(demo_workspace_template, tmp_path):
-    from playwright.sync_api import expect
-
     need_browser()
     ws = tmp_path / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)

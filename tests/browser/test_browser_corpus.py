@@ -13,7 +13,7 @@ import pytest
 
 from lsqa import store
 from lsqa.store import corpus as corpus_store
-from tests.support.browser import chromium, need_browser, wait_charts_drawn, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_charts_drawn, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -48,8 +48,6 @@ def _on_word_boundaries(text: str, start: int, end: int) -> bool:
 
 
 def test_corpus_entity_chains_for_every_book_on_word_boundaries_paged(demo_workspace):
-    from playwright.sync_api import expect
-
     need_browser()
     ws = demo_workspace
     with store.connect(ws) as con:
@@ -96,8 +94,6 @@ def test_fresh_machine_without_shared_data_gets_the_bundled_demo(bundled_demo_fr
     The demo is the one a wheel of this checkout built with no shared data folder (conftest), shared
     with the packaging test: the same code, and one demo build instead of two."""
     import shutil
-
-    from playwright.sync_api import expect
 
     need_browser()
     assert "bundled with lsqa" in bundled_demo_from_wheel["stdout"]

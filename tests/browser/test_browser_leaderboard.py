@@ -18,7 +18,7 @@ from lsqa import audit, store
 from lsqa.dashboard import leaderboard_view
 from lsqa.store import results as results_store
 from lsqa.study import imports
-from tests.support.browser import chromium, need_browser, wait_charts_drawn, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_charts_drawn, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -73,8 +73,6 @@ def _download(page, button_name: str, nth: int = 0):
 
 
 def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
-    from playwright.sync_api import expect
-
     ws = board_workspace
     today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     with serve(ws) as base, chromium() as browser:
@@ -170,8 +168,6 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
 def test_urls_in_notes_stay_text(demo_workspace):
     """A flag's note with a URL or markup is shown as text on the Audit page, under its reference in
     the question card (lsqa.dashboard.item_cards), never as a link or bold."""
-    from playwright.sync_api import expect
-
     need_browser()
     ws = demo_workspace
     first = audit.queue(ws, audit.Filters(judges=(JUDGE,)), "alice")["rows"][0]
@@ -191,10 +187,7 @@ def test_urls_in_notes_stay_text(demo_workspace):
 def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_workspace):
     """A rank flip's question is a link that opens its verdict on the Audit page, resolved against the
     Leaderboard's own address; "Report (HTML)" downloads `lsqa report`'s page for the judge shown."""
-    from playwright.sync_api import expect
-
     from tests.figures.test_corrected_workspace import override_between_top_two
-
     need_browser()
     ws = demo_workspace
     _, _, changed = override_between_top_two(ws, JUDGE)

@@ -18,7 +18,7 @@ from lsqa.config.study import run_config_from_dict
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.study import pipeline
 from tests.conftest import PROJECT_ROOT, TEST_DATA
-from tests.support.browser import chromium, need_browser, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -41,16 +41,12 @@ def full_demo_names(workspace):
 
 
 def _nav(page, name: str, heading: str) -> None:
-    from playwright.sync_api import expect
-
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click(timeout=60000)
     expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=60000)
     wait_idle(page, 60000)
 
 
 def test_run_page_default_form_state_and_own_calls(full_demo_names):
-    from playwright.sync_api import expect
-
     ws = full_demo_names
     with serve(ws) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1440, "height": 1600})

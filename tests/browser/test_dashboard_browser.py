@@ -19,7 +19,7 @@ import pytest
 
 from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
-from tests.support.browser import chromium, need_browser, wait_animations, wait_charts_drawn, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_animations, wait_charts_drawn, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -57,8 +57,6 @@ def _comparisons(page, judge: str) -> int:
 
 
 def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
-    from playwright.sync_api import expect
-
     base, ws = server
     first = audit.queue(ws, audit.Filters(judges=(JUDGE,)), "alice")["rows"][0]
     item = audit.item(ws, first["id"])

@@ -251,9 +251,7 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
 
 @pytest.mark.browser
 def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_template, tmp_path):
-    from playwright.sync_api import expect
-
-    from tests.support.browser import chromium, need_browser, wait_idle
+    from tests.support.browser import chromium, expect, need_browser, wait_idle
     from tests.support.streamlit_server import serve
 
     need_browser()

@@ -10,7 +10,7 @@ import pytest
 from lsqa.dashboard import agreement_view, leaderboard_view
 from lsqa.study import llmbar
 from tests.conftest import shared_data_dir
-from tests.support.browser import chromium, need_browser, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 
@@ -42,8 +42,6 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
 
 @pytest.mark.browser
 def test_agreement_page_shows_llmbar_against_humans(demo_workspace):
-    from playwright.sync_api import expect
-
     need_browser()
     for _ in llmbar.import_llmbar(demo_workspace, shared_data_dir()):
         pass
