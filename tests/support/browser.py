@@ -7,6 +7,7 @@ it fails; a missing Playwright (pinned in requirements.txt) always fails.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import os
@@ -29,7 +30,7 @@ SHOWN_JS = """() => { const bar = document.querySelector('.st-key-lsqa_keys [dat
   return bar && cards.size === 1 ? bar.dataset.lsqaItem : null; }"""
 
 
-_LAUNCHED: dict = {}  # this test process's Playwright and chromium (``_launched``)
+_LAUNCHED: dict = {}  # this test process's Playwright and chromium (``_launched``), and who holds it
 
 
 def _launched():
@@ -42,7 +43,8 @@ def _launched():
 
     if _LAUNCHED.get("pid") == os.getpid():  # it went away (crashed): its driver too, then a new one
         _stop_launched()
-    playwright = sync_playwright().start()
+    manager = sync_playwright()
+    playwright = manager.start()
     try:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
     except BaseException:
@@ -50,7 +52,7 @@ def _launched():
         raise
     if "pid" not in _LAUNCHED:
         atexit.register(_stop_launched)
-    _LAUNCHED.update(pid=os.getpid(), playwright=playwright, browser=browser)
+    _LAUNCHED.update(pid=os.getpid(), playwright=playwright, loop=manager._loop, browser=browser, held=0)
     return browser
 
 
@@ -58,6 +60,7 @@ def _stop_launched() -> None:
     if _LAUNCHED.get("pid") != os.getpid() or "playwright" not in _LAUNCHED:
         return
     playwright, browser = _LAUNCHED.pop("playwright"), _LAUNCHED.pop("browser")
+    asyncio._set_running_loop(_LAUNCHED.pop("loop"))  # as Playwright leaves it between its calls
     try:
         if browser.is_connected():
             browser.close()
@@ -69,16 +72,27 @@ def _stop_launched() -> None:
 def chromium():
     """Debian's chromium (the test process's own, ``_launched``), with none of another user's pages: the
     browser contexts opened while it is held (``fresh_page``, ``browser.new_context()``,
-    ``browser.new_page()``) are closed on the way out, also when a test fails."""
+    ``browser.new_page()``) are closed on the way out, also when a test fails.
+
+    Between two of its calls Playwright's sync API marks its event loop as running in this thread; while
+    nobody holds the browser that mark is taken off, so the other tests of the process see no running
+    loop (``asyncio.run`` works for them), as when each test had a Playwright of its own."""
     browser = _launched()
+    asyncio._set_running_loop(_LAUNCHED["loop"])
+    _LAUNCHED["held"] += 1
     before = set(browser.contexts)
     try:
         yield browser
     finally:
-        if browser.is_connected():
-            for context in browser.contexts:
-                if context not in before:
-                    context.close()
+        try:
+            if browser.is_connected():
+                for context in browser.contexts:
+                    if context not in before:
+                        context.close()
+        finally:
+            _LAUNCHED["held"] -= 1
+            if not _LAUNCHED["held"]:
+                asyncio._set_running_loop(None)
 
 
 @contextlib.contextmanager
