@@ -251,6 +251,7 @@ _STILL_READY_JS = """() => new Promise(resolve => {
   requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() =>
     resolve(window.__lsqaRuns.seq === seq && (""" + READY_JS + """)()), 0)));
 })"""
+_COUNTED_READY_JS = "() => { " + RUNS_JS + "; return (" + READY_JS + ")(); }"  # one call to the page, not two
 _TRACKED: weakref.WeakSet = weakref.WeakSet()  # browser contexts whose new documents count their runs
 
 
@@ -263,9 +264,8 @@ def wait_idle(page, timeout_ms: int = 30000) -> None:
     if context not in _TRACKED:
         context.add_init_script(RUNS_JS)  # pages opened or loaded from now on count from their first message
         _TRACKED.add(context)
-    page.evaluate(RUNS_JS)  # the document open now counts from its next rerun asked for
-    while True:
-        page.wait_for_function(READY_JS, timeout=timeout_ms)
+    while True:  # the document open now counts from its next rerun asked for (RUNS_JS, in the first look)
+        page.wait_for_function(_COUNTED_READY_JS, timeout=timeout_ms)
         if page.evaluate(_STILL_READY_JS):
             return
 
