@@ -19,7 +19,7 @@ from lsqa.dashboard import adjudication_view
 from lsqa.judging import kinds
 from lsqa.store import verdicts as verdicts_store
 from tests.support.bad_input import snapshot
-from tests.support.browser import SHOWN_JS, served_team, wait_for, wait_idle
+from tests.support.browser import SHOWN_JS, expect, served_team, wait_for, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -70,8 +70,6 @@ def _key(kind: str, shown_order: str, label: str) -> str:
 
 
 def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_asks_first(setup):
-    from playwright.sync_api import expect
-
     ws, url, browser = setup["ws"], setup["url"], setup["browser"]
     rows = adjudication_view.in_order(audit.disagreements(ws))
     assert len(rows) == 3 and all(d["adjudicated"] is None for d in rows)

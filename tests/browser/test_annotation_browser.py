@@ -19,6 +19,7 @@ from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 from tests.support.browser import (
     chromium,
+    expect,
     fresh_page,
     need_browser,
     wait_for,
@@ -57,8 +58,6 @@ def page(browser):
 
 
 def _open(page, url: str, wait_for=re.compile(r"Item \d+ of")):
-    from playwright.sync_api import expect
-
     page.goto(url)
     expect(page.get_by_text(wait_for).first).to_be_visible(timeout=60000)
     wait_idle(page)
@@ -70,8 +69,6 @@ def _press(page, key: str):
 
 
 def _toast(page, pattern) -> str:
-    from playwright.sync_api import expect
-
     toast = page.locator('[data-testid="stToast"]').filter(has_text=pattern).last
     expect(toast).to_be_visible(timeout=WAIT)
     return toast.inner_text()
@@ -113,8 +110,6 @@ def _click_row(page, table, row: int):
 # ------------------------------------------------------------------------------------- defect 1
 
 def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
-    from playwright.sync_api import expect
-
     base, ws = server
     _open(page, f"{base}/audit?judge={AIS}")
     name = page.get_by_label("Annotator", exact=True)
@@ -177,8 +172,6 @@ def test_keys_act_again_after_fields_and_flag_reasons_have_keys(server, page):
 # ------------------------------------------------------------------------------------- defect 2
 
 def test_reference_errors_selection_follows_the_question(server, page):
-    from playwright.sync_api import expect
-
     base, ws = server
     rows = reference_errors.suspects(ws)
     target = rows[3]  # below the top: a 'wrong' flag (score 1) moves it up the list
@@ -215,10 +208,7 @@ def test_reference_errors_selection_follows_the_question(server, page):
 def test_reference_errors_evidence_panel_follows_the_picked_row(server, page):
     """Issue 32: the row picked shows its own evidence — the systems' caption with the strongest system's
     reading, the summary sentence with the reference's words marked, the LLM check's line."""
-    from playwright.sync_api import expect
-
     from lsqa.dashboard import reference_view
-
     base, ws = server
     rows = reference_errors.suspects(ws)
     pick = next(i for i, r in enumerate(rows[1:10], 1)
@@ -243,8 +233,6 @@ def test_reference_errors_evidence_panel_follows_the_picked_row(server, page):
 # ------------------------------------------------------------------------------------- defect 3
 
 def test_previous_item_and_my_recent_reviews_reopen_a_decision(server, page):
-    from playwright.sync_api import expect
-
     base, ws = server
     first = audit.item(ws, audit.queue(ws, audit.Filters(judges=(GT,)), "hal")["rows"][0]["id"])
     _open(page, f"{base}/audit?annotator=hal&judge={GT}")
@@ -278,8 +266,6 @@ def test_up_next_is_folded_until_opened_and_a_row_picked_there_is_the_item_decid
     """Up next is folded (its table, drawn again on every key, cost a keypress ~0.05 s: BENCHMARKS,
     seventh pass); opened, it shows the queue after the item shown, and the row picked is the item the
     next decision is about. It stays open from item to item."""
-    from playwright.sync_api import expect
-
     base, ws = server
     rows = audit.queue(ws, audit.Filters(judges=(GT,)), "ida")["rows"]
     _open(page, f"{base}/audit?annotator=ida&judge={GT}")
@@ -303,8 +289,6 @@ def test_up_next_is_folded_until_opened_and_a_row_picked_there_is_the_item_decid
 # ------------------------------------------------------------------------------------- defect 4
 
 def test_decision_bar_in_view_and_evidence_folded_and_labelled(server, page):
-    from playwright.sync_api import expect
-
     base, ws = server
     first = audit.item(ws, audit.queue(ws, audit.Filters(judges=(SXS,)), "lou")["rows"][0]["id"])
     found = [e for e in first["evidence"] if e["found"]]
@@ -355,8 +339,6 @@ def _assert_word_bounds(book: str, shown: str):
 # ------------------------------------------------------------------------------------- defect 5
 
 def test_blind_mode_hides_labels_and_names_until_i_decide(server, page):
-    from playwright.sync_api import expect
-
     base, ws = server
     row = audit.queue(ws, audit.Filters(judges=(SXS,), reviewed="all"), "bea")["rows"][5]
     audit.review(ws, "otto", row["id"], "tie", "otto's view")  # another annotator's label on the item
@@ -390,8 +372,6 @@ def test_blind_mode_hides_labels_and_names_until_i_decide(server, page):
 def test_queue_settings_stay_as_chosen_while_folded_and_after_another_page(server, page):
     """The queue's filters are folded (not built) until opened: a judge picked there must still
     filter the queue once the panel is folded again, on the next item, and after another page."""
-    from playwright.sync_api import expect
-
     base, ws = server
     _open(page, f"{base}/audit?annotator=ivy")
     sidebar = page.locator('[data-testid="stSidebar"]')
@@ -426,8 +406,6 @@ def test_queue_settings_stay_as_chosen_while_folded_and_after_another_page(serve
 def test_open_progress_table_counts_a_decision_made_by_key(server, page):
     """The item is a fragment (J, K and the decision keys rerun it alone, issue 12): a decision must
     still reach the sidebar's progress table when it is open, and the next item must show."""
-    from playwright.sync_api import expect
-
     base, ws = server
     _open(page, f"{base}/audit?annotator=pia&judge={AIS}")
     sidebar = page.locator('[data-testid="stSidebar"]')
@@ -455,8 +433,6 @@ def test_open_progress_table_counts_a_decision_made_by_key(server, page):
 # ------------------------------------------------------------------------------------- defect 6
 
 def test_second_review_queue_overlap_late_warning_and_agreement(server, page):
-    from playwright.sync_api import expect
-
     base, ws = server
     rows = audit.queue(ws, audit.Filters(judges=(AIS,)), "rita")["rows"]
     for r in rows[:3]:
@@ -553,8 +529,6 @@ def test_feedback_speaks_in_the_terms_shown(server, page):
 # ------------------------------------------------------------------------------------- defect 8
 
 def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
-    from playwright.sync_api import expect
-
     base, ws = server
     _open(page, f"{base}/audit?annotator=gus&judge={AIS}")
     panel = page.get_by_text(re.compile("^Guidelines for absolute verdicts"))

@@ -10,15 +10,13 @@ import shutil
 import pytest
 
 from lsqa import audit, store, team
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
 
 
 def test_a_key_on_my_assignments_counts_in_the_sidebar_line(demo_workspace_template, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
-
     need_browser()
     ws = tmp_path / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
@@ -26,19 +24,15 @@ def test_a_key_on_my_assignments_counts_in_the_sidebar_line(demo_workspace_templ
     team.add_person(ws, "boss", "admin")
     audit.assign(ws, "lexical-autoais-fc", ["ana"], by=team.Person("boss", "admin"), per_item=1, count=3)
     mine = [r["id"] for r in audit.queue.uncached(ws, audit.Filters(reviewed=audit.ASSIGNED), "ana")["rows"]]
-    with serve(ws) as url, sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = b.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.goto(f"{url}/audit?token={ana['token']}")
-            expect(page.get_by_text(re.compile("0 of 3 of my assignments done"))).to_be_visible(timeout=60000)
-            wait_idle(page)
-            page.mouse.click(900, 500)
-            page.keyboard.press("v")  # confirm the judge's label
-            expect(page.get_by_text(re.compile("1 of 3 of my assignments done"))).to_be_visible(timeout=30000)
-            wait_idle(page)
-        finally:
-            b.close()
+    with serve(ws) as url, chromium() as b:
+        page = b.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        page.goto(f"{url}/audit?token={ana['token']}")
+        expect(page.get_by_text(re.compile("0 of 3 of my assignments done"))).to_be_visible(timeout=60000)
+        wait_idle(page)
+        page.mouse.click(900, 500)
+        page.keyboard.press("v")  # confirm the judge's label
+        expect(page.get_by_text(re.compile("1 of 3 of my assignments done"))).to_be_visible(timeout=30000)
+        wait_idle(page)
     with store.connect(ws) as con:
         reviewed = [r[0] for r in con.execute("SELECT judgment_id FROM human_reviews WHERE annotator = 'ana'").fetchall()]
     assert reviewed == [mine[0]]  # the first of ana's assignments, the one on screen

@@ -21,6 +21,7 @@ from tests.support.browser import (
     SHOWN_JS,
     chromium,
     count_written,
+    expect,
     fresh_page,
     need_browser,
     poll,
@@ -58,8 +59,6 @@ def page(browser):
 
 
 def _open(page, url: str):
-    from playwright.sync_api import expect
-
     page.goto(url)
     expect(page.get_by_text(re.compile(r"Item \d+ of")).first).to_be_visible(timeout=60000)
     wait_idle(page)
@@ -83,8 +82,6 @@ def _wait_written(ws, who: str, page) -> dict[str, list[dict]]:
 def test_typing_into_the_judge_filter_with_chips_writes_nothing(server, page):
     """Issue 34, 1: once the Judge multiselect held chips, a click focused a chip and the letters typed
     next went to the shortcuts (a judge's name wrote a "wrong" flag, X/A/T decisions)."""
-    from playwright.sync_api import expect
-
     base, ws = server
     _open(page, f"{base}/audit?annotator=kit&judge={SXS}&judge={AIS}")
     sidebar = page.locator('[data-testid="stSidebar"]')
@@ -150,8 +147,6 @@ def test_searching_types_no_shortcut_and_the_key_after_enter_acts_on_a_match(ser
 def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page):
     """Issue 34, 2: a second key <= 100 ms after a decision was saved on the next item while the old
     one was still on screen (3 of 10). Each key's item is read off the screen as it is pressed."""
-    from playwright.sync_api import expect
-
     base, ws = server
     _open(page, f"{base}/audit?annotator=lia&judge={AIS}")
     on_screen = []
@@ -203,8 +198,6 @@ def test_a_click_from_a_screen_behind_the_page_writes_nothing(server, page):
     J), so a click names no item: the browser sends the item it had drawn (audit_view.ON_SCREEN_KEY).
     Here the server's answer to a decision is held back, the page has moved on to the next item and the
     browser still shows the old one: a click on its "no" writes nothing on the next item."""
-    from playwright.sync_api import expect
-
     base, ws = server
     held, holding, client = [], [False], []
 
@@ -302,8 +295,6 @@ def test_flag_reason_holds_for_its_item_and_undo_opens_the_undone_item(server, p
 def test_a_blind_page_holds_none_of_the_judges_words_and_question_mark_lists_the_keys(server, page):
     """Issue 34, 6: before deciding one saw the judge's scores ("A: 6 of 6 content words … (1.00)"),
     evidence "for answer A", and other people's flags ("⚑ ambiguous — ana")."""
-    from playwright.sync_api import expect
-
     base, ws = server
     rows = audit.queue(ws, audit.Filters(judges=(SXS,), reviewed="all"), "pia", page_size=400)["rows"]
     items = [audit.item(ws, r["id"]) for r in rows[:30]]

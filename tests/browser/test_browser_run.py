@@ -18,7 +18,7 @@ from lsqa.config.study import run_config_from_dict
 from lsqa.corpus.ingest import ingest_narrativeqa
 from lsqa.study import pipeline
 from tests.conftest import PROJECT_ROOT, TEST_DATA
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -41,57 +41,49 @@ def full_demo_names(workspace):
 
 
 def _nav(page, name: str, heading: str) -> None:
-    from playwright.sync_api import expect
-
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click(timeout=60000)
     expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=60000)
     wait_idle(page, 60000)
 
 
 def test_run_page_default_form_state_and_own_calls(full_demo_names):
-    from playwright.sync_api import expect, sync_playwright
-
     ws = full_demo_names
-    with serve(ws) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with serve(ws) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1440, "height": 1600})
-        try:
-            page.goto(f"{base}/run?annotator=alice")
-            expect(page.get_by_role("heading", name="Run a study")).to_be_visible(timeout=60000)
-            wait_idle(page, 60000)
-            start = page.get_by_role("button", name="Start run")
-            expect(start).to_be_enabled()  # the default form is valid here, before any click
-            expect(page.get_by_text("already has results made with a different definition")).to_have_count(0)
+        page.goto(f"{base}/run?annotator=alice")
+        expect(page.get_by_role("heading", name="Run a study")).to_be_visible(timeout=60000)
+        wait_idle(page, 60000)
+        start = page.get_by_role("button", name="Start run")
+        expect(start).to_be_enabled()  # the default form is valid here, before any click
+        expect(page.get_by_text("already has results made with a different definition")).to_have_count(0)
 
-            # The form keeps its state across pages.
-            max_q = page.get_by_label("Questions per book (0 = all)")
-            max_q.fill("3")
-            max_q.press("Enter")
-            wait_idle(page)
-            _nav(page, "Agreement", "Agreement")
-            _nav(page, "Run", "Run a study")
-            expect(page.get_by_label("Questions per book (0 = all)")).to_have_value("3")
-            expect(page.get_by_text(re.compile(rf"^{re.escape(BOOK)} \(")).first).to_be_visible()
+        # The form keeps its state across pages.
+        max_q = page.get_by_label("Questions per book (0 = all)")
+        max_q.fill("3")
+        max_q.press("Enter")
+        wait_idle(page)
+        _nav(page, "Agreement", "Agreement")
+        _nav(page, "Run", "Run a study")
+        expect(page.get_by_label("Questions per book (0 = all)")).to_have_value("3")
+        expect(page.get_by_text(re.compile(rf"^{re.escape(BOOK)} \(")).first).to_be_visible()
 
-            page.get_by_role("button", name="Start run").click()
-            job = page.get_by_text(re.compile(r"job-\d+-\d+ · run form · (done|failed)"))
-            expect(job.first).to_be_visible(timeout=240000)
-            expect(page.get_by_text(re.compile(r"job-\d+-\d+ · run form · done"))).to_be_visible()
-            wait_idle(page, 60000)
+        page.get_by_role("button", name="Start run").click()
+        job = page.get_by_text(re.compile(r"job-\d+-\d+ · run form · (done|failed)"))
+        expect(job.first).to_be_visible(timeout=240000)
+        expect(page.get_by_text(re.compile(r"job-\d+-\d+ · run form · done"))).to_be_visible()
+        wait_idle(page, 60000)
 
-            # Another run in the same workspace (a command-line run, a colleague's job) makes calls
-            # after the job: the job's "calls so far" must not count them.
-            other = _demo_definitions_config(max_questions=8, judges=[])  # questions the job did not answer
-            made_by_other = pipeline.run(ws, run_config_from_dict(other)).to_dict()["calls_made"]
-            assert made_by_other > 0
-            _nav(page, "Overview", "lsqa")
-            _nav(page, "Run", "Run a study")
-            stored = page.get_by_text(re.compile(r"^LLM calls stored so far: [\d,]+")).first.inner_text()
-            made = page.get_by_text(re.compile(r"^\d+ calls made, \d+ cached")).first.inner_text()
-            n_stored = int(re.match(r"LLM calls stored so far: ([\d,]+)", stored).group(1).replace(",", ""))
-            n_made = int(made.split(" ")[0])
-            with store.connect(ws) as con:
-                total = con.execute("SELECT count(*) FROM llm_calls").fetchone()[0]
-            assert n_made > 0 and n_stored == n_made, (stored, made, total)
-        finally:
-            browser.close()
+        # Another run in the same workspace (a command-line run, a colleague's job) makes calls
+        # after the job: the job's "calls so far" must not count them.
+        other = _demo_definitions_config(max_questions=8, judges=[])  # questions the job did not answer
+        made_by_other = pipeline.run(ws, run_config_from_dict(other)).to_dict()["calls_made"]
+        assert made_by_other > 0
+        _nav(page, "Overview", "lsqa")
+        _nav(page, "Run", "Run a study")
+        stored = page.get_by_text(re.compile(r"^LLM calls stored so far: [\d,]+")).first.inner_text()
+        made = page.get_by_text(re.compile(r"^\d+ calls made, \d+ cached")).first.inner_text()
+        n_stored = int(re.match(r"LLM calls stored so far: ([\d,]+)", stored).group(1).replace(",", ""))
+        n_made = int(made.split(" ")[0])
+        with store.connect(ws) as con:
+            total = con.execute("SELECT count(*) FROM llm_calls").fetchone()[0]
+        assert n_made > 0 and n_stored == n_made, (stored, made, total)

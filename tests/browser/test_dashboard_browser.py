@@ -19,7 +19,7 @@ import pytest
 
 from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_animations, wait_charts_drawn, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_animations, wait_charts_drawn, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -57,8 +57,6 @@ def _comparisons(page, judge: str) -> int:
 
 
 def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
-    from playwright.sync_api import expect, sync_playwright
-
     base, ws = server
     first = audit.queue(ws, audit.Filters(judges=(JUDGE,)), "alice")["rows"][0]
     item = audit.item(ws, first["id"])
@@ -66,56 +64,52 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
     # verdict becomes 'none' (one fewer) — either way the Leaderboard's count moves.
     key, delta = ("a", +1) if item["label"] == "none" else ("x", -1)
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1440, "height": 1600})
-        try:
-            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1&judge={JUDGE}")
-            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
-            expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
-            before = _comparisons(page, JUDGE)
+        page.goto(f"{base}/leaderboard?annotator=alice&overrides=1&judge={JUDGE}")
+        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=60000)
+        expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
+        before = _comparisons(page, JUDGE)
 
-            page.goto(f"{base}/audit?annotator=alice&judge={JUDGE}")
-            expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=60000)
-            expect(page.get_by_text(item["question"]).first).to_be_visible()
-            wait_idle(page)
-            page.keyboard.press("j")  # the page has the focus, not an input: shortcuts are live
-            expect(page.get_by_text(re.compile(r"Item 2 of"))).to_be_visible(timeout=30000)
-            wait_idle(page)
-            page.keyboard.press("k")
-            expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=30000)
-            wait_idle(page)
+        page.goto(f"{base}/audit?annotator=alice&judge={JUDGE}")
+        expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=60000)
+        expect(page.get_by_text(item["question"]).first).to_be_visible()
+        wait_idle(page)
+        page.keyboard.press("j")  # the page has the focus, not an input: shortcuts are live
+        expect(page.get_by_text(re.compile(r"Item 2 of"))).to_be_visible(timeout=30000)
+        wait_idle(page)
+        page.keyboard.press("k")
+        expect(page.get_by_text(re.compile(r"Item 1 of"))).to_be_visible(timeout=30000)
+        wait_idle(page)
+        page.keyboard.press(key)
+        saved = page.get_by_text(re.compile(r"Saved: .* \(overrides the judge\)"))
+        refused = page.locator("#lsqa-keys-note").filter(has_text="Not saved")
+        expect(saved.or_(refused).first).to_be_visible(timeout=30000)
+        if refused.is_visible():  # the page said the key came while the item was changing: as a person would,
+            wait_idle(page)      # press it again once the page is quiet (nothing was written meanwhile)
             page.keyboard.press(key)
-            saved = page.get_by_text(re.compile(r"Saved: .* \(overrides the judge\)"))
-            refused = page.locator("#lsqa-keys-note").filter(has_text="Not saved")
-            expect(saved.or_(refused).first).to_be_visible(timeout=30000)
-            if refused.is_visible():  # the page said the key came while the item was changing: as a person would,
-                wait_idle(page)      # press it again once the page is quiet (nothing was written meanwhile)
-                page.keyboard.press(key)
-            expect(saved).to_be_visible(timeout=30000)
-            with store.connect(ws) as con:
-                saved = reviews_store.reviews(con, item["id"])
-            assert [(r["annotator"], r["action"]) for r in saved] == [("alice", "override")]
+        expect(saved).to_be_visible(timeout=30000)
+        with store.connect(ws) as con:
+            saved = reviews_store.reviews(con, item["id"])
+        assert [(r["annotator"], r["action"]) for r in saved] == [("alice", "override")]
 
-            page.goto(f"{base}/leaderboard?annotator=alice&overrides=1&judge={JUDGE}")
-            expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
-            assert _comparisons(page, JUDGE) == before + delta
+        page.goto(f"{base}/leaderboard?annotator=alice&overrides=1&judge={JUDGE}")
+        expect(page.get_by_text(re.compile(rf"^{JUDGE}: [\d,]+ comparisons"))).to_be_visible(timeout=60000)
+        assert _comparisons(page, JUDGE) == before + delta
 
-            # A second annotator's reviews (through lsqa.audit, as the page would save them) so that
-            # the Agreement screenshot has humans to compare with.
-            for row in audit.queue(ws, audit.Filters(judges=(JUDGE,)), "bob")["rows"][:12]:
-                audit.confirm(ws, "bob", row["id"])
-            charts = {}
-            for name, path in PAGES.items():
-                page.goto(f"{base}/{path}{'&' if '?' in path else '?'}annotator=alice")
-                expect(page.get_by_role("heading", name=TITLES[name]).first).to_be_visible(timeout=60000)
-                wait_idle(page, 60000)
-                expect(page.locator('[data-testid="stException"]')).to_have_count(0)  # no traceback on the page
-                charts[name] = wait_charts_drawn(page)
-                if os.environ.get("LSQA_SCREENSHOTS"):
-                    wait_animations(page)  # pictures for the README: let transitions end too
-                page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
-        finally:
-            browser.close()
+        # A second annotator's reviews (through lsqa.audit, as the page would save them) so that
+        # the Agreement screenshot has humans to compare with.
+        for row in audit.queue(ws, audit.Filters(judges=(JUDGE,)), "bob")["rows"][:12]:
+            audit.confirm(ws, "bob", row["id"])
+        charts = {}
+        for name, path in PAGES.items():
+            page.goto(f"{base}/{path}{'&' if '?' in path else '?'}annotator=alice")
+            expect(page.get_by_role("heading", name=TITLES[name]).first).to_be_visible(timeout=60000)
+            wait_idle(page, 60000)
+            expect(page.locator('[data-testid="stException"]')).to_have_count(0)  # no traceback on the page
+            charts[name] = wait_charts_drawn(page)
+            if os.environ.get("LSQA_SCREENSHOTS"):
+                wait_animations(page)  # pictures for the README: let transitions end too
+            page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
     assert sorted(p.name for p in shots.glob("*.png")) == sorted(f"{n}.png" for n in PAGES)
     assert charts["leaderboard"] > 0, charts  # the Leaderboard draws its strengths with CIs

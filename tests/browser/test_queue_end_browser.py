@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 import pytest
 
 from lsqa import audit, team
-from tests.support.browser import SHOWN_JS, count_written, served_team, wait_for, wait_idle, written_by
+from tests.support.browser import SHOWN_JS, count_written, expect, served_team, wait_for, wait_idle, written_by
 
 pytestmark = pytest.mark.browser
 
@@ -58,8 +58,6 @@ def _context(browser):
 
 
 def _signed_in(context, url: str, token: str, path: str, name: str):
-    from playwright.sync_api import expect
-
     page = context.new_page()
     page.goto(f"{url}/{path}{'&' if '?' in path else '?'}token={token}")
     expect(page.locator('[data-testid="stSidebar"]').get_by_text(re.compile(rf"{name} · "))).to_be_visible(timeout=WAIT)
@@ -72,8 +70,6 @@ def _main(page) -> str:
 
 
 def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_says_done(team_server):
-    from playwright.sync_api import expect
-
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
     audit.assign(ws, GT, ["ana"], by=team.Person("ada", "admin"), per_item=1, count=2, queue="priority")
     mine = {r["id"] for r in audit.queue.uncached(ws, audit.Filters(reviewed=audit.ASSIGNED), "ana")["rows"]}
@@ -140,8 +136,6 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
 
 
 def test_a_second_tab_never_adds_a_second_decision_and_the_trail_survives_a_reload(team_server):
-    from playwright.sync_api import expect
-
     ws, url, links, browser = (team_server[k] for k in ("ws", "url", "links", "browser"))
     context = _context(browser)
     one = _signed_in(context, url, team.new_link(ws, "ben")["token"], f"audit?judge={SXS}", "ben")
@@ -234,8 +228,6 @@ def test_two_annotators_on_one_shared_queue_never_have_the_same_item(team_server
 
 
 def test_no_page_requests_anything_beyond_127_0_0_1(team_server):
-    from playwright.sync_api import expect
-
     ws, url, browser = team_server["ws"], team_server["url"], team_server["browser"]
     context = _context(browser)
     outside, requested = [], []

@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from lsqa import store, team
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_idle
 from tests.support.streamlit_server import free_port, serve
 
 pytestmark = pytest.mark.browser
@@ -26,17 +26,11 @@ AUDIT_HEADING = "Audit judge verdicts"
 @pytest.fixture(scope="module")
 def server(demo_workspace_template, tmp_path_factory):
     need_browser()
-    from playwright.sync_api import sync_playwright
-
     ws = tmp_path_factory.mktemp("sign-in") / "demo.duckdb"
     shutil.copy(demo_workspace_template, ws)
     team.add_person(ws, "ada", "admin")
-    with serve(ws) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield {"url": url, "ws": ws, "browser": browser}
-        finally:
-            browser.close()
+    with serve(ws) as url, chromium() as browser:
+        yield {"url": url, "ws": ws, "browser": browser}
 
 
 @contextlib.contextmanager
@@ -76,15 +70,11 @@ def _other_local_app():
 
 
 def _signed_in_as(page, name: str):
-    from playwright.sync_api import expect
-
     expect(page.get_by_text(re.compile(rf"{name} · annotator · signed in with your link"))).to_be_visible(timeout=60000)
     wait_idle(page)
 
 
 def test_a_link_used_twice_signs_in_once_and_the_cookie_is_httponly(server):
-    from playwright.sync_api import expect
-
     url, ws = server["url"], server["ws"]
     ana = team.add_person(ws, "ana", "annotator")
     with _fresh_page(server) as first:
@@ -106,8 +96,6 @@ def test_a_link_used_twice_signs_in_once_and_the_cookie_is_httponly(server):
 
 
 def test_an_expired_link_refuses_with_a_clear_message(server):
-    from playwright.sync_api import expect
-
     url, ws = server["url"], server["ws"]
     eve = team.add_person(ws, "eve", "annotator")
     with store.write(ws) as con:  # made eight days ago, never used
@@ -141,8 +129,6 @@ def test_the_link_then_a_page_change_shows_the_page(server, wait_s):
     """Open the personal link at / and move to the Audit page ``wait_s`` later (3.0: once the first page is
     drawn and idle): the Audit page, never a blank one or the sign-in page (the cookie came with the
     redirect, before any script ran)."""
-    from playwright.sync_api import expect
-
     url, ws = server["url"], server["ws"]
     name = f"dee{int(wait_s * 10)}"
     dee = team.add_person(ws, name, "annotator")
@@ -166,8 +152,6 @@ def test_sign_out_clears_the_cookie_and_ends_the_session(server):
     """Sign in by link, then the sidebar's *Sign out*: the cookie is gone from the browser, a reload
     shows the sign-in page, and the old cookie's value put back in the browser is refused (the
     workspace ended that session). A GET of /sign-out signs nobody out."""
-    from playwright.sync_api import expect
-
     url, ws = server["url"], server["ws"]
     fay = team.add_person(ws, "fay", "annotator")
     with _fresh_page(server) as page:

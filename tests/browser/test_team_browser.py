@@ -11,7 +11,7 @@ import pytest
 
 from lsqa import team
 from tests.support.bad_input import snapshot
-from tests.support.browser import chromium, fresh_page, need_browser, wait_idle
+from tests.support.browser import chromium, expect, fresh_page, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -41,15 +41,11 @@ def page(browser):
 
 
 def _heading(page, text: str):
-    from playwright.sync_api import expect
-
     expect(page.get_by_role("heading", name=text).first).to_be_visible(timeout=60000)
     wait_idle(page)
 
 
 def test_link_sign_out_paste_and_revoke_in_one_tab(server, page):
-    from playwright.sync_api import expect
-
     url, ws, people = server
     page.goto(f"{url}/audit?annotator=ana")  # a typed name is no way in
     _heading(page, "Sign in")
@@ -71,8 +67,6 @@ def test_link_sign_out_paste_and_revoke_in_one_tab(server, page):
 
 
 def test_a_viewer_pressing_every_key_on_the_audit_page_writes_nothing(server, page):
-    from playwright.sync_api import expect
-
     url, ws, people = server
     viewer = team.add_person(ws, "val", "viewer")
     page.goto(f"{url}/audit?token={viewer['token']}")
@@ -90,8 +84,6 @@ def test_a_reload_or_a_new_tab_keeps_a_person_signed_in_until_sign_out(server, p
     """The link signs rey in once; a reload, a new tab and a bookmark of a page keep him signed in
     (a session cookie; the workspace keeps its hash). Sign out ends it in every tab of the browser;
     revoking him ends it at his next reload."""
-    from playwright.sync_api import expect
-
     url, ws, _ = server
     rey = team.add_person(ws, "rey", "annotator")
     kept = re.compile("rey · annotator · signed in with your link in this browser")

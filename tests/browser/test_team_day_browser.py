@@ -19,7 +19,7 @@ from lsqa import audit, store, team
 from lsqa.figures import analysis, corrected
 from lsqa.store import reviews as reviews_store
 from tests.support.bad_input import snapshot
-from tests.support.browser import SHOWN_JS, served_team, wait_for, wait_idle
+from tests.support.browser import SHOWN_JS, expect, served_team, wait_for, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -45,8 +45,6 @@ def _shown(page) -> str | None:
 
 def _signed_in(browser, url: str, token: str, path: str, name: str):
     """A new browser context (one person's own browser), signed in with their link, on ``path``."""
-    from playwright.sync_api import expect
-
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{url}/{path}{'&' if '?' in path else '?'}token={token}")
     expect(page.locator('[data-testid="stSidebar"]').get_by_text(re.compile(rf"{name} · "))).to_be_visible(timeout=WAIT)
@@ -84,8 +82,6 @@ def day(demo_workspace_template, tmp_path_factory):
 
 
 def test_a_teams_day(day):
-    from playwright.sync_api import expect
-
     ws, url, links, browser = day["ws"], day["url"], day["links"], day["browser"]
     with store.connect(ws) as con:
         assert not reviews_store.reviews(con)  # the day starts with no human labels

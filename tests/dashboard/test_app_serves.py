@@ -47,7 +47,7 @@ def test_app_runs_on_the_demo_workspace(demo_workspace, monkeypatch):
 
 def test_streamlit_serves_app(workspace):
     added = ingest.ingest_narrativeqa(workspace, TEST_DATA / "narrativeqa_slice").added
-    with serve(workspace) as url:
+    with serve(workspace, fresh=True) as url:  # a new interpreter, as `make run` starts: not a fork
         seen = _app_renders().render(url, timeout_s=90)
     assert seen.problems(OVERVIEW_TITLE) == []
     assert seen.page_title == "lsqa — long-span QA workbench"

@@ -299,9 +299,8 @@ def test_bad_report_options_are_refused_in_one_line(demo_workspace, tmp_path, ar
 
 @pytest.mark.browser
 def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
-    from playwright.sync_api import sync_playwright
 
-    from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser
+    from tests.support.browser import chromium, need_browser
 
     need_browser()
     ws = demo_workspace
@@ -310,53 +309,49 @@ def test_report_opens_offline_in_chromium(demo_workspace, tmp_path):
     out.write_text(report.build(ws, SXS, bootstrap=BOOT), encoding="utf-8")
     verdict = figures_certification.certify(ws, SXS)["verdict"]
     ranking = analysis.ranking(ws, SXS, bootstrap=BOOT, seed=0)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context()
-            requested = []
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                          else (requested.append(route.request.url), route.abort()))
-            context.set_offline(True)
-            page = context.new_page()
-            page.set_viewport_size({"width": 1280, "height": 800})
-            page.goto(out.as_uri())
-            # The first screen (no scrolling): the leader, a win probability in percent, the certification
-            # verdict and the audit count, in the headline.
-            first = page.locator("#headline-text")
-            box = first.bounding_box()
-            assert box["y"] + box["height"] <= 800
-            said = first.text_content()
-            assert ranking["systems"][0]["system"] in said and re.search(r"\d+(\.\d+)?% of the time", said)
-            assert "undecided after 12 random audits" in said and verdict == "undecided"
-            rows = page.locator("#tiers table").first.locator("tbody tr").evaluate_all(
-                "trs => trs.map(tr => [...tr.cells].slice(0, 2).map(td => td.textContent))")
-            assert rows == [[str(s["tier"]), s["system"]] for s in ranking["systems"]]
-            # the second table: each pair of neighbours, and how many verdicts would swap them
-            pairs = page.locator("#tiers table").nth(1).locator("tbody tr td:first-child").all_text_contents()
-            assert pairs == [f"{a['upper']} above {a['lower']}" for a in ranking["adjacent"]]
-            assert "would swap them" in page.locator("#tiers").text_content()
-            assert page.locator("#tiers th").first.text_content() == "tier"
-            shown = page.locator("#verdict").text_content()
-            assert shown.startswith(f"{SXS}: ") and f"(verdict: {verdict})" in shown
-            assert page.locator("#verdict").is_visible()
-            # The bias panel's new sections and the switches, with their figures, as the browser shows them.
-            length = dict(page.locator("#length table tbody tr").evaluate_all(
-                "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))"))
-            assert length["verdicts people audited"] == "12"
-            assert length["the people's length coefficient on the same verdicts"] == lv.length_preference_row(
-                analysis.length_preference(ws, SXS, bootstrap=BOOT, seed=0))["people on audited"]
-            assert page.locator("#self-preference table tbody tr").count() == 6 * 3
-            assert page.locator("#self-preference").is_visible()
-            switches = page.locator("#switches table tbody tr").evaluate_all(
-                "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[2].textContent])")
-            assert [name for name, _ in switches] == [
-                "Use human overrides", "Leave out questions with a flagged reference", "Style control (length)",
-                "Corrected by the audits (its own section above)"]
-            assert dict(switches)["Corrected by the audits (its own section above)"].startswith("From 12 audits.")
-            assert requested == []
-        finally:
-            browser.close()
+    with chromium() as browser:
+        context = browser.new_context()
+        requested = []
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                      else (requested.append(route.request.url), route.abort()))
+        context.set_offline(True)
+        page = context.new_page()
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto(out.as_uri())
+        # The first screen (no scrolling): the leader, a win probability in percent, the certification
+        # verdict and the audit count, in the headline.
+        first = page.locator("#headline-text")
+        box = first.bounding_box()
+        assert box["y"] + box["height"] <= 800
+        said = first.text_content()
+        assert ranking["systems"][0]["system"] in said and re.search(r"\d+(\.\d+)?% of the time", said)
+        assert "undecided after 12 random audits" in said and verdict == "undecided"
+        rows = page.locator("#tiers table").first.locator("tbody tr").evaluate_all(
+            "trs => trs.map(tr => [...tr.cells].slice(0, 2).map(td => td.textContent))")
+        assert rows == [[str(s["tier"]), s["system"]] for s in ranking["systems"]]
+        # the second table: each pair of neighbours, and how many verdicts would swap them
+        pairs = page.locator("#tiers table").nth(1).locator("tbody tr td:first-child").all_text_contents()
+        assert pairs == [f"{a['upper']} above {a['lower']}" for a in ranking["adjacent"]]
+        assert "would swap them" in page.locator("#tiers").text_content()
+        assert page.locator("#tiers th").first.text_content() == "tier"
+        shown = page.locator("#verdict").text_content()
+        assert shown.startswith(f"{SXS}: ") and f"(verdict: {verdict})" in shown
+        assert page.locator("#verdict").is_visible()
+        # The bias panel's new sections and the switches, with their figures, as the browser shows them.
+        length = dict(page.locator("#length table tbody tr").evaluate_all(
+            "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))"))
+        assert length["verdicts people audited"] == "12"
+        assert length["the people's length coefficient on the same verdicts"] == lv.length_preference_row(
+            analysis.length_preference(ws, SXS, bootstrap=BOOT, seed=0))["people on audited"]
+        assert page.locator("#self-preference table tbody tr").count() == 6 * 3
+        assert page.locator("#self-preference").is_visible()
+        switches = page.locator("#switches table tbody tr").evaluate_all(
+            "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[2].textContent])")
+        assert [name for name, _ in switches] == [
+            "Use human overrides", "Leave out questions with a flagged reference", "Style control (length)",
+            "Corrected by the audits (its own section above)"]
+        assert dict(switches)["Corrected by the audits (its own section above)"].startswith("From 12 audits.")
+        assert requested == []
 
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")

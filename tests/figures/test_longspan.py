@@ -251,9 +251,7 @@ def test_the_corpus_page_long_span_tab(entity_ws, monkeypatch):
 
 @pytest.mark.browser
 def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_template, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
-
-    from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+    from tests.support.browser import chromium, expect, need_browser, wait_idle
     from tests.support.streamlit_server import serve
 
     need_browser()
@@ -263,24 +261,20 @@ def test_the_long_span_tab_in_a_browser_draws_the_chain_and_the_spans(entity_tem
         tom = con.execute("SELECT id FROM documents WHERE title = 'The Tale of Tom Kitten'").fetchone()[0]
     expected = figures_longspan.analyse(ws, documents=[tom], )
     spans = [q for q in expected["questions"] if q["evidence_start"] is not None]
-    with serve(ws) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{url}/corpus?book={tom}&tab=long-span")
-            chart = page.locator('[data-testid="stPlotlyChart"]')
-            expect(chart).to_be_visible(timeout=60000)
-            wait_idle(page)
-            legend = chart.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent)")
-            assert any(t.startswith("mentions of ") for t in legend), legend
-            # one drawn line per question with an evidence span (each class a trace of segments)
-            assert sum(1 for t in legend if not t.startswith("mentions of ")) == len({q["class"] for q in spans})
-            points = chart.locator(".scatterlayer .trace .points path").count()
-            mentions = longspan_view_mentions(ws, tom, expected)
-            assert points >= 2 * len(spans) + mentions
-            expect(page.get_by_text(re.compile(r"of \d+ classified questions"))).to_be_visible()
-        finally:
-            browser.close()
+    with serve(ws) as url, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{url}/corpus?book={tom}&tab=long-span")
+        chart = page.locator('[data-testid="stPlotlyChart"]')
+        expect(chart).to_be_visible(timeout=60000)
+        wait_idle(page)
+        legend = chart.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent)")
+        assert any(t.startswith("mentions of ") for t in legend), legend
+        # one drawn line per question with an evidence span (each class a trace of segments)
+        assert sum(1 for t in legend if not t.startswith("mentions of ")) == len({q["class"] for q in spans})
+        points = chart.locator(".scatterlayer .trace .points path").count()
+        mentions = longspan_view_mentions(ws, tom, expected)
+        assert points >= 2 * len(spans) + mentions
+        expect(page.get_by_text(re.compile(r"of \d+ classified questions"))).to_be_visible()
 
 
 def longspan_view_mentions(ws: Path, doc: str, result: dict) -> int:

@@ -24,7 +24,7 @@ def test_argv_cwd_output_and_exit_status_are_the_childs(tmp_path):
     argv, cwd, pid = done.stdout.rsplit(" ", 2)
     assert done.returncode == 3 and done.stderr == "to stderr\n"
     assert argv == "['-c', 'a', '1']" and cwd == str(tmp_path)
-    assert int(pid) not in (os.getpid(), forkserver._server["proc"].pid)
+    assert int(pid) not in (os.getpid(), forkserver._servers[forkserver.PRELOAD]["proc"].pid)
 
 
 def test_an_uncaught_error_is_a_traceback_and_exit_1_and_threads_and_atexit_run_first():

@@ -10,7 +10,7 @@ import pytest
 from lsqa.dashboard import agreement_view, leaderboard_view
 from lsqa.study import llmbar
 from tests.conftest import shared_data_dir
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, wait_idle
+from tests.support.browser import chromium, expect, need_browser, wait_idle
 from tests.support.streamlit_server import serve
 
 
@@ -42,22 +42,16 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
 
 @pytest.mark.browser
 def test_agreement_page_shows_llmbar_against_humans(demo_workspace):
-    from playwright.sync_api import expect, sync_playwright
-
     need_browser()
     for _ in llmbar.import_llmbar(demo_workspace, shared_data_dir()):
         pass
-    with serve(demo_workspace) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1600})
-            page.goto(f"{base}/agreement")  # LLMBar has its own tab, after the four sections of any workspace
-            page.get_by_role("tab", name="LLMBar").click()
-            expect(page.get_by_role("heading", name="LLMBar: published figures reproduced")).to_be_visible(
-                timeout=90000)
-            wait_idle(page, 60000)
-            expect(page.get_by_text(re.compile(r"^12 of 12 figures of the authors' statistics\.json equal"))
-                   ).to_be_visible()
-            expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-        finally:
-            browser.close()
+    with serve(demo_workspace) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1440, "height": 1600})
+        page.goto(f"{base}/agreement")  # LLMBar has its own tab, after the four sections of any workspace
+        page.get_by_role("tab", name="LLMBar").click()
+        expect(page.get_by_role("heading", name="LLMBar: published figures reproduced")).to_be_visible(
+            timeout=90000)
+        wait_idle(page, 60000)
+        expect(page.get_by_text(re.compile(r"^12 of 12 figures of the authors' statistics\.json equal"))
+               ).to_be_visible()
+        expect(page.locator('[data-testid="stException"]')).to_have_count(0)

@@ -7,9 +7,12 @@ it fails; a missing Playwright (pinned in requirements.txt) always fails.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import contextlib
 import os
 import shutil
+import time
 import weakref
 from pathlib import Path
 from typing import Callable, Iterator
@@ -27,17 +30,69 @@ SHOWN_JS = """() => { const bar = document.querySelector('.st-key-lsqa_keys [dat
   return bar && cards.size === 1 ? bar.dataset.lsqaItem : null; }"""
 
 
-@contextlib.contextmanager
-def chromium():
-    """Debian's chromium, headless through Playwright, closed on the way out (also when a test fails)."""
+_LAUNCHED: dict = {}  # this test process's Playwright and chromium (``_launched``), and who holds it
+
+
+def _launched():
+    """Debian's chromium, headless through Playwright, launched once per test process (each pytest-xdist
+    worker has its own) on first use and closed when the process ends: a launch costs about a second
+    of CPU, and every test opens contexts of its own in it (``chromium``)."""
+    if _LAUNCHED.get("pid") == os.getpid() and _LAUNCHED["browser"].is_connected():
+        return _LAUNCHED["browser"]
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
+    if _LAUNCHED.get("pid") == os.getpid():  # it went away (crashed): its driver too, then a new one
+        _stop_launched()
+    manager = sync_playwright()
+    playwright = manager.start()
+    try:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    except BaseException:
+        playwright.stop()
+        raise
+    if "pid" not in _LAUNCHED:
+        atexit.register(_stop_launched)
+    _LAUNCHED.update(pid=os.getpid(), playwright=playwright, loop=manager._loop, browser=browser, held=0)
+    return browser
+
+
+def _stop_launched() -> None:
+    if _LAUNCHED.get("pid") != os.getpid() or "playwright" not in _LAUNCHED:
+        return
+    playwright, browser = _LAUNCHED.pop("playwright"), _LAUNCHED.pop("browser")
+    asyncio._set_running_loop(_LAUNCHED.pop("loop"))  # as Playwright leaves it between its calls
+    try:
+        if browser.is_connected():
             browser.close()
+    finally:
+        playwright.stop()
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's chromium (the test process's own, ``_launched``), with none of another user's pages: the
+    browser contexts opened while it is held (``fresh_page``, ``browser.new_context()``,
+    ``browser.new_page()``) are closed on the way out, also when a test fails.
+
+    Between two of its calls Playwright's sync API marks its event loop as running in this thread; while
+    nobody holds the browser that mark is taken off, so the other tests of the process see no running
+    loop (``asyncio.run`` works for them), as when each test had a Playwright of its own."""
+    browser = _launched()
+    asyncio._set_running_loop(_LAUNCHED["loop"])
+    _LAUNCHED["held"] += 1
+    before = set(browser.contexts)
+    try:
+        yield browser
+    finally:
+        try:
+            if browser.is_connected():
+                for context in browser.contexts:
+                    if context not in before:
+                        context.close()
+        finally:
+            _LAUNCHED["held"] -= 1
+            if not _LAUNCHED["held"]:
+                asyncio._set_running_loop(None)
 
 
 @contextlib.contextmanager
@@ -48,6 +103,47 @@ def fresh_page(browser):
         yield context.new_page()
     finally:
         context.close()
+
+
+# Playwright's ``expect`` (and ``wait_for``) look again after 0, 20, 50, 100, 100 ms and then every 500 ms
+# while the timeout is 2.5 s or more: a page drawn 0.3 s after a key was seen 0.77 s after it, and a page
+# load ended ~0.45 s before its expect returned (median of 6). Under 2.5 s the looks stay 100 ms apart.
+_LOOK_MS = 2400
+_EXPECT_DEFAULT_MS = 5000  # Playwright's own default for an assertion
+
+
+class _Expect:
+    """``expect(actual)`` as Playwright's, with the same assertions and the same total timeout, asked in
+    stretches of ``_LOOK_MS`` so that it looks every 100 ms: a stretch that fails before the timeout is
+    over is followed by the next; the last one's failure is the test's."""
+
+    def __init__(self, actual, message: str | None = None):
+        from playwright.sync_api import expect as playwright_expect
+
+        self._assertions = playwright_expect(actual, message)
+
+    def __getattr__(self, name: str):
+        check = getattr(self._assertions, name)
+        if not name.startswith(("to_", "not_to_")):
+            return check
+
+        def looking(*args, timeout: float | None = None, **kwargs):
+            total = _EXPECT_DEFAULT_MS if timeout is None else timeout
+            deadline = time.monotonic() + total / 1000
+            while True:
+                left = (deadline - time.monotonic()) * 1000
+                try:
+                    return check(*args, timeout=max(1.0, min(_LOOK_MS, left)), **kwargs)
+                except AssertionError as exc:
+                    if left <= _LOOK_MS:
+                        raise AssertionError(f"(within {total:.0f} ms) {exc}") from None
+
+        return looking
+
+
+def expect(actual, message: str | None = None) -> _Expect:
+    """Playwright's ``expect``, looking every 100 ms however long its timeout (``_Expect``)."""
+    return _Expect(actual, message)
 
 
 def need_browser():
@@ -155,6 +251,7 @@ _STILL_READY_JS = """() => new Promise(resolve => {
   requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() =>
     resolve(window.__lsqaRuns.seq === seq && (""" + READY_JS + """)()), 0)));
 })"""
+_COUNTED_READY_JS = "() => { " + RUNS_JS + "; return (" + READY_JS + ")(); }"  # one call to the page, not two
 _TRACKED: weakref.WeakSet = weakref.WeakSet()  # browser contexts whose new documents count their runs
 
 
@@ -167,9 +264,8 @@ def wait_idle(page, timeout_ms: int = 30000) -> None:
     if context not in _TRACKED:
         context.add_init_script(RUNS_JS)  # pages opened or loaded from now on count from their first message
         _TRACKED.add(context)
-    page.evaluate(RUNS_JS)  # the document open now counts from its next rerun asked for
-    while True:
-        page.wait_for_function(READY_JS, timeout=timeout_ms)
+    while True:  # the document open now counts from its next rerun asked for (RUNS_JS, in the first look)
+        page.wait_for_function(_COUNTED_READY_JS, timeout=timeout_ms)
         if page.evaluate(_STILL_READY_JS):
             return
 

@@ -208,26 +208,28 @@ def _exit_status(code) -> int:
 
 # ------------------------------------------------------------------------------------------- client
 
-_server: dict = {}
+_servers: dict[tuple[str, ...], dict] = {}  # one server per set of modules it imports first
 _server_lock = threading.Lock()
 
 
-def _address() -> str:
-    """The running server's socket, starting the server on first use (once per test process)."""
+def _address(base: tuple[str, ...] = PRELOAD) -> str:
+    """The socket of the running server that imported ``base``, starting it on first use (once per
+    test process and set)."""
     with _server_lock:
-        if _server.get("pid") != os.getpid() or _server["proc"].poll() is not None:
+        server = _servers.get(base)
+        if server is None or server["pid"] != os.getpid() or server["proc"].poll() is not None:
             folder = tempfile.mkdtemp(prefix="lsqa-forkserver-")
             address = os.path.join(folder, "s")
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(
                 p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)}
-            proc = subprocess.Popen([sys.executable, __file__, address, *PRELOAD], cwd=PROJECT_ROOT, env=env,
+            proc = subprocess.Popen([sys.executable, __file__, address, *base], cwd=PROJECT_ROOT, env=env,
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             ready = proc.stdout.readline()
             if ready.strip() != "ready":
                 raise RuntimeError(f"the fork server did not start (exit {proc.wait()})")
-            _server.update(pid=os.getpid(), proc=proc, address=address)
+            server = _servers[base] = {"pid": os.getpid(), "proc": proc, "address": address}
             atexit.register(_stop, proc)
-        return _server["address"]
+        return server["address"]
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -339,6 +341,8 @@ def _child_ends(stdin, stdout, stderr) -> tuple[list[int], list[int | None], lis
             child, mine[i] = (r, w) if i == 0 else (w, r)
             ends.append(child)
             send.append(child)
+        elif how == subprocess.STDOUT and i == 2:  # stderr into the same pipe or file as stdout
+            send.append(send[1])
         elif how == subprocess.DEVNULL:
             fd = os.open(os.devnull, os.O_RDWR)
             ends.append(fd)
@@ -350,12 +354,14 @@ def _child_ends(stdin, stdout, stderr) -> tuple[list[int], list[int | None], lis
 
 def start(code: str | None = None, *args, module: str | None = None, cwd=PROJECT_ROOT, env=None,
           stdin=None, stdout=None, stderr=None, text: bool = False, preload: tuple[str, ...] = (),
-          fresh: bool = False):
+          base: tuple[str, ...] = PRELOAD, fresh: bool = False):
     """Like ``subprocess.Popen([sys.executable, "-c", code, *args], ...)`` (or ``-m module``), the
     child forked from the pre-imported server. ``stdin``/``stdout``/``stderr``: None (inherit),
     ``subprocess.PIPE``, ``subprocess.DEVNULL`` or an open file. ``preload``: modules the server
-    imports once before it forks (e.g. ``("litellm",)`` for children that make LLM calls). ``fresh``,
-    or an environment a pre-imported module read differently, gives a real new interpreter."""
+    imports once before it forks (e.g. ``("litellm",)`` for children that make LLM calls). ``base``:
+    the modules a server of its own imports at its start, for children that must not see another
+    family's preloads (a Streamlit server: tests/support/streamlit_server.py). ``fresh``, or an
+    environment a pre-imported module read differently, gives a real new interpreter."""
     args = [str(a) for a in args]
     argv = [sys.executable, *(["-m", module] if module else ["-c", code]), *args]
     env = dict(os.environ if env is None else env)
@@ -366,7 +372,7 @@ def start(code: str | None = None, *args, module: str | None = None, cwd=PROJECT
     ends, mine, send = _child_ends(stdin, stdout, stderr)
     try:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        conn.connect(_address())
+        conn.connect(_address(tuple(base)))
         socket.send_fds(conn, [json.dumps(request).encode()], send)
         line = b""
         while not line.endswith(b"\n"):
