@@ -197,6 +197,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in _SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+    _sample_case_tables(items)
     # The modules that use the small demo workspace run first, each kept whole. pytest-xdist starts
     # each worker on an even, contiguous share of this order: they all fall in the first worker's
     # share, which builds the demo template, while the second runs tests that do not need it. In
@@ -204,3 +205,20 @@ def pytest_collection_modifyitems(config, items):
     # ~30 s on the build's lock.
     needs_demo = {item.path for item in items if "demo_workspace_template" in getattr(item, "fixturenames", ())}
     items.sort(key=lambda item: item.path not in needs_demo)  # stable: the order within each group stays
+
+
+def _sample_case_tables(items) -> None:
+    """A test marked ``@pytest.mark.sampled(every)`` is a table of cases (its parametrisations): the fast
+    lane runs one case in ``every`` (the first, then every ``every``-th, in the table's order), the
+    others are marked slow and run in ``make test``. Which cases are sampled does not depend on the
+    order pytest-randomly gives."""
+    tables: dict[tuple, list] = {}
+    for item in items:
+        marker = item.get_closest_marker("sampled")
+        if marker is not None and hasattr(item, "callspec"):
+            tables.setdefault((item.path, item.originalname), []).append((marker.args[0], item))
+    for cases in tables.values():
+        cases.sort(key=lambda case: tuple(case[1].callspec.indices.values()))
+        for i, (every, item) in enumerate(cases):
+            if i % every:
+                item.add_marker(pytest.mark.slow)

@@ -210,6 +210,7 @@ def test_a_declined_answer_is_no_evidence_either_way(answered):
     assert not reference_errors.declined("The story does not say who Philip married.")  # a reading of the book
 
 
+@pytest.mark.slow  # a study run of its own (the module's answered workspace)
 def test_cli_suspects_json_and_table(answered):
     runner = CliRunner()
     r = runner.invoke(app, ["suspects", "--workspace", str(answered), "--json", "--limit", "5"])

@@ -62,6 +62,7 @@ BAD_Q_INDEX = [1e30, "1e30", 10**10, -1, 1.5, "nan", "inf", float("inf"), "12345
 
 @pytest.mark.parametrize("target", ["existing workspace", "new path"])
 @pytest.mark.parametrize("value", BAD_Q_INDEX, ids=repr)
+@pytest.mark.sampled(5)
 def test_a_q_index_out_of_bounds_is_refused_and_leaves_no_workspace(ws, tmp_path, value, target):
     folder, qaps = _slice(tmp_path, q_index=value)
     path = ws if target == "existing workspace" else tmp_path / "fresh" / "ws.duckdb"

@@ -160,6 +160,7 @@ def slice_workspace(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("existing", [False, True], ids=["no workspace yet", "slice ingested"])
 @pytest.mark.parametrize("probe", list(IMPORT_PROBES))
+@pytest.mark.sampled(5)
 def test_ingest_narrativeqa_reads_only_inside_its_folder(probe, existing, slice_workspace, tmp_path):
     make, must_name = IMPORT_PROBES[probe]
     ds = _dataset(tmp_path)

@@ -152,6 +152,7 @@ IMPORT_PLACES = {
 
 
 @pytest.mark.parametrize("place, name", _cases(IMPORT_PLACES))
+@pytest.mark.sampled(5)
 def test_a_bad_name_in_an_import_is_refused(ws, tmp_path, place, name):
     command, good, column = IMPORT_PLACES[place]
     bad = {**good, column: BAD_NAMES[name]}

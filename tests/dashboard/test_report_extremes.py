@@ -70,6 +70,7 @@ def audit_randomly(ws, n: int) -> None:
 
 @pytest.mark.parametrize("n_books, per_book, n_audits", [(1, 30, 5), (40, 6, 5), (40, 6, 40), (1, 30, 0)],
                          ids=["1-book-5-audits", "40-books-5-audits", "40-books-40-audits", "1-book-no-audits"])
+@pytest.mark.sampled(3)
 def test_wording_rules_on_extreme_workspaces(workspace, n_books, per_book, n_audits):
     build(workspace, n_books, per_book)
     if n_audits:

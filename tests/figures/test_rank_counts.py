@@ -95,6 +95,7 @@ def test_rankings_counted_in_sql_are_the_row_by_row_rankings_on_the_demo(demo_wo
     assert _check(demo_workspace) >= 10
 
 
+@pytest.mark.slow  # 30,000 verdicts generated
 def test_rankings_counted_in_sql_are_the_row_by_row_rankings_on_a_generated_workspace(tmp_path):
     """Three side-by-side judges of 10 systems, one on both orders of a third of the questions, ties and 'none'."""
     ws = tmp_path / "generated.duckdb"

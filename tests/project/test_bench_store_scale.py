@@ -3,9 +3,12 @@ DuckDB's read_csv of the same files, in a few seconds; the table it prints has e
 
 import re
 
+import pytest
+
 from tests.conftest import run_python
 
 
+@pytest.mark.slow  # the bench script in a process of its own
 def test_small_import_scale_bench_prints_both_readers(tmp_path):
     done = run_python("import sys; from bench.bench_store_scale import measure, main; "
                       "from pathlib import Path; r = measure(Path(sys.argv[1]), 2000, files=2); "

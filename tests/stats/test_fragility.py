@@ -174,6 +174,7 @@ def test_davidson_ties_match_brute_force(seed):
 @pytest.mark.parametrize(("seed", "m", "most", "tie_model"),
                          [(3, 3, 20, "half"), (1, 3, 40, "half"), (5, 3, 40, "half"), (8, 3, 40, "half"),
                           (0, 3, 40, "davidson"), (11, 3, 40, "davidson"), (9, 4, 25, "half"), (3, 4, 25, "davidson")])
+@pytest.mark.sampled(5)
 def test_inseparable_matches_brute_force(seed, m, most, tie_model):
     # Inseparable: the analytic 95% interval of β_upper − β_lower (observed information of the
     # ranking's own model) reaches 0. Brute force: every set of up to three removals or label
@@ -315,6 +316,7 @@ def _many_systems(seed: int, m: int = 40, n: int = 6_000) -> ComparisonCounts:
 
 
 @pytest.mark.parametrize(("seed", "tie_model"), [(30, "half"), (31, "half"), (32, "davidson")])
+@pytest.mark.sampled(2)
 def test_fast_path_gives_the_reference_answers_at_forty_systems(seed, tie_model):
     # Among 40 systems the small sets are searched among the kinds of largest pull: the fast path
     # refits only those its one-step estimate puts near a swap, and narrows prefixes around the
@@ -338,6 +340,7 @@ def test_fast_path_gives_the_reference_answers_at_forty_systems(seed, tie_model)
                                                  (_random_counts(46, 6, most=40, spread=3.0), "half"),
                                                  (_random_counts(47, 6, most=40, spread=3.0), "davidson")],
                          ids=["40-half", "40-davidson", "6-few-davidson", "6-few-half", "6-spread-half", "6-spread-davidson"])
+@pytest.mark.sampled(5)
 def test_the_screen_of_small_sets_never_drops_a_set_that_swaps(data, tie_model):
     # The fast path refits a small set only when its one-step Newton estimate (Woodbury update of H⁻¹
     # at the fit), widened by the margin, could swap the pair. Every candidate set of the closest

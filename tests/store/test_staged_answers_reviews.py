@@ -199,6 +199,7 @@ SQL_GOOD = {"multi-line answer with a quote"}
 
 @pytest.mark.parametrize("fmt", FMTS)
 @pytest.mark.parametrize("name", list(BAD_ANSWERS))
+@pytest.mark.sampled(5)
 def test_a_bad_answer_gives_the_same_error(base, tmp_path, fmt, name):
     rows = [_a(question_id=Q2, system="first")] + BAD_ANSWERS[name]
     source = _write(tmp_path / f"a.{fmt}", rows, fmt)
@@ -255,6 +256,7 @@ UNUSUAL_ANSWER_JSONL = {
 
 
 @pytest.mark.parametrize("name", list(UNUSUAL_ANSWER_CSV))
+@pytest.mark.sampled(5)
 def test_an_unusual_answer_csv_gives_the_same_result(base, tmp_path, name):
     source = tmp_path / "a.csv"
     _file(UNUSUAL_ANSWER_CSV[name])(source)
@@ -262,6 +264,7 @@ def test_an_unusual_answer_csv_gives_the_same_result(base, tmp_path, name):
 
 
 @pytest.mark.parametrize("name", list(UNUSUAL_ANSWER_JSONL))
+@pytest.mark.sampled(5)
 def test_an_unusual_answer_jsonl_gives_the_same_result(base, tmp_path, name):
     source = tmp_path / "a.jsonl"
     _file(UNUSUAL_ANSWER_JSONL[name])(source)
@@ -378,6 +381,7 @@ ROW_PATH_GOOD_REVIEWS = {"non-ASCII annotator", "look-alike annotator", "probabi
 
 @pytest.mark.parametrize("fmt", FMTS)
 @pytest.mark.parametrize("name", list(BAD_REVIEWS))
+@pytest.mark.sampled(5)
 def test_a_bad_review_gives_the_same_error(base, tmp_path, fmt, name):
     rows = [_review(annotator="zed")] + BAD_REVIEWS[name]
     source = _write(tmp_path / f"r.{fmt}", rows, fmt)
@@ -399,6 +403,7 @@ UNUSUAL_REVIEW_FILES = {
 
 @pytest.mark.parametrize("name", [(f, n) for f, cases in UNUSUAL_REVIEW_FILES.items() for n in cases],
                          ids=lambda v: f"{v[0]}-{v[1]}")
+@pytest.mark.sampled(3)
 def test_an_unusual_review_file_gives_the_same_result(base, tmp_path, name):
     source = tmp_path / name[0]
     _file(UNUSUAL_REVIEW_FILES[name[0]][name[1]])(source)

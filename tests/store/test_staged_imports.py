@@ -162,6 +162,7 @@ SQL_WORDED = {"repeat with another label", "repeat, three rows", "unknown questi
 
 @pytest.mark.parametrize("fmt", FMTS)
 @pytest.mark.parametrize("name", list(BAD_ROWS))
+@pytest.mark.sampled(5)
 def test_a_bad_row_gives_the_same_error(base, tmp_path, fmt, name):
     rows = [_v(rater="r7", system_a="s5", system_b="s6")] + BAD_ROWS[name]
     source = _write(tmp_path / f"v.{fmt}", rows, fmt)
@@ -203,6 +204,7 @@ BAD_JSONL = {
 
 
 @pytest.mark.parametrize("name", list(BAD_CSV))
+@pytest.mark.sampled(5)
 def test_an_unusual_csv_gives_the_same_result(base, tmp_path, name):
     source = tmp_path / "v.csv"
     _file(BAD_CSV[name])(source)
@@ -210,6 +212,7 @@ def test_an_unusual_csv_gives_the_same_result(base, tmp_path, name):
 
 
 @pytest.mark.parametrize("name", list(BAD_JSONL))
+@pytest.mark.sampled(5)
 def test_an_unusual_jsonl_gives_the_same_result(base, tmp_path, name):
     source = tmp_path / "v.jsonl"
     _file(BAD_JSONL[name])(source)

@@ -175,6 +175,7 @@ GOOD = {
 
 
 @pytest.mark.parametrize("name", list(GOOD))
+@pytest.mark.sampled(5)
 def test_a_good_question_file_gives_the_same_rows_in_sql(bases, tmp_path, name):
     result = _compare(bases, tmp_path, GOOD[name], staged=True)
     assert result[0] == "ingested" and result[1]["added"]["questions"] > 0
@@ -278,6 +279,7 @@ ROW_READER = {
 
 
 @pytest.mark.parametrize("name", list(ROW_READER))
+@pytest.mark.sampled(5)
 def test_a_file_the_sql_leaves_to_the_row_reader_gives_the_same_result(bases, tmp_path, name):
     _compare(bases, tmp_path, ROW_READER[name], staged=False)
 

@@ -104,6 +104,7 @@ def _write(path, content):
 
 
 @pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.sampled(5)
 def test_the_sql_reader_reads_and_words_as_the_row_reader(tmp_path, case):
     name, content = CASES[case]
     path = tmp_path / name
@@ -136,6 +137,7 @@ BAD_CSV_LINES = ["q,s", "q,s,a,b", 'q,s,"open', 'q,s,"a"b', "q,s,", "q, ,a"]
 
 
 @pytest.mark.parametrize("seed", range(40))
+@pytest.mark.sampled(5)
 def test_the_first_bad_line_of_a_mixed_file_is_named(tmp_path, seed):
     rng = random.Random(seed)
     jsonl = tmp_path / "mixed.jsonl"

@@ -159,6 +159,7 @@ def test_verdicts_of_one_kind_under_a_judge_of_another_kind_are_refused(imported
     assert lsqa("import-judgments", path, "--workspace", imported).exit_code == 0
 
 
+@pytest.mark.slow  # two study runs
 def test_a_config_may_not_make_answers_under_an_imported_name_nor_import_under_a_made_one(imported, tmp_path):
     before = counts(imported)
     made = '\n[[systems]]\nname = "gemini"\nmodel = "lsqa/extractive"\ncontext = "none"\n'

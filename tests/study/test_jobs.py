@@ -25,6 +25,7 @@ def test_a_job_that_cannot_run_is_failed_not_a_crash(demo_workspace):
     assert job_id in {j["id"] for j in jobs.list_jobs(demo_workspace)}
 
 
+@pytest.mark.slow  # a new interpreter that imports litellm
 def test_a_job_says_it_loads_the_llm_library_first(workspace, monkeypatch):
     """The first job of a dashboard process waits for litellm's import (~3-10 s): its progress says
     so instead of "starting: 0 / 0" (issue 34)."""
