@@ -40,19 +40,14 @@ run: install $(WORKSPACE)
 # Two workers (pytest-xdist), one per core; TEST_WORKERS=0 runs in one process (easier to debug).
 TEST_WORKERS ?= 2
 TEST_FLAGS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
-# The tests' files (tmp_path) on the RAM disk when it has 4 GiB free: every workspace a test closes is
-# checkpointed with an fsync (figures: docs/BENCHMARKS.md, "Test suite"). TEST_TMP= (empty) keeps
-# pytest's default, the system's temp folder.
-TEST_TMP ?= $(shell df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 && $$4 > 4194304 {print "/dev/shm/lsqa-tests"}')
-PYTEST := $(if $(TEST_TMP),mkdir -p $(TEST_TMP) && PYTEST_DEBUG_TEMPROOT=$(TEST_TMP) )$(PY) -m pytest
 
 test: install browser lint
-	$(PYTEST) -q $(TEST_FLAGS) tests
+	$(PY) -m pytest -q $(TEST_FLAGS) tests
 
 # The fast lane (see docs/BENCHMARKS.md "Test suite"): lint, then the tests not marked slow or browser, and one
 # case in a few of each large table of cases (@pytest.mark.sampled, tests/conftest.py).
 check: lint
-	$(PYTEST) -q $(TEST_FLAGS) -m "not slow and not browser" tests
+	$(PY) -m pytest -q $(TEST_FLAGS) -m "not slow and not browser" tests
 
 lint: install
 	$(VENV)/bin/ruff check .
