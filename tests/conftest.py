@@ -21,7 +21,7 @@ from tests.support.llm_server import (
 # Compiled modules are kept (__pycache__, git-ignored) even where the environment sets
 # PYTHONDONTWRITEBYTECODE: without them each pytest-xdist worker compiles and assertion-rewrites every
 # test module and lsqa again on every run, and so does every new interpreter a test starts (figures:
-# docs/BENCHMARKS.md, "The fast lane").
+# docs/BENCHMARKS.md, "Test suite", and its log).
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
@@ -64,7 +64,7 @@ def migrated_workspace(tmp_path_factory):
 
     Creating a workspace applies the migrations one by one, in a transaction each, and rebuilds the
     queue signals: about 0.13 CPU-seconds, paid again by every test that starts from an empty workspace,
-    where copying one migrated file costs a tenth of that (docs/BENCHMARKS.md, "The fast lane"). The
+    where copying one migrated file costs a tenth of that (docs/BENCHMARKS.md, "Test suite"). The
     file is migrated once per worker by lsqa itself, so a copy is what a first connect would make."""
     import shutil
 

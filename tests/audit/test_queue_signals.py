@@ -211,19 +211,22 @@ def test_the_kept_queue_is_the_computed_queue_on_the_demo_through_a_teams_work(d
     _check_steps(demo_workspace, tmp_path)
 
 
-@pytest.fixture(scope="module", params=[pytest.param(1_000, id="1k"),
-                                        pytest.param(4_000, id="4k", marks=pytest.mark.slow),
-                                        pytest.param(40_000, id="40k", marks=pytest.mark.slow)])
-def generated(tmp_path_factory, request) -> Path:
+@pytest.fixture(scope="module", params=[pytest.param((1_000, True), id="1k"),
+                                        pytest.param((4_000, False), id="4k", marks=pytest.mark.slow),
+                                        pytest.param((40_000, False), id="40k", marks=pytest.mark.slow)])
+def generated(tmp_path_factory, request) -> tuple[Path, bool]:
+    """(a generated workspace, whether a third of the read cases after each step suffices)."""
+    size, thirds = request.param
     path = tmp_path_factory.mktemp("generated") / "generated.duckdb"
-    build(path, request.param, rich=True, seed=7)
-    return path
+    build(path, size, rich=True, seed=7)
+    return path, thirds
 
 
-def test_the_kept_queue_is_the_computed_queue_on_a_generated_workspace(generated, tmp_path, request):
+def test_the_kept_queue_is_the_computed_queue_on_a_generated_workspace(generated, tmp_path):
     """Verdicts of six judges of every family (both orders, both references, parse errors): 1,000 in
     the fast lane (a third of the read cases after each step), 4,000 and 40,000 in the full suite."""
-    _check_steps(generated, tmp_path, thirds=request.node.callspec.id == "1k")
+    path, thirds = generated
+    _check_steps(path, tmp_path, thirds=thirds)
 
 
 def test_a_read_before_the_catch_up_is_exact(demo_workspace, monkeypatch):

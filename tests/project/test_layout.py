@@ -408,15 +408,10 @@ def test_one_importer_per_input():
     # A file the staged SQL declines is read by the table reader and its values checked in SQL (``values``),
     # not by a row reader of the input's own: the inputs that do so.
     assert sorted(name for name, r in records.items() if r.restage is not None) == ["answers", "judgments", "reviews"]
-    # No production module reads an import file's rows in Python: the table reader's rows as dicts
-    # (``table.records``) are for the commands that read a table whole, not for an import.
-    row_readers = sorted({str(p.relative_to(LSQA)) for p in _python_files()
-                          for node in ast.walk(_tree(p))
-                          if (isinstance(node, ast.ImportFrom) and node.module == "lsqa.store.importers.table"
-                              and any(a.name == "records" for a in node.names))
-                          or (isinstance(node, ast.Attribute) and node.attr == "records"
-                              and isinstance(node.value, ast.Name) and node.value.id == "table")
-                          or (isinstance(node, ast.FunctionDef) and node.name in ("_judgment_rows", "_review_rows"))})
+    # No production module reads an import file's rows in Python (the table reader's rows as dicts: see
+    # test_narrativeqa_and_errata_files_are_read_in_sql).
+    row_readers = sorted({str(p.relative_to(LSQA)) for p in _python_files() for node in ast.walk(_tree(p))
+                          if isinstance(node, ast.FunctionDef) and node.name in ("_judgment_rows", "_review_rows")})
     assert row_readers == [], row_readers
     assert not (LSQA / "corpus" / "tables.py").exists()
     # Python's csv module reads one record in lsqa, never a file: a CSV's header line (rows) and the record the
@@ -440,7 +435,8 @@ def test_narrativeqa_and_errata_files_are_read_in_sql():
     # ``lsqa ingest-narrativeqa`` reads documents.csv, the question and summary files and an errata file in
     # SQL (``lsqa.store.importers.questions`` and ``errata``: the table reader, values checked in SQL); the row
     # readers are the tests' oracle (tests/support/narrativeqa_oracle.py). The table reader's rows as Python
-    # dicts (``records``, ``read_table``) are taken by no import.
+    # dicts (``read_table``) are for the statistics commands' tables (``load_comparisons``, ``load_ratings``,
+    # in the same module), taken by no other production module.
     import inspect
 
     from lsqa.corpus import ingest
@@ -470,7 +466,7 @@ def test_narrativeqa_and_errata_files_are_read_in_sql():
         if isinstance(node, ast.FunctionDef)}
     oracle = PROJECT_ROOT / "tests" / "support" / "narrativeqa_oracle.py"
     assert {"question_rows", "documents", "summaries", "read_errata_rows", "ingest_narrativeqa_rows"} <= {
-        node.name for node in ast.walk(ast.parse(oracle.read_text(encoding="utf-8"))) if isinstance(node, ast.FunctionDef)}
+        node.name for node in ast.walk(_tree(oracle)) if isinstance(node, ast.FunctionDef)}
 
 
 TEST_KINDS = {"browser", "bad_input", "project", "support"}  # folders by kind of test, not by package

@@ -3,7 +3,7 @@
 One Python record per row, every check in Python, one write per row or table: the importers lsqa had
 before its imports ran in SQL (``lsqa.store.importers``). Each row is checked and worded here
 (``_aliased``, ``_judgment_rows``, ``_review_rows``: lsqa checks no row in Python); the file is read by
-the row reader (tests/support/row_tables.py) for answers and by lsqa's table reader (``table.records``,
+the row reader (tests/support/row_tables.py) for answers and by lsqa's table reader (``table_records``,
 its own comparison with the row reader in tests/store/test_table_reader.py) for verdicts and reviews, as
 lsqa's row path read them before. Only the wording of one value (``lsqa.store.importers.values``,
 ``wording``) and of a name is shared with production, so a comparison with production compares the SQL's
@@ -27,7 +27,7 @@ from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store.importers import values
 from lsqa.store.importers.answers import ALIASES as ANSWER_ALIASES
-from lsqa.store.importers.table import records as table_records
+from lsqa.store.importers.table import read_table
 from lsqa.store.importers.wording import IngestSummary, plain_value
 from lsqa.store.reviews import MIN_INCLUSION_PROB
 from lsqa.store.verdict_ids import judgment_id
@@ -35,6 +35,12 @@ from lsqa.text.names import lookalike_warnings, shown_name
 from lsqa.vocabulary import IMPORTED, REFERENCES, swap_pairwise
 
 from .row_tables import records as read_records
+
+
+def table_records(path: str | Path, *, required=(), required_any=None) -> list[tuple[int | None, dict]]:
+    """``(line, row)`` pairs of a table as lsqa's table reader (``read_table``) reads it."""
+    table = read_table(path, required, required_any=required_any)
+    return list(zip(table.lines, table.rows, strict=True))
 
 
 def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, ...]],

@@ -17,9 +17,10 @@ from lsqa.corpus import ingest
 from lsqa.errors import InputError
 from lsqa.store.importers.questions import DOCUMENT_COLUMNS, DOCUMENT_FIELDS, QUESTION_COLUMNS, REQUIRED
 from lsqa.store.importers.table import read_table
-from lsqa.store.importers.table import records as read_records
 from lsqa.store.importers.wording import MAX_CELL_CHARS, named, whole_number
 from lsqa.text import csv_cells
+
+from .import_oracle import table_records
 
 QUESTION_TEXT = ("text", "reference_1", "reference_2")
 
@@ -31,7 +32,7 @@ def question_rows(qa_files: list[Path], set_name: str, docs: dict[str, dict]) ->
     seen: dict[str, dict] = {}
     for file_no, path in enumerate(qa_files):
         per_doc: dict[str, int] = {}
-        for line_no, rec in read_records(path, required=REQUIRED):
+        for line_no, rec in table_records(path, required=REQUIRED):
             if rec.get("set", set_name) != set_name:
                 continue
             doc_id = rec["document_id"]
@@ -62,7 +63,7 @@ def documents(docs_file: Path, set_name: str) -> dict[str, dict]:
     """NarrativeQA's documents of ``set_name`` by id (names and word count checked), each with its first line."""
     docs: dict[str, dict] = {}
     first_rows: dict[str, tuple[int, dict]] = {}
-    for line_no, rec in read_records(docs_file, required=DOCUMENT_COLUMNS):
+    for line_no, rec in table_records(docs_file, required=DOCUMENT_COLUMNS):
         first = first_rows.setdefault(rec["document_id"], (line_no, dict(rec)))
         if first[1] != rec:
             raise InputError(docs_file, f"document_id {rec['document_id']!r} repeats line {first[0]} with other "
@@ -81,7 +82,7 @@ def summaries(summary_files: list[Path], docs: dict[str, dict]) -> dict[str, str
     """The summary of each document in ``docs`` (the last row of an id wins)."""
     found: dict[str, str] = {}
     for path in summary_files:
-        for _, rec in read_records(path, required=("document_id", "summary")):
+        for _, rec in table_records(path, required=("document_id", "summary")):
             if rec["document_id"] in docs:
                 found[rec["document_id"]] = rec["summary"]
     return found

@@ -451,13 +451,6 @@ def stage_objects(con, path: Path, required: Sequence[str] = (), *,
     return columns, header_line
 
 
-def records(path: str | Path, *, required: Sequence[str] = (),
-            required_any: dict[str, Sequence[str]] | None = None) -> list[tuple[int | None, dict]]:
-    """``(line, row)`` pairs of a table (``read_table``), for importers."""
-    table = read_table(path, required, required_any=required_any)
-    return list(zip(table.lines, table.rows, strict=True))
-
-
 # ----------------------------------------------------------------------------------- the statistics commands' tables
 
 
@@ -517,4 +510,4 @@ def load_ratings(path: str | Path) -> Table:
 
 
 __all__ = ["COMPARISON_COLUMNS", "OBJECTS", "PYTHON_TYPE", "RATING_COLUMNS", "Table", "load_comparisons", "load_ratings", "read_table",
-           "records", "stage_objects"]
+           "stage_objects"]
