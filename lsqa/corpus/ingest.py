@@ -15,6 +15,7 @@ from lsqa.errors import InputError
 from lsqa.store import corpus as corpus_store
 from lsqa.store.importers import errata as staged_errata
 from lsqa.store.importers import questions as staged_questions
+from lsqa.store.importers import skeleton
 from lsqa.store.importers.wording import IngestSummary, named
 from lsqa.text import book as book_text
 
@@ -107,18 +108,14 @@ def _nqa_files(directory: Path) -> tuple[Path, list[Path], list[Path]]:
     return docs, qaps, summaries
 
 
-def _changed_question(path: Path, line: int, q_index: int, doc_id: str, old_text: str) -> InputError:
-    return InputError(path, f"question {q_index} of document {doc_id} is already in the workspace with another "
-                            f"text ({old_text[:60]!r})", line=line,
-                      hint="keep the published text, or import the changed set into a new workspace")
-
-
 def question_table(workspace: str | Path, qa_files: list[Path], set_name: str, document_ids: list[str]):
-    """The questions of ``qa_files`` read and checked in SQL (``lsqa.store.importers.questions.read``: an
-    Arrow table; InputError at the first bad row). DuckDB spills next to the workspace, as an import does."""
+    """The questions of ``qa_files`` read and checked in SQL (the record ``lsqa.store.importers.questions.RECORD``
+    staged apart, no workspace locked: an Arrow table; InputError at the first bad row). DuckDB spills next to
+    the workspace, as an import does."""
     folder = Path(workspace).resolve().parent
     spill = folder if folder.is_dir() and os.access(folder, os.W_OK) else None
-    return staged_questions.read(qa_files, set_name=set_name, document_ids=document_ids, spill_folder=spill)
+    return skeleton.stage_apart(qa_files, staged_questions.RECORD, spill_folder=spill, set_name=set_name,
+                                document_ids=document_ids)
 
 
 def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name: str = "test",
@@ -144,7 +141,7 @@ def ingest_narrativeqa(workspace: str | Path, directory: str | Path, *, set_name
 def _add_narrativeqa(workspace, directory: Path, set_name: str, docs_file: Path, qa_files: list[Path],
                      docs: dict[str, dict], questions, summaries: dict[str, str], target_tokens: int) -> IngestSummary:
     """Read the stories of the documents to add and write everything in one transaction: ``docs``
-    (``questions.documents``), ``questions`` (the Arrow table of ``questions.read``), ``summaries``."""
+    (``questions.documents``), ``questions`` (the Arrow table ``question_table`` staged), ``summaries``."""
     summary = IngestSummary(str(directory))
     question_docs = set(questions.column("document_id").to_pylist())
     stories_dir = _inside(directory.resolve(), directory / "stories")
@@ -171,9 +168,8 @@ def _add_narrativeqa(workspace, directory: Path, set_name: str, docs_file: Path,
         doc_rows.append(doc)
 
     with store.write(workspace) as con:
-        changed = staged_questions.first_stored_conflict(con, questions)
-        if changed:
-            raise _changed_question(qa_files[changed[0]], *changed[1:])
+        # The questions' check (one the workspace has with another text) and insert, in this write.
+        n_q = skeleton.run(workspace, qa_files, staged_questions.RECORD, con=con, staged=questions)
         existing = corpus_store.document_ids(con)
         # A story whose text is already stored under another id (e.g. added by ingest-book) cannot be
         # stored twice (content_sha1 is unique): its NarrativeQA document is kept without the text,
@@ -202,9 +198,8 @@ def _add_narrativeqa(workspace, directory: Path, set_name: str, docs_file: Path,
                     summary.add("story texts filled in")
         n_passages = sum(corpus_store.insert_passages(con, doc_id, ps) for doc_id, ps in passage_rows.items())
         summary.add("passages", n_passages)
-        n_q, n_all = staged_questions.insert(con, questions), questions.num_rows
         summary.add("questions", n_q)
-        summary.skip("questions", n_all - n_q)
+        summary.skip("questions", questions.num_rows - n_q)
     summary.notes.append(f"{len(passage_rows)} documents with full text, {len(summaries)} summaries, set={set_name}")
     return summary
 

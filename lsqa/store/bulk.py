@@ -58,9 +58,9 @@ def insert_rows(
 
 
 @contextlib.contextmanager
-def registered(con: duckdb.DuckDBPyConnection, table) -> Iterator[str]:
-    """The name under which ``con`` reads ``table`` (an Arrow table) for the block."""
-    name = f"_lsqa_rows_{next(_counter)}"
+def registered(con: duckdb.DuckDBPyConnection, table, name: str | None = None) -> Iterator[str]:
+    """The name under which ``con`` reads ``table`` (an Arrow table) for the block: ``name``, or one of its own."""
+    name = name or f"_lsqa_rows_{next(_counter)}"
     con.register(name, table)
     try:
         yield name

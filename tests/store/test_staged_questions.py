@@ -106,9 +106,8 @@ def _taken(workspace: Path, folder: Path) -> bool:
     with open(folder / "documents.csv", encoding="utf-8", newline="") as f:
         docs = sorted(r["document_id"] for r in csv.DictReader(f) if r["set"] == "test")
     with db.scratch() as con:
-        con.execute(f"CREATE TEMP TABLE {staged_questions.DOCUMENTS} AS SELECT unnest(?::VARCHAR[]) AS id", [docs])
         try:
-            staged_questions.stage(con, qa_files, set_name="test")
+            staged_questions.stage(con, qa_files, set_name="test", document_ids=docs)
         except staged_questions.Declined:
             return False
         except InputError:
@@ -203,6 +202,27 @@ def test_a_stored_question_with_another_text_is_refused_by_the_sql(bases, tmp_pa
     files = {"a_qaps.jsonl": _jsonl([_q(TOM, 900), "", _q(TOM, 0, question="A changed question?")])}
     result = _compare(bases, tmp_path, files, base="filled", staged=True)
     assert result[0] == "refused" and result[2] == 3 and "already in the workspace with another text" in result[1]
+
+
+def test_a_stored_question_with_another_text_is_worded_as_before(bases, tmp_path):
+    # The record's check words the stored text as the ingest did in Python (``old_text[:60]!r``): 60 code points
+    # of a text with combining marks, a character beyond the BMP and a quote, in the second of two files.
+    stored = "Who is Tom\u0301 \U0001F431 'Kitten' " + "really, " * 9
+    ws = tmp_path / "stored.duckdb"
+    shutil.copy(bases["empty"], ws)
+    first = ingest.ingest_narrativeqa(ws, _dataset(tmp_path / "first",
+                                                   {"a_qaps.jsonl": _jsonl([_q(TOM, 7, question=stored)])}))
+    assert first.added["questions"] == 1
+    folder = _dataset(tmp_path / "second", {"a_qaps.jsonl": _jsonl([_q(TOM, 8)]),
+                                            "b_qaps.jsonl": _jsonl([_q(TOM, 9), _q(TOM, 7, question="Changed?")])})
+    before = snapshot(ws)
+    with pytest.raises(InputError) as refused:
+        ingest.ingest_narrativeqa(ws, folder)
+    assert snapshot(ws) == before
+    assert (refused.value.path, refused.value.line, refused.value.problem, refused.value.hint) == (
+        str(folder / "b_qaps.jsonl"), 2,
+        f"question 7 of document {TOM} is already in the workspace with another text ({stored[:60]!r})",
+        "keep the published text, or import the changed set into a new workspace")
 
 
 def test_a_changed_question_given_twice_is_named_at_its_first_line(bases, tmp_path):

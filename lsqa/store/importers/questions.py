@@ -1,5 +1,6 @@
-"""``lsqa ingest-narrativeqa``'s input in SQL: NarrativeQA's documents, question and summary files read and
-checked by DuckDB, the questions written with one INSERT ... SELECT.
+"""``lsqa ingest-narrativeqa``'s input in SQL: NarrativeQA's question files as one input record (``RECORD``:
+several files, the set's documents as a parameter), its documents and summary files read and checked by
+DuckDB, the questions written with one INSERT ... SELECT.
 
 The question files are read one of two ways into the same Arrow table (``QUESTION_COLUMNS`` and the
 ``file_no`` and ``line`` each came from, each (document, ``q_index``) once, from its first line):
@@ -12,19 +13,18 @@ The question files are read one of two ways into the same Arrow table (``QUESTIO
   are checked in SQL (``lsqa.store.importers.values``: each distinct unusual ``q_index`` judged once
   by ``wording.whole_number``), and the first bad row, file by file, is worded here.
 
-``read`` tries the first, then the second. Both run on a connection with no workspace attached, while no
-workspace is locked (the books are read next, which takes longer). The rules: a row of another set
-(``set`` given and not the set read) is passed over; a row's document must be one of the set's; a
-``q_index`` is a whole number (``" 3"``, ``"1e2"`` and ``true`` read as Python's ``float`` reads them), and
-a row without one takes the next of its document in its file (after the last given one, else from 0);
-a (document, ``q_index``) given again with another text or other references is refused at that line,
-naming the first. ``documents`` and ``summaries`` read the other two files (the table reader, checked in
-SQL). ``first_stored_conflict`` and ``insert`` run in the ingest's write.
+The skeleton (``skeleton.stage_apart``) tries the first, then the second, on a connection with no workspace
+attached, while no workspace is locked (the books are read next, which takes longer); the record's check (a
+question the workspace has with another text) and insert run in the ingest's write (``skeleton.run``). The
+rules: a row of another set (``set`` given and not the set read) is passed over; a row's document must be one
+of the set's; a ``q_index`` is a whole number (``" 3"``, ``"1e2"`` and ``true`` read as Python's ``float``
+reads them), and a row without one takes the next of its document in its file (after the last given one, else
+from 0); a (document, ``q_index``) given again with another text or other references is refused at that line,
+naming the first. ``documents`` and ``summaries`` read the other two files (the table reader, checked in SQL).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
@@ -34,12 +34,14 @@ from lsqa.store.importers import lines as staging
 from lsqa.store.importers import rows as staged_rows
 from lsqa.store.importers import values, wording
 from lsqa.store.importers.rows import ROWS, ascii_text, sql_text, strip
-from lsqa.store.importers.skeleton import Declined, first
+from lsqa.store.importers.skeleton import Check, Declined, Input, first
 from lsqa.store.importers.table import OBJECTS, stage_objects
 from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES, MAX_WHOLE_NUMBER
 from lsqa.text.names import MAX_NAME_CHARS, name_problem
 
 STAGED, DOCUMENTS, FILE_ROWS = "lsqa_import_questions", "lsqa_import_documents", "lsqa_import_file_questions"
+# The staged questions in the ingest's write: each (document, ``q_index``) once (``QUESTION_COLUMNS``, file_no, line).
+KEPT = "lsqa_import_questions_kept"
 JUDGED = "lsqa_import_judged"
 
 # The columns of NarrativeQA's documents.csv every row must fill.
@@ -56,23 +58,8 @@ COLUMNS = REQUIRED + ("set", "q_index")
 QUESTION_COLUMNS = ("id", "document_id", "origin", "text", "reference_1", "reference_2", "set_name", "source_index")
 
 
-def read(files: list[Path], *, set_name: str, document_ids: list[str], spill_folder: Path | None):
-    """The questions of ``files`` of the set ``set_name`` (an Arrow table: ``QUESTION_COLUMNS`` and the
-    ``file_no`` and ``line`` each came from), each (document, ``q_index``) once, from its first line:
-    ``stage``'s, or, when it declines the files, ``restage``'s; InputError at the first bad row.
-    ``document_ids``: the set's documents (``documents``); ``spill_folder``: where DuckDB may spill, under
-    the import's memory limit (``lsqa.store.importers.lines.bounded_memory``; None: no limit)."""
-    with db.scratch() as con, _bounded(con, spill_folder):
-        con.execute(f"CREATE TEMP TABLE {DOCUMENTS} AS SELECT unnest(?::VARCHAR[]) AS id", [document_ids])
-        try:
-            return stage(con, files, set_name=set_name)
-        except Declined:
-            staging.drop(con, ROWS, FILE_ROWS)
-        return restage(con, files, set_name=set_name)
-
-
-def _bounded(con, spill_folder: Path | None):
-    return staging.bounded_memory(con, spill_folder) if spill_folder is not None else contextlib.nullcontext()
+def _documents_of_set(con, document_ids: list[str]) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {DOCUMENTS} AS SELECT unnest(?::VARCHAR[]) AS id", [document_ids])
 
 
 def _create_staged(con) -> None:
@@ -81,7 +68,7 @@ def _create_staged(con) -> None:
 
 
 def _questions(con, set_name: str):
-    """``STAGED`` as ``read`` returns it: each (document, ``q_index``) once, from its first line."""
+    """``STAGED`` as ``stage`` returns it: each (document, ``q_index``) once, from its first line."""
     return con.sql(f"""
         SELECT 'nqa:' || document_id || ':' || q_index AS id, document_id, 'narrativeqa' AS origin, text,
                reference_1, reference_2, {sql_text(set_name)} AS set_name, q_index::INTEGER AS source_index,
@@ -91,21 +78,26 @@ def _questions(con, set_name: str):
         ORDER BY file_no, line""").to_arrow_table()
 
 
-def stage(con, files: list[Path], *, set_name: str):
-    """``read``'s table, fast (the files read as lines, ``lsqa.store.importers.rows``), or Declined.
-    ``con``: a connection with TEMP table ``DOCUMENTS`` (id) of the set's documents."""
+def stage(con, files: list[Path], *, set_name: str, document_ids: list[str]):
+    """The staged questions (see ``RECORD``), fast (the files read as lines, ``lsqa.store.importers.rows``),
+    or Declined (the tables it made dropped). ``document_ids``: the set's documents (``documents``)."""
     for path in files:
         if path.suffix.lower() not in (".csv", ".jsonl") or not path.is_file() \
                 or not 0 < path.stat().st_size <= MAX_TABLE_BYTES:
             raise Declined  # the table reader says what is wrong with it
+    _documents_of_set(con, document_ids)
     _create_staged(con)
-    for file_no, path in enumerate(files):
-        staged_rows.stage_rows(con, path, COLUMNS, MAX_CELL_CHARS, extra=False, numbers=("q_index",))
-        _take_file(con, file_no, set_name, MAX_WHOLE_NUMBER)
-    # One (document, q_index) twice with another text: ``restage`` names both lines.
-    if con.execute(f"""SELECT count(*) FROM (SELECT 1 FROM {STAGED} GROUP BY document_id, q_index
-                       HAVING count(DISTINCT (text, reference_1, reference_2)) > 1)""").fetchall()[0][0]:
-        raise Declined
+    try:
+        for file_no, path in enumerate(files):
+            staged_rows.stage_rows(con, path, COLUMNS, MAX_CELL_CHARS, extra=False, numbers=("q_index",))
+            _take_file(con, file_no, set_name, MAX_WHOLE_NUMBER)
+        # One (document, q_index) twice with another text: ``restage`` names both lines.
+        if con.execute(f"""SELECT count(*) FROM (SELECT 1 FROM {STAGED} GROUP BY document_id, q_index
+                           HAVING count(DISTINCT (text, reference_1, reference_2)) > 1)""").fetchall()[0][0]:
+            raise Declined
+    except Declined:
+        staging.drop(con, ROWS, FILE_ROWS)
+        raise
     return _questions(con, set_name)
 
 
@@ -145,9 +137,10 @@ def _at(column: str) -> str:
     return sql_text('$."' + column + '"')
 
 
-def restage(con, files: list[Path], *, set_name: str):
-    """``read``'s table from files ``stage`` declines: each file read by the table reader and checked in
-    SQL, file by file (see the module's docstring); InputError at the first bad row. ``con``: as ``stage``'s."""
+def restage(con, files: list[Path], *, set_name: str, document_ids: list[str]):
+    """``stage``'s staged questions from files it declines: each file read by the table reader and checked in
+    SQL, file by file (see the module's docstring); InputError at the first bad row."""
+    _documents_of_set(con, document_ids)
     _create_staged(con)
     for file_no in range(len(files)):
         _restage_file(con, files, file_no, set_name)
@@ -343,25 +336,31 @@ def summaries(files: list[Path], document_ids: list[str]) -> dict[str, str]:
             staging.drop(con, FILE_ROWS, DOCUMENTS, OBJECTS)
 
 
-def first_stored_conflict(con, questions):
-    """(file_no, line, q_index, document id, stored text) of the first question the workspace has under
-    the same id with another text or other references; None when there is none."""
-    with bulk.registered(con, questions) as name:
-        return first(con, f"""
-            SELECT n.file_no, n.line, n.source_index, n.document_id, q.text FROM {name} n JOIN questions q USING (id)
-            WHERE (q.text, coalesce(q.reference_1, ''), coalesce(q.reference_2, ''))
-                  IS DISTINCT FROM (n.text, n.reference_1, n.reference_2)
-            ORDER BY n.file_no, n.line LIMIT 1""")
-
-
-def insert(con, questions) -> int:
-    """Write the staged questions the workspace does not have yet, in file order; how many were added."""
-    with bulk.registered(con, questions) as name:
-        added = con.execute(f"""
-            INSERT INTO questions BY NAME SELECT {', '.join(QUESTION_COLUMNS)} FROM {name}
-            ORDER BY file_no, line ON CONFLICT DO NOTHING""").fetchone()
+def _insert(con, questions) -> int:
+    """Write the staged questions (``KEPT``: ``questions``, staged apart) the workspace does not have yet, in
+    file order; how many were added."""
+    added = con.execute(f"""
+        INSERT INTO questions BY NAME SELECT {', '.join(QUESTION_COLUMNS)} FROM {KEPT}
+        ORDER BY file_no, line ON CONFLICT DO NOTHING""").fetchone()
     return int(added[0]) if added else 0
 
 
-__all__ = ["DOCUMENT_COLUMNS", "Declined", "documents", "first_stored_conflict", "insert", "read", "restage",
-           "stage", "summaries"]
+# The questions of ``lsqa ingest-narrativeqa``: its question files as one input, staged apart (before the
+# ingest reads the stories of their documents, with no workspace locked: ``skeleton.stage_apart``) and finished
+# in the ingest's write (``skeleton.run(..., con=, staged=)``). Parameters: ``set_name``, ``document_ids``.
+RECORD = Input(
+    name="questions", staged=KEPT, known=COLUMNS, stage=stage, insert=_insert, indexed="questions",
+    columns={c: "INTEGER" if c == "source_index" else "VARCHAR" for c in QUESTION_COLUMNS}
+    | {"file_no": "INTEGER", "line": "BIGINT"},
+    restage=restage, extra=False, several=True,
+    checks=(
+        Check("""SELECT n.file_no, n.line, n.source_index, n.document_id, left(q.text, 60)
+                 FROM {staged} n JOIN questions q USING (id)
+                 WHERE (q.text, coalesce(q.reference_1, ''), coalesce(q.reference_2, ''))
+                       IS DISTINCT FROM (n.text, n.reference_1, n.reference_2)""",
+              "question {1} of document {2} is already in the workspace with another text ({3!r})",
+              "keep the published text, or import the changed set into a new workspace"),
+    ))
+
+
+__all__ = ["DOCUMENT_COLUMNS", "RECORD", "Declined", "documents", "restage", "stage", "summaries"]

@@ -7,6 +7,13 @@ error — and the insert. ``run`` is the frame every import shares: the file rea
 import's memory limit (``lsqa.store.importers.lines``), staged, checked in the record's order (a check
 may be the caller's, ``Hook``: what a run config declared is the config's to word), inserted.
 
+Several files, or rows wanted before the write. An input may be several files read as one (``several``:
+``path`` is their list, a check's rows start with the file's index and the line, and the file is named).
+An input whose rows its caller needs before it writes (the NarrativeQA ingest reads the stories of the
+questions' documents first, with no workspace locked) is staged apart (``stage_apart``: a connection of
+its own, no workspace attached) and finished in the caller's open write (``run(..., con=, staged=)``):
+the same checks and insert over the staged rows, in that one write.
+
 Two ways in, one way on. A regular file (``rows``) is staged in SQL straight from its lines; any other
 (``Declined``, before anything is written: a quote inside a bare field, a JSON number, a name beyond plain
 ASCII, a bad row...) is restaged by the record (``restage``) in the same write: read by the table reader
@@ -19,13 +26,16 @@ in Python (the row-by-row importers are the tests' oracle, tests/support/import_
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Union
 
 from lsqa.errors import InputError
+from lsqa.store import bulk
 from lsqa.store.importers import lines, rows
 from lsqa.store.importers.lines import Declined
+from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_TABLE_BYTES
 
 # The hint of every check that finds a question the workspace does not have.
 QUESTIONS_FIRST = "import the questions first (lsqa ingest-narrativeqa / lsqa run)"
@@ -67,11 +77,14 @@ class Input:
     restage: Callable | None = None  # None: a declined file is refused whole (``Declined`` raised)
     extra: bool = True              # keep the other columns as ``extra`` JSON
     fixed: Callable[[Path], dict[str, str]] = field(default=lambda path: {})
+    # Several files read as one: ``path`` is their list, ``stage`` stages each itself, and a check selects
+    # (file index, line, values...), its error naming that file.
+    several: bool = False
 
 
-def first(con, sql: str, params=()):
-    """The first row (by its first column, the line) of ``sql``, or None."""
-    return con.execute(f"SELECT * FROM ({sql}) ORDER BY 1 LIMIT 1", params).fetchone()
+def first(con, sql: str, params=(), *, by: str = "1"):
+    """The first row (by its first column, the line; ``by``: other columns) of ``sql``, or None."""
+    return con.execute(f"SELECT * FROM ({sql}) ORDER BY {by} LIMIT 1", params).fetchone()
 
 
 def stage_file(con, path: Path, record: Input, max_cell_chars: int, **params):
@@ -82,23 +95,45 @@ def stage_file(con, path: Path, record: Input, max_cell_chars: int, **params):
     return counts
 
 
-def check(con, path: Path, record: Input, counts, hooks: dict[str, Callable] | None = None) -> None:
-    """The record's checks in order; InputError at the first offending line of the first that finds one."""
+def check(con, path, record: Input, counts, hooks: dict[str, Callable] | None = None) -> None:
+    """The record's checks in order; InputError at the first offending line of the first that finds one
+    (of several files, ``path`` their list: the first in file order, naming its file)."""
     for item in record.checks:
         if isinstance(item, Hook):
             (hooks or {})[item.name](con)
             continue
-        found = item.applies(counts) and first(con, item.sql.format(staged=record.staged))
+        found = item.applies(counts) and first(con, item.sql.format(staged=record.staged),
+                                                by="1, 2" if record.several else "1")
         if found:
-            raise InputError(path, item.words.format(*found), line=found[0], hint=item.hint)
+            where, found = (path[found[0]], found[1:]) if record.several else (path, found)
+            raise InputError(where, item.words.format(*found), line=found[0], hint=item.hint)
 
 
-def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars: int,
-        declined: bool = True, hooks: dict[str, Callable] | None = None, notes: Callable | None = None, **params):
+def stage_apart(path, record: Input, *, spill_folder: Path | None, **params):
+    """``path`` staged on a connection of its own with no workspace attached, so that none is locked while
+    it is read (``lsqa.store.db.scratch``; under the import's memory limit, spilling into ``spill_folder``,
+    when one is given): ``record.stage``'s staged rows as an Arrow table, or, when it declines the file,
+    ``record.restage``'s (InputError at the first bad row). Finished by ``run(..., con=, staged=)``."""
+    from lsqa.store import db
+
+    with db.scratch() as con, lines.bounded_memory(con, spill_folder) if spill_folder is not None \
+            else contextlib.nullcontext():
+        try:
+            return record.stage(con, path, **params)
+        except Declined:
+            pass
+        return record.restage(con, path, **params)
+
+
+def run(workspace, path, record: Input, *, max_bytes: int = MAX_TABLE_BYTES, max_cell_chars: int = MAX_CELL_CHARS,
+        declined: bool = True, hooks: dict[str, Callable] | None = None, notes: Callable | None = None,
+        con=None, staged=None, **params):
     """Stage, check and insert ``path`` in one write of ``workspace``; what ``record.insert`` returns.
     A file the SQL does not read exactly (``Declined``) is staged by ``record.restage`` (which raises the
     file's worded error), then checked and inserted the same way; with ``declined=False``, None (nothing
-    written). ``notes(con)``: called after the checks, before the insert (the summary's look-alike warnings)."""
+    written). ``notes(con)``: called after the checks, before the insert (the summary's look-alike warnings).
+    ``con``, ``staged``: the caller's open write of ``workspace`` and the rows ``stage_apart`` staged: they are
+    the record's staged table for its checks and insert, in that write (no other is opened)."""
     from lsqa.store.db import write
 
     indexed = f"SELECT count(*) FROM {record.indexed}"
@@ -109,6 +144,9 @@ def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars:
             notes(con)
         return record.insert(con, counts, **params)
 
+    if con is not None:
+        with bulk.registered(con, staged, record.staged):
+            return finish(con, staged)
     done = lines.staged_write(workspace, path, max_bytes, lambda con: int(con.execute(indexed).fetchone()[0]),
                               lambda con: finish(con, stage_file(con, path, record, max_cell_chars, **params)))
     if done is not None or not declined:
@@ -121,4 +159,4 @@ def run(workspace, path: Path, record: Input, *, max_bytes: int, max_cell_chars:
         return done
 
 
-__all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "run", "stage_file"]
+__all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "run", "stage_apart", "stage_file"]
