@@ -224,23 +224,15 @@ def ingest_errata(workspace: str | Path, path: str | Path) -> IngestSummary:
     checked first (``read_errata``; a question not in the workspace is refused with its line), then
     all are written in one transaction; reading the same file again adds nothing."""
     path = Path(path)
-    rows = read_errata(path)
+    corrections = skeleton.stage_apart(path, staged_errata.RECORD, spill_folder=None)
     summary = IngestSummary(str(path))
     with store.write(workspace) as con:
-        known = corpus_store.question_ids(con, sorted({r["question_id"] for r in rows}))
-        unknown = next((r for r in rows if r["question_id"] not in known), None)
-        if unknown is not None:
-            raise InputError(path, f"no question {unknown['question_id']!r} in this workspace", line=unknown["line"],
-                             hint="ingest its NarrativeQA set first, or remove the row")
-        texts = corpus_store.question_texts(con, sorted(known))
-        same = [r for r in rows if texts[r["question_id"]][int(r["reference"])] == r["text"]]
-        added = corpus_store.add_reference_corrections(
-            con, [{k: v for k, v in r.items() if k != "line"} for r in rows if r not in same])
+        added, same, total = skeleton.run(workspace, path, staged_errata.RECORD, con=con, staged=corrections)
     summary.add("corrected references", added)
     if same:
-        summary.notes.append(f"{len(same)} corrections equal to the reference they correct: not kept")
-    if len(rows) - len(same) - added:
-        summary.notes.append(f"{len(rows) - len(same) - added} corrections already standing: not added again")
+        summary.notes.append(f"{same} corrections equal to the reference they correct: not kept")
+    if total - same - added:
+        summary.notes.append(f"{total - same - added} corrections already standing: not added again")
     summary.notes.append("kept beside the original references (reference_1, reference_2 unchanged); "
                          "`lsqa export` writes them as corrected_reference_1/2")
     return summary

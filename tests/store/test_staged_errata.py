@@ -138,3 +138,38 @@ FAST_SEEDS = range(5)
 @pytest.mark.parametrize("seed", [pytest.param(s, marks=() if s in FAST_SEEDS else pytest.mark.slow) for s in SEEDS])
 def test_random_errata_files_give_the_same_result(tmp_path, seed):
     _compare(tmp_path, *_random_file(random.Random(seed)))
+
+
+def test_ingest_errata_words_the_workspace_checks_as_before(tmp_path):
+    # The record's check and insert in the ingest's write: the first unknown question in file order (a JSON
+    # array's rows have no line), a correction equal to its reference not kept, one standing not added again.
+    from lsqa import store
+    from lsqa.corpus.ingest import ingest_errata, ingest_narrativeqa
+    from tests.conftest import TEST_DATA
+
+    ws = tmp_path / "ws.duckdb"
+    ingest_narrativeqa(ws, TEST_DATA / "narrativeqa_slice")
+    with store.connect(ws) as con:
+        (q, ref_1), (r, _) = con.execute("SELECT id, reference_1 FROM questions ORDER BY id LIMIT 2").fetchall()
+    array = tmp_path / "errata.json"
+    array.write_text(json.dumps([_e(q), _e("nqa:zzz"), _e("nqa:aaa")]), encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        ingest_errata(ws, array)
+    assert (refused.value.path, refused.value.line, refused.value.problem, refused.value.hint) == (
+        str(array), None, "no question 'nqa:zzz' in this workspace", "ingest its NarrativeQA set first, or remove the row")
+    path = tmp_path / "errata.jsonl"
+    path.write_text(_jsonl([_e(q, "1", ref_1), _e(r, "2", "Four", annotators=["ana", "ben"]), _e(q, "2", "Five")]),
+                    encoding="utf-8")
+    kept = "kept beside the original references (reference_1, reference_2 unchanged); " \
+           "`lsqa export` writes them as corrected_reference_1/2"
+    first = ingest_errata(ws, path).to_dict()
+    assert (first["added"], first["notes"]) == (
+        {"corrected references": 2}, ["1 corrections equal to the reference they correct: not kept", kept])
+    again = ingest_errata(ws, path).to_dict()
+    assert (again["added"], again["notes"]) == ({"corrected references": 0}, [
+        "1 corrections equal to the reference they correct: not kept",
+        "2 corrections already standing: not added again", kept])
+    with store.connect(ws) as con:
+        assert con.execute("SELECT question_id, reference, text, source, proposed_by FROM reference_corrections "
+                           "ORDER BY id").fetchall() == [(r, "2", "Four", "errata.jsonl:2", "ana; ben"),
+                                                         (q, "2", "Five", "errata.jsonl:3", "")]

@@ -19,16 +19,21 @@ import json
 from pathlib import Path
 
 from lsqa.errors import InputError
-from lsqa.store import bulk, db
+from lsqa.store import bulk
+from lsqa.store.bulk import fetch_dicts
+from lsqa.store.corpus import add_reference_corrections
 from lsqa.store.importers import lines as staging
-from lsqa.store.importers import values
+from lsqa.store.importers import skeleton, values
 from lsqa.store.importers.rows import sql_text, strip
+from lsqa.store.importers.skeleton import Check, Input
 from lsqa.store.importers.table import OBJECTS, PYTHON_TYPE, stage_objects
 from lsqa.store.importers.wording import MAX_CELL_CHARS
 from lsqa.text import csv_cells
 
 REQUIRED = ("question_id", "reference")
 STAGED, JUDGED = "lsqa_import_errata", "lsqa_import_errata_judged"
+# The corrections in the ingest's write: one per (question, reference), from its first row (``read``'s, and ``k``).
+KEPT = "lsqa_import_errata_kept"
 
 # Types of a JSON number DuckDB may spell otherwise than Python's str() (a decimal, beyond 64 bits).
 _ROUNDED = ("DOUBLE", "UBIGINT", "HUGEINT")
@@ -43,15 +48,18 @@ def read(path: str | Path) -> list[dict]:
     with ``question_id``, ``reference``, ``text``, ``line``, ``source`` (file:line) and ``proposed_by`` (the
     row's ``annotators``); InputError naming the file and the first line at fault (see the module's
     docstring), or when no row has a correction."""
-    path = Path(path)
-    with db.scratch() as con:
-        try:
-            return _read(con, path)
-        finally:
-            staging.drop(con, OBJECTS, STAGED, JUDGED, values.VALUES)
+    return skeleton.stage_apart(Path(path), RECORD, spill_folder=None).drop_columns(["k"]).to_pylist()
 
 
-def _read(con, path: Path) -> list[dict]:
+def _stage(con, path: Path):
+    """The corrected references of ``path`` as ``read`` gives them, with each one's row ``k`` (an Arrow table)."""
+    try:
+        return _read(con, path)
+    finally:
+        staging.drop(con, OBJECTS, STAGED, JUDGED, values.VALUES)
+
+
+def _read(con, path: Path):
     columns, header_line = stage_objects(con, path, REQUIRED)
     csv_file = header_line is not None
     if "correction" not in columns:
@@ -115,12 +123,11 @@ def _read(con, path: Path) -> list[dict]:
         ORDER BY k, o LIMIT 1""").fetchone()
     if bad:
         _refuse(path, *bad[1:])
-    out = [{"question_id": question_id, "reference": reference, "text": text, "line": line,
-            "source": f"{path.name}:{line}" if line is not None else path.name, "proposed_by": proposed_by}
-           for question_id, reference, text, line, proposed_by in con.execute(
-               f"SELECT question_id, reference, text, line, proposed_by FROM {STAGED} WHERE kept AND k = first_k "
-               "ORDER BY k").fetchall()]
-    if not out:
+    out = con.sql(f"""
+        SELECT question_id, reference, text, line, CASE WHEN line IS NULL THEN $name ELSE $name || ':' || line END
+               AS source, proposed_by, k
+        FROM {STAGED} WHERE kept AND k = first_k ORDER BY k""", params={"name": path.name}).to_arrow_table()
+    if not out.num_rows:
         raise InputError(path, "no corrected reference: every correction cell is empty",
                          hint="write the corrected reference in the correction column of the rows to correct")
     return out
@@ -154,4 +161,30 @@ def _refuse(path: Path, o: int, line, question_id: str, reference: str, what) ->
                            f"(first at line {what})", line=line, hint="keep one correction per question and reference")
 
 
-__all__ = ["REQUIRED", "read"]
+def _insert(con, counts) -> tuple[int, int, int]:
+    """(added, equal to the reference they correct, all): the corrections (``KEPT``) not equal to the reference
+    they correct, appended beside the questions' own (``lsqa.store.corpus.add_reference_corrections`` leaves
+    out one that is already the standing correction), in file order."""
+    same = """(SELECT CASE s.reference WHEN '1' THEN coalesce(q.reference_1, '') ELSE coalesce(q.reference_2, '') END
+                FROM questions q WHERE q.id = s.question_id) = s.text"""
+    (total, n_same), = con.execute(f"SELECT count(*), count(*) FILTER ({same}) FROM {KEPT} s").fetchall()
+    rows = fetch_dicts(con, f"""SELECT question_id, reference, text, source, proposed_by FROM {KEPT} s
+                               WHERE NOT coalesce({same}, false) ORDER BY k""")
+    return add_reference_corrections(con, rows), n_same, total
+
+
+# An errata file: staged apart (``skeleton.stage_apart``: read before the workspace is locked, and by
+# ``lsqa ingest-narrativeqa`` before it reads the folder), finished in the ingest's write (``skeleton.run``).
+RECORD = Input(
+    name="corrected references", staged=KEPT, known=REQUIRED + ("correction", "annotators"), stage=_stage,
+    insert=_insert, indexed="reference_corrections", extra=False,
+    columns={"question_id": "VARCHAR", "reference": "VARCHAR", "text": "VARCHAR", "line": "BIGINT",
+             "source": "VARCHAR", "proposed_by": "VARCHAR", "k": "BIGINT"},
+    checks=(
+        Check("SELECT s.line, s.question_id, s.k FROM {staged} s WHERE NOT EXISTS "
+              "(SELECT 1 FROM questions q WHERE q.id = s.question_id)",
+              "no question {1!r} in this workspace", "ingest its NarrativeQA set first, or remove the row", order="3"),
+    ))
+
+
+__all__ = ["RECORD", "REQUIRED", "read"]

@@ -51,6 +51,8 @@ class Check:
     hint: str
     # Whether the check may find anything: given the counts ``stage`` returned (a repeat needs two lines).
     applies: Callable[[tuple], bool] = lambda counts: True
+    # The columns that put the rows in file order when the line does not (a JSON array's rows have none).
+    order: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ def check(con, path, record: Input, counts, hooks: dict[str, Callable] | None = 
             (hooks or {})[item.name](con)
             continue
         found = item.applies(counts) and first(con, item.sql.format(staged=record.staged),
-                                                by="1, 2" if record.several else "1")
+                                                by=item.order or ("1, 2" if record.several else "1"))
         if found:
             where, found = (path[found[0]], found[1:]) if record.several else (path, found)
             raise InputError(where, item.words.format(*found), line=found[0], hint=item.hint)
@@ -121,7 +123,8 @@ def stage_apart(path, record: Input, *, spill_folder: Path | None, **params):
         try:
             return record.stage(con, path, **params)
         except Declined:
-            pass
+            if record.restage is None:
+                raise
         return record.restage(con, path, **params)
 
 
