@@ -395,19 +395,44 @@ def test_one_importer_per_input():
     # one record; the row-by-row importers live in tests/support/import_oracle.py only (the tests' oracle), and the
     # row reader in tests/support/row_tables.py: lsqa reads a table file in DuckDB (``table``) and words its errors
     # in one module (``wording``).
-    from lsqa.store.importers import answers, reviews, skeleton, verdicts
+    from lsqa.store.importers import answers, errata, questions, reviews, skeleton, verdicts
 
-    records = {module.RECORD.name: module.RECORD for module in (verdicts, answers, reviews)}
-    assert sorted(records) == ["answers", "judgments", "reviews"]
+    records = {module.RECORD.name: module.RECORD for module in (verdicts, answers, reviews, questions, errata)}
+    assert sorted(records) == ["answers", "corrected references", "judgments", "questions", "reviews"]
     assert all(isinstance(r, skeleton.Input) and r.columns and r.columns.get("line") == "BIGINT"
                for r in records.values())
     folder = LSQA / "store" / "importers"
     assert sorted(p.stem for p in folder.glob("*.py")) == [
         "__init__", "answers", "errata", "lines", "questions", "reviews", "rows", "skeleton", "table", "values",
         "verdicts", "wording"]
+    # Every module of the package that reads an import file (calls a file reader: the lines, the rows, the table
+    # reader, the values' checks) declares its input as a record, ``RECORD = Input(...)``, run by the skeleton;
+    # only the readers themselves and the frame do not.
+    readers = {"load_lines", "stage_rows", "stage_objects", "read_table"}  # lines, rows, table: each reads a file
+    frame = {"__init__", "lines", "rows", "skeleton", "table", "values", "wording"}
+
+    def calls_a_reader(tree: ast.Module) -> bool:
+        return any(isinstance(node, ast.Call) and (
+            (isinstance(node.func, ast.Name) and node.func.id in readers)
+            or (isinstance(node.func, ast.Attribute) and (node.func.attr in readers or (
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "values"
+                and node.func.attr in ("stage", "checked")))))  # values: the table reader, its values checked
+            for node in ast.walk(tree))
+
+    def declares_a_record(tree: ast.Module) -> bool:
+        return any(isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["RECORD"]
+                   and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "Input"
+                   for node in tree.body)
+
+    inputs = sorted(p.stem for p in folder.glob("*.py") if p.stem not in frame and calls_a_reader(_tree(p)))
+    assert inputs == ["answers", "errata", "questions", "reviews", "verdicts"], inputs
+    assert [name for name in inputs if not declares_a_record(_tree(folder / f"{name}.py"))] == []
     # A file the staged SQL declines is read by the table reader and its values checked in SQL (``values``),
-    # not by a row reader of the input's own: the inputs that do so.
-    assert sorted(name for name, r in records.items() if r.restage is not None) == ["answers", "judgments", "reviews"]
+    # not by a row reader of the input's own: the inputs that do so (an errata file is the table reader's always).
+    assert sorted(name for name, r in records.items() if r.restage is not None) == [
+        "answers", "judgments", "questions", "reviews"]
+    # Several files read as one: NarrativeQA's question files.
+    assert [name for name, r in records.items() if r.several] == ["questions"]
     # No production module reads an import file's rows in Python (the table reader's rows as dicts: see
     # test_narrativeqa_and_errata_files_are_read_in_sql).
     row_readers = sorted({str(p.relative_to(LSQA)) for p in _python_files() for node in ast.walk(_tree(p))

@@ -69,7 +69,9 @@ class Input:
     name: str                       # what the summary counts: "judgments", "answers", "reviews"
     staged: str                     # the TEMP table of its staged rows
     known: tuple[str, ...]          # the columns the file may have (any case, stripped)
-    stage: Callable                 # stage(con, path, **params) -> counts, from rows.ROWS; Declined if not exact
+    # stage(con, path, **params) -> counts, from rows.ROWS (of ``several`` files, or staged apart: the record
+    # stages each file itself, and returns the staged rows); Declined if not exact
+    stage: Callable
     insert: Callable                # insert(con, counts, **params) -> what was written
     indexed: str                    # the table whose rows size the memory limit (its id index)
     columns: dict[str, str] = field(default_factory=dict)  # the staged table's columns and SQL types
