@@ -67,7 +67,7 @@ class Input:
     """What one kind of input file is to the importer."""
 
     name: str                       # what the summary counts: "judgments", "answers", "reviews"
-    staged: str                     # the TEMP table of its staged rows
+    staged: str                     # the TEMP table of its staged rows (staged apart: their name in the write)
     known: tuple[str, ...]          # the columns the file may have (any case, stripped)
     # stage(con, path, **params) -> counts, from rows.ROWS (of ``several`` files, or staged apart: the record
     # stages each file itself, and returns the staged rows); Declined if not exact
