@@ -111,10 +111,11 @@ def search_sidebar():
 
 def queue_settings_sidebar():
     """Filters, which queue, blind mode: set once per session, so folded (and not built) until opened."""
-    st.sidebar.caption(view.queue_summary(ss))
+    summary = st.sidebar.empty()  # above the panel, drawn once the settings are as last used
     box = _lazy_expander("Queue settings", "audit_x_queue", st.sidebar)
     if box is None:
         view.settings_as_last_used(ss)
+    summary.caption(view.queue_summary(ss))
     if box is None:
         return
     with box:

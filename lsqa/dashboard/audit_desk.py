@@ -68,8 +68,8 @@ class Desk:
     place: view.Place | None = None
     item: dict | None = None  # the item last drawn (None: the queue has ended)
     revealed: bool = True
-    said: str = ""  # what the last press did, shown once
-    refused: str = ""  # why the last press wrote nothing, shown once
+    said: str = ""  # what the last press did, shown until the next press
+    refused: str = ""  # why the last press wrote nothing, shown until the next press
     follow: bool = False  # a panel of the page follows the item (its fragment runs after each press)
     door: str = ""  # the address of the desk's HTTP door ('' when none serves it: the desk only shows)
     used: float = field(default_factory=time.monotonic)
@@ -179,7 +179,7 @@ def press(desk: Desk, button: str, on_screen: str | None, note: str = "") -> Pre
     not the one on that screen. The workspace stays attached for the whole press: the write and the
     reads after it share one attachment (each attachment ends with a checkpoint)."""
     with desk.lock, common.kept_open(desk.workspace):
-        note_after = KEEP
+        note_after, desk.said, desk.refused = KEEP, "", ""
         spec = _drawn_button(desk, button)
         if spec is None or spec.get("disabled"):
             desk.refused = ("Nothing was written: that button is not on this item any more (the desk changed "
@@ -271,9 +271,7 @@ def draw(desk: Desk) -> str:
                                 st.get("audit_flag_reason", view.FLAG_REASON_DEFAULT))
         desk.place, desk.item, desk.revealed, desk.bar = place, it, revealed, bar
         desk.drawn += 1
-        html = _desk_html(desk, it, revealed, bar, place, just_opened=place.current_id not in opened_before)
-        desk.said = desk.refused = ""
-        return html
+        return _desk_html(desk, it, revealed, bar, place, just_opened=place.current_id not in opened_before)
 
 
 def _md(text: str) -> str:
@@ -358,9 +356,9 @@ def _item_html(desk: Desk, it: dict, revealed: bool, place: view.Place, just_ope
         parts.append("<p><b>Evidence</b></p>")
         for ev in shown.evidence:
             parts.append(f'<p class="lsqa-caption">{_md(ev["caption"])}</p>')
-            if ev["found"] and ev["folded"]:
-                parts.append(f'<div class="lsqa-card lsqa-evidence"><details><summary>{ev["html"]}</summary>'
-                             f'<p class="lsqa-caption">Whole passage:</p>{ev["html_full"]}</details></div>')
+            if ev["found"] and ev["folded"]:  # the whole passage unfolds in place of the few sentences
+                parts.append(f'<div class="lsqa-card lsqa-evidence"><div class="lsqa-folded">{ev["html"]}</div>'
+                             f'<details><summary>Whole passage</summary>{ev["html_full"]}</details></div>')
             elif ev["found"]:
                 parts.append(f'<div class="lsqa-card lsqa-evidence">{ev["html"]}</div>')
             else:
@@ -385,4 +383,5 @@ STYLE = ("<style>.lsqa-desk .lsqa-bar{position:sticky;top:3.75rem;z-index:990;ba
          ".lsqa-desk .lsqa-warning{background:#fff3bf;color:#5c4400;padding:.5rem .75rem;border-radius:.5rem;margin:.25rem 0}"
          ".lsqa-desk .lsqa-said{background:#e6fcf5;color:#0b5e42;padding:.5rem .75rem;border-radius:.5rem;margin:.25rem 0}"
          ".lsqa-desk .lsqa-ended{background:#e7f5ff;color:#1c3d5a;padding:.5rem .75rem;border-radius:.5rem}"
-         ".lsqa-desk summary{cursor:pointer}</style>")
+         ".lsqa-desk summary{cursor:pointer}"
+         ".lsqa-evidence:has(> details[open]) > .lsqa-folded{display:none}</style>")
