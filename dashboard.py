@@ -5,17 +5,20 @@
 Starlette, run by ``streamlit run`` with uvicorn) with the sign-in front in front of it
 (``lsqa.dashboard.sign_in_front``): the front exchanges a personal link's token once and keeps the
 browser signed in with an ``HttpOnly`` session cookie, which no page script — this dashboard's or
-another local app's — can read. ``streamlit run app.py`` still serves a one-person workspace, or a
-team behind a trusted proxy (``identity_header``), but signs nobody in with a link.
+another local app's — can read. Beside it, the Audit desk's door (``lsqa.dashboard.audit_front``): a
+decision by key is one small HTTP request, not a Streamlit run. ``streamlit run app.py`` still serves a one-person workspace, or a
+team behind a trusted proxy (``identity_header``), but signs nobody in with a link, and its Audit page
+only shows (its desk's keys need the door).
 """
 
 import streamlit as st
 from starlette.middleware import Middleware
 
 import lsqa  # noqa: F401  (first: the process defaults, offline and one BLAS thread)
+from lsqa.dashboard.audit_front import AuditDeskFront
 from lsqa.dashboard.sign_in_front import SignInFront
 
-app = st.App("app.py", middleware=[Middleware(SignInFront)])
+app = st.App("app.py", middleware=[Middleware(SignInFront), Middleware(AuditDeskFront)])
 
 if __name__ == "__main__":
     app.run()

@@ -5,8 +5,10 @@ Keys: J next · K previous · V confirm · A/B/T/X (side by side, in the positio
 ambiguous / unanswerable, for this item) · F / G flag reference 1 / 2 · U undo my last action (its
 item opens again) · E write a note (the note field takes the focus) · ? the keys. Enter or Esc leaves a field and gives the keys back; keys pause
 while a widget has the focus, and a key writes only on the item on screen when it was pressed.
-Every action is saved at once (append-only, with the annotator's name and the time). Layout and
-wiring only: what is shown is made in ``lsqa.dashboard.audit_view``.
+Every action is saved at once (append-only, with the annotator's name and the time). The decision
+bar and the item are the tab's desk (``lsqa.dashboard.audit_desk``): drawn here on the page's runs,
+pressed through the dashboard's HTTP door without one. Layout and wiring only: what is shown is made
+in ``lsqa.dashboard.audit_view`` and ``audit_desk``.
 """
 
 import functools
@@ -18,15 +20,17 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.dashboard import (  # noqa: E402
+from lsqa.dashboard import (  # noqa: E402  # noqa: E402
     LsqaError,
+    audit_desk,
+    audit_front,
     common,
     sign_in,  # noqa: E402
     ui,  # noqa: E402
 )
 from lsqa.dashboard import audit_actions as audit  # noqa: E402
 from lsqa.dashboard import audit_view as view  # noqa: E402
-from lsqa.dashboard.audit_actions import Trail, guidelines_for_kind  # noqa: E402
+from lsqa.dashboard.audit_actions import guidelines_for_kind  # noqa: E402
 
 workspace = common.current_workspace()
 ss = st.session_state
@@ -35,7 +39,7 @@ who = presence.person  # passed to every write: the library checks who may do it
 annotator = presence.name if presence.may("review") else ""  # my queue, my recent reviews; '' offers no decision keys
 
 st.html(ui.keys_script(), unsafe_allow_javascript=True)
-st.markdown(view.STYLE, unsafe_allow_html=True)
+st.markdown(view.STYLE + audit_desk.STYLE, unsafe_allow_html=True)
 st.title("Audit judge verdicts")
 
 
@@ -46,7 +50,6 @@ def _act(refused: str, act, *args, **kwargs) -> bool:
     except LsqaError as exc:
         ss.audit_refused = f"{refused}: {exc}"
         return False
-    ss.audit_decided = True  # see review(): the sidebar's progress table counts it
     return True
 
 
@@ -59,19 +62,22 @@ def choices() -> dict:
     return audit.choices(workspace)
 
 
-if "audit_trail" not in ss:
-    ss.update(view.opening_state({p: st.query_params.get_all(p) for p in view.LINK_PARAMETERS}, choices,
+if audit_desk.desk_of(ss.get("audit_desk")) is None:  # this tab's first run (or its desk was dropped, idle)
+    opening = view.opening_state({p: st.query_params.get_all(p) for p in view.LINK_PARAMETERS}, choices,
                                  lambda jid: audit.item(workspace, jid) is not None,
                                  lambda: audit.my_progress(workspace, annotator)["open"],
                                  lambda tab: audit.trail_of(workspace, annotator, tab),
-                                 lambda tab: audit.open_in(workspace, annotator, tab)))
+                                 lambda tab: audit.open_in(workspace, annotator, tab))
+    if "audit_desk" not in ss:  # the link's settings; a desk dropped keeps the session's
+        ss.update({k: v for k, v in opening.items() if k in view.SETTING_KEYS or k in ("audit_msg", view.TAB_KEY)})
+    ss.audit_desk = audit_desk.open_desk(workspace, who, annotator, {**opening, view.TAB_KEY: ss[view.TAB_KEY]}).key
 if st.query_params.get("tab") != ss[view.TAB_KEY]:
     st.query_params["tab"] = ss[view.TAB_KEY]  # a reload is this tab again: it finds its open item
 view.restore_settings(ss)
 
 
 def _reset_trail():
-    ss.audit_trail, ss.audit_at = [], 0
+    audit_desk.reset_trail(_desk())
 
 
 def _lazy_expander(label: str, key: str, where=st):
@@ -87,11 +93,15 @@ def _clear_questions():
     _reset_trail()
 
 
+def _to_queue_head():
+    audit_desk.to_queue_head(_desk())
+
+
 def search_sidebar():
     """Text search over the questions and the answers judged (always shown: people search often);
     a link's question filter (the errata's links) with a way out of it."""
     st.sidebar.text_input("Search questions and answers", key="audit_search", max_chars=audit.MAX_SEARCH_CHARS,
-                          on_change=view.to_queue_head, args=(ss,), placeholder="words; Enter searches, Esc gives the keys back",
+                          on_change=_to_queue_head, placeholder="words; Enter searches, Esc gives the keys back",
                           help="Every word must occur in the question or in an answer the verdict judged "
                                "(any case). Searches the queue chosen below: choose Show: all to search every verdict.")
     if ss.get("audit_questions"):
@@ -101,11 +111,11 @@ def search_sidebar():
 
 def queue_settings_sidebar():
     """Filters, which queue, blind mode: set once per session, so folded (and not built) until opened."""
-    global summary
-    summary = st.sidebar.empty()  # filled by the item's fragment (sidebar_counts): a decision changes its count
+    summary = st.sidebar.empty()  # above the panel, drawn once the settings are as last used
     box = _lazy_expander("Queue settings", "audit_x_queue", st.sidebar)
     if box is None:
         view.settings_as_last_used(ss)
+    summary.caption(view.queue_summary(ss))
     if box is None:
         return
     with box:
@@ -198,119 +208,16 @@ if not annotator:
     st.warning(sign_in.cannot_act_note(presence, "review", "review and flag"))
 
 
-# ----------------------------------------------------------------------- where I am (the trail)
-def where_i_am():
-    """The trail of items opened this session, the queue after it and the item to show now. Run
-    inside the fragment below: a review changes the queue. The names are the page's own (global):
-    the decision bar, the tables and the key callbacks read them, on a whole run and a fragment's alike."""
-    global trail, here
-    trail = Trail(ss.audit_trail, ss.audit_at)
-    here = view.where_i_am(workspace, trail, filters, annotator, ss, sampled_judge(), who if annotator else None)
+# ---------------------------------------------------------------------------------- the desk
+def _desk():
+    """This tab's desk (``lsqa.dashboard.audit_desk``): callbacks run before the page's code, so they
+    find it through the session."""
+    return audit_desk.desk_of(ss.get("audit_desk"))
 
 
-# ------------------------------------------------------------------------------------ actions
 def _move(step: str, *args):
     """Along the trail: ``back``, ``forward`` or ``open`` an item (``lsqa.audit.trail``)."""
-    t = Trail(ss.audit_trail, ss.audit_at)
-    getattr(t, step)(*args)
-    ss.audit_at = t.at
-
-
-def _decide(judgment_id: str, kind: str, shown: str, label: str | None = None):
-    """Confirm the judge's label (no ``label``) or give mine (in system terms). Saved by the run this
-    key starts (``_save_decision``), inside the attachment that run keeps anyway: one of the
-    callback's own would be detached (a checkpoint, after a write) and attached again in between,
-    a cost paid by every decision (docs/benchmarks-log/2026-12-02-0425-browser-ninth-pass.md)."""
-    ss.audit_pending = (judgment_id, kind, shown, label, ss.get("audit_note", ""), here.sampled.get(judgment_id))
-
-
-def _save_decision():
-    """The decision of this run's key, if any: saved, then the next item, with a message in the terms
-    shown. Refused (a note the store cannot keep, a workspace that cannot be written), the item
-    stays, with the reason and the note as typed."""
-    pending = ss.pop("audit_pending", None)
-    if pending is None:
-        return
-    stale = view.stale_refusal(pending[0], ss.get("audit_shown"), ss.get(view.ON_SCREEN_KEY))
-    if stale:  # pressed on an item no longer on screen (the last run moved on): nothing is written
-        ss.audit_refused = stale
-        return
-    opened_at = ss.get("audit_opened", {}).get(pending[0], 0)  # before where_i_am() in a whole run
-    if _act("Not saved", view.save_decision, *pending, opened_at=opened_at, tab=ss[view.TAB_KEY]):
-        ss.audit_note = ""
-        ss.audit_shown = None  # decided: a key pressed on this item from now on writes nothing
-        _move("forward")
-    else:
-        view.opened_again(ss)  # refused (decided already, elsewhere): shown again with what I decided
-
-
-def _on_screen(judgment_id: str) -> bool:
-    """Whether the item a key or click was pressed on is the one on screen; if not, the page says so."""
-    stale = view.stale_refusal(judgment_id, ss.get("audit_shown"), ss.get(view.ON_SCREEN_KEY))
-    if stale:
-        ss.audit_refused = stale
-    return stale is None
-
-
-def _flag(question_id: str, reference: str, judgment_id: str):
-    if not _on_screen(judgment_id):
-        return
-    if _act("Not flagged", view.flag_reference, question_id, reference, ss.get("audit_flag_reason", view.FLAG_REASON_DEFAULT),
-            ss.get("audit_note", "")):
-        ss.audit_note = ""
-
-
-def _reason(reason: str):
-    ss.audit_flag_reason = reason
-
-
-def _skip(judgment_id: str, reason: str):
-    """Pass the item over (skip, unsure): recorded, not a label; the next item."""
-    if _on_screen(judgment_id) and _act("Not skipped", view.skip_item, judgment_id, reason, ss.get("audit_note", ""),
-                                        tab=ss[view.TAB_KEY]):
-        ss.audit_note = ""
-        ss.audit_shown = None
-        _move("forward")
-
-
-def _undo():
-    """Withdraw my last action; a review undone opens its item again (to decide it anew)."""
-    try:
-        ss.audit_msg, again = view.undo_mine_at(workspace, who)
-    except LsqaError as exc:
-        ss.audit_refused = f"Not undone: {exc}"
-        return
-    ss.audit_decided = True
-    if again:
-        _move("open", again)
-
-
-# ------------------------------------------------------------------------------------- the item
-def decision_bar(it: dict | None, revealed: bool):
-    """Navigation, the labels, the flags and the note, in one bar that stays at the top of the view.
-    Each row is one horizontal container, not columns: a column is an element of its own, drawn again
-    on every key (docs/BENCHMARKS.md, ninth pass)."""
-    bar = view.decision_bar(it, revealed, annotator, trail, here.remaining, here.why,
-                            ss.get("audit_flag_reason", view.FLAG_REASON_DEFAULT))
-    with st.container(key="lsqa_keys"):
-        nav = st.container(horizontal=True, vertical_alignment="center")
-        _buttons(nav, bar.nav)
-        if it is None:  # the queue has ended: no decision button, and the library refuses any decision from here
-            mine = audit.my_progress(workspace, annotator)
-            st.info(view.empty_queue_note(filters, ss, mine, here.held, sampled_judge()))
-            for q in view.next_queues(ss, mine):
-                st.button(q["label"], key=q["key"], on_click=_switch_queue, args=(q["settings"],))
-            return
-        nav.markdown(bar.position, unsafe_allow_html=True)  # stamped with the item its buttons write on (keys.js)
-        if bar.mine:
-            st.caption(bar.mine)
-        _buttons(st.container(horizontal=True), bar.labels)
-        flags = st.container(horizontal=True, vertical_alignment="center")
-        _buttons(flags, bar.flags)
-        flags.text_input("Note (optional, saved with the next action)", key="audit_note", max_chars=audit.MAX_NOTE_CHARS,
-                         label_visibility="collapsed", placeholder="note (E; optional; Enter or Esc gives the keys back)")
-        if bar.blind_note:
-            st.caption(bar.blind_note)
+    audit_desk.move(_desk(), step, *args)
 
 
 def _switch_queue(settings: dict):
@@ -321,70 +228,21 @@ def _switch_queue(settings: dict):
     ss.audit_switched = True  # the sidebar and the filters are the whole page's: see _review()
 
 
-def _buttons(where, specs: list[dict]):
-    """One button per spec (``view.decision_bar``), its ``on`` the callback it calls."""
-    callbacks = {"move": _move, "undo": _undo, "decide": _decide, "reason": _reason, "flag": _flag, "skip": _skip}
-    for spec in specs:
-        where.button(**{k: v for k, v in spec.items() if k != "on"}, on_click=callbacks[spec["on"]])
-
-
-def show_item(it: dict, revealed: bool):
-    late = view.late_reviewers(workspace, it["id"], annotator, here.opened.get(it["id"], 0))
-    if late:
-        st.warning(view.late_warning(late))
-    if here.other_tab:
-        st.warning(view.OTHER_TAB_NOTE)
-    # One element each, not columns of elements: every element is drawn again on each key (lsqa.dashboard.item_cards).
-    shown = view.item_view(it, revealed, annotator)
-    st.caption(f"{shown.caption} · {view.evidence_chain_link(it)}")  # one element: each is redrawn per key
-    st.markdown(shown.question_html, unsafe_allow_html=True)
-    st.markdown(shown.answers_html, unsafe_allow_html=True)
-    if shown.verdict:
-        st.markdown(shown.verdict)
-    for line in shown.human_labels:
-        st.caption(line)
-    if shown.unusable:
-        st.error(shown.unusable)
-    show_evidence(it["id"], shown.evidence)
-
-
-def drawn_here(item_id: str):
-    """The hidden field the browser sends back with every key and click (``view.ON_SCREEN_KEY``): drawn
-    after the question and answers, it names their item once the browser has drawn them. A click sent
-    from a screen still showing the item before carries that item, and writes nothing (``_on_screen``)."""
-    ss[view.ON_SCREEN_KEY] = item_id
-    st.text_input("Item on screen", key=view.ON_SCREEN_KEY, label_visibility="collapsed")
-
-
-def show_evidence(item_id: str, evidence: list[dict]):
-    """Quotes in their passage, folded to a few sentences (unfold for the whole passage)."""
-    if not evidence:
+def edit_guidelines(kind: str):
+    """An admin's panel to edit the workspace's guidelines for this item's judge kind (a new version);
+    the desk shows them to everybody."""
+    if not presence.may("guidelines"):
         return
-    st.markdown("**Evidence**")
-    for n, ev in enumerate(evidence):
-        st.caption(ev["caption"])
-        if ev["found"]:
-            with st.container(border=True, key=f"audit_evidence_{n}"):
-                unfold = ev["folded"] and st.toggle("Whole passage", key=f"audit_unfold_{item_id}_{n}")
-                st.markdown(ev["html_full"] if unfold else ev["html"], unsafe_allow_html=True)
-        else:
-            st.markdown(ev["html"], unsafe_allow_html=True)
-
-
-def show_guidelines(kind: str):
-    """The workspace's guidelines for this judge kind; an admin may edit them (a new version)."""
-    g = guidelines_for_kind(workspace, kind)
-    box = _lazy_expander(view.guidelines_label(kind, g), f"audit_x_guidelines_{kind}")
+    box = _lazy_expander("Edit the guidelines of this item's judge kind", "audit_x_guidelines_edit")
     if box is None:
         return
-    with box:
-        st.markdown(g["text"])
-        with st.form(f"audit_guidelines_{kind}", border=False):
-            text = st.text_area("Edit the guidelines for this workspace", g["text"], height=220,
-                                key=f"audit_guidelines_text_{kind}")
-            if st.form_submit_button("Save guidelines", disabled=not presence.may("guidelines")):
-                _act("Not saved", view.save_guidelines, kind, text)
-                st.rerun()
+    g = guidelines_for_kind(workspace, kind)
+    with box, st.form(f"audit_guidelines_{kind}", border=False):
+        text = st.text_area(f"Edit the guidelines for {kind} verdicts in this workspace", g["text"], height=220,
+                            key=f"audit_guidelines_text_{kind}")
+        if st.form_submit_button("Save guidelines"):
+            _act("Not saved", view.save_guidelines, kind, text)
+            st.rerun()
 
 
 def show_raw(it: dict):
@@ -482,16 +340,20 @@ def _up_next_table():
     st.caption(view.up_next_caption(here.remaining, here.upcoming))
     picked = _row_picked(view.up_next_table(here.upcoming, blind), "audit_table", height=300)
     if picked is not None:
-        row = here.upcoming[picked]
-        here.why[row["id"]] = view.why_shown(row)
-        _move("open", row["id"])
+        audit_desk.open_from_table(_desk(), here.upcoming[picked])
         st.rerun()
+
+
+# The panels under the desk that show something of its item, or counts a decision changes: while one
+# is open, the desk's keys.js runs the fragment after each press, so that it follows.
+FOLLOWING_PANELS = ("audit_x_guidelines_edit", "audit_x_others", "audit_x_history", "audit_x_raw", "audit_x_comments",
+                    "audit_x_recent", "audit_x_next", "audit_x_progress", "audit_x_team")
 
 
 @st.fragment
 def review():
-    """The trail, the decision bar, the item and the two tables. A fragment: J, K and the decision keys
-    rerun this part only, not the navigation and the sidebar (keypress -> next item)."""
+    """The desk (decision bar and item) and the panels under it. A fragment: the desk's sync (after a
+    press, when the queue ended or a panel follows the item) and the panels rerun this part only."""
     try:
         _review()
     except LsqaError as exc:  # a fragment's rerun does not pass through app.py's guard either
@@ -502,47 +364,38 @@ def _review():
     with common.kept_open(workspace):  # a fragment's rerun does not pass through app.py's
         if ss.pop("audit_switched", False) and ss.get("audit_run") == "keys":
             st.rerun(scope="app")  # another queue chosen in this fragment: the page's filters follow
-        _save_decision()
-        where_i_am()
-        if ss.get("audit_reason_for") != here.current_id:  # a flag reason chosen holds for its item only
-            ss.audit_flag_reason, ss.audit_reason_for = view.FLAG_REASON_DEFAULT, here.current_id
+        desk = _desk()
+        audit_desk.configure(desk, ss, who, annotator, sampled_judge(),
+                             follow=any(ss.get(k) for k in FOLLOWING_PANELS),
+                             door=audit_front.DESK_PATH if audit_front.serving else "")
         if "audit_msg" in ss:
             st.toast(ss.pop("audit_msg"))
         if "audit_refused" in ss:
             st.error(ss.pop("audit_refused"))
-        it = audit.item(workspace, here.current_id) if here.current_id else None
-        revealed = audit.reveal(it, annotator, blind) if it else True
-        ss.audit_shown = None  # until the item is on screen, a key writes nothing
-        decision_bar(it, revealed)
-        if it is not None:
-            show_guidelines(it["kind"])
-            show_item(it, revealed)
-            ss.audit_shown = it["id"]  # its question and answers are drawn: a key pressed from now on writes on it
-            drawn_here(it["id"])
-            show_details(it, revealed)
-            show_comments(it, revealed)
+        if not audit_front.serving and annotator:
+            st.info(view.NO_DOOR_NOTE)
+        st.html(audit_desk.draw(desk))
+        st.button("sync", key="audit_sync")  # pressed by keys.js (hidden): this fragment runs and follows the desk
+        global here
+        here, it = desk.place, desk.item
+        if it is None:  # the queue has ended: the next queues are the page's settings
+            mine = audit.my_progress(workspace, annotator)
+            for q in view.next_queues(ss, mine):
+                st.button(q["label"], key=q["key"], on_click=_switch_queue, args=(q["settings"],))
+        else:
+            edit_guidelines(it["kind"])
+            show_details(it, desk.revealed)
+            show_comments(it, desk.revealed)
         my_recent_reviews()
         up_next()
-        if here.upcoming and sampled_judge() is None and ss.get("audit_run") == "keys":
-            # Read ahead the item J or a decision opens next: kept, it is drawn without a read then
-            # (a review of this item leaves it kept), while this read runs as I look at this one.
-            view.read_ahead(workspace, annotator, ss, here, filters)
-        sidebar_counts()
+        sidebar_progress()
 
 
-def sidebar_counts():
-    """The queue's line (my assignments done) and the open progress table, in the sidebar's slots:
-    drawn by this fragment, after the item, so that a decision made by key counts in them without a
-    run of the whole page. Read again on a whole run and after my own action; otherwise (J, K) the
-    counts read with the last ones are drawn again (a fragment's run clears what it drew before)."""
-    again = ss.pop("audit_decided", False) or ss.get("audit_run") == "page"
-    if again or "audit_mine" not in ss:
-        ss.audit_mine = audit.my_progress(workspace, annotator)
-    summary.caption(view.queue_summary(ss, ss.audit_mine))
+def sidebar_progress():
+    """The sidebar's progress table of every annotator, when open: drawn by this fragment, after the
+    desk, so that it follows the desk's presses (``FOLLOWING_PANELS``)."""
     if progress_box is not None:
-        if again or "audit_progress_rows" not in ss:
-            ss.audit_progress_rows = audit.progress(workspace)
-        progress_box.dataframe(ss.audit_progress_rows, hide_index=True, width="stretch")
+        progress_box.dataframe(audit.progress(workspace), hide_index=True, width="stretch")
 
 
 @st.fragment(run_every=audit.RENEW_EVERY_S)
@@ -551,17 +404,15 @@ def keep_open():
     ``audit.RENEW_EVERY_S`` seconds; a closed tab frees it within ``audit.LEASE_S``."""
     if annotator:
         with common.kept_open(workspace):
-            view.keep_open(workspace, who, ss)
+            audit_desk.keep_open(_desk())
 
 
-keep_open()
-# The sidebar's last panel, filled by the fragment after the item (sidebar_counts; J -> the next item first).
+# The sidebar's last panel, filled by the fragment after the desk (sidebar_progress).
 progress_box = _lazy_expander("Progress of every annotator", "audit_x_progress", st.sidebar)
-# The read ahead for the next key (the next item) is left to the fragment's own reruns: a new tab or
-# a page switch is done sooner without it.
 ss.audit_run = "page"
 review()
 ss.audit_run = "keys"
+keep_open()
 if presence.may("oversee"):  # admins: the lead's view (the library refuses anybody else)
     from lsqa.dashboard import team_progress_view  # noqa: E402
 

@@ -40,7 +40,6 @@ from lsqa.audit.open_items import (
     Opened,
     close_item,
     keep_open,
-    next_free,
     open_in,
     open_item,
     trail_of,
@@ -97,5 +96,5 @@ __all__ = [
     # what a review changes (kept_reads)
     "REVIEWS_TABLE",
     # items held while open, the decision guard, the trail kept per person (open_items)
-    "ADJUDICATION", "LEASE_S", "RENEW_EVERY_S", "SHARED_QUEUES", "Opened", "open_item", "keep_open", "next_free", "close_item", "open_in", "trail_of",
+    "ADJUDICATION", "LEASE_S", "RENEW_EVERY_S", "SHARED_QUEUES", "Opened", "open_item", "keep_open", "close_item", "open_in", "trail_of",
 ]

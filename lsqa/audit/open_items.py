@@ -65,7 +65,7 @@ class Opened:
     """What ``open_item`` opened in the tab: ``id`` (None: no candidate left, the tab has nothing open),
     ``seen_review`` (the person's latest review row of it then), ``other_tab`` (another tab of the
     same person has it open too), ``held`` (the candidates held elsewhere, by whom: the ones passed over
-    and any after the one served, so that the page's read ahead needs no read of its own)."""
+    and any after the one served; the page counts them when nothing is left for this tab)."""
 
     id: str | None
     seen_review: int | None = None
@@ -132,18 +132,6 @@ def close_item(workspace: Path, who: Person | str, tab: str) -> None:
     with store.write(workspace, change=OPEN_CHANGE) as con:
         name, _ = acting(con, who, "review")
         open_store.close(con, name, tab)
-
-
-def next_free(workspace: Path, annotator: str, tab: str, candidates: list[str], queue: str) -> str | None:
-    """The first of ``candidates`` (the queue after the item shown) that ``open_item`` would serve this
-    tab now from ``queue``: not held by another tab (a read; nothing is held). The Audit page reads
-    that item ahead, not one somebody else has open and the next key passes over."""
-    if not annotator or not tab or not candidates:
-        return next(iter(candidates), None)
-    shared = SHARED_QUEUES if queue in SHARED_QUEUES else ()
-    with store.connect(workspace) as con:
-        held = open_store.held_elsewhere(con, annotator, tab, list(candidates), shared, _now())
-    return next((c for c in candidates if c not in held), None)
 
 
 def open_in(workspace: Path, annotator: str, tab: str) -> str | None:

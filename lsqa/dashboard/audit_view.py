@@ -37,7 +37,10 @@ STYLE = ("<style>.lsqa-text{line-height:1.5} .lsqa-text mark{background:#ffe066;
          ".lsqa-note{font-size:.875rem;color:rgba(49,51,63,.6)}"
          "[data-testid=stLayoutWrapper]:has(> .st-key-lsqa_keys){position:sticky;top:3.75rem;z-index:990;"
          "background-color:#fff;border-bottom:1px solid #ddd;padding:.4rem 0 .5rem}"
-         ".st-key-audit_on_screen{display:none}</style>")  # ON_SCREEN_KEY: for the browser to send, not to see
+         ".st-key-audit_on_screen,.st-key-audit_sync{display:none}</style>")  # for the browser, not the eye
+# The Audit page served without the desk's HTTP door (app.py alone, not dashboard.py): nothing can be pressed.
+NO_DOOR_NOTE = ("This dashboard was started without its HTTP front (`streamlit run app.py`), so the Audit page's "
+                "keys and buttons cannot write here. Start it with `make run` (`streamlit run dashboard.py`).")
 
 # ------------------------------------------------------------------------- the queue's settings
 
@@ -302,7 +305,6 @@ class Place:
     opened: dict[str, int] = field(default_factory=dict)
     held: int = 0
     other_tab: bool = False
-    held_elsewhere: dict[str, str] | None = None  # served this run: the candidates held elsewhere (read_ahead)
 
 
 def why_shown(row: dict) -> str:
@@ -346,12 +348,12 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
                                 stratify=state.get("audit_stratify", "none"), page=0)
         q = {**q, "rows": [r for r in q["rows"] if r["id"] not in trail.ids],
              "total": q["total"] - sum(r["id"] in trail.ids for r in q["rows"])}
-    opened_before, held, held_elsewhere = len(trail.ids), 0, None
+    opened_before, held = len(trail.ids), 0
     if serving:
         if holding and (q["rows"] or kept is not None):
             got = audit.open_item(workspace, who, tab, candidates=[r["id"] for r in q["rows"]],
                                   queue=queue_served(state, filters), trail=trail.ids, read_after=marker)
-            head, held, held_elsewhere = got.id, len(got.held), got.held
+            head, held = got.id, len(got.held)
             state[OPEN_KEY] = None if got.id is None else {"id": got.id, "other_tab": got.other_tab,
                                                            "renewed": time.monotonic()}
         else:
@@ -378,25 +380,7 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
         opened[current_id] = audit.opened_marker(workspace)
     other_tab = bool(holding and current_id and (state.get(OPEN_KEY) or {}).get("other_tab"))
     return Place(current_id=current_id, remaining=remaining, upcoming=upcoming, why=why, sampled=sampled,
-                 opened=opened, held=held, other_tab=other_tab, held_elsewhere=held_elsewhere)
-
-
-READ_AHEAD_CANDIDATES = 12  # the queue rows after the item shown that the next item is looked for in
-
-
-def read_ahead(workspace: Path, annotator: str, state: Mapping, place: Place, filters: audit.Filters) -> None:
-    """Read the item the next key is likely to open, while the person looks at this one: kept, it is
-    drawn without a read then (``audit.item``). Of a shared queue, the first one nobody else has open
-    (``audit.next_free``): the one a team's queue head would give me is open for someone else. An item
-    served this run (``Place.held_elsewhere``: what ``audit.open_item`` found held among the same rows a
-    moment ago) needs no read of its own: the who-else-has-it-open check runs once per decision."""
-    ids = [r["id"] for r in place.upcoming[:READ_AHEAD_CANDIDATES]]
-    if place.held_elsewhere is not None:
-        nxt = next((i for i in ids if i not in place.held_elsewhere), None)
-    else:
-        nxt = audit.next_free(workspace, annotator, state.get(TAB_KEY) or "", ids, queue_served(state, filters))
-    if nxt is not None:
-        audit.item(workspace, nxt)
+                 opened=opened, held=held, other_tab=other_tab)
 
 
 def keep_open(workspace: Path, who: Person | str | None, state: MutableMapping) -> None:

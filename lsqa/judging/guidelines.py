@@ -14,6 +14,8 @@ from pathlib import Path
 from lsqa import store
 from lsqa.judging import kinds
 from lsqa.store import annotation as annotation_store
+from lsqa.store.lineage import Change
+from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.team import Person, acting
 
 KEY_PREFIX = "guidelines:"
@@ -24,6 +26,11 @@ def default(kind: str) -> str:
     return kinds.get(kind).guideline
 
 
+def _settings_untouched(change: Change, arguments: dict) -> bool:
+    return "workspace_settings" not in change.tables
+
+
+@kept_while_unchanged(survives=_settings_untouched)  # the Audit desk shows them with every item
 def for_kind(workspace: Path, kind: str) -> dict:
     """``{"kind", "text", "edited_by", "edited_at", "is_default"}`` for a judge kind
     (``UnknownJudgeKind`` for a kind no record describes)."""

@@ -15,6 +15,7 @@ from lsqa.audit import reference_errors
 from lsqa.errors import AuditRefused
 from tests.conftest import PROJECT_ROOT
 from tests.support.apptest_text import as_read
+from tests.support.audit_desk import desk_text
 
 APP = str(PROJECT_ROOT / "app.py")
 GT = "lexical-gt"
@@ -80,7 +81,7 @@ def _page(ws, monkeypatch, **params) -> AppTest:
 
 
 def _shown_question(at) -> str:
-    return " ".join(str(m.value) for m in at.markdown)
+    return desk_text(at)
 
 
 def test_the_search_box_narrows_the_queue_and_a_link_searches_too(demo_workspace, monkeypatch):
@@ -96,7 +97,7 @@ def test_the_search_box_narrows_the_queue_and_a_link_searches_too(demo_workspace
     assert f"search “{word}”" in " ".join(str(c.value) for c in at.sidebar.caption)
 
     at.text_input(key="audit_search").input("zzqxj").run()
-    assert "has “zzqxj” in its question or answers" in " ".join(str(i.value) for i in at.info)
+    assert "has “zzqxj” in its question or answers" in desk_text(at)
 
     linked = _page(ws, monkeypatch, q=word, reviewed="all")
     assert linked.text_input(key="audit_search").value == word

@@ -69,7 +69,9 @@ def _press(page, key: str):
 
 
 def _toast(page, pattern) -> str:
-    toast = page.locator('[data-testid="stToast"]').filter(has_text=pattern).last
+    """What the page said after an action: the desk's line (a press) or a toast (the page's own widgets)."""
+    toast = page.locator('.lsqa-desk [role="status"], .lsqa-desk [role="alert"], [data-testid="stToast"]').filter(
+        has_text=pattern).last
     expect(toast).to_be_visible(timeout=WAIT)
     return toast.inner_text()
 
@@ -308,18 +310,17 @@ def test_decision_bar_in_view_and_evidence_folded_and_labelled(server, page):
     assert in_view(), confirm.bounding_box()  # still there at the bottom of the page
 
     book = _book_text(ws, first["document_id"])
-    blocks = page.locator('[class*="st-key-audit_evidence_"]')
+    blocks = page.locator(".lsqa-evidence")
     expect(blocks.first).to_be_visible()
     assert blocks.count() == len(found)
     captions = page.get_by_text(re.compile(r"^Found in the book")).all_inner_texts()
     wheres = [c.split("(")[1].split(")")[0] for c in captions]
     assert len(wheres) == len(set(wheres))  # never the same passage twice
     assert all(re.search(r"for answers? [AB]|for neither", c) for c in captions), captions
-    shown = blocks.first.locator(".lsqa-text").inner_text()
+    shown = blocks.first.locator(".lsqa-text:visible").inner_text()
     _assert_word_bounds(book, shown)
-    blocks.first.get_by_text("Whole passage").click()
-    wait_idle(page)
-    whole = blocks.first.locator(".lsqa-text").inner_text()
+    blocks.first.get_by_text("Whole passage").click()  # unfolded in the browser: no run, no request
+    whole = blocks.first.locator(".lsqa-text:visible").inner_text()
     assert len(whole) > len(shown) and " ".join(shown.split()) in " ".join(whole.split())
 
 
@@ -535,8 +536,9 @@ def test_guidelines_per_judge_kind_editable_in_the_workspace(server, page):
     panel.click()
     expect(page.get_by_text("Correct means: supported by the book.", exact=True)).to_be_visible(timeout=WAIT)
     expect(page.get_by_text(re.compile("what to flag|Flag a reference", re.I)).first).to_be_visible()
+    page.get_by_text("Edit the guidelines of this item's judge kind").click()  # a panel of the page
     wait_idle(page)  # the panel's content is built by the rerun its opening started: let it end
-    box = page.get_by_label("Edit the guidelines for this workspace")
+    box = page.get_by_label("Edit the guidelines for absolute verdicts in this workspace")
     box.fill("**Correct means: the book says so.** Team rule: flag every reference copied from a summary.")
     page.get_by_role("button", name="Save guidelines").click()
     _toast(page, "Guidelines for absolute verdicts saved")

@@ -25,7 +25,6 @@ from tests.support.browser import (
     fresh_page,
     need_browser,
     poll,
-    runs_over,
     wait_idle,
     written_by,
 )
@@ -172,56 +171,46 @@ def test_two_keys_50_ms_apart_never_write_on_an_item_not_on_screen(server, page)
     assert not written_by(ws, "lia")["flags"]
 
 
-def test_a_stale_click_writes_nothing(server, page):
-    """The page's own guard, under keys.js: a click sent from the old item's screen after a decision
-    (the old screen still up: it sends the old item as the one drawn) writes nothing on the item that
-    follows it."""
+def test_a_press_from_the_old_screen_writes_nothing(server, page):
+    """The desk's own guard, under keys.js: a press sent from the old item's screen after a decision
+    (it names the old item as the one on screen) writes nothing on the item that follows it, and the
+    answer says why."""
     base, ws = server
     _open(page, f"{base}/audit?annotator=max&judge={AIS}")
     first = _shown(page)
-    stale = page.locator('.st-key-audit_opt_no__writes button')  # the same button on every item
-    handle = stale.element_handle()
+    desk = page.locator(".lsqa-desk").get_attribute("data-lsqa-desk")
     page.keyboard.press("y")
-    page.wait_for_timeout(40)
-    handle.evaluate("b => b.click()")  # a click from the old screen, past keys.js
-    # Idle: the runs of the key and of the stale click are both over (each asked for a rerun, and
-    # wait_idle waits until a run has started and ended after the last one): a write would be in.
-    rows = _wait_written(ws, "max", page)["reviews"]
-    assert rows[0]["judgment_id"] == first and rows[0]["label"] == "yes"
-    assert all(r["judgment_id"] == first for r in rows), rows  # the next item got nothing
+    wait_idle(page)
     nxt = _shown(page)
-    assert nxt != first and not any(r["judgment_id"] == nxt for r in rows)
+    assert nxt != first
+    answer = page.evaluate("""([desk, first]) => fetch('/audit-desk', {method: 'POST',
+      headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({desk, button: 'audit_opt_no__writes', on_screen: first, note: ''})}).then(r => r.json())""",
+                           [desk, first])
+    assert "Not saved: the item changed under your key" in answer["html"] and answer["item"] == nxt
+    rows = written_by(ws, "max")["reviews"]
+    assert [(r["judgment_id"], r["label"]) for r in rows] == [(first, "yes")], rows  # the next item got nothing
 
 
-def test_a_click_from_a_screen_behind_the_page_writes_nothing(server, page):
-    """The decision buttons keep their keys from item to item (one key per item drew them anew on every
-    J), so a click names no item: the browser sends the item it had drawn (audit_view.ON_SCREEN_KEY).
-    Here the server's answer to a decision is held back, the page has moved on to the next item and the
-    browser still shows the old one: a click on its "no" writes nothing on the next item."""
+def test_a_key_pressed_while_the_answer_is_out_writes_nothing(server, page):
+    """A decision's answer is held back: the page still shows the old item. A second key pressed then
+    is held by keys.js for that item; once the answer has put the next item on screen, the held key
+    writes nothing (it was meant for the item before) and the page says so. A click meanwhile, past
+    keys.js, sends nothing while a press is out."""
     base, ws = server
-    held, holding, client = [], [False], []
-
-    def route(socket):
-        to_server = socket.connect_to_server()
-        client.append(socket)
-        socket.on_message(to_server.send)
-        to_server.on_message(lambda msg: held.append(msg) if holding[0] else socket.send(msg))
-
-    page.route_web_socket(re.compile(r".*/_stcore/stream"), route)
+    held = []
+    page.route("**/audit-desk", lambda route: held.append(route))
     _open(page, f"{base}/audit?annotator=uma&judge={AIS}")
     first = _shown(page)
-    holding[0] = True
     page.keyboard.press("y")
-    poll(page, lambda: runs_over(held) == 1)  # the key's run is over on the server (its end is held back)
-    assert [r["judgment_id"] for r in written_by(ws, "uma")["reviews"]] == [first]
-    assert _shown(page) == first  # the browser still shows the old item
-    page.locator(".st-key-audit_opt_no__writes button").evaluate("b => b.click()")  # past keys.js
-    # The click's run is over on the server too (a second end held back): whatever it writes is written.
-    poll(page, lambda: runs_over(held) == 2)
-    while held:  # the page's answers, in order (one that comes meanwhile is held and sent after them)
-        client[0].send(held.pop(0))
-    holding[0] = False
+    poll(page, lambda: len(held) == 1)  # the press is on its way; its answer is held
+    page.keyboard.press("n")  # held by keys.js, for the item on screen: the first
+    page.locator('.lsqa-desk [data-lsqa-key="audit_opt_no__writes"]').evaluate("b => b.click()")  # past keys.js
+    page.wait_for_timeout(200)
+    assert len(held) == 1  # nothing more was sent while the press was out
+    held.pop().continue_()
     wait_idle(page)
+    assert _shown(page) != first
     rows = written_by(ws, "uma")["reviews"]
     assert [(r["judgment_id"], r["label"]) for r in rows] == [(first, "yes")], rows
     expect(page.get_by_text("Not saved: the item changed under your key").first).to_be_visible(timeout=WAIT)

@@ -85,17 +85,17 @@ def test_after_the_last_assignment_keys_and_clicks_write_nothing_and_the_page_sa
     ana.keyboard.press("Escape")
     expect(ana.locator("#lsqa-keys-help")).to_be_hidden()
     ana.keyboard.press("e")
-    expect(ana.locator(".st-key-audit_note input")).to_be_focused()
+    expect(ana.locator(".lsqa-desk .lsqa-note-field")).to_be_focused()
     ana.keyboard.type("yes, not sure", delay=20)
     ana.keyboard.press("Enter")
     wait_idle(ana)
     assert count_written(ws, "ana") == 0
-    assert ana.locator(".st-key-audit_note input").input_value() == "yes, not sure"
+    assert ana.locator(".lsqa-desk .lsqa-note-field").input_value() == "yes, not sure"
     stale = []
     for n in range(2):
         jid = _item_on_screen(ana)
         if n == 1:  # the last item's buttons, clicked from its screen after the decision (past keys.js)
-            stale = [ana.locator(f".st-key-audit_{name}__writes button").first.element_handle()
+            stale = [ana.locator(f'.lsqa-desk [data-lsqa-key="audit_{name}__writes"]').first.element_handle()
                      for name in ("opt_no", "opt_yes", "skip", "unsure")]
         ana.keyboard.press("y")
         for handle in stale:

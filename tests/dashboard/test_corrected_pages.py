@@ -17,12 +17,12 @@ from tests.dashboard.test_dashboard_pages import (  # noqa: F401
     APP,
     SXS,
     _fresh_streamlit_caches,
-    bar_button,
     goto,
     open_app,
     pick_judge,
     ws,
 )
+from tests.support import audit_desk as desk
 
 
 def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
@@ -35,7 +35,7 @@ def test_random_audit_queue_records_the_inclusion_probability(ws):  # noqa: F811
     assert not at.exception, [e.value for e in at.exception]
     expected = audits.queue(ws, SXS, "random", rate=0.1)["rows"][0]
     item = audit.item(ws, expected["id"])
-    bar_button(at, f"audit_opt_shown:{item['shown_label'] or 'A'}").click().run()
+    desk.press(at, f"audit_opt_shown:{item['shown_label'] or 'A'}")
     assert not at.exception, [e.value for e in at.exception]
     with store.connect(ws) as con:
         saved = verdicts_store.sampled_human_labels(con, SXS)
@@ -119,14 +119,12 @@ def test_audit_page_opens_the_verdict_a_link_names(ws):  # noqa: F811
     at.switch_page("pages/audit.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state["audit_trail"] == [linked]
-    card = next(m.value for m in at.markdown if "<b>Question</b>" in m.value)
-    assert highlight.escape(item["question"]) in card
-    assert any(f"Verdict of {highlight.md_escape(SXS)}" in m.value for m in at.markdown)
-    # J goes on to the queue's head.
-    at.session_state["audit_at"] = 1
-    at.run()
-    assert at.session_state["audit_trail"] == [linked, head]
+    assert desk.desk(at).state["audit_trail"] == [linked]
+    drawn = desk.desk_html(at)
+    assert "<b>Question</b>" in drawn and highlight.escape(item["question"]) in drawn
+    assert f"Verdict of {SXS}" in desk.desk_text(at)
+    desk.press(at, "audit_next")  # J goes on to the queue's head
+    assert desk.desk(at).state["audit_trail"] == [linked, head]
 
 
 def test_audit_link_to_an_unknown_verdict_says_so_and_shows_the_queue(ws):  # noqa: F811
@@ -137,6 +135,6 @@ def test_audit_link_to_an_unknown_verdict_says_so_and_shows_the_queue(ws):  # no
     at.switch_page("pages/audit.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state["audit_trail"] == [rows[0]["id"]]
+    assert desk.desk(at).state["audit_trail"] == [rows[0]["id"]]
     assert any("item=no-such-verdict names no verdict" in t.value for t in at.toast), \
         [t.value for t in at.toast]

@@ -11,8 +11,10 @@ say so: an answer with HTML in it (escaping), and a verdict that failed to parse
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +31,7 @@ from lsqa.store import reviews as reviews_store
 from lsqa.study import jobs
 from lsqa.text import highlight
 from tests.conftest import PROJECT_ROOT
+from tests.support import audit_desk as desk
 
 APP = str(PROJECT_ROOT / "app.py")
 PAGES = ["overview", "run", "audit", "adjudicate", "reference_errors", "agreement", "leaderboard", "corpus"]
@@ -103,8 +106,7 @@ def audit_first_of(at: AppTest, judge: str) -> dict:
     at.run()
     at.multiselect(key="audit_judges").set_value([judge]).run()
     assert not at.exception
-    shown = at.session_state["audit_trail"][at.session_state["audit_at"]]
-    return audit.item(Path(os.environ["LSQA_WORKSPACE"]), shown)
+    return audit.item(Path(os.environ["LSQA_WORKSPACE"]), desk.shown_id(at))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,14 +139,18 @@ def test_every_page_renders_on_an_empty_workspace(workspace, monkeypatch):
 def test_audit_shows_the_item_as_the_judge_saw_it_with_shortcuts(ws):
     at = open_app(page="audit")
     item = audit_first_of(at, SXS)
-    bodies = [m.value for m in at.markdown]
-    assert any(item["question"] in b for b in bodies)
+    drawn = desk.desk_html(at)
+    assert item["question"] in drawn
     for ref in item["references"]:
-        assert any(ref["text"] in b for b in bodies if "lsqa-text" in b)
+        assert ref["text"] in drawn
     # Answers in the order shown: "Answer A" is system_b when the judge saw the pair as 'ba'.
     first = item["system_a"] if item["shown_order"] == "ab" else item["system_b"]
-    assert any(f"Answer A: {first}</b>" in b for b in bodies)
-    shortcuts = {b.key.split("__")[0]: b.proto.shortcut for b in at.button if b.key}
+    assert f"Answer A: {first}</b>" in drawn
+    drawn_buttons = desk.buttons(at)
+    shortcuts = {name: b["shortcut"].lower() for name, b in drawn_buttons.items()}
+    for name, b in drawn_buttons.items():  # each drawn with its key, which keys.js finds it by
+        assert f'data-lsqa-key="{b["key"]}"' in html.unescape(drawn)
+        assert f'aria-label="shortcut {shortcuts[name]}"' in drawn
     assert shortcuts["audit_next"] == "j" and shortcuts["audit_prev"] == "k"
     assert shortcuts["audit_confirm"] == "v" and shortcuts["audit_undo"] == "u"
     assert {shortcuts[f"audit_opt_shown:{x}"] for x in ("A", "B", "tie", "none")} == {"a", "b", "t", "x"}
@@ -176,8 +182,7 @@ def test_override_changes_agreement_and_leaderboard(ws):
     item = audit_first_of(at, SXS)
     # Give a decisive label the judge did not give (in shown positions, as the annotator sees them).
     shown = "A" if item["shown_label"] != "A" else "B"
-    bar_button(at, f"audit_opt_shown:{shown}").click().run()
-    assert not at.exception
+    desk.press(at, f"audit_opt_shown:{shown}")
     with store.connect(ws) as con:
         saved = reviews_store.reviews(con, item["id"])
     assert [(r["annotator"], r["action"]) for r in saved] == [("alice", "override")]
@@ -233,14 +238,6 @@ def test_overview_builds_the_documents_table_only_when_unfolded(ws):
     assert sorted(shown["title"]) == sorted(d["title"] for d in stored) and len(shown) > 0
 
 
-def bar_button(at: AppTest, name: str):
-    """The decision bar's button ``name``: a button that writes has "__writes" after its name
-    (``audit_view.write_key``)."""
-    found = [b for b in at.button if b.key and b.key.split("__")[0] == name]
-    assert len(found) == 1, (name, [b.key for b in at.button])
-    return found[0]
-
-
 def _vs_human_raters(at: AppTest) -> list[str]:
     for df in at.dataframe:
         frame = df.value
@@ -252,9 +249,7 @@ def _vs_human_raters(at: AppTest) -> list[str]:
 def test_flag_appears_in_reference_errors_and_leaves_the_ranking(ws):
     at = open_app(page="audit")
     item = audit_first_of(at, SXS)
-    at.text_input(key="audit_note").set_value("the book says otherwise").run()
-    bar_button(at, "audit_flag1").click().run()
-    assert not at.exception
+    desk.press(at, "audit_flag1", note="the book says otherwise")
 
     goto(at, "reference_errors")
     flagged = table(at, "question", item["question"])
@@ -327,25 +322,20 @@ def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws)
     mended, the same key saves and moves on."""
     at = open_app(page="audit")
     item = audit_first_of(at, SXS)
-    shown = [m.value for m in at.markdown if "**Item " in m.value]  # the bar's position, stamped with its item
-    assert len(shown) == 1 and item["id"] in shown[0]
+    assert desk.shown_id(at) == item["id"]
     note = "pasted\x00text"
-    at.text_input(key="audit_note").input(note).run()
     for key, said in (("audit_confirm", "Not saved: a note"), ("audit_opt_shown:B", "Not saved: a note"),
                       ("audit_flag1", "Not flagged: a note")):
-        bar_button(at, key).click().run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert [e.value for e in at.error if e.value.startswith("Not ")] == [
+        pressed = desk.press(at, key, note=note)
+        refused = re.findall(r'role="alert">([^<]*)<', pressed.html)
+        assert [html.unescape(r) for r in refused] == [
             f"{said} holding a NUL character (\\x00) cannot be kept: remove it and try again"]
-        assert [m.value for m in at.markdown if "**Item " in m.value] == shown  # the same item
-        assert at.text_input(key="audit_note").value == note
+        assert pressed.item == item["id"] and pressed.note == "keep"  # the same item, the note as typed
     with store.connect(ws) as con:
         assert [r["action"] for r in reviews_store.reviews(con)] == [] and reviews_store.flags(con) == []
-    at.text_input(key="audit_note").input("mended").run()
-    bar_button(at, "audit_confirm").click().run()
-    assert not at.exception and not [e for e in at.error if e.value.startswith("Not ")]
-    assert any(t.value.startswith("Saved") for t in at.toast)
-    assert [m.value for m in at.markdown if "**Item " in m.value] != shown
+    pressed = desk.press(at, "audit_confirm", note="mended")
+    assert 'role="alert"' not in pressed.html and 'role="status">Saved' in pressed.html
+    assert pressed.item != item["id"] and pressed.note == "clear"
     with store.connect(ws) as con:
         assert [(r["judgment_id"], r["action"], r["note"]) for r in reviews_store.reviews(con)] == [
             (item["id"], "confirm", "mended")]
@@ -383,23 +373,22 @@ def test_undo_withdraws_my_last_action_flag_or_review(ws):
 
     at = open_app(page="audit")
     item = audit_first_of(at, SXS)
-    bar_button(at, "audit_flag2").click().run()  # a flag keeps the item on screen
-    bar_button(at, "audit_confirm").click().run()  # a review moves on to the next item
+    desk.press(at, "audit_flag2")  # a flag keeps the item on screen
+    desk.press(at, "audit_confirm")  # a review moves on to the next item
     with store.connect(ws) as con:
         assert verdicts.flagged_question_ids(con) == {item["question_id"]}
         assert [(h["annotator"], h["judgment_id"]) for h in verdicts.human_labels(con)] == [("alice", item["id"])]
-    at.button(key="audit_undo").click().run()  # the confirm
+    desk.press(at, "audit_undo")  # the confirm
     with store.connect(ws) as con:
         assert verdicts.human_labels(con) == []
         assert verdicts.flagged_question_ids(con) == {item["question_id"]}
-    at.button(key="audit_undo").click().run()  # the flag
+    desk.press(at, "audit_undo")  # the flag
     with store.connect(ws) as con:
         assert verdicts.flagged_question_ids(con) == set()
         actions = [r["action"] for r in reviews_store.reviews(con)]
         flag_rows = [f["reason"] for f in reviews_store.flags(con)]
     assert actions == ["confirm", "undo"] and flag_rows == ["wrong", "retract"]  # append-only history
-    at.button(key="audit_undo").click().run()
-    assert any("Nothing of yours to undo" in t.value for t in at.toast)
+    assert "Nothing of yours to undo" in desk.press(at, "audit_undo").html
     # Undoing a second flag brings back the first one; someone else's actions are not mine to undo.
     audit.flag(ws, "alice", item["question_id"], "1", "ambiguous")
     audit.flag(ws, "alice", item["question_id"], "1", "wrong")
@@ -432,14 +421,13 @@ def test_two_annotators_on_one_item_while_the_command_line_runs(ws, tmp_path):
     proc = subprocess.Popen([str(cli), "run", str(config), "--workspace", str(ws)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        bar_button(alice, "audit_confirm").click().run()
-        bar_button(bob, "audit_opt_shown:none").click().run()
+        desk.press(alice, "audit_confirm")
+        desk.press(bob, "audit_opt_shown:none")
         actions = 2
         while proc.poll() is None and actions < 14:  # keep both busy while the run writes
             for at in (alice, bob):
-                at.button(key="audit_next").click().run()
-                bar_button(at, "audit_confirm").click().run()
-                assert not at.exception, [e.value for e in at.exception]
+                desk.press(at, "audit_next")
+                desk.press(at, "audit_confirm")
                 actions += 1
         out, _ = proc.communicate(timeout=180)
     finally:
@@ -502,12 +490,10 @@ def test_model_and_book_text_is_shown_as_text(ws):
         con.execute("UPDATE judgments SET evidence = ? WHERE id = ?", [json.dumps([payload]), item["id"]])
     at = open_app(page="audit")
     audit_first_of(at, SXS)
-    html_blocks = [m.value for m in at.markdown if "lsqa-text" in m.value]
-    shown = [b for b in html_blocks if highlight.escape("alert(1)") in b]
-    assert len(shown) >= 2  # the answer and the evidence
-    for block in shown:
-        assert "<script" not in block and "<img" not in block
-        assert "&lt;script&gt;" in block and "&lt;img src=x onerror=&quot;alert&#40;2&#41;&quot;&gt;" in block
+    drawn = desk.desk_html(at)
+    assert drawn.count(highlight.escape("alert(1)")) >= 2  # the answer and the evidence
+    assert "<script" not in drawn and "<img" not in drawn
+    assert "&lt;script&gt;" in drawn and "&lt;img src=x onerror=&quot;alert&#40;2&#41;&quot;&gt;" in drawn
     for m in at.markdown:  # no other markdown element carries the raw payload
         assert "<script>" not in m.value or m.value.startswith("<style>")
 
@@ -520,9 +506,9 @@ def test_a_verdict_that_failed_to_parse_comes_first(ws):
     top = audit.queue(ws, audit.Filters(), "alice")["rows"][0]
     assert top["id"] == item["id"] and top["priority"] >= audit.PRIORITY_WEIGHTS["failed"]
     at = open_app(page="audit")
-    assert bar_button(at, "audit_confirm").disabled  # nothing to confirm: the annotator gives the label
-    assert any("could not be used" in e.value for e in at.error)
-    bar_button(at, "audit_opt_shown:B").click().run()
+    assert desk.buttons(at)["audit_confirm"]["disabled"]  # nothing to confirm: the annotator gives the label
+    assert "could not be used" in desk.desk_text(at)
+    desk.press(at, "audit_opt_shown:B")
     with store.connect(ws) as con:
         assert reviews_store.reviews(con, item["id"])[0]["action"] == "override"
 
@@ -667,8 +653,8 @@ def test_audit_builds_folded_panels_only_when_opened_and_keeps_them_open(ws):
     prompt = audit.prompt_of(ws, first["id"])  # read only now, not with the item
     assert first["question"] in prompt and at.code[1].value == prompt[:20000]
     assert "prompt" not in first
-    at.button(key="audit_next").click().run()
-    assert not at.exception and any("Item 2 of" in m.value for m in at.markdown)
+    desk.press(at, "audit_next")
+    assert "Item 2 of" in desk.desk_text(at)
     second_id = audit.queue(ws, audit.Filters(judges=(SXS,)), "alice", exclude=(first["id"],))["rows"][0]["id"]
     second = audit.item(ws, second_id)
     assert second["raw"] != first["raw"]

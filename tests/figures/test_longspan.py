@@ -300,8 +300,10 @@ def test_an_audit_item_links_to_its_book_long_span_tab(entity_ws, monkeypatch):
     at.switch_page("pages/audit.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    link = next(m for c in at.caption if (m := re.search(r"\]\((corpus\?book=([^&)]+)&tab=long-span)\)", c.value)))
-    shown = [c.value for c in at.caption if link.group(0) in c.value][0]
+    from tests.support.audit_desk import desk_html
+
+    shown = desk_html(at)
+    link = re.search(r'href="(corpus\?book=([^&"]+)&amp;tab=long-span)"', shown)
     item = audit.item(entity_ws, audit.queue(entity_ws, audit.Filters(), "ana")["rows"][0]["id"])
     assert link.group(2) == item["document_id"] and item["question"]  # the book of the item on screen
     corpus = AppTest.from_file(app, default_timeout=90)

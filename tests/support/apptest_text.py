@@ -32,7 +32,11 @@ TEXT_ELEMENTS = ("markdown", "caption", "title", "header", "subheader", "error",
 
 
 def page_text(at) -> str:
-    return " ".join(str(e.value) for kind in TEXT_ELEMENTS for e in getattr(at, kind))
+    """Every text element's value, and the text of each block of HTML (``st.html``, the Audit page's
+    desk) without its tags; a script's block is left out."""
+    blocks = [html.unescape(re.sub(r"<[^>]+>", " ", e.proto.body)) for e in at.get("html")
+              if "<script" not in e.proto.body]
+    return " ".join([*(str(e.value) for kind in TEXT_ELEMENTS for e in getattr(at, kind)), *blocks])
 
 
 def as_read(markdown: str) -> str:

@@ -20,6 +20,7 @@ from lsqa.figures import audits, corrected
 from lsqa.study import llmbar
 from lsqa.team import Person
 from tests.conftest import PROJECT_ROOT
+from tests.support import audit_desk as desk
 from tests.support.apptest_text import page_text, signed_in_page
 from tests.support.bad_input import assert_library_refuses, assert_refused, invoke, snapshot
 
@@ -297,11 +298,10 @@ def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_worksp
     at = _app(demo_workspace, "ana")
     assert at.session_state["audit_queue"] == audit.ASSIGNED
     assert "0 of 3 of my assignments done" in page_text(at)
-    assert at.session_state["audit_trail"] == [mine[0]]  # the first assigned verdict is on screen
-    confirm = next(b for b in at.button if b.key and b.key.startswith("audit_") and "confirm" in b.key)
-    confirm.click().run()
+    assert desk.desk(at).state["audit_trail"] == [mine[0]]  # the first assigned verdict is on screen
+    desk.press(at, "audit_confirm")
     assert audit.my_progress(demo_workspace, "ana")["done"] == 1
-    assert at.session_state["audit_trail"][-1] == mine[1]  # the next of mine
+    assert desk.desk(at).state["audit_trail"][-1] == mine[1]  # the next of mine
     at.run()
     assert "1 of 3 of my assignments done" in page_text(at)
     # Ben filters the queue by who reviewed: only the verdict ana labelled.
@@ -309,5 +309,5 @@ def test_an_annotator_opens_on_their_assignments_with_their_progress(demo_worksp
     box = at.sidebar.multiselect(key="audit_reviewed_by")
     assert box.label == "Reviewed by" and box.options == ["ana"]
     box.select("ana").run()
-    assert at.session_state["audit_trail"] == [mine[0]]
+    assert desk.desk(at).state["audit_trail"] == [mine[0]]
     assert "reviewed by ana" in page_text(at)

@@ -26,6 +26,13 @@
 // 6. window.__lsqaKeysReady() says whether a key pressed now acts at once: no key held, the page not
 //    busy, and the item on screen long enough (SETTLE_MS). The browser tests wait for it instead of a
 //    fixed time.
+// 7. The Audit page's desk (lsqa.dashboard.audit_desk: its bar and item, one block) is pressed through
+//    the dashboard's HTTP door, not a Streamlit run: a click or key on one of its buttons posts the
+//    button's key, the item whose cards are on screen and the note typed; the answer is the desk drawn
+//    again, put in place of the old one. While a press is out the page is busy (a key is held, as
+//    during a run). When the queue ends, or a panel that follows the item is open, the desk's hidden
+//    sync button runs the page's fragment, which draws what the desk's answer cannot (the next
+//    queues, the panels).
 // (No text here may look like an HTML tag, even in a comment: st.html's sanitizer drops the script.)
 (() => {
   const doc = window.parent && window.parent.document ? window.parent.document : document;
@@ -55,6 +62,7 @@
     // Enter: Streamlit reads it first (it saves the text, or picks the highlighted option).
     // A one-line text field gives the focus back at once (a key pressed next acts, or is held while
     // the page takes the text in); a list keeps it 60 ms, for its pick.
+    else if (e.key === "Enter" && el.tagName === "INPUT" && el.closest(".lsqa-desk")) leave(el, 0); // kept in the page
     else if (e.key === "Enter" && el.tagName === "INPUT") {
       sent(); // Enter starts a run (the text is taken in): until it is over, a write key is held
       leave(el, el.closest('[data-testid="stTextInput"]') ? 0 : 60);
@@ -76,7 +84,9 @@
     } else if (isChoice(el) || (el.closest && el.closest('[data-baseweb="radio"], [data-baseweb="checkbox"]'))) {
       setTimeout(() => { const a = doc.activeElement; if (isChoice(a)) a.blur(); }, 0);
     }
-    if (el.closest && el.closest(".st-key-lsqa_keys button")) sent();
+    const deskButton = el.closest && el.closest(".lsqa-desk button[data-lsqa-key]");
+    if (deskButton) { e.preventDefault(); e.stopPropagation(); if (!deskButton.disabled) pressDesk(deskButton); }
+    else if (el.closest && el.closest(".st-key-lsqa_keys button")) sent();
   }, true);
 
   // ------------------------------------------------------------------ notes at the foot of the page
@@ -118,7 +128,8 @@
   // (none: the button writes nothing).
   const itemOf = (button) => {
     const holder = button && button.closest('[class*="st-key-"]');
-    if (!holder || !/(?:^|\s)st-key-\S*__writes(?:\s|$)/.test(holder.className)) return null;
+    const writes = button && button.hasAttribute("data-lsqa-writes");
+    if (!writes && (!holder || !/(?:^|\s)st-key-\S*__writes(?:\s|$)/.test(holder.className))) return null;
     const bar = doc.querySelector(".st-key-lsqa_keys [data-lsqa-item]");
     return bar ? bar.getAttribute("data-lsqa-item") : null;
   };
@@ -160,9 +171,51 @@
   // key held while busy after a key or Enter is for the item on screen when that was sent.
   let sentAt = 0, runSeen = false, quietUntil = 0, itemAtSend = null;
   function sent() { sentAt = lastSent = Date.now(); runSeen = false; itemAtSend = cardsItem(); }
-  const busy = () => scriptState() === "running" || (sentAt && !runSeen && Date.now() - sentAt < 1500)
+  const busy = () => deskOut || scriptState() === "running" || (sentAt && !runSeen && Date.now() - sentAt < 1500)
     || Date.now() < quietUntil;
   let held = null; // {key, item, at}
+
+  // ------------------------------------------------------------------ the Audit desk's presses (7.)
+  let deskOut = false;
+  const syncPage = () => { const b = doc.querySelector(".st-key-audit_sync button"); if (b) b.click(); };
+  async function pressDesk(button) {
+    const desk = button.closest(".lsqa-desk");
+    if (!desk || deskOut) return;
+    const field = desk.querySelector(".lsqa-note-field");
+    const note = field ? field.value : "";
+    deskOut = true;
+    let answer = null;
+    try {
+      const r = await fetch(desk.getAttribute("data-lsqa-door"), {method: "POST", credentials: "same-origin",
+        headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({desk: desk.getAttribute("data-lsqa-desk"), button: button.getAttribute("data-lsqa-key"),
+          on_screen: cardsItem(), note})});
+      answer = await r.json().catch(() => ({error: "the dashboard answered " + r.status}));
+      if (!r.ok) { say("Not saved: " + (answer.error || r.status) + "; nothing was written."); answer = null; }
+    } catch (err) {
+      say("Not saved: the dashboard did not answer (" + err + "). Nothing was written; press it again.");
+    } finally {
+      deskOut = false;
+    }
+    if (answer) {
+      const now = doc.querySelector(".lsqa-desk");
+      const holder = doc.createElement("div");
+      holder.innerHTML = answer.html;
+      const fresh = holder.firstElementChild;
+      const newer = !now || Number(fresh.getAttribute("data-lsqa-drawn")) > Number(now.getAttribute("data-lsqa-drawn"));
+      if (now && newer) {
+        const open = new Set(Array.from(now.querySelectorAll("details[data-lsqa-keep][open]"))
+          .map((d) => d.getAttribute("data-lsqa-keep")));
+        fresh.querySelectorAll("details[data-lsqa-keep]").forEach((d) => { if (open.has(d.getAttribute("data-lsqa-keep"))) d.open = true; });
+        now.replaceWith(fresh);
+        const kept = fresh.querySelector(".lsqa-note-field");
+        if (answer.note === "keep" && kept) kept.value = note;
+        if (answer.ended || fresh.getAttribute("data-lsqa-follow") === "1") syncPage();
+      }
+    }
+    quietUntil = Date.now() + SETTLE_MS;
+    setTimeout(release, SETTLE_MS);
+  }
 
   function release() {
     if (!held || busy()) return;
@@ -177,7 +230,7 @@
       say(`${h.key.toUpperCase()} is off for this item: nothing was written.`);
     } else {
       say("");
-      sent();
+      if (!button.hasAttribute("data-lsqa-key")) sent(); // the desk's press marks itself busy
       button.click();
     }
   }
@@ -207,7 +260,7 @@
 
   // ------------------------------------------------------------------------------- the note's key
   const NOTE_KEY = "e";
-  const noteField = () => doc.querySelector(".st-key-audit_note input, .st-key-audit_note textarea");
+  const noteField = () => doc.querySelector(".lsqa-desk .lsqa-note-field");
 
   // ---------------------------------------------------------------------------- the keys' overlay
   const help = box("lsqa-keys-help", "dialog", "top:80px;bottom:auto;background:#fff;color:#222;border:1px solid #999;"
@@ -217,7 +270,7 @@
     if (!open) { help.style.display = "none"; return; }
     const rows = Array.from(doc.querySelectorAll(".st-key-lsqa_keys button")).map((b) => {
       const k = b.querySelector("kbd");
-      const text = b.querySelector('[data-testid="stMarkdownContainer"]');
+      const text = b.querySelector('[data-testid="stMarkdownContainer"], .lsqa-label');
       const label = (text ? text.innerText : b.innerText || "").trim();
       return k ? [k.innerText.trim(), label + (b.disabled ? " (off now)" : "")] : null;
     }).filter(Boolean);
@@ -282,6 +335,10 @@
     }
     if (button.disabled) {
       if (item) say(`${e.key.toUpperCase()} is off for this item: nothing was written.`);
+    } else if (button.hasAttribute("data-lsqa-key")) { // the desk's: pressed here, not by Streamlit's shortcuts
+      e.stopPropagation(); e.preventDefault();
+      say("");
+      pressDesk(button);
     } else sent();
   }, false);
 })();
