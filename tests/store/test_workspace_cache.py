@@ -3,6 +3,7 @@ them moves with every commit, from this process or another, and never with a rea
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -145,18 +146,18 @@ def test_the_open_audit_page_shows_a_review_made_by_another_process(demo_workspa
     """alice has an item open (its reads kept); carol reviews it from another process; alice's next
     render shows carol's label: the kept reads are not served after a commit elsewhere."""
     from tests.dashboard.test_dashboard_pages import SXS, audit_first_of, open_app
+    from tests.support.audit_desk import desk_text
 
     monkeypatch.setenv("LSQA_WORKSPACE", str(demo_workspace))
     alice = open_app("alice", "audit")
     item = audit_first_of(alice, SXS)
     alice.run()
-    assert not any("carol" in c.value for c in alice.caption)
+    assert "carol" not in desk_text(alice)
 
     done = run_python(CONFIRM_AS_CAROL, demo_workspace, item["id"])
     assert done.returncode == 0, done.stderr
     alice.run()
-    assert any(c.value.startswith("carol: confirm") and "seen from the command line" in c.value for c in alice.caption), \
-        [c.value for c in alice.caption]
+    assert re.search(r"carol: confirm → .* — seen from the command line", desk_text(alice)), desk_text(alice)
 
 
 DASHBOARD_READS = """
