@@ -77,7 +77,8 @@ view.restore_settings(ss)
 
 
 def _reset_trail():
-    audit_desk.reset_trail(_desk())
+    if _desk() is not None:  # a desk dropped (idle for hours) starts anew on this run anyway
+        audit_desk.reset_trail(_desk())
 
 
 def _lazy_expander(label: str, key: str, where=st):
@@ -94,7 +95,8 @@ def _clear_questions():
 
 
 def _to_queue_head():
-    audit_desk.to_queue_head(_desk())
+    if _desk() is not None:
+        audit_desk.to_queue_head(_desk())
 
 
 def search_sidebar():
@@ -217,7 +219,8 @@ def _desk():
 
 def _move(step: str, *args):
     """Along the trail: ``back``, ``forward`` or ``open`` an item (``lsqa.audit.trail``)."""
-    audit_desk.move(_desk(), step, *args)
+    if _desk() is not None:
+        audit_desk.move(_desk(), step, *args)
 
 
 def _switch_queue(settings: dict):
@@ -402,7 +405,7 @@ def sidebar_progress():
 def keep_open():
     """While this tab is open, its item stays held for me (``lsqa.audit.open_items``): renewed every
     ``audit.RENEW_EVERY_S`` seconds; a closed tab frees it within ``audit.LEASE_S``."""
-    if annotator:
+    if annotator and _desk() is not None:
         with common.kept_open(workspace):
             audit_desk.keep_open(_desk())
 

@@ -778,3 +778,21 @@ def test_under_the_headline_one_agreement_figure_examples_and_books(ws):
     assert highlight.md_escape(books["statement"]) in shown and "Too few books" in books["statement"]
     frame = next(df.value for df in at.dataframe if "order in this book" in df.value.columns)
     assert list(frame["book"]) == [r["book"] for r in books["rows"]]
+
+
+def test_a_desk_dropped_while_its_tab_is_open_starts_anew_with_the_tab_settings(ws, monkeypatch):
+    """A desk unused for IDLE_S is dropped when another tab opens one (the server keeps desks in memory).
+    Its tab's next action (here a filter, whose callback runs before the page) raises nothing: the page
+    opens a new desk with the settings the tab had chosen."""
+    from lsqa.dashboard import audit_desk
+
+    at = open_app(page="audit")
+    audit_first_of(at, SXS)
+    old = at.session_state["audit_desk"]
+    monkeypatch.setattr(audit_desk, "IDLE_S", -1.0)  # every desk counts as idle: the next one opened drops them
+    open_app("bob", "audit")
+    assert audit_desk.desk_of(old) is None
+    at.multiselect(key="audit_judges").set_value([SXS, "lexical-gt"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["audit_desk"] != old and desk.shown_id(at) is not None
+    assert desk.desk(at).state["audit_judges"] == [SXS, "lexical-gt"]
