@@ -47,7 +47,7 @@ from lsqa.text.highlight import escape
 _MARKDOWN = MarkdownIt("commonmark", {"html": True})
 # The guidelines are a workspace's text, written by its admins: Markdown without raw HTML.
 _GUIDELINES = MarkdownIt("commonmark", {"html": False})
-MAX_DESKS = 2_000  # desks kept in this process; the least recently used goes first (its tab reloads)
+MAX_DESKS = 500  # desks kept in this process (~0.1 MB each: the queue head, the item); the least used goes first
 IDLE_S = 12 * 3600  # a desk unused this long is dropped (its page, if still open, asks for a reload)
 CLEAR, KEEP = "clear", "keep"  # what the note field does after a press: cleared (used) or kept as typed
 
