@@ -185,7 +185,7 @@ def press(desk: Desk, button: str, on_screen: str | None, note: str = "") -> Pre
             desk.refused = ("Nothing was written: that button is not on this item any more (the desk changed "
                             "since your screen was drawn).")
         elif view.writes(button) and on_screen != desk.current_id:
-            desk.refused = view.stale_refusal(on_screen or "", desk.current_id, desk.current_id) or ""
+            desk.refused = view.stale_refusal(desk.current_id or "", desk.current_id, on_screen) or ""
         else:
             note_after = _act(desk, spec["on"], *spec.get("args", ()), note=note)
         html = draw(desk)

@@ -480,7 +480,8 @@ def skip_item(workspace: Path, annotator: Person | str, judgment_id: str, reason
 # first built) made each J a new widget for each of 9 buttons, unmounted and drawn anew
 # (~100 DOM nodes a key): keypress -> next item 1.5x the time before with the browser's CPU
 # slowed 4x, 1.01-1.09x with the same keys (docs/benchmarks-log/2026-12-03-keys-second-pass.md).
-# Which item a click writes on is checked against the item the browser had drawn instead (ON_SCREEN_KEY).
+# Which item a click writes on is checked against the item the browser had drawn instead: ON_SCREEN_KEY on the
+# Adjudicate page, the press's ``on_screen`` on the Audit desk (lsqa.dashboard.audit_desk).
 WRITES = "__writes"
 # A hidden field drawn after the item's question and answers, its value the item's id. The browser sends
 # every widget's value with a click or key, as it has drawn them: this one names the item whose cards it
