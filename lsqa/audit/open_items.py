@@ -25,7 +25,7 @@ adjudicators settling the list at once never settle the same one.
 
 Label Studio's task locking while an annotator has a task open and Prodigy's "No tasks available"
 (a queue that ends and saves nothing after) are the models. Each person's back-key trail is kept
-here too (``trail_of``; saved per tab with every item opened), so K goes back along it after a
+here too (``trail_of``; saved in the tab's row with every item opened), so K goes back along it after a
 reload (the tab's own) and in a new tab (the person's latest).
 """
 
@@ -47,7 +47,7 @@ RENEW_EVERY_S = 60.0  # ... and renewed this often while the tab is open
 SHARED_QUEUES = ("priority", "random", "active")  # served to one person at a time
 OPENED = "opened"  # an item opened by hand (a link, K, a table), not served from a queue
 ADJUDICATION = open_store.ADJUDICATION  # a disagreement open on the Adjudicate page (served or picked)
-OPEN_CHANGE = Change(tables=frozenset({"open_items", "audit_trails"}))  # what opening, renewing, closing write
+OPEN_CHANGE = Change(tables=frozenset({"open_items"}))  # what opening, renewing, closing write
 
 _serving = threading.Lock()
 
@@ -103,10 +103,12 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
                                           - held.keys(), "(reviewed meanwhile)"))
             judgment_id = next((c for c in candidates if c not in held), None)
         if judgment_id is None:
-            open_store.close(con, name, tab)
+            open_store.close(con, name, tab, now)
             return Opened(None, held=held)
+        if trail is not None and judgment_id not in trail:
+            trail = [*trail, judgment_id]
         row = open_store.put(con, annotator=name, tab=tab, judgment_id=judgment_id, queue=queue, now=now,
-                             lease_s=LEASE_S)
+                             lease_s=LEASE_S, trail=trail)
         if adjudicating:
             other_tab = False
             if picked:  # who else has it open (served, the candidates passed over are ``held``)
@@ -115,8 +117,6 @@ def open_item(workspace: Path, who: Person | str, tab: str, judgment_id: str | N
             other_tab = bool(open_store.held_elsewhere(con, name, tab, [judgment_id], (), now))
         else:  # served: the candidates held by my other tabs were passed over, so it is held by none of them
             other_tab = False
-        if trail is not None:
-            open_store.save_trail(con, name, tab, trail if judgment_id in trail else [*trail, judgment_id], now)
     return Opened(judgment_id, row["seen_review"], other_tab, held)
 
 
@@ -131,7 +131,7 @@ def close_item(workspace: Path, who: Person | str, tab: str) -> None:
     """The tab has nothing open (its queue ended): a decision from it is refused."""
     with store.write(workspace, change=OPEN_CHANGE) as con:
         name, _ = acting(con, who, "review")
-        open_store.close(con, name, tab)
+        open_store.close(con, name, tab, _now())
 
 
 def open_in(workspace: Path, annotator: str, tab: str) -> str | None:

@@ -32,11 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsqa import store
-from lsqa.audit.double_annotation import read_overlap
+from lsqa.audit.double_annotation import overlap
 from lsqa.audit.kept_reads import REVIEW_TABLES, no_reviews_read
 from lsqa.errors import AuditRefused
 from lsqa.store import assignments as assignments_store
 from lsqa.store import audit_queue as queue_store
+from lsqa.store import queue_signals
 from lsqa.store import reviews as reviews_store
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
@@ -186,10 +187,17 @@ def _brought_up_to_date(workspace: Path, filters: Filters, annotator: str, befor
             total -= 1
         elif not complete:
             return None  # it may have been in the queue, beyond the rows: the total is unknown
+    shown = [r for r in rows if r["id"] in reviewed]  # their own columns stand: only their reviews are read
     rows = [r for r in rows if r["id"] not in newly_left_out and r["id"] not in reviewed]
     if reviewed:
+        unseen = sorted(reviewed - {r["id"] for r in shown})  # beyond a complete head: maybe not in it at all
+        inputs = _kept_inputs(workspace)
         with store.connect(workspace) as con:
-            fresh, _ = _rows_of(con, filters, annotator, exclude=exclude, ids=sorted(reviewed), limit=len(reviewed))
+            fresh = queue_store.review_columns(con, shown, annotator=annotator, reviewed=filters.reviewed,
+                                               overlap=inputs["share"], reviewed_by=filters.reviewed_by,
+                                               exclude=list(exclude)) if shown else []
+            if unseen:
+                fresh += _rows_of(con, filters, annotator, exclude=exclude, ids=unseen, limit=len(unseen), **inputs)[0]
         total += len(fresh)
         last = _sort_key(before["rows"][-1]) if before["rows"] else None
         for r in fresh:  # in the queue's order among the rows, or beyond them (then the head ends before it)
@@ -204,20 +212,35 @@ def _brought_up_to_date(workspace: Path, filters: Filters, annotator: str, befor
 def _queue_page(workspace: Path, filters: Filters, annotator: str, *, page: int, page_size: int,
                 exclude: tuple[str, ...]) -> dict:
     with store.connect(workspace) as con:
-        rows, total = _rows_of(con, filters, annotator, exclude=exclude, limit=page_size, offset=page * page_size)
+        rows, total = _rows_of(con, filters, annotator, exclude=exclude, limit=page_size, offset=page * page_size,
+                               **_kept_inputs(workspace))
     return {"rows": rows, "total": total, "page": page, "pages": max(1, -(-total // page_size))}
 
 
+@kept_while_unchanged(survives=no_reviews_read)
+def _signals(workspace: Path) -> str | None:
+    """What the kept priority signals stand for (``queue_signals.relation``): a review changes no
+    verdict, so it is read again only after other writes."""
+    with store.connect(workspace) as con:
+        return queue_signals.relation(con)
+
+
+def _kept_inputs(workspace: Path) -> dict:
+    """What every read of the queue needs besides its filters, read once until something other than a
+    review changes: the overlap setting and the state of the kept signals."""
+    return {"share": overlap(workspace), "signals": _signals(workspace)}
+
+
 def _rows_of(con, filters: Filters, annotator: str, *, exclude: tuple[str, ...], limit: int, offset: int = 0,
-             ids: list[str] | None = None) -> tuple[list[dict], int]:
+             ids: list[str] | None = None, share: float, signals: str | None) -> tuple[list[dict], int]:
     """The queue's rows as the page shows them (priority and why in words), and its total;
-    ``ids``: only these verdicts."""
-    share = read_overlap(con)
+    ``ids``: only these verdicts; ``share`` and ``signals``: ``_kept_inputs``."""
     rows, total = queue_store.audit_queue(
         con, weights=PRIORITY_WEIGHTS, annotator=annotator, judges=filters.judges, systems=filters.systems,
         documents=filters.documents, labels=filters.labels, statuses=filters.statuses,
         reviewed=filters.reviewed, exclude=list(exclude), overlap=share, reviewed_by=filters.reviewed_by,
-        questions=filters.questions, search=search_terms(filters.search), limit=limit, offset=offset, ids=ids)
+        questions=filters.questions, search=search_terms(filters.search), limit=limit, offset=offset, ids=ids,
+        signals=signals)
     drawn = ({a["judgment_id"]: a for a in assignments_store.open_assignments(con, annotator)}
              if filters.reviewed == ASSIGNED else {})
     for r in rows:

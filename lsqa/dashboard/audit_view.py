@@ -377,7 +377,9 @@ def where_i_am(workspace: Path, trail: Trail, filters: audit.Filters, annotator:
     why.update({r["id"]: why_shown(r) for r in q["rows"] if r["id"] == current_id and "priority" in r})
     opened = state.setdefault("audit_opened", {})
     if current_id and current_id not in opened:
-        opened[current_id] = audit.opened_marker(workspace)
+        # Served: the marker read before the queue. Reviews since then are in the item read next, and
+        # warned of as late, which errs on the side of saying too much.
+        opened[current_id] = marker if marker is not None else audit.opened_marker(workspace)
     other_tab = bool(holding and current_id and (state.get(OPEN_KEY) or {}).get("other_tab"))
     return Place(current_id=current_id, remaining=remaining, upcoming=upcoming, why=why, sampled=sampled,
                  opened=opened, held=held, other_tab=other_tab)

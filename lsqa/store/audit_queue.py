@@ -23,6 +23,7 @@ from lsqa.store.queue_signals import PRIORITY_WEIGHTS  # noqa: F401  (the queue'
 # Which verdicts are shared by every annotator under an overlap setting: a fixed hash of the id in
 # OVERLAP_BUCKETS buckets, the lowest `overlap` share of them.
 OVERLAP_BUCKETS = 10000
+READ = object()  # ``audit_queue``'s default: it reads what the kept signals stand for itself
 SHARED_SQL = f"(hash(j.id) % {OVERLAP_BUCKETS})"
 
 # Per decided verdict: the share of other judges' verdicts on the same item with another outcome,
@@ -75,7 +76,7 @@ def _signals(con):
 def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems=None, documents=None,
                 labels=None, statuses=None, reviewed: str = "all", exclude=None, overlap: float = 1.0,
                 reviewed_by=None, questions=None, search=(), limit: int = 100, offset: int = 0,
-                full: bool = False, ids=None) -> tuple[list[dict], int]:
+                full: bool = False, ids=None, signals: str | None | object = READ) -> tuple[list[dict], int]:
     """One page of verdicts, most in need of a human first, and the number matching the filters.
 
     ``weights``: ``failed``, ``disagreement``, ``self_inconsistent``, ``flagged`` (see
@@ -95,7 +96,9 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     order, so a page is the same whatever else is left out).
 
     The signals come from ``lsqa.store.queue_signals`` (kept per verdict); ``full``: computed here over
-    every verdict instead, as before they were kept (tests and benches compare the two).
+    every verdict instead, as before they were kept (tests and benches compare the two). ``signals``:
+    what ``queue_signals.relation`` says of them, when the caller kept it (a review does not change it);
+    read here by default.
     """
     named: dict = {}
 
@@ -105,7 +108,9 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
         return "$" + name
 
     same_weights = {k: float(v) for k, v in weights.items()} == PRIORITY_WEIGHTS
-    rel = queue_signals.relation(con) if same_weights and not full else None
+    rel = None
+    if same_weights and not full:
+        rel = queue_signals.relation(con) if signals is READ else signals
     kept = rel is not None
     static, ids_p = _static_conditions(param, kept, judges=judges, labels=labels, statuses=statuses,
                                        documents=documents, systems=systems, questions=questions, ids=ids,
@@ -360,6 +365,37 @@ def _rows_by_id(con, rel: str, static: list[str], review: list[str], named: dict
         ORDER BY {_ORDER}"""
     rows = fetch_dicts(con, sql, _used(sql, named))
     return rows, len(rows)
+
+
+def review_columns(con, rows: list[dict], *, annotator: str = "", reviewed: str = "all", overlap: float = 1.0,
+                   reviewed_by=None, exclude=None) -> list[dict]:
+    """``rows`` (queue rows as ``audit_queue`` gave them) with the columns reviews change read again —
+    ``n_reviewers``, ``my_label``, ``my_action`` — and only those still in the queue by its conditions
+    on reviews (the same ``_review_conditions``). A review never changes a verdict's own columns, so
+    the rest of each row stands, and the verdicts are not read: this brings a kept page up to date
+    after other people's reviews of verdicts it shows for a third of ``audit_queue(ids=...)``."""
+    if not rows:
+        return []
+    named: dict = {}
+
+    def param(value) -> str:
+        name = f"p{len(named)}"
+        named[name] = value
+        return "$" + name
+
+    review, _, _ = _review_conditions(param, True, reviewed=reviewed, overlap=overlap, reviewed_by=reviewed_by,
+                                      exclude=exclude)
+    ids_p, labels_p = param([r["id"] for r in rows]), param([r["label"] for r in rows])
+    named["annotator"] = annotator
+    sql = f"""
+        WITH {_LABELS.format(only=f" AND r.judgment_id IN (SELECT unnest({ids_p}))")}
+        SELECT j.id, coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_action,
+               CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label
+        FROM (SELECT unnest({ids_p}) AS id, unnest({labels_p}) AS label) j
+        LEFT JOIN h ON h.judgment_id = j.id
+        WHERE {" AND ".join(["1=1", *review])}"""
+    fresh = {r["id"]: r for r in fetch_dicts(con, sql, _used(sql, named))}
+    return [{**r, **fresh[r["id"]]} for r in rows if r["id"] in fresh]
 
 
 def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[list[dict], int]:

@@ -438,13 +438,43 @@ def is_read_only(path: str | Path) -> bool:
     return Path(path).exists() and not _writable(Path(path))
 
 
+# Per thread, the cursor of the outermost read connection open on each workspace: a read opened inside
+# it (a page's reads inside ``kept_open``) uses the same cursor instead of a new one that must be told
+# which database to use, a statement of its own each time (a tenth of a decision's statements on the
+# Audit page). Never a writing cursor: a read inside a write sees committed data only, as before.
+_reading = threading.local()
+
+
 @contextlib.contextmanager
 def connect(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """Open the workspace at ``path`` (migrated on first use), yield a connection, close it.
 
     Keep the block short: while it is open, no other process can use the workspace. A workspace
-    whose file or folder lsqa cannot write is opened read-only (``write`` then refuses).
+    whose file or folder lsqa cannot write is opened read-only (``write`` then refuses). Inside another
+    ``connect`` of the same workspace in the same thread, the connection is that one's (do not leave
+    a transaction open on it).
     """
+    key = str(Path(path).resolve())
+    outer = getattr(_reading, "cursors", {}).get(key)
+    if outer is not None:
+        entry = _acquire(key, 0.0, path)  # attached by the outer connection: never waits
+        try:
+            yield outer
+        finally:
+            _release(entry, key)
+        return
+    with _connection(path, timeout_s=timeout_s) as con:
+        cursors = _reading.__dict__.setdefault("cursors", {})
+        cursors[key] = con
+        try:
+            yield con
+        finally:
+            cursors.pop(key, None)
+
+
+@contextlib.contextmanager
+def _connection(path: str | Path, *, timeout_s: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A new cursor on the workspace (``connect``; ``write`` takes one of its own for its transaction)."""
     if timeout_s is None:
         timeout_s = float(os.environ.get("LSQA_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S))
     key = str(Path(path).resolve())
@@ -563,7 +593,7 @@ def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator
     if is_read_only(path):
         raise WorkspaceError(f"workspace {path} is read-only (file or folder permissions): it can be read "
                              "but not changed; make it writable, or copy it to a folder you can write")
-    with connect(path) as con:
+    with _connection(path) as con:
         key = str(Path(path).resolve())
         entry, me = _attachment(key), threading.get_ident()
         with entry.declared if change is not None else contextlib.nullcontext():

@@ -114,10 +114,9 @@ def acting(con, who: Person | str, permission: str) -> tuple[str, str]:
     workspace with people, one who exists, is not revoked and whose *stored* role allows it."""
     if permission not in PERMISSIONS:
         raise ValueError(f"unknown permission {permission!r}; one of {sorted(PERMISSIONS)}")
-    has_people = people_store.has_people(con)
     if isinstance(who, str) or (isinstance(who, Person) and who.via == "single-user"):
         name = who if isinstance(who, str) else who.name
-        if has_people:
+        if people_store.has_people(con):
             raise NotAllowed(f"{name or 'somebody'} is not signed in, and this workspace has people: "
                              f"open your personal sign-in link (an admin makes one with `lsqa users add`)")
         role = "admin" if isinstance(who, str) else who.role

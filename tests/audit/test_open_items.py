@@ -5,7 +5,7 @@ A decision from a tab is written only on the item open there and only once (a re
 a second tab and a queue that has ended write nothing); a change is a decision made on the item opened
 again; an item served from a shared queue goes to one person at a time (threads asking at once
 included) until its hold lapses; the back-key trail is kept per person; opening an item changes no
-table but its own two, and keeps every kept read.
+table but its own, and keeps every kept read; a workspace from before the trails moved into it keeps them.
 """
 
 from __future__ import annotations
@@ -265,3 +265,36 @@ def test_a_disagreement_open_for_one_adjudicator_is_passed_over_for_another(demo
     picked = audit.open_item(ws, "jo", "adj-2", ids[0], queue=audit.ADJUDICATION)
     assert picked.id == ids[0] and picked.held == {ids[0]: "judy"}
     assert audit.open_after([{"judgment_id": j, "adjudicated": None} for j in ids], ids[1]) == [ids[2], ids[3], ids[0]]
+
+
+def test_migration_0028_keeps_every_trail_and_open_item(tmp_path):
+    """A workspace at migration 0027 with a tab holding an item and a trail, and a trail of a tab with
+    nothing open: after 0028 (trails moved into open_items) both trails read back, the open item is
+    still the tab's, the other tab has nothing open, and the next item opened extends its tab's trail."""
+    import shutil
+
+    import duckdb
+
+    from lsqa.store import db
+
+    old = tmp_path / "old"
+    old.mkdir()
+    for path in db.migration_files():
+        if path.name < "0028":
+            shutil.copy(path, old / path.name)
+    ws = tmp_path / "ws.duckdb"
+    con = duckdb.connect(str(ws))
+    store.migrate(con, old)
+    con.execute("INSERT INTO open_items VALUES ('ann', 't1', 'j2', 'priority', NULL, now()::TIMESTAMP,"
+                " now()::TIMESTAMP + INTERVAL 3 MINUTE)")
+    con.execute("INSERT INTO audit_trails VALUES ('ann', 't1', ['j1', 'j2'], now()::TIMESTAMP - INTERVAL 1 MINUTE),"
+                " ('ann', 't0', ['j0'], now()::TIMESTAMP - INTERVAL 1 HOUR)")
+    con.close()
+    assert audit.trail_of(ws, "ann", "t1") == ["j1", "j2"]  # connecting migrates to 0028
+    assert audit.trail_of(ws, "ann", "t0") == ["j0"] and audit.trail_of(ws, "ann") == ["j1", "j2"]
+    assert audit.open_in(ws, "ann", "t1") == "j2" and audit.open_in(ws, "ann", "t0") is None
+    with store.connect(ws) as con:
+        assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'audit_trails'"
+                               " AND database_name = current_database()").fetchone()[0]
+    assert audit.open_item(ws, "ann", "t0", "j3", trail=["j0"]).id == "j3"
+    assert audit.trail_of(ws, "ann", "t0") == ["j0", "j3"] and audit.open_in(ws, "ann", "t0") == "j3"

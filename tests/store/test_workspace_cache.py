@@ -211,13 +211,16 @@ def uncached_queue_calls(monkeypatch) -> list:
     from lsqa.store import audit_queue as queue_store
 
     calls = []
-    real = queue_store.audit_queue
 
-    def counted(con, **kwargs):
-        calls.append(kwargs.get("exclude"))
-        return real(con, **kwargs)
+    def counting(real):
+        def counted(con, *args, **kwargs):
+            calls.append(kwargs.get("exclude"))
+            return real(con, *args, **kwargs)
+        return counted
 
-    monkeypatch.setattr(queue_store, "audit_queue", counted)
+    # A page of the queue, or the reviews of rows a kept page shows (bringing it up to date).
+    monkeypatch.setattr(queue_store, "audit_queue", counting(queue_store.audit_queue))
+    monkeypatch.setattr(queue_store, "review_columns", counting(queue_store.review_columns))
     return calls
 
 
@@ -536,17 +539,23 @@ def test_other_peoples_reviews_change_my_kept_queue_by_their_rows_only(demo_work
 
     audit.set_overlap(demo_workspace, overlap, "setup")
     bob_head = audit.queue.uncached(demo_workspace, annotator="bob", page_size=40)["rows"]
-    reads, real = [], queue_store.audit_queue
+    reads, real, real_rows = [], queue_store.audit_queue, queue_store.review_columns
 
     def counted(con, **kwargs):
-        reads.append((kwargs["annotator"], kwargs.get("ids")))
+        reads.append((step, kwargs["annotator"], kwargs.get("ids")))
         return real(con, **kwargs)
+
+    def counted_rows(con, rows, **kwargs):  # the reviews of rows the kept head shows
+        reads.append((step, kwargs["annotator"], [r["id"] for r in rows]))
+        return real_rows(con, rows, **kwargs)
 
     opened = []
     for step in range(8):
         monkeypatch.setattr(queue_store, "audit_queue", counted)
+        monkeypatch.setattr(queue_store, "review_columns", counted_rows)
         page = audit.queue(demo_workspace, filters, "ann", exclude=opened)
         monkeypatch.setattr(queue_store, "audit_queue", real)
+        monkeypatch.setattr(queue_store, "review_columns", real_rows)
         assert page == audit.queue.uncached(demo_workspace, filters, "ann", exclude=opened), step
         audit.confirm(demo_workspace, "bob", bob_head[step]["id"])  # bob's decisions, near the head
         audit.review(demo_workspace, "carol", bob_head[20 + step]["id"], other_label(bob_head[20 + step]))
@@ -554,7 +563,10 @@ def test_other_peoples_reviews_change_my_kept_queue_by_their_rows_only(demo_work
             opened.append(page["rows"][0]["id"])  # the page opens my queue's head; I decide every other one
             if step % 2:
                 audit.confirm(demo_workspace, "ann", opened[-1])
-    whole = [ids for who, ids in reads if who == "ann" and ids is None]
-    rows = [ids for who, ids in reads if who == "ann" and ids is not None]
+    whole = [ids for _, who, ids in reads if who == "ann" and ids is None]
+    rows = {}  # per step after the first: the rows read again (those the kept head shows, those beyond it)
+    for at, who, ids in reads:
+        if who == "ann" and ids is not None:
+            rows.setdefault(at, []).extend(ids)
     assert len(whole) == 1, reads  # the first read; after it, the reviewed rows only
-    assert len(rows) == 7 and all(1 <= len(ids) <= 2 for ids in rows), rows
+    assert sorted(rows) == list(range(1, 8)) and all(1 <= len(ids) <= 2 for ids in rows.values()), rows
