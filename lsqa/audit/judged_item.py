@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Sequence
 
 from lsqa import store
 from lsqa.audit.kept_reads import REVIEW_TABLES, no_reviews_read
@@ -21,6 +22,7 @@ from lsqa.store import corpus as corpus_store
 from lsqa.store import llm_calls as llm_calls_store
 from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
+from lsqa.store import workspace_cache
 from lsqa.store.lineage import Change
 from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.text import highlight
@@ -30,45 +32,128 @@ CONTEXT_CHARS = 350  # book text shown either side of an evidence excerpt when n
 FOLD_SENTENCES = 2  # sentences kept either side of the marked evidence until the passage is unfolded
 
 
-def _item_survives(change: Change, arguments: dict) -> bool:
-    """An item shows its own verdict's reviews only."""
-    return change.only_in(*REVIEW_TABLES) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
+READ_AHEAD = 16  # verdicts read in one go: the one asked for and the next ones its caller will show
 
 
-@kept_while_unchanged(maxsize=64, survives=_item_survives)  # the item on screen and the next, per person
-def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
+def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS,
+         ahead: Sequence[str] = ()) -> dict | None:
     """One verdict as the judge saw it, with what a human needs to decide.
 
     ``answers``: in the order shown to the judge (``position`` A / B); ``evidence``: each excerpt
     with where it was found in the story and the passage around it, as escaped HTML with the
     excerpt in ``<mark>``.
-    """
+
+    Read in two parts. The verdict's own (``_static``: the verdict in its question's context, the
+    answers, the other judges' verdicts on them, the evidence found in the book) no review changes:
+    it is kept per verdict across every review. Its reviews (``_reviews``: the flags on its question,
+    the human labels, the review history) are read for it, in one connection. ``ahead``: the verdicts
+    the caller will show next (the Audit page's queue): when this verdict's own part is not kept, theirs
+    are read with it, one statement per kind of read for all (up to ``READ_AHEAD`` in all), and kept each
+    under its own id, so that the next item costs its reviews only. ``item.uncached``: both parts read
+    afresh, nothing kept."""
+    kept = _static.kept_only(workspace, judgment_id, context_chars)
+    static = kept[0] if kept is not None else _read_ahead(workspace, judgment_id, context_chars, ahead)
+    if static is None:
+        return None
+    return _with_reviews(static, _reviews(workspace, judgment_id, static["question_id"]))
+
+
+def _read_once(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
+    """``item`` read afresh, nothing kept: what the kept parts must add up to."""
+    static = _static.uncached(workspace, judgment_id, context_chars)
+    if static is None:
+        return None
+    return _with_reviews(static, _reviews.uncached(workspace, judgment_id, static["question_id"]))
+
+
+item.uncached = _read_once  # type: ignore[attr-defined]
+
+
+def _with_reviews(static: dict, reviews: dict) -> dict:
+    """The item: its verdict's own part with its reviews, each label in the verdict's words."""
+    labels_now = reviews["human_labels"]
+    for lab in labels_now:
+        lab["text"] = describe(static["kind"], lab["label"], static["system_a"], static["system_b"])
+        lab["shown_label"] = to_shown_label(static["kind"], lab["label"], static["shown_order"])
+    return {**static, "flags": reviews["flags"], "human_labels": labels_now, "history": reviews["history"]}
+
+
+def _reviews_survive(change: Change, arguments: dict) -> bool:
+    """A verdict's reviews change with its own reviews only (a flag is not a declared change)."""
+    return change.only_in(*REVIEW_TABLES) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
+
+
+@kept_while_unchanged(maxsize=64, survives=_reviews_survive)  # the item on screen and the next, per person
+def _reviews(workspace: Path, judgment_id: str, question_id: str) -> dict:
+    """What reviews change of an item: the current flags on its question's references, its human
+    labels and its review history."""
     with store.connect(workspace) as con:
-        j = results_store.judgment_in_context(con, judgment_id)
-        if j is None:
-            return None
-        systems = [s for s in (j["system_a"], j["system_b"]) if s]
-        answers = {a["system_name"]: a for a in results_store.answers_for(con, [j["question_id"]], systems)}
-        others = results_store.other_verdicts(con, j["question_id"], systems)
-        flags = reviews_store.flags_of(con, j["question_id"])
-        labels_now = reviews_store.human_labels_of(con, judgment_id)
-        history = reviews_store.review_history(con, judgment_id)
-        book = _book(workspace, j["document_id"]) if j["document_id"] else None
-        pairwise = kinds.get(j["kind"]).pairwise
-        if pairwise:
-            shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
-        else:
-            shown = [j["system_a"]]
-        shown_answers = [{"position": "AB"[i] if pairwise else "", "system": s,
-                          "text": (answers.get(s) or {}).get("text", ""),
-                          "status": (answers.get(s) or {}).get("status", "missing")} for i, s in enumerate(shown)]
-        evidence = _evidence(con, j, book, shown_answers, context_chars)
+        return {"flags": reviews_store.flags_of(con, question_id),
+                "human_labels": reviews_store.human_labels_of(con, judgment_id),
+                "history": reviews_store.review_history(con, judgment_id)}
+
+
+# The verdicts' own parts of the items on the screens a server serves and the ones read ahead of them.
+@kept_while_unchanged(maxsize=512, survives=no_reviews_read)
+def _static(workspace: Path, judgment_id: str, context_chars: int) -> dict | None:
+    """A verdict's own part of its item, or None for no such verdict: what no review changes."""
+    return _statics(workspace, [judgment_id], context_chars)[judgment_id]
+
+
+def _read_ahead(workspace: Path, judgment_id: str, context_chars: int, ahead: Sequence[str]) -> dict | None:
+    """The own part of ``judgment_id`` (not kept), read with those of the nearest verdicts ``ahead``
+    (``READ_AHEAD`` in all) that are not kept either; each kept under its own id, under the data version
+    read before the read (what was read is at least as new)."""
+    version = store.data_version(workspace) if workspace_cache.enabled() else None
+    if version is None:  # nothing can be kept: read this one alone
+        return _static.uncached(workspace, judgment_id, context_chars)
+    nearest = [i for i in dict.fromkeys(ahead) if isinstance(i, str) and i != judgment_id][:READ_AHEAD - 1]
+    ids = [judgment_id] + [i for i in nearest if _static.kept_only(workspace, i, context_chars) is None]
+    statics = _statics(workspace, ids, context_chars)
+    for one in ids:
+        _static.keep_derived(workspace, version, statics[one], one, context_chars)
+    return statics[judgment_id]
+
+
+def _statics(workspace: Path, ids: list[str], context_chars: int) -> dict[str, dict | None]:
+    """``{id: its verdict's own part of the item, or None}`` for each of ``ids``: one statement per
+    kind of read (verdicts in context, answers, other verdicts, passages) for all of them."""
+    with store.connect(workspace) as con:
+        found = results_store.judgments_in_context(con, ids)
+        verdicts = [found[i] for i in ids if i in found]
+        systems = [[s for s in (j["system_a"], j["system_b"]) if s] for j in verdicts]
+        answers = {(a["question_id"], a["system_name"]): a for a in results_store.answers_for(
+            con, sorted({j["question_id"] for j in verdicts}), sorted({s for ss in systems for s in ss}))} \
+            if verdicts else {}
+        others = results_store.other_verdicts(con, [(j["question_id"], ss) for j, ss in zip(verdicts, systems, strict=True)])
+        parts = []
+        for j in verdicts:
+            pairwise = kinds.get(j["kind"]).pairwise
+            if pairwise:
+                shown = [j["system_a"], j["system_b"]] if j["shown_order"] == "ab" else [j["system_b"], j["system_a"]]
+            else:
+                shown = [j["system_a"]]
+            shown_answers = [{"position": "AB"[i] if pairwise else "", "system": s,
+                              "text": (answers.get((j["question_id"], s)) or {}).get("text", ""),
+                              "status": (answers.get((j["question_id"], s)) or {}).get("status", "missing")}
+                             for i, s in enumerate(shown)]
+            book = _book(workspace, j["document_id"]) if j["document_id"] else None
+            parts.append((j, pairwise, shown_answers, book, _found(j, book)))
+        asked = [(j["document_id"], [(m.start, m.end) for m in matches])
+                 for j, _, _, _, found_in_book in parts for _, matches in found_in_book if matches]
+        covering = iter(corpus_store.passages_covering(con, asked))
+    out: dict[str, dict | None] = dict.fromkeys(ids)
+    for (j, pairwise, shown_answers, book, found_in_book), other_rows in zip(parts, others, strict=True):
+        passages = [next(covering) if matches else [] for _, matches in found_in_book]
+        out[j["id"]] = _own_part(j, pairwise, shown_answers, other_rows,
+                                 _evidence(j, book, shown_answers, found_in_book, passages, context_chars))
+    return out
+
+
+def _own_part(j: dict, pairwise: bool, shown_answers: list[dict], others: list[dict], evidence: list[dict]) -> dict:
     other_rows = [{"judge": o["judge"], "kind": o["kind"], "order": o["shown_order"], "reference": o["reference"],
                    "verdict": describe(o["kind"], o["label"], o["system_a"], o["system_b"]) if o["status"] == "ok"
-                   else o["status"], "this": o["id"] == judgment_id} for o in others]
-    for lab in labels_now:
-        lab["text"] = describe(j["kind"], lab["label"], j["system_a"], j["system_b"])
-        lab["shown_label"] = to_shown_label(j["kind"], lab["label"], j["shown_order"])
+                   else o["status"], "this": o["id"] == j["id"]} for o in others]
     try:
         extra = json.loads(j.get("extra") or "{}")
     except json.JSONDecodeError:
@@ -78,7 +163,7 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
         "question_id": j["question_id"], "question": j["question"] or "", "title": j["title"] or "",
         "document_id": j["document_id"], "origin": j["origin"],
         "references": [{"n": "1", "text": j["reference_1"] or ""}, {"n": "2", "text": j["reference_2"] or ""}],
-        "reference_used": j["reference"], "flags": flags,
+        "reference_used": j["reference"],
         "system_a": j["system_a"], "system_b": j["system_b"], "shown_order": j["shown_order"],
         "answers": shown_answers,
         "label": j["label"], "raw_label": j["raw_label"], "score": j["score"],
@@ -86,8 +171,7 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
         "shown_label": to_shown_label(j["kind"], j["label"], j["shown_order"]),
         "evidence": evidence, "raw": j["raw"] or "", "extra": extra,
         "prompt_version": f"{j['prompt_id']} v{j['prompt_version']}" if j["prompt_id"] else "",
-        "other_verdicts": other_rows, "human_labels": labels_now, "history": history,
-        "options": label_options(j["kind"]),
+        "other_verdicts": other_rows, "options": label_options(j["kind"]),
     }
 
 
@@ -109,7 +193,7 @@ def prompt_of(workspace: Path, judgment_id: str) -> str:
     full demo this read was most of the item's time, paid on every key press
     (docs/benchmarks-log/2026-12-01-0031-browser-after-the-speed-work.md)."""
     with store.connect(workspace) as con:
-        j = results_store.judgment_in_context(con, judgment_id)
+        j = results_store.judgments_in_context(con, [judgment_id]).get(judgment_id)
         call = llm_calls_store.get_call(con, j["llm_call_key"]) if j and j["llm_call_key"] else None
     return _prompt_text(call)
 
@@ -124,33 +208,41 @@ def _prompt_text(call: dict | None) -> str:
     return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages if isinstance(m, dict))
 
 
-def _evidence(con, j: dict, book: dict | None, answers: list[dict], context_chars: int) -> list[dict]:
-    """The judge's evidence: quotes found in the book, one block per passage (several quotes in one
-    passage share it), folded to a few sentences around the marks with the whole passage kept for
-    unfolding; on side-by-side items each block says which shown answer its quotes share words with.
-    Text not found in the book (an explanation, a paraphrase) is kept as a note, its ``A:``/``B:``
-    prefix read as the answer it is about."""
+def _found(j: dict, book: dict | None) -> list[tuple[str, list]]:
+    """Each excerpt of the judge's evidence with where the book holds it (``highlight.find_evidence``;
+    none: not found in the book)."""
     try:
         excerpts = [str(e) for e in json.loads(j["evidence"] or "[]")]
     except json.JSONDecodeError:
         excerpts = [j["evidence"]]
+    full = (book or {}).get("full_text") or ""
+    lo, hi = ((book or {}).get("clean_start") or 0), ((book or {}).get("clean_end") or len(full))
+    return [(text, highlight.find_evidence(full, text, lo, hi) if full else []) for text in excerpts]
+
+
+def _evidence(j: dict, book: dict | None, answers: list[dict], found: list[tuple[str, list]],
+              passages: list[list[dict]], context_chars: int) -> list[dict]:
+    """The judge's evidence: quotes found in the book (``found``, each with the ``passages`` that hold
+    it), one block per passage (several quotes in one
+    passage share it), folded to a few sentences around the marks with the whole passage kept for
+    unfolding; on side-by-side items each block says which shown answer its quotes share words with.
+    Text not found in the book (an explanation, a paraphrase) is kept as a note, its ``A:``/``B:``
+    prefix read as the answer it is about."""
     pairwise = kinds.get(j["kind"]).pairwise
     words = {a["position"]: set(content_words(a["text"] or "")) for a in answers} if pairwise else {}
     notes, blocks = [], {}
     full = (book or {}).get("full_text") or ""
     lo, hi = ((book or {}).get("clean_start") or 0), ((book or {}).get("clean_end") or len(full))
-    for text in excerpts:
-        matches = highlight.find_evidence(full, text, lo, hi) if full else []
+    for (text, matches), holding in zip(found, passages, strict=True):
         if not matches:
             about = text[:1] if pairwise and text[:2] in ("A:", "B:") else ""
             notes.append({"found": False, "how": "", "where": "", "about": about, "text": text,
                           "html": highlight.text_html(text), "html_full": "", "folded": False})
             continue
         spans = [(m.start, m.end) for m in matches]
-        passages = corpus_store.passages_covering(con, j["document_id"], spans)
-        if passages:
-            lo_p, hi_p = passages[0]["char_start"], passages[-1]["char_end"]
-            where = f"passage {passages[0]['ordinal']}" + (f"–{passages[-1]['ordinal']}" if len(passages) > 1 else "")
+        if holding:
+            lo_p, hi_p = holding[0]["char_start"], holding[-1]["char_end"]
+            where = f"passage {holding[0]['ordinal']}" + (f"–{holding[-1]['ordinal']}" if len(holding) > 1 else "")
         else:
             lo_p, hi_p = highlight.word_bounds(full, *highlight.window(len(full), spans[0][0], spans[-1][1],
                                                                        context_chars, lo, hi))

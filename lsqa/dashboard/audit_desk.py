@@ -264,7 +264,8 @@ def draw(desk: Desk) -> str:
         st["audit_trail"], st["audit_at"] = t.ids, t.at
         if st.get("audit_reason_for") != place.current_id:  # a flag reason chosen holds for its item only
             st["audit_flag_reason"], st["audit_reason_for"] = view.FLAG_REASON_DEFAULT, place.current_id
-        it = audit.item(desk.workspace, place.current_id) if place.current_id else None
+        it = audit.item(desk.workspace, place.current_id, ahead=[r["id"] for r in place.upcoming]) \
+            if place.current_id else None
         blind = bool(st.get("audit_blind", False))
         revealed = audit.reveal(it, desk.annotator, blind) if it else True
         bar = view.decision_bar(it, revealed, desk.annotator, t, place.remaining, place.why,

@@ -69,7 +69,7 @@ _LAZY = {
     ),
     "lsqa.store.results": (
         "answered", "answers_for", "insert_answers", "insert_judgments", "judge_definitions", "judges",
-        "judgment_ids", "judgment_in_context", "judgment_label", "judgment_labels", "list_judgments",
+        "judgment_ids", "judgment_label", "judgment_labels", "judgments_in_context", "list_judgments",
         "list_systems", "names_with_results", "other_verdicts", "record_definitions", "system_definitions",
         "upsert_systems",
     ),

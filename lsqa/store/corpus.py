@@ -161,17 +161,22 @@ def list_questions(con, document_ids: list[str] | None = None, origin: str | Non
     return fetch_dicts(con, sql, params)
 
 
-def passages_covering(con, document_id: str, spans: list[tuple[int, int]]) -> list[dict]:
-    """The passages (in book order) that hold any of ``spans`` (char offsets into the full text)."""
-    if not spans:
-        return []
-    starts = [int(s) for s, _ in spans]
-    ends = [int(e) for _, e in spans]
-    return fetch_dicts(con, """
-        SELECT DISTINCT p.ordinal, p.char_start, p.char_end FROM passages p,
-             (SELECT unnest(?) AS s, unnest(?) AS e) x
-        WHERE p.document_id = ? AND p.char_start < x.e AND p.char_end > x.s
-        ORDER BY p.ordinal""", [starts, ends, document_id])
+def passages_covering(con, asked: list[tuple[str, list[tuple[int, int]]]]) -> list[list[dict]]:
+    """For each ``(document_id, spans)`` asked, the passages (in book order) of that book that hold any
+    of ``spans`` (char offsets into its full text); one statement for all asked, the lists in the
+    order asked."""
+    flat = [(n, document_id, int(s), int(e)) for n, (document_id, spans) in enumerate(asked) for s, e in spans]
+    out: list[list[dict]] = [[] for _ in asked]
+    if not flat:
+        return out
+    rows = fetch_dicts(con, """
+        SELECT DISTINCT x.n, p.ordinal, p.char_start, p.char_end FROM passages p,
+             (SELECT unnest(?) AS n, unnest(?) AS document_id, unnest(?) AS s, unnest(?) AS e) x
+        WHERE p.document_id = x.document_id AND p.char_start < x.e AND p.char_end > x.s
+        ORDER BY x.n, p.ordinal""", [list(column) for column in zip(*flat, strict=True)])
+    for r in rows:
+        out[r.pop("n")].append(r)
+    return out
 
 
 def books(con) -> list[dict]:

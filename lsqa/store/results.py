@@ -141,33 +141,50 @@ def judges(con) -> list[dict]:
     )
 
 
-def judgment_in_context(con, judgment_id: str) -> dict | None:
-    """A verdict with its question, references and book's title and span (the book's text is read
-    apart, per book: ``lsqa.store.corpus.get_document``). Joined with the books' text column, the
-    read scanned every book's text, most of an item's read (docs/benchmarks-log/2026-12-06-team-cpu.md)."""
-    verdict, params = verdict_ids.one_verdict(judgment_id)
+def judgments_in_context(con, ids: list[str]) -> dict[str, dict]:
+    """``{id: verdict}`` of the stored verdicts among ``ids``, each with its question, references and
+    book's title and span (the book's text is read apart, per book: ``lsqa.store.corpus.get_document``),
+    in one statement however many: the Audit page reads the verdicts it will show next with the one on
+    screen (``lsqa.audit.judged_item``). Found through the key (``verdict_ids.among``; MATERIALIZED keeps
+    the look-up apart from the joins), the ids compared after, as ``_stored`` does. Joined with the
+    books' text column, the read scanned every book's text, most of an item's read
+    (docs/benchmarks-log/2026-12-06-team-cpu.md)."""
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    among, params = verdict_ids.among(list(wanted))
     rows = fetch_dicts(con, f"""
-        SELECT j.* EXCLUDE (id_number), q.text AS question, q.reference_1, q.reference_2, q.origin, q.document_id,
+        WITH j AS MATERIALIZED (SELECT * EXCLUDE (id_number) FROM judgments WHERE {among})
+        SELECT j.*, q.text AS question, q.reference_1, q.reference_2, q.origin, q.document_id,
                d.title, d.clean_start, d.clean_end
-        FROM {verdict} j LEFT JOIN questions q ON q.id = j.question_id
+        FROM j LEFT JOIN questions q ON q.id = j.question_id
         LEFT JOIN (SELECT id, title, clean_start, clean_end FROM documents) d ON d.id = q.document_id""", params)
-    return rows[0] if rows else None
+    return {r["id"]: r for r in rows if r["id"] in wanted}
 
 
 def judgment_label(con, judgment_id: str) -> dict | None:
     """A verdict's kind, status and label alone: what a review checks, without the joins of
-    ``judgment_in_context``, on every decision (docs/benchmarks-log/2026-12-02-0425-browser-ninth-pass.md)."""
+    ``judgments_in_context``, on every decision (docs/benchmarks-log/2026-12-02-0425-browser-ninth-pass.md)."""
     verdict, params = verdict_ids.one_verdict(judgment_id)
     rows = fetch_dicts(con, f"SELECT kind, status, label FROM {verdict}", params)
     return rows[0] if rows else None
 
 
-def other_verdicts(con, question_id: str, systems: list[str]) -> list[dict]:
-    """Every judge's verdicts on the same answers (for the audit view's comparison table)."""
-    return fetch_dicts(con, """
-        SELECT id, judge, kind, system_a, system_b, shown_order, reference, label, status, score
-        FROM judgments WHERE question_id = ?
-          AND system_a IN (SELECT unnest(?))
-          AND (system_b = '' OR system_b IN (SELECT unnest(?)))
-        ORDER BY family = ?, judge, shown_order, reference""",
-                       [question_id, list(systems), list(systems), PAIRWISE])
+def other_verdicts(con, asked: list[tuple[str, list[str]]]) -> list[list[dict]]:
+    """For each ``(question_id, systems)`` asked, every judge's verdicts on those answers (the audit
+    view's comparison table): on that question, of those systems only; one statement for all asked,
+    the lists in the order asked."""
+    if not asked:
+        return []
+    rows = fetch_dicts(con, """
+        SELECT w.n, j.id, j.judge, j.kind, j.system_a, j.system_b, j.shown_order, j.reference, j.label, j.status,
+               j.score
+        FROM (SELECT unnest(?) AS n, unnest(?) AS question_id, unnest(?) AS systems) w
+        JOIN judgments j ON j.question_id = w.question_id
+        WHERE list_contains(w.systems, j.system_a) AND (j.system_b = '' OR list_contains(w.systems, j.system_b))
+        ORDER BY w.n, j.family = ?, j.judge, j.shown_order, j.reference, j.system_a, j.system_b, j.kind""",
+                       [list(range(len(asked))), [q for q, _ in asked], [list(s) for _, s in asked], PAIRWISE])
+    out: list[list[dict]] = [[] for _ in asked]
+    for r in rows:
+        out[r.pop("n")].append(r)
+    return out
