@@ -253,8 +253,8 @@ def keep_open(desk: Desk) -> None:
 def draw(desk: Desk) -> str:
     """Find the item to show now (``view.where_i_am``: the trail, else the queue's head, held for this
     tab) and the desk's HTML for it: the queue's line, what the last press did, the decision bar, the
-    item. Nothing is read ahead: a press's own reads are what the next item costs, and a team's
-    reviews in between would make a read ahead stale anyway."""
+    item. The verdicts' own parts of the next items of the queue are read with the item's, in one
+    batch (``audit.item``'s ``ahead``: a review never changes them); its reviews are read each time."""
     with desk.lock, common.kept_open(desk.workspace):
         st = desk.state
         t = trail(desk)
