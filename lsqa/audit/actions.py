@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa import store
-from lsqa.audit.kept_reads import review_change
+from lsqa.audit.kept_reads import SKIPS_TABLE, review_change
 from lsqa.audit.open_items import check_open
 from lsqa.audit.wording import shown_text, to_shown_label
 from lsqa.errors import AuditRefused
@@ -30,7 +30,6 @@ from lsqa.text.names import name_problem, shown_name
 from lsqa.vocabulary import FLAG_REASONS, REFERENCES, SKIP_REASONS
 
 MAX_NOTE_CHARS = 2_000
-SKIPS_TABLE = "review_skips"
 MAX_ANNOTATOR_CHARS = 100
 
 

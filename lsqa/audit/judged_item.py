@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from lsqa import store
-from lsqa.audit.kept_reads import REVIEW_TABLES, no_reviews_read
+from lsqa.audit.kept_reads import REVIEW_TABLES, SKIPS_TABLE, no_reviews_read
 from lsqa.audit.wording import describe, label_options, to_shown_label
 from lsqa.judging import kinds
 from lsqa.store import corpus as corpus_store
@@ -46,16 +46,20 @@ def item(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHAR
     Read in two parts. The verdict's own (``_static``: the verdict in its question's context, the
     answers, the other judges' verdicts on them, the evidence found in the book) no review changes:
     it is kept per verdict across every review. Its reviews (``_reviews``: the flags on its question,
-    the human labels, the review history) are read for it, in one connection. ``ahead``: the verdicts
-    the caller will show next (the Audit page's queue): when this verdict's own part is not kept, theirs
-    are read with it, one statement per kind of read for all (up to ``READ_AHEAD`` in all), and kept each
-    under its own id, so that the next item costs its reviews only. ``item.uncached``: both parts read
-    afresh, nothing kept."""
+    the human labels, the review history) are kept per verdict across the reviews of other verdicts.
+    ``ahead``: the verdicts the caller will show next (the Audit page's queue): when a part of this
+    verdict is not kept, that part of the nearest of them (up to ``READ_AHEAD`` in all) is read with
+    it where it is not kept either, one statement per kind of read for all, and kept each under its
+    own id, so that the next items cost no read until something they show changes. ``item.uncached``:
+    both parts read afresh, nothing kept."""
     kept = _static.kept_only(workspace, judgment_id, context_chars)
-    static = kept[0] if kept is not None else _read_ahead(workspace, judgment_id, context_chars, ahead)
+    read = {} if kept is not None else _read_ahead(workspace, judgment_id, context_chars, ahead)
+    static = kept[0] if kept is not None else read[judgment_id]
     if static is None:
         return None
-    return _with_reviews(static, _reviews(workspace, judgment_id, static["question_id"]))
+    kept = _reviews.kept_only(workspace, judgment_id, static["question_id"])
+    reviews = kept[0] if kept is not None else _reviews_ahead(workspace, static, context_chars, ahead, read)
+    return _with_reviews(static, reviews)
 
 
 def _read_once(workspace: Path, judgment_id: str, *, context_chars: int = CONTEXT_CHARS) -> dict | None:
@@ -79,18 +83,46 @@ def _with_reviews(static: dict, reviews: dict) -> dict:
 
 
 def _reviews_survive(change: Change, arguments: dict) -> bool:
-    """A verdict's reviews change with its own reviews only (a flag is not a declared change)."""
-    return change.only_in(*REVIEW_TABLES) and bool(change.judgments) and arguments["judgment_id"] not in change.judgments
+    """A verdict's reviews change with its own reviews only (a flag is not a declared change); a skip
+    is not a review (``SKIPS_TABLE``, which no part of the item reads)."""
+    return change.only_in(SKIPS_TABLE) or (change.only_in(*REVIEW_TABLES) and bool(change.judgments)
+                                           and arguments["judgment_id"] not in change.judgments)
 
 
-@kept_while_unchanged(maxsize=64, survives=_reviews_survive)  # the item on screen and the next, per person
+@kept_while_unchanged(maxsize=512, survives=_reviews_survive)  # as many as the verdicts' own parts
 def _reviews(workspace: Path, judgment_id: str, question_id: str) -> dict:
     """What reviews change of an item: the current flags on its question's references, its human
     labels and its review history."""
+    return _reviews_of(workspace, {judgment_id: question_id})[judgment_id]
+
+
+def _reviews_ahead(workspace: Path, static: dict, context_chars: int, ahead: Sequence[str],
+                   read: dict[str, dict | None]) -> dict:
+    """The reviews of ``static``'s verdict (not kept), read with those of the nearest verdicts ``ahead``
+    whose own part is at hand (``read`` just now, or kept) and whose reviews are not kept; each kept
+    under its own id, under the data version read before the read."""
+    version = store.data_version(workspace) if workspace_cache.enabled() else None
+    if version is None:  # nothing can be kept: read this one alone
+        return _reviews.uncached(workspace, static["id"], static["question_id"])
+    asked = {static["id"]: static["question_id"]}
+    for i in _nearest(static["id"], ahead):
+        own = read[i] if i in read else (_static.kept_only(workspace, i, context_chars) or (None,))[0]
+        if own is not None and _reviews.kept_only(workspace, i, own["question_id"]) is None:
+            asked[i] = own["question_id"]
+    reviews = _reviews_of(workspace, asked)
+    for i, question_id in asked.items():
+        _reviews.keep_derived(workspace, version, reviews[i], i, question_id)
+    return reviews[static["id"]]
+
+
+def _reviews_of(workspace: Path, asked: dict[str, str]) -> dict[str, dict]:
+    """``{id: its reviews}`` for each verdict id of ``asked`` (``{id: its question id}``): one statement
+    per kind of read (flags by question, labels, history) for all of them, in one connection."""
     with store.connect(workspace) as con:
-        return {"flags": reviews_store.flags_of(con, question_id),
-                "human_labels": reviews_store.human_labels_of(con, judgment_id),
-                "history": reviews_store.review_history(con, judgment_id)}
+        flags = reviews_store.flags_of(con, list(asked.values()))
+        labels = reviews_store.human_labels_of(con, list(asked))
+        history = reviews_store.review_history(con, list(asked))
+    return {i: {"flags": flags[q], "human_labels": labels[i], "history": history[i]} for i, q in asked.items()}
 
 
 # The verdicts' own parts of the items on the screens a server serves and the ones read ahead of them.
@@ -100,19 +132,25 @@ def _static(workspace: Path, judgment_id: str, context_chars: int) -> dict | Non
     return _statics(workspace, [judgment_id], context_chars)[judgment_id]
 
 
-def _read_ahead(workspace: Path, judgment_id: str, context_chars: int, ahead: Sequence[str]) -> dict | None:
+def _read_ahead(workspace: Path, judgment_id: str, context_chars: int,
+                ahead: Sequence[str]) -> dict[str, dict | None]:
     """The own part of ``judgment_id`` (not kept), read with those of the nearest verdicts ``ahead``
-    (``READ_AHEAD`` in all) that are not kept either; each kept under its own id, under the data version
-    read before the read (what was read is at least as new)."""
+    that are not kept either; each kept under its own id, under the data version read before the
+    read (what was read is at least as new). ``{id: own part, or None}`` of every verdict read."""
     version = store.data_version(workspace) if workspace_cache.enabled() else None
     if version is None:  # nothing can be kept: read this one alone
-        return _static.uncached(workspace, judgment_id, context_chars)
-    nearest = [i for i in dict.fromkeys(ahead) if isinstance(i, str) and i != judgment_id][:READ_AHEAD - 1]
-    ids = [judgment_id] + [i for i in nearest if _static.kept_only(workspace, i, context_chars) is None]
+        return {judgment_id: _static.uncached(workspace, judgment_id, context_chars)}
+    ids = [judgment_id] + [i for i in _nearest(judgment_id, ahead)
+                           if _static.kept_only(workspace, i, context_chars) is None]
     statics = _statics(workspace, ids, context_chars)
     for one in ids:
         _static.keep_derived(workspace, version, statics[one], one, context_chars)
-    return statics[judgment_id]
+    return statics
+
+
+def _nearest(judgment_id: str, ahead: Sequence[str]) -> list[str]:
+    """The verdicts ``ahead`` read with ``judgment_id``: the nearest ones, ``READ_AHEAD`` in all."""
+    return [i for i in dict.fromkeys(ahead) if isinstance(i, str) and i != judgment_id][:READ_AHEAD - 1]
 
 
 def _statics(workspace: Path, ids: list[str], context_chars: int) -> dict[str, dict | None]:

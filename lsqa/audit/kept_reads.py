@@ -14,6 +14,7 @@ from lsqa.store.lineage import Change
 REVIEWS_TABLE = "human_reviews"
 DRAWS_TABLE = "audit_draws"
 REVIEW_TABLES = (REVIEWS_TABLE, DRAWS_TABLE)  # what a review may write
+SKIPS_TABLE = "review_skips"  # what a skip writes (lsqa.audit.actions.skip): read by the lead's pace and exports only
 
 
 def review_change(judgment_id, sampling: dict | None = None) -> Change | None:
@@ -27,5 +28,5 @@ def review_change(judgment_id, sampling: dict | None = None) -> Change | None:
 
 
 def no_reviews_read(change: Change, arguments: dict) -> bool:
-    """For reads of verdicts, questions and settings only: no review can change them."""
-    return change.only_in(*REVIEW_TABLES)
+    """For reads of verdicts, questions and settings only: no review or skip can change them."""
+    return change.only_in(*REVIEW_TABLES, SKIPS_TABLE)

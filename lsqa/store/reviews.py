@@ -116,24 +116,45 @@ def flags(con) -> list[dict]:
     return fetch_dicts(con, "SELECT * FROM reference_flags ORDER BY id")
 
 
-def review_history(con, judgment_id: str) -> list[dict]:
-    """Every review row of a verdict (append-only history), with whether it is still live."""
-    return fetch_dicts(con, """
-        SELECT r.id, r.annotator, r.action, r.label, r.note, r.undoes, r.created_at,
+def review_history(con, judgment_ids: list[str]) -> dict[str, list[dict]]:
+    """``{id: every review row of that verdict}`` (append-only history, with whether each row is still
+    live) for each of ``judgment_ids``, in one statement however many: the Audit page reads the verdicts
+    it will show next with the one on screen (``lsqa.audit.judged_item``)."""
+    return _by(fetch_dicts(con, """
+        SELECT r.judgment_id AS _of, r.id, r.annotator, r.action, r.label, r.note, r.undoes, r.created_at,
                r.action <> 'undo' AND r.id NOT IN (SELECT undoes FROM human_reviews
                                                     WHERE action = 'undo' AND undoes IS NOT NULL) AS live
-        FROM human_reviews r WHERE r.judgment_id = ? ORDER BY r.id""", [judgment_id])
+        FROM human_reviews r WHERE list_contains(?, r.judgment_id) ORDER BY r.id""", [_distinct(judgment_ids)]),
+        judgment_ids)
 
 
-def human_labels_of(con, judgment_id: str) -> list[dict]:
-    return fetch_dicts(con, "SELECT annotator, action, label, note, created_at FROM human_labels"
-                            " WHERE judgment_id = ? ORDER BY annotator", [judgment_id])
+def human_labels_of(con, judgment_ids: list[str]) -> dict[str, list[dict]]:
+    """``{id: each person's current label of that verdict}``, by person, for each of ``judgment_ids``,
+    in one statement however many (as ``review_history``)."""
+    return _by(fetch_dicts(con, "SELECT judgment_id AS _of, annotator, action, label, note, created_at"
+                                " FROM human_labels WHERE list_contains(?, judgment_id) ORDER BY annotator",
+                           [_distinct(judgment_ids)]), judgment_ids)
 
 
-def flags_of(con, question_id: str) -> list[dict]:
-    """Current flags on a question's references (one per annotator and reference)."""
-    return fetch_dicts(con, "SELECT annotator, reference, reason, note, created_at FROM current_flags"
-                            " WHERE question_id = ? ORDER BY reference, annotator", [question_id])
+def flags_of(con, question_ids: list[str]) -> dict[str, list[dict]]:
+    """``{question id: the current flags on its references}`` (one per annotator and reference) for
+    each of ``question_ids``, in one statement however many (as ``review_history``)."""
+    return _by(fetch_dicts(con, "SELECT question_id AS _of, annotator, reference, reason, note, created_at"
+                                " FROM current_flags WHERE list_contains(?, question_id) ORDER BY reference, annotator",
+                           [_distinct(question_ids)]), question_ids)
+
+
+def _distinct(ids: list[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _by(rows: list[dict], ids: list[str]) -> dict[str, list[dict]]:
+    """``rows`` (each with ``_of``, the id it belongs to) as ``{id: its rows, in order}``, each id asked
+    for with a list, empty when it has none."""
+    out: dict[str, list[dict]] = {i: [] for i in ids}
+    for r in rows:
+        out[r.pop("_of")].append(r)
+    return out
 
 
 def last_action(con, annotator: str, what: str | None = None) -> dict | None:

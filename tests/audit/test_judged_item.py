@@ -8,6 +8,7 @@ import pytest
 
 from lsqa import audit, store
 from lsqa.audit import judged_item
+from lsqa.judging import kinds
 from lsqa.store import db
 from lsqa.store import results as results_store
 
@@ -19,9 +20,9 @@ STATIC_READS = {
     "passages": "SELECT DISTINCT x.n, p.ordinal",
 }
 REVIEW_READS = {
-    "flags": "SELECT annotator, reference, reason, note, created_at FROM current_flags",
-    "labels": "SELECT annotator, action, label, note, created_at FROM human_labels",
-    "history": "SELECT r.id, r.annotator, r.action",
+    "flags": "SELECT question_id AS _of, annotator, reference, reason, note, created_at FROM current_flags",
+    "labels": "SELECT judgment_id AS _of, annotator, action, label, note, created_at FROM human_labels",
+    "history": "SELECT r.judgment_id AS _of, r.id, r.annotator, r.action",
 }
 
 
@@ -132,24 +133,106 @@ def test_a_review_and_a_flag_show_in_the_next_item_at_once(demo_workspace, state
 
 
 def test_reading_ahead_keeps_the_next_verdicts_with_one_statement_per_read(demo_workspace, statements):
-    """The Audit page's next items: asked for with the queue's next ones, their own parts are read
-    in one statement per kind of read and kept; each then costs its reviews only, across other
-    people's reviews."""
+    """The Audit page's next items: asked for with the queue's next ones, both their parts are read in
+    one statement per kind of read and kept; each then runs no statement at all, across other
+    people's reviews and skips."""
     ids = [r["id"] for r in audit.queue(demo_workspace, annotator="ann")["rows"]][:judged_item.READ_AHEAD]
     assert len(ids) == judged_item.READ_AHEAD
     audit.item(demo_workspace, ids[0], ahead=ids[1:] + ids[:1])
     counts = reads(statements)
-    assert {k: n for k, n in counts.items() if k in STATIC_READS} == \
-        {"verdicts in context": 1, "answers": 1, "other verdicts": 1, **({"passages": 1} if "passages" in counts else {})}
-    for i in ids[1:]:
+    assert counts == {"verdicts in context": 1, "answers": 1, "other verdicts": 1, "flags": 1, "labels": 1,
+                      "history": 1, **({"passages": 1} if "passages" in counts else {})}
+    for n, i in enumerate(ids[1:]):
         audit.confirm(demo_workspace, "bob", ids[0])  # a review of another verdict
+        if n % 3 == 0:
+            audit.skip(demo_workspace, "bob", i, "unsure")  # a skip, of this verdict even: not a review
         statements.clear()
         it = audit.item(demo_workspace, i)
-        assert reads(statements) == {"flags": 1, "labels": 1, "history": 1}, i
+        assert statements == [], i
         assert it == audit.item.uncached(demo_workspace, i)
     statements.clear()
     audit.item(demo_workspace, ids[1], ahead=ids[2:])  # kept: nothing read ahead
-    assert {k: n for k, n in reads(statements).items() if k in STATIC_READS} == {}
+    assert statements == []
+
+
+def _reviewed(workspace, ids: list[str]) -> None:
+    """Reviews of every kind on some of ``ids`` (confirmed, overridden, by two people, one undone) and
+    flags on the references of some of their questions: what the items' review parts show."""
+    for n, i in enumerate(ids):
+        it = audit.item.uncached(workspace, i)
+        if n % 3 == 0 and it["status"] == "ok" and it["label"] is not None:
+            audit.confirm(workspace, "ann", i, note=f"seen {n}")
+        elif n % 3 == 1:
+            labels = kinds.get(it["kind"]).labels
+            audit.review(workspace, "bob", i, labels[-1], note="other")
+            audit.review(workspace, "cy", i, labels[0])
+        if n % 4 == 0:
+            audit.flag(workspace, "cy", it["question_id"], "2", "wrong", note=f"flag {n}")
+    audit.undo_last(workspace, "cy", "review")
+
+
+def test_items_read_ahead_are_the_items_read_at_once_with_their_reviews(demo_workspace, statements):
+    """Reviews and flags on the verdicts, read ahead in groups: each item is what one read at once
+    gives, for every kind of verdict of the demo, read first or read ahead, and kept."""
+    ids = sample(demo_workspace, per_kind=6)
+    _reviewed(demo_workspace, ids)
+    fresh = {i: audit.item.uncached(demo_workspace, i) for i in ids}
+    assert {(it["kind"], it["shown_order"] if it["pairwise"] else "") for it in fresh.values()} >= \
+        {("absolute", ""), ("pairwise", "ab"), ("pairwise", "ba"), ("groundtruth", ""), ("similarity", "")}
+    shown = [it for it in fresh.values() if it["human_labels"] and it["flags"]]
+    assert shown and any(len(it["human_labels"]) == 2 for it in fresh.values())
+    assert any(not h["live"] for it in fresh.values() for h in it["history"])  # the undone one
+    for n in range(0, len(ids), 7):  # each group read in one go when its first is asked for
+        group = ids[n:n + 7]
+        statements.clear()
+        assert audit.item(demo_workspace, group[0], ahead=group[1:]) == fresh[group[0]]
+        assert {k: v for k, v in reads(statements).items() if k in REVIEW_READS} == {"flags": 1, "labels": 1, "history": 1}
+        statements.clear()
+        for i in group[1:]:
+            assert audit.item(demo_workspace, i) == fresh[i]
+        assert statements == []
+    assert {i: audit.item(demo_workspace, i) for i in ids} == fresh  # kept
+
+
+def test_a_review_undo_or_flag_of_a_verdict_read_ahead_shows_in_its_next_item_at_once(demo_workspace, statements):
+    """Read ahead, a verdict's reviews are kept until it is reviewed itself (or anything else
+    changes): its review, its undo and a flag on its question show in its next item; the others
+    read ahead with it are still kept. Reviews read again for one verdict are read ahead for the
+    next ones whose reviews are not kept."""
+    ids = [r["id"] for r in audit.queue(demo_workspace, annotator="ann")["rows"]][:8]
+    audit.item(demo_workspace, ids[0], ahead=ids[1:])
+    audit.confirm(demo_workspace, "ann", ids[2])
+    statements.clear()
+    after = audit.item(demo_workspace, ids[2])
+    assert reads(statements) == {"flags": 1, "labels": 1, "history": 1}  # its reviews only
+    assert [h["annotator"] for h in after["history"]] == ["ann"] and len(after["human_labels"]) == 1
+    assert after == audit.item.uncached(demo_workspace, ids[2])
+    for i in ids[3:5]:
+        statements.clear()
+        it = audit.item(demo_workspace, i)
+        assert statements == [], i  # another verdict's review left it kept
+        assert it == audit.item.uncached(demo_workspace, i)
+
+    assert audit.undo_last(demo_workspace, "ann")["target"] == ids[2]
+    undone = audit.item(demo_workspace, ids[2])
+    assert undone["human_labels"] == [] and [h["live"] for h in undone["history"]] == [False, False]
+    assert undone == audit.item.uncached(demo_workspace, ids[2])
+
+    for i in ids[5:8]:  # three reviewed by somebody else: their own parts kept, their reviews not
+        audit.confirm(demo_workspace, "bob", i)
+    statements.clear()
+    assert audit.item(demo_workspace, ids[5], ahead=ids[6:]) == audit.item.uncached(demo_workspace, ids[5])
+    statements.clear()
+    for i in ids[6:8]:
+        it = audit.item(demo_workspace, i)
+        assert statements == [], i  # read ahead with ids[5]
+        assert [lab["annotator"] for lab in it["human_labels"]] == ["bob"]
+
+    question = audit.item(demo_workspace, ids[1])["question_id"]
+    audit.flag(demo_workspace, "bob", question, "1", "wrong", note="not in the book")
+    flagged = audit.item(demo_workspace, ids[1])
+    assert [(f["annotator"], f["reference"]) for f in flagged["flags"]] == [("bob", "1")]
+    assert flagged == audit.item.uncached(demo_workspace, ids[1])
 
 
 def test_a_verdict_a_run_replaces_or_removes_is_read_again(demo_workspace):
