@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import shutil
@@ -228,6 +229,16 @@ def _percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
 
 
+def _add_people(ws: Path, names: list[str], root: Path) -> list[str]:
+    """Each annotator added with a sign-in link by the served checkout's own lsqa (another checkout's
+    server cannot open a workspace that this one migrated further); their tokens."""
+    code = ("import json, sys; from lsqa import team; "
+            "print(json.dumps([team.add_person(sys.argv[1], n, 'annotator')['token'] for n in sys.argv[2:]]))")
+    done = subprocess.run([sys.executable, "-c", code, str(ws), *names], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(root)}, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 async def run_team(n: int, args, workspace: Path | None, floor: bool) -> dict:
     from playwright.async_api import async_playwright
 
@@ -238,11 +249,9 @@ async def run_team(n: int, args, workspace: Path | None, floor: bool) -> dict:
         app.write_text(FLOOR_APP)
         server, paths = Server(folder / "none.duckdb", folder, app.name), ["" for _ in names]
     else:
-        from lsqa import team
-
         ws = folder / "team.duckdb"
         shutil.copy(workspace, ws)
-        tokens = [team.add_person(ws, name, "annotator")["token"] for name in names]
+        tokens = _add_people(ws, names, Path(args.root).resolve())
         server = Server(ws, Path(args.root).resolve(), profile=args.profile and Path(f"{args.profile}.n{n}"))
         judges = "&".join(f"judge={j}" for j in args.judge or JUDGES)
         paths = [f"audit?{judges}&token={t}" for t in tokens]
