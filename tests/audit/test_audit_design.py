@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 
-import duckdb
 import pytest
 
 from lsqa import audit, store
@@ -19,6 +18,7 @@ from lsqa.store import db
 from lsqa.store import reviews as reviews_store
 from lsqa.store import verdicts as verdicts_store
 from tests.support.import_oracle import import_reviews_rows
+from tests.support.migrations import workspace_before
 
 SXS = "lexical-sxs-fc"        # side by side, both orders
 YESNO = "lexical-autoais-fc"  # yes/no
@@ -209,13 +209,7 @@ def test_migration_0023_keeps_todays_audits_earliest_sampled_review_wins(demo_wo
     a random review a second person then reviewed plainly (which today's latest-review rule dropped),
     the live review after an undone one; a priority review, a review imported without π and an undone
     sampled review draw nothing."""
-    old = tmp_path / "old"
-    old.mkdir()
-    for path in db.migration_files():
-        if path.name < "0023":
-            shutil.copy(path, old / path.name)
-    con = duckdb.connect(str(tmp_path / "before-0023.duckdb"))
-    store.migrate(con, old)
+    _, con = workspace_before(tmp_path, "0023", "before-0023.duckdb")
     con.execute(f"ATTACH '{demo_workspace}' AS demo (READ_ONLY)")
     for table in ("documents", "questions", "systems", "judgments"):
         columns = ", ".join(c for (c,) in con.execute(

@@ -21,6 +21,7 @@ from lsqa.audit.trail import Trail
 from lsqa.dashboard import audit_view as view
 from lsqa.errors import AuditRefused
 from lsqa.store import reviews as reviews_store
+from tests.support.migrations import workspace_before
 
 GT = "lexical-gt"
 
@@ -271,20 +272,7 @@ def test_migration_0028_keeps_every_trail_and_open_item(tmp_path):
     """A workspace at migration 0027 with a tab holding an item and a trail, and a trail of a tab with
     nothing open: after 0028 (trails moved into open_items) both trails read back, the open item is
     still the tab's, the other tab has nothing open, and the next item opened extends its tab's trail."""
-    import shutil
-
-    import duckdb
-
-    from lsqa.store import db
-
-    old = tmp_path / "old"
-    old.mkdir()
-    for path in db.migration_files():
-        if path.name < "0028":
-            shutil.copy(path, old / path.name)
-    ws = tmp_path / "ws.duckdb"
-    con = duckdb.connect(str(ws))
-    store.migrate(con, old)
+    ws, con = workspace_before(tmp_path, "0028")
     con.execute("INSERT INTO open_items VALUES ('ann', 't1', 'j2', 'priority', NULL, now()::TIMESTAMP,"
                 " now()::TIMESTAMP + INTERVAL 3 MINUTE)")
     con.execute("INSERT INTO audit_trails VALUES ('ann', 't1', ['j1', 'j2'], now()::TIMESTAMP - INTERVAL 1 MINUTE),"

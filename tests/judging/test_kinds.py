@@ -26,6 +26,7 @@ from lsqa.llm.embedded import lexical_judge
 from lsqa.study import pipeline
 from lsqa.study.plan import plan
 from tests.support.bad_input import invoke
+from tests.support.migrations import workspace_before
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = Path(__file__).parents[1] / "data"
@@ -240,20 +241,12 @@ def test_no_module_outside_the_record_and_the_vocabulary_decides_by_a_kinds_name
 def test_migration_0012_keeps_the_views_rows_of_verdicts_stored_before_it(tmp_path):
     """A workspace at 0011 with a verdict of every built-in kind: after 0012 backfills the family,
     verdict_items (now reading it) has exactly the rows 0005's CASE on the kind's name gave."""
-    import shutil
 
-    import duckdb
 
     from lsqa.store import db
     from lsqa.store.verdict_ids import judgment_id
 
-    before_dir = tmp_path / "migrations"
-    before_dir.mkdir()
-    for path in db.migration_files():
-        if path.name < "0012":
-            shutil.copy(path, before_dir / path.name)
-    con = duckdb.connect(str(tmp_path / "old.duckdb"))
-    db.migrate(con, before_dir)
+    _, con = workspace_before(tmp_path, "0012", "old.duckdb")
     for kind in vocabulary.BUILTIN_JUDGE_KINDS:
         for label, b in (("A", "z"), ("B", "a"), ("yes", ""), ("tie", "z")):
             con.execute("INSERT INTO judgments (id, judge, kind, question_id, system_a, system_b, label, status)"

@@ -8,6 +8,7 @@ import pytest
 
 from lsqa import store
 from lsqa.store import db
+from tests.support.migrations import workspace_before
 
 
 def test_fresh_workspace_has_every_table(workspace):
@@ -68,13 +69,8 @@ def test_undo_flags_written_before_the_undoes_column_are_recognised(tmp_path):
     """Migration 0005: a flag row that an undo wrote as 'undo of flag #N' (the old marker) gets
     ``undoes = N``, but only when flag N is the same annotator's earlier flag on that reference;
     the notes stay as written."""
-    old, new = tmp_path / "old", tmp_path / "new"
-    old.mkdir()
-    for path in db.migration_files():
-        if path.name < "0005":
-            shutil.copy(path, old / path.name)
-    con = duckdb.connect(str(tmp_path / "w.duckdb"))
-    store.migrate(con, old)
+    new = tmp_path / "new"
+    _, con = workspace_before(tmp_path, "0005", "w.duckdb")
     con.execute("""INSERT INTO reference_flags (id, annotator, question_id, reference, reason, note) VALUES
         (1, 'ann', 'q1', '1', 'wrong', ''),
         (2, 'ann', 'q1', '1', 'retract', 'undo of flag #1'),

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from lsqa import store
 from lsqa.store import results as results_store
 from lsqa.store.verdict_ids import ID_SQL, KEY_COLUMNS, judgment_id, number_sql, one_verdict
+from tests.support.migrations import workspace_before
 
 _NAME = st.text(min_size=0, max_size=12)  # any character: non-ASCII, \x1f, quotes, NUL-free by DuckDB's rule
 
@@ -66,17 +67,10 @@ def test_migrations_0020_0021_keep_every_verdict_and_what_the_views_read(demo_wo
     """A workspace made before 0020 (the demo's verdicts, reviews and flags in a file migrated to 0019)
     reads the same verdicts, in the same order, and the same derived views after the two rebuilds;
     every verdict's id_number is its id's number, and a verdict is found by its id through the key."""
-    import shutil
 
     from lsqa.store import db
 
-    old = tmp_path / "old"
-    old.mkdir()
-    for path in db.migration_files():
-        if path.name < "0020":
-            shutil.copy(path, old / path.name)
-    con = duckdb.connect(str(tmp_path / "before-0020.duckdb"))
-    store.migrate(con, old)
+    _, con = workspace_before(tmp_path, "0020", "before-0020.duckdb")
     con.execute(f"ATTACH '{demo_workspace}' AS demo (READ_ONLY)")
     for table in ("documents", "questions", "systems", "judgments", "human_reviews", "reference_flags"):
         # By name: the demo's tables are at the newest migration (judgments has id_number since 0021).

@@ -6,20 +6,18 @@ tests/browser/test_sign_in_browser.py."""
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 
-import duckdb
 import pytest
 
 from lsqa import store, team
 from lsqa.dashboard import sign_in
 from lsqa.dashboard.sign_in_front import exchange
 from lsqa.errors import NotAllowed
-from lsqa.store import db
 from lsqa.team import people as people_mod
 from lsqa.team import sessions as sessions_mod
 from lsqa.team.roles import Person
 from tests.support.bad_input import invoke, snapshot
+from tests.support.migrations import workspace_before
 
 
 @pytest.fixture
@@ -99,14 +97,7 @@ def test_migration_0027_expires_the_links_made_before_it_and_keeps_the_sessions(
     """A workspace at migration 0026 with a person and a live browser session: after 0027 the person's
     old link signs nobody in (it may sit in browser history, maybe used), the session resumes, and a
     new link works once."""
-    old = tmp_path / "old"
-    old.mkdir()
-    for path in db.migration_files():
-        if path.name < "0027":
-            shutil.copy(path, old / path.name)
-    ws = tmp_path / "ws.duckdb"
-    con = duckdb.connect(str(ws))
-    store.migrate(con, old)
+    ws, con = workspace_before(tmp_path, "0027")
     token, salt = "t" * 43, "s" * 32
     con.execute("INSERT INTO people (name, role, token_salt, token_hash) VALUES ('ana', 'annotator', ?, ?)",
                 [salt, people_mod._hash(salt, token)])
