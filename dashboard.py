@@ -15,8 +15,14 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 import lsqa  # noqa: F401  (first: the process defaults, offline and one BLAS thread)
+from lsqa import store
 from lsqa.dashboard.audit_front import AuditDeskFront
 from lsqa.dashboard.sign_in_front import SignInFront
+
+# Requests come seconds apart: the workspace stays attached between them, which spares each an ATTACH
+# and a checkpoint (a command line that wants the file says so and gets it at once; lsqa.store.db).
+SERVED_LINGER_S = 15.0
+store.linger(SERVED_LINGER_S)
 
 app = st.App("app.py", middleware=[Middleware(SignInFront), Middleware(AuditDeskFront)])
 

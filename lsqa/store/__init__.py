@@ -19,6 +19,7 @@ from lsqa.store.db import (
     data_version,
     forget_migrated,
     is_read_only,
+    linger,
     migrate,
     migration_files,
     transaction,
@@ -91,7 +92,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "check_workspace_path", "connect", "data_version", "forget_migrated", "is_read_only", "migrate", "migration_files", "MigrationChanged", "MIGRATIONS_DIR", "transaction", "WorkspaceError", "write",
+    "check_workspace_path", "connect", "data_version", "forget_migrated", "is_read_only", "linger", "migrate", "migration_files", "MigrationChanged", "MIGRATIONS_DIR", "transaction", "WorkspaceError", "write",
 ] + lazy_names(_LAZY)
 
 

@@ -11,6 +11,11 @@ when the last one closes. Connections are cursors of the host, so threads of one
 the attached file as they would share one DuckDB instance. Attaching a file to the live host costs
 a fraction of starting a DuckDB instance (docs/BENCHMARKS.md, "Workspace connections"), and lsqa
 opens many short connections.
+
+A process that serves people (the dashboard) may keep a workspace attached for a while after its
+last connection closes (``linger``): its next request then skips the ATTACH and the checkpoint of
+the DETACH. Another process that finds the file locked says so in a file beside it (``<file>.waiting``)
+while it waits, and a lingering process lets go as soon as none of its connections uses the file.
 """
 
 from __future__ import annotations
@@ -97,6 +102,8 @@ class _Attachment:
     # Opened after ATTACH and closed after DETACH (closing any descriptor of the file drops DuckDB's
     # lock): the headers read through it say whether a DETACH's checkpoint was the only change.
     fd: int | None = None
+    # When the last connection closed, on time.monotonic(), while the file stays attached (``linger``).
+    idle_since: float | None = None
     # Connections opened, in all and per thread, and those open now per thread.
     opened: int = 0
     opened_by: Counter = field(default_factory=Counter)
@@ -141,6 +148,113 @@ def _host_cursor() -> duckdb.DuckDBPyConnection:
         return _current_host().cursor()
 
 
+# ---------------------------------------------------------------------------------------------
+# Lingering: a workspace kept attached between the requests of a serving process
+# ---------------------------------------------------------------------------------------------
+
+_linger_s = 0.0  # 0: detach when the last connection closes (every process but a server's)
+# A waiting process touches its file on every try (at least every 0.75 s): older ones were left by a
+# process that gave up or died, and no longer hold anybody back.
+WAITING_FRESH_S = 3.0
+# How often the lingering thread looks for a waiting process or an ended lingering: each look costs
+# the idle server about a sixth of a millisecond of CPU, so four a second, not twenty; a waiter retries
+# every half second at most anyway.
+_LINGER_POLL_S = 0.25
+_lingering: set[str] = set()  # paths attached with no connection open, under _host_lock
+_linger_wake = threading.Event()
+_linger_thread: threading.Thread | None = None
+
+
+def linger(seconds: float) -> None:
+    """Keep each workspace attached for ``seconds`` after its last connection closes, unless another
+    process waits for it (``0``, the default: detach at once). For a server whose requests come
+    seconds apart: each then skips an ATTACH and a DETACH's checkpoint (a fifth of an Audit decision's
+    CPU, docs/decisions/audit-desk.md). Commits are in the WAL either way; a checkpoint happens when
+    the file is let go, or when the WAL grows large."""
+    global _linger_s
+    if seconds < 0:
+        raise ValueError(f"linger: seconds must be 0 or more, not {seconds}")
+    _linger_s = float(seconds)
+
+
+def waiting_file(path: str | Path) -> Path:
+    """The file a process waiting for the workspace at ``path`` touches, beside it."""
+    return Path(str(path) + ".waiting")
+
+
+def _someone_waits(path: str) -> bool:
+    try:
+        return time.time() - os.stat(path + ".waiting").st_mtime < WAITING_FRESH_S
+    except OSError:
+        return False
+
+
+def _say_i_wait(path: str) -> None:
+    try:
+        waiting_file(path).touch()
+    except OSError:
+        pass  # a folder nobody may write: the holder lets go when its lingering ends
+
+
+def _done_waiting(path: str) -> None:
+    try:
+        waiting_file(path).unlink()
+    except OSError:
+        pass  # gone already (another waiter's), or never made
+
+
+def _replaced(path: str, entry: _Attachment) -> bool:
+    """The file at ``path`` is no longer the one attached (deleted, or a new file moved over it)."""
+    if entry.fd is None:
+        return False
+    try:
+        now, attached = os.stat(path), os.fstat(entry.fd)
+    except OSError:
+        return True
+    return (now.st_dev, now.st_ino) != (attached.st_dev, attached.st_ino)
+
+
+def _let_go_of_idle() -> None:
+    """The lingering thread: detach each idle attachment once it has lingered long enough or another
+    process waits for it."""
+    while True:
+        _linger_wake.wait()
+        time.sleep(_LINGER_POLL_S)
+        with _host_lock:
+            paths = list(_lingering)
+        for path in paths:
+            entry = _attachments.get(path)
+            if entry is None:
+                continue
+            with entry.lock:
+                if entry.users or not entry.attached or entry.idle_since is None:
+                    continue
+                if time.monotonic() - entry.idle_since >= _linger_s or _someone_waits(path) \
+                        or _replaced(path, entry):
+                    _detach(entry, path)
+        with _host_lock:
+            if not _lingering:
+                _linger_wake.clear()
+
+
+def _start_lingering(entry: _Attachment, path: str) -> None:
+    """With ``entry.lock`` held: the last connection closed; keep the file attached for now."""
+    global _linger_thread
+    entry.idle_since = time.monotonic()
+    with _host_lock:
+        _lingering.add(path)
+        if _linger_thread is None or not _linger_thread.is_alive():
+            _linger_thread = threading.Thread(target=_let_go_of_idle, name="lsqa-linger", daemon=True)
+            _linger_thread.start()
+        _linger_wake.set()
+
+
+def _stop_lingering(entry: _Attachment, path: str) -> None:
+    entry.idle_since = None
+    with _host_lock:
+        _lingering.discard(path)
+
+
 def _attachment(path: str) -> _Attachment:
     with _host_lock:
         entry = _attachments.get(path)
@@ -181,15 +295,18 @@ def close_host_at_exit() -> None:
                 pass  # an instance a failed commit invalidated is closed all the same
             _host = None
             _attachments.clear()
+            _lingering.clear()
     finally:
         _host_lock.release()
 
 
 def _forget_host_in_child() -> None:
-    global _host, _attachments, _host_lock, _migrate_lock
+    global _host, _attachments, _host_lock, _migrate_lock, _linger_thread
     if _host is not None:
         _inherited_hosts.append(_host)  # kept referenced: never freed in this process
     _host, _attachments = None, {}
+    _lingering.clear()  # the parent's: its lingering thread is not in the child
+    _linger_thread = None
     # Another thread of the parent may have held these at the fork; in the child it never lets go.
     _host_lock, _migrate_lock = threading.Lock(), threading.Lock()
 
@@ -199,32 +316,40 @@ if hasattr(os, "register_at_fork"):
 
 
 def _attach(path: str, alias: str, timeout_s: float, read_only: bool = False) -> None:
-    """ATTACH ``path``, waiting (with jittered backoff) while another process holds its lock."""
+    """ATTACH ``path``, waiting (with jittered backoff) while another process holds its lock, and saying
+    so meanwhile (``waiting_file``: a process that keeps the file attached between its requests lets go)."""
     deadline = time.monotonic() + timeout_s
     delay = 0.02
     quoted = path.replace("'", "''")
-    while True:
-        cur = _host_cursor()
-        try:
-            cur.execute(f"ATTACH '{quoted}' AS {alias}" + (" (READ_ONLY)" if read_only else ""))
-            return
-        except duckdb.Error as exc:
-            if f'already attached by database "{alias}"' in str(exc):
-                return  # by us: an interrupt (Ctrl-C) came between an earlier ATTACH and its bookkeeping
-            if not _is_lock_error(exc) or time.monotonic() > deadline:
-                if _is_lock_error(exc):
-                    raise WorkspaceError(
-                        f"workspace {path} stayed locked by another process for {timeout_s:g} s; "
-                        "wait for that process (a pipeline run or the dashboard) or raise "
-                        "LSQA_LOCK_TIMEOUT"
-                    ) from exc
-                raise WorkspaceError(f"workspace {path}: DuckDB cannot open it ({str(exc).splitlines()[0]}); "
-                                     "check the path, or give a new file name to start a workspace") from None
-        finally:
-            cur.close()
-        # Jitter so two waiting processes do not retry in lock-step.
-        time.sleep(delay * (0.5 + random.random()))
-        delay = min(delay * 2, 0.5)
+    waited = False
+    try:
+        while True:
+            cur = _host_cursor()
+            try:
+                cur.execute(f"ATTACH '{quoted}' AS {alias}" + (" (READ_ONLY)" if read_only else ""))
+                return
+            except duckdb.Error as exc:
+                if f'already attached by database "{alias}"' in str(exc):
+                    return  # by us: an interrupt (Ctrl-C) came between an earlier ATTACH and its bookkeeping
+                if not _is_lock_error(exc) or time.monotonic() > deadline:
+                    if _is_lock_error(exc):
+                        raise WorkspaceError(
+                            f"workspace {path} stayed locked by another process for {timeout_s:g} s; "
+                            "wait for that process (a pipeline run or the dashboard) or raise "
+                            "LSQA_LOCK_TIMEOUT"
+                        ) from exc
+                    raise WorkspaceError(f"workspace {path}: DuckDB cannot open it ({str(exc).splitlines()[0]}); "
+                                         "check the path, or give a new file name to start a workspace") from None
+            finally:
+                cur.close()
+            _say_i_wait(path)
+            waited = True
+            # Jitter so two waiting processes do not retry in lock-step.
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 0.5)
+    finally:
+        if waited:
+            _done_waiting(path)
 
 
 def _prepare_path(path: str | Path) -> None:
@@ -244,6 +369,10 @@ def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment
     with entry.lock:
         entry.users += 1  # counted before attaching: a fork meanwhile must not see an idle host
         try:
+            if entry.idle_since is not None:  # lingering: used again, unless the file was replaced meanwhile
+                _stop_lingering(entry, path)
+                if _replaced(path, entry):
+                    _detach(entry, path)
             if not entry.attached:
                 # Under the lock: a file another thread is creating looks empty from outside.
                 _prepare_path(given_path)
@@ -272,19 +401,29 @@ def _release(entry: _Attachment, path: str) -> None:
         if not entry.open_by[me]:
             del entry.open_by[me]
         if entry.users == 0 and entry.attached:
-            before = _checkpoint_start(path, entry)
-            cur = _host_cursor()
-            try:
-                cur.execute(f"DETACH {entry.alias}")  # checkpoints the WAL and frees the file lock
-                entry.attached = False
-            except duckdb.Error as exc:
-                # Still attached: the next connection uses it and tries again when it closes.
-                # Raising here would hide whatever the connection's own block raised.
-                log.warning("could not detach workspace (%s); retried when the next connection closes", exc)
-            finally:
-                cur.close()
-            if not entry.attached:
-                _checkpoint_end(path, entry, before)
+            if _linger_s > 0 and not _someone_waits(path):
+                _start_lingering(entry, path)
+            else:
+                _detach(entry, path)
+
+
+def _detach(entry: _Attachment, path: str) -> None:
+    """DETACH the file (with ``entry.lock`` held, no connection using it): checkpoints the WAL and
+    frees the file lock."""
+    _stop_lingering(entry, path)
+    before = _checkpoint_start(path, entry)
+    cur = _host_cursor()
+    try:
+        cur.execute(f"DETACH {entry.alias}")
+        entry.attached = False
+    except duckdb.Error as exc:
+        # Still attached: the next connection uses it and tries again when it closes.
+        # Raising here would hide whatever the connection's own block raised.
+        log.warning("could not detach workspace (%s); retried when the next connection closes", exc)
+    finally:
+        cur.close()
+    if not entry.attached:
+        _checkpoint_end(path, entry, before)
 
 
 def _writable(path: Path) -> bool:
