@@ -104,6 +104,9 @@ class _Attachment:
     fd: int | None = None
     # When the last connection closed, on time.monotonic(), while the file stays attached (``linger``).
     idle_since: float | None = None
+    # When a waiting process last made this process let go (time.monotonic()): no lingering for a while
+    # after, while that process (a pipeline run started from the dashboard, say) keeps coming back.
+    waited_for_at: float | None = None
     # Connections opened, in all and per thread, and those open now per thread.
     opened: int = 0
     opened_by: Counter = field(default_factory=Counter)
@@ -156,6 +159,9 @@ _linger_s = 0.0  # 0: detach when the last connection closes (every process but 
 # A waiting process touches its file on every try (at least every 0.75 s): older ones were left by a
 # process that gave up or died, and no longer hold anybody back.
 WAITING_FRESH_S = 3.0
+# After letting go for a waiter, this process does not linger for this long: another process that uses
+# the file often (a run writing its calls) would otherwise wait for the lingering thread at each write.
+SHARING_S = 30.0
 # How often the lingering thread looks for a waiting process or an ended lingering: each look costs
 # the idle server about a sixth of a millisecond of CPU, so four a second, not twenty; a waiter retries
 # every half second at most anyway.
@@ -229,8 +235,10 @@ def _let_go_of_idle() -> None:
             with entry.lock:
                 if entry.users or not entry.attached or entry.idle_since is None:
                     continue
-                if time.monotonic() - entry.idle_since >= _linger_s or _someone_waits(path) \
-                        or _replaced(path, entry):
+                waited_for = _someone_waits(path)
+                if time.monotonic() - entry.idle_since >= _linger_s or waited_for or _replaced(path, entry):
+                    if waited_for:
+                        entry.waited_for_at = time.monotonic()
                     _detach(entry, path)
         with _host_lock:
             if not _lingering:
@@ -401,7 +409,9 @@ def _release(entry: _Attachment, path: str) -> None:
         if not entry.open_by[me]:
             del entry.open_by[me]
         if entry.users == 0 and entry.attached:
-            if _linger_s > 0 and not _someone_waits(path):
+            if _linger_s > 0 and _someone_waits(path):
+                entry.waited_for_at = time.monotonic()
+            if _linger_s > 0 and (entry.waited_for_at is None or time.monotonic() - entry.waited_for_at > SHARING_S):
                 _start_lingering(entry, path)
             else:
                 _detach(entry, path)
