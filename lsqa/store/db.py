@@ -105,7 +105,7 @@ class _Attachment:
     # When the last connection closed, on time.monotonic(), while the file stays attached (``linger``).
     idle_since: float | None = None
     # When a waiting process last made this process let go (time.monotonic()): no lingering for a while
-    # after, while that process (a pipeline run started from the dashboard, say) keeps coming back.
+    # after, while that process (`lsqa run` in a terminal while the dashboard is open, say) keeps coming back.
     waited_for_at: float | None = None
     # Connections opened, in all and per thread, and those open now per thread.
     opened: int = 0

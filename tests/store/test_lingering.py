@@ -105,7 +105,7 @@ def test_a_stale_waiting_file_holds_nobody_back(workspace, lingering):
 
 
 def test_after_letting_a_waiter_in_the_process_does_not_linger_for_a_while(workspace, lingering, monkeypatch):
-    """A run started from the dashboard writes often: it must not wait for the lingering thread at each write."""
+    """`lsqa run` in a terminal beside the dashboard writes often: it must not wait for the lingering thread at each write."""
     lingering(60)
     add_system(workspace, "before")
     out = run_python(WAITER, workspace)  # comes while the file lingers: it is let go
