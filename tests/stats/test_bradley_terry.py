@@ -17,7 +17,11 @@ from lsqa.stats.style_control import (
     style_table,
 )
 
-sm = pytest.importorskip("statsmodels.api")
+
+def _logit(y, X):
+    """statsmodels' logistic regression, imported by the tests that compare with it: statsmodels.api at
+    the top of this module cost every pytest-xdist worker about a second of collection."""
+    return pytest.importorskip("statsmodels.discrete.discrete_model").Logit(y, X)
 
 
 def _world(n, m, c, ties, seed):
@@ -44,7 +48,7 @@ def _statsmodels(data, cov_type="HC0", groups=None):
     X[np.arange(data.n), data.ib] -= 1.0
     X[:, m - 1] = data.d                                    # the reference's column holds d
     kw = {} if groups is None else {"cov_kwds": {"groups": groups, "use_correction": False}}
-    return sm.Logit(data.y, X).fit(method="newton", tol=1e-12, maxiter=100, disp=0, cov_type=cov_type, **kw)
+    return _logit(data.y, X).fit(method="newton", tol=1e-12, maxiter=100, disp=0, cov_type=cov_type, **kw)
 
 
 def _diff_cov(cov, m):
@@ -79,7 +83,7 @@ def test_plain_sandwich_from_cell_counts_is_the_per_row_robust_covariance():
     for by_question, kw in ((False, {"cov_type": "HC0"}),
                             (True, {"cov_type": "cluster", "cov_kwds": {"groups": data.question,
                                                                         "use_correction": False}})):
-        ref = sm.Logit(data.y, X[:, : m - 1]).fit(method="newton", tol=1e-12, disp=0, **kw)
+        ref = _logit(data.y, X[:, : m - 1]).fit(method="newton", tol=1e-12, disp=0, **kw)
         ours = sandwich_bradley_terry(counts, fit, by_question=by_question)
         np.testing.assert_allclose(_diff_cov(ours, m), ref.cov_params(), rtol=1e-6, atol=1e-12)
 
