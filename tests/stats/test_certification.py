@@ -201,15 +201,32 @@ def _p_decided_one_label(s: int, n: int, k: int, rate: float) -> float:
     """n audits, s agreeing, people always saying 'A' (so agreement and the recall of 'A' are the same
     share); k more at ``rate``: the exact chance that the lower bound then reaches 0.9 or the upper one
     falls below it (bounds by quadrature here; the lower one rises with the successes)."""
-    def low(j):
-        return _low_reaches(s + j, n + k)
+    def low(x):                     # the lower bound reaches 0.9: from some x on (it rises with successes)
+        return _low_reaches(s + x, n + k)
+
+    def up(x):                      # the upper bound falls below 0.9: up to some x (it falls with failures)
+        return 1 - _mixture_low(n + k - s - x, n + k, 0.95) < 0.9
 
     j = np.arange(k + 1)
-    first = next((x for x in range(k + 1) if low(x)), None)      # lower ≥ 0.9 from here on
-    up = [x for x in range(k + 1) if 1 - _mixture_low(n + k - s - x, n + k, 0.95) < 0.9]
-    ok = (j >= first) if first is not None else np.zeros(k + 1, dtype=bool)
-    ok[up] = True
+    first = _first(low, k + 1)                                  # lower ≥ 0.9 from here on
+    last_up = _first(lambda x: not up(x), k + 1)                # upper < 0.9 before here
+    ok = j >= first
+    ok[:last_up] = True
     return float(binom.pmf(j, k, rate)[ok].sum())
+
+
+def _first(holds, size: int) -> int:
+    """The first x in range(size) where ``holds`` (False, then True from there on), ``size`` if none: by
+    bisection, so a few dozen quadratures instead of one per x (the bounds are monotone in the successes
+    at a fixed number of audits, so each predicate changes once)."""
+    lo, hi = 0, size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def _low_reaches(s: int, n: int) -> bool:
