@@ -5,7 +5,6 @@ import datetime as dt
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -17,6 +16,7 @@ from lsqa.errors import InputError
 from lsqa.store import llm_batches
 from lsqa.study import pipeline
 from tests.conftest import PROJECT_ROOT, TEST_DATA
+from tests.support import forkserver
 
 MODEL = "openai/gpt-4o-mini"
 
@@ -110,8 +110,8 @@ print("DONE", sum(r.ok for r in results), flush=True)
 
 def _start_client(workspace, server) -> subprocess.Popen:
     env = {**os.environ, "LSQA_BATCH_POLL_S": "0.05", "PYTHONPATH": str(PROJECT_ROOT)}
-    return subprocess.Popen([sys.executable, "-c", _CLIENT, str(workspace), server.api_base], cwd=PROJECT_ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return forkserver.start(_CLIENT, workspace, server.api_base, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, base=forkserver.LLM_CLIENTS, own_env=True)
 
 
 def _wait_for(condition, timeout: float = 300.0) -> None:  # a loaded machine starts Python slowly
@@ -203,8 +203,8 @@ def test_two_runs_at_once_submit_one_batch(workspace, llm_server):
     env = {**os.environ, "LSQA_BATCH_POLL_S": "0.05", "PYTHONPATH": str(PROJECT_ROOT)}
 
     def start():
-        return subprocess.Popen([sys.executable, "-c", _STARTED_CLIENT, str(workspace), llm_server.api_base],
-                                cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return forkserver.start(_STARTED_CLIENT, workspace, llm_server.api_base, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, base=forkserver.LLM_CLIENTS, own_env=True)
 
     first = start()
     _wait_for(lambda: any(r.path.startswith("/v1/files") for r in llm_server.requests))  # A is uploading

@@ -316,7 +316,7 @@ def _many_systems(seed: int, m: int = 40, n: int = 6_000) -> ComparisonCounts:
 
 
 @pytest.mark.parametrize(("seed", "tie_model"), [(30, "half"), (31, "half"), (32, "davidson")])
-@pytest.mark.sampled(2)
+@pytest.mark.sampled(3)
 def test_fast_path_gives_the_reference_answers_at_forty_systems(seed, tie_model):
     # Among 40 systems the small sets are searched among the kinds of largest pull: the fast path
     # refits only those its one-step estimate puts near a swap, and narrows prefixes around the

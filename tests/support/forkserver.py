@@ -37,6 +37,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # What the server imports before it forks: what the tests' children import (the store, the CLI, the
 # audit actions, the study pipeline), but not litellm (the costliest import) unless a request asks for it.
 PRELOAD = ("lsqa.store", "lsqa.audit", "lsqa.cli", "lsqa.study.pipeline")
+# Children that make LLM calls (``lsqa run``, ``llm.complete_many``): litellm imported too, by servers of
+# their own started with the children's environment (``start(..., own_env=True)``): ~5 s of start-up each.
+LLM_CLIENTS = (*PRELOAD, "litellm")
 
 
 # ------------------------------------------------------------------------------------------- server
@@ -212,22 +215,24 @@ _servers: dict[tuple[str, ...], dict] = {}  # one server per set of modules it i
 _server_lock = threading.Lock()
 
 
-def _address(base: tuple[str, ...] = PRELOAD) -> str:
+def _address(base: tuple[str, ...] = PRELOAD, env: dict[str, str] | None = None, index: int = 0) -> str:
     """The socket of the running server that imported ``base``, starting it on first use (once per
-    test process and set)."""
+    test process and set) with this process's environment; with ``env``: the ``index``-th server of
+    that set started with an environment of its own, started now with ``env`` if there is none."""
+    key = base if env is None else (base, index)
     with _server_lock:
-        server = _servers.get(base)
+        server = _servers.get(key)
         if server is None or server["pid"] != os.getpid() or server["proc"].poll() is not None:
             folder = tempfile.mkdtemp(prefix="lsqa-forkserver-")
             address = os.path.join(folder, "s")
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)}
+            env = os.environ if env is None else env
+            env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)}
             proc = subprocess.Popen([sys.executable, __file__, address, *base], cwd=PROJECT_ROOT, env=env,
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             ready = proc.stdout.readline()
             if ready.strip() != "ready":
                 raise RuntimeError(f"the fork server did not start (exit {proc.wait()})")
-            server = _servers[base] = {"pid": os.getpid(), "proc": proc, "address": address}
+            server = _servers[key] = {"pid": os.getpid(), "proc": proc, "address": address}
             atexit.register(_stop, proc)
         return server["address"]
 
@@ -354,14 +359,17 @@ def _child_ends(stdin, stdout, stderr) -> tuple[list[int], list[int | None], lis
 
 def start(code: str | None = None, *args, module: str | None = None, cwd=PROJECT_ROOT, env=None,
           stdin=None, stdout=None, stderr=None, text: bool = False, preload: tuple[str, ...] = (),
-          base: tuple[str, ...] = PRELOAD, fresh: bool = False):
+          base: tuple[str, ...] = PRELOAD, own_env: bool = False, fresh: bool = False):
     """Like ``subprocess.Popen([sys.executable, "-c", code, *args], ...)`` (or ``-m module``), the
     child forked from the pre-imported server. ``stdin``/``stdout``/``stderr``: None (inherit),
     ``subprocess.PIPE``, ``subprocess.DEVNULL`` or an open file. ``preload``: modules the server
     imports once before it forks (e.g. ``("litellm",)`` for children that make LLM calls). ``base``:
     the modules a server of its own imports at its start, for children that must not see another
-    family's preloads (a Streamlit server: tests/support/streamlit_server.py). ``fresh``, or an
-    environment a pre-imported module read differently, gives a real new interpreter."""
+    family's preloads (a Streamlit server: tests/support/streamlit_server.py; ``LLM_CLIENTS``).
+    ``own_env``: the child is forked from a server of ``base`` started with ``env`` (or one started
+    with an environment its modules read the same), so a variable read at import (``LSQA_BATCH_POLL_S``)
+    set for the child does not cost a new interpreter each time. ``fresh``, or (without ``own_env``)
+    an environment a pre-imported module read differently, gives a real new interpreter."""
     args = [str(a) for a in args]
     argv = [sys.executable, *(["-m", module] if module else ["-c", code]), *args]
     env = dict(os.environ if env is None else env)
@@ -369,29 +377,32 @@ def start(code: str | None = None, *args, module: str | None = None, cwd=PROJECT
         return subprocess.Popen(argv, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr, text=text)
     request = {"cwd": str(cwd), "env": env, "args": args, "preload": list(preload),
                **({"module": module} if module else {"code": code})}
-    ends, mine, send = _child_ends(stdin, stdout, stderr)
-    try:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        conn.connect(_address(tuple(base)))
-        socket.send_fds(conn, [json.dumps(request).encode()], send)
-        line = b""
-        while not line.endswith(b"\n"):
-            chunk = conn.recv(4096)
-            if not chunk:
-                raise RuntimeError("the fork server closed the connection")
-            line += chunk
-    finally:
-        for fd in ends:
-            os.close(fd)
-    first, rest = line.split(b"\n", 1)
-    answer = json.loads(first)
-    if "error" in answer:
-        raise RuntimeError(answer["error"])
-    if "stale" in answer:  # set differently from what a pre-imported module read: a real interpreter
-        for fd in mine:
+    for index in range(4 if own_env else 1):  # own_env: the servers of base in turn, a new one if none fits
+        ends, mine, send = _child_ends(stdin, stdout, stderr)
+        try:
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            conn.connect(_address(tuple(base), env, index) if own_env else _address(tuple(base)))
+            socket.send_fds(conn, [json.dumps(request).encode()], send)
+            line = b""
+            while not line.endswith(b"\n"):
+                chunk = conn.recv(4096)
+                if not chunk:
+                    raise RuntimeError("the fork server closed the connection")
+                line += chunk
+        finally:
+            for fd in ends:
+                os.close(fd)
+        first, rest = line.split(b"\n", 1)
+        answer = json.loads(first)
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        if "stale" not in answer:
+            break
+        for fd in mine:  # set differently from what a pre-imported module read
             if fd is not None:
                 os.close(fd)
         conn.close()
+    else:  # no server read the environment as this child would: a real interpreter
         return subprocess.Popen(argv, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr, text=text)
     streams = []
     for i, fd in enumerate(mine):
