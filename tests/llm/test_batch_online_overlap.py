@@ -22,6 +22,7 @@ from lsqa import llm, store
 from lsqa.store import llm_batches
 from tests.conftest import PROJECT_ROOT
 from tests.llm.test_batch_mode import _wait_for
+from tests.support import forkserver
 from tests.support.llm_server import FakeLLMServer
 
 MODEL = "openai/gpt-4o-mini"
@@ -53,8 +54,7 @@ def _requests(api_base: str, mode: str) -> list[llm.LLMRequest]:
 
 def _start(workspace, api_base: str, mode: str) -> subprocess.Popen:
     env = {**os.environ, "LSQA_BATCH_POLL_S": "0.05", "PYTHONPATH": str(PROJECT_ROOT)}
-    return subprocess.Popen([sys.executable, "-c", _CLIENT, str(workspace), api_base, mode], cwd=PROJECT_ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return forkserver.llm_client([sys.executable, "-c", _CLIENT, str(workspace), api_base, mode], env, text=True)
 
 
 def _chat_calls(server) -> int:

@@ -10,7 +10,6 @@ study whose pairs pass the stated limit before building them.
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -50,16 +49,6 @@ def second_server():
         yield server
     finally:
         server.stop()
-
-
-def _cli(cmd: list, env: dict, text: bool = False):
-    """``subprocess.Popen(cmd, ...)`` (``cmd`` = [python, "-c", CODE, *args]) with its output piped: the
-    process forked from a server that imported lsqa and litellm already (tests/support/forkserver.py), not
-    a new interpreter that imports them again (~5 s each); another process all the same (its own pid,
-    kill -9, file locks, DuckDB connections)."""
-    assert cmd[:2] == [sys.executable, "-c"], cmd
-    return forkserver.start(cmd[2], *cmd[3:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
-                            base=forkserver.LLM_CLIENTS, own_env=True)
 
 
 def _write(tmp_path, text: str) -> str:
@@ -205,7 +194,7 @@ def test_a_run_killed_with_calls_in_flight_keeps_their_spend_on_the_ledger(nqa_w
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT)}
     cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
            "run", path, "--workspace", str(nqa_workspace)]
-    proc = _cli(cmd, env)
+    proc = forkserver.llm_client(cmd, env)
     try:
         deadline = time.monotonic() + 120
         while len(llm_server.requests) < 4 and time.monotonic() < deadline and proc.poll() is None:
@@ -256,7 +245,7 @@ def test_a_run_without_a_budget_killed_mid_way_keeps_every_answered_call_on_reco
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT)}
     cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
            "run", path, "--workspace", str(nqa_workspace)]
-    proc = _cli(cmd, env)
+    proc = forkserver.llm_client(cmd, env)
     try:
         deadline = time.monotonic() + 120
         while len(llm_server.requests) < 8 and time.monotonic() < deadline and proc.poll() is None:
@@ -369,7 +358,7 @@ def test_a_batch_run_killed_while_its_batch_is_out_keeps_the_batch_on_the_ledger
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT), "LSQA_BATCH_POLL_S": "0.05"}
     cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
            "run", path, "--workspace", str(nqa_workspace)]
-    proc = _cli(cmd, env)
+    proc = forkserver.llm_client(cmd, env)
     try:
         deadline = time.monotonic() + 120
         while not llm_server.batches.batches and time.monotonic() < deadline and proc.poll() is None:
@@ -428,7 +417,7 @@ def test_two_runs_of_one_study_at_once_share_one_budget(nqa_workspace, llm_serve
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT)}
     cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
            "run", path, "--workspace", str(nqa_workspace), "--json"]
-    procs = [_cli(cmd, env, text=True) for _ in range(2)]
+    procs = [forkserver.llm_client(cmd, env, text=True) for _ in range(2)]
     outputs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [3, 3], outputs
     assert _ledger(nqa_workspace, path) <= budget + 1e-12
@@ -500,8 +489,8 @@ def test_two_batch_runs_of_one_study_at_once_share_one_budget_and_send_no_batch_
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT), "LSQA_BATCH_POLL_S": "0.05"}
     sync = tmp_path / "sync"
     sync.mkdir()
-    procs = [_cli([sys.executable, "-c", _PAUSED_RUN, str(sync), role, interleaving,
-                   "run", path, "--workspace", str(nqa_workspace), "--json"], env, text=True)
+    procs = [forkserver.llm_client([sys.executable, "-c", _PAUSED_RUN, str(sync), role, interleaving,
+                                    "run", path, "--workspace", str(nqa_workspace), "--json"], env, text=True)
              for role in ("a", "b")]
     try:
         if interleaving == "together":

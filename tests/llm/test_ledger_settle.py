@@ -24,6 +24,7 @@ from lsqa.study.status import settle_ledger
 from lsqa.team import add_person, sign_in
 from tests.conftest import PROJECT_ROOT
 from tests.llm.test_budget_ledger import KEY, _ledger, _per_call_bound, _study, nqa_workspace  # noqa: F401
+from tests.support import forkserver
 
 runner = CliRunner()
 
@@ -50,7 +51,7 @@ def test_a_killed_runs_reservations_are_shown_and_released_only_when_confirmed(n
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(PROJECT_ROOT)}
     cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
            "run", path, "--workspace", str(nqa_workspace)]
-    proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = forkserver.llm_client(cmd, env)
     try:
         deadline = time.monotonic() + 120
         while len(llm_server.requests) < 4 and time.monotonic() < deadline and proc.poll() is None:

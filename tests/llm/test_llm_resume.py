@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -14,6 +13,7 @@ import pytest
 from lsqa import llm
 from lsqa.llm import LLMRequest, RetryPolicy
 from lsqa.store import connect
+from tests.support import forkserver
 
 KEY = "sk-test-resume-0123456789abcdef"
 PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,12 +35,12 @@ def requests_for(api_base: str) -> list[LLMRequest]:
             for i in range(N)]
 
 
-@pytest.mark.slow  # a second Python process importing litellm: ~6 s
+@pytest.mark.slow  # another process making 40 LLM calls, killed and run again
 def test_kill_minus_nine_mid_run_then_rerun_pays_once_per_finished_call(workspace, llm_server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     llm_server.script(reply=lambda body: "answer to " + body["messages"][0]["content"], latency_s=0.25)
-    proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(workspace), llm_server.api_base, str(N)],
-                            cwd=PROJECT, env={**os.environ}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = forkserver.llm_client([sys.executable, "-c", RUNNER, str(workspace), llm_server.api_base, str(N)],
+                                 {**os.environ}, text=True, cwd=PROJECT)
     try:
         deadline = time.monotonic() + 60
         while len(llm_server.completed) < 24:  # about 6 rounds of 4 calls answered

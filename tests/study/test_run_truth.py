@@ -19,6 +19,7 @@ from lsqa.store import llm_calls
 from lsqa.study.plan import plan
 from tests.conftest import PROJECT_ROOT, TEST_DATA
 from tests.study.test_plan import _toml
+from tests.support import forkserver
 
 runner = CliRunner()
 KEY = "sk-local-test-0000"
@@ -119,8 +120,7 @@ def test_two_identical_runs_at_once_pay_for_each_call_once(nqa_workspace, llm_se
     # lsqa.cli is a package without __main__: start its typer app as the `lsqa` script does.
     cmd = [sys.executable, "-c", "import sys; from lsqa.cli import app; sys.argv[0] = 'lsqa'; app()",
            "run", str(study), "--workspace", str(nqa_workspace), "--json"]
-    procs = [subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for _ in range(2)]
+    procs = [forkserver.llm_client(cmd, env, text=True) for _ in range(2)]
     outputs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
     summaries = [json.loads(out) for out, _ in outputs]

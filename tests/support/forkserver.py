@@ -417,6 +417,16 @@ def start(code: str | None = None, *args, module: str | None = None, cwd=PROJECT
     return proc
 
 
+def llm_client(argv: list, env: dict | None = None, text: bool = False, cwd=PROJECT_ROOT):
+    """``subprocess.Popen(argv, cwd=cwd, env=env, stdout=PIPE, stderr=PIPE, text=text)`` for ``argv`` =
+    [python, "-c", CODE, *args], a child that makes LLM calls (``lsqa run``, ``llm.complete_many``): forked
+    from a server that imported lsqa and litellm (``LLM_CLIENTS``, one per environment its modules read),
+    not a new interpreter that imports them again (~5 s of CPU each)."""
+    assert list(argv[:2]) == [sys.executable, "-c"], argv
+    return start(argv[2], *argv[3:], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
+                 base=LLM_CLIENTS, own_env=True)
+
+
 def run(code: str | None = None, *args, timeout: float | None = None, capture_output: bool = False,
         text: bool = False, input=None, **kwargs) -> subprocess.CompletedProcess:  # noqa: A002
     """Like ``subprocess.run`` for ``start``: on a timeout the child is killed and
