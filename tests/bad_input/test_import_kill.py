@@ -13,7 +13,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from bench.scale_workspace import build, verdict_file
 from lsqa import store
 from lsqa.store.importers.lines import MEMORY_ENV, SPILL
 from lsqa.study.imports import import_judgments
-from tests.conftest import PROJECT_ROOT
+from tests.support import forkserver
 from tests.support.bad_input import snapshot
 
 pytestmark = pytest.mark.slow
@@ -40,8 +39,7 @@ def _import_killed(folder: Path, code: str, *args, delay: float) -> tuple[bool, 
     """Run ``code`` (an import) in a child; SIGKILL it ``delay`` s after its import began (its spill folder
     appeared in ``folder``). Returns (whether the kill landed, the child's return code, its stderr's end)."""
     shutil.rmtree(folder / SPILL, ignore_errors=True)  # a killed import leaves it
-    child = subprocess.Popen([sys.executable, "-c", code, *map(str, args)], cwd=PROJECT_ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = forkserver.start(code, *args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # lsqa imported
     deadline = time.monotonic() + 60
     while not _spilling(folder) and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -129,9 +127,8 @@ def test_an_import_out_of_memory_says_so_and_writes_nothing(tmp_path):
     for memory_mb in ("32", "38", "40", "41", "42", "44"):
         ws = tmp_path / f"ws-{memory_mb}.duckdb"
         shutil.copy(base, ws)
-        done = subprocess.run([sys.executable, "-m", "lsqa.cli", "import-judgments", str(rows), "-w", str(ws)],
-                              cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
-                              env={**os.environ, MEMORY_ENV: memory_mb})
+        done = forkserver.run(None, "import-judgments", rows, "-w", ws, module="lsqa.cli", capture_output=True,
+                              text=True, timeout=300, env={**os.environ, MEMORY_ENV: memory_mb})
         assert "Traceback" not in done.stderr, (memory_mb, done.stderr[-2000:])
         # DuckDB's owner file kept the spill folder to the end of the process: it must go with the process.
         assert not (tmp_path / SPILL).exists(), (memory_mb, sorted(p.name for p in (tmp_path / SPILL).iterdir()))
