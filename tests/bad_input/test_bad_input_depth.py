@@ -85,7 +85,7 @@ BAD_ROWS = {
 @pytest.mark.parametrize("layout", ["jsonl", "json array"])
 @pytest.mark.parametrize("bad", list(BAD_ROWS))
 @pytest.mark.parametrize("reader", list(READERS))
-@pytest.mark.sampled(5)
+@pytest.mark.sampled(10)
 def test_a_json_reader_refuses_deep_nesting_and_repeated_keys(ws, tmp_path, reader, bad, layout):
     args, good = READERS[reader]
     lines = [_text(good), BAD_ROWS[bad](good)]

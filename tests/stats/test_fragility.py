@@ -162,6 +162,7 @@ def _check_against_brute_force(data: ComparisonCounts, modes, tie_model: str, in
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.sampled(3)
 def test_three_systems_match_brute_force(seed):
     _check_against_brute_force(_random_counts(seed, 3), ("drop", "flip"), "half")
 

@@ -381,7 +381,7 @@ ROW_PATH_GOOD_REVIEWS = {"non-ASCII annotator", "look-alike annotator", "probabi
 
 @pytest.mark.parametrize("fmt", FMTS)
 @pytest.mark.parametrize("name", list(BAD_REVIEWS))
-@pytest.mark.sampled(5)
+@pytest.mark.sampled(10)
 def test_a_bad_review_gives_the_same_error(base, tmp_path, fmt, name):
     rows = [_review(annotator="zed")] + BAD_REVIEWS[name]
     source = _write(tmp_path / f"r.{fmt}", rows, fmt)

@@ -162,7 +162,7 @@ SQL_WORDED = {"repeat with another label", "repeat, three rows", "unknown questi
 
 @pytest.mark.parametrize("fmt", FMTS)
 @pytest.mark.parametrize("name", list(BAD_ROWS))
-@pytest.mark.sampled(5)
+@pytest.mark.sampled(10)
 def test_a_bad_row_gives_the_same_error(base, tmp_path, fmt, name):
     rows = [_v(rater="r7", system_a="s5", system_b="s6")] + BAD_ROWS[name]
     source = _write(tmp_path / f"v.{fmt}", rows, fmt)

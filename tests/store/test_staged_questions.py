@@ -299,7 +299,7 @@ ROW_READER = {
 
 
 @pytest.mark.parametrize("name", list(ROW_READER))
-@pytest.mark.sampled(5)
+@pytest.mark.sampled(10)
 def test_a_file_the_sql_leaves_to_the_row_reader_gives_the_same_result(bases, tmp_path, name):
     _compare(bases, tmp_path, ROW_READER[name], staged=False)
 

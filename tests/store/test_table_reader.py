@@ -104,7 +104,7 @@ def _write(path, content):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.sampled(5)
+@pytest.mark.sampled(10)
 def test_the_sql_reader_reads_and_words_as_the_row_reader(tmp_path, case):
     name, content = CASES[case]
     path = tmp_path / name
