@@ -20,7 +20,7 @@ from lsqa.stats.style_control import (
 
 def _logit(y, X):
     """statsmodels' logistic regression, imported by the tests that compare with it: statsmodels.api at
-    the top of this module cost every pytest-xdist worker about a second of collection."""
+    the top of this module was imported by every pytest-xdist worker at collection, slowly."""
     return pytest.importorskip("statsmodels.discrete.discrete_model").Logit(y, X)
 
 

@@ -49,9 +49,8 @@ class Snapshot(Mapping):
     any changed, added or removed row moves), computed inside DuckDB from a byte copy of the workspace
     taken when the snapshot was, and only when asked for (``==`` on equal bytes never asks).
 
-    The bytes are kept in memory and compared whole (``content``): a memory compare of a few MB is
-    a thousandth of the time hashing them took, and the copy on disk is written only when the tables
-    are asked for."""
+    The bytes are kept in memory and compared whole (``content``), far cheaper than hashing them, and
+    the copy on disk is written only when the tables are asked for."""
 
     def __init__(self, path: Path):
         self._name = path.name

@@ -38,7 +38,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # audit actions, the study pipeline), but not litellm (the costliest import) unless a request asks for it.
 PRELOAD = ("lsqa.store", "lsqa.audit", "lsqa.cli", "lsqa.study.pipeline")
 # Children that make LLM calls (``lsqa run``, ``llm.complete_many``): litellm imported too, by servers of
-# their own started with the children's environment (``start(..., own_env=True)``): ~5 s of start-up each.
+# their own started with the children's environment (``start(..., own_env=True)``): litellm is the costliest
+# import of a child.
 LLM_CLIENTS = (*PRELOAD, "litellm")
 
 
@@ -421,7 +422,7 @@ def llm_client(argv: list, env: dict | None = None, text: bool = False, cwd=PROJ
     """``subprocess.Popen(argv, cwd=cwd, env=env, stdout=PIPE, stderr=PIPE, text=text)`` for ``argv`` =
     [python, "-c", CODE, *args], a child that makes LLM calls (``lsqa run``, ``llm.complete_many``): forked
     from a server that imported lsqa and litellm (``LLM_CLIENTS``, one per environment its modules read),
-    not a new interpreter that imports them again (~5 s of CPU each)."""
+    not a new interpreter that imports them again."""
     assert list(argv[:2]) == [sys.executable, "-c"], argv
     return start(argv[2], *argv[3:], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
                  base=LLM_CLIENTS, own_env=True)
