@@ -156,15 +156,15 @@ def _host_cursor() -> duckdb.DuckDBPyConnection:
 # ---------------------------------------------------------------------------------------------
 
 _linger_s = 0.0  # 0: detach when the last connection closes (every process but a server's)
-# A waiting process touches its file on every try (at least every 0.75 s): older ones were left by a
-# process that gave up or died, and no longer hold anybody back.
+# A waiting process touches its file on every try (its backoff stays well under this): older ones were
+# left by a process that gave up or died, and no longer hold anybody back.
 WAITING_FRESH_S = 3.0
 # After letting go for a waiter, this process does not linger for this long: another process that uses
 # the file often (a run writing its calls) would otherwise wait for the lingering thread at each write.
 SHARING_S = 30.0
-# How often the lingering thread looks for a waiting process or an ended lingering: each look costs
-# the idle server about a sixth of a millisecond of CPU, so four a second, not twenty; a waiter retries
-# every half second at most anyway.
+# How often the lingering thread looks for a waiting process or an ended lingering: each look costs an
+# idle server CPU (docs/benchmarks-log/2026-12-06-lingering.md), and a waiter's own retries are about as
+# far apart.
 _LINGER_POLL_S = 0.25
 _lingering: set[str] = set()  # paths attached with no connection open, under _host_lock
 _linger_wake = threading.Event()
