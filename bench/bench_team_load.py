@@ -4,6 +4,7 @@ an item of the Audit page's shared priority queue every ~1.5 s, on one `streamli
 Run:  .venv/bin/python bench/bench_team_load.py --workspace W                    (N = 1, 4, 8, 12; 30 s each)
       .venv/bin/python bench/bench_team_load.py --workspace W --n 8 --seconds 60
       .venv/bin/python bench/bench_team_load.py --workspace W --root ../lsqa-before  (another checkout's server)
+      .venv/bin/python bench/bench_team_load.py --workspace W --pin   (server and browsers on separate CPUs)
 
 W is a demo workspace (``lsqa demo``); each N runs on a fresh copy of it, with N annotators added
 (``ann01`` …, each signed in with their own link) and the queue narrowed to the yes/no judges (``--judge``).
@@ -150,7 +151,8 @@ class Server:
     starts it: dashboard.py, app.py behind its sign-in front, or app.py in a checkout from before the front),
     keeping the process for its CPU time."""
 
-    def __init__(self, workspace: Path, root: Path, app: str | None = None, profile: Path | None = None):
+    def __init__(self, workspace: Path, root: Path, app: str | None = None, profile: Path | None = None,
+                 cpus: set[int] | None = None):
         if app is None:
             app = "dashboard.py" if (root / "dashboard.py").exists() else "app.py"
         self.port, self.profile = free_port(), profile
@@ -160,7 +162,8 @@ class Server:
         self.proc = subprocess.Popen(
             [*streamlit, *(["run"] if profile is None else []), app, "--server.address", "127.0.0.1", "--server.port", str(self.port),
              "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=None if cpus is None else (lambda: os.sched_setaffinity(0, cpus)))
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.time() + 90
         while True:
@@ -247,12 +250,13 @@ async def run_team(n: int, args, workspace: Path | None, floor: bool) -> dict:
     if floor:
         app = folder / "floor.py"
         app.write_text(FLOOR_APP)
-        server, paths = Server(folder / "none.duckdb", folder, app.name), ["" for _ in names]
+        server, paths = Server(folder / "none.duckdb", folder, app.name, cpus=args.server_cpus), ["" for _ in names]
     else:
         ws = folder / "team.duckdb"
         shutil.copy(workspace, ws)
         tokens = _add_people(ws, names, Path(args.root).resolve())
-        server = Server(ws, Path(args.root).resolve(), profile=args.profile and Path(f"{args.profile}.n{n}"))
+        server = Server(ws, Path(args.root).resolve(), profile=args.profile and Path(f"{args.profile}.n{n}"),
+                        cpus=args.server_cpus)
         judges = "&".join(f"judge={j}" for j in args.judge or JUDGES)
         paths = [f"audit?{judges}&token={t}" for t in tokens]
     rng = random.Random(args.seed)
@@ -328,11 +332,22 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", metavar="OUT", help="sample the server's script runs (bench/profile_server.py) "
                     "into OUT.n<N>: where its CPU goes")
+    ap.add_argument("--pin", action="store_true", help="the server on the first CPU, this bench and its browsers on "
+                    "the others: the browsers' own work then never runs on the server's core")
     args = ap.parse_args()
+    args.server_cpus = None
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            raise SystemExit("--pin needs at least two CPUs")
+        args.server_cpus = {cpus[0]}
+        os.sched_setaffinity(0, set(cpus[1:]))  # the browsers Playwright starts inherit it
     if not args.workspace.is_file():
         raise SystemExit(f"--workspace {args.workspace}: no such file; build one with `lsqa demo`")
     print(f"server {args.root} · workspace {args.workspace} · {args.seconds:.0f} s per N · pace {PACE_S} s · "
-          f"seed {args.seed} · load average {load_average():.1f} · {os.cpu_count()} CPUs", flush=True)
+          f"seed {args.seed} · load average {load_average():.1f} · {os.cpu_count()} CPUs"
+          + (f" · server on CPU {sorted(args.server_cpus)}, browsers on {sorted(os.sched_getaffinity(0))}"
+             if args.pin else ""), flush=True)
     for n in args.n or (1, 4, 8, 12):
         show("lsqa", asyncio.run(run_team(n, args, args.workspace, floor=False)))
         if not args.no_floor:
