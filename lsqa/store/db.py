@@ -190,7 +190,7 @@ def waiting_file(path: str | Path) -> Path:
 
 def _someone_waits(path: str) -> bool:
     try:
-        return time.time() - os.stat(path + ".waiting").st_mtime < WAITING_FRESH_S
+        return time.time() - waiting_file(path).stat().st_mtime < WAITING_FRESH_S
     except OSError:
         return False
 
