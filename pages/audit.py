@@ -20,7 +20,7 @@ if PagesManager.uses_pages_directory:  # opened before app.py ran (pages/ auto-d
     PagesManager.uses_pages_directory = False
     st.rerun()
 
-from lsqa.dashboard import (  # noqa: E402  # noqa: E402
+from lsqa.dashboard import (  # noqa: E402
     LsqaError,
     audit_desk,
     audit_front,
