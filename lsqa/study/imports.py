@@ -39,13 +39,14 @@ def import_answers_staged(workspace: str | Path, path: Path) -> IngestSummary | 
 
 def _import_answers(workspace, path: Path, *, declined: bool) -> IngestSummary | None:
     summary = IngestSummary(str(path))
+    systems: list[str] = []  # the file's, read once by the check of the runs' names for the notes after
 
     def systems_of_runs(con) -> None:
-        definitions.check_imported_systems(con, path, staged_answers.systems(con))
+        systems[:] = staged_answers.systems(con)
+        definitions.check_imported_systems(con, path, systems)
 
     def notes(con) -> None:
-        summary.notes.extend(lookalike_warnings(staged_answers.systems(con), results_store.system_definitions(con),
-                                                what="system"))
+        summary.notes.extend(lookalike_warnings(systems, results_store.system_definitions(con), what="system"))
 
     done = skeleton.run(workspace, path, staged_answers.RECORD, max_bytes=MAX_TABLE_BYTES,
                         max_cell_chars=MAX_CELL_CHARS, declined=declined, hooks={"systems": systems_of_runs},

@@ -10,7 +10,8 @@ is not UTF-8, a line over DuckDB's line limit), ``load_lines`` says so (None) an
 reads the file with the table reader, which finds the problem in SQL and words it (``lsqa.store.importers.table``).
 
 Memory: an import's connection runs under ``memory_limit`` with a spill folder next to the
-workspace (``bounded_memory``), so a large file spills to disk instead of growing the process.
+workspace (``bounded_memory``), so a large file spills to disk instead of growing the process (a file
+of at most ``BOUNDED_FROM_BYTES`` runs without: it cannot come near either limit).
 DuckDB's ``memory_limit`` and ``temp_directory`` are settings of the *instance*, and every workspace
 of a process shares one instance (``lsqa.store.db``): while an import runs, the process's other
 connections (a dashboard's pages) run under the same limit; the previous values come back after.
@@ -43,6 +44,13 @@ INDEX_BYTES_PER_ROW = 200
 MEMORY_ENV = "LSQA_IMPORT_MEMORY_MB"
 MIN_MEMORY_MB = 32
 
+# A file of at most this many bytes is imported without ``bounded_memory``: what an import holds is a small
+# multiple of its file (its lines, parsed rows and staged rows: a 51 MB file of 1M verdicts peaks under
+# 1 GiB) plus the workspace's index share, and DuckDB's own instance limit (80% of the machine's memory)
+# is at least the import's; below a MiB neither limit can be reached, so setting the limit and the spill
+# folder and back (and counting the rows indexed to size it) would be five statements that change nothing.
+BOUNDED_FROM_BYTES = 1 << 20
+
 # The spill folder an import's DuckDB writes to when it runs out of memory, next to the workspace.
 SPILL = ".lsqa-spill"
 
@@ -59,10 +67,10 @@ class Declined(Exception):
     importer read it (it words the error, if there is one)."""
 
 
-def load_lines(con, path: Path, table: str) -> int | None:
+def load_lines(con, path: Path, table: str) -> bool:
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path`` split at LF
-    (``text`` NULL for an empty line); returns the number of lines, or None when DuckDB cannot
-    read the file as plain lines (the caller reads it row by row, which says what is wrong).
+    (``text`` NULL for an empty line); False when DuckDB cannot read the file as plain lines (the
+    caller reads it row by row, which says what is wrong).
 
     A CR stays in its line, wherever it is: what a CR means (a CR LF line end, a line end of its own
     for Python, part of a quoted CSV value) is the reader's to say (``lsqa.store.staged_rows``)."""
@@ -70,8 +78,7 @@ def load_lines(con, path: Path, table: str) -> int | None:
         # DuckDB's CSV reader refuses a CR before the LF in strict mode (and, not strict, takes every CR
         # for a line end, so the line numbers would be wrong): such a file is read whole instead. Chosen
         # before reading: a failed statement would abort the caller's transaction.
-        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) \
-            if _load_split(con, path, table) else None
+        return _load_split(con, path, table)
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
@@ -82,9 +89,9 @@ def load_lines(con, path: Path, table: str) -> int | None:
         # lines' positions in the file, from an offset (rows not yet committed count from 2**55).
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {table} AS
                         SELECT rowid - (SELECT min(rowid) FROM {table}) + 1 AS line, text FROM {table}""")
-        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        return True
     except duckdb.Error:
-        return None
+        return False
 
 
 def _has_cr(path: Path, chunk: int = 1 << 20) -> bool:
@@ -138,7 +145,8 @@ def writable_target(workspace, path: Path, max_bytes: int) -> Path | None:
 def staged_write(workspace, path: Path, max_bytes: int, indexed_rows: Callable[[object], int],
                  work: Callable[[object], T]) -> T | None:
     """The frame of every import in SQL: ``work(con)`` in one write transaction of ``workspace``, under
-    ``bounded_memory`` sized by ``indexed_rows(con)`` (the rows the written table already has); None,
+    ``bounded_memory`` sized by ``indexed_rows(con)`` (the rows the written table already has; a small file:
+    ``bounded``); None,
     nothing written, when ``path`` or the workspace is not for the SQL (``writable_target``) or ``work``
     raises ``Declined`` (the caller then imports the file row by row, which words what is wrong)."""
     from lsqa.store.db import connect, write
@@ -149,11 +157,22 @@ def staged_write(workspace, path: Path, max_bytes: int, indexed_rows: Callable[[
     try:
         # The limit and its spill folder outlive the write: DuckDB may keep the transaction's rows in the
         # spill folder until they are committed (and the audit queue's catch-up after reads them all).
-        with connect(workspace) as settings, bounded_memory(settings, folder, indexed_rows(settings)), \
-                write(workspace) as con:
-            return work(con)
+        with contextlib.ExitStack() as bound:
+            if bounded(path):
+                settings = bound.enter_context(connect(workspace))
+                bound.enter_context(bounded_memory(settings, folder, indexed_rows(settings)))
+            with write(workspace) as con:
+                return work(con)
     except Declined:
         return None
+
+
+def bounded(*paths: Path) -> bool:
+    """Whether an import of ``paths`` runs under ``bounded_memory``: above ``BOUNDED_FROM_BYTES`` together."""
+    try:
+        return sum(Path(p).stat().st_size for p in paths) > BOUNDED_FROM_BYTES
+    except OSError:
+        return True  # the reader says what is wrong with the file, under the limit as before
 
 
 def drop(con, *tables: str) -> None:

@@ -61,8 +61,6 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min
         FROM (SELECT line, {', '.join(f"{_chosen(names)} AS {name}" for name, names in values.items())},
                      {required} AS present FROM {ROWS})
         ORDER BY line""")
-    if not con.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0]:
-        raise Declined  # no data rows: the row importer says so
     # Each row's candidate verdicts: the pair as named (0) or reversed (1), the reference kept.
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {STAGED} AS
@@ -108,8 +106,8 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min
         FROM r) ORDER BY line""")
     bad, total, distinct = con.execute(f"SELECT count(*) FILTER (NOT coalesce(ok, false)), count(*), "
                                        f"count(DISTINCT ({KEY})) FROM {STAGED}").fetchone()
-    if bad:
-        raise Declined
+    if bad or not total:
+        raise Declined  # a row the row importer words, or no data rows (it says so)
     return int(total), int(distinct)
 
 

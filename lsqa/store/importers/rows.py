@@ -105,7 +105,7 @@ def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, 
     fixed = fixed or {}
     if not set(numbers) <= set(known):
         raise ValueError("numbers must be known columns: json.dumps would write an extra number unquoted")
-    if staging.load_lines(con, path, LINES) is None:
+    if not staging.load_lines(con, path, LINES):
         raise Declined
     # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
     if path.suffix.lower() == ".csv":
@@ -139,12 +139,18 @@ def _extra_sql(items: list[tuple[str, str]], fixed: dict[str, str], *, skip_abse
 
 def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extra: bool,
               fixed: dict[str, str]) -> None:
-    # A carriage return ends a line for Python's csv (newline=''): only as the last character of one
-    # (CRLF) does it end the same line as here.
-    if _count(con, f"SELECT count(*) FROM {LINES} WHERE contains({_line_end('text')}, chr(13)) OR contains(text, chr(0))"):
+    # What decides the way the file is read, asked in one statement: a CR or NUL in a line (a carriage
+    # return ends a line for Python's csv, newline='': only as the last character of one, CRLF, does it
+    # end the same line as here), the header, and whether some line keeps a quote once its empty quoted
+    # fields are bare (the first such line answers: a file of quoted text stops at its first line
+    # instead of rewriting every line).
+    odd_bytes, text, quoted = con.execute(f"""
+        SELECT (SELECT count(*) FROM {LINES} WHERE contains({_line_end('text')}, chr(13)) OR contains(text, chr(0))),
+               (SELECT {_line_end('text')} FROM {LINES} WHERE line = 1),
+               EXISTS (SELECT 1 FROM {LINES} WHERE line > 1 AND contains(text, '"')
+                                               AND contains({_empty_quoted_as_bare(_line_end('text'))}, '"'))""").fetchone()
+    if odd_bytes:
         raise Declined
-    header_text = con.execute(f"SELECT {_line_end('text')} FROM {LINES} WHERE line = 1").fetchone()
-    text = header_text[0] if header_text else None
     if not text or not text.isascii() or not text.isprintable() or text.count('"') % 2:
         raise Declined  # a header on two lines, or none on line 1
     try:  # one line: Python's own csv reads it
@@ -154,10 +160,7 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     header = [c.strip().lower() for c in cells]
     if not any(header) or len(set(header)) != len(header) or set(fixed) & set(header):
         raise Declined
-    # Whether some line keeps a quote once its empty quoted fields are bare: the first such line answers
-    # (a file of quoted text stops at its first line instead of rewriting every line).
-    if not con.execute(f"SELECT 1 FROM {LINES} WHERE line > 1 AND contains(text, '\"') AND contains({_empty_quoted_as_bare(_line_end('text'))},"
-                       " '\"') LIMIT 1").fetchall():
+    if not quoted:
         _bare_csv_rows(con, header, known, max_cell_chars, extra, fixed)
         return
     # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted

@@ -116,12 +116,13 @@ def check(con, path, record: Input, counts, hooks: dict[str, Callable] | None = 
 def stage_apart(path, record: Input, *, spill_folder: Path | None, **params):
     """``path`` staged on a connection of its own with no workspace attached, so that none is locked while
     it is read (``lsqa.store.db.scratch``; under the import's memory limit, spilling into ``spill_folder``,
-    when one is given): ``record.stage``'s staged rows as an Arrow table, or, when it declines the file,
+    when one is given and the files are not small: ``lines.bounded``): ``record.stage``'s staged rows as an Arrow table, or, when it declines the file,
     ``record.restage``'s (InputError at the first bad row). Finished by ``run(..., con=, staged=)``."""
     from lsqa.store import db
 
-    with db.scratch() as con, lines.bounded_memory(con, spill_folder) if spill_folder is not None \
-            else contextlib.nullcontext():
+    files = path if isinstance(path, (list, tuple)) else [path]
+    with db.scratch() as con, lines.bounded_memory(con, spill_folder) \
+            if spill_folder is not None and lines.bounded(*files) else contextlib.nullcontext():
         try:
             return record.stage(con, path, **params)
         except Declined:

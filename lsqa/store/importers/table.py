@@ -104,10 +104,11 @@ def _check_file(path: Path) -> None:
         raise wording.empty_file(path)
 
 
-def _load(con, path: Path) -> None:
+def _load(con, path: Path) -> str:
     """TEMP table ``LINES (line, text)``: the file's lines split at LF, a CRLF's CR dropped (text '' for an
-    empty line); InputError when DuckDB cannot read it as UTF-8 text (the bytes say where)."""
-    if staging.load_lines(con, path, LINES) is None:
+    empty line); InputError when DuckDB cannot read it as UTF-8 text (the bytes say where), at a NUL, or
+    when no line holds more than whitespace. Returns the first character of the first such line."""
+    if not staging.load_lines(con, path, LINES):
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -117,11 +118,15 @@ def _load(con, path: Path) -> None:
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
                     SELECT line, CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END AS text
                     FROM {LINES} ORDER BY line""")
-    nul = _first(con, f"SELECT line FROM {LINES} WHERE contains(text, chr(0))")
-    if nul:
-        raise wording.nul_byte(path, nul[0])
-    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE {strip('text')} <> ''"):
+    nul, first = con.execute(f"""
+        SELECT (SELECT min(line) FROM {LINES} WHERE contains(text, chr(0))),
+               (SELECT ltrim(text, {sql_text(PY_WHITESPACE)})[1] FROM {LINES} WHERE {strip('text')} <> ''
+                ORDER BY line LIMIT 1)""").fetchone()
+    if nul is not None:
+        raise wording.nul_byte(path, nul)
+    if first is None:
         raise wording.empty_file(path)
+    return first
 
 
 def _split_at_line_breaks(con) -> None:
@@ -348,10 +353,7 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
 def _stage(con, path: Path) -> tuple[str, list[str], int | None]:
     """``OBJECTS`` of the file (its format, columns and header line); InputError at the first problem."""
     _check_file(path)
-    _load(con, path)
-    first = con.execute(f"SELECT ltrim(text, {sql_text(PY_WHITESPACE)})[1] FROM {LINES} "
-                        f"WHERE {strip('text')} <> '' ORDER BY line LIMIT 1").fetchone()[0]
-    kind = wording.table_format(path, first)
+    kind = wording.table_format(path, _load(con, path))
     if kind in ("csv", "tsv"):
         columns, header_line = _csv(con, path, "," if kind == "csv" else "\t")
     else:
@@ -387,11 +389,15 @@ def _require(con, path: Path, kind: str, columns: list[str], header_line: int | 
             if type_ is None:
                 raise wording.missing_column(path, line, col, present)
             wording.plain_value(path, line, col, _json_value(con, bad))
-    for name, alternatives in required_any.items():
-        given = " OR ".join(f"coalesce(obj ->> {_at(a)}, '') <> ''" for a in alternatives)
-        bad = _first(con, f"SELECT k, line FROM {OBJECTS} WHERE NOT ({given})")
-        if bad:
-            raise wording.missing_any(path, bad[1], name, alternatives)
+    # Each meaning's first row without any of its alternatives ([line]: a JSON array's row has none), asked
+    # in one statement; the first meaning that has one is named.
+    lacking = [f"""(SELECT [line] FROM {OBJECTS}
+                    WHERE NOT ({' OR '.join(f"coalesce(obj ->> {_at(a)}, '') <> ''" for a in alternatives)})
+                    ORDER BY k LIMIT 1)""" for alternatives in required_any.values()]
+    if lacking:
+        for (name, alternatives), bad in zip(required_any.items(), con.execute(f"SELECT {', '.join(lacking)}").fetchone(), strict=True):
+            if bad is not None:
+                raise wording.missing_any(path, bad[0], name, alternatives)
 
 
 def _json_value(con, bad: tuple):

@@ -34,11 +34,16 @@ KNOWN = tuple(n for names in ALIASES.values() for n in names)
 
 def kinds_values(kinds: list[tuple[str, str, bool, str, str]]) -> str:
     """SQL of the kinds the SQL takes: (kind, family, pairwise, label as written, canonical label) rows
-    as a VALUES list aliased ``k``."""
-    text = rows.sql_text
-    values = [f"({text(kind)}, {text(family)}, {str(pairwise).lower()}, {text(alias)}, {text(label)})"
-              for kind, family, pairwise, alias, label in kinds]
-    return "(VALUES " + ", ".join(values) + ") AS k(kind, family, pairwise, alias, label)"
+    as a relation aliased ``k``. Each column is one text constant split at a unit separator: DuckDB plans
+    five constants in a fraction of the time it plans a VALUES list of every label spelling (a small
+    import's largest statement)."""
+    if not kinds or any("\x1f" in str(v) for row in kinds for v in row):
+        raise ValueError("kinds: at least one, and no unit separator (\\x1f) in a kind or label")
+    columns = [rows.sql_text("\x1f".join(str(v).lower() if isinstance(v, bool) else v for v in column))
+               for column in zip(*kinds, strict=True)]
+    kind, family, pairwise, alias, label = (f"unnest(string_split({c}, chr(31)))" for c in columns)
+    return (f"(SELECT {kind} AS kind, {family} AS family, {pairwise}::BOOLEAN AS pairwise, {alias} AS alias,"
+            f" {label} AS label) AS k")
 
 
 def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], **_) -> tuple[int, int]:
