@@ -128,6 +128,9 @@ class _Attachment:
     # open attachment, so the connections nested in it (a dashboard page's 10-40) skip the check.
     schema_seen: bool = False
     header: bytes = b""  # the file's two database headers when last read while not attached (data_version)
+    # The file's version (``_version``) right after this process's last DETACH of it: found the same at
+    # the next ATTACH, the file is the one this process left, schema and all (``_acquire``).
+    left_as: tuple | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # attach/detach of this file, one at a time
     # Opened after ATTACH and closed after DETACH (closing any descriptor of the file drops DuckDB's
     # lock): the headers read through it say whether a DETACH's checkpoint was the only change.
@@ -417,10 +420,12 @@ def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment
                 # Under the lock: a file another thread is creating looks empty from outside.
                 _prepare_path(given_path)
                 made = _from_template(path) if not os.path.lexists(path) and _writable(Path(path)) else None
-                _check_file_header(path)
+                found = _check_file_header(path)
                 entry.read_only = not _writable(Path(path))
                 _attach(path, entry.alias, timeout_s, entry.read_only)
-                entry.attached, entry.schema_seen = True, False
+                # The file as this process left it (same inode, size, time, headers, no WAL): its schema
+                # is the one seen then, and need not be looked for again (``_connection``).
+                entry.attached, entry.schema_seen = True, found is not None and found == entry.left_as
                 try:
                     entry.fd = os.open(path, os.O_RDONLY)
                 except OSError:
@@ -504,18 +509,24 @@ def check_workspace_path(path: str | Path) -> None:
         raise WorkspaceError(f"workspace {path}: an empty file, not a workspace; remove it or {fix}")
 
 
-def _check_file_header(path: str) -> None:
-    """The file's first bytes are DuckDB's. Only while this process has not attached it: closing any
-    descriptor of a file drops every POSIX lock this process holds on it, DuckDB's included."""
+def _check_file_header(path: str) -> tuple | None:
+    """The file's first bytes are DuckDB's; returns its version (``_version``), None when there is no
+    file. Only while this process has not attached it: closing any descriptor of a file drops every
+    POSIX lock this process holds on it, DuckDB's included."""
     fix = "give the path of a workspace file (e.g. db/lsqa.duckdb), or a new file name to start one"
-    if not os.path.exists(path):
-        return
-    with open(path, "rb") as f:
-        head = f.read(16)
-    if head.startswith(b"SQLite format 3"):
-        raise WorkspaceError(f"workspace {path}: a SQLite database, not an lsqa (DuckDB) workspace; {fix}")
-    if len(head) < 12 or head[8:12] != b"DUCK":
-        raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        head = os.pread(fd, 16, 0)
+        if head.startswith(b"SQLite format 3"):
+            raise WorkspaceError(f"workspace {path}: a SQLite database, not an lsqa (DuckDB) workspace; {fix}")
+        if len(head) < 12 or head[8:12] != b"DUCK":
+            raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
+        return _version(path, os.fstat(fd), _read_headers(fd))
+    finally:
+        os.close(fd)
 
 
 def _check_whole_blocks(entry: _Attachment, path: str) -> None:
@@ -626,7 +637,7 @@ def _checkpoint_end(key: str, entry: _Attachment, start: tuple | None) -> None:
         before, wal_before, headers_before = start
         headers = _read_headers(fd)
         entry.header = headers  # what data_version reads next while not attached
-        after = _version(key, os.fstat(fd), headers)
+        after = entry.left_as = _version(key, os.fstat(fd), headers)
         if before is None or after[4] is not None or (wal_before is not None and wal_before[0] == 0):
             return  # a WAL now, or an empty one before (a checkpoint may or may not have run): unknown
         expected = _iteration(headers_before) + (wal_before is not None)
