@@ -4,6 +4,7 @@ taken, a new template when the migrations change, and two processes creating one
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -183,3 +184,28 @@ def test_two_processes_creating_one_new_path_at_once_end_with_one_workspace(tmp_
         assert names == ["first", "second"]
         assert applied == [p.name for p in db.migration_files()]
         assert not list(tmp_path.glob(".*lsqa-new"))
+
+
+def test_a_forked_child_makes_new_workspaces_from_what_it_inherited(tmp_path):
+    """The template is plain bytes: a child forked after it was built makes new workspaces of its own
+    from it (with its own host, db.py's fork hooks), each with a version of its own."""
+    with store.connect(tmp_path / "parent.duckdb"):
+        pass
+    made = db._template()
+    assert made is not None
+    child = tmp_path / "child.duckdb"
+    pid = os.fork()
+    if pid == 0:  # the child: no pytest machinery on the way out
+        code = 1
+        try:
+            inherited = db._template_made is made
+            with store.connect(child) as con:
+                ok = con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(made.digests)
+            code = 0 if inherited and ok else 3
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    with store.connect(child) as con:
+        assert _version(con) != made.version
+        assert catalog(con)["migrations"] == sorted(made.digests, key=repr)
