@@ -420,18 +420,17 @@ def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment
                 # Under the lock: a file another thread is creating looks empty from outside.
                 _prepare_path(given_path)
                 made = _from_template(path) if not os.path.lexists(path) and _writable(Path(path)) else None
-                found = _check_file_header(path)
+                _check_file_header(path)
                 entry.read_only = not _writable(Path(path))
                 _attach(path, entry.alias, timeout_s, entry.read_only)
-                # The file as this process left it (same inode, size, time, headers, no WAL): its schema
-                # is the one seen then, and need not be looked for again (``_connection``).
-                entry.attached, entry.schema_seen = True, found is not None and found == entry.left_as
+                entry.attached, entry.schema_seen = True, False
                 try:
                     entry.fd = os.open(path, os.O_RDONLY)
                 except OSError:
                     entry.fd = None  # no checkpoint is then recorded as a mere checkpoint
                 if entry.fd is not None:
                     _check_whole_blocks(entry, path)
+                    entry.schema_seen = _as_left(entry, path)
                 if made is not None:
                     _make_own(entry, path, made)
         except BaseException:
@@ -509,24 +508,35 @@ def check_workspace_path(path: str | Path) -> None:
         raise WorkspaceError(f"workspace {path}: an empty file, not a workspace; remove it or {fix}")
 
 
-def _check_file_header(path: str) -> tuple | None:
-    """The file's first bytes are DuckDB's; returns its version (``_version``), None when there is no
-    file. Only while this process has not attached it: closing any descriptor of a file drops every
-    POSIX lock this process holds on it, DuckDB's included."""
+def _check_file_header(path: str) -> None:
+    """The file's first bytes are DuckDB's. Only while this process has not attached it: closing any
+    descriptor of a file drops every POSIX lock this process holds on it, DuckDB's included."""
     fix = "give the path of a workspace file (e.g. db/lsqa.duckdb), or a new file name to start one"
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
-        return None
+        return
     try:
         head = os.pread(fd, 16, 0)
-        if head.startswith(b"SQLite format 3"):
-            raise WorkspaceError(f"workspace {path}: a SQLite database, not an lsqa (DuckDB) workspace; {fix}")
-        if len(head) < 12 or head[8:12] != b"DUCK":
-            raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
-        return _version(path, os.fstat(fd), _read_headers(fd))
     finally:
         os.close(fd)
+    if head.startswith(b"SQLite format 3"):
+        raise WorkspaceError(f"workspace {path}: a SQLite database, not an lsqa (DuckDB) workspace; {fix}")
+    if len(head) < 12 or head[8:12] != b"DUCK":
+        raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
+
+
+def _as_left(entry: _Attachment, path: str) -> bool:
+    """Just attached: the file is the one this process last let go of (same inode, size, time, headers,
+    no WAL; read through the descriptor of the file attached, so a file replaced while this process
+    waited for its lock is not taken for it). Its schema is then the one seen before, and ``_connection``
+    need not look for it."""
+    if entry.left_as is None or entry.fd is None:
+        return False
+    try:
+        return entry.left_as == _version(path, os.fstat(entry.fd), _read_headers(entry.fd))
+    except OSError:
+        return False
 
 
 def _check_whole_blocks(entry: _Attachment, path: str) -> None:
