@@ -7,6 +7,10 @@ taking turns for ``--rounds`` rounds; the first new workspace of each process (w
 what later ones reuse) is shown apart.
 
     .venv/bin/python bench/bench_workspace_open.py [--trees /work/main .] [--new 40] [--reopen 200] [--rounds 3]
+
+``--schema-look N``: instead, in this process (this tree), N alternations of ``--reopen`` re-opens with the
+schema looked for at each ATTACH (``db._as_left`` made to say no) and skipped when the file is as this
+process left it; the median CPU ms of each.
 """
 
 from __future__ import annotations
@@ -50,14 +54,45 @@ def measure(new: int, reopen: int) -> dict:
     return out
 
 
+def schema_look(alternations: int, reopen: int) -> None:
+    import statistics
+
+    from lsqa import store
+    from lsqa.store import db
+
+    kept = db._as_left
+    cpu = {"look": [], "skip": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "ws.duckdb"
+        with store.connect(path):
+            pass
+        for _ in range(alternations):
+            for mode in cpu:
+                db._as_left = (lambda entry, key: False) if mode == "look" else kept
+                start = time.process_time()
+                for _ in range(reopen):
+                    with store.connect(path) as con:
+                        con.execute("SELECT 1").fetchall()
+                cpu[mode].append((time.process_time() - start) / reopen * 1000)
+        db._as_left = kept
+    for mode, values in cpu.items():
+        print(f"re-open, schema {mode:<4}: median {statistics.median(values):.2f} ms CPU "
+              f"({', '.join(f'{v:.2f}' for v in values)})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trees", nargs="+", default=[str(ROOT)], help="lsqa source trees to compare")
     parser.add_argument("--new", type=int, default=40, help="new workspaces per process, after the first")
     parser.add_argument("--reopen", type=int, default=200, help="re-opens per process")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--schema-look", type=int, default=0, metavar="N", help="see the module's docstring")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.schema_look:
+        sys.path.insert(0, str(ROOT))
+        schema_look(args.schema_look, args.reopen)
+        return 0
     if args.child:
         print(json.dumps(measure(args.new, args.reopen)))
         return 0
