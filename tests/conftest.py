@@ -62,10 +62,11 @@ def workspace(tmp_path, migrated_workspace) -> Path:
 def migrated_workspace(tmp_path_factory):
     """``copy(path)``: an empty workspace with every migration applied, written at ``path`` (returned).
 
-    Creating a workspace applies the migrations one by one, in a transaction each, and rebuilds the
-    queue signals: about 0.13 CPU-seconds, paid again by every test that starts from an empty workspace,
-    where copying one migrated file costs a tenth of that (docs/BENCHMARKS.md, "Test suite"). The
-    file is migrated once per worker by lsqa itself, so a copy is what a first connect would make."""
+    Creating a workspace writes a copy of lsqa's per-process template and gives it a queue-signals
+    version and ``applied_at`` of its own, in a transaction (lsqa.store.db); a plain copy of one file
+    skips even that (docs/benchmarks-log/2026-12-07-fresh-workspace.md). The file is made once per
+    worker by lsqa itself, so a copy is what a first connect would make, but for that version: the
+    copies share one (a test about versions makes its workspaces with ``store.connect``)."""
     import shutil
 
     from lsqa.store import db

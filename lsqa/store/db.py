@@ -16,6 +16,13 @@ A process that serves people (the dashboard) may keep a workspace attached for a
 last connection closes (``linger``): its next request then skips the ATTACH and the checkpoint of
 the DETACH. Another process that finds the file locked says so in a file beside it (``<file>.waiting``)
 while it waits, and a lingering process lets go as soon as none of its connections uses the file.
+
+A new workspace is a copy of a *template*, the empty schema made once per process by running the
+migrations on a private file (``_template``): migrating each new file step by step costs far more than
+writing the bytes of one already migrated, and tests and first runs create many. The copy is published
+whole (written under a temporary name beside it, then linked to its path, which fails if the path
+appeared meanwhile: then the file found there is opened as any other) and given a queue-signals version
+of its own before any connection sees it (``_from_template``).
 """
 
 from __future__ import annotations
@@ -26,7 +33,10 @@ import hashlib
 import logging
 import os
 import random
+import secrets
+import shutil
 import stat
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -49,6 +59,26 @@ DEFAULT_LOCK_TIMEOUT_S = 60.0
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Template:
+    """The bytes of an empty workspace with every migration of ``digests`` applied, and what a copy of
+    it changes to be a workspace of its own (``_from_template``)."""
+
+    digests: tuple[tuple[str, str], ...]  # (name, sha256) of each migration file, in order
+    data: bytes
+    version: str          # its queue_signals_version.version: each copy gets a new one
+    applied_until: object  # its latest schema_migrations.applied_at: a copy's become its creation time
+
+
+# The template of this process (or None when it could not be built for these digests: new workspaces
+# are then migrated step by step, which says what is wrong), under _template_lock.
+_template_made: _Template | tuple[tuple[str, str], ...] | None = None
+_template_lock = threading.Lock()
+# Files the template is being built in, attached to the host without an _Attachment: a fork meanwhile
+# must not close the host under them (_close_idle_host_before_fork). Under _host_lock.
+_private_attached = 0
 
 
 class DiskFull(WorkspaceError):
@@ -98,6 +128,9 @@ class _Attachment:
     # open attachment, so the connections nested in it (a dashboard page's 10-40) skip the check.
     schema_seen: bool = False
     header: bytes = b""  # the file's two database headers when last read while not attached (data_version)
+    # The file's version (``_version``) right after this process's last DETACH of it: found the same at
+    # the next ATTACH, the file is the one this process left, schema and all (``_acquire``).
+    left_as: tuple | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # attach/detach of this file, one at a time
     # Opened after ATTACH and closed after DETACH (closing any descriptor of the file drops DuckDB's
     # lock): the headers read through it say whether a DETACH's checkpoint was the only change.
@@ -280,7 +313,8 @@ def _close_idle_host_before_fork() -> None:
     if not _host_lock.acquire(timeout=1.0):
         return
     try:
-        if _host is not None and not any(e.users or e.attached for e in _attachments.values()):
+        if _host is not None and not _private_attached and \
+                not any(e.users or e.attached for e in _attachments.values()):
             _host.close()
             _host = None
             _attachments.clear()
@@ -309,14 +343,15 @@ def close_host_at_exit() -> None:
 
 
 def _forget_host_in_child() -> None:
-    global _host, _attachments, _host_lock, _migrate_lock, _linger_thread
+    global _host, _attachments, _host_lock, _migrate_lock, _linger_thread, _template_lock, _private_attached
     if _host is not None:
         _inherited_hosts.append(_host)  # kept referenced: never freed in this process
     _host, _attachments = None, {}
     _lingering.clear()  # the parent's: its lingering thread is not in the child
     _linger_thread = None
     # Another thread of the parent may have held these at the fork; in the child it never lets go.
-    _host_lock, _migrate_lock = threading.Lock(), threading.Lock()
+    _host_lock, _migrate_lock, _template_lock = threading.Lock(), threading.Lock(), threading.Lock()
+    _private_attached = 0  # a template the parent was building is not finished here (the child builds its own)
 
 
 if hasattr(os, "register_at_fork"):
@@ -384,6 +419,7 @@ def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment
             if not entry.attached:
                 # Under the lock: a file another thread is creating looks empty from outside.
                 _prepare_path(given_path)
+                made = _from_template(path) if not os.path.lexists(path) and _writable(Path(path)) else None
                 _check_file_header(path)
                 entry.read_only = not _writable(Path(path))
                 _attach(path, entry.alias, timeout_s, entry.read_only)
@@ -392,6 +428,11 @@ def _acquire(path: str, timeout_s: float, given_path: str | Path) -> _Attachment
                     entry.fd = os.open(path, os.O_RDONLY)
                 except OSError:
                     entry.fd = None  # no checkpoint is then recorded as a mere checkpoint
+                if entry.fd is not None:
+                    _check_whole_blocks(entry, path)
+                    entry.schema_seen = _as_left(entry, path)
+                if made is not None:
+                    _make_own(entry, path, made)
         except BaseException:
             entry.users -= 1
             raise
@@ -471,14 +512,50 @@ def _check_file_header(path: str) -> None:
     """The file's first bytes are DuckDB's. Only while this process has not attached it: closing any
     descriptor of a file drops every POSIX lock this process holds on it, DuckDB's included."""
     fix = "give the path of a workspace file (e.g. db/lsqa.duckdb), or a new file name to start one"
-    if not os.path.exists(path):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
         return
-    with open(path, "rb") as f:
-        head = f.read(16)
+    try:
+        head = os.pread(fd, 16, 0)
+    finally:
+        os.close(fd)
     if head.startswith(b"SQLite format 3"):
         raise WorkspaceError(f"workspace {path}: a SQLite database, not an lsqa (DuckDB) workspace; {fix}")
     if len(head) < 12 or head[8:12] != b"DUCK":
         raise WorkspaceError(f"workspace {path}: not a DuckDB workspace (text or other data); {fix}")
+
+
+def _as_left(entry: _Attachment, path: str) -> bool:
+    """Just attached: the file is the one this process last let go of (same inode, size, time, headers,
+    no WAL; read through the descriptor of the file attached, so a file replaced while this process
+    waited for its lock is not taken for it). Its schema is then the one seen before, and ``_connection``
+    need not look for it."""
+    if entry.left_as is None or entry.fd is None:
+        return False
+    try:
+        return entry.left_as == _version(path, os.fstat(entry.fd), _read_headers(entry.fd))
+    except OSError:
+        return False
+
+
+def _check_whole_blocks(entry: _Attachment, path: str) -> None:
+    """Just attached (this process holds the file's lock, so nobody is writing it): a DuckDB file is its
+    three 4 KiB headers and whole blocks (each database header: checksum, iteration, meta block, free
+    list, block count, block size); a file of another size was cut short, and is refused whatever its
+    lost blocks held, not only when a read happens to need them."""
+    try:
+        size = os.fstat(entry.fd).st_size
+        headers = [os.pread(entry.fd, 48, at) for at in _HEADER_BLOCKS]
+    except OSError:
+        return
+    if any(len(h) < 48 for h in headers):
+        return  # DuckDB has said what is wrong already, or will
+    block = int.from_bytes(max(headers, key=lambda h: int.from_bytes(h[8:16], "little"))[40:48], "little")
+    if 4096 <= block <= 1 << 30 and block & (block - 1) == 0 and (size - 3 * 4096) % block:
+        _detach(entry, path)
+        raise WorkspaceError(f"workspace {path}: the file is truncated or damaged ({size} bytes, not whole "
+                             "DuckDB blocks); restore it from a copy, or give another workspace")
 
 
 _HEADER_BLOCKS = (4096, 8192)
@@ -570,7 +647,7 @@ def _checkpoint_end(key: str, entry: _Attachment, start: tuple | None) -> None:
         before, wal_before, headers_before = start
         headers = _read_headers(fd)
         entry.header = headers  # what data_version reads next while not attached
-        after = _version(key, os.fstat(fd), headers)
+        after = entry.left_as = _version(key, os.fstat(fd), headers)
         if before is None or after[4] is not None or (wal_before is not None and wal_before[0] == 0):
             return  # a WAL now, or an empty one before (a checkpoint may or may not have run): unknown
         expected = _iteration(headers_before) + (wal_before is not None)
@@ -794,20 +871,22 @@ def _after_commit(con: duckdb.DuckDBPyConnection, key: str) -> None:
         log.warning("audit queue signals not caught up after a write (%s); the queue reads them fresh", exc)
 
 
-def migration_files(directory: Path = MIGRATIONS_DIR) -> list[Path]:
-    return sorted(p for p in directory.glob("*.sql") if p.name[:4].isdigit())
+def migration_files(directory: Path | None = None) -> list[Path]:
+    """The migration files of ``directory`` (``MIGRATIONS_DIR`` as it is at the call), in name order."""
+    return sorted(p for p in (directory or MIGRATIONS_DIR).glob("*.sql") if p.name[:4].isdigit())
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def migrate(con: duckdb.DuckDBPyConnection, directory: Path = MIGRATIONS_DIR) -> list[str]:
+def migrate(con: duckdb.DuckDBPyConnection, directory: Path | None = None) -> list[str]:
     """Apply pending migrations in name order; return the names applied now.
 
     Each migration runs in one transaction together with its ``schema_migrations`` row, so a
     failure leaves neither. A migration that was applied and whose file changed since is refused:
-    applied migrations are history, a change belongs in a new file.
+    applied migrations are history, a change belongs in a new file. ``directory``: ``MIGRATIONS_DIR``
+    as it is at the call, unless given.
     """
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
@@ -849,8 +928,133 @@ def _data_step(name: str, con: duckdb.DuckDBPyConnection) -> None:
 
 
 def forget_migrated(path: str | Path | None = None) -> None:
-    """Make the next ``connect`` check migrations again (tests that edit migration folders)."""
+    """Make the next ``connect`` check migrations again (tests that edit migration folders); without a
+    path, the next new workspace also builds the template again (it is kept by the migrations' digests,
+    so an edited folder gets a new one anyway)."""
+    global _template_made
     if path is None:
         _migrated.clear()
+        with _template_lock:
+            _template_made = None
     else:
         _migrated.discard(str(Path(path).resolve()))
+
+
+# ---------------------------------------------------------------------------------------------
+# New workspaces: copies of a template migrated once per process
+# ---------------------------------------------------------------------------------------------
+
+
+def _template() -> _Template | None:
+    """This process's template for the migrations as they are now (built on first use, and again when
+    a migration file changed), or None when it cannot be built here."""
+    global _template_made
+    directory = MIGRATIONS_DIR
+    digests = tuple((p.name, _sha256(p)) for p in migration_files(directory))
+    with _template_lock:
+        made = _template_made
+        if made is None or (made.digests if isinstance(made, _Template) else made) != digests:
+            made = _template_made = _build_template(directory, digests) or digests
+        return made if isinstance(made, _Template) else None
+
+
+def _build_template(directory: Path, digests: tuple[tuple[str, str], ...]) -> _Template | None:
+    """Run the migrations of ``directory`` on a new file in a private temporary folder and keep its bytes.
+    None when that fails (a full temporary disk, a broken migration, files changed meanwhile): new
+    workspaces are then migrated in place, which says what is wrong."""
+    global _private_attached
+    try:
+        folder = tempfile.mkdtemp(prefix="lsqa-template-")
+    except OSError:
+        return None
+    file = os.path.join(folder, "empty.duckdb")
+    alias = "lsqa_template_" + secrets.token_hex(8)
+    with _host_lock:
+        _private_attached += 1
+    attached = False
+    try:
+        cur = _host_cursor()
+        try:
+            cur.execute(f"ATTACH '{file.replace(chr(39), chr(39) * 2)}' AS {alias}")
+            attached = True
+            cur.execute(f"USE {alias}")
+            migrate(cur, directory)
+            applied = tuple(cur.execute("SELECT name, sha256 FROM schema_migrations ORDER BY name").fetchall())
+            (version,) = cur.execute("SELECT version FROM queue_signals_version").fetchone()
+            (until,) = cur.execute("SELECT max(applied_at) FROM schema_migrations").fetchone()
+        finally:
+            cur.close()
+        cur = _host_cursor()
+        try:
+            cur.execute(f"DETACH {alias}")  # checkpointed: the file alone holds everything
+            attached = False
+        finally:
+            cur.close()
+        if applied != digests or os.path.exists(file + ".wal"):
+            return None
+        with open(file, "rb") as f:
+            return _Template(digests, f.read(), version, until)
+    except (duckdb.Error, OSError) as exc:
+        log.debug("no workspace template (%s): new workspaces are migrated in place", exc)
+        return None
+    finally:
+        if attached:
+            with contextlib.suppress(duckdb.Error), _host_cursor() as cur:
+                cur.execute(f"DETACH {alias}")
+        with _host_lock:
+            _private_attached -= 1
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _from_template(path: str) -> _Template | None:
+    """Write a new workspace at ``path`` (resolved, absent) from the template, whole: under a temporary
+    name beside it, then linked to ``path``, which fails when the path appeared meanwhile. The template
+    used, or None when no file was made (no template, the path taken, a folder that refuses the write or
+    the link, a full disk, a WAL left there): then ``path`` is opened as before, which makes a new
+    workspace by migrating it, opens the file another process made, or says what is wrong."""
+    if os.path.lexists(path + ".wal"):
+        return None  # a WAL without its file: DuckDB decides what to make of it, as before
+    made = _template()
+    if made is None:
+        return None
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.lsqa-new")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            view = memoryview(made.data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.link(temporary, path)
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    return made
+
+
+def _make_own(entry: _Attachment, path: str, made: _Template) -> None:
+    """With ``entry.lock`` held, ``path`` just attached: a workspace copied from the template becomes one of
+    its own before any connection uses it. It gets a queue-signals version of its own (two workspaces
+    never share one, ``lsqa.store.queue_signals``), and its migrations' ``applied_at`` becomes the time
+    it was created (its migrations are the template's, the files of the same digests, all applied at
+    once). Then it counts as migrated. A copy another process has used meanwhile keeps what it has."""
+    from lsqa.store import queue_signals
+
+    cur = _host_cursor()
+    try:
+        cur.execute(f"USE {entry.alias}")
+        with transaction(cur):
+            queue_signals.renew_version(cur, made.version)
+            cur.execute("UPDATE schema_migrations SET applied_at = current_timestamp WHERE applied_at <= ?",
+                        [made.applied_until])
+    except BaseException:
+        cur.close()
+        _detach(entry, path)  # the caller's block does not run: leave the file as any other
+        raise
+    cur.close()
+    entry.schema_seen = True
+    _migrated.add(path)

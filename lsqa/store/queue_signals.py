@@ -186,6 +186,12 @@ def rebuild(con) -> None:
     _new_version(con)
 
 
+def renew_version(con, replacing: str) -> None:
+    """A version of its own for a workspace whose file is a copy of another (a new workspace written
+    from the template of ``lsqa.store.db``), unless it has one already: two workspaces never share one."""
+    con.execute("UPDATE queue_signals_version SET version = uuid()::VARCHAR WHERE version = ?", [replacing])
+
+
 def _new_version(con) -> None:
     con.execute(f"UPDATE queue_signals_version SET version = uuid()::VARCHAR,"
                 f" verdicts = (SELECT {_FINGERPRINT} FROM queue_signals)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
+import duckdb
 import pytest
 
 from lsqa import store
@@ -163,18 +164,25 @@ def test_a_fork_while_a_thread_waits_for_the_file_lock_does_not_break_later_conn
 
 def test_the_schema_is_checked_once_per_attachment_not_per_connection(workspace, monkeypatch):
     """A dashboard page opens 10-40 connections inside one attachment (common.kept_open); the
-    file cannot be swapped under it, so only the first checks the schema; the next attachment
-    checks again (a workspace deleted and created in between is migrated: test_store.py)."""
+    file cannot be swapped under it, so only the first checks the schema. The next attachment checks
+    again when the file is not the one this process left (written by another process, or deleted and
+    created in between: then it is migrated, test_store.py), and not when it is, byte for byte."""
     with store.connect(workspace):
         pass  # migrated and detached
     calls = []
     real = db._has_schema
     monkeypatch.setattr(db, "_has_schema", lambda con: calls.append(1) or real(con))
     with store.connect(workspace):
+        pass
+    assert calls == []  # as this process left it
+    other = duckdb.connect(str(workspace))  # another process's write, in effect
+    other.execute("INSERT INTO systems (name, model, context) VALUES ('other', 'm', 'none')")
+    other.close()
+    with store.connect(workspace):
         for _ in range(10):
             with store.connect(workspace) as con:
-                assert con.execute("SELECT count(*) FROM systems").fetchone()[0] == 0
+                assert con.execute("SELECT count(*) FROM systems").fetchone()[0] == 1
     assert len(calls) == 1
     with store.connect(workspace):
         pass
-    assert len(calls) == 2
+    assert len(calls) == 1
