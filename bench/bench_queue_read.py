@@ -94,7 +94,8 @@ def bench(size: int, rounds: int, threads: int | None, folder: Path) -> dict:
         for full in (False, True):
             cpu = wall = 0.0
             for case in cases:
-                c, w = _measure(lambda case=case: queue_store.audit_queue(con, weights=W, full=full, **case), rounds)
+                c, w = _measure(lambda case=case, full=full: queue_store.audit_queue(con, weights=W, full=full, **case),
+                                rounds)
                 cpu, wall = cpu + c, wall + w
             out["full" if full else "kept"] = (cpu / len(cases), wall / len(cases))
         rows, _ = queue_store.audit_queue(con, weights=W, annotator="ana", reviewed="not_mine", limit=7)

@@ -336,7 +336,7 @@ def _merged(special: list[dict], top: list[tuple], offset: int, limit: int) -> l
     ``_KEPT``'s columns nobody reviewed, in the order of priority and key, which is ``sort_key``'s for them)
     together in ``sort_key`` order, reading the keys of few of ``top``."""
     def row(t: tuple) -> dict:
-        return {**dict(zip(_KEPT, t)), "n_reviewers": 0, "my_action": None, "my_label": None}
+        return {**dict(zip(_KEPT, t, strict=True)), "n_reviewers": 0, "my_action": None, "my_label": None}
 
     out, i = [], 0
     for r in special:
@@ -350,6 +350,13 @@ def _merged(special: list[dict], top: list[tuple], offset: int, limit: int) -> l
     return [r if isinstance(r, dict) else row(r[0][r[1]]) for r in out[offset:offset + limit]]
 
 
+def _last_top(where_static: str, named: dict) -> list[tuple]:
+    """The head ``_top`` kept last for these filters, whatever the state of the signals it was read in."""
+    key = (where_static, _static_key(where_static, named))
+    with _kept_lock:
+        return next((rows for k, (rows, _) in reversed(_TOPS.items()) if k[1:] == key), [])
+
+
 def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bool, special: list[str],
                named: dict, limit: int, offset: int) -> tuple[list[dict], int]:
     """The page from the kept signals (``lsqa.store.queue_signals``), reading few of them.
@@ -361,28 +368,37 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     first. So the first ``offset + limit`` verdicts of the queue are among the special ones and the
     first ``offset + limit + (number of special ones)`` matching ``static`` in the order of priority
     and key (``_top``: kept while the kept signals are unchanged, as a review leaves them). One query
-    reads the special verdicts' rows with their reviews and whether they match; the page is these and
-    the head of ``_top`` in ``_ORDER`` (``sort_key``), with their books read after; the total is counted
-    the same way."""
+    reads the special verdicts' rows with their reviews, whether they match, and the books of the page's
+    questions; the page is these and the head of ``_top`` in ``_ORDER`` (``sort_key``); the total is
+    counted the same way."""
     where_static = " AND ".join(["1=1", *static])
     where_all = " AND ".join(["1=1", *static, *review])
+    # The books of the page's questions are read in the same query: of the special verdicts' and of the
+    # head kept last for these filters (others, should the page show any, are read after).
+    head = _last_top(where_static, named) if everyone else []
+    named = {**named, "books": sorted({r[3] for r in head[:offset + limit]})}
     sql = f"""
         WITH {_LABELS.format(only="")},
-        special AS (SELECT DISTINCT id FROM ({" UNION ALL ".join(special)}) WHERE id IS NOT NULL),
+        special AS (SELECT id FROM ({" UNION ALL ".join(special)}) WHERE id IS NOT NULL),
         near AS MATERIALIZED ({_by_key(rel, f"SELECT {queue_signals.id_key_sql()} FROM special")}),
         srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special))
         SELECT {", ".join(f"j.{c}" for c in _KEPT)}, coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_action,
                CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label,
-               coalesce({where_static}, false) AS _static, coalesce({where_all}, false) AS _all, e._edition
-        FROM (SELECT {queue_signals.EDITION} AS _edition) e
+               coalesce({where_static}, false) AS _static, coalesce({where_all}, false) AS _all, e._edition, e._books
+        FROM (SELECT {queue_signals.EDITION} AS _edition,
+                     (SELECT list({{'q': q.id, 'd': q.document_id, 't': d.title}}) FROM questions q
+                      LEFT JOIN documents d ON d.id = q.document_id
+                      WHERE q.id IN (SELECT question_id FROM srows UNION ALL SELECT unnest($books::VARCHAR[])))
+                     AS _books) e
         LEFT JOIN (srows j LEFT JOIN h ON h.judgment_id = j.id) ON true"""
     found = fetch_dicts(con, sql, _used(sql, named))
     edition = found[0]["_edition"] if rel == queue_signals.TABLE else None
+    books = {b["q"]: (b["d"], b["t"]) for b in found[0]["_books"] or ()}
     srows = [r for r in found if r["id"] is not None]
     candidates = [r for r in srows if r["_all"]]
-    total = len(candidates) - (sum(1 for r in srows if r["_static"]) if everyone else 0)
     candidates.sort(key=sort_key)
     page = candidates[offset:offset + limit]
+    total = len(candidates) - (sum(1 for r in srows if r["_static"]) if everyone else 0)
     if everyone:
         hist, counted = _priorities(con, rel, where_static, named, edition)
         top = _top(con, rel, where_static, named, hist, offset + limit + len(srows), edition)
@@ -393,12 +409,11 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
         total += sum(int(n) for _, n in hist)
         ids = {r["id"] for r in srows}
         page = _merged(candidates, [r for r in top if r[0] not in ids], offset, limit)
-    books = {}
-    if page:
+    unread = sorted({r["question_id"] for r in page} - set(books))
+    if unread:
         qsql = """SELECT q.id, q.document_id, d.title FROM questions q LEFT JOIN documents d ON d.id = q.document_id
                   WHERE q.id IN (SELECT unnest($questions))"""
-        books = {q: (doc, title) for q, doc, title in
-                 con.execute(qsql, {"questions": sorted({r["question_id"] for r in page})}).fetchall()}
+        books.update({q: (doc, title) for q, doc, title in con.execute(qsql, {"questions": unread}).fetchall()})
     rows = []
     for r in page:
         r["document_id"], r["title"] = books.get(r["question_id"], (None, None))
