@@ -287,8 +287,8 @@ _KEY = "j.priority DESC, j.question_id, j.judge, j.system_a, j.system_b, j.shown
 # them in the order of priority and key (``_top``), and whether they are all of them. A review changes
 # neither, so the Audit page's read after one reads only the reviewed verdicts' rows.
 _TOPS: OrderedDict = OrderedDict()
-_TOPS_MAX = 64
-_TOP_KEPT_ROWS = 5000  # longer heads (a read of the whole queue) are read each time, not kept
+_TOPS_MAX = 32
+_TOP_KEPT_ROWS = 2000  # longer heads (a read of the whole queue) are read each time, not kept
 _TOP_SLACK = 64  # read beyond the rows wanted, so that the next reviews' reads find them kept
 
 
