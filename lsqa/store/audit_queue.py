@@ -101,30 +101,40 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     what ``queue_signals.relation`` says of them, when the caller kept it (a review does not change it);
     read here by default.
     """
-    named: dict = {}
+    def conditions(kept: bool):
+        named: dict = {}
 
-    def param(value) -> str:
-        name = f"p{len(named)}"
-        named[name] = value
-        return "$" + name
+        def param(value) -> str:
+            name = f"p{len(named)}"
+            named[name] = value
+            return "$" + name
+
+        static, ids_p = _static_conditions(param, kept, judges=judges, labels=labels, statuses=statuses,
+                                           documents=documents, systems=systems, questions=questions, ids=ids,
+                                           search=search)
+        review, everyone, special = _review_conditions(param, kept, reviewed=reviewed, overlap=overlap,
+                                                       reviewed_by=reviewed_by, exclude=exclude)
+        named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
+                      "w_disagreement": float(weights["disagreement"]),
+                      "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
+        return static, ids_p, review, everyone, special, named
 
     same_weights = {k: float(v) for k, v in weights.items()} == PRIORITY_WEIGHTS
-    rel = None
     if same_weights and not full:
+        if signals is READ and ids is None:
+            # The kept table alone, as it mostly is: the page's own query says whether it may (``_kept_page``).
+            static, _, review, everyone, special, named = conditions(True)
+            page = _kept_page(con, queue_signals.TABLE, static, review, everyone, special, named, limit, offset,
+                              check=True)
+            if page is not None:
+                return page
         rel = queue_signals.relation(con) if signals is READ else signals
-    kept = rel is not None
-    static, ids_p = _static_conditions(param, kept, judges=judges, labels=labels, statuses=statuses,
-                                       documents=documents, systems=systems, questions=questions, ids=ids,
-                                       search=search)
-    review, everyone, special = _review_conditions(param, kept, reviewed=reviewed, overlap=overlap,
-                                                   reviewed_by=reviewed_by, exclude=exclude)
-    named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
-                  "w_disagreement": float(weights["disagreement"]),
-                  "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
-    if kept:
-        if ids is not None:
-            return _rows_by_id(con, rel, static, review, named, ids_p)
-        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+        if rel is not None:
+            static, ids_p, review, everyone, special, named = conditions(True)
+            if ids is not None:
+                return _rows_by_id(con, rel, static, review, named, ids_p)
+            return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+    static, _, review, _, _, named = conditions(False)
     return _full_page(con, " AND ".join(["1=1", *static, *review]), named, limit, offset)
 
 
@@ -358,7 +368,7 @@ def _last_top(where_static: str, named: dict) -> list[tuple]:
 
 
 def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bool, special: list[str],
-               named: dict, limit: int, offset: int) -> tuple[list[dict], int]:
+               named: dict, limit: int, offset: int, check: bool = False) -> tuple[list[dict], int] | None:
     """The page from the kept signals (``lsqa.store.queue_signals``), reading few of them.
 
     The queue is the verdicts matching ``static`` (their own columns) and ``review``, in ``_ORDER``.
@@ -370,7 +380,8 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     and key (``_top``: kept while the kept signals are unchanged, as a review leaves them). One query
     reads the special verdicts' rows with their reviews, whether they match, and the books of the page's
     questions; the page is these and the head of ``_top`` in ``_ORDER`` (``sort_key``); the total is
-    counted the same way."""
+    counted the same way. ``check``: None when the kept table alone does not stand for the verdicts now
+    (``queue_signals.KEPT_ALONE``, asked in the same query)."""
     where_static = " AND ".join(["1=1", *static])
     where_all = " AND ".join(["1=1", *static, *review])
     # The books of the page's questions are read in the same query: of the special verdicts' and of the
@@ -384,14 +395,17 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
         srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special))
         SELECT {", ".join(f"j.{c}" for c in _KEPT)}, coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_action,
                CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label,
-               coalesce({where_static}, false) AS _static, coalesce({where_all}, false) AS _all, e._edition, e._books
-        FROM (SELECT {queue_signals.EDITION} AS _edition,
+               coalesce({where_static}, false) AS _static, coalesce({where_all}, false) AS _all, e._edition, e._books,
+               e._alone
+        FROM (SELECT {queue_signals.EDITION} AS _edition, {queue_signals.KEPT_ALONE if check else "true"} AS _alone,
                      (SELECT list({{'q': q.id, 'd': q.document_id, 't': d.title}}) FROM questions q
                       LEFT JOIN documents d ON d.id = q.document_id
                       WHERE q.id IN (SELECT question_id FROM srows UNION ALL SELECT unnest($books::VARCHAR[])))
                      AS _books) e
         LEFT JOIN (srows j LEFT JOIN h ON h.judgment_id = j.id) ON true"""
     found = fetch_dicts(con, sql, _used(sql, named))
+    if not found[0]["_alone"]:
+        return None
     edition = found[0]["_edition"] if rel == queue_signals.TABLE else None
     books = {b["q"]: (b["d"], b["t"]) for b in found[0]["_books"] or ()}
     srows = [r for r in found if r["id"] is not None]
@@ -405,7 +419,7 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
         if counted != edition or top is None:
             # The kept signals changed between the reads (a catch-up in another thread): read again.
             _PRIORITIES.pop((edition, where_static, _static_key(where_static, named)), None)
-            return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+            return _kept_page(con, rel, static, review, everyone, special, named, limit, offset, check)
         total += sum(int(n) for _, n in hist)
         ids = {r["id"] for r in srows}
         page = _merged(candidates, [r for r in top if r[0] not in ids], offset, limit)
