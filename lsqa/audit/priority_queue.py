@@ -164,16 +164,6 @@ def _head_brought_up_to_date(workspace: Path, filters: Filters, annotator: str, 
     return None
 
 
-def _sort_key(row: dict) -> tuple:
-    """A queue row's place (``lsqa.store.audit_queue``'s order: unreviewed first, priority, then the key;
-    NULLs last as DuckDB sorts them)."""
-    def key(value):
-        return (1, "") if value is None else (0, value)
-
-    return ((row["n_reviewers"] or 0) > 0, -float(row["priority"]),
-            *(key(row[c]) for c in ("question_id", "judge", "system_a", "system_b", "shown_order", "reference", "id")))
-
-
 def _brought_up_to_date(workspace: Path, filters: Filters, annotator: str, before: dict, newly_left_out: set[str],
                         reviewed: set[str], exclude: tuple[str, ...]) -> dict | None:
     """``before`` (a kept head) without the verdicts ``newly_left_out``, and with the rows of the
@@ -199,11 +189,11 @@ def _brought_up_to_date(workspace: Path, filters: Filters, annotator: str, befor
             if unseen:
                 fresh += _rows_of(con, filters, annotator, exclude=exclude, ids=unseen, limit=len(unseen), **inputs)[0]
         total += len(fresh)
-        last = _sort_key(before["rows"][-1]) if before["rows"] else None
+        last = queue_store.sort_key(before["rows"][-1]) if before["rows"] else None
         for r in fresh:  # in the queue's order among the rows, or beyond them (then the head ends before it)
-            place = _sort_key(r)
+            place = queue_store.sort_key(r)
             if complete or last is None or place < last:
-                at = next((i for i, other in enumerate(rows) if _sort_key(other) > place), len(rows))
+                at = next((i for i, other in enumerate(rows) if queue_store.sort_key(other) > place), len(rows))
                 rows.insert(at, r)
     return {"rows": rows, "total": total, "page": 0, "pages": before["pages"]}
 

@@ -13,6 +13,7 @@ benches that compare the two.
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections import OrderedDict
 
@@ -100,30 +101,40 @@ def audit_queue(con, *, weights: dict, annotator: str = "", judges=None, systems
     what ``queue_signals.relation`` says of them, when the caller kept it (a review does not change it);
     read here by default.
     """
-    named: dict = {}
+    def conditions(kept: bool):
+        named: dict = {}
 
-    def param(value) -> str:
-        name = f"p{len(named)}"
-        named[name] = value
-        return "$" + name
+        def param(value) -> str:
+            name = f"p{len(named)}"
+            named[name] = value
+            return "$" + name
+
+        static, ids_p = _static_conditions(param, kept, judges=judges, labels=labels, statuses=statuses,
+                                           documents=documents, systems=systems, questions=questions, ids=ids,
+                                           search=search)
+        review, everyone, special = _review_conditions(param, kept, reviewed=reviewed, overlap=overlap,
+                                                       reviewed_by=reviewed_by, exclude=exclude)
+        named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
+                      "w_disagreement": float(weights["disagreement"]),
+                      "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
+        return static, ids_p, review, everyone, special, named
 
     same_weights = {k: float(v) for k, v in weights.items()} == PRIORITY_WEIGHTS
-    rel = None
     if same_weights and not full:
+        if signals is READ and ids is None:
+            # The kept table alone, as it mostly is: the page's own query says whether it may (``_kept_page``).
+            static, _, review, everyone, special, named = conditions(True)
+            page = _kept_page(con, queue_signals.TABLE, static, review, everyone, special, named, limit, offset,
+                              check=True)
+            if page is not None:
+                return page
         rel = queue_signals.relation(con) if signals is READ else signals
-    kept = rel is not None
-    static, ids_p = _static_conditions(param, kept, judges=judges, labels=labels, statuses=statuses,
-                                       documents=documents, systems=systems, questions=questions, ids=ids,
-                                       search=search)
-    review, everyone, special = _review_conditions(param, kept, reviewed=reviewed, overlap=overlap,
-                                                   reviewed_by=reviewed_by, exclude=exclude)
-    named.update({"annotator": annotator, "w_failed": float(weights["failed"]),
-                  "w_disagreement": float(weights["disagreement"]),
-                  "w_self": float(weights["self_inconsistent"]), "w_flagged": float(weights["flagged"])})
-    if kept:
-        if ids is not None:
-            return _rows_by_id(con, rel, static, review, named, ids_p)
-        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+        if rel is not None:
+            static, ids_p, review, everyone, special, named = conditions(True)
+            if ids is not None:
+                return _rows_by_id(con, rel, static, review, named, ids_p)
+            return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
+    static, _, review, _, _, named = conditions(False)
     return _full_page(con, " AND ".join(["1=1", *static, *review]), named, limit, offset)
 
 
@@ -264,8 +275,100 @@ def _used(sql: str, named: dict) -> dict:
     return {k: v for k, v in named.items() if f"${k}" in sql}  # DuckDB refuses parameters a query has not
 
 
+def sort_key(row: dict) -> tuple:
+    """A queue row's place in ``_ORDER`` (unreviewed first, priority, then the key; NULLs last, as DuckDB
+    sorts them; strings by code point, which is DuckDB's byte order of UTF-8)."""
+    def key(value):
+        return (1, "") if value is None else (0, value)
+
+    return ((row["n_reviewers"] or 0) > 0, -float(row["priority"]),
+            *(key(row[c]) for c in ("question_id", "judge", "system_a", "system_b", "shown_order", "reference", "id")))
+
+
+# The columns of a queue row, in order (``_rows_by_id`` and ``_full_page`` select them in SQL).
+_ROW = ("id", "judge", "kind", "question_id", "system_a", "system_b", "shown_order", "reference", "label", "raw_label",
+        "status", "document_id", "title", "disagreement", "n_others", "self_inconsistent", "flagged", "n_reviewers",
+        "my_label", "my_action", "priority")
+_KEPT = ("id", "judge", "kind", "question_id", "system_a", "system_b", "shown_order", "reference", "label",
+         "raw_label", "status", "disagreement", "n_others", "self_inconsistent", "flagged", "priority")
+_KEY = "j.priority DESC, j.question_id, j.judge, j.system_a, j.system_b, j.shown_order, j.reference, j.id"
+
+# Per state of the kept signals and filters of the verdicts' own columns: the first verdicts matching
+# them in the order of priority and key (``_top``), and whether they are all of them. A review changes
+# neither, so the Audit page's read after one reads only the reviewed verdicts' rows.
+_TOPS: OrderedDict = OrderedDict()
+_TOPS_MAX = 32
+_TOP_KEPT_ROWS = 2000  # longer heads (a read of the whole queue) are read each time, not kept
+_TOP_SLACK = 64  # read beyond the rows wanted, so that the next reviews' reads find them kept
+
+
+def _top(con, rel: str, where_static: str, named: dict, hist: list, wanted: int, edition: str | None) -> list[tuple]:
+    """The first ``wanted`` verdicts of ``rel`` matching ``where_static`` in the order of priority and key
+    (``_KEPT``'s columns): all those above some priority and the first of it by key, found by ``hist``
+    (``_priorities``) without sorting every verdict; kept per ``edition`` (None: nothing is kept)."""
+    key = (edition, where_static, _static_key(where_static, named))
+    if edition is not None:
+        with _kept_lock:
+            found = _TOPS.get(key)
+            if found is not None and (found[1] or len(found[0]) >= wanted):
+                _TOPS.move_to_end(key)
+                return found[0][:wanted]
+    total = sum(int(n) for _, n in hist)
+    n = min(total, wanted + _TOP_SLACK)
+    above, band = 0, None
+    for priority, count in hist:
+        if above + count >= n:
+            band = priority
+            break
+        above += count
+    columns = ", ".join(f"j.{c}" for c in _KEPT)
+    if band is None:  # fewer verdicts match than the page reaches: all of them
+        top = f"SELECT * FROM {rel} j WHERE {where_static}"
+    else:
+        named = {**named, "band": band}
+        top = f"""(SELECT * FROM {rel} j WHERE {where_static} AND j.priority > $band)
+            UNION ALL
+            (SELECT * FROM {rel} j WHERE {where_static} AND j.priority = $band ORDER BY {_KEY} LIMIT {int(n - above)})"""
+    sql = f"SELECT {columns}, {queue_signals.EDITION} FROM ({top}) j ORDER BY {_KEY}"
+    rows = con.execute(sql, _used(sql, named)).fetchall()
+    if edition is not None and rows and rows[0][-1] == edition and len(rows) <= _TOP_KEPT_ROWS:
+        with _kept_lock:
+            _TOPS[key] = ([r[:-1] for r in rows], len(rows) == total)
+            while len(_TOPS) > _TOPS_MAX:
+                _TOPS.popitem(last=False)
+    if edition is not None and rows and rows[0][-1] != edition:
+        return None  # the kept signals changed since ``edition`` was read: the caller reads again
+    return [r[:-1] for r in rows[:wanted]]
+
+
+def _merged(special: list[dict], top: list[tuple], offset: int, limit: int) -> list[dict]:
+    """Rows ``offset`` to ``offset + limit`` of ``special`` (rows in ``sort_key`` order) and ``top`` (rows of
+    ``_KEPT``'s columns nobody reviewed, in the order of priority and key, which is ``sort_key``'s for them)
+    together in ``sort_key`` order, reading the keys of few of ``top``."""
+    def row(t: tuple) -> dict:
+        return {**dict(zip(_KEPT, t, strict=True)), "n_reviewers": 0, "my_action": None, "my_label": None}
+
+    out, i = [], 0
+    for r in special:
+        at = bisect.bisect_left(top, sort_key(r), lo=i, key=lambda t: sort_key(row(t)))
+        out += [(top, j) for j in range(i, at)]
+        out.append(r)
+        i = at
+        if len(out) >= offset + limit:
+            break
+    out += [(top, j) for j in range(i, min(len(top), i + max(0, offset + limit - len(out))))]
+    return [r if isinstance(r, dict) else row(r[0][r[1]]) for r in out[offset:offset + limit]]
+
+
+def _last_top(where_static: str, named: dict) -> list[tuple]:
+    """The head ``_top`` kept last for these filters, whatever the state of the signals it was read in."""
+    key = (where_static, _static_key(where_static, named))
+    with _kept_lock:
+        return next((rows for k, (rows, _) in reversed(_TOPS.items()) if k[1:] == key), [])
+
+
 def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bool, special: list[str],
-               named: dict, limit: int, offset: int) -> tuple[list[dict], int]:
+               named: dict, limit: int, offset: int, check: bool = False) -> tuple[list[dict], int] | None:
     """The page from the kept signals (``lsqa.store.queue_signals``), reading few of them.
 
     The queue is the verdicts matching ``static`` (their own columns) and ``review``, in ``_ORDER``.
@@ -274,73 +377,62 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     columns; every other verdict matching ``static`` is in it when ``everyone``, among the unreviewed
     first. So the first ``offset + limit`` verdicts of the queue are among the special ones and the
     first ``offset + limit + (number of special ones)`` matching ``static`` in the order of priority
-    and key; those are all the verdicts above some priority ``t`` and the first of priority ``t`` by
-    key, which DuckDB finds without sorting a million rows (a count per priority, then a sort on the
-    key whose first column, the question, tells rows apart at once). The page is the queue's query
-    over these candidates; the total is counted the same way."""
+    and key (``_top``: kept while the kept signals are unchanged, as a review leaves them). One query
+    reads the special verdicts' rows with their reviews, whether they match, and the books of the page's
+    questions; the page is these and the head of ``_top`` in ``_ORDER`` (``sort_key``); the total is
+    counted the same way. ``check``: None when the kept table alone does not stand for the verdicts now
+    (``queue_signals.KEPT_ALONE``, asked in the same query)."""
     where_static = " AND ".join(["1=1", *static])
     where_all = " AND ".join(["1=1", *static, *review])
-    labels = f"""{_LABELS.format(only="")},
-        special AS (SELECT DISTINCT id FROM ({" UNION ALL ".join(special)}) WHERE id IS NOT NULL)"""
-    edition, top, total = None, "", 0
-    if everyone:
-        n_special_sql = f"WITH {labels} SELECT count(*), {queue_signals.EDITION} FROM special"
-        n_special, edition = con.execute(n_special_sql, _used(n_special_sql, named)).fetchall()[0]
-        hist, edition = _priorities(con, rel, where_static, named, edition if rel == queue_signals.TABLE else None)
-        total = sum(int(n) for _, n in hist)
-        wanted = offset + limit + int(n_special)
-        above, band = 0, None
-        for priority, n in hist:
-            if above + n >= wanted:
-                band = priority
-                break
-            above += n
-        if band is None:  # fewer verdicts match than the page reaches: all of them
-            top = f"SELECT j.* FROM {rel} j WHERE {where_static}"
-        else:
-            named = {**named, "band": band}
-            top = f"""(SELECT j.* FROM {rel} j WHERE {where_static} AND j.priority > $band)
-                UNION ALL
-                (SELECT j.* FROM {rel} j WHERE {where_static} AND j.priority = $band
-                 ORDER BY j.question_id, j.judge, j.system_a, j.system_b, j.shown_order, j.reference, j.id
-                 LIMIT {int(wanted - above)})"""
+    # The books of the page's questions are read in the same query: of the special verdicts' and of the
+    # head kept last for these filters (others, should the page show any, are read after).
+    head = _last_top(where_static, named) if everyone else []
+    named = {**named, "books": sorted({r[3] for r in head[:offset + limit]})}
     sql = f"""
-        WITH {labels},
+        WITH {_LABELS.format(only="")},
+        special AS (SELECT id FROM ({" UNION ALL ".join(special)}) WHERE id IS NOT NULL),
         near AS MATERIALIZED ({_by_key(rel, f"SELECT {queue_signals.id_key_sql()} FROM special")}),
-        srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special)),
-        stats AS (SELECT count(*) FILTER (WHERE {where_static}) AS n_static,
-                         count(*) FILTER (WHERE {where_all}) AS n_matching,
-                         {queue_signals.EDITION} AS edition
-                  FROM srows j LEFT JOIN h ON h.judgment_id = j.id),
-        cand AS MATERIALIZED ({f"({top}) UNION SELECT * FROM srows" if top else "SELECT * FROM srows"}),
-        page AS (
-            SELECT j.*, coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_action,
-                   CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label
-            FROM cand j LEFT JOIN h ON h.judgment_id = j.id
-            WHERE {where_all}
-            ORDER BY {_ORDER}
-            LIMIT {int(limit)} OFFSET {int(offset)})
-        SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
-               j.label, j.raw_label, j.status, q.document_id, d.title, j.disagreement, j.n_others,
-               j.self_inconsistent, j.flagged, j.n_reviewers, j.my_label, j.my_action, j.priority,
-               stats.n_static AS _n_static, stats.n_matching AS _n_matching, stats.edition AS _edition
-        FROM stats
-        LEFT JOIN page j ON true
-        LEFT JOIN questions q ON q.id = j.question_id
-        LEFT JOIN documents d ON d.id = q.document_id
-        ORDER BY (j.n_reviewers > 0), j.priority DESC, j.question_id, j.judge, j.system_a, j.system_b,
-                 j.shown_order, j.reference, j.id"""
-    rows = fetch_dicts(con, sql, _used(sql, named))
-    if edition is not None and rows[0]["_edition"] != edition:
-        # The kept signals changed between the two reads (a catch-up in another thread): read again.
-        _PRIORITIES.pop((edition, where_static, _static_key(where_static, named)), None)
-        return _kept_page(con, rel, static, review, everyone, special, named, limit, offset)
-    # Of the special verdicts: every one matching their own columns was counted above when everyone
-    # else is in the queue; those of them in the queue are counted instead.
-    total += int(rows[0]["_n_matching"]) - (int(rows[0]["_n_static"]) if everyone else 0)
-    for r in rows:
-        del r["_n_static"], r["_n_matching"], r["_edition"]
-    return [r for r in rows if r["id"] is not None], total
+        srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special))
+        SELECT {", ".join(f"j.{c}" for c in _KEPT)}, coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_action,
+               CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label,
+               coalesce({where_static}, false) AS _static, coalesce({where_all}, false) AS _all, e._edition, e._books,
+               e._alone
+        FROM (SELECT {queue_signals.EDITION} AS _edition, {queue_signals.KEPT_ALONE if check else "true"} AS _alone,
+                     (SELECT list({{'q': q.id, 'd': q.document_id, 't': d.title}}) FROM questions q
+                      LEFT JOIN documents d ON d.id = q.document_id
+                      WHERE q.id IN (SELECT question_id FROM srows UNION ALL SELECT unnest($books::VARCHAR[])))
+                     AS _books) e
+        LEFT JOIN (srows j LEFT JOIN h ON h.judgment_id = j.id) ON true"""
+    found = fetch_dicts(con, sql, _used(sql, named))
+    if not found[0]["_alone"]:
+        return None
+    edition = found[0]["_edition"] if rel == queue_signals.TABLE else None
+    books = {b["q"]: (b["d"], b["t"]) for b in found[0]["_books"] or ()}
+    srows = [r for r in found if r["id"] is not None]
+    candidates = [r for r in srows if r["_all"]]
+    candidates.sort(key=sort_key)
+    page = candidates[offset:offset + limit]
+    total = len(candidates) - (sum(1 for r in srows if r["_static"]) if everyone else 0)
+    if everyone:
+        hist, counted = _priorities(con, rel, where_static, named, edition)
+        top = _top(con, rel, where_static, named, hist, offset + limit + len(srows), edition)
+        if counted != edition or top is None:
+            # The kept signals changed between the reads (a catch-up in another thread): read again.
+            _PRIORITIES.pop((edition, where_static, _static_key(where_static, named)), None)
+            return _kept_page(con, rel, static, review, everyone, special, named, limit, offset, check)
+        total += sum(int(n) for _, n in hist)
+        ids = {r["id"] for r in srows}
+        page = _merged(candidates, [r for r in top if r[0] not in ids], offset, limit)
+    unread = sorted({r["question_id"] for r in page} - set(books))
+    if unread:
+        qsql = """SELECT q.id, q.document_id, d.title FROM questions q LEFT JOIN documents d ON d.id = q.document_id
+                  WHERE q.id IN (SELECT unnest($questions))"""
+        books.update({q: (doc, title) for q, doc, title in con.execute(qsql, {"questions": unread}).fetchall()})
+    rows = []
+    for r in page:
+        r["document_id"], r["title"] = books.get(r["question_id"], (None, None))
+        rows.append({c: r[c] for c in _ROW})
+    return rows, total
 
 
 def _rows_by_id(con, rel: str, static: list[str], review: list[str], named: dict, ids_p: str) -> tuple[list[dict], int]:
