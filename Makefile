@@ -40,14 +40,17 @@ run: install $(WORKSPACE)
 # Two workers (pytest-xdist), one per core; TEST_WORKERS=0 runs in one process (easier to debug).
 TEST_WORKERS ?= 2
 TEST_FLAGS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
+# With a worker per core, each worker's DuckDB keeps to one thread: its other threads would only compete with
+# the other worker for the same cores (docs/benchmarks-log/2026-12-07-suite-third-pass.md).
+TEST_ENV := $(if $(filter 0,$(TEST_WORKERS)),,LSQA_DUCKDB_THREADS=1)
 
 test: install browser lint
-	$(PY) -m pytest -q $(TEST_FLAGS) tests
+	$(TEST_ENV) $(PY) -m pytest -q $(TEST_FLAGS) tests
 
 # The fast lane (see docs/BENCHMARKS.md "Test suite"): lint, then the tests not marked slow or browser, and one
 # case in a few of each large table of cases (@pytest.mark.sampled, tests/conftest.py).
 check: lint
-	$(PY) -m pytest -q $(TEST_FLAGS) -m "not slow and not browser" tests
+	$(TEST_ENV) $(PY) -m pytest -q $(TEST_FLAGS) -m "not slow and not browser" tests
 
 lint: install
 	$(VENV)/bin/ruff check .

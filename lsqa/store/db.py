@@ -172,10 +172,30 @@ def _current_host() -> duckdb.DuckDBPyConnection:
         # back to the system: without them what a read of a million verdicts used stayed with the
         # process after it ended, under the arrays the statistics then built (docs/BENCHMARKS.md,
         # "Corrected, certify and report at 1M verdicts").
-        _host = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                                   "autoload_known_extensions": False,
-                                                   "allocator_background_threads": True})
+        config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                  "allocator_background_threads": True}
+        threads = duckdb_threads()
+        if threads is not None:
+            config["threads"] = threads
+        _host = duckdb.connect(":memory:", config=config)
     return _host
+
+
+THREADS_ENV = "LSQA_DUCKDB_THREADS"
+
+
+def duckdb_threads() -> int | None:
+    """How many threads DuckDB may use in this process: ``LSQA_DUCKDB_THREADS`` (a whole number, at least 1),
+    or None for DuckDB's own choice (one per core). Where as many processes as cores run lsqa at once (the
+    test suite's workers, several dashboards on one machine), each DuckDB's threads past the first only
+    compete for the same cores."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise WorkspaceError(f"{THREADS_ENV}={value!r} is not a whole number of threads, at least 1; "
+                             "set it to e.g. 1, or unset it to let DuckDB use every core")
+    return int(value)
 
 
 def _host_cursor() -> duckdb.DuckDBPyConnection:
