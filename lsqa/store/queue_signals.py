@@ -75,47 +75,43 @@ def rows_sql(scope: str) -> str:
     The signals as ``lsqa.store.audit_queue`` computed them over the ``verdict_items`` view
     (migrations 0005, 0012), with the item as columns instead of a list: (question, pairwise?,
     first system, second system), the pair's names sorted, '' as the second system of an answer.
-    Four GROUP BY aggregates joined back (every key is NOT NULL, so the joins lose no row), the last
-    three only over items that have more than one decided verdict: a verdict alone on its item has no
-    other judge to disagree with and cannot flip (a one-judge import of a million verdicts:
-    docs/benchmarks-log/2026-12-06-figures-from-code-comments.md). The first keeps only those items,
-    so the verdicts alone on theirs are found by an anti-join against few items instead of a join of
-    every verdict with every item (docs/benchmarks-log/2026-12-03-import-id-number.md). The verdicts
-    without a decided outcome are added after with no signal. (A 64-bit hash of the item as the key
-    was faster before the split, but needed a check for collisions over every item that now costs
-    more than grouping by the columns themselves.)"""
+    One GROUP BY keeps, per item with more than one decided verdict, the list of its verdicts' (judge,
+    outcome); each decided verdict joined to its item's list counts in it the item's verdicts
+    (``n_item``), its judge's (``n_judge``), those with its outcome (``n_item_same``) and its judge's
+    with its outcome (``n_judge_same``); its judge is self-inconsistent when it gave the item another
+    outcome too (``n_judge > n_judge_same``, i.e. min(outcome) <> max(outcome)). A verdict alone on its
+    item has no other judge to disagree with and cannot flip, and a verdict without a decided outcome
+    has no signal: both find no list (a LEFT JOIN) and take 0, 0 and false, the values the counts would
+    give. The counting is quadratic in an item's verdicts (judges x orders x references, a few dozen at
+    most) but costs one aggregate and one join: a third of the four aggregates joined back that this
+    replaced, on a few questions after a write, and half of them over every verdict
+    (docs/benchmarks-log/2026-12-07-catch-up.md)."""
     item = "question_id, pw, s1, s2"
+    decided = "status = 'ok' AND outcome IS NOT NULL"
     keys = ("coalesce(family = 'pairwise', false) AS pw,"
             " CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END AS s1,"
             " CASE WHEN family = 'pairwise' THEN greatest(system_a, system_b) ELSE '' END AS s2")
+    same = "j.question_id = g.question_id AND j.pw = g.pw AND j.s1 = g.s1 AND j.s2 = g.s2"
     return f"""
     WITH j AS (
         SELECT {_COLUMNS}, question_id IN (SELECT question_id FROM current_flags) AS flagged,
                {id_key_sql()} AS id_key, {keys}, {_OUTCOME} AS outcome
         FROM judgments WHERE {scope}),
-    v AS (SELECT * FROM j WHERE status = 'ok' AND outcome IS NOT NULL),
-    i AS (SELECT {item}, count(*) AS n_item FROM v GROUP BY ALL HAVING count(*) > 1),
-    m AS (SELECT v.*, n_item FROM v JOIN i USING ({item})),
-    io AS (SELECT {item}, outcome, count(*) AS n_item_same FROM m GROUP BY ALL),
-    ij AS (SELECT {item}, judge, count(*) AS n_judge, min(outcome) <> max(outcome) AS self_inconsistent
-           FROM m GROUP BY ALL),
-    ijo AS (SELECT {item}, judge, outcome, count(*) AS n_judge_same FROM m GROUP BY ALL),
-    s AS (SELECT m.*, self_inconsistent, (n_item - n_judge) AS n_others,
+    g AS (SELECT {item}, list({{'judge': judge, 'outcome': outcome}}) AS vs
+          FROM j WHERE {decided} GROUP BY ALL HAVING count(*) > 1),
+    c AS (SELECT j.*, len(vs) AS n_item, len(list_filter(vs, lambda x: x.judge = j.judge)) AS n_judge,
+                 len(list_filter(vs, lambda x: x.outcome = j.outcome)) AS n_item_same,
+                 len(list_filter(vs, lambda x: x.judge = j.judge AND x.outcome = j.outcome)) AS n_judge_same
+          FROM j LEFT JOIN g ON j.status = 'ok' AND j.outcome IS NOT NULL AND {same}),
+    s AS (SELECT *, coalesce(n_judge > n_judge_same, false) AS self_inconsistent,
+                 coalesce(n_item - n_judge, 0)::BIGINT AS n_others,
                  CASE WHEN n_item > n_judge
                       THEN ((n_item - n_judge) - (n_item_same - n_judge_same))::DOUBLE / (n_item - n_judge)
                       ELSE 0.0 END AS disagreement
-          FROM m JOIN io USING ({item}, outcome) JOIN ij USING ({item}, judge) JOIN ijo USING ({item}, judge, outcome))
+          FROM c)
     SELECT {_COLUMNS}, disagreement, n_others, self_inconsistent, flagged,
            {_priority("status", "disagreement", "self_inconsistent", "flagged")} AS priority, id_key
-    FROM s
-    UNION ALL
-    SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
-           {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key
-    FROM v ANTI JOIN i USING ({item})
-    UNION ALL
-    SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
-           {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key
-    FROM j WHERE NOT (status = 'ok' AND outcome IS NOT NULL)"""
+    FROM s"""
 
 
 def _priority(status: str, disagreement: str, self_inconsistent: str, flagged: str) -> str:
@@ -207,7 +203,13 @@ def _new_version(con) -> None:
 def catch_up(con, key: str) -> str:
     """Keep the marked questions' signals and delete the marks applied, in a transaction of its own
     (``con`` must not be in one); ``key``: the workspace's resolved path. Returns what it did:
-    ``""`` (nothing to do), ``"questions"`` or ``"rebuilt"``."""
+    ``""`` (nothing to do), ``"questions"`` or ``"rebuilt"``.
+
+    When a few questions are marked: a look outside the transaction (all a write that marked none pays),
+    then one inside it, a delete, an insert, the marks deleted and the version renewed where the kept
+    rows add up to the verdicts (one statement: it checks and renews). Each costs a few ms of planning
+    and start-up whatever its rows, so their number is much of a small write's catch-up
+    (docs/benchmarks-log/2026-12-07-catch-up.md)."""
     with _lock(key):
         n_marks, verdicts, kept = con.execute(
             f"SELECT (SELECT count(*) FROM queue_dirty), (SELECT {_FINGERPRINT} FROM judgments),"
@@ -216,28 +218,31 @@ def catch_up(con, key: str) -> str:
             return ""
         con.execute("BEGIN TRANSACTION")
         try:
-            # The marks seen now (a mark added after this point waits for the next catch-up).
-            last, n_questions = con.execute("SELECT max(id), count(DISTINCT question_id) FROM queue_dirty").fetchone()
+            # The marks seen now (a mark added after this point waits for the next catch-up), and the
+            # verdicts the kept rows must add up to after it (this transaction writes no verdict).
+            last, n_questions, verdicts = con.execute(
+                f"SELECT max(id), count(DISTINCT question_id), (SELECT {_FINGERPRINT} FROM judgments)"
+                f" FROM queue_dirty").fetchone()
             done = "questions"
             if n_questions > FEW_QUESTIONS and n_questions > REBUILD_SHARE * con.execute(
                     "SELECT count(*) FROM (SELECT question_id FROM queue_signals UNION"
                     " SELECT question_id FROM queue_dirty WHERE id <= ?)", [last]).fetchone()[0]:
                 rebuild(con)
                 done = "rebuilt"
-            elif n_questions:
-                marked = {"last": last}
-                scope = "question_id IN (SELECT question_id FROM queue_dirty WHERE id <= $last)"
-                con.execute(f"DELETE FROM queue_signals WHERE {scope}", marked)
-                con.execute(f"INSERT INTO queue_signals {rows_sql(scope)}", marked)
-                con.execute("DELETE FROM queue_dirty WHERE id <= $last", marked)
-            if done != "rebuilt":
-                verdicts, kept = con.execute(f"SELECT (SELECT {_FINGERPRINT} FROM judgments),"
-                                             f" (SELECT {_FINGERPRINT} FROM queue_signals)").fetchall()[0]
-                if verdicts != kept:
+            else:
+                if n_questions:
+                    marked = {"last": last}
+                    scope = "question_id IN (SELECT question_id FROM queue_dirty WHERE id <= $last)"
+                    con.execute(f"DELETE FROM queue_signals WHERE {scope}", marked)
+                    con.execute(f"INSERT INTO queue_signals {rows_sql(scope)}", marked)
+                    con.execute("DELETE FROM queue_dirty WHERE id <= $last", marked)
+                # A new version where the kept rows add up to the verdicts read above, else a rebuild.
+                renewed, = con.execute(
+                    f"UPDATE queue_signals_version SET version = uuid()::VARCHAR, verdicts = f.kept"
+                    f" FROM (SELECT {_FINGERPRINT} AS kept FROM queue_signals) f WHERE f.kept = ?", [verdicts]).fetchone()
+                if not renewed:
                     rebuild(con)
                     done = "rebuilt"
-                else:
-                    _new_version(con)
         except BaseException:
             con.execute("ROLLBACK")
             raise
