@@ -75,17 +75,16 @@ def rows_sql(scope: str) -> str:
     The signals as ``lsqa.store.audit_queue`` computed them over the ``verdict_items`` view
     (migrations 0005, 0012), with the item as columns instead of a list: (question, pairwise?,
     first system, second system), the pair's names sorted, '' as the second system of an answer.
-    One GROUP BY keeps, per item with more than one decided verdict, the list of its verdicts' (judge,
-    outcome); each decided verdict joined to its item's list counts in it the item's verdicts
+    Per item with more than one decided verdict, one list of its (judge, outcome, number of verdicts)
+    (two GROUP BYs); each decided verdict joined to its item's list sums in it the item's verdicts
     (``n_item``), its judge's (``n_judge``), those with its outcome (``n_item_same``) and its judge's
     with its outcome (``n_judge_same``); its judge is self-inconsistent when it gave the item another
-    outcome too (``n_judge > n_judge_same``, i.e. min(outcome) <> max(outcome)). A verdict alone on its
-    item has no other judge to disagree with and cannot flip, and a verdict without a decided outcome
-    has no signal: both find no list (a LEFT JOIN) and take 0, 0 and false, the values the counts would
-    give. The counting is quadratic in an item's verdicts (judges x orders x references, a few dozen at
-    most) but costs one aggregate and one join: a third of the four aggregates joined back that this
-    replaced, on a few questions after a write, and half of them over every verdict
-    (docs/benchmarks-log/2026-12-07-catch-up.md)."""
+    outcome too (``n_judge > n_judge_same``: min(outcome) <> max(outcome)). A verdict alone on its item
+    has no other judge to disagree with and cannot flip, and a verdict without a decided outcome has no
+    signal: both find no list (a LEFT JOIN) and take 0, 0 and false, what the sums would give. The sums
+    take time quadratic in an item's distinct (judge, outcome), a few dozen at most. One join instead
+    of four aggregates joined back: cheaper to plan and to start on a few questions after a write, and
+    cheaper over every verdict (docs/benchmarks-log/2026-12-07-catch-up.md)."""
     item = "question_id, pw, s1, s2"
     decided = "status = 'ok' AND outcome IS NOT NULL"
     keys = ("coalesce(family = 'pairwise', false) AS pw,"
@@ -97,11 +96,13 @@ def rows_sql(scope: str) -> str:
         SELECT {_COLUMNS}, question_id IN (SELECT question_id FROM current_flags) AS flagged,
                {id_key_sql()} AS id_key, {keys}, {_OUTCOME} AS outcome
         FROM judgments WHERE {scope}),
-    g AS (SELECT {item}, list({{'judge': judge, 'outcome': outcome}}) AS vs
-          FROM j WHERE {decided} GROUP BY ALL HAVING count(*) > 1),
-    c AS (SELECT j.*, len(vs) AS n_item, len(list_filter(vs, lambda x: x.judge = j.judge)) AS n_judge,
-                 len(list_filter(vs, lambda x: x.outcome = j.outcome)) AS n_item_same,
-                 len(list_filter(vs, lambda x: x.judge = j.judge AND x.outcome = j.outcome)) AS n_judge_same
+    g AS (SELECT {item}, list({{'judge': judge, 'outcome': outcome, 'n': n}}) AS vs
+          FROM (SELECT {item}, judge, outcome, count(*) AS n FROM j WHERE {decided} GROUP BY ALL)
+          GROUP BY ALL HAVING sum(n) > 1),
+    c AS (SELECT j.*, list_sum([x.n FOR x IN vs]) AS n_item,
+                 list_sum([x.n FOR x IN vs IF x.judge = j.judge]) AS n_judge,
+                 list_sum([x.n FOR x IN vs IF x.outcome = j.outcome]) AS n_item_same,
+                 list_sum([x.n FOR x IN vs IF x.judge = j.judge AND x.outcome = j.outcome]) AS n_judge_same
           FROM j LEFT JOIN g ON j.status = 'ok' AND j.outcome IS NOT NULL AND {same}),
     s AS (SELECT *, coalesce(n_judge > n_judge_same, false) AS self_inconsistent,
                  coalesce(n_item - n_judge, 0)::BIGINT AS n_others,
