@@ -207,40 +207,36 @@ def catch_up(con, key: str) -> str:
     ``""`` (nothing to do), ``"questions"`` or ``"rebuilt"``.
 
     When a few questions are marked: a look outside the transaction (all a write that marked none pays),
-    then one inside it, a delete, an insert, the marks deleted and the version renewed where the kept
-    rows add up to the verdicts (one statement: it checks and renews). Each costs a few ms of planning
+    then in it a delete, an insert, the marks deleted and the version renewed where the kept rows add
+    up to the verdicts (one statement: it checks and renews). Each costs a few ms of planning
     and start-up whatever its rows, so their number is much of a small write's catch-up
     (docs/benchmarks-log/2026-12-07-catch-up.md)."""
     with _lock(key):
-        n_marks, verdicts, kept = con.execute(
-            f"SELECT (SELECT count(*) FROM queue_dirty), (SELECT {_FINGERPRINT} FROM judgments),"
+        n_questions, verdicts, kept = con.execute(
+            f"SELECT (SELECT count(DISTINCT question_id) FROM queue_dirty), (SELECT {_FINGERPRINT} FROM judgments),"
             f" (SELECT verdicts FROM queue_signals_version)").fetchall()[0]
-        if not n_marks and verdicts == kept:
+        if not n_questions and verdicts == kept:
             return ""
         con.execute("BEGIN TRANSACTION")
         try:
-            # The marks seen now (a mark added after this point waits for the next catch-up), and the
-            # verdicts the kept rows must add up to after it (this transaction writes no verdict).
-            last, n_questions, verdicts = con.execute(
-                f"SELECT max(id), count(DISTINCT question_id), (SELECT {_FINGERPRINT} FROM judgments)"
-                f" FROM queue_dirty").fetchone()
+            # The transaction sees the marks and verdicts of the writes committed before it, and no later
+            # one (whose marks wait for the next catch-up): the marks applied are every mark it sees.
             done = "questions"
             if n_questions > FEW_QUESTIONS and n_questions > REBUILD_SHARE * con.execute(
                     "SELECT count(*) FROM (SELECT question_id FROM queue_signals UNION"
-                    " SELECT question_id FROM queue_dirty WHERE id <= ?)", [last]).fetchone()[0]:
+                    " SELECT question_id FROM queue_dirty)").fetchone()[0]:
                 rebuild(con)
                 done = "rebuilt"
             else:
                 if n_questions:
-                    marked = {"last": last}
-                    scope = "question_id IN (SELECT question_id FROM queue_dirty WHERE id <= $last)"
-                    con.execute(f"DELETE FROM queue_signals WHERE {scope}", marked)
-                    con.execute(f"INSERT INTO queue_signals {rows_sql(scope)}", marked)
-                    con.execute("DELETE FROM queue_dirty WHERE id <= $last", marked)
-                # A new version where the kept rows add up to the verdicts read above, else a rebuild.
+                    con.execute(f"DELETE FROM queue_signals WHERE {_MARKED}")
+                    con.execute(f"INSERT INTO queue_signals {rows_sql(_MARKED)}")
+                    con.execute("DELETE FROM queue_dirty")
+                # A new version where the kept rows add up to the verdicts, else a rebuild.
                 renewed, = con.execute(
                     f"UPDATE queue_signals_version SET version = uuid()::VARCHAR, verdicts = f.kept"
-                    f" FROM (SELECT {_FINGERPRINT} AS kept FROM queue_signals) f WHERE f.kept = ?", [verdicts]).fetchone()
+                    f" FROM (SELECT (SELECT {_FINGERPRINT} FROM judgments) AS verdicts,"
+                    f" (SELECT {_FINGERPRINT} FROM queue_signals) AS kept) f WHERE f.verdicts = f.kept").fetchone()
                 if not renewed:
                     rebuild(con)
                     done = "rebuilt"
