@@ -75,47 +75,44 @@ def rows_sql(scope: str) -> str:
     The signals as ``lsqa.store.audit_queue`` computed them over the ``verdict_items`` view
     (migrations 0005, 0012), with the item as columns instead of a list: (question, pairwise?,
     first system, second system), the pair's names sorted, '' as the second system of an answer.
-    Four GROUP BY aggregates joined back (every key is NOT NULL, so the joins lose no row), the last
-    three only over items that have more than one decided verdict: a verdict alone on its item has no
-    other judge to disagree with and cannot flip (a one-judge import of a million verdicts:
-    docs/benchmarks-log/2026-12-06-figures-from-code-comments.md). The first keeps only those items,
-    so the verdicts alone on theirs are found by an anti-join against few items instead of a join of
-    every verdict with every item (docs/benchmarks-log/2026-12-03-import-id-number.md). The verdicts
-    without a decided outcome are added after with no signal. (A 64-bit hash of the item as the key
-    was faster before the split, but needed a check for collisions over every item that now costs
-    more than grouping by the columns themselves.)"""
+    Per item with more than one decided verdict, one list of its (judge, outcome, number of verdicts)
+    (two GROUP BYs); each decided verdict joined to its item's list sums in it the item's verdicts
+    (``n_item``), its judge's (``n_judge``), those with its outcome (``n_item_same``) and its judge's
+    with its outcome (``n_judge_same``); its judge is self-inconsistent when it gave the item another
+    outcome too (``n_judge > n_judge_same``: min(outcome) <> max(outcome)). A verdict alone on its item
+    has no other judge to disagree with and cannot flip, and a verdict without a decided outcome has no
+    signal: both find no list (a LEFT JOIN) and take 0, 0 and false, what the sums would give. The sums
+    take time quadratic in an item's distinct (judge, outcome), a few dozen at most. One join instead
+    of four aggregates joined back: cheaper to plan and to start on a few questions after a write, and
+    cheaper over every verdict (docs/benchmarks-log/2026-12-07-catch-up.md)."""
     item = "question_id, pw, s1, s2"
+    decided = "status = 'ok' AND outcome IS NOT NULL"
     keys = ("coalesce(family = 'pairwise', false) AS pw,"
             " CASE WHEN family = 'pairwise' THEN least(system_a, system_b) ELSE system_a END AS s1,"
             " CASE WHEN family = 'pairwise' THEN greatest(system_a, system_b) ELSE '' END AS s2")
+    same = "j.question_id = g.question_id AND j.pw = g.pw AND j.s1 = g.s1 AND j.s2 = g.s2"
     return f"""
     WITH j AS (
         SELECT {_COLUMNS}, question_id IN (SELECT question_id FROM current_flags) AS flagged,
                {id_key_sql()} AS id_key, {keys}, {_OUTCOME} AS outcome
         FROM judgments WHERE {scope}),
-    v AS (SELECT * FROM j WHERE status = 'ok' AND outcome IS NOT NULL),
-    i AS (SELECT {item}, count(*) AS n_item FROM v GROUP BY ALL HAVING count(*) > 1),
-    m AS (SELECT v.*, n_item FROM v JOIN i USING ({item})),
-    io AS (SELECT {item}, outcome, count(*) AS n_item_same FROM m GROUP BY ALL),
-    ij AS (SELECT {item}, judge, count(*) AS n_judge, min(outcome) <> max(outcome) AS self_inconsistent
-           FROM m GROUP BY ALL),
-    ijo AS (SELECT {item}, judge, outcome, count(*) AS n_judge_same FROM m GROUP BY ALL),
-    s AS (SELECT m.*, self_inconsistent, (n_item - n_judge) AS n_others,
+    g AS (SELECT {item}, list({{'judge': judge, 'outcome': outcome, 'n': n}}) AS vs
+          FROM (SELECT {item}, judge, outcome, count(*) AS n FROM j WHERE {decided} GROUP BY ALL)
+          GROUP BY ALL HAVING sum(n) > 1),
+    c AS (SELECT j.*, list_sum([x.n FOR x IN vs]) AS n_item,
+                 list_sum([x.n FOR x IN vs IF x.judge = j.judge]) AS n_judge,
+                 list_sum([x.n FOR x IN vs IF x.outcome = j.outcome]) AS n_item_same,
+                 list_sum([x.n FOR x IN vs IF x.judge = j.judge AND x.outcome = j.outcome]) AS n_judge_same
+          FROM j LEFT JOIN g ON j.status = 'ok' AND j.outcome IS NOT NULL AND {same}),
+    s AS (SELECT *, coalesce(n_judge > n_judge_same, false) AS self_inconsistent,
+                 coalesce(n_item - n_judge, 0)::BIGINT AS n_others,
                  CASE WHEN n_item > n_judge
                       THEN ((n_item - n_judge) - (n_item_same - n_judge_same))::DOUBLE / (n_item - n_judge)
                       ELSE 0.0 END AS disagreement
-          FROM m JOIN io USING ({item}, outcome) JOIN ij USING ({item}, judge) JOIN ijo USING ({item}, judge, outcome))
+          FROM c)
     SELECT {_COLUMNS}, disagreement, n_others, self_inconsistent, flagged,
            {_priority("status", "disagreement", "self_inconsistent", "flagged")} AS priority, id_key
-    FROM s
-    UNION ALL
-    SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
-           {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key
-    FROM v ANTI JOIN i USING ({item})
-    UNION ALL
-    SELECT {_COLUMNS}, 0.0::DOUBLE, 0::BIGINT, false, flagged,
-           {_priority("status", "0.0::DOUBLE", "false", "flagged")}, id_key
-    FROM j WHERE NOT (status = 'ok' AND outcome IS NOT NULL)"""
+    FROM s"""
 
 
 def _priority(status: str, disagreement: str, self_inconsistent: str, flagged: str) -> str:
@@ -207,37 +204,42 @@ def _new_version(con) -> None:
 def catch_up(con, key: str) -> str:
     """Keep the marked questions' signals and delete the marks applied, in a transaction of its own
     (``con`` must not be in one); ``key``: the workspace's resolved path. Returns what it did:
-    ``""`` (nothing to do), ``"questions"`` or ``"rebuilt"``."""
+    ``""`` (nothing to do), ``"questions"`` or ``"rebuilt"``.
+
+    When a few questions are marked: a look outside the transaction (all a write that marked none pays),
+    then in it a delete, an insert, the marks deleted and the version renewed where the kept rows add
+    up to the verdicts (one statement: it checks and renews). Each costs a few ms of planning
+    and start-up whatever its rows, so their number is much of a small write's catch-up
+    (docs/benchmarks-log/2026-12-07-catch-up.md)."""
     with _lock(key):
-        n_marks, verdicts, kept = con.execute(
-            f"SELECT (SELECT count(*) FROM queue_dirty), (SELECT {_FINGERPRINT} FROM judgments),"
+        n_questions, verdicts, kept = con.execute(
+            f"SELECT (SELECT count(DISTINCT question_id) FROM queue_dirty), (SELECT {_FINGERPRINT} FROM judgments),"
             f" (SELECT verdicts FROM queue_signals_version)").fetchall()[0]
-        if not n_marks and verdicts == kept:
+        if not n_questions and verdicts == kept:
             return ""
         con.execute("BEGIN TRANSACTION")
         try:
-            # The marks seen now (a mark added after this point waits for the next catch-up).
-            last, n_questions = con.execute("SELECT max(id), count(DISTINCT question_id) FROM queue_dirty").fetchone()
+            # The transaction sees the marks and verdicts of the writes committed before it, and no later
+            # one (whose marks wait for the next catch-up): the marks applied are every mark it sees.
             done = "questions"
             if n_questions > FEW_QUESTIONS and n_questions > REBUILD_SHARE * con.execute(
                     "SELECT count(*) FROM (SELECT question_id FROM queue_signals UNION"
-                    " SELECT question_id FROM queue_dirty WHERE id <= ?)", [last]).fetchone()[0]:
+                    " SELECT question_id FROM queue_dirty)").fetchone()[0]:
                 rebuild(con)
                 done = "rebuilt"
-            elif n_questions:
-                marked = {"last": last}
-                scope = "question_id IN (SELECT question_id FROM queue_dirty WHERE id <= $last)"
-                con.execute(f"DELETE FROM queue_signals WHERE {scope}", marked)
-                con.execute(f"INSERT INTO queue_signals {rows_sql(scope)}", marked)
-                con.execute("DELETE FROM queue_dirty WHERE id <= $last", marked)
-            if done != "rebuilt":
-                verdicts, kept = con.execute(f"SELECT (SELECT {_FINGERPRINT} FROM judgments),"
-                                             f" (SELECT {_FINGERPRINT} FROM queue_signals)").fetchall()[0]
-                if verdicts != kept:
+            else:
+                if n_questions:
+                    con.execute(f"DELETE FROM queue_signals WHERE {_MARKED}")
+                    con.execute(f"INSERT INTO queue_signals {rows_sql(_MARKED)}")
+                    con.execute("DELETE FROM queue_dirty")
+                # A new version where the kept rows add up to the verdicts, else a rebuild.
+                renewed, = con.execute(
+                    f"UPDATE queue_signals_version SET version = uuid()::VARCHAR, verdicts = f.kept"
+                    f" FROM (SELECT (SELECT {_FINGERPRINT} FROM judgments) AS verdicts,"
+                    f" (SELECT {_FINGERPRINT} FROM queue_signals) AS kept) f WHERE f.verdicts = f.kept").fetchone()
+                if not renewed:
                     rebuild(con)
                     done = "rebuilt"
-                else:
-                    _new_version(con)
         except BaseException:
             con.execute("ROLLBACK")
             raise
