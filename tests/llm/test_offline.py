@@ -44,7 +44,8 @@ def run(model: str, messages: list[dict], **params) -> str:
 @pytest.fixture(scope="module")
 def tom_kitten(shared_data):
     book = (shared_data / "narrativeqa" / "stories" / f"{TOM_KITTEN}.txt").read_text(encoding="utf-8")
-    qas = [json.loads(line) for line in (shared_data / "narrativeqa" / "nqa_test_first3000_qaps.jsonl").open()]
+    qas = [json.loads(line) for line in
+           (shared_data / "narrativeqa" / "nqa_test_first3000_qaps.jsonl").read_text(encoding="utf-8").splitlines()]
     return book, [q for q in qas if q["document_id"] == TOM_KITTEN]
 
 

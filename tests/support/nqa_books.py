@@ -15,10 +15,10 @@ def book(data: Path, title: str) -> tuple[str, int, int, str]:
     """(full text, story start, story end, document_id) of the NarrativeQA book with this title,
     cut with NarrativeQA's own story_start/story_end markers."""
     nqa = Path(data) / "narrativeqa"
-    manifest = {r["wiki_title"]: r for r in csv.DictReader(open(nqa / "stories" / "MANIFEST.csv", encoding="utf-8"))}
-    row = manifest[title]
-    doc = next(r for r in csv.DictReader(open(nqa / "documents.csv", encoding="utf-8"))
-               if r["document_id"] == row["document_id"])
+    with open(nqa / "stories" / "MANIFEST.csv", encoding="utf-8") as f:
+        row = {r["wiki_title"]: r for r in csv.DictReader(f)}[title]
+    with open(nqa / "documents.csv", encoding="utf-8") as f:
+        doc = next(r for r in csv.DictReader(f) if r["document_id"] == row["document_id"])
     text = read_text(Path(data) / row["local_file"])
     span = story_span(text, doc["story_start"], doc["story_end"])
     return text, span.start, span.end, row["document_id"]
@@ -27,4 +27,5 @@ def book(data: Path, title: str) -> tuple[str, int, int, str]:
 @lru_cache(maxsize=None)
 def questions(data: Path) -> tuple[dict, ...]:
     path = Path(data) / "narrativeqa" / "nqa_test_first3000_qaps.jsonl"
-    return tuple(json.loads(line) for line in open(path, encoding="utf-8") if line.strip())
+    with open(path, encoding="utf-8") as f:
+        return tuple(json.loads(line) for line in f if line.strip())

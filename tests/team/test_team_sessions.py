@@ -4,7 +4,7 @@ they sign out, the session expires, they are revoked or given a new token; only 
 from __future__ import annotations
 
 import datetime as dt
-import os
+from pathlib import Path
 
 import pytest
 
@@ -50,8 +50,9 @@ def test_the_workspace_keeps_only_a_hash_of_the_session_id(people_ws):
         rows = con.execute("SELECT * FROM sign_in_sessions").fetchall()
     assert len(rows) == 1 and sid not in repr(rows)
     store.db.close_host_at_exit()  # checkpoint: the file itself must not hold the id either
-    assert sid.encode() not in open(ws, "rb").read()
-    assert not os.path.exists(str(ws) + ".wal") or sid.encode() not in open(str(ws) + ".wal", "rb").read()
+    assert sid.encode() not in Path(ws).read_bytes()
+    wal = Path(str(ws) + ".wal")
+    assert not wal.exists() or sid.encode() not in wal.read_bytes()
 
 
 def test_revoking_or_a_new_token_ends_the_sessions_and_a_role_change_shows(people_ws):
