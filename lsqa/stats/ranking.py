@@ -113,10 +113,15 @@ class ComparisonCounts:
 
 
 def _win_matrix(m: int, pairs: np.ndarray, counts: np.ndarray, tie_weight: float = 0.5) -> np.ndarray:
-    W = np.zeros((m, m))
+    return _win_matrices(m, pairs, counts[None], tie_weight)[0]
+
+
+def _win_matrices(m: int, pairs: np.ndarray, cells: np.ndarray, tie_weight: float = 0.5) -> np.ndarray:
+    """The win matrix (eq. 2's ``W``) of each variant of the counts: ``cells`` (B, P, 3) on ``pairs``."""
+    W = np.zeros((len(cells), m, m))
     i, j = pairs[:, 0], pairs[:, 1]
-    W[i, j] = counts[:, 0] + tie_weight * counts[:, 2]
-    W[j, i] = counts[:, 1] + tie_weight * counts[:, 2]
+    W[:, i, j] = cells[..., 0] + tie_weight * cells[..., 2]
+    W[:, j, i] = cells[..., 1] + tie_weight * cells[..., 2]
     return W
 
 
@@ -270,16 +275,44 @@ def log_likelihood(W: np.ndarray, strength: np.ndarray) -> float:
     return float(np.sum(W * (np.log(g)[:, None] - np.log(g[:, None] + g[None, :]))))
 
 
-def is_strongly_connected(W: np.ndarray) -> bool:
+def is_strongly_connected(W: np.ndarray) -> bool | np.ndarray:
     """True when every system beat, directly or through a chain, every other one (Ford 1957).
 
-    That is exactly when the Bradley-Terry MLE exists and is finite.
+    That is exactly when the Bradley-Terry MLE exists and is finite. ``W`` is one win matrix (m, m),
+    giving a bool, or a stack of them (..., m, m), giving one bool per matrix: a bootstrap asks it of
+    each round, so the stack is answered at once (``_reaches_every_system``) rather than a graph
+    algorithm run per round.
     """
     W = np.asarray(W)
-    if W.shape[0] <= 1:
-        return True
-    n, _ = connected_components(sparse.csr_matrix(W > 0), directed=True, connection="strong")
-    return n == 1
+    m = W.shape[-1]
+    beat = W.reshape(-1, m, m) > 0
+    connected = np.ones(len(beat), dtype=bool)
+    if m > 1:
+        # Strongly connected: system 0 reaches every system along "beat" edges, and every system reaches it.
+        connected = _reaches_every_system(beat) & _reaches_every_system(beat.transpose(0, 2, 1))
+    return bool(connected[0]) if W.ndim == 2 else connected.reshape(W.shape[:-2])
+
+
+def _reaches_every_system(edges: np.ndarray) -> np.ndarray:
+    """Per graph of the stack ``edges`` (B, m, m), ``edges[r, i, j]``: an edge i → j, whether system 0
+    reaches every system. Breadth first, all graphs in step: a level is one batched product of the
+    newly reached systems with the edges, so the loop runs as many times as the longest shortest path
+    (a handful on comparison graphs), never once per graph; graphs whose search is over leave the stack."""
+    everyone = np.zeros(len(edges), dtype=bool)
+    live = np.arange(len(edges))
+    step = edges.astype(np.float32)  # sums of 0/1 products, at most m: exact in float32
+    reached = np.zeros(edges.shape[:2], dtype=bool)
+    reached[:, 0] = True
+    frontier = reached.copy()
+    while live.size:
+        new = (np.einsum("bi,bij->bj", frontier.astype(np.float32), step) > 0) & ~reached
+        reached |= new
+        going = new.any(axis=1)
+        everyone[live[~going]] = reached[~going].all(axis=1)
+        if not going.all():
+            live, step, reached, new = live[going], step[going], reached[going], new[going]
+        frontier = new
+    return everyone
 
 
 def comparison_groups(data: ComparisonCounts) -> np.ndarray:
@@ -533,10 +566,8 @@ def fit_variants(data: ComparisonCounts, cells: np.ndarray, *, tie_model: str = 
                           axis=1)
     keys = np.ascontiguousarray(support).view(np.dtype((np.void, support.shape[1]))).reshape(-1)
     _, first, which = np.unique(keys, return_index=True, return_inverse=True)
-    lam = np.zeros(B)
-    for u, r in enumerate(first):
-        if not is_strongly_connected(_win_matrix(m, data.pairs, c[r], tw)):
-            lam[which.reshape(-1) == u] = FALLBACK_PRIOR
+    connected = is_strongly_connected(_win_matrices(m, data.pairs, c[first], tw))
+    lam = np.where(connected[which.reshape(-1)], 0.0, FALLBACK_PRIOR)
     ties, total = c[..., 2].sum(axis=1), c.sum(axis=(1, 2))
     davidson = tie_model == "davidson"
     rho = np.where(ties >= total, FALLBACK_TIE_PRIOR, 0.0) if davidson else np.zeros(B)
@@ -705,11 +736,12 @@ def _round_priors(data: ComparisonCounts, c: np.ndarray, prior: float | None, ti
         dir_full = np.stack([data.counts[:, 0] + tie_weight * data.counts[:, 2],
                              data.counts[:, 1] + tie_weight * data.counts[:, 2]], 1)
         dir_round = np.stack([c[..., 0] + tie_weight * c[..., 2], c[..., 1] + tie_weight * c[..., 2]], 2)
-        suspect = np.any((dir_round == 0) & (dir_full[None] > 0), axis=(1, 2))
-        for r in range(b):
-            if not full_ok or (suspect[r] and not is_strongly_connected(
-                    _win_matrix(m, data.pairs, c[r], tie_weight))):
-                lam[r] = FALLBACK_PRIOR
+        suspect = np.flatnonzero(np.any((dir_round == 0) & (dir_full[None] > 0), axis=(1, 2)))
+        if not full_ok:
+            lam[:] = FALLBACK_PRIOR
+        elif suspect.size:
+            lam[suspect[~is_strongly_connected(_win_matrices(m, data.pairs, c[suspect], tie_weight))]] = \
+                FALLBACK_PRIOR
     rho = np.zeros(b)
     fixed = np.zeros(b, dtype=bool)
     if tie_model == "davidson":

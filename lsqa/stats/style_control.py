@@ -332,9 +332,7 @@ def _round_lams(m: int, cells: bt.CovariateCells, counts: np.ndarray, prior: flo
     W = np.asarray((to_w.T @ dirs.T).T)
     suspect = np.any((W == 0) & (full_W.reshape(-1) > 0)[None], axis=1)
     lam = np.zeros(b)
-    for r in np.flatnonzero(suspect):
-        if not is_strongly_connected(W[r].reshape(m, m)):
-            lam[r] = FALLBACK_PRIOR
+    lam[np.flatnonzero(suspect)[~is_strongly_connected(W[suspect].reshape(-1, m, m))]] = FALLBACK_PRIOR
     return lam
 
 

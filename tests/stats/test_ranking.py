@@ -304,6 +304,29 @@ def test_duplicating_comparisons_keeps_beta_and_narrows_ci(seed):
     assert np.mean(wb) / np.mean(wa) < 0.85  # twice the data: about 1/sqrt(2) = 0.71 as wide (max 0.77 seen)
 
 
+def test_strong_connectivity_of_a_stack_is_each_graphs_own_by_scipy():
+    """``is_strongly_connected`` on a stack of win matrices (a bootstrap's rounds) answers each as
+    scipy's strongly connected components do, on graphs from empty to full, one to forty systems,
+    including long cycles (the most breadth-first levels) and a stack of one."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    def scipy_says(W):
+        return W.shape[0] <= 1 or connected_components(sparse.csr_matrix(W > 0), directed=True,
+                                                        connection="strong")[0] == 1
+
+    rng = np.random.default_rng(11)
+    for m in (1, 2, 3, 5, 8, 40):
+        for p in (0.0, 0.05, 0.2, 0.5, 1.0):
+            stack = (rng.random((60, m, m)) < p) * rng.integers(1, 4, (60, m, m)) * 0.5
+            got = is_strongly_connected(stack)
+            assert got.shape == (60,) and got.tolist() == [scipy_says(W) for W in stack], (m, p)
+            assert is_strongly_connected(stack[:1]).tolist() == [is_strongly_connected(stack[0])]
+    cycle = np.roll(np.eye(300), 1, axis=1)  # 0 → 1 → … → 299 → 0: 299 levels each way
+    assert is_strongly_connected(cycle) and not is_strongly_connected(cycle[:, ::-1][::-1] * np.tri(300, k=-1))
+    assert is_strongly_connected(np.stack([cycle, cycle.T, np.triu(cycle)])).tolist() == [True, True, False]
+
+
 def test_never_losing_system_gets_finite_top_rank():
     rows = [("champ", o, "A") for o in ("x", "y", "z") for _ in range(10)]
     rows += [("x", "y", "A"), ("y", "z", "A"), ("z", "x", "A"), ("y", "x", "tie")] * 5
