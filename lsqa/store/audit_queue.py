@@ -395,8 +395,8 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
         srows AS (SELECT * FROM near WHERE id IN (SELECT id FROM special))
         SELECT {", ".join(f"j.{c}" for c in _KEPT)}, coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_action,
                CASE WHEN h.my_action = 'confirm' THEN j.label ELSE h.my_review_label END AS my_label,
-               coalesce({where_static}, false) AS _static, coalesce({where_all}, false) AS _all, e._edition, e._books,
-               e._alone
+               coalesce({where_static}, false) AS _static, coalesce({where_all}, false) AS _all, e._edition,
+               CASE WHEN row_number() OVER () = 1 THEN e._books END AS _books, e._alone
         FROM (SELECT {queue_signals.EDITION} AS _edition, {queue_signals.KEPT_ALONE if check else "true"} AS _alone,
                      (SELECT list({{'q': q.id, 'd': q.document_id, 't': d.title}}) FROM questions q
                       LEFT JOIN documents d ON d.id = q.document_id
@@ -407,7 +407,8 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     if not found[0]["_alone"]:
         return None
     edition = found[0]["_edition"] if rel == queue_signals.TABLE else None
-    books = {b["q"]: (b["d"], b["t"]) for b in found[0]["_books"] or ()}
+    # The books come on one row: on each, they would be converted to Python once per special verdict.
+    books = {b["q"]: (b["d"], b["t"]) for r in found if r["_books"] for b in r["_books"]}
     srows = [r for r in found if r["id"] is not None]
     candidates = [r for r in srows if r["_all"]]
     candidates.sort(key=sort_key)
