@@ -517,14 +517,24 @@ def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[l
     priority = _PRIORITY.format(disagreement="coalesce(s.disagreement, 0.0)",
                                 self_inconsistent="coalesce(s.self_inconsistent, false)",
                                 flagged="f.question_id IS NOT NULL")
-    sql = f"""
+    ctes = """
         WITH s AS (SELECT * FROM queue_signals_now),
              h AS (SELECT l.judgment_id, count(*) AS n_reviewers, count(*) FILTER (WHERE g.id IS NULL) AS n_people,
                           any_value(l.label) FILTER (WHERE l.annotator = $annotator) AS my_label,
                           any_value(l.action) FILTER (WHERE l.annotator = $annotator) AS my_action
                    FROM human_labels l LEFT JOIN (SELECT id FROM human_reviews WHERE gold) g ON g.id = l.review_id
                    GROUP BY l.judgment_id),
-             f AS (SELECT DISTINCT question_id FROM current_flags)
+             f AS (SELECT DISTINCT question_id FROM current_flags)"""
+    # Each verdict once: every table joined has one row per key at most.
+    matching = f"""
+        FROM verdict_items j
+        LEFT JOIN s ON s.id = j.id
+        LEFT JOIN h ON h.judgment_id = j.id
+        LEFT JOIN f ON f.question_id = j.question_id
+        LEFT JOIN questions q ON q.id = j.question_id
+        LEFT JOIN documents d ON d.id = q.document_id
+        WHERE {where}"""
+    sql = f"""{ctes}
         SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
                j.label, j.raw_label, j.status, q.document_id, d.title,
                coalesce(s.disagreement, 0.0) AS disagreement, coalesce(s.n_others, 0) AS n_others,
@@ -533,18 +543,16 @@ def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[l
                coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_label, h.my_action,
                {priority} AS priority,
                count(*) OVER () AS n_total
-        FROM verdict_items j
-        LEFT JOIN s ON s.id = j.id
-        LEFT JOIN h ON h.judgment_id = j.id
-        LEFT JOIN f ON f.question_id = j.question_id
-        LEFT JOIN questions q ON q.id = j.question_id
-        LEFT JOIN documents d ON d.id = q.document_id
-        WHERE {where}
+        {matching}
         ORDER BY {_ORDER}
         LIMIT {int(limit)} OFFSET {int(offset)}"""
     try:
         rows = fetch_dicts(con, sql, named)
-        total = int(rows[0]["n_total"]) if rows else _count_only(con, sql, named, offset)
+        if rows or not offset:
+            total = int(rows[0]["n_total"]) if rows else 0
+        else:  # an empty page past the end still reports how many rows match: counted alone, without the sort
+            count = f"{ctes} SELECT count(*) {matching}"
+            total = int(con.execute(count, _used(count, named)).fetchall()[0][0])
     finally:
         con.unregister("queue_signals_now")
     for r in rows:
@@ -554,14 +562,6 @@ def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[l
 
 def _overlap_buckets(overlap: float) -> int:
     return round(max(0.0, min(1.0, float(overlap))) * OVERLAP_BUCKETS)
-
-
-def _count_only(con, sql: str, named: dict, offset: int) -> int:
-    # An empty page past the end still reports how many rows match.
-    if offset == 0:
-        return 0
-    inner = sql.rsplit("LIMIT", 1)[0]
-    return int(con.execute(f"SELECT count(*) FROM ({inner})", named).fetchall()[0][0])
 
 
 def queue_choices(con) -> dict:
