@@ -307,6 +307,7 @@ def _top_row(t: tuple, book: tuple) -> dict:
     at = _AT["status"] + 1
     return dict(zip(_ROW, (*t[:at], *book, *t[at:_AT["priority"]], 0, None, None, t[_AT["priority"]]), strict=True))
 
+
 # Per state of the kept signals and filters of the verdicts' own columns: the first verdicts matching
 # them in the order of priority and key (``_top``), and whether they are all of them. A review changes
 # neither, so the Audit page's read after one reads only the reviewed verdicts' rows.
