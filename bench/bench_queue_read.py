@@ -10,7 +10,11 @@ Per size: the read cases below (the Audit page's filters and modes, as the test 
 ``--rounds`` times on one connection after one warm-up round; CPU is the process's (``time.process_time``:
 every DuckDB thread included), wall beside it. Printed: mean CPU ms per read, kept and full, and the
 ``review_columns`` read of 7 rows that brings a kept page up to date after another person's review.
-``--threads N``: ``SET threads = N`` on the connection first (default: DuckDB's own).
+``--threads N``: ``SET threads = N`` on the connection first (default: DuckDB's own). ``--cold``: the
+kept read as right after a write (a catch-up makes a new state of the kept signals, so the counts per
+priority and the heads kept for the last state do not serve): those kept in this process are dropped
+before each read. ``--test-cases``: the read cases of tests/audit/test_queue_signals.py instead (25, with a
+read of the whole queue and a page past the end).
 """
 
 from __future__ import annotations
@@ -82,7 +86,15 @@ def _measure(fn, rounds: int) -> tuple[float, float]:
     return (time.process_time() - c0) * 1000 / rounds, (time.perf_counter() - w0) * 1000 / rounds
 
 
-def bench(size: int, rounds: int, threads: int | None, folder: Path) -> dict:
+def _read(con, case: dict, full: bool, cold: bool):
+    if cold:
+        queue_store._PRIORITIES.clear()
+        queue_store._TOPS.clear()
+    return queue_store.audit_queue(con, weights=W, full=full, **case)
+
+
+def bench(size: int, rounds: int, threads: int | None, folder: Path, cold: bool = False,
+          test_cases: bool = False) -> dict:
     ws = folder / f"generated-{size}.duckdb"
     n = build(ws, size, rich=True, seed=7)["verdicts"]
     _people(ws)
@@ -90,12 +102,15 @@ def bench(size: int, rounds: int, threads: int | None, folder: Path) -> dict:
     with store.connect(ws) as con:
         if threads:
             con.execute(f"SET threads = {int(threads)}")
-        cases = _cases(con)
+        if test_cases:
+            from tests.audit.test_queue_signals import _cases as the_tests_cases
+            cases = the_tests_cases(con)
+        else:
+            cases = _cases(con)
         for full in (False, True):
             cpu = wall = 0.0
             for case in cases:
-                c, w = _measure(lambda case=case, full=full: queue_store.audit_queue(con, weights=W, full=full, **case),
-                                rounds)
+                c, w = _measure(lambda case=case, full=full: _read(con, case, full, cold), rounds)
                 cpu, wall = cpu + c, wall + w
             out["full" if full else "kept"] = (cpu / len(cases), wall / len(cases))
         rows, _ = queue_store.audit_queue(con, weights=W, annotator="ana", reviewed="not_mine", limit=7)
@@ -109,13 +124,16 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,4000,40000")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--cold", action="store_true")
+    parser.add_argument("--test-cases", action="store_true")
     args = parser.parse_args()
-    print(f"lsqa from {Path(lsqa.__file__).parent}; rounds {args.rounds}; threads {args.threads or 'default'}")
+    print(f"lsqa from {Path(lsqa.__file__).parent}; rounds {args.rounds}; threads {args.threads or 'default'}"
+          f"{'; cold' if args.cold else ''}{'; the test file cases' if args.test_cases else ''}")
     print(f"{'verdicts':>9} {'kept CPU ms':>12} {'(wall)':>8} {'full CPU ms':>12} {'(wall)':>8}"
           f" {'review_columns':>15} {'(wall)':>8}")
     with tempfile.TemporaryDirectory() as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
-            r = bench(size, args.rounds, args.threads, Path(tmp))
+            r = bench(size, args.rounds, args.threads, Path(tmp), args.cold, args.test_cases)
             print(f"{r['verdicts']:>9,} {r['kept'][0]:>12.1f} {r['kept'][1]:>8.1f} {r['full'][0]:>12.1f}"
                   f" {r['full'][1]:>8.1f} {r['review_columns'][0]:>15.2f} {r['review_columns'][1]:>8.2f}", flush=True)
 

@@ -278,11 +278,12 @@ def _used(sql: str, named: dict) -> dict:
 def sort_key(row: dict) -> tuple:
     """A queue row's place in ``_ORDER`` (unreviewed first, priority, then the key; NULLs last, as DuckDB
     sorts them; strings by code point, which is DuckDB's byte order of UTF-8)."""
-    def key(value):
-        return (1, "") if value is None else (0, value)
+    return _place((row["n_reviewers"] or 0) > 0, row["priority"], [row[c] for c in _KEY_COLUMNS])
 
-    return ((row["n_reviewers"] or 0) > 0, -float(row["priority"]),
-            *(key(row[c]) for c in ("question_id", "judge", "system_a", "system_b", "shown_order", "reference", "id")))
+
+def _place(reviewed: bool, priority, key) -> tuple:
+    """``sort_key`` of a row reviewed or not, with this priority and these values of ``_KEY_COLUMNS``."""
+    return (reviewed, -float(priority), *((1, "") if value is None else (0, value) for value in key))
 
 
 # The columns of a queue row, in order (``_rows_by_id`` and ``_full_page`` select them in SQL).
@@ -292,6 +293,20 @@ _ROW = ("id", "judge", "kind", "question_id", "system_a", "system_b", "shown_ord
 _KEPT = ("id", "judge", "kind", "question_id", "system_a", "system_b", "shown_order", "reference", "label",
          "raw_label", "status", "disagreement", "n_others", "self_inconsistent", "flagged", "priority")
 _KEY = "j.priority DESC, j.question_id, j.judge, j.system_a, j.system_b, j.shown_order, j.reference, j.id"
+_KEY_COLUMNS = ("question_id", "judge", "system_a", "system_b", "shown_order", "reference", "id")
+_AT = {c: _KEPT.index(c) for c in _KEPT}  # a column's place in a row of ``_KEPT``
+
+
+def _top_place(t: tuple) -> tuple:
+    """``sort_key`` of a row of ``_KEPT``'s columns that nobody reviewed (a row of ``_top``)."""
+    return _place(False, t[_AT["priority"]], [t[_AT[c]] for c in _KEY_COLUMNS])
+
+
+def _top_row(t: tuple, book: tuple) -> dict:
+    """A queue row (``_ROW``) from a row of ``_top`` and its question's (document, title)."""
+    at = _AT["status"] + 1
+    return dict(zip(_ROW, (*t[:at], *book, *t[at:_AT["priority"]], 0, None, None, t[_AT["priority"]]), strict=True))
+
 
 # Per state of the kept signals and filters of the verdicts' own columns: the first verdicts matching
 # them in the order of priority and key (``_top``), and whether they are all of them. A review changes
@@ -329,35 +344,38 @@ def _top(con, rel: str, where_static: str, named: dict, hist: list, wanted: int,
         top = f"""(SELECT * FROM {rel} j WHERE {where_static} AND j.priority > $band)
             UNION ALL
             (SELECT * FROM {rel} j WHERE {where_static} AND j.priority = $band ORDER BY {_KEY} LIMIT {int(n - above)})"""
-    sql = f"SELECT {columns}, {queue_signals.EDITION} FROM ({top}) j ORDER BY {_KEY}"
+    # The state of the signals read comes first, in a row of its own (in its ``id``): a column of it in
+    # every row would cost a string per verdict on a long head.
+    sql = (f"SELECT {columns} FROM (SELECT 0 AS _head, {queue_signals.EDITION} AS id UNION ALL BY NAME"
+           f" SELECT 1 AS _head, * FROM ({top})) j ORDER BY j._head, {_KEY}")
     rows = con.execute(sql, _used(sql, named)).fetchall()
-    if edition is not None and rows and rows[0][-1] == edition and len(rows) <= _TOP_KEPT_ROWS:
+    read, rows = rows[0][0], rows[1:]
+    if edition is not None and read != edition:
+        return None  # the kept signals changed since ``edition`` was read: the caller reads again
+    if edition is not None and len(rows) <= _TOP_KEPT_ROWS:
         with _kept_lock:
-            _TOPS[key] = ([r[:-1] for r in rows], len(rows) == total)
+            _TOPS[key] = (rows, len(rows) == total)
             while len(_TOPS) > _TOPS_MAX:
                 _TOPS.popitem(last=False)
-    if edition is not None and rows and rows[0][-1] != edition:
-        return None  # the kept signals changed since ``edition`` was read: the caller reads again
-    return [r[:-1] for r in rows[:wanted]]
+    return rows[:wanted]
 
 
-def _merged(special: list[dict], top: list[tuple], offset: int, limit: int) -> list[dict]:
-    """Rows ``offset`` to ``offset + limit`` of ``special`` (rows in ``sort_key`` order) and ``top`` (rows of
-    ``_KEPT``'s columns nobody reviewed, in the order of priority and key, which is ``sort_key``'s for them)
-    together in ``sort_key`` order, reading the keys of few of ``top``."""
-    def row(t: tuple) -> dict:
-        return {**dict(zip(_KEPT, t, strict=True)), "n_reviewers": 0, "my_action": None, "my_label": None}
-
-    out, i = [], 0
-    for r in special:
-        at = bisect.bisect_left(top, sort_key(r), lo=i, key=lambda t: sort_key(row(t)))
-        out += [(top, j) for j in range(i, at)]
-        out.append(r)
-        i = at
-        if len(out) >= offset + limit:
-            break
-    out += [(top, j) for j in range(i, min(len(top), i + max(0, offset + limit - len(out))))]
-    return [r if isinstance(r, dict) else row(r[0][r[1]]) for r in out[offset:offset + limit]]
+def _merged(special: list[tuple], top: list[tuple], offset: int, limit: int) -> list:
+    """Rows ``offset`` to ``offset + limit`` of ``special`` (``(sort_key, row)`` in ``sort_key`` order) and
+    ``top`` (rows of ``_KEPT``'s columns nobody reviewed, in the order of priority and key, which is
+    ``sort_key``'s for them) together in ``sort_key`` order, reading the keys of few of ``top``: the rows
+    of ``special`` as they are, those of ``top`` as tuples."""
+    out, i, place, end = [], 0, 0, offset + limit  # place: how many rows come before top[i]
+    for k, r in special:
+        at = bisect.bisect_left(top, k, lo=i, key=_top_place)
+        out += top[max(i, i + offset - place):min(at, i + end - place)]  # top[i:at] go at place, place + 1, ...
+        place += at - i
+        if offset <= place < end:
+            out.append(r)
+        place, i = place + 1, at
+        if place >= end:
+            return out
+    return out + top[max(i, i + offset - place):min(len(top), i + end - place)]
 
 
 def _last_top(where_static: str, named: dict) -> list[tuple]:
@@ -410,29 +428,32 @@ def _kept_page(con, rel: str, static: list[str], review: list[str], everyone: bo
     # The books come on one row: on each, they would be converted to Python once per special verdict.
     books = {b["q"]: (b["d"], b["t"]) for r in found if r["_books"] for b in r["_books"]}
     srows = [r for r in found if r["id"] is not None]
-    candidates = [r for r in srows if r["_all"]]
-    candidates.sort(key=sort_key)
-    page = candidates[offset:offset + limit]
+    candidates = sorted(((sort_key(r), r) for r in srows if r["_all"]), key=lambda kr: kr[0])
+    page = [r for _, r in candidates[offset:offset + limit]]
     total = len(candidates) - (sum(1 for r in srows if r["_static"]) if everyone else 0)
     if everyone:
         hist, counted = _priorities(con, rel, where_static, named, edition)
-        top = _top(con, rel, where_static, named, hist, offset + limit + len(srows), edition)
+        total += sum(int(n) for _, n in hist)
+        # A page past the end needs no head: the total is counted already.
+        top = _top(con, rel, where_static, named, hist, offset + limit + len(srows), edition) if offset < total else []
         if counted != edition or top is None:
             # The kept signals changed between the reads (a catch-up in another thread): read again.
             _PRIORITIES.pop((edition, where_static, _static_key(where_static, named)), None)
             return _kept_page(con, rel, static, review, everyone, special, named, limit, offset, check)
-        total += sum(int(n) for _, n in hist)
         ids = {r["id"] for r in srows}
-        page = _merged(candidates, [r for r in top if r[0] not in ids], offset, limit)
-    unread = sorted({r["question_id"] for r in page} - set(books))
+        page = _merged(candidates, [r for r in top if r[0] not in ids] if ids else top, offset, limit)
+    unread = sorted({r["question_id"] if isinstance(r, dict) else r[_AT["question_id"]] for r in page} - set(books))
     if unread:
         qsql = """SELECT q.id, q.document_id, d.title FROM questions q LEFT JOIN documents d ON d.id = q.document_id
                   WHERE q.id IN (SELECT unnest($questions))"""
         books.update({q: (doc, title) for q, doc, title in con.execute(qsql, {"questions": unread}).fetchall()})
     rows = []
     for r in page:
-        r["document_id"], r["title"] = books.get(r["question_id"], (None, None))
-        rows.append({c: r[c] for c in _ROW})
+        if isinstance(r, dict):
+            r["document_id"], r["title"] = books.get(r["question_id"], (None, None))
+            rows.append({c: r[c] for c in _ROW})
+        else:
+            rows.append(_top_row(r, books.get(r[_AT["question_id"]], (None, None))))
     return rows, total
 
 
@@ -498,14 +519,24 @@ def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[l
     priority = _PRIORITY.format(disagreement="coalesce(s.disagreement, 0.0)",
                                 self_inconsistent="coalesce(s.self_inconsistent, false)",
                                 flagged="f.question_id IS NOT NULL")
-    sql = f"""
+    ctes = """
         WITH s AS (SELECT * FROM queue_signals_now),
              h AS (SELECT l.judgment_id, count(*) AS n_reviewers, count(*) FILTER (WHERE g.id IS NULL) AS n_people,
                           any_value(l.label) FILTER (WHERE l.annotator = $annotator) AS my_label,
                           any_value(l.action) FILTER (WHERE l.annotator = $annotator) AS my_action
                    FROM human_labels l LEFT JOIN (SELECT id FROM human_reviews WHERE gold) g ON g.id = l.review_id
                    GROUP BY l.judgment_id),
-             f AS (SELECT DISTINCT question_id FROM current_flags)
+             f AS (SELECT DISTINCT question_id FROM current_flags)"""
+    # Each verdict once: every table joined has one row per key at most.
+    matching = f"""
+        FROM verdict_items j
+        LEFT JOIN s ON s.id = j.id
+        LEFT JOIN h ON h.judgment_id = j.id
+        LEFT JOIN f ON f.question_id = j.question_id
+        LEFT JOIN questions q ON q.id = j.question_id
+        LEFT JOIN documents d ON d.id = q.document_id
+        WHERE {where}"""
+    sql = f"""{ctes}
         SELECT j.id, j.judge, j.kind, j.question_id, j.system_a, j.system_b, j.shown_order, j.reference,
                j.label, j.raw_label, j.status, q.document_id, d.title,
                coalesce(s.disagreement, 0.0) AS disagreement, coalesce(s.n_others, 0) AS n_others,
@@ -514,18 +545,16 @@ def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[l
                coalesce(h.n_reviewers, 0) AS n_reviewers, h.my_label, h.my_action,
                {priority} AS priority,
                count(*) OVER () AS n_total
-        FROM verdict_items j
-        LEFT JOIN s ON s.id = j.id
-        LEFT JOIN h ON h.judgment_id = j.id
-        LEFT JOIN f ON f.question_id = j.question_id
-        LEFT JOIN questions q ON q.id = j.question_id
-        LEFT JOIN documents d ON d.id = q.document_id
-        WHERE {where}
+        {matching}
         ORDER BY {_ORDER}
         LIMIT {int(limit)} OFFSET {int(offset)}"""
     try:
         rows = fetch_dicts(con, sql, named)
-        total = int(rows[0]["n_total"]) if rows else _count_only(con, sql, named, offset)
+        if rows or not offset:
+            total = int(rows[0]["n_total"]) if rows else 0
+        else:  # an empty page past the end still reports how many rows match: counted alone, without the sort
+            count = f"{ctes} SELECT count(*) {matching}"
+            total = int(con.execute(count, _used(count, named)).fetchall()[0][0])
     finally:
         con.unregister("queue_signals_now")
     for r in rows:
@@ -535,14 +564,6 @@ def _full_page(con, where: str, named: dict, limit: int, offset: int) -> tuple[l
 
 def _overlap_buckets(overlap: float) -> int:
     return round(max(0.0, min(1.0, float(overlap))) * OVERLAP_BUCKETS)
-
-
-def _count_only(con, sql: str, named: dict, offset: int) -> int:
-    # An empty page past the end still reports how many rows match.
-    if offset == 0:
-        return 0
-    inner = sql.rsplit("LIMIT", 1)[0]
-    return int(con.execute(f"SELECT count(*) FROM ({inner})", named).fetchall()[0][0])
 
 
 def queue_choices(con) -> dict:
