@@ -112,7 +112,7 @@ def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, 
         _csv_rows(con, path, known, max_cell_chars, extra, fixed)
     else:
         _jsonl_rows(con, known, max_cell_chars, extra, fixed, numbers)
-    staging.drop(con, LINES, RECORDS)
+    staging.drop(con, LINES)
 
 
 def _line_end(expr: str) -> str:
@@ -209,6 +209,7 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
         columns.append(_extra_sql([(k, f"cells[{header.index(k) + 1}]") for k in others], fixed) + " AS extra")
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {ROWS} AS
                     SELECT line, {', '.join(columns)} FROM {RECORDS} WHERE NOT {blank} ORDER BY line""")
+    staging.drop(con, RECORDS)  # (only a file with quotes has records of its own)
 
 
 def _multiline_records(con) -> None:

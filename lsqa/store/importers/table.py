@@ -104,37 +104,40 @@ def _check_file(path: Path) -> None:
         raise wording.empty_file(path)
 
 
-def _load(con, path: Path) -> str:
+# A character at which Python's splitlines cuts a line besides LF, as a regular expression.
+_BREAK = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in _LINE_BREAKS) + "]"
+
+
+def _load(con, path: Path) -> tuple[str, bool]:
     """TEMP table ``LINES (line, text)``: the file's lines split at LF, a CRLF's CR dropped (text '' for an
     empty line); InputError when DuckDB cannot read it as UTF-8 text (the bytes say where), at a NUL, or
-    when no line holds more than whitespace. Returns the first character of the first such line."""
-    if not staging.load_lines(con, path, LINES):
+    when no line holds more than whitespace. Returns the first character of the first such line, and, for
+    a file that may be JSONL (by its suffix), whether a line holds another line break (``_split_at_line_breaks``)."""
+    if not staging.load_lines(con, path, LINES,
+                              "CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END"):
         try:
             data = path.read_bytes()
         except OSError as exc:
             raise wording.unreadable(path, exc) from None
         raise wording.bytes_problem(path, data) or InputError(
             path, "cannot be read as lines of text", hint="export the table again as UTF-8 CSV or JSONL")
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
-                    SELECT line, CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END AS text
-                    FROM {LINES} ORDER BY line""")
-    nul, first = con.execute(f"""
+    breaks = (f"EXISTS (SELECT 1 FROM {LINES} WHERE regexp_matches(text, '{_BREAK}'))"
+              if wording.table_format(path, "{") == "jsonl" else "false")
+    nul, first, split = con.execute(f"""
         SELECT (SELECT min(line) FROM {LINES} WHERE contains(text, chr(0))),
                (SELECT ltrim(text, {sql_text(PY_WHITESPACE)})[1] FROM {LINES} WHERE {strip('text')} <> ''
-                ORDER BY line LIMIT 1)""").fetchone()
+                ORDER BY line LIMIT 1), {breaks}""").fetchone()
     if nul is not None:
         raise wording.nul_byte(path, nul)
     if first is None:
         raise wording.empty_file(path)
-    return first
+    return first, split
 
 
 def _split_at_line_breaks(con) -> None:
-    """``LINES`` as Python's splitlines makes them, when a line holds another break than LF (a lone CR,
-    a form feed, U+2028...): renumbered in file order."""
-    pattern = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in _LINE_BREAKS) + "]"
-    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE regexp_matches(text, '{pattern}')"):
-        return
+    """``LINES`` as Python's splitlines makes them, where a line holds another break than LF (a lone CR,
+    a form feed, U+2028...: ``_load`` says so): renumbered in file order."""
+    pattern = _BREAK
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {LINES} AS
         SELECT row_number() OVER (ORDER BY line, part) AS line, text FROM (
@@ -146,9 +149,9 @@ def _split_at_line_breaks(con) -> None:
 # ----------------------------------------------------------------------------------- CSV
 
 
-def _csv(con, path: Path, delimiter: str) -> tuple[list[str], int]:
+def _csv(con, path: Path, delimiter: str) -> tuple[list[str], int, int]:
     """``OBJECTS (line, k, obj)`` of a CSV or TSV: each record a JSON object of its stripped cells under the
-    header's names; (header, its line). Python's csv module (strict) is the dialect: a field bare or
+    header's names; (header, its line, the rows: CREATE TABLE AS answers how many it made). Python's csv module (strict) is the dialect: a field bare or
     wholly quoted (``""`` a quote), a record over several lines where a quoted field holds a newline."""
     d = {"\t": "\\t"}.get(delimiter, delimiter)
     odd = "(strlen(text) - strlen(replace(text, '\"', ''))) % 2 = 1"
@@ -196,11 +199,11 @@ def _csv(con, path: Path, delimiter: str) -> tuple[list[str], int]:
     if bad:
         _csv_error(path, bad, delimiter)
     pairs = ", ".join(f"{sql_text(name)}, cells[{i + 1}]" for i, name in enumerate(header))
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
-                    SELECT line, line AS k, json_object({pairs}) AS obj FROM {RECORDS} WHERE line > ? ORDER BY line""",
-                [header_line])
+    n = con.execute(f"""CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
+                        SELECT line, line AS k, json_object({pairs}) AS obj FROM {RECORDS} WHERE line > ? ORDER BY line""",
+                    [header_line]).fetchone()[0]
     staging.drop(con, RECORDS)
-    return header, header_line
+    return header, header_line, n
 
 
 def _csv_error(path: Path, bad: tuple, delimiter: str) -> None:
@@ -222,10 +225,10 @@ def _csv_error(path: Path, bad: tuple, delimiter: str) -> None:
 # ----------------------------------------------------------------------------------- JSON
 
 
-def _jsonl(con, path: Path, *, array: bool) -> list[str]:
+def _jsonl(con, path: Path, *, array: bool, breaks: bool) -> tuple[list[str], int]:
     """``OBJECTS (line, k, obj)`` of a JSONL file (or of a JSON array's elements, line NULL, ``k`` the
     element's index): every object checked in SQL as Python's json module with lsqa's rules reads it,
-    the first line of any problem named; the columns in order of first appearance."""
+    the first line of any problem named; the columns in order of first appearance, and the rows."""
     if array:
         text = _first(con, f"SELECT 1, string_agg(text, chr(10) ORDER BY line) FROM {LINES}")[1]
         con.execute(f"CREATE OR REPLACE TEMP TABLE {LINES} AS SELECT NULL::BIGINT AS line, 0 AS k, ? AS text", [text])
@@ -238,7 +241,8 @@ def _jsonl(con, path: Path, *, array: bool) -> list[str]:
                         SELECT NULL::BIGINT AS line, generate_subscripts(items, 1) - 1 AS k, unnest(items) AS text
                         FROM (SELECT json_extract(text, '$[*]') AS items FROM {LINES})""")
     else:
-        _split_at_line_breaks(con)
+        if breaks:
+            _split_at_line_breaks(con)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {LINES} AS SELECT line, line AS k, text FROM {LINES} "
                     f"WHERE {strip('text')} <> '' ORDER BY line")
     # Python's reader meets the problems line by line: the first line of any of them is named. The json
@@ -259,13 +263,13 @@ def _jsonl(con, path: Path, *, array: bool) -> list[str]:
         SELECT c FROM (SELECT k, generate_subscripts(cs, 1) AS i, unnest(cs) AS c FROM (SELECT k, {keys} AS cs FROM {LINES}))
         GROUP BY c ORDER BY min((k, i))""").fetchall()]
     clean = f"list_bool_and(list_transform(json_keys(text), lambda k: k = lower({strip('k')})))"
-    con.execute(f"""
+    n = con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
         SELECT line, k, text::JSON AS obj FROM {LINES} WHERE {clean}
         UNION ALL
         SELECT any_value(l.line), l.k, json_group_object(lower({strip('e.key')}), e.value)
-        FROM {LINES} l, json_each(l.text) e WHERE NOT {clean.replace('text', 'l.text')} GROUP BY l.k""")
-    return columns
+        FROM {LINES} l, json_each(l.text) e WHERE NOT {clean.replace('text', 'l.text')} GROUP BY l.k""").fetchone()[0]
+    return columns, n
 
 
 # What Python's json module refuses and DuckDB's takes (a comma before a closing bracket, a comment), and
@@ -297,12 +301,15 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
     spaces), no nesting deeper than ``MAX_NESTING``, no text value of a column above ``MAX_CELL_CHARS`` or
     holding NUL. Only the objects that could break one are looked into."""
     names = f"list_transform(json_keys(text), lambda k: lower({strip('k')}))"
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
+    suspects = con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
                     SELECT line, k, text, regexp_replace({_STRUCTURE}, '[^\\[\\]{{}}]', '', 'g') AS brackets
                     FROM {LINES}
                     WHERE {valid} AND (length(text) > {MAX_CELL_CHARS} OR contains(text, '\\u0000')
                                        OR len(list_distinct({names})) <> len(json_keys(text))
-                                       OR (regexp_matches(text, {_TWO_OPEN}) AND regexp_matches({_STRUCTURE}, {_TWO_OPEN})))""")
+                                       OR (regexp_matches(text, {_TWO_OPEN}) AND regexp_matches({_STRUCTURE}, {_TWO_OPEN})))"""
+                           ).fetchone()[0]  # (CREATE TABLE AS answers the rows it made)
+    if not suspects:  # most files: no object could break a rule, and none of the looks below is planned
+        return []
     found: list[tuple[int, int, InputError]] = []
     # Depth: a pass takes every innermost pair away; what is left after MAX_NESTING passes nests deeper.
     # (Looked at first: DuckDB's json_tree of a text 100,000 deep would hold 100,000 paths of its depth.)
@@ -353,13 +360,14 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
 def _stage(con, path: Path) -> tuple[str, list[str], int | None]:
     """``OBJECTS`` of the file (its format, columns and header line); InputError at the first problem."""
     _check_file(path)
-    kind = wording.table_format(path, _load(con, path))
+    first, breaks = _load(con, path)
+    kind = wording.table_format(path, first)
     if kind in ("csv", "tsv"):
-        columns, header_line = _csv(con, path, "," if kind == "csv" else "\t")
+        columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t")
     else:
-        columns, header_line = _jsonl(con, path, array=kind == "json"), None
+        (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks), None
     staging.drop(con, LINES)
-    if not _count(con, f"SELECT count(*) FROM {OBJECTS}"):
+    if not n:
         raise wording.no_data_rows(path)
     return kind, columns, header_line
 

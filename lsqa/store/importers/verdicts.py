@@ -105,11 +105,14 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], **_
 
 def names_in_order(con) -> tuple[list[str], list[str]]:
     """The file's raters and systems, each in order of first appearance (system_a before system_b)."""
-    raters = [r[0] for r in con.execute(f"SELECT judge FROM {STAGED} GROUP BY judge ORDER BY min(line)").fetchall()]
-    systems = [r[0] for r in con.execute(f"""
-        SELECT s FROM (SELECT system_a AS s, 2 * line AS pos FROM {STAGED}
-                       UNION ALL SELECT system_b, 2 * line + 1 FROM {STAGED} WHERE system_b <> '')
-        GROUP BY s ORDER BY min(pos)""").fetchall()]
+    raters, systems = con.execute(f"""
+        SELECT (SELECT coalesce(list(judge ORDER BY first), []) FROM
+                    (SELECT judge, min(line) AS first FROM {STAGED} GROUP BY judge)),
+               (SELECT coalesce(list(s ORDER BY first), []) FROM
+                    (SELECT s, min(pos) AS first FROM (SELECT system_a AS s, 2 * line AS pos FROM {STAGED}
+                                                       UNION ALL SELECT system_b, 2 * line + 1 FROM {STAGED}
+                                                       WHERE system_b <> '')
+                     GROUP BY s))""").fetchone()
     return raters, systems
 
 
