@@ -181,19 +181,24 @@ def _csv(con, path: Path, delimiter: str) -> tuple[list[str], int, int]:
                     FROM (SELECT *, regexp_extract_all(text || E'{d}', '(?:{field_sql}){d}') AS found FROM {RECORDS})))
         WHERE open OR NOT tiled OR NOT list_bool_and(list_transform(cells, lambda c: c = ''))  -- a blank one is skipped
         ORDER BY line""")
-    # Python's csv reader meets the problems in file order: the first line of any of them is named.
-    bad = _first(con, f"SELECT first, line, text, open FROM {RECORDS} WHERE open OR NOT tiled "
-                      f"OR longest > {MAX_CELL_CHARS}")
-    limit = bad[0] if bad else None
-    header_row = _first(con, f"SELECT line, cells FROM {RECORDS} WHERE first < coalesce(?, first + 1)", [limit])
+    # Python's csv reader meets the problems in file order: the first line of any of them is named. Asked
+    # in one statement: the first record it cannot split, the header (the first record before that one),
+    # and the first record after the header (before that one) of another number of fields.
+    before = "first < coalesce((SELECT first FROM b), first + 1)"
+    bad, header_row, ragged = con.execute(f"""
+        WITH b AS (SELECT first, line, text, open FROM {RECORDS} WHERE open OR NOT tiled OR longest > {MAX_CELL_CHARS}
+                   ORDER BY first LIMIT 1),
+             h AS (SELECT line, cells FROM {RECORDS} WHERE {before} ORDER BY line LIMIT 1)
+        SELECT (SELECT (first, line, text, open) FROM b), (SELECT (line, cells) FROM h),
+               (SELECT (line, len(cells)) FROM {RECORDS}
+                WHERE line > (SELECT line FROM h) AND len(cells) <> (SELECT len(cells) FROM h) AND {before}
+                ORDER BY line LIMIT 1)""").fetchone()
     if header_row is None:
         _csv_error(path, bad, delimiter)
     header_line, header = header_row[0], [c.strip().lower() for c in header_row[1]]
     dupes = sorted({c for c in header if header.count(c) > 1})
     if dupes:
         raise wording.duplicate_columns(path, header_line, dupes)
-    ragged = _first(con, f"SELECT line, len(cells) FROM {RECORDS} WHERE line > ? AND len(cells) <> ? "
-                         "AND first < coalesce(?, first + 1)", [header_line, len(header), limit])
     if ragged:
         raise wording.ragged_row(path, ragged[0], ragged[1], len(header))
     if bad:
@@ -390,22 +395,25 @@ def _require(con, path: Path, kind: str, columns: list[str], header_line: int | 
             WHERE json_type(obj, {at}) IS NULL OR json_type(obj, {at}) IN ('NULL', 'OBJECT', 'ARRAY', 'BOOLEAN')
                OR (json_type(obj, {at}) = 'VARCHAR' AND {strip(f'(obj ->> {at})')} = '')
                OR (json_type(obj, {at}) = 'DOUBLE' AND NOT isfinite(TRY_CAST(obj ->> {at} AS DOUBLE)))""")
-    if checks:
-        bad = con.execute(f"SELECT * FROM ({' UNION ALL '.join(checks)}) ORDER BY k, o LIMIT 1").fetchone()
-        if bad:
-            _, line, _, col, type_, value, present = bad
-            if type_ is None:
-                raise wording.missing_column(path, line, col, present)
-            wording.plain_value(path, line, col, _json_value(con, bad))
     # Each meaning's first row without any of its alternatives ([line]: a JSON array's row has none), asked
-    # in one statement; the first meaning that has one is named.
+    # in the same statement as the first row of the checks above; the first meaning that has one is named.
     lacking = [f"""(SELECT [line] FROM {OBJECTS}
                     WHERE NOT ({' OR '.join(f"coalesce(obj ->> {_at(a)}, '') <> ''" for a in alternatives)})
                     ORDER BY k LIMIT 1)""" for alternatives in required_any.values()]
-    if lacking:
-        for (name, alternatives), bad in zip(required_any.items(), con.execute(f"SELECT {', '.join(lacking)}").fetchone(), strict=True):
-            if bad is not None:
-                raise wording.missing_any(path, bad[0], name, alternatives)
+    first = [f"""(SELECT (k, line, o, col, type, value, present) FROM ({' UNION ALL '.join(checks)})
+                  ORDER BY k, o LIMIT 1)"""] if checks else []
+    if not first + lacking:
+        return
+    found = con.execute(f"SELECT {', '.join(first + lacking)}").fetchone()
+    bad = found[0] if checks else None
+    if bad:
+        _, line, _, col, type_, value, present = bad
+        if type_ is None:
+            raise wording.missing_column(path, line, col, present)
+        wording.plain_value(path, line, col, _json_value(con, bad))
+    for (name, alternatives), bad in zip(required_any.items(), found[len(first):], strict=True):
+        if bad is not None:
+            raise wording.missing_any(path, bad[0], name, alternatives)
 
 
 def _json_value(con, bad: tuple):
