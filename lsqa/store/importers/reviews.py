@@ -117,6 +117,14 @@ def annotators_in_order(con) -> list[str]:
     return [r[0] for r in con.execute(f"SELECT annotator FROM {STAGED} GROUP BY 1 ORDER BY min(line)").fetchall()]
 
 
+def beyond_ascii(con) -> bool:
+    """Whether an annotator of the file or of the workspace's reviews is not all ASCII: else none looks like
+    another (``lsqa.text.names.lookalikes`` compares ASCII names with others only)."""
+    other = "regexp_matches(annotator, '[^\\x00-\\x7f]')"
+    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {STAGED} WHERE {other}) OR EXISTS (SELECT 1 FROM "
+                       f"(SELECT DISTINCT annotator FROM human_reviews) WHERE {other})").fetchone()[0]
+
+
 def stored_annotators(con) -> list[str]:
     """Everybody with a review row in the workspace, sorted."""
     return [r[0] for r in con.execute("SELECT DISTINCT annotator FROM human_reviews ORDER BY 1").fetchall()]
@@ -336,4 +344,4 @@ RECORD = Input(name="reviews", staged=STAGED, known=KNOWN, stage=_stage, insert=
                         "inclusion_prob": "DOUBLE", "stratum": "VARCHAR", "action": "VARCHAR"})
 
 
-__all__ = ["RECORD", "annotators_in_order", "stored_annotators"]
+__all__ = ["RECORD", "annotators_in_order", "beyond_ascii", "stored_annotators"]

@@ -116,6 +116,18 @@ def names_in_order(con) -> tuple[list[str], list[str]]:
     return raters, systems
 
 
+def beyond_ascii(con) -> bool:
+    """Whether a rater or system of the file, or a judge or system the workspace has, is not all ASCII: else
+    no two of them look alike (``lsqa.text.names.lookalikes`` compares ASCII names with others only), and
+    the summary's look-alike notes need none of them read."""
+    other = "regexp_matches({}, '[^\\x00-\\x7f]')"
+    return con.execute(f"""
+        SELECT EXISTS (SELECT 1 FROM {STAGED} WHERE {other.format('concat(judge, system_a, system_b)')})
+            OR EXISTS (SELECT 1 FROM (SELECT DISTINCT judge FROM judgments) WHERE {other.format('judge')})
+            OR EXISTS (SELECT 1 FROM judges WHERE {other.format('name')})
+            OR EXISTS (SELECT 1 FROM systems WHERE {other.format('name')})""").fetchone()[0]
+
+
 def _insert(con, counts: tuple[int, int], **_) -> tuple[int, int]:
     """(verdicts added, rows of the file) (``counts``: ``_stage``'s): each id once (its first line), none
     the workspace has."""
@@ -319,4 +331,4 @@ RECORD = Input(
     ))
 
 
-__all__ = ["RECORD", "REPEAT_WHAT", "first_declared_conflict", "kinds_values", "names_in_order"]
+__all__ = ["RECORD", "REPEAT_WHAT", "beyond_ascii", "first_declared_conflict", "kinds_values", "names_in_order"]
