@@ -267,17 +267,19 @@ def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
         SELECT DISTINCT 'count', story_word_count FROM {FILE_ROWS}
         WHERE in_set AND coalesce(story_word_count, '') <> '' AND NOT ({digits})""").fetchall()
     judged = [{"what": what, "value": value, "ok": _judged(what, value)} for what, value in unusual]
-    import pyarrow
+    if judged:
+        import pyarrow
 
-    schema = pyarrow.schema([("what", pyarrow.string()), ("value", pyarrow.string()), ("ok", pyarrow.int64())])
-    with bulk.registered(con, pyarrow.Table.from_pylist(judged, schema=schema)) as name:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {JUDGED} AS SELECT * FROM {name}")
+        schema = pyarrow.schema([("what", pyarrow.string()), ("value", pyarrow.string()), ("ok", pyarrow.int64())])
+        with bulk.registered(con, pyarrow.Table.from_pylist(judged, schema=schema)) as name:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {JUDGED} AS SELECT * FROM {name}")
 
     def verdict(what: str, column: str) -> str:
-        return f"(SELECT ok FROM {JUDGED} j WHERE j.what = '{what}' AND j.value = {column})"
-    counted = f"""CASE WHEN coalesce(story_word_count, '') = '' THEN 0 WHEN {digits} THEN story_word_count::BIGINT
-                       ELSE {verdict('count', 'story_word_count')} END"""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {FILE_ROWS} AS SELECT *, {counted} AS words FROM {FILE_ROWS} ORDER BY k")
+        # (Nothing judged: no verdict to look up, and no subquery for DuckDB to plan.)
+        return f"(SELECT ok FROM {JUDGED} j WHERE j.what = '{what}' AND j.value = {column})" if judged else "NULL::BIGINT"
+    # The count of words, asked by the check of each row and by the rows returned (not a table of its own).
+    words = f"""CASE WHEN coalesce(story_word_count, '') = '' THEN 0 WHEN {digits} THEN story_word_count::BIGINT
+                     ELSE {verdict('count', 'story_word_count')} END"""
 
     def bad_name(column: str) -> str:
         return f"(NOT ({plain_name.format(column)}) AND {verdict('name', column)} IS NULL)"
@@ -287,7 +289,7 @@ def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
             UNION ALL SELECT k, 1, line, NULL, 'document_id', document_id FROM {FILE_ROWS} WHERE in_set AND {bad_name('document_id')}
             UNION ALL SELECT k, 2, line, NULL, 'wiki_title', wiki_title FROM {FILE_ROWS} WHERE in_set AND {bad_name('wiki_title')}
             UNION ALL SELECT k, 3, line, NULL, 'story_word_count', story_word_count FROM {FILE_ROWS}
-                      WHERE in_set AND words IS NULL)
+                      WHERE in_set AND ({words}) IS NULL)
         ORDER BY k, o LIMIT 1""").fetchone()
     if found:
         _, o, line, first_line, column, value = found
@@ -299,7 +301,7 @@ def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
         wording.named(path, line, column, value)
         raise InputError(path, f"{column}: not a value this import takes", line=line, hint="write it as text")
     keys = ("line",) + DOCUMENT_FIELDS + ("story_word_count",)
-    rows = con.execute(f"""SELECT document_id, line, {', '.join(DOCUMENT_FIELDS)}, words FROM {FILE_ROWS}
+    rows = con.execute(f"""SELECT document_id, line, {', '.join(DOCUMENT_FIELDS)}, {words} FROM {FILE_ROWS}
                            WHERE in_set AND said = first_said AND line = first_line""").fetchall()
     return {row[0]: dict(zip(keys, row[1:], strict=True)) for row in rows}
 
