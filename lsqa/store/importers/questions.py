@@ -238,11 +238,8 @@ def documents(path: Path, set_name: str) -> dict[str, dict]:
     a ``document_id`` or ``wiki_title`` against the one name rule (``wording.named``), a
     ``story_word_count`` that is no whole number (``wording.whole_number``). Each distinct value SQL does
     not settle (a name beyond printable ASCII, a count not of plain digits) is judged once in Python."""
-    with db.scratch() as con:
-        try:
-            return _documents(con, path, set_name)
-        finally:
-            staging.drop(con, OBJECTS, FILE_ROWS, JUDGED)
+    with db.scratch() as con:  # (its TEMP tables go with the connection)
+        return _documents(con, path, set_name)
 
 
 def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
@@ -322,20 +319,17 @@ def summaries(files: list[Path], document_ids: list[str]) -> dict[str, str]:
     every row fills both, read by the table reader, values checked in SQL), the last row of an id winning."""
     if not files:
         return {}
-    with db.scratch() as con:
+    with db.scratch() as con:  # (its TEMP tables go with the connection)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {DOCUMENTS} AS SELECT unnest(?::VARCHAR[]) AS id", [document_ids])
         con.execute(f"CREATE OR REPLACE TEMP TABLE {FILE_ROWS} (file_no INTEGER, k BIGINT, document_id VARCHAR, summary VARCHAR)")
-        try:
-            for file_no, path in enumerate(files):
-                table = values.stage(con, path, {"document_id": ("document_id",), "summary": ("summary",)},
-                                     rules={"document_id": "text", "summary": "text"}, required=("document_id", "summary"), extra=False)
-                con.execute(f"INSERT INTO {FILE_ROWS} SELECT {file_no}, k, document_id, summary FROM {table} "
-                            f"WHERE document_id IN (SELECT id FROM {DOCUMENTS})")
-                staging.drop(con, table)
-            return dict(con.execute(f"SELECT document_id, arg_max(summary, (file_no, k)) FROM {FILE_ROWS} "
-                                    "GROUP BY document_id").fetchall())
-        finally:
-            staging.drop(con, FILE_ROWS, DOCUMENTS, OBJECTS)
+        for file_no, path in enumerate(files):
+            table = values.stage(con, path, {"document_id": ("document_id",), "summary": ("summary",)},
+                                 rules={"document_id": "text", "summary": "text"}, required=("document_id", "summary"), extra=False)
+            con.execute(f"INSERT INTO {FILE_ROWS} SELECT {file_no}, k, document_id, summary FROM {table} "
+                        f"WHERE document_id IN (SELECT id FROM {DOCUMENTS})")
+            staging.drop(con, table)
+        return dict(con.execute(f"SELECT document_id, arg_max(summary, (file_no, k)) FROM {FILE_ROWS} "
+                                "GROUP BY document_id").fetchall())
 
 
 def _insert(con, questions) -> int:

@@ -452,14 +452,11 @@ def read_table(path: str | Path, required: Sequence[str] = (), *,
 
     path = Path(path)
     required = [c.strip().lower() for c in required]
-    with scratch() as con:
-        try:
-            columns, header_line = stage_objects(con, path, required, required_any=required_any)
-            if check is not None:
-                check(con, path)
-            lines, rows = _rows(con, required)
-        finally:
-            staging.drop(con, LINES, RECORDS, OBJECTS)
+    with scratch() as con:  # (its TEMP tables go with the connection)
+        columns, header_line = stage_objects(con, path, required, required_any=required_any)
+        if check is not None:
+            check(con, path)
+        lines, rows = _rows(con, required)
     return Table(str(path), columns, rows, lines, header_line)
 
 
