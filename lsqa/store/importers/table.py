@@ -388,13 +388,13 @@ def _require(con, path: Path, kind: str, columns: list[str], header_line: int | 
     checks = []
     for order, col in enumerate(required):
         at = _at(col)
+        # (Each cell's type and text taken once, below: repeated in each test, they made the statement slow to plan.)
         checks.append(f"""
-            SELECT k, line, {order} AS o, {sql_text(col)} AS col, json_type(obj, {at}) AS type, obj ->> {at} AS value,
-                   json_keys(obj) AS present
-            FROM {OBJECTS}
-            WHERE json_type(obj, {at}) IS NULL OR json_type(obj, {at}) IN ('NULL', 'OBJECT', 'ARRAY', 'BOOLEAN')
-               OR (json_type(obj, {at}) = 'VARCHAR' AND {strip(f'(obj ->> {at})')} = '')
-               OR (json_type(obj, {at}) = 'DOUBLE' AND NOT isfinite(TRY_CAST(obj ->> {at} AS DOUBLE)))""")
+            SELECT k, line, {order} AS o, {sql_text(col)} AS col, type, value, json_keys(obj) AS present
+            FROM (SELECT k, line, obj, json_type(obj, {at}) AS type, obj ->> {at} AS value FROM {OBJECTS})
+            WHERE type IS NULL OR type IN ('NULL', 'OBJECT', 'ARRAY', 'BOOLEAN')
+               OR (type = 'VARCHAR' AND {strip('value')} = '')
+               OR (type = 'DOUBLE' AND NOT isfinite(TRY_CAST(value AS DOUBLE)))""")
     # Each meaning's first row without any of its alternatives ([line]: a JSON array's row has none), asked
     # in the same statement as the first row of the checks above; the first meaning that has one is named.
     lacking = [f"""(SELECT [line] FROM {OBJECTS}
