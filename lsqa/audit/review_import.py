@@ -48,6 +48,8 @@ def _import_reviews(workspace, path: Path, gold: bool, *, declined: bool) -> Ing
     summary = IngestSummary(str(path))
 
     def notes(con) -> None:
+        if not staged_reviews.beyond_ascii(con):
+            return  # (names all ASCII: none looks like another)
         summary.notes.extend(lookalike_warnings(staged_reviews.annotators_in_order(con),
                                                 staged_reviews.stored_annotators(con), what="annotator"))
 

@@ -61,7 +61,7 @@ def ingest_book(workspace: str | Path, path: str | Path, *, title: str | None = 
         doc, passages, span = _book_rows(text, doc_id=doc_id, source=str(path), title=title, author=author, kind=kind,
                                          target_tokens=target_tokens)
         summary.add("documents", corpus_store.insert_documents(con, [doc]))
-        summary.add("passages", corpus_store.insert_passages(con, doc_id, passages))
+        summary.add("passages", corpus_store.insert_passages(con, {doc_id: passages}))
     summary.notes.append(f"{doc_id} '{title}': {doc['word_count']:,} words, story span by {span.how}")
     return summary
 
@@ -196,8 +196,7 @@ def _add_narrativeqa(workspace, directory: Path, set_name: str, docs_file: Path,
                     corpus_store.set_document_text(con, d["id"], **{k: d[k] for k in (
                         "source", "content_sha1", "full_text", "clean_start", "clean_end", "word_count", "n_tokens")})
                     summary.add("story texts filled in")
-        n_passages = sum(corpus_store.insert_passages(con, doc_id, ps) for doc_id, ps in passage_rows.items())
-        summary.add("passages", n_passages)
+        summary.add("passages", corpus_store.insert_passages(con, passage_rows))
         summary.add("questions", n_q)
         summary.skip("questions", questions.num_rows - n_q)
     summary.notes.append(f"{len(passage_rows)} documents with full text, {len(summaries)} summaries, set={set_name}")

@@ -78,14 +78,15 @@ def resolve_documents(con, keys: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def insert_passages(con, document_id: str, passages: list[Passage]) -> int:
+def insert_passages(con, passages: dict[str, list[Passage]]) -> int:
+    """Store the passages of each document (``{document_id: its passages}``), all in one statement."""
     return insert_rows(
         con,
         "passages",
         (
             {"document_id": document_id, "ordinal": p.ordinal, "char_start": p.char_start,
              "char_end": p.char_end, "n_tokens": p.n_tokens, "text": p.text}
-            for p in passages
+            for document_id, ps in passages.items() for p in ps
         ),
     )
 

@@ -896,8 +896,19 @@ def migration_files(directory: Path | None = None) -> list[Path]:
     return sorted(p for p in (directory or MIGRATIONS_DIR).glob("*.sql") if p.name[:4].isdigit())
 
 
+# The digests of the migration files this process read, by path, modification time and size: every first
+# connection to a workspace (a new file each test) checks them, and reading and hashing every file each time
+# was most of that check.
+_digests: dict[tuple[str, int, int], str] = {}
+
+
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    info = path.stat()
+    key = (str(path), info.st_mtime_ns, info.st_size)
+    digest = _digests.get(key)
+    if digest is None:
+        digest = _digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest
 
 
 def migrate(con: duckdb.DuckDBPyConnection, directory: Path | None = None) -> list[str]:

@@ -24,10 +24,14 @@ def judge_definitions(con) -> dict[str, str | dict]:
     """Judge name → its recorded definition (JSON), or for a judge with verdicts but no record
     (imported verdicts, a workspace from before definitions were kept) the kind of its verdicts."""
     out: dict[str, str | dict] = {}
-    for judge, kinds in con.execute("SELECT judge, list(DISTINCT kind) FROM judgments GROUP BY judge").fetchall():
+    verdicts, recorded = con.execute("SELECT (SELECT coalesce(list((judge, kinds)), []) FROM"
+                                     " (SELECT judge, list(DISTINCT kind) AS kinds FROM judgments GROUP BY judge)),"
+                                     " (SELECT coalesce(list((name, definition) ORDER BY rowid), []) FROM judges)"
+                                     ).fetchone()
+    for judge, kinds in verdicts:
         if len(kinds) == 1:
             out[judge] = {"kind": kinds[0]}
-    out.update(dict(con.execute("SELECT name, definition FROM judges").fetchall()))
+    out.update(recorded)
     return out
 
 

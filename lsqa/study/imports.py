@@ -93,6 +93,8 @@ def _import_judgments(workspace, path: Path, *, declined: bool) -> IngestSummary
             definitions.check_imported_verdicts(con, path, [conflict])
 
     def notes(con) -> None:
+        if not staged_verdicts.beyond_ascii(con):
+            return  # (names all ASCII: none looks like another)
         raters, systems = staged_verdicts.names_in_order(con)
         summary.notes.extend(lookalike_warnings(raters, results_store.judge_definitions(con), what="rater")
                              + lookalike_warnings(systems, results_store.system_definitions(con), what="system"))

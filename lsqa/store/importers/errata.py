@@ -22,7 +22,6 @@ from lsqa.errors import InputError
 from lsqa.store import bulk
 from lsqa.store.bulk import fetch_dicts
 from lsqa.store.corpus import add_reference_corrections
-from lsqa.store.importers import lines as staging
 from lsqa.store.importers import skeleton, values
 from lsqa.store.importers.rows import sql_text, strip
 from lsqa.store.importers.skeleton import Check, Input
@@ -52,11 +51,9 @@ def read(path: str | Path) -> list[dict]:
 
 
 def _stage(con, path: Path):
-    """The corrected references of ``path`` as ``read`` gives them, with each one's row ``k`` (an Arrow table)."""
-    try:
-        return _read(con, path)
-    finally:
-        staging.drop(con, OBJECTS, STAGED, JUDGED, values.VALUES)
+    """The corrected references of ``path`` as ``read`` gives them, with each one's row ``k`` (an Arrow table);
+    ``con`` is ``skeleton.stage_apart``'s own, its TEMP tables going with it."""
+    return _read(con, path)
 
 
 def _read(con, path: Path):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
@@ -67,18 +68,48 @@ class Declined(Exception):
     importer read it (it words the error, if there is one)."""
 
 
-def load_lines(con, path: Path, table: str) -> bool:
+@dataclass(frozen=True)
+class Look:
+    """What a file's bytes say before DuckDB reads them (``look``)."""
+
+    cr: bool                 # a carriage return somewhere
+    nul: bool                # a NUL byte somewhere
+    quote_after_first: bool  # a double quote after the first line
+    first: bytes | None      # the first line (without its LF), when it ends within the first piece read
+
+
+def look(path: Path, chunk: int = 1 << 20) -> Look:
+    """``Look`` of ``path``, read in pieces (the file may be the 256 MiB limit), stopping once every flag is
+    set: what decides how a file is loaded (``load_lines``: a CR), and lets an import's SQL skip the looks
+    at a file with no CR, NUL or quote past its header (``lsqa.store.importers.rows``)."""
+    cr = nul = quote = False
+    first = None
+    with open(path, "rb") as f:
+        piece = f.read(chunk)
+        end = piece.find(b"\n")
+        if end >= 0 or len(piece) < chunk:
+            first = piece[:end] if end >= 0 else piece
+        rest = piece[end + 1:] if end >= 0 else b""
+        while piece and not (cr and nul and quote):
+            cr, nul, quote = cr or b"\r" in piece, nul or b"\0" in piece, quote or b'"' in rest
+            piece = rest = f.read(chunk)
+    return Look(cr, nul, quote, first)
+
+
+def load_lines(con, path: Path, table: str, text: str = "text", seen: Look | None = None) -> bool:
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path`` split at LF
     (``text`` NULL for an empty line); False when DuckDB cannot read the file as plain lines (the
-    caller reads it row by row, which says what is wrong).
+    caller reads it row by row, which says what is wrong). ``text``: SQL of the text kept, over the
+    line's own ``text`` (the table reader's drops a CRLF's CR in the same statement); ``seen``: the file's
+    ``look``, if the caller took it.
 
     A CR stays in its line, wherever it is: what a CR means (a CR LF line end, a line end of its own
     for Python, part of a quoted CSV value) is the reader's to say (``lsqa.store.staged_rows``)."""
-    if _has_cr(path):
+    if (seen or look(path)).cr:
         # DuckDB's CSV reader refuses a CR before the LF in strict mode (and, not strict, takes every CR
         # for a line end, so the line numbers would be wrong): such a file is read whole instead. Chosen
         # before reading: a failed statement would abort the caller's transaction.
-        return _load_split(con, path, table)
+        return _load_split(con, path, table, text)
     try:
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE {table} AS
@@ -88,22 +119,13 @@ def load_lines(con, path: Path, table: str) -> bool:
         # CREATE TABLE AS keeps the reader's order (preserve_insertion_order): the rowids are the
         # lines' positions in the file, from an offset (rows not yet committed count from 2**55).
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {table} AS
-                        SELECT rowid - (SELECT min(rowid) FROM {table}) + 1 AS line, text FROM {table}""")
+                        SELECT rowid - (SELECT min(rowid) FROM {table}) + 1 AS line, {text} AS text FROM {table}""")
         return True
     except duckdb.Error:
         return False
 
 
-def _has_cr(path: Path, chunk: int = 1 << 20) -> bool:
-    """Whether the file holds a CR byte (read in pieces: the file may be the 256 MiB limit)."""
-    with open(path, "rb") as f:
-        while piece := f.read(chunk):
-            if b"\r" in piece:
-                return True
-    return False
-
-
-def _load_split(con, path: Path, table: str) -> bool:
+def _load_split(con, path: Path, table: str, text: str) -> bool:
     """``load_lines`` for a file with a CR: the whole text split at each LF (the file is at most the 256 MiB
     limit of one table, read in one piece: about three times its size in memory); a BOM at the start
     dropped, as DuckDB's CSV reader and Python's ``utf-8-sig`` drop it. False when DuckDB cannot read the
@@ -115,8 +137,8 @@ def _load_split(con, path: Path, table: str) -> bool:
                  u AS (SELECT generate_subscripts(parts, 1) AS line, unnest(parts) AS text, len(parts) AS n FROM f),
                  b AS (SELECT line, CASE WHEN line = 1 AND starts_with(text, chr(65279)) THEN text[2:] ELSE text END
                                     AS text, n FROM u)
-            SELECT line, nullif(text, '') AS text
-            FROM b WHERE NOT (line = n AND text = '') ORDER BY line""")
+            SELECT line, {text} AS text
+            FROM (SELECT line, nullif(text, '') AS text FROM b WHERE NOT (line = n AND text = '')) ORDER BY line""")
         return True
     except duckdb.Error:
         return False

@@ -238,11 +238,8 @@ def documents(path: Path, set_name: str) -> dict[str, dict]:
     a ``document_id`` or ``wiki_title`` against the one name rule (``wording.named``), a
     ``story_word_count`` that is no whole number (``wording.whole_number``). Each distinct value SQL does
     not settle (a name beyond printable ASCII, a count not of plain digits) is judged once in Python."""
-    with db.scratch() as con:
-        try:
-            return _documents(con, path, set_name)
-        finally:
-            staging.drop(con, OBJECTS, FILE_ROWS, JUDGED)
+    with db.scratch() as con:  # (its TEMP tables go with the connection)
+        return _documents(con, path, set_name)
 
 
 def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
@@ -267,17 +264,19 @@ def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
         SELECT DISTINCT 'count', story_word_count FROM {FILE_ROWS}
         WHERE in_set AND coalesce(story_word_count, '') <> '' AND NOT ({digits})""").fetchall()
     judged = [{"what": what, "value": value, "ok": _judged(what, value)} for what, value in unusual]
-    import pyarrow
+    if judged:
+        import pyarrow
 
-    schema = pyarrow.schema([("what", pyarrow.string()), ("value", pyarrow.string()), ("ok", pyarrow.int64())])
-    with bulk.registered(con, pyarrow.Table.from_pylist(judged, schema=schema)) as name:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {JUDGED} AS SELECT * FROM {name}")
+        schema = pyarrow.schema([("what", pyarrow.string()), ("value", pyarrow.string()), ("ok", pyarrow.int64())])
+        with bulk.registered(con, pyarrow.Table.from_pylist(judged, schema=schema)) as name:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {JUDGED} AS SELECT * FROM {name}")
 
     def verdict(what: str, column: str) -> str:
-        return f"(SELECT ok FROM {JUDGED} j WHERE j.what = '{what}' AND j.value = {column})"
-    counted = f"""CASE WHEN coalesce(story_word_count, '') = '' THEN 0 WHEN {digits} THEN story_word_count::BIGINT
-                       ELSE {verdict('count', 'story_word_count')} END"""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {FILE_ROWS} AS SELECT *, {counted} AS words FROM {FILE_ROWS} ORDER BY k")
+        # (Nothing judged: no verdict to look up, and no subquery for DuckDB to plan.)
+        return f"(SELECT ok FROM {JUDGED} j WHERE j.what = '{what}' AND j.value = {column})" if judged else "NULL::BIGINT"
+    # The count of words, asked by the check of each row and by the rows returned (not a table of its own).
+    words = f"""CASE WHEN coalesce(story_word_count, '') = '' THEN 0 WHEN {digits} THEN story_word_count::BIGINT
+                     ELSE {verdict('count', 'story_word_count')} END"""
 
     def bad_name(column: str) -> str:
         return f"(NOT ({plain_name.format(column)}) AND {verdict('name', column)} IS NULL)"
@@ -287,7 +286,7 @@ def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
             UNION ALL SELECT k, 1, line, NULL, 'document_id', document_id FROM {FILE_ROWS} WHERE in_set AND {bad_name('document_id')}
             UNION ALL SELECT k, 2, line, NULL, 'wiki_title', wiki_title FROM {FILE_ROWS} WHERE in_set AND {bad_name('wiki_title')}
             UNION ALL SELECT k, 3, line, NULL, 'story_word_count', story_word_count FROM {FILE_ROWS}
-                      WHERE in_set AND words IS NULL)
+                      WHERE in_set AND ({words}) IS NULL)
         ORDER BY k, o LIMIT 1""").fetchone()
     if found:
         _, o, line, first_line, column, value = found
@@ -299,7 +298,7 @@ def _documents(con, path: Path, set_name: str) -> dict[str, dict]:
         wording.named(path, line, column, value)
         raise InputError(path, f"{column}: not a value this import takes", line=line, hint="write it as text")
     keys = ("line",) + DOCUMENT_FIELDS + ("story_word_count",)
-    rows = con.execute(f"""SELECT document_id, line, {', '.join(DOCUMENT_FIELDS)}, words FROM {FILE_ROWS}
+    rows = con.execute(f"""SELECT document_id, line, {', '.join(DOCUMENT_FIELDS)}, {words} FROM {FILE_ROWS}
                            WHERE in_set AND said = first_said AND line = first_line""").fetchall()
     return {row[0]: dict(zip(keys, row[1:], strict=True)) for row in rows}
 
@@ -320,20 +319,17 @@ def summaries(files: list[Path], document_ids: list[str]) -> dict[str, str]:
     every row fills both, read by the table reader, values checked in SQL), the last row of an id winning."""
     if not files:
         return {}
-    with db.scratch() as con:
+    with db.scratch() as con:  # (its TEMP tables go with the connection)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {DOCUMENTS} AS SELECT unnest(?::VARCHAR[]) AS id", [document_ids])
         con.execute(f"CREATE OR REPLACE TEMP TABLE {FILE_ROWS} (file_no INTEGER, k BIGINT, document_id VARCHAR, summary VARCHAR)")
-        try:
-            for file_no, path in enumerate(files):
-                table = values.stage(con, path, {"document_id": ("document_id",), "summary": ("summary",)},
-                                     rules={"document_id": "text", "summary": "text"}, required=("document_id", "summary"), extra=False)
-                con.execute(f"INSERT INTO {FILE_ROWS} SELECT {file_no}, k, document_id, summary FROM {table} "
-                            f"WHERE document_id IN (SELECT id FROM {DOCUMENTS})")
-                staging.drop(con, table)
-            return dict(con.execute(f"SELECT document_id, arg_max(summary, (file_no, k)) FROM {FILE_ROWS} "
-                                    "GROUP BY document_id").fetchall())
-        finally:
-            staging.drop(con, FILE_ROWS, DOCUMENTS, OBJECTS)
+        for file_no, path in enumerate(files):
+            table = values.stage(con, path, {"document_id": ("document_id",), "summary": ("summary",)},
+                                 rules={"document_id": "text", "summary": "text"}, required=("document_id", "summary"), extra=False)
+            con.execute(f"INSERT INTO {FILE_ROWS} SELECT {file_no}, k, document_id, summary FROM {table} "
+                        f"WHERE document_id IN (SELECT id FROM {DOCUMENTS})")
+            staging.drop(con, table)
+        return dict(con.execute(f"SELECT document_id, arg_max(summary, (file_no, k)) FROM {FILE_ROWS} "
+                                "GROUP BY document_id").fetchall())
 
 
 def _insert(con, questions) -> int:

@@ -49,7 +49,8 @@ def _present(names: tuple[str, ...]) -> str:
 def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min_probability: float,
            max_annotator_chars: int, **_) -> tuple[int, int]:
     """The reviews of the file's rows in TEMP table ``STAGED``, or Declined; ``kinds`` as ``kinds_values``.
-    Returns (rows, distinct reviews): no repeat to write once when the two are equal."""
+    Returns (rows, distinct reviews, rows with a probability): no repeat to write once when the first two are
+    equal, no draw to record when the third is 0."""
     # Each value as ``review_import._value`` reads it: the first of its names present and not '', stripped; else ''.
     values = {"judge": JUDGE, "question_id": QUESTION, "system_a": SYSTEM_A, "system_b": ("system_b",),
               "reference": ("reference",), "raw_label": ("label",), "annotator": ("annotator",),
@@ -104,16 +105,24 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], min
                 AND annotator <> '' AND {ascii_text('annotator')} AND length(annotator) <= {max_annotator_chars})
                    AS ok
         FROM r) ORDER BY line""")
-    bad, total, distinct = con.execute(f"SELECT count(*) FILTER (NOT coalesce(ok, false)), count(*), "
-                                       f"count(DISTINCT ({KEY})) FROM {STAGED}").fetchone()
+    bad, total, distinct, drawn = con.execute(f"SELECT count(*) FILTER (NOT coalesce(ok, false)), count(*), "
+                                              f"count(DISTINCT ({KEY})), count(inclusion_prob) FROM {STAGED}").fetchone()
     if bad or not total:
         raise Declined  # a row the row importer words, or no data rows (it says so)
-    return int(total), int(distinct)
+    return int(total), int(distinct), int(drawn)
 
 
 def annotators_in_order(con) -> list[str]:
     """The file's annotators in order of first appearance."""
     return [r[0] for r in con.execute(f"SELECT annotator FROM {STAGED} GROUP BY 1 ORDER BY min(line)").fetchall()]
+
+
+def beyond_ascii(con) -> bool:
+    """Whether an annotator of the file or of the workspace's reviews is not all ASCII: else none looks like
+    another (``lsqa.text.names.lookalikes`` compares ASCII names with others only)."""
+    other = "regexp_matches(annotator, '[^\\x00-\\x7f]')"
+    return con.execute(f"SELECT EXISTS (SELECT 1 FROM {STAGED} WHERE {other}) OR EXISTS (SELECT 1 FROM "
+                       f"(SELECT DISTINCT annotator FROM human_reviews) WHERE {other})").fetchone()[0]
 
 
 def stored_annotators(con) -> list[str]:
@@ -126,7 +135,7 @@ def _insert(con, counts: tuple[int, int], *, note: str, gold: bool, **_) -> tupl
     workspace as imported reviews (same annotator, verdict, action, label, probability, stratum, gold),
     each once (its first line), in the file's order, numbered by ``human_reviews``' sequence as one
     ``add_review`` after another would number them."""
-    total, distinct = counts
+    total, distinct, drawn = counts
     # The reviews the workspace has as imported ones (none before the first import: nothing to look up).
     stored = con.execute(f"SELECT count(*) FROM human_reviews WHERE queue = 'import' AND gold = {str(bool(gold)).lower()}"
                          ).fetchone()[0]
@@ -135,27 +144,30 @@ def _insert(con, counts: tuple[int, int], *, note: str, gold: bool, **_) -> tupl
             WHERE h.queue = 'import' AND h.gold = {str(bool(gold)).lower()} AND h.annotator = s.annotator
               AND h.judgment_id = s.judgment_id AND h.action = s.action AND h.label IS NOT DISTINCT FROM s.label
               AND h.inclusion_prob IS NOT DISTINCT FROM s.inclusion_prob AND h.stratum = s.stratum)"""
-    con.execute(f"""
+    new = con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {STAGED} AS
         SELECT * EXCLUDE (ok) FROM {STAGED} s WHERE {new_only}
         {f"QUALIFY row_number() OVER (PARTITION BY {KEY} ORDER BY line) = 1" if distinct < total else ""}
-        ORDER BY line""")
+        ORDER BY line""").fetchone()[0]  # (CREATE TABLE AS answers the rows it made)
     # A table made in line order keeps it (preserve_insertion_order): a row's rowid less the first one's is
     # its place in the file's order, with no window over every row.
     place = f"(rowid - (SELECT min(rowid) FROM {STAGED}))"
-    new, usable = con.execute(f"SELECT count(*), count(inclusion_prob) FROM {STAGED}").fetchone()
+    # (No row of the file with a probability: none of the new ones has one.)
+    usable = con.execute(f"SELECT count(inclusion_prob) FROM {STAGED}").fetchone()[0] if new and drawn else 0
     if new:
         # The ids add_review would give, one nextval per review in the file's order: take them all
         # first, then number the rows in order (nextval inside the INSERT need not run in line order).
         first = con.execute("SELECT nextval('human_reviews_id')").fetchone()[0]
-        con.execute("SELECT count(nextval('human_reviews_id')) FROM range(?)", [new - 1]).fetchone()
+        if new > 1:
+            con.execute("SELECT count(nextval('human_reviews_id')) FROM range(?)", [new - 1]).fetchone()
         con.execute(f"""
             INSERT INTO human_reviews (id, annotator, judgment_id, action, label, note, undoes, queue, inclusion_prob,
                                        stratum, role, gold)
             SELECT {int(first)} + {place}, annotator, judgment_id, action, label,
                    {sql_text(note)}, NULL, 'import', inclusion_prob, stratum, '', {str(bool(gold)).lower()}
             FROM {STAGED}""")
-        _draw(con, int(first), place)
+        if usable:  # (a review without a probability draws nothing)
+            _draw(con, int(first), place)
     return int(new), int(usable), int(total)
 
 
@@ -175,7 +187,8 @@ def _draw(con, first_review: int, place: str) -> None:
     n = con.execute(f"SELECT count(*) FROM {DRAWS}").fetchone()[0]
     if n:
         first = con.execute("SELECT nextval('audit_draws_id')").fetchone()[0]
-        con.execute("SELECT count(nextval('audit_draws_id')) FROM range(?)", [n - 1]).fetchone()
+        if n > 1:
+            con.execute("SELECT count(nextval('audit_draws_id')) FROM range(?)", [n - 1]).fetchone()
         con.execute(f"""
             INSERT INTO audit_draws (id, judgment_id, queue, inclusion_prob, stratum, review_id)
             SELECT {int(first)} + rowid - (SELECT min(rowid) FROM {DRAWS}), judgment_id, 'import', inclusion_prob,
@@ -288,7 +301,8 @@ def _restage(con, path: Path, *, kind_of, min_probability: float, max_annotator_
                      CASE WHEN stratum <> '' THEN stratum WHEN inclusion_prob IS NOT NULL THEN 'all' ELSE '' END AS stratum
               FROM {STAGED})
         ORDER BY k""")
-    return tuple(con.execute(f"SELECT count(*), count(DISTINCT ({KEY})) FROM {STAGED}").fetchone())
+    return tuple(con.execute(f"SELECT count(*), count(DISTINCT ({KEY})), count(inclusion_prob) FROM {STAGED}"
+                             ).fetchone())
 
 
 def _probability(text: str, min_probability: float) -> float | None:
@@ -330,4 +344,4 @@ RECORD = Input(name="reviews", staged=STAGED, known=KNOWN, stage=_stage, insert=
                         "inclusion_prob": "DOUBLE", "stratum": "VARCHAR", "action": "VARCHAR"})
 
 
-__all__ = ["RECORD", "annotators_in_order", "stored_annotators"]
+__all__ = ["RECORD", "annotators_in_order", "beyond_ascii", "stored_annotators"]

@@ -105,14 +105,15 @@ def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, 
     fixed = fixed or {}
     if not set(numbers) <= set(known):
         raise ValueError("numbers must be known columns: json.dumps would write an extra number unquoted")
-    if not staging.load_lines(con, path, LINES):
+    seen = staging.look(path)
+    if not staging.load_lines(con, path, LINES, seen=seen):
         raise Declined
     # A Declined rolls the write's transaction back, and the TEMP tables made in it with it.
     if path.suffix.lower() == ".csv":
-        _csv_rows(con, path, known, max_cell_chars, extra, fixed)
+        _csv_rows(con, path, known, max_cell_chars, extra, fixed, seen)
     else:
-        _jsonl_rows(con, known, max_cell_chars, extra, fixed, numbers)
-    staging.drop(con, LINES, RECORDS)
+        _jsonl_rows(con, known, max_cell_chars, extra, fixed, numbers, seen)
+    staging.drop(con, LINES)
 
 
 def _line_end(expr: str) -> str:
@@ -137,18 +138,34 @@ def _extra_sql(items: list[tuple[str, str]], fixed: dict[str, str], *, skip_abse
     return f"('{{' || {joined} || '}}')"
 
 
-def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extra: bool,
-              fixed: dict[str, str]) -> None:
-    # What decides the way the file is read, asked in one statement: a CR or NUL in a line (a carriage
-    # return ends a line for Python's csv, newline='': only as the last character of one, CRLF, does it
-    # end the same line as here), the header, and whether some line keeps a quote once its empty quoted
-    # fields are bare (the first such line answers: a file of quoted text stops at its first line
-    # instead of rewriting every line).
-    odd_bytes, text, quoted = con.execute(f"""
+def _text(line: bytes) -> str | None:
+    """A line's text as DuckDB's reader gives it (UTF-8, a BOM at the start dropped), or None."""
+    try:
+        return line.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def _csv_looks(con) -> tuple[int, str | None, bool]:
+    """What decides the way a CSV is read, asked in one statement: the lines with a CR or NUL (a carriage
+    return ends a line for Python's csv, newline='': only as the last character of one, CRLF, does it
+    end the same line as here), the header, and whether some line keeps a quote once its empty quoted
+    fields are bare (the first such line answers: a file of quoted text stops at its first line
+    instead of rewriting every line)."""
+    return con.execute(f"""
         SELECT (SELECT count(*) FROM {LINES} WHERE contains({_line_end('text')}, chr(13)) OR contains(text, chr(0))),
                (SELECT {_line_end('text')} FROM {LINES} WHERE line = 1),
                EXISTS (SELECT 1 FROM {LINES} WHERE line > 1 AND contains(text, '"')
                                                AND contains({_empty_quoted_as_bare(_line_end('text'))}, '"'))""").fetchone()
+
+
+def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extra: bool,
+              fixed: dict[str, str], seen: staging.Look) -> None:
+    # A file whose bytes hold no CR, no NUL and no quote past its first line answers ``_csv_looks`` without
+    # a statement: none, its first line (it loaded, so it is UTF-8; a BOM dropped as DuckDB's reader drops
+    # it), no.
+    header = None if seen.cr or seen.nul or seen.quote_after_first or seen.first is None else _text(seen.first)
+    odd_bytes, text, quoted = _csv_looks(con) if header is None else (0, header, False)
     if odd_bytes:
         raise Declined
     if not text or not text.isascii() or not text.isprintable() or text.count('"') % 2:
@@ -209,6 +226,7 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
         columns.append(_extra_sql([(k, f"cells[{header.index(k) + 1}]") for k in others], fixed) + " AS extra")
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {ROWS} AS
                     SELECT line, {', '.join(columns)} FROM {RECORDS} WHERE NOT {blank} ORDER BY line""")
+    staging.drop(con, RECORDS)  # (only a file with quotes has records of its own)
 
 
 def _multiline_records(con) -> None:
@@ -277,8 +295,8 @@ def _bare_csv_rows(con, header: list[str], known: tuple[str, ...], max_cell_char
 
 
 def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool, fixed: dict[str, str],
-                numbers: tuple[str, ...]) -> None:
-    if _count(con, f"SELECT count(*) FROM {LINES} WHERE ends_with(text, chr(13))"):
+                numbers: tuple[str, ...], seen: staging.Look) -> None:
+    if seen.cr and _count(con, f"SELECT count(*) FROM {LINES} WHERE ends_with(text, chr(13))"):
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
                         SELECT line, nullif({_line_end('text')}, '') AS text FROM {LINES} ORDER BY line""")
     pattern = _flat_object(numbers).replace("'", "''")

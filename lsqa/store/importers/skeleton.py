@@ -150,19 +150,34 @@ def run(workspace, path, record: Input, *, max_bytes: int = MAX_TABLE_BYTES, max
             notes(con)
         return record.insert(con, counts, **params)
 
+    def restaged(con):
+        done = finish(con, record.restage(con, path, **params))
+        lines.drop(con, record.staged)
+        return done
+
+    def staged_or_restaged(con):
+        try:
+            return finish(con, stage_file(con, path, record, max_cell_chars, **params))
+        except Declined:
+            if not declined or record.restage is None or lines.bounded(path):
+                raise
+        # A small file is restaged in the same write, its transaction begun again without what the staging made
+        # (a large one in a write of its own, below: outside the import's memory limit, as the row reader read it).
+        con.execute("ROLLBACK")
+        con.execute("BEGIN TRANSACTION")
+        return restaged(con)
+
     if con is not None:
         with bulk.registered(con, staged, record.staged):
             return finish(con, staged)
     done = lines.staged_write(workspace, path, max_bytes, lambda con: int(con.execute(indexed).fetchone()[0]),
-                              lambda con: finish(con, stage_file(con, path, record, max_cell_chars, **params)))
+                              staged_or_restaged)
     if done is not None or not declined:
         return done
     if record.restage is None:
         raise Declined
     with write(workspace) as con:
-        done = finish(con, record.restage(con, path, **params))
-        lines.drop(con, record.staged)
-        return done
+        return restaged(con)
 
 
 __all__ = ["Check", "Declined", "Hook", "Input", "QUESTIONS_FIRST", "check", "first", "run", "stage_apart", "stage_file"]

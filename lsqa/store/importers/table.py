@@ -104,37 +104,40 @@ def _check_file(path: Path) -> None:
         raise wording.empty_file(path)
 
 
-def _load(con, path: Path) -> str:
+# A character at which Python's splitlines cuts a line besides LF, as a regular expression.
+_BREAK = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in _LINE_BREAKS) + "]"
+
+
+def _load(con, path: Path) -> tuple[str, bool]:
     """TEMP table ``LINES (line, text)``: the file's lines split at LF, a CRLF's CR dropped (text '' for an
     empty line); InputError when DuckDB cannot read it as UTF-8 text (the bytes say where), at a NUL, or
-    when no line holds more than whitespace. Returns the first character of the first such line."""
-    if not staging.load_lines(con, path, LINES):
+    when no line holds more than whitespace. Returns the first character of the first such line, and, for
+    a file that may be JSONL (by its suffix), whether a line holds another line break (``_split_at_line_breaks``)."""
+    if not staging.load_lines(con, path, LINES,
+                              "CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END"):
         try:
             data = path.read_bytes()
         except OSError as exc:
             raise wording.unreadable(path, exc) from None
         raise wording.bytes_problem(path, data) or InputError(
             path, "cannot be read as lines of text", hint="export the table again as UTF-8 CSV or JSONL")
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE {LINES} AS
-                    SELECT line, CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END AS text
-                    FROM {LINES} ORDER BY line""")
-    nul, first = con.execute(f"""
+    breaks = (f"EXISTS (SELECT 1 FROM {LINES} WHERE regexp_matches(text, '{_BREAK}'))"
+              if wording.table_format(path, "{") == "jsonl" else "false")
+    nul, first, split = con.execute(f"""
         SELECT (SELECT min(line) FROM {LINES} WHERE contains(text, chr(0))),
                (SELECT ltrim(text, {sql_text(PY_WHITESPACE)})[1] FROM {LINES} WHERE {strip('text')} <> ''
-                ORDER BY line LIMIT 1)""").fetchone()
+                ORDER BY line LIMIT 1), {breaks}""").fetchone()
     if nul is not None:
         raise wording.nul_byte(path, nul)
     if first is None:
         raise wording.empty_file(path)
-    return first
+    return first, split
 
 
 def _split_at_line_breaks(con) -> None:
-    """``LINES`` as Python's splitlines makes them, when a line holds another break than LF (a lone CR,
-    a form feed, U+2028...): renumbered in file order."""
-    pattern = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in _LINE_BREAKS) + "]"
-    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE regexp_matches(text, '{pattern}')"):
-        return
+    """``LINES`` as Python's splitlines makes them, where a line holds another break than LF (a lone CR,
+    a form feed, U+2028...: ``_load`` says so): renumbered in file order."""
+    pattern = _BREAK
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {LINES} AS
         SELECT row_number() OVER (ORDER BY line, part) AS line, text FROM (
@@ -146,9 +149,9 @@ def _split_at_line_breaks(con) -> None:
 # ----------------------------------------------------------------------------------- CSV
 
 
-def _csv(con, path: Path, delimiter: str) -> tuple[list[str], int]:
+def _csv(con, path: Path, delimiter: str) -> tuple[list[str], int, int]:
     """``OBJECTS (line, k, obj)`` of a CSV or TSV: each record a JSON object of its stripped cells under the
-    header's names; (header, its line). Python's csv module (strict) is the dialect: a field bare or
+    header's names; (header, its line, the rows: CREATE TABLE AS answers how many it made). Python's csv module (strict) is the dialect: a field bare or
     wholly quoted (``""`` a quote), a record over several lines where a quoted field holds a newline."""
     d = {"\t": "\\t"}.get(delimiter, delimiter)
     odd = "(strlen(text) - strlen(replace(text, '\"', ''))) % 2 = 1"
@@ -178,29 +181,34 @@ def _csv(con, path: Path, delimiter: str) -> tuple[list[str], int]:
                     FROM (SELECT *, regexp_extract_all(text || E'{d}', '(?:{field_sql}){d}') AS found FROM {RECORDS})))
         WHERE open OR NOT tiled OR NOT list_bool_and(list_transform(cells, lambda c: c = ''))  -- a blank one is skipped
         ORDER BY line""")
-    # Python's csv reader meets the problems in file order: the first line of any of them is named.
-    bad = _first(con, f"SELECT first, line, text, open FROM {RECORDS} WHERE open OR NOT tiled "
-                      f"OR longest > {MAX_CELL_CHARS}")
-    limit = bad[0] if bad else None
-    header_row = _first(con, f"SELECT line, cells FROM {RECORDS} WHERE first < coalesce(?, first + 1)", [limit])
+    # Python's csv reader meets the problems in file order: the first line of any of them is named. Asked
+    # in one statement: the first record it cannot split, the header (the first record before that one),
+    # and the first record after the header (before that one) of another number of fields.
+    before = "first < coalesce((SELECT first FROM b), first + 1)"
+    bad, header_row, ragged = con.execute(f"""
+        WITH b AS (SELECT first, line, text, open FROM {RECORDS} WHERE open OR NOT tiled OR longest > {MAX_CELL_CHARS}
+                   ORDER BY first LIMIT 1),
+             h AS (SELECT line, cells FROM {RECORDS} WHERE {before} ORDER BY line LIMIT 1)
+        SELECT (SELECT (first, line, text, open) FROM b), (SELECT (line, cells) FROM h),
+               (SELECT (line, len(cells)) FROM {RECORDS}
+                WHERE line > (SELECT line FROM h) AND len(cells) <> (SELECT len(cells) FROM h) AND {before}
+                ORDER BY line LIMIT 1)""").fetchone()
     if header_row is None:
         _csv_error(path, bad, delimiter)
     header_line, header = header_row[0], [c.strip().lower() for c in header_row[1]]
     dupes = sorted({c for c in header if header.count(c) > 1})
     if dupes:
         raise wording.duplicate_columns(path, header_line, dupes)
-    ragged = _first(con, f"SELECT line, len(cells) FROM {RECORDS} WHERE line > ? AND len(cells) <> ? "
-                         "AND first < coalesce(?, first + 1)", [header_line, len(header), limit])
     if ragged:
         raise wording.ragged_row(path, ragged[0], ragged[1], len(header))
     if bad:
         _csv_error(path, bad, delimiter)
     pairs = ", ".join(f"{sql_text(name)}, cells[{i + 1}]" for i, name in enumerate(header))
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
-                    SELECT line, line AS k, json_object({pairs}) AS obj FROM {RECORDS} WHERE line > ? ORDER BY line""",
-                [header_line])
+    n = con.execute(f"""CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
+                        SELECT line, line AS k, json_object({pairs}) AS obj FROM {RECORDS} WHERE line > ? ORDER BY line""",
+                    [header_line]).fetchone()[0]
     staging.drop(con, RECORDS)
-    return header, header_line
+    return header, header_line, n
 
 
 def _csv_error(path: Path, bad: tuple, delimiter: str) -> None:
@@ -222,10 +230,10 @@ def _csv_error(path: Path, bad: tuple, delimiter: str) -> None:
 # ----------------------------------------------------------------------------------- JSON
 
 
-def _jsonl(con, path: Path, *, array: bool) -> list[str]:
+def _jsonl(con, path: Path, *, array: bool, breaks: bool) -> tuple[list[str], int]:
     """``OBJECTS (line, k, obj)`` of a JSONL file (or of a JSON array's elements, line NULL, ``k`` the
     element's index): every object checked in SQL as Python's json module with lsqa's rules reads it,
-    the first line of any problem named; the columns in order of first appearance."""
+    the first line of any problem named; the columns in order of first appearance, and the rows."""
     if array:
         text = _first(con, f"SELECT 1, string_agg(text, chr(10) ORDER BY line) FROM {LINES}")[1]
         con.execute(f"CREATE OR REPLACE TEMP TABLE {LINES} AS SELECT NULL::BIGINT AS line, 0 AS k, ? AS text", [text])
@@ -238,7 +246,8 @@ def _jsonl(con, path: Path, *, array: bool) -> list[str]:
                         SELECT NULL::BIGINT AS line, generate_subscripts(items, 1) - 1 AS k, unnest(items) AS text
                         FROM (SELECT json_extract(text, '$[*]') AS items FROM {LINES})""")
     else:
-        _split_at_line_breaks(con)
+        if breaks:
+            _split_at_line_breaks(con)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {LINES} AS SELECT line, line AS k, text FROM {LINES} "
                     f"WHERE {strip('text')} <> '' ORDER BY line")
     # Python's reader meets the problems line by line: the first line of any of them is named. The json
@@ -259,13 +268,13 @@ def _jsonl(con, path: Path, *, array: bool) -> list[str]:
         SELECT c FROM (SELECT k, generate_subscripts(cs, 1) AS i, unnest(cs) AS c FROM (SELECT k, {keys} AS cs FROM {LINES}))
         GROUP BY c ORDER BY min((k, i))""").fetchall()]
     clean = f"list_bool_and(list_transform(json_keys(text), lambda k: k = lower({strip('k')})))"
-    con.execute(f"""
+    n = con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
         SELECT line, k, text::JSON AS obj FROM {LINES} WHERE {clean}
         UNION ALL
         SELECT any_value(l.line), l.k, json_group_object(lower({strip('e.key')}), e.value)
-        FROM {LINES} l, json_each(l.text) e WHERE NOT {clean.replace('text', 'l.text')} GROUP BY l.k""")
-    return columns
+        FROM {LINES} l, json_each(l.text) e WHERE NOT {clean.replace('text', 'l.text')} GROUP BY l.k""").fetchone()[0]
+    return columns, n
 
 
 # What Python's json module refuses and DuckDB's takes (a comma before a closing bracket, a comment), and
@@ -297,12 +306,15 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
     spaces), no nesting deeper than ``MAX_NESTING``, no text value of a column above ``MAX_CELL_CHARS`` or
     holding NUL. Only the objects that could break one are looked into."""
     names = f"list_transform(json_keys(text), lambda k: lower({strip('k')}))"
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
+    suspects = con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
                     SELECT line, k, text, regexp_replace({_STRUCTURE}, '[^\\[\\]{{}}]', '', 'g') AS brackets
                     FROM {LINES}
                     WHERE {valid} AND (length(text) > {MAX_CELL_CHARS} OR contains(text, '\\u0000')
                                        OR len(list_distinct({names})) <> len(json_keys(text))
-                                       OR (regexp_matches(text, {_TWO_OPEN}) AND regexp_matches({_STRUCTURE}, {_TWO_OPEN})))""")
+                                       OR (regexp_matches(text, {_TWO_OPEN}) AND regexp_matches({_STRUCTURE}, {_TWO_OPEN})))"""
+                           ).fetchone()[0]  # (CREATE TABLE AS answers the rows it made)
+    if not suspects:  # most files: no object could break a rule, and none of the looks below is planned
+        return []
     found: list[tuple[int, int, InputError]] = []
     # Depth: a pass takes every innermost pair away; what is left after MAX_NESTING passes nests deeper.
     # (Looked at first: DuckDB's json_tree of a text 100,000 deep would hold 100,000 paths of its depth.)
@@ -353,13 +365,14 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
 def _stage(con, path: Path) -> tuple[str, list[str], int | None]:
     """``OBJECTS`` of the file (its format, columns and header line); InputError at the first problem."""
     _check_file(path)
-    kind = wording.table_format(path, _load(con, path))
+    first, breaks = _load(con, path)
+    kind = wording.table_format(path, first)
     if kind in ("csv", "tsv"):
-        columns, header_line = _csv(con, path, "," if kind == "csv" else "\t")
+        columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t")
     else:
-        columns, header_line = _jsonl(con, path, array=kind == "json"), None
+        (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks), None
     staging.drop(con, LINES)
-    if not _count(con, f"SELECT count(*) FROM {OBJECTS}"):
+    if not n:
         raise wording.no_data_rows(path)
     return kind, columns, header_line
 
@@ -375,29 +388,32 @@ def _require(con, path: Path, kind: str, columns: list[str], header_line: int | 
     checks = []
     for order, col in enumerate(required):
         at = _at(col)
+        # (Each cell's type and text taken once, below: repeated in each test, they made the statement slow to plan.)
         checks.append(f"""
-            SELECT k, line, {order} AS o, {sql_text(col)} AS col, json_type(obj, {at}) AS type, obj ->> {at} AS value,
-                   json_keys(obj) AS present
-            FROM {OBJECTS}
-            WHERE json_type(obj, {at}) IS NULL OR json_type(obj, {at}) IN ('NULL', 'OBJECT', 'ARRAY', 'BOOLEAN')
-               OR (json_type(obj, {at}) = 'VARCHAR' AND {strip(f'(obj ->> {at})')} = '')
-               OR (json_type(obj, {at}) = 'DOUBLE' AND NOT isfinite(TRY_CAST(obj ->> {at} AS DOUBLE)))""")
-    if checks:
-        bad = con.execute(f"SELECT * FROM ({' UNION ALL '.join(checks)}) ORDER BY k, o LIMIT 1").fetchone()
-        if bad:
-            _, line, _, col, type_, value, present = bad
-            if type_ is None:
-                raise wording.missing_column(path, line, col, present)
-            wording.plain_value(path, line, col, _json_value(con, bad))
+            SELECT k, line, {order} AS o, {sql_text(col)} AS col, type, value, json_keys(obj) AS present
+            FROM (SELECT k, line, obj, json_type(obj, {at}) AS type, obj ->> {at} AS value FROM {OBJECTS})
+            WHERE type IS NULL OR type IN ('NULL', 'OBJECT', 'ARRAY', 'BOOLEAN')
+               OR (type = 'VARCHAR' AND {strip('value')} = '')
+               OR (type = 'DOUBLE' AND NOT isfinite(TRY_CAST(value AS DOUBLE)))""")
     # Each meaning's first row without any of its alternatives ([line]: a JSON array's row has none), asked
-    # in one statement; the first meaning that has one is named.
+    # in the same statement as the first row of the checks above; the first meaning that has one is named.
     lacking = [f"""(SELECT [line] FROM {OBJECTS}
                     WHERE NOT ({' OR '.join(f"coalesce(obj ->> {_at(a)}, '') <> ''" for a in alternatives)})
                     ORDER BY k LIMIT 1)""" for alternatives in required_any.values()]
-    if lacking:
-        for (name, alternatives), bad in zip(required_any.items(), con.execute(f"SELECT {', '.join(lacking)}").fetchone(), strict=True):
-            if bad is not None:
-                raise wording.missing_any(path, bad[0], name, alternatives)
+    first = [f"""(SELECT (k, line, o, col, type, value, present) FROM ({' UNION ALL '.join(checks)})
+                  ORDER BY k, o LIMIT 1)"""] if checks else []
+    if not first + lacking:
+        return
+    found = con.execute(f"SELECT {', '.join(first + lacking)}").fetchone()
+    bad = found[0] if checks else None
+    if bad:
+        _, line, _, col, type_, value, present = bad
+        if type_ is None:
+            raise wording.missing_column(path, line, col, present)
+        wording.plain_value(path, line, col, _json_value(con, bad))
+    for (name, alternatives), bad in zip(required_any.items(), found[len(first):], strict=True):
+        if bad is not None:
+            raise wording.missing_any(path, bad[0], name, alternatives)
 
 
 def _json_value(con, bad: tuple):
@@ -436,14 +452,11 @@ def read_table(path: str | Path, required: Sequence[str] = (), *,
 
     path = Path(path)
     required = [c.strip().lower() for c in required]
-    with scratch() as con:
-        try:
-            columns, header_line = stage_objects(con, path, required, required_any=required_any)
-            if check is not None:
-                check(con, path)
-            lines, rows = _rows(con, required)
-        finally:
-            staging.drop(con, LINES, RECORDS, OBJECTS)
+    with scratch() as con:  # (its TEMP tables go with the connection)
+        columns, header_line = stage_objects(con, path, required, required_any=required_any)
+        if check is not None:
+            check(con, path)
+        lines, rows = _rows(con, required)
     return Table(str(path), columns, rows, lines, header_line)
 
 

@@ -105,12 +105,27 @@ def _stage(con, path: Path, *, kinds: list[tuple[str, str, bool, str, str]], **_
 
 def names_in_order(con) -> tuple[list[str], list[str]]:
     """The file's raters and systems, each in order of first appearance (system_a before system_b)."""
-    raters = [r[0] for r in con.execute(f"SELECT judge FROM {STAGED} GROUP BY judge ORDER BY min(line)").fetchall()]
-    systems = [r[0] for r in con.execute(f"""
-        SELECT s FROM (SELECT system_a AS s, 2 * line AS pos FROM {STAGED}
-                       UNION ALL SELECT system_b, 2 * line + 1 FROM {STAGED} WHERE system_b <> '')
-        GROUP BY s ORDER BY min(pos)""").fetchall()]
+    raters, systems = con.execute(f"""
+        SELECT (SELECT coalesce(list(judge ORDER BY first), []) FROM
+                    (SELECT judge, min(line) AS first FROM {STAGED} GROUP BY judge)),
+               (SELECT coalesce(list(s ORDER BY first), []) FROM
+                    (SELECT s, min(pos) AS first FROM (SELECT system_a AS s, 2 * line AS pos FROM {STAGED}
+                                                       UNION ALL SELECT system_b, 2 * line + 1 FROM {STAGED}
+                                                       WHERE system_b <> '')
+                     GROUP BY s))""").fetchone()
     return raters, systems
+
+
+def beyond_ascii(con) -> bool:
+    """Whether a rater or system of the file, or a judge or system the workspace has, is not all ASCII: else
+    no two of them look alike (``lsqa.text.names.lookalikes`` compares ASCII names with others only), and
+    the summary's look-alike notes need none of them read."""
+    other = "regexp_matches({}, '[^\\x00-\\x7f]')"
+    return con.execute(f"""
+        SELECT EXISTS (SELECT 1 FROM {STAGED} WHERE {other.format('concat(judge, system_a, system_b)')})
+            OR EXISTS (SELECT 1 FROM (SELECT DISTINCT judge FROM judgments) WHERE {other.format('judge')})
+            OR EXISTS (SELECT 1 FROM judges WHERE {other.format('name')})
+            OR EXISTS (SELECT 1 FROM systems WHERE {other.format('name')})""").fetchone()[0]
 
 
 def _insert(con, counts: tuple[int, int], **_) -> tuple[int, int]:
@@ -316,4 +331,4 @@ RECORD = Input(
     ))
 
 
-__all__ = ["RECORD", "REPEAT_WHAT", "first_declared_conflict", "kinds_values", "names_in_order"]
+__all__ = ["RECORD", "REPEAT_WHAT", "beyond_ascii", "first_declared_conflict", "kinds_values", "names_in_order"]
