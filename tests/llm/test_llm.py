@@ -114,8 +114,12 @@ def test_failed_calls_are_recorded_and_tried_again_next_run(workspace, llm_serve
 
 
 def test_rate_limits_are_retried_with_exponential_backoff(workspace, llm_server):
-    llm_server.script(reply="after the storm", fail_first=3, fail_status=429)
     policy = RetryPolicy(max_attempts=5, initial_delay_s=0.05, multiplier=2.0, jitter=0.0, max_delay_s=1.0)
+    # One rate-limited call first, not timed: the client's first error path sets itself up lazily, which
+    # lengthens the first gap of the first call only; on a loaded machine it made that gap the longest.
+    llm_server.script(reply="warm", fail_first=1, fail_status=429)
+    assert llm.complete(workspace, req(llm_server, "A first question"), retry=policy).attempts == 2
+    llm_server.script(reply="after the storm", fail_first=3, fail_status=429)
     result = llm.complete(workspace, req(llm_server), retry=policy)
     assert result.ok and result.text == "after the storm" and result.attempts == 4
     times = [r.received_at for r in llm_server.requests]
