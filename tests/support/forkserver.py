@@ -24,6 +24,7 @@ import io
 import json
 import os
 import selectors
+import shutil
 import socket
 import subprocess
 import sys
@@ -234,16 +235,19 @@ def _address(base: tuple[str, ...] = PRELOAD, env: dict[str, str] | None = None,
             if ready.strip() != "ready":
                 raise RuntimeError(f"the fork server did not start (exit {proc.wait()})")
             server = _servers[key] = {"pid": os.getpid(), "proc": proc, "address": address}
-            atexit.register(_stop, proc)
+            atexit.register(_stop, proc, folder)
         return server["address"]
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen, folder: str) -> None:
+    """End the server and remove its socket's folder (a run left one in the temporary folder per server)."""
     proc.stdin.close()  # the server exits on EOF
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 class ForkedProcess:
