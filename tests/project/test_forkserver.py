@@ -9,6 +9,7 @@ import fcntl
 import os
 import signal
 import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -77,3 +78,15 @@ def test_lsqa_is_pre_imported_but_an_environment_read_at_import_gets_a_new_inter
     # lsqa.llm.batch (which the server imported with the pipeline) reads LSQA_BATCH_POLL_S at import
     assert run_python(code, env={**os.environ, "LSQA_BATCH_POLL_S": "0.05"}).stdout == "False 0.05\n"
     assert run_python(code, fresh=True).stdout == "False None\n"
+
+
+def test_a_process_that_started_a_server_leaves_no_socket_folder_behind(tmp_path):
+    """Each test process starts its servers in folders of the temporary folder: they go when it ends."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from tests.support import forkserver\n"
+            "print(forkserver._address()); assert forkserver.run('pass').returncode == 0")
+    done = subprocess.run([sys.executable, "-c", code, str(forkserver.PROJECT_ROOT)], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    socket_path = done.stdout.strip()
+    assert socket_path.startswith(str(tmp_path)) and os.path.basename(socket_path) == "s"
+    assert list(tmp_path.iterdir()) == [], sorted(p.name for p in tmp_path.iterdir())
