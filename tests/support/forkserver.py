@@ -240,7 +240,7 @@ def _address(base: tuple[str, ...] = PRELOAD, env: dict[str, str] | None = None,
 
 
 def _stop(proc: subprocess.Popen, folder: str) -> None:
-    """End the server and remove its socket's folder (a run left one in the temporary folder per server)."""
+    """End the server and remove its socket's folder: a test run leaves nothing in the temporary folder."""
     proc.stdin.close()  # the server exits on EOF
     try:
         proc.wait(timeout=10)
