@@ -825,6 +825,15 @@ def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConn
     con.execute("COMMIT")
 
 
+def begin_again(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a ``write`` (or ``transaction``) block: drop what the block wrote so far and go on in a new
+    transaction of the same write, as if the block had just begun, without the ATTACH and DETACH of a
+    second write. The block's transaction is the only thing ``write`` opens before it yields, so nothing
+    of the write itself is lost; the block's TEMP tables made since it began go too."""
+    con.execute("ROLLBACK")
+    con.execute("BEGIN TRANSACTION")
+
+
 @contextlib.contextmanager
 def write(path: str | Path, *, change: lineage.Change | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection with an open transaction: the usual way to change a workspace.

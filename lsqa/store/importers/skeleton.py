@@ -140,7 +140,7 @@ def run(workspace, path, record: Input, *, max_bytes: int = MAX_TABLE_BYTES, max
     written). ``notes(con)``: called after the checks, before the insert (the summary's look-alike warnings).
     ``con``, ``staged``: the caller's open write of ``workspace`` and the rows ``stage_apart`` staged: they are
     the record's staged table for its checks and insert, in that write (no other is opened)."""
-    from lsqa.store.db import write
+    from lsqa.store.db import begin_again, write
 
     indexed = f"SELECT count(*) FROM {record.indexed}"
 
@@ -161,10 +161,9 @@ def run(workspace, path, record: Input, *, max_bytes: int = MAX_TABLE_BYTES, max
         except Declined:
             if not declined or record.restage is None or lines.bounded(path):
                 raise
-        # A small file is restaged in the same write, its transaction begun again without what the staging made
-        # (a large one in a write of its own, below: outside the import's memory limit, as the row reader read it).
-        con.execute("ROLLBACK")
-        con.execute("BEGIN TRANSACTION")
+        # A small file is restaged in the same write, begun again without what the staging made (a large one in
+        # a write of its own, below: outside the import's memory limit, as the row reader read it).
+        begin_again(con)
         return restaged(con)
 
     if con is not None:
