@@ -94,6 +94,13 @@ def ascii_text(expr: str) -> str:
     return f"regexp_full_match({expr}, '[\\x20-\\x7e]*')"
 
 
+def beyond_ascii(expr: str) -> str:
+    """SQL: ``expr`` holds a character outside ASCII, as Python's ``not str.isascii()`` says. Names that are all
+    ASCII never look alike (``lsqa.text.names.lookalikes`` compares them with non-ASCII names only), so an import
+    whose names and the workspace's are all ASCII reads none of them for its look-alike notes."""
+    return f"regexp_matches({expr}, '[^\\x00-\\x7f]')"
+
+
 def stage_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, *, extra: bool,
                fixed: dict[str, str] | None = None, numbers: tuple[str, ...] = ()) -> None:
     """The rows of ``path`` in TEMP table ``ROWS`` (see the module's docstring), or Declined.

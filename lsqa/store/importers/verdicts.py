@@ -120,12 +120,11 @@ def beyond_ascii(con) -> bool:
     """Whether a rater or system of the file, or a judge or system the workspace has, is not all ASCII: else
     no two of them look alike (``lsqa.text.names.lookalikes`` compares ASCII names with others only), and
     the summary's look-alike notes need none of them read."""
-    other = "regexp_matches({}, '[^\\x00-\\x7f]')"
     return con.execute(f"""
-        SELECT EXISTS (SELECT 1 FROM {STAGED} WHERE {other.format('concat(judge, system_a, system_b)')})
-            OR EXISTS (SELECT 1 FROM (SELECT DISTINCT judge FROM judgments) WHERE {other.format('judge')})
-            OR EXISTS (SELECT 1 FROM judges WHERE {other.format('name')})
-            OR EXISTS (SELECT 1 FROM systems WHERE {other.format('name')})""").fetchone()[0]
+        SELECT EXISTS (SELECT 1 FROM {STAGED} WHERE {rows.beyond_ascii('concat(judge, system_a, system_b)')})
+            OR EXISTS (SELECT 1 FROM (SELECT DISTINCT judge FROM judgments) WHERE {rows.beyond_ascii('judge')})
+            OR EXISTS (SELECT 1 FROM judges WHERE {rows.beyond_ascii('name')})
+            OR EXISTS (SELECT 1 FROM systems WHERE {rows.beyond_ascii('name')})""").fetchone()[0]
 
 
 def _insert(con, counts: tuple[int, int], **_) -> tuple[int, int]:
