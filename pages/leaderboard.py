@@ -135,8 +135,11 @@ def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
     for col, (label, data, ext, mime, key) in zip(cols, buttons, strict=False):
         col.download_button(label, data, lv.file_name(key, judge, view, when, ext), mime,
                             key=f"lb_dl_{what}_{key}_{ext}_{judge}", on_click="ignore")
-    # The stakeholder report, the same file as `lsqa report --judge J --bootstrap <rounds>` (made on click).
-    cols[-1].download_button("Report (HTML)", lambda: report.build(workspace, judge, bootstrap=rounds),
+    # The stakeholder report, the same file as `lsqa report --judge J --bootstrap <rounds>` (made on click), its
+    # Audit links leading where this page's own lead.
+    page_url = st.context.url  # read now: the file is made on click, outside this run
+    cols[-1].download_button("Report (HTML)",
+                             lambda: report.build(workspace, judge, bootstrap=rounds, address=page_url),
                              report.file_name(judge, when), "text/html", key=f"lb_dl_{what}_report_{judge}",
                              on_click="ignore", help=report.HELP)
 

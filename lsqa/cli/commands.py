@@ -158,9 +158,11 @@ COMMANDS: tuple[Command, ...] = (
         'A report a stakeholder can be handed: tiers, certification, bias, switches and provenance in '
         'one HTML file.',
         readme=(
-            ('`lsqa report --judge NAME --out FILE.html [--bootstrap 1000] [--audit-queue Q] [--since OLD.html]`',
+            ('`lsqa report --judge NAME --out FILE.html [--bootstrap 1000] [--audit-queue Q] [--since OLD.html] '
+             '[--dashboard-url URL]`',
              'one self-contained page for a stakeholder (opens offline, runs no script): the headline, tiers '
-             'and ranking, examples where the top systems were judged most differently (linked to Audit), the '
+             'and ranking, examples where the top systems were judged most differently (each linked to its verdict '
+             'on the Audit page at `--dashboard-url`, else `LSQA_DASHBOARD_URL`, else make run\'s address), the '
              'order book by book with how often it would hold on a new book, the judge\'s certification and the '
              'one agreement figure it rests on, the corrected ranking, the bias panel, what each switch changes, '
              'where the data came from (runs, dates, study config, lsqa version), a line for each Greek letter; '

@@ -496,9 +496,13 @@ def report_command(
                                                                           "one with the most audits)."),
     since: Optional[Path] = typer.Option(None, "--since", help="An earlier report (its HTML file, or the figures JSON "
                                                                "it embeds): list what moved since."),
+    dashboard_url: Optional[str] = typer.Option(None, "--dashboard-url", help="Where its links to the Audit page lead "
+                                                "(default LSQA_DASHBOARD_URL, else http://127.0.0.1:8501)."),
 ) -> None:
     """A report a stakeholder can be handed: tiers, certification, bias, switches and provenance in one HTML file."""
-    from lsqa.dashboard import report
+    from lsqa.dashboard import links, report
+
+    home = links.home(dashboard_url)  # before anything is read or written
 
     _check_numbers(bootstrap=bootstrap, seed=seed)
     if audit_queue not in (None, "random", "active", "import"):
@@ -512,7 +516,7 @@ def report_command(
         raise InputError(since, str(exc).removeprefix(f"{since}: ").removeprefix(f"{since} ")) from None
     try:
         page, _, moved = report.build_with_figures(ws, judge, bootstrap=bootstrap, seed=seed, queue=audit_queue,
-                                                   since=before)
+                                                   since=before, address=home)
     except ValueError as exc:
         raise InputError(ws, str(exc)) from None
     try:

@@ -7,45 +7,21 @@ dashboard the same actions need a signed-in admin (``lsqa.team.roles``).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from lsqa.cli.common import WorkspaceOption, emit_json, existing_workspace, friendly_errors
-
-DEFAULT_DASHBOARD = "http://127.0.0.1:8501"
+from lsqa.dashboard import links
 
 users = typer.Typer(name="users", help="People who sign in to the dashboard: add, list, a new link, revoke.",
                     no_args_is_help=True, pretty_exceptions_enable=False)
 
 
-def dashboard_base(base: str | None = None) -> str:
-    """The dashboard address links lead to (``--dashboard-url``, else ``LSQA_DASHBOARD_URL``, else make
-    run's address), checked: an http(s) URL with a host and no control or space characters, else
-    InputError (a ``javascript:`` link or a line break would reach the person who opens it)."""
-    import unicodedata
-    from urllib.parse import urlsplit
-
-    from lsqa.errors import InputError
-
-    where = "--dashboard-url" if base is not None else "LSQA_DASHBOARD_URL"
-    if base is None:
-        base = os.environ.get("LSQA_DASHBOARD_URL") or DEFAULT_DASHBOARD
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Zs") for ch in base):
-        raise InputError(where, f"{base!r} holds a control, invisible or space character",
-                         hint="give the dashboard's address, e.g. http://127.0.0.1:8501")
-    parts = urlsplit(base)
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise InputError(where, f"{base!r} is not an http(s) address",
-                         hint="give the dashboard's address, e.g. http://127.0.0.1:8501")
-    return base.rstrip("/")
-
-
 def sign_in_link(token: str, base: str | None = None) -> str:
-    """The personal link that signs a person in: :func:`dashboard_base` with ``?token=``."""
-    return f"{dashboard_base(base)}/?token={token}"
+    """The personal link that signs a person in: the dashboard's first page (``links.home``) with ``?token=``."""
+    return f"{links.home(base)}?token={token}"
 
 
 @users.command("add")
@@ -63,7 +39,7 @@ def add_cmd(
     from lsqa.config.settings import load_settings
     from lsqa.team import add_person
 
-    base = dashboard_base(dashboard_url)  # before anything is written
+    base = links.dashboard_address(dashboard_url)  # before anything is written
     added = add_person(existing_workspace(workspace), name, role, link_days=load_settings().link_days)
     added["link"] = sign_in_link(added["token"], base)
     for line in added["warnings"]:
@@ -94,7 +70,7 @@ def link_cmd(
     from lsqa.config.settings import load_settings
     from lsqa.team import new_link
 
-    base = dashboard_base(dashboard_url)  # before anything is written
+    base = links.dashboard_address(dashboard_url)  # before anything is written
     made = new_link(existing_workspace(workspace), name, link_days=load_settings().link_days)
     made["link"] = sign_in_link(made["token"], base)
     if as_json:

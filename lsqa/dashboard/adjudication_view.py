@@ -21,26 +21,20 @@ import time
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 from lsqa import audit
 from lsqa.audit.wording import SHORTCUTS, describe, label_options, shown_text, to_shown_label, to_system_label
 from lsqa.dashboard import audit_view, item_cards
+from lsqa.dashboard.links import audit_link
 from lsqa.team import Person
 from lsqa.text.highlight import md_escape as md
 
-AUDIT_PAGE = "/audit"
 # The Audit page's look (cards side by side, the decision bar kept in view) and its hidden field that
 # names the item the browser had drawn when a key was pressed (``audit_view.ON_SCREEN_KEY``).
 STYLE = audit_view.STYLE
 ON_SCREEN_KEY = audit_view.ON_SCREEN_KEY
 write_key = audit_view.write_key
 stale_refusal = audit_view.stale_refusal
-
-
-def audit_link(judgment_id: str) -> str:
-    """The Audit page opened on one verdict (``?item=``, the parameter the Audit page reads)."""
-    return f"{AUDIT_PAGE}?item={quote(judgment_id, safe='')}"
 
 
 def _when(value) -> str:

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from urllib.parse import quote
 
 from lsqa import store, vocabulary
 from lsqa.dashboard.common import judges_by_family
+from lsqa.dashboard.links import audit_link
 from lsqa.errors import NoVerdicts
 from lsqa.figures import analysis
 from lsqa.store import verdicts as verdicts_store
@@ -220,12 +220,6 @@ def switch_changes(before: dict, after: dict) -> dict:
 
 
 # ------------------------------------------------------------------------------ rank flips, linked
-
-def audit_link(judgment_id: str) -> str:
-    """The Audit page opened on one verdict (``audit_view.opening_state``'s ``item``), relative to the
-    app's address so that it holds under a base path too."""
-    return f"audit?item={quote(judgment_id, safe='')}"
-
 
 def mover_verdict(mover: dict) -> str:
     """The verdict a rank-flip mover opens on the Audit page: the one a person overrode, when the

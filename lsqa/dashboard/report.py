@@ -14,7 +14,8 @@ The page opens offline: no script, no stylesheet or font fetched, no plotly. Bar
 and inlining plotly.js would make a 3.5 MB file for it. Every value is escaped
 (``lsqa.text.highlight.escape``): system and judge names are data. Every number is labelled in
 words; a missing interval says why it is missing (never ``None``); no question is named by its
-hash; each Greek letter used has a line in the glossary.
+hash; each Greek letter used has a line in the glossary. Its links to the Audit page are absolute (the page is
+read away from the dashboard): resolved against the address it is built with (``links.absolute``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 from lsqa import store
-from lsqa.dashboard import agreement_view, corrected_view, headline
+from lsqa.dashboard import agreement_view, corrected_view, headline, links
 from lsqa.dashboard import leaderboard_view as lv
 from lsqa.errors import NoVerdicts
 from lsqa.figures import analysis, certification, corrected
@@ -479,14 +480,15 @@ def _provenance(ws: Path, when: datetime) -> str:
     return html
 
 
-def _examples_table(found: list[dict]) -> str:
-    """The examples as a table whose last cell links each to its verdict on the Audit page (relative to
-    the dashboard's address, as the Leaderboard's links are; the verdict's id is in the link only)."""
+def _examples_table(found: list[dict], address: str) -> str:
+    """The examples as a table whose last cell links each to its verdict on the Audit page: the Leaderboard's
+    link resolved from ``address`` (the verdict's id is in the link only)."""
     rows = lv.example_rows(found)
     columns = [c for c in rows[0] if c != "on Audit"]
     head = "".join(f"<th>{escape(c)}</th>" for c in [*columns, "on Audit"])
     body = "".join("<tr>" + "".join(f"<td>{escape(_cell(r[c]))}</td>" for c in columns)
-                   + f'<td><a href="{escape(r["on Audit"])}">open on Audit</a></td></tr>' for r in rows)
+                   + f'<td><a href="{escape(links.absolute(r["on Audit"], address))}">open on Audit</a></td></tr>'
+                   for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -507,10 +509,13 @@ def judge_family(ws: Path, judge: str) -> str:
 
 
 def build(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: str | None = None,
-          when: datetime | None = None, since: dict | None = None) -> str:
+          when: datetime | None = None, since: dict | None = None, address: str | None = None) -> str:
     """The report on ``judge`` as one HTML page (module docstring). ValueError for an unknown judge.
-    ``since``: an earlier report's figures (:func:`read_figures`); the page then lists what moved."""
-    return build_with_figures(ws, judge, bootstrap=bootstrap, seed=seed, queue=queue, when=when, since=since)[0]
+    ``since``: an earlier report's figures (:func:`read_figures`); the page then lists what moved.
+    ``address``: the page its Audit links are resolved from, as a browser resolves them: the dashboard page
+    the report is downloaded on (``st.context.url``), else ``links.home()`` (``lsqa report``'s default)."""
+    return build_with_figures(ws, judge, bootstrap=bootstrap, seed=seed, queue=queue, when=when, since=since,
+                              address=address)[0]
 
 
 # The Leaderboard's "Report (HTML)" download: this page, with the bootstrap rounds chosen there.
@@ -526,10 +531,12 @@ def file_name(judge: str, when: datetime) -> str:
 
 
 def build_with_figures(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int = 0, queue: str | None = None,
-                       when: datetime | None = None, since: dict | None = None) -> tuple[str, dict, list[str]]:
+                       when: datetime | None = None, since: dict | None = None,
+                       address: str | None = None) -> tuple[str, dict, list[str]]:
     """:func:`build`'s page, the figures it embeds (:data:`FIGURES_ID`) and, with ``since``, what moved
     (:func:`changes`; empty without)."""
     when = when or lv.now_utc()
+    address = address or links.home()
     binary = judge_family(ws, judge) == BINARY
     # Read once for the whole page and handed to each section that needs it: the side-by-side verdicts
     # counted for every switch, and the certification.
@@ -548,8 +555,8 @@ def build_with_figures(ws: Path, judge: str, *, bootstrap: int = 1000, seed: int
                   + table(basis["rows"], ["figure", "value", "what it counts"]))
     corrected_html, corrected = _corrected(ws, judge, binary, queue)
     found = lv.examples(ws, judge, said["figures"])
-    examples_html = (_examples_table(found) + _p(lv.EXAMPLES_HELP + " The links open on the dashboard "
-                                                        "(the Audit page, /audit?item=…).", "note")
+    examples_html = (_examples_table(found, address) + _p(lv.EXAMPLES_HELP + " Each link opens its verdict on the "
+                                                                 "dashboard's Audit page.", "note")
                      if found else _p("No question on which the top systems' answers were judged differently.",
                                       "note"))
     books = lv.book_consistency(ws, judge, said["figures"])

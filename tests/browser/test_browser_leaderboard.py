@@ -184,9 +184,10 @@ def test_urls_in_notes_stay_text(demo_workspace):
         assert note.locator("a, b").count() == 0
 
 
-def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_workspace):
+def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_workspace, tmp_path):
     """A rank flip's question is a link that opens its verdict on the Audit page, resolved against the
-    Leaderboard's own address; "Report (HTML)" downloads `lsqa report`'s page for the judge shown."""
+    Leaderboard's own address; "Report (HTML)" downloads `lsqa report`'s page for the judge shown, whose
+    links lead to the same dashboard: a stakeholder who opens the file and clicks one gets that verdict."""
     from tests.figures.test_corrected_workspace import override_between_top_two
     need_browser()
     ws = demo_workspace
@@ -209,6 +210,16 @@ def test_rank_flip_questions_open_their_verdict_and_the_report_downloads(demo_wo
         assert name.startswith(f"report_{JUDGE}_") and name.endswith(".html")
         html = body.decode("utf-8")
         assert f"<title>lsqa report: {JUDGE}</title>" in html and '<section id="self-preference">' in html
+        hrefs = re.findall(r'<a href="([^"]*)">open on Audit</a>', html)
+        assert hrefs and all(h.startswith(f"{base}/audit?item=") for h in hrefs), hrefs
+        (tmp_path / name).write_bytes(body)
+        page.goto((tmp_path / name).as_uri())
+        page.get_by_role("link", name="open on Audit").first.click()
+        page.wait_for_url(hrefs[0])
+        expect(page.get_by_role("heading", name="Audit judge verdicts")).to_be_visible(timeout=60000)
+        wait_idle(page, 60000)
+        opened = audit.item(ws, hrefs[0].split("item=", 1)[1])
+        expect(page.get_by_text(opened["question"], exact=True).first).to_be_visible(timeout=60000)
 
         page.goto(url)  # as the link opens it (in a new tab: a new session reads the address)
         expect(page.get_by_role("heading", name="Audit judge verdicts")).to_be_visible(timeout=60000)

@@ -117,7 +117,8 @@ def audited(ws: Path, judge: str, n: int, override: int = 0) -> list[dict]:
     return rows
 
 
-def test_report_side_by_side(demo_workspace, tmp_path):
+def test_report_side_by_side(demo_workspace, tmp_path, monkeypatch):
+    monkeypatch.delenv("LSQA_DASHBOARD_URL", raising=False)
     ws = demo_workspace
     audited(ws, SXS, 12, override=1)
     out = tmp_path / "report.html"
@@ -242,9 +243,11 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     # Plain words: no None, no null, no 40-hex question hashes, each Greek letter explained.
     visible = page.text()
     assert "None" not in visible and "null" not in visible
-    # (the examples' links to the Audit page carry the verdict's id in the address only, never as text)
-    assert not re.search(r"\b[0-9a-f]{40}\b", re.sub(r'href="audit\?item=[0-9a-f]{40}"', "", html))
-    assert re.search(r'<a href="audit\?item=[0-9a-f]{40}">open on Audit</a>', html)
+    # (the examples' links to the Audit page carry the verdict's id in the address only, never as text; they are
+    # absolute, to make run's address without --dashboard-url or LSQA_DASHBOARD_URL: the file is read elsewhere)
+    link = r'href="http://127\.0\.0\.1:8501/audit\?item=[0-9a-f]{40}"'
+    assert not re.search(r"\b[0-9a-f]{40}\b", re.sub(link, "", html))
+    assert re.search(f"<a {link}>open on Audit</a>", html)
     letters = set(GREEK.findall(visible.split("What the symbols mean")[0]))
     assert letters >= {"β"}
     explained = {d for d in page.dt if len(d) == 1}
@@ -252,7 +255,7 @@ def test_report_side_by_side(demo_workspace, tmp_path):
     # Self-contained: nothing fetched.
     # The only script element is the figures' JSON data block (never run; the CSP forbids scripts anyway).
     assert re.findall(r"<script[^>]*>", html) == [f'<script type="application/json" id="{report.FIGURES_ID}">']
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert not re.search(r"""src\s*=|<link\b|url\(|@import""", html)  # a link to click is not fetched
 
 
 def test_report_yes_no_without_audits(demo_workspace, tmp_path):
@@ -295,6 +298,38 @@ def test_bad_report_options_are_refused_in_one_line(demo_workspace, tmp_path, ar
     assert_refused(f"report {args}", ["report", "--workspace", demo_workspace, *args], workspace=demo_workspace,
                    must_name=must)
     assert not (tmp_path / "report.html").exists() and not (tmp_path / "missing").exists()
+
+
+def test_the_reports_audit_links_lead_to_the_dashboard_it_is_told(demo_workspace, tmp_path, monkeypatch):
+    """A report is read away from the dashboard: its links to the Audit page are absolute, to --dashboard-url, else
+    LSQA_DASHBOARD_URL, under a base path too, each naming one verdict of the judge; an address that is not
+    one is refused before anything is written."""
+    ws = demo_workspace
+    audited(ws, SXS, 12, override=1)
+    with store.connect(ws) as con:
+        ids = {r[0] for r in con.execute("SELECT id FROM judgments WHERE judge = ?", [SXS]).fetchall()}
+
+    def hrefs(*args) -> list[str]:
+        out = tmp_path / "report.html"
+        result = invoke("report", "--workspace", ws, "--judge", SXS, "--out", out, "--bootstrap", 50, *args)
+        assert result.exit_code == 0, result.stderr
+        return re.findall(r'<a href="([^"]*)">open on Audit</a>', out.read_text(encoding="utf-8"))
+
+    given = hrefs("--dashboard-url", "https://team.example:9000/lsqa/")
+    assert given and all(h.startswith("https://team.example:9000/lsqa/audit?item=") for h in given)
+    assert {h.rsplit("=", 1)[1] for h in given} <= ids
+    monkeypatch.setenv("LSQA_DASHBOARD_URL", "http://10.0.0.7:8501")
+    assert hrefs() == [h.replace("https://team.example:9000/lsqa/", "http://10.0.0.7:8501/") for h in given]
+    for bad, named in (("javascript:alert(1)", "--dashboard-url"), ("http://host/a b", "--dashboard-url"),
+                       ("ftp://host", "--dashboard-url"), ("http://", "--dashboard-url")):
+        out = tmp_path / "refused.html"
+        assert_refused(f"report --dashboard-url {bad!r}", ["report", "--workspace", ws, "--judge", SXS, "--out", out,
+                                                           "--dashboard-url", bad], workspace=ws, must_name=(named,))
+        assert not out.exists()
+    monkeypatch.setenv("LSQA_DASHBOARD_URL", "http://host/\nSet-Cookie: x")
+    assert_refused("report with a bad LSQA_DASHBOARD_URL", ["report", "--workspace", ws, "--judge", SXS, "--out",
+                                                             tmp_path / "refused.html"], workspace=ws,
+                   must_name=("LSQA_DASHBOARD_URL",))
 
 
 @pytest.mark.browser
