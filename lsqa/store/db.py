@@ -49,6 +49,7 @@ import duckdb
 from lsqa.errors import WorkspaceError
 from lsqa.package_files import MIGRATIONS, shipped_folder
 from lsqa.store import lineage
+from lsqa.store.processes import process_alive
 
 log = logging.getLogger("lsqa.store")
 
@@ -998,13 +999,49 @@ def _template() -> _Template | None:
         return made if isinstance(made, _Template) else None
 
 
+# A template is built in a folder named for the process building it; a killed process never removes its own,
+# so each build removes those of processes that are gone.
+TEMPLATE_PREFIX = "lsqa-template-"
+# A new workspace is written under a temporary name beside it for the milliseconds a copy takes; one older than
+# this was left by a process killed meanwhile.
+LEFT_COPY_AGE_S = 60.0
+
+
+def _remove_left_templates(parent: str) -> None:
+    """Remove the template folders in ``parent`` whose process is gone."""
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name.removeprefix(TEMPLATE_PREFIX).split("-", 1)[0]
+        if entry.name.startswith(TEMPLATE_PREFIX) and pid.isdigit() and entry.is_dir(follow_symlinks=False) \
+                and not process_alive(int(pid)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _remove_left_copies(folder: str, name: str) -> None:
+    """Remove the temporary copies of a new workspace ``name`` that a killed process left in ``folder``."""
+    try:
+        entries = list(os.scandir(folder or "."))
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        if entry.name.startswith(f".{name}.") and entry.name.endswith(".lsqa-new"):
+            with contextlib.suppress(OSError):
+                if now - entry.stat(follow_symlinks=False).st_mtime > LEFT_COPY_AGE_S:
+                    os.unlink(entry.path)
+
+
 def _build_template(directory: Path, digests: tuple[tuple[str, str], ...]) -> _Template | None:
     """Run the migrations of ``directory`` on a new file in a private temporary folder and keep its bytes.
     None when that fails (a full temporary disk, a broken migration, files changed meanwhile): new
     workspaces are then migrated in place, which says what is wrong."""
     global _private_attached
     try:
-        folder = tempfile.mkdtemp(prefix="lsqa-template-")
+        _remove_left_templates(tempfile.gettempdir())
+        folder = tempfile.mkdtemp(prefix=f"{TEMPLATE_PREFIX}{os.getpid()}-")
     except OSError:
         return None
     file = os.path.join(folder, "empty.duckdb")
@@ -1058,6 +1095,7 @@ def _from_template(path: str) -> _Template | None:
     if made is None:
         return None
     folder, name = os.path.split(path)
+    _remove_left_copies(folder, name)
     temporary = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.lsqa-new")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

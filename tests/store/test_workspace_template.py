@@ -209,3 +209,63 @@ def test_a_forked_child_makes_new_workspaces_from_what_it_inherited(tmp_path):
     with store.connect(child) as con:
         assert _version(con) != made.version
         assert catalog(con)["migrations"] == sorted(made.digests, key=repr)
+
+
+# A process killed (SIGKILL: no finally runs) while it builds its template, or while it writes a new workspace's
+# copy beside the path: what it leaves is what a real kill leaves.
+KILLED_WHILE = """
+import os, signal, sys, tempfile
+from lsqa.store import db
+tempfile.tempdir = sys.argv[1]
+def killed(*args, **kwargs):
+    print(os.getpid(), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+if sys.argv[3] == "template":
+    db.forget_migrated()
+    db.migrate = killed  # in the middle of the build: the folder and a part-made file are there
+else:
+    db._template()  # built (and cleaned up) before the kill
+    db.os.link = killed  # the copy is written, not yet linked to the path
+with db.connect(sys.argv[2]):
+    pass
+"""
+
+
+def _killed_while(stage: str, tmp_root: Path, path: Path) -> int:
+    done = forkserver.run(KILLED_WHILE, tmp_root, path, stage, capture_output=True, text=True, timeout=120)
+    assert done.returncode == -9, done.stderr[-2000:]
+    return int(done.stdout.split()[0])
+
+
+def test_a_template_folder_left_by_a_killed_process_goes_with_the_next_build(tmp_path, monkeypatch):
+    """A folder of a process that is gone is removed by the next build; one of a live process (building now) stays."""
+    tmp_root = tmp_path / "tmp"
+    tmp_root.mkdir()
+    killed = _killed_while("template", tmp_root, tmp_path / "never.duckdb")
+    left = list(tmp_root.glob(f"{db.TEMPLATE_PREFIX}{killed}-*"))
+    assert len(left) == 1 and list(left[0].iterdir()), "the kill left its folder with a part-made file"
+    live = tmp_root / f"{db.TEMPLATE_PREFIX}{os.getpid()}-building"
+    live.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_root))
+    db.forget_migrated()
+    with store.connect(tmp_path / "ws.duckdb") as con:
+        assert con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(db.migration_files())
+    assert sorted(p.name for p in tmp_root.iterdir()) == [live.name]
+
+
+def test_a_copy_left_by_a_killed_process_goes_once_it_is_old(tmp_path):
+    """The copy a kill left beside the path stays while it could be another process's, at work now (a fresh one),
+    and goes with the next new workspace at that path once older than any copy takes."""
+    path = tmp_path / "ws.duckdb"
+    _killed_while("copy", tmp_path, path)
+    (left,) = tmp_path.glob(".ws.duckdb.*.lsqa-new")
+    assert not path.exists()
+    with store.connect(path):
+        pass
+    assert left.exists(), "a fresh copy may be a live process's"
+    path.unlink()
+    aged = time.time() - db.LEFT_COPY_AGE_S - 1
+    os.utime(left, (aged, aged))
+    with store.connect(path) as con:
+        assert con.execute("SELECT count(*) FROM queue_signals_version").fetchone()[0] == 1
+    assert not list(tmp_path.glob(".*lsqa-new"))
