@@ -226,6 +226,12 @@ UNUSUAL_ANSWER_CSV = {
     "CRLF inside a quote": f'{_AH}\r\n{Q1},imp,"one\r\n\r\ntwo"\r\n{Q0},imp,x\r\n',
     "mixed line ends": f"{_AH}\r\n{_AROW}\n\r\n{Q0},imp,y\r\n", "CR at the very end": f"{_AH}\r\n{_AROW}\r",
     "CRLF and a BOM": f"\ufeff{_AH}\r\n{_AROW}\r\n", "CRLF repeat": f"{_AH}\r\n{_AROW}\r\n\r\n{Q1},imp,other\r\n",
+    # Old Mac line ends: a lone CR ends each line (Python's csv module reads them so).
+    "CR line ends": f"{_AH}\r{_AROW}\r\r{Q0},imp,y\r", "CR line ends, no last one": f"{_AH}\r{_AROW}",
+    "CR line ends, a CR inside a quote": f'{_AH}\r{Q1},imp,"one\rtwo"\r{Q0},imp,x\r',
+    "CR line ends, an unterminated quote": f'{_AH}\r{_AROW}\r{Q0},imp,"open\r',
+    "CR line ends, a repeat": f"{_AH}\r{_AROW}\r{Q1},imp,other\r",
+    "CR line ends and a BOM": f"\ufeff{_AH}\r{_AROW}\r",
     "BOM": f"\ufeff{_AH}\n{_AROW}\n", "upper-case header": f"{_AH.upper()}\n{_AROW}\n",
     "NUL byte": f"{_AH}\n{_AROW}\x00\n", "latin-1": f"{_AH}\n{Q1},imp,caf\xe9\n".encode("latin-1"),
     "line separator": f"{_AH}\n{Q1},imp,a\u2028b\n{Q0},imp,c\n", "vertical tab": f"{_AH}\n{Q1},imp,\x0ba\x0b\n",
@@ -394,7 +400,9 @@ _RROW = f"j,{Q1},s1,s2,A,amy"
 UNUSUAL_REVIEW_FILES = {
     "r.csv": {"header only": f"{_RH}\n", "empty": "", "CRLF": f"{_RH}\r\n{_RROW}\r\n", "BOM": f"\ufeff{_RH}\n{_RROW}\n",
               "quoted": f'{_RH}\n"j","{Q1}","s1","s2","A","amy"\n', "too few fields": f"{_RH}\n{_RROW}\nj,{Q1}\n",
-              "extra columns": f"{_RH},note\n{_RROW},\"a, b\"\n", "missing column": f"judge,question_id\nj,{Q1}\n"},
+              "extra columns": f"{_RH},note\n{_RROW},\"a, b\"\n", "missing column": f"judge,question_id\nj,{Q1}\n",
+              "CR line ends": f"{_RH}\r{_RROW}\r\rj,{Q0},s1,s2,B,amy\r",
+              "CR line ends, a quoted CR": f'{_RH},note\r{_RROW},"a\rb"\r'},
     "r.jsonl": {"a number": json.dumps(_review(pi=0.5)) + "\n", "a list": json.dumps(_review(label=["A"])) + "\n",
                 "escapes": json.dumps(_review(annotator="Zo\u00eb")) + "\n", "not JSON": "{\n",
                 "extra columns": json.dumps({**_review(), "note": "x", "n": 2}) + "\n"},

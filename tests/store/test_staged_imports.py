@@ -187,6 +187,10 @@ BAD_CSV = {
     "cell over the limit": f"{_H}\n{Q1},r2,pairwise,s1,s2,ab,,{'A' * 100_001}\n",
     "column imported_from": f"{_H},imported_from\n{_ROW},elsewhere\n", "empty": "", "blank": "  \n\n",
     "spaces in the header": f" {_H.replace(',', ' , ')}\n{_ROW}\n",
+    # Old Mac line ends: a lone CR ends each line (Python's csv module reads them so).
+    "CR line ends": f"{_H}\r{_ROW}\r\r{Q0},r2,pairwise,s1,s2,ab,,B\r",
+    "CR line ends, a quoted CR": f'{_H}\r{Q1},r2,pairwise,s1,s2,ab,"a\rb",A\r',
+    "CR line ends, an unterminated quote": f'{_H}\r{_ROW}\r{Q1},"r2\r',
 }
 BAD_JSONL = {
     "not JSON": f'{json.dumps(_v())}\n{{"question_id": \n', "array": f'{json.dumps(_v())}\n[1, 2]\n',
