@@ -906,15 +906,16 @@ def migration_files(directory: Path | None = None) -> list[Path]:
     return sorted(p for p in (directory or MIGRATIONS_DIR).glob("*.sql") if p.name[:4].isdigit())
 
 
-# The digests of the migration files this process read, by path, modification time and size: every first
-# connection to a workspace (a new file each test) checks them, and reading and hashing every file each time
-# was most of that check.
-_digests: dict[tuple[str, int, int], str] = {}
+# The digests of the migration files this process read, by path, file (inode), size, modification time and
+# change time: every first connection to a workspace (a new file each test) checks them, and reading and hashing
+# every file each time was most of that check. The change time is in the key because the modification time can
+# be set back (``cp -p``, ``rsync -t``, ``touch -d``) over an edit of the same size; the change time cannot.
+_digests: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def _sha256(path: Path) -> str:
     info = path.stat()
-    key = (str(path), info.st_mtime_ns, info.st_size)
+    key = (str(path), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     digest = _digests.get(key)
     if digest is None:
         digest = _digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -44,6 +44,27 @@ def test_edited_applied_migration_is_refused(tmp_path):
         store.migrate(con, folder)
 
 
+@pytest.mark.parametrize("how", ["in place", "moved over it"])
+def test_an_edit_of_the_same_size_with_its_old_time_is_refused(tmp_path, how):
+    """An applied migration edited without changing its size, its modification time set back afterwards (as
+    ``cp -p``, ``rsync -t`` or ``touch -d`` leave it), in place or as a new file moved over it: still refused."""
+    folder = _copy_migrations(tmp_path)
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    store.migrate(con, folder)
+    first = sorted(folder.glob("*.sql"))[0]
+    before, text = first.stat(), first.read_text()
+    edited = text.replace("CREATE", "create", 1)
+    assert edited != text and len(edited) == len(text)
+    target = first if how == "in place" else first.with_suffix(".new")
+    target.write_text(edited)
+    if how == "moved over it":
+        os.replace(target, first)
+    os.utime(first, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (first.stat().st_size, first.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    with pytest.raises(store.MigrationChanged, match=first.name):
+        store.migrate(con, folder)
+
+
 def test_failed_migration_leaves_no_trace(tmp_path):
     folder = _copy_migrations(tmp_path)
     (folder / "9999_broken.sql").write_text("CREATE TABLE half_done (x INTEGER);\nTHIS IS NOT SQL;\n")
