@@ -188,8 +188,20 @@ def _statics(workspace: Path, ids: list[str], context_chars: int) -> dict[str, d
     return out
 
 
+def _about(other: dict, pairwise: bool, shown_answers: list[dict]) -> str:
+    """Which of the answers on screen another verdict judges: on a side-by-side item a verdict on one answer says
+    which (its position and system), else both."""
+    if not pairwise:
+        return "this answer"
+    if other["system_b"]:
+        return "both answers"
+    position = next((a["position"] for a in shown_answers if a["system"] == other["system_a"]), "?")
+    return f"answer {position} ({other['system_a']})"
+
+
 def _own_part(j: dict, pairwise: bool, shown_answers: list[dict], others: list[dict], evidence: list[dict]) -> dict:
-    other_rows = [{"judge": o["judge"], "kind": o["kind"], "order": o["shown_order"], "reference": o["reference"],
+    other_rows = [{"judge": o["judge"], "kind": o["kind"], "about": _about(o, pairwise, shown_answers),
+                   "order": o["shown_order"], "reference": o["reference"],
                    "verdict": describe(o["kind"], o["label"], o["system_a"], o["system_b"]) if o["status"] == "ok"
                    else o["status"], "this": o["id"] == j["id"]} for o in others]
     try:

@@ -95,6 +95,7 @@ def test_the_item_holds_what_the_store_holds_for_its_verdict(demo_workspace):
     against the tables, one verdict at a time."""
     ids = sample(demo_workspace, per_kind=4)
     audit.item(demo_workspace, ids[0], ahead=ids[1:])
+    named = 0  # rows of side-by-side items about one of their answers
     with store.connect(demo_workspace) as con:
         for i in ids:
             it = audit.item(demo_workspace, i)
@@ -110,6 +111,20 @@ def test_the_item_holds_what_the_store_holds_for_its_verdict(demo_workspace):
                                     [it["question_id"], [a, b], [a, b]]).fetchone()
             assert len(it["other_verdicts"]) == others
             assert [o["this"] for o in it["other_verdicts"]].count(True) == 1
+            # Each row says which answer on screen it judges: on a side-by-side item, a verdict on one answer
+            # names its position and system (as many as the table has on that system), else both answers.
+            on_one = dict(con.execute("""SELECT system_a, count(*) FROM judgments WHERE question_id = ? AND
+                                         system_a IN ? AND system_b = '' GROUP BY 1""",
+                                      [it["question_id"], [a, b]]).fetchall())
+            about = [o["about"] for o in it["other_verdicts"]]
+            if it["pairwise"]:
+                position = {x["system"]: x["position"] for x in it["answers"]}
+                assert {s: about.count(f"answer {position[s]} ({s})") for s in on_one} == on_one
+                assert about.count("both answers") == others - sum(on_one.values())
+                named += sum(on_one.values())
+            else:
+                assert set(about) == {"this answer"}
+    assert named, "no side-by-side item of the sample had a verdict on one of its answers"
 
 
 def test_a_review_and_a_flag_show_in_the_next_item_at_once(demo_workspace, statements):

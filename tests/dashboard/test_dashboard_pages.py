@@ -654,6 +654,13 @@ def test_audit_builds_folded_panels_only_when_opened_and_keeps_them_open(ws):
     prompt = audit.prompt_of(ws, first["id"])  # read only now, not with the item
     assert first["question"] in prompt and at.code[1].value == prompt[:20000]
     assert "prompt" not in first
+    at.session_state["audit_x_others"] = True  # and "Other verdicts on these answers"
+    at.run()
+    (others,) = [d.value for d in at.dataframe if "about" in d.value.columns]
+    # each row says which answer on screen it judges: both, or one by its position and system
+    shown = {f"answer {a['position']} ({a['system']})" for a in first["answers"]}
+    assert list(others["about"]) == [o["about"] for o in audit.item(ws, first["id"])["other_verdicts"]]
+    assert "both answers" in set(others["about"]) and set(others["about"]) - {"both answers"} == shown
     desk.press(at, "audit_next")
     assert "Item 2 of" in desk.desk_text(at)
     second_id = audit.queue(ws, audit.Filters(judges=(SXS,)), "alice", exclude=(first["id"],))["rows"][0]["id"]
