@@ -232,6 +232,11 @@ UNUSUAL_ANSWER_CSV = {
     "CR line ends, an unterminated quote": f'{_AH}\r{_AROW}\r{Q0},imp,"open\r',
     "CR line ends, a repeat": f"{_AH}\r{_AROW}\r{Q1},imp,other\r",
     "CR line ends and a BOM": f"\ufeff{_AH}\r{_AROW}\r",
+    # A lone CR among LF lines ends a line too; inside quotes it stays, as the CR it is.
+    "a lone CR between two LF lines": f"{_AH}\n{_AROW}\r{Q0},imp,y\n",
+    "a lone CR in a bare field": f"{_AH}\n{Q1},imp,a\rb\n",
+    "a lone CR and an LF in one quote": f'{_AH}\n{Q1},imp,"one\rtwo\nthree"\n{Q0},imp,"x\ry"\r{Q2},imp,z\n',
+    "a CR before a CRLF": f"{_AH}\r\n{_AROW}\r\r\n{Q0},imp,y\r\n",
     "BOM": f"\ufeff{_AH}\n{_AROW}\n", "upper-case header": f"{_AH.upper()}\n{_AROW}\n",
     "NUL byte": f"{_AH}\n{_AROW}\x00\n", "latin-1": f"{_AH}\n{Q1},imp,caf\xe9\n".encode("latin-1"),
     "line separator": f"{_AH}\n{Q1},imp,a\u2028b\n{Q0},imp,c\n", "vertical tab": f"{_AH}\n{Q1},imp,\x0ba\x0b\n",

@@ -191,6 +191,8 @@ BAD_CSV = {
     "CR line ends": f"{_H}\r{_ROW}\r\r{Q0},r2,pairwise,s1,s2,ab,,B\r",
     "CR line ends, a quoted CR": f'{_H}\r{Q1},r2,pairwise,s1,s2,ab,"a\rb",A\r',
     "CR line ends, an unterminated quote": f'{_H}\r{_ROW}\r{Q1},"r2\r',
+    "a lone CR between two LF lines": f"{_H}\n{_ROW}\r{Q0},r2,pairwise,s1,s2,ab,,B\n",
+    "a lone CR and an LF in one quote": f'{_H}\n{Q1},r2,pairwise,s1,s2,ab,"a\rb\nc",A\n',
 }
 BAD_JSONL = {
     "not JSON": f'{json.dumps(_v())}\n{{"question_id": \n', "array": f'{json.dumps(_v())}\n[1, 2]\n',

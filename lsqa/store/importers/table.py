@@ -113,8 +113,8 @@ def _load(con, path: Path) -> tuple[str, bool, bool]:
     empty line); InputError when DuckDB cannot read it as UTF-8 text (the bytes say where), at a NUL, or
     when no line holds more than whitespace. Returns the first character of the first such line, and, for
     a file that may be JSONL (by its suffix), whether a line holds another line break (``_split_at_line_breaks``);
-    and whether the file's lines end in lone CRs (no LF at all: old Mac line endings, which Python's csv module
-    reads as lines, and so does the CSV reader here)."""
+    and whether a line still holds a CR that is not a CRLF's: Python's csv module ends a line there too (old Mac
+    line ends, or a lone CR among LF lines), and so does the CSV reader here (``_split_at_lone_crs``)."""
     if not staging.load_lines(con, path, LINES,
                               "CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END"):
         try:
@@ -125,22 +125,22 @@ def _load(con, path: Path) -> tuple[str, bool, bool]:
             path, "cannot be read as lines of text", hint="export the table again as UTF-8 CSV or JSONL")
     breaks = (f"EXISTS (SELECT 1 FROM {LINES} WHERE regexp_matches(text, '{_BREAK}'))"
               if wording.table_format(path, "{") == "jsonl" else "false")
-    nul, first, split, cr_lines = con.execute(f"""
+    nul, first, split, cr = con.execute(f"""
         SELECT (SELECT min(line) FROM {LINES} WHERE contains(text, chr(0))),
                (SELECT ltrim(text, {sql_text(PY_WHITESPACE)})[1] FROM {LINES} WHERE {strip('text')} <> ''
                 ORDER BY line LIMIT 1), {breaks},
-               NOT EXISTS (SELECT 1 FROM {LINES} WHERE line > 1)
-                   AND EXISTS (SELECT 1 FROM {LINES} WHERE contains(text, chr(13)))""").fetchone()
+               EXISTS (SELECT 1 FROM {LINES} WHERE contains(text, chr(13)))""").fetchone()
     if nul is not None:
         raise wording.nul_byte(path, nul)
     if first is None:
         raise wording.empty_file(path)
-    return first, split, cr_lines
+    return first, split, cr
 
 
-def _split_at_line_breaks(con, pattern: str = _BREAK) -> None:
+def _split_at_line_breaks(con) -> None:
     """``LINES`` as Python's splitlines makes them, where a line holds another break than LF (a lone CR,
-    a form feed, U+2028...: ``_load`` says so), or split at ``pattern`` alone: renumbered in file order."""
+    a form feed, U+2028...: ``_load`` says so): renumbered in file order."""
+    pattern = _BREAK
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {LINES} AS
         SELECT row_number() OVER (ORDER BY line, part) AS line, text FROM (
@@ -152,11 +152,24 @@ def _split_at_line_breaks(con, pattern: str = _BREAK) -> None:
 # ----------------------------------------------------------------------------------- CSV
 
 
-def _csv(con, path: Path, delimiter: str, newline: str = "\n") -> tuple[list[str], int, int]:
+def _split_at_lone_crs(con) -> None:
+    """``LINES (line, text, sep)`` as Python's csv module reads a file opened with ``newline=''``: a CR that is not
+    a CRLF's (``_load`` says there is one) ends a line too. ``sep``: the break before the line, LF or CR, which a
+    quoted field over several lines keeps. Renumbered in file order, as the csv module counts lines."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {LINES} AS
+        SELECT row_number() OVER (ORDER BY line, part) AS line, text,
+               CASE WHEN part = 1 THEN chr(10) ELSE chr(13) END AS sep
+        FROM (SELECT line, generate_subscripts(parts, 1) AS part, unnest(parts) AS text
+              FROM (SELECT line, string_split(text, chr(13)) AS parts FROM {LINES}))
+        ORDER BY line""")
+
+
+def _csv(con, path: Path, delimiter: str, seps: bool = False) -> tuple[list[str], int, int]:
     """``OBJECTS (line, k, obj)`` of a CSV or TSV: each record a JSON object of its stripped cells under the
-    header's names; (header, its line, the rows: CREATE TABLE AS answers how many it made). Python's csv module (strict) is the dialect: a field bare or
-    wholly quoted (``""`` a quote), a record over several lines where a quoted field holds a line break
-    (``newline``, the file's own: it stays in the field)."""
+    header's names; (header, its line, the rows: CREATE TABLE AS answers how many it made). Python's csv module
+    (strict) is the dialect: a field bare or wholly quoted (``""`` a quote), a record over several lines where a
+    quoted field holds a line break (an LF, or with ``seps`` the one ``LINES.sep`` names: it stays in the field)."""
     d = {"\t": "\\t"}.get(delimiter, delimiter)
     odd = "(strlen(text) - strlen(replace(text, '\"', ''))) % 2 = 1"
     # A quoted field over several lines: a line whose quotes so far are odd opens a record that the next
@@ -166,12 +179,14 @@ def _csv(con, path: Path, delimiter: str, newline: str = "\n") -> tuple[list[str
         WITH o AS (SELECT line, row_number() OVER (ORDER BY line) AS k, lead(line) OVER (ORDER BY line) AS next
                    FROM {LINES} WHERE {odd}),
         spans AS (SELECT line AS first, next AS last FROM o WHERE k % 2 = 1),
-        j AS (SELECT l.line, l.text, CASE WHEN l.line <= coalesce(s.last, l.line) THEN s.first END AS span,
+        j AS (SELECT l.line, l.text, {"l.sep" if seps else "chr(10)"} AS sep,
+                     CASE WHEN l.line <= coalesce(s.last, l.line) THEN s.first END AS span,
                      s.first IS NOT NULL AND s.last IS NULL AS open
               FROM {LINES} l ASOF LEFT JOIN spans s ON l.line >= s.first)
         SELECT line AS first, line, text, false AS open FROM j WHERE span IS NULL
         UNION ALL
-        SELECT min(line), max(line), string_agg(text, chr({ord(newline)}) ORDER BY line), bool_or(open)
+        SELECT min(line), max(line), string_agg(CASE WHEN line = span THEN text ELSE sep || text END, '' ORDER BY line),
+               bool_or(open)
         FROM j WHERE span IS NOT NULL GROUP BY span""")
     field_sql = f'"(?:[^"]|"")*"|[^{d}"\\n][^{d}\\n]*|'
     unquoted = """CASE WHEN starts_with(f, '"') THEN replace(f[2:-3], '""', '"') ELSE f[1:-2] END"""
@@ -369,12 +384,12 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
 def _stage(con, path: Path) -> tuple[str, list[str], int | None]:
     """``OBJECTS`` of the file (its format, columns and header line); InputError at the first problem."""
     _check_file(path)
-    first, breaks, cr_lines = _load(con, path)
+    first, breaks, cr = _load(con, path)
     kind = wording.table_format(path, first)
     if kind in ("csv", "tsv"):
-        if cr_lines:  # each lone CR ends a line, as Python's csv module reads it
-            _split_at_line_breaks(con, "\\x{d}")
-        columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t", "\r" if cr_lines else "\n")
+        if cr:
+            _split_at_lone_crs(con)
+        columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t", seps=cr)
     else:
         (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks), None
     staging.drop(con, LINES)
