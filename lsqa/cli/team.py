@@ -19,9 +19,9 @@ users = typer.Typer(name="users", help="People who sign in to the dashboard: add
                     no_args_is_help=True, pretty_exceptions_enable=False)
 
 
-def sign_in_link(token: str, base: str | None = None) -> str:
+def sign_in_link(token: str, home: str) -> str:
     """The personal link that signs a person in: the dashboard's first page (``links.home``) with ``?token=``."""
-    return f"{links.home(base)}?token={token}"
+    return f"{home}?token={token}"
 
 
 @users.command("add")
@@ -39,9 +39,9 @@ def add_cmd(
     from lsqa.config.settings import load_settings
     from lsqa.team import add_person
 
-    base = links.dashboard_address(dashboard_url)  # before anything is written
+    home = links.home(dashboard_url)  # before anything is written
     added = add_person(existing_workspace(workspace), name, role, link_days=load_settings().link_days)
-    added["link"] = sign_in_link(added["token"], base)
+    added["link"] = sign_in_link(added["token"], home)
     for line in added["warnings"]:
         typer.echo(line, err=True)
     if as_json:
@@ -70,9 +70,9 @@ def link_cmd(
     from lsqa.config.settings import load_settings
     from lsqa.team import new_link
 
-    base = links.dashboard_address(dashboard_url)  # before anything is written
+    home = links.home(dashboard_url)  # before anything is written
     made = new_link(existing_workspace(workspace), name, link_days=load_settings().link_days)
-    made["link"] = sign_in_link(made["token"], base)
+    made["link"] = sign_in_link(made["token"], home)
     if as_json:
         emit_json(made)
         return

@@ -18,12 +18,12 @@ DEFAULT_ADDRESS = "http://127.0.0.1:8501"
 ADDRESS_ENV = "LSQA_DASHBOARD_URL"
 
 
-def dashboard_address(base: str | None = None, *, named: str = "--dashboard-url") -> str:
-    """The dashboard's address, without a trailing slash: ``base`` (given as ``named``), else
+def dashboard_address(base: str | None = None) -> str:
+    """The dashboard's address, without a trailing slash: ``base`` (given as ``--dashboard-url``), else
     ``LSQA_DASHBOARD_URL``, else make run's. Checked, else InputError: an http(s) URL with a host and no
     control, invisible or space character (a ``javascript:`` link or a line break would reach the person who
     opens it)."""
-    where = named if base is not None else ADDRESS_ENV
+    where = "--dashboard-url" if base is not None else ADDRESS_ENV
     if base is None:
         base = os.environ.get(ADDRESS_ENV) or DEFAULT_ADDRESS
     hint = f"give the dashboard's address, e.g. {DEFAULT_ADDRESS}"
@@ -47,7 +47,7 @@ def absolute(link: str, page: str) -> str:
     return urljoin(page, link)
 
 
-def home(base: str | None = None, *, named: str = "--dashboard-url") -> str:
+def home(base: str | None = None) -> str:
     """The dashboard's first page (:func:`dashboard_address` with its slash): what a link is relative to when
     it is read away from the dashboard, in a file or a mail."""
-    return dashboard_address(base, named=named) + "/"
+    return dashboard_address(base) + "/"

@@ -18,9 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsqa.errors import InputError
-from lsqa.store.importers import lines, values
+from lsqa.store.importers import lines, rows, values
 from lsqa.store.importers.rows import ROWS, ascii_text, sql_text, strip
-from lsqa.store.importers.rows import beyond_ascii as beyond_ascii_sql  # this module's beyond_ascii asks it
 from lsqa.store.importers.skeleton import Declined, Input
 from lsqa.store.importers.verdicts import kinds_values
 from lsqa.text.names import name_problem, shown_name
@@ -121,7 +120,7 @@ def annotators_in_order(con) -> list[str]:
 def beyond_ascii(con) -> bool:
     """Whether an annotator of the file or of the workspace's reviews is not all ASCII: else none looks like
     another (``lsqa.text.names.lookalikes`` compares ASCII names with others only)."""
-    other = beyond_ascii_sql("annotator")
+    other = rows.beyond_ascii("annotator")
     return con.execute(f"SELECT EXISTS (SELECT 1 FROM {STAGED} WHERE {other}) OR EXISTS (SELECT 1 FROM "
                        f"(SELECT DISTINCT annotator FROM human_reviews) WHERE {other})").fetchone()[0]
 

@@ -112,9 +112,10 @@ def _load(con, path: Path) -> tuple[str, bool, bool]:
     """TEMP table ``LINES (line, text)``: the file's lines split at LF, a CRLF's CR dropped (text '' for an
     empty line); InputError when DuckDB cannot read it as UTF-8 text (the bytes say where), at a NUL, or
     when no line holds more than whitespace. Returns the first character of the first such line, and, for
-    a file that may be JSONL (by its suffix), whether a line holds another line break (``_split_at_line_breaks``);
-    and whether a line still holds a CR that is not a CRLF's: Python's csv module ends a line there too (old Mac
-    line ends, or a lone CR among LF lines), and so does the CSV reader here (``_split_at_lone_crs``)."""
+    a file that may be JSONL (by its suffix), whether a line holds another line break (``_split_lines``);
+    and whether a line still holds a CR that is not a CRLF's: Python's csv module (a file opened with
+    ``newline=''``) ends a line there too (old Mac line ends, or a lone CR among LF lines), and so does the CSV
+    reader here, keeping the CR where a quoted field spans it (``_split_lines``)."""
     if not staging.load_lines(con, path, LINES,
                               "CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END"):
         try:
@@ -137,32 +138,21 @@ def _load(con, path: Path) -> tuple[str, bool, bool]:
     return first, split, cr
 
 
-def _split_at_line_breaks(con) -> None:
-    """``LINES`` as Python's splitlines makes them, where a line holds another break than LF (a lone CR,
-    a form feed, U+2028...: ``_load`` says so): renumbered in file order."""
-    pattern = _BREAK
+def _split_lines(con, pattern: str = _BREAK, sep: str = "\n") -> None:
+    """``LINES (line, text, sep)`` with each line cut at ``pattern`` too, renumbered in file order; ``sep``: the
+    break before a line, an LF, or ``sep`` before a piece cut from the line above. By default as Python's
+    splitlines makes lines, where a line holds another break than LF (a lone CR, a form feed, U+2028...: ``_load``
+    says so)."""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {LINES} AS
-        SELECT row_number() OVER (ORDER BY line, part) AS line, text FROM (
-            SELECT line, generate_subscripts(parts, 1) AS part, unnest(parts) AS text
-            FROM (SELECT line, regexp_split_to_array(text, '{pattern}') AS parts FROM {LINES}))
+        SELECT row_number() OVER (ORDER BY line, part) AS line, text,
+               CASE WHEN part = 1 THEN chr(10) ELSE chr({ord(sep)}) END AS sep
+        FROM (SELECT line, generate_subscripts(parts, 1) AS part, unnest(parts) AS text
+              FROM (SELECT line, regexp_split_to_array(text, '{pattern}') AS parts FROM {LINES}))
         ORDER BY line""")
 
 
 # ----------------------------------------------------------------------------------- CSV
-
-
-def _split_at_lone_crs(con) -> None:
-    """``LINES (line, text, sep)`` as Python's csv module reads a file opened with ``newline=''``: a CR that is not
-    a CRLF's (``_load`` says there is one) ends a line too. ``sep``: the break before the line, LF or CR, which a
-    quoted field over several lines keeps. Renumbered in file order, as the csv module counts lines."""
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {LINES} AS
-        SELECT row_number() OVER (ORDER BY line, part) AS line, text,
-               CASE WHEN part = 1 THEN chr(10) ELSE chr(13) END AS sep
-        FROM (SELECT line, generate_subscripts(parts, 1) AS part, unnest(parts) AS text
-              FROM (SELECT line, string_split(text, chr(13)) AS parts FROM {LINES}))
-        ORDER BY line""")
 
 
 def _csv(con, path: Path, delimiter: str, seps: bool = False) -> tuple[list[str], int, int]:
@@ -266,7 +256,7 @@ def _jsonl(con, path: Path, *, array: bool, breaks: bool) -> tuple[list[str], in
                         FROM (SELECT json_extract(text, '$[*]') AS items FROM {LINES})""")
     else:
         if breaks:
-            _split_at_line_breaks(con)
+            _split_lines(con)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {LINES} AS SELECT line, line AS k, text FROM {LINES} "
                     f"WHERE {strip('text')} <> '' ORDER BY line")
     # Python's reader meets the problems line by line: the first line of any of them is named. The json
@@ -388,7 +378,7 @@ def _stage(con, path: Path) -> tuple[str, list[str], int | None]:
     kind = wording.table_format(path, first)
     if kind in ("csv", "tsv"):
         if cr:
-            _split_at_lone_crs(con)
+            _split_lines(con, "\\x{d}", "\r")
         columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t", seps=cr)
     else:
         (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks), None
