@@ -272,15 +272,17 @@ def test_a_cr_that_does_not_end_a_crlf_gives_the_same_result(base, tmp_path, fmt
 
 
 @pytest.mark.parametrize("fmt", FMTS)
-def test_quoted_csv_and_json_escapes_are_read_in_sql(base, tmp_path, fmt):
+@pytest.mark.parametrize("line_break", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def test_quoted_csv_and_json_escapes_are_read_in_sql(base, tmp_path, fmt, line_break):
     """One reader for the three imports (lsqa.store.importers.rows): quoted CSV fields (commas, doubled quotes,
-    a newline inside an extra column's value) and JSON escapes take the SQL path with the row importer's rows."""
-    rows = [{**_v(), "evidence": 'he said "no", then left', "note": "line one\nline two"},
+    a line break inside an extra column's value, kept as the file has it) and JSON escapes take the SQL path
+    with the row importer's rows."""
+    rows = [{**_v(), "evidence": 'he said "no", then left', "note": f"line one{line_break}line two"},
             {**_v(system_a="s2", system_b="s3", label="b"), "evidence": "a, b and c", "note": "tab\there"},
             {**_v(question_id=Q0, shown_order="ba", label="tie"), "evidence": "", "note": ""}]
     source = tmp_path / f"v.{fmt}"
     if fmt == "jsonl":
-        rows = [{**r, "note": r["note"].replace("\n", " ").replace("\t", " ")} for r in rows]  # text values only
+        rows = [{**r, "note": r["note"].replace("\r", "").replace("\n", " ").replace("\t", " ")} for r in rows]  # text only
         source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     else:
         import csv
@@ -294,7 +296,7 @@ def test_quoted_csv_and_json_escapes_are_read_in_sql(base, tmp_path, fmt):
     result = _compare(base, tmp_path, source, staged=fmt == "jsonl")
     assert result[0] == "imported" and result[1]["added"] == {"judgments": 3}
     if fmt == "csv":
-        plain = [{**r, "note": r["note"].replace("\n", " ").replace("\t", " ")} for r in rows]
+        plain = [{**r, "note": r["note"].replace("\r", "").replace("\n", " ").replace("\t", " ")} for r in rows]
         with open(source, "w", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, fieldnames=list(plain[0]))
             writer.writeheader()

@@ -69,6 +69,12 @@ CASES = {
     "CRLF csv": ("a.csv", GOOD_CSV.replace("\n", "\r\n")),
     "CRLF jsonl": ("a.jsonl", GOOD_JSONL.replace("\n", "\r\n")),
     "quoted newline csv": ("a.csv", 'question_id,system,answer\nq1,s1,"two\nlines"\nq2,s1,b\n'),
+    # A quoted value keeps the line breaks it spans as they are in the file (Python's csv, newline='')
+    "quoted CRLF csv": ("a.csv", 'question_id,system,answer\r\nq1,s1,"two\r\nlines"\r\nq2,s1,b\r\n'),
+    "quoted CRLF then LF csv": ("a.csv", 'question_id,system,answer\nq1,s1,"one\r\ntwo\nthree"\r\nq2,s1,b\n'),
+    "quoted CRLF and a lone CR csv": ("a.csv", 'question_id,system,answer\r\nq1,s1,"a\rb\r\nc"\r\nq2,s1,b\r'),
+    "quoted CRLF tsv": ("a.tsv", 'question_id\tsystem\tanswer\r\nq1\ts1\t"two\r\nlines"\r\n'),
+    "quoted CRLF never closed": ("a.csv", 'question_id,system,answer\r\nq1,s1,"two\r\nlines\r\n'),
     "quote inside a bare cell": ("a.csv", 'question_id,system,answer\nq1,s1,say "hi"\n'),
     "tsv": ("a.tsv", "question_id\tsystem\tanswer\nq1\ts1\tx y\n"),
     "json array": ("a.json", json.dumps([{"question_id": "q1", "system": "s1", "answer": "x", "Extra": 1.5}])),

@@ -2,12 +2,11 @@
 
 One Python record per row, every check in Python, one write per row or table: the importers lsqa had
 before its imports ran in SQL (``lsqa.store.importers``). Each row is checked and worded here
-(``_aliased``, ``_judgment_rows``, ``_review_rows``: lsqa checks no row in Python); the file is read by
-the row reader (tests/support/row_tables.py) for answers and by lsqa's table reader (``table_records``,
-its own comparison with the row reader in tests/store/test_table_reader.py) for verdicts and reviews, as
-lsqa's row path read them before. Only the wording of one value (``lsqa.store.importers.values``,
-``wording``) and of a name is shared with production, so a comparison with production compares the SQL's
-staging, checks and inserts with these.
+(``_aliased``, ``_judgment_rows``, ``_review_rows``: lsqa checks no row in Python); every file is read by
+the row reader (tests/support/row_tables.py: Python's csv and json modules), never by lsqa's table reader,
+so that a comparison also finds where lsqa's reading of a file differs. Only the wording of one value
+(``lsqa.store.importers.values``, ``wording``) and of a name is shared with production, so a comparison with
+production compares the SQL's reading, staging, checks and inserts with these.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from lsqa.store import results as results_store
 from lsqa.store import reviews as reviews_store
 from lsqa.store.importers import values
 from lsqa.store.importers.answers import ALIASES as ANSWER_ALIASES
-from lsqa.store.importers.table import read_table
 from lsqa.store.importers.wording import IngestSummary, plain_value
 from lsqa.store.reviews import MIN_INCLUSION_PROB
 from lsqa.store.verdict_ids import judgment_id
@@ -38,9 +36,8 @@ from .row_tables import records as read_records
 
 
 def table_records(path: str | Path, *, required=(), required_any=None) -> list[tuple[int | None, dict]]:
-    """``(line, row)`` pairs of a table as lsqa's table reader (``read_table``) reads it."""
-    table = read_table(path, required, required_any=required_any)
-    return list(zip(table.lines, table.rows, strict=True))
+    """``(line, row)`` pairs of a table as the row reader (tests/support/row_tables.py) reads it."""
+    return read_records(path, required=required, required_any=required_any)
 
 
 def _aliased(path: Path, line_no: int, rec: dict, aliases: dict[str, tuple[str, ...]],

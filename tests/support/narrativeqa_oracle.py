@@ -2,10 +2,10 @@
 (``lsqa.store.importers.questions``, ``lsqa.store.importers.errata``), and the NarrativeQA bench's *rows*.
 
 One Python record per row, every check in Python: the documents, question and summary files and the
-errata file as lsqa read them before its NarrativeQA import ran in SQL. The rows come from lsqa's table
-reader (``lsqa.store.importers.table``), as they did then, so a comparison is one of the rules; the table
-reader has its own oracle (``row_tables``, tests/store/test_table_reader.py). ``ingest_narrativeqa_rows`` reads the files this way and hands what it read to lsqa's own
-writing (the stories, the stored-question check and the insert: ``lsqa.corpus.ingest._add_narrativeqa``),
+errata file as lsqa read them before its NarrativeQA import ran in SQL. The rows come from the row reader
+(``row_tables``: Python's csv and json modules), not from lsqa's table reader, so a comparison is one of the
+reading as well as of the rules. ``ingest_narrativeqa_rows`` reads the files this way and hands what it read to
+lsqa's own writing (the stories, the stored-question check and the insert: ``lsqa.corpus.ingest._add_narrativeqa``),
 so a comparison with ``ingest_narrativeqa`` compares the reading and the checks.
 """
 
@@ -16,11 +16,11 @@ from pathlib import Path
 from lsqa.corpus import ingest
 from lsqa.errors import InputError
 from lsqa.store.importers.questions import DOCUMENT_COLUMNS, DOCUMENT_FIELDS, QUESTION_COLUMNS, REQUIRED
-from lsqa.store.importers.table import read_table
 from lsqa.store.importers.wording import MAX_CELL_CHARS, named, whole_number
 from lsqa.text import csv_cells
 
 from .import_oracle import table_records
+from .row_tables import read_table
 
 QUESTION_TEXT = ("text", "reference_1", "reference_2")
 

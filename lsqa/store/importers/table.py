@@ -108,22 +108,31 @@ def _check_file(path: Path) -> None:
 _BREAK = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in _LINE_BREAKS) + "]"
 
 
-def _load(con, path: Path) -> tuple[str, bool, bool]:
+def _load(con, path: Path) -> tuple[str, bool, bool, bool]:
     """TEMP table ``LINES (line, text)``: the file's lines split at LF, a CRLF's CR dropped (text '' for an
     empty line); InputError when DuckDB cannot read it as UTF-8 text (the bytes say where), at a NUL, or
     when no line holds more than whitespace. Returns the first character of the first such line, and, for
     a file that may be JSONL (by its suffix), whether a line holds another line break (``_split_lines``);
-    and whether a line still holds a CR that is not a CRLF's: Python's csv module (a file opened with
+    whether a line still holds a CR that is not a CRLF's: Python's csv module (a file opened with
     ``newline=''``) ends a line there too (old Mac line ends, or a lone CR among LF lines), and so does the CSV
-    reader here, keeping the CR where a quoted field spans it (``_split_lines``)."""
-    if not staging.load_lines(con, path, LINES,
-                              "CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE coalesce(text, '') END"):
+    reader here, keeping the CR where a quoted field spans it (``_split_lines``); and whether ``LINES`` has a
+    column ``sep``, the break before each line as the file has it (LF or CRLF: a file with a CR), which a
+    quoted CSV field over several lines keeps as Python's csv module keeps it."""
+    seen = staging.look(path)
+    if not staging.load_lines(con, path, LINES, "coalesce(text, '')", seen=seen):
         try:
             data = path.read_bytes()
         except OSError as exc:
             raise wording.unreadable(path, exc) from None
         raise wording.bytes_problem(path, data) or InputError(
             path, "cannot be read as lines of text", hint="export the table again as UTF-8 CSV or JSONL")
+    if seen.cr:
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE {LINES} AS
+            SELECT line, CASE WHEN ends_with(text, chr(13)) THEN text[1:-2] ELSE text END AS text,
+                   CASE WHEN lag(ends_with(text, chr(13))) OVER (ORDER BY line) THEN chr(13) || chr(10)
+                        ELSE chr(10) END AS sep
+            FROM {LINES} ORDER BY line""")
     breaks = (f"EXISTS (SELECT 1 FROM {LINES} WHERE regexp_matches(text, '{_BREAK}'))"
               if wording.table_format(path, "{") == "jsonl" else "false")
     nul, first, split, cr = con.execute(f"""
@@ -135,20 +144,21 @@ def _load(con, path: Path) -> tuple[str, bool, bool]:
         raise wording.nul_byte(path, nul)
     if first is None:
         raise wording.empty_file(path)
-    return first, split, cr
+    return first, split, cr, seen.cr
 
 
-def _split_lines(con, pattern: str = _BREAK, sep: str = "\n") -> None:
+def _split_lines(con, pattern: str = _BREAK, sep: str = "\n", *, seps: bool = False) -> None:
     """``LINES (line, text, sep)`` with each line cut at ``pattern`` too, renumbered in file order; ``sep``: the
-    break before a line, an LF, or ``sep`` before a piece cut from the line above. By default as Python's
-    splitlines makes lines, where a line holds another break than LF (a lone CR, a form feed, U+2028...: ``_load``
-    says so)."""
+    break before a line, as ``LINES.sep`` had it (``seps``) or an LF, and ``sep`` before a piece cut from the line
+    above. By default as Python's splitlines makes lines, where a line holds another break than LF (a lone CR, a
+    form feed, U+2028...: ``_load`` says so)."""
+    before = "sep" if seps else "chr(10)"
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {LINES} AS
         SELECT row_number() OVER (ORDER BY line, part) AS line, text,
-               CASE WHEN part = 1 THEN chr(10) ELSE chr({ord(sep)}) END AS sep
-        FROM (SELECT line, generate_subscripts(parts, 1) AS part, unnest(parts) AS text
-              FROM (SELECT line, regexp_split_to_array(text, '{pattern}') AS parts FROM {LINES}))
+               CASE WHEN part = 1 THEN before ELSE chr({ord(sep)}) END AS sep
+        FROM (SELECT line, before, generate_subscripts(parts, 1) AS part, unnest(parts) AS text
+              FROM (SELECT line, {before} AS before, regexp_split_to_array(text, '{pattern}') AS parts FROM {LINES}))
         ORDER BY line""")
 
 
@@ -239,7 +249,7 @@ def _csv_error(path: Path, bad: tuple, delimiter: str) -> None:
 # ----------------------------------------------------------------------------------- JSON
 
 
-def _jsonl(con, path: Path, *, array: bool, breaks: bool) -> tuple[list[str], int]:
+def _jsonl(con, path: Path, *, array: bool, breaks: bool, seps: bool) -> tuple[list[str], int]:
     """``OBJECTS (line, k, obj)`` of a JSONL file (or of a JSON array's elements, line NULL, ``k`` the
     element's index): every object checked in SQL as Python's json module with lsqa's rules reads it,
     the first line of any problem named; the columns in order of first appearance, and the rows."""
@@ -256,7 +266,7 @@ def _jsonl(con, path: Path, *, array: bool, breaks: bool) -> tuple[list[str], in
                         FROM (SELECT json_extract(text, '$[*]') AS items FROM {LINES})""")
     else:
         if breaks:
-            _split_lines(con)
+            _split_lines(con, seps=seps)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {LINES} AS SELECT line, line AS k, text FROM {LINES} "
                     f"WHERE {strip('text')} <> '' ORDER BY line")
     # Python's reader meets the problems line by line: the first line of any of them is named. The json
@@ -374,14 +384,14 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
 def _stage(con, path: Path) -> tuple[str, list[str], int | None]:
     """``OBJECTS`` of the file (its format, columns and header line); InputError at the first problem."""
     _check_file(path)
-    first, breaks, cr = _load(con, path)
+    first, breaks, cr, seps = _load(con, path)
     kind = wording.table_format(path, first)
     if kind in ("csv", "tsv"):
         if cr:
-            _split_lines(con, "\\x{d}", "\r")
-        columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t", seps=cr)
+            _split_lines(con, "\\x{d}", "\r", seps=seps)
+        columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t", seps=seps)
     else:
-        (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks), None
+        (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks, seps=seps), None
     staging.drop(con, LINES)
     if not n:
         raise wording.no_data_rows(path)
