@@ -132,6 +132,54 @@ def _count(con, sql: str) -> int:
     return int(con.execute(sql).fetchone()[0])
 
 
+# A CSV field's value from its match, which ends with the delimiter after it: a quoted field's text (``""`` one
+# quote) or a bare one.
+UNQUOTED_FIELD = """CASE WHEN starts_with(f, '"') THEN replace(f[2:-3], '""', '"') ELSE f[1:-2] END"""
+
+
+def tiled(found: str, text: str) -> str:
+    """SQL: whether the matches ``found`` (each field with the delimiter after it) cover ``text`` with a delimiter
+    added exactly. regexp_extract_all skips what does not match, so a shorter total means the record is not one of
+    bare and quoted fields (a quote inside a bare field, text after a closing quote)."""
+    return f"coalesce(list_sum(list_transform({found}, lambda q: strlen(q))), 0) = strlen({text}) + 1"
+
+
+def csv_records(con, source: str, target: str, *, after: int = 0, sep: str = "chr(10)") -> None:
+    """TEMP table ``target (first, line, text, open)``: the CSV records of the lines of ``source`` (``line``,
+    ``text``, NULL for an empty line) past line ``after``, as Python's csv module reads a file opened with
+    ``newline=''``. A record is its lines joined, each by the break before it (``sep``, SQL over the source's row
+    ``l``: an LF by default, where a line still ends with a CRLF's CR), the CR of a CRLF taken off its end;
+    ``first`` and ``line`` its first and last line (the last is the one the csv module names); ``open``: a quote
+    that no later line closes.
+
+    A line whose quotes so far are odd continues in the next. Only the lines with an odd number of quotes change
+    whether a quote is open: taken in pairs, each pair (opening line, closing line) spans one record of several
+    lines, the lines in between belong to it (found by an ASOF join on the latest opening line, not a running
+    count over every line). Most files have no such line: each line is then a record, in one plain statement."""
+    odd = "(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '\"', ''))) % 2 = 1"
+    if not _count(con, f"SELECT count(*) FROM {source} WHERE line > {after} AND {odd}"):
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE {target} AS
+                        SELECT line AS first, line, {_line_end("coalesce(text, '')")} AS text, false AS open
+                        FROM {source} WHERE line > {after}""")
+        return
+    # Joined by a constant LF where the breaks are all LFs: string_agg's own separator, no column of breaks.
+    lf = sep == "chr(10)"
+    joined = _line_end("string_agg(text, chr(10) ORDER BY line)" if lf else
+                       "string_agg(CASE WHEN line = span THEN text ELSE sep || text END, '' ORDER BY line)")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE {target} AS
+        WITH o AS (SELECT line, row_number() OVER (ORDER BY line) AS k, lead(line) OVER (ORDER BY line) AS next
+                   FROM {source} WHERE line > {after} AND {odd}),
+        spans AS (SELECT line AS first, next AS last FROM o WHERE k % 2 = 1),
+        j AS (SELECT l.line, coalesce(l.text, '') AS text, {"" if lf else f"{sep} AS sep,"}
+                     CASE WHEN l.line <= coalesce(s.last, l.line) THEN s.first END AS span,
+                     s.first IS NOT NULL AND s.last IS NULL AS open
+              FROM (SELECT * FROM {source} WHERE line > {after}) l ASOF LEFT JOIN spans s ON l.line >= s.first)
+        SELECT line AS first, line, {_line_end('text')} AS text, false AS open FROM j WHERE span IS NULL
+        UNION ALL
+        SELECT min(line), max(line), {joined}, bool_or(open) FROM j WHERE span IS NOT NULL GROUP BY span""")
+
+
 def _extra_sql(items: list[tuple[str, str]], fixed: dict[str, str], *, skip_absent: bool = False) -> str:
     """SQL of ``json.dumps({**fixed, **row's others}, sort_keys=True)``: ``items`` are (key, SQL of its
     printable ASCII value, NULL when the row lacks it if ``skip_absent``) of the file's other columns."""
@@ -187,35 +235,24 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     if not quoted:
         _bare_csv_rows(con, header, known, max_cell_chars, extra, fixed)
         return
-    # Records: a line whose quotes so far are odd continues in the next (a newline inside a quoted
-    # field); the record ends on its last line, the line Python's csv reader names (line_num). Most
-    # files have no such field (no line with an odd number of quotes): each line is then a record,
-    # without the running count over every line.
-    odd = "(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '\"', ''))) % 2 = 1"
-    if not _count(con, f"SELECT count(*) FROM {LINES} WHERE line > 1 AND {odd}"):
-        con.execute(f"""CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-                        SELECT line, {_line_end("coalesce(text, '')")} AS text, 0 AS open FROM {LINES} WHERE line > 1""")
-    else:
-        _multiline_records(con)
+    # Records: a quoted field may hold a line break; the record ends on its last line, the line Python's csv
+    # reader names (line_num).
+    csv_records(con, LINES, RECORDS, after=1)
     n = len(header)
-    # A record's fields, each with the comma after it (the whole match is faster to take than a group).
-    # The matches tile the record (with a comma added) exactly when it is a CSV record of bare and
-    # quoted fields: regexp_extract_all skips what does not match, so a shorter total means it is not.
-    # Cells stripped as the csv reader's rows are (``strip`` looks at a cell's ends only), in the same
+    # A record's fields, each with the comma after it (the whole match is faster to take than a group),
+    # ``tiled`` when they make the whole record. Cells stripped as the csv reader's rows are (``strip`` looks at a cell's ends only), in the same
     # pass: one table of cells, not one of fields and another of cells.
-    unquoted = """CASE WHEN starts_with(f, '"') THEN replace(f[2:-3], '""', '"') ELSE f[1:-2] END"""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {RECORDS} AS
         SELECT line, open, bytes, tiled, list_transform(fields, lambda c: {strip('c')}) AS cells
         FROM (SELECT line, open, strlen(text) AS bytes,
-                     CASE WHEN quoted IS NULL THEN true
-                          ELSE coalesce(list_sum(list_transform(quoted, lambda q: strlen(q))), 0) = strlen(text) + 1 END AS tiled,
+                     CASE WHEN quoted IS NULL THEN true ELSE {tiled('quoted', 'text')} END AS tiled,
                      CASE WHEN quoted IS NULL THEN string_split(text, ',')
-                          ELSE list_transform(quoted, lambda f: {unquoted}) END AS fields
+                          ELSE list_transform(quoted, lambda f: {UNQUOTED_FIELD}) END AS fields
               FROM (SELECT line, text, open,
                            CASE WHEN contains(text, '"') THEN regexp_extract_all(text || ',', '(?:{_FIELD}),') END AS quoted
                     FROM {RECORDS}))""")  # in no order: the rows are put in line order once, below
-    if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE open = 1 OR bytes > {max_cell_chars} OR NOT tiled"):
+    if _count(con, f"SELECT count(*) FROM {RECORDS} WHERE open OR bytes > {max_cell_chars} OR NOT tiled"):
         raise Declined  # an unterminated quote, a quote inside a bare field, a long record (in bytes: at least its characters)
     # Python's csv: a record of blank cells is skipped; another number of fields than the header's is an error.
     blank = "list_bool_and(list_transform(cells, lambda c: c = ''))"
@@ -234,28 +271,6 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     con.execute(f"""CREATE OR REPLACE TEMP TABLE {ROWS} AS
                     SELECT line, {', '.join(columns)} FROM {RECORDS} WHERE NOT {blank} ORDER BY line""")
     staging.drop(con, RECORDS)  # (only a file with quotes has records of its own)
-
-
-def _multiline_records(con) -> None:
-    """``RECORDS`` of a CSV with a quoted field over several lines: a line whose quotes so far are odd
-    continues in the next; only the records of more than one line are put together.
-
-    Only the lines with an odd number of quotes change whether a quote is open: taken in pairs, each
-    pair (opening line, closing line) spans one record of several lines; the lines in between belong
-    to it (found by an ASOF join on the latest opening line, not a running count over every line)."""
-    odd = "(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '\"', ''))) % 2 = 1"
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-        WITH o AS (SELECT line, row_number() OVER (ORDER BY line) AS k, lead(line) OVER (ORDER BY line) AS next
-                   FROM {LINES} WHERE line > 1 AND {odd}),
-        spans AS (SELECT line AS first, next AS last FROM o WHERE k % 2 = 1),
-        j AS (SELECT l.line, coalesce(l.text, '') AS text,
-                     CASE WHEN l.line <= coalesce(s.last, l.line) THEN s.first END AS span, s.last IS NULL AS unterminated
-              FROM (SELECT line, text FROM {LINES} WHERE line > 1) l ASOF LEFT JOIN spans s ON l.line >= s.first)
-        SELECT line, {_line_end('text')} AS text, 0 AS open FROM j WHERE span IS NULL
-        UNION ALL
-        SELECT max(line), {_line_end("string_agg(text, chr(10) ORDER BY line)")}, max(unterminated::INTEGER)
-        FROM j WHERE span IS NOT NULL GROUP BY span""")
 
 
 # A line whose only quotes are empty quoted fields ("", as DuckDB's COPY writes an empty string) read as
@@ -360,4 +375,5 @@ def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool, f
         FROM (SELECT line, json_extract_string(text, {paths}) AS v FROM {LINES} WHERE NOT {blank}) ORDER BY line""")
 
 
-__all__ = ["Declined", "PY_WHITESPACE", "ROWS", "ascii_text", "json_text", "sql_text", "stage_rows", "strip"]
+__all__ = ["Declined", "PY_WHITESPACE", "ROWS", "UNQUOTED_FIELD", "ascii_text", "csv_records", "json_text", "sql_text",
+           "stage_rows", "strip", "tiled"]

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 from lsqa.errors import InputError
 from lsqa.store.importers import lines as staging
 from lsqa.store.importers import wording
-from lsqa.store.importers.rows import PY_WHITESPACE, sql_text, strip
+from lsqa.store.importers.rows import PY_WHITESPACE, UNQUOTED_FIELD, csv_records, sql_text, strip, tiled
 from lsqa.store.importers.wording import MAX_CELL_CHARS, MAX_NESTING, MAX_TABLE_BYTES
 
 LINES, RECORDS, OBJECTS = "lsqa_table_lines", "lsqa_table_records", "lsqa_table_objects"
@@ -171,32 +171,14 @@ def _csv(con, path: Path, delimiter: str, seps: bool = False) -> tuple[list[str]
     (strict) is the dialect: a field bare or wholly quoted (``""`` a quote), a record over several lines where a
     quoted field holds a line break (an LF, or with ``seps`` the one ``LINES.sep`` names: it stays in the field)."""
     d = {"\t": "\\t"}.get(delimiter, delimiter)
-    odd = "(strlen(text) - strlen(replace(text, '\"', ''))) % 2 = 1"
-    # A quoted field over several lines: a line whose quotes so far are odd opens a record that the next
-    # such line closes (pairs of odd lines; the lines between belong to the pair's record).
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {RECORDS} AS
-        WITH o AS (SELECT line, row_number() OVER (ORDER BY line) AS k, lead(line) OVER (ORDER BY line) AS next
-                   FROM {LINES} WHERE {odd}),
-        spans AS (SELECT line AS first, next AS last FROM o WHERE k % 2 = 1),
-        j AS (SELECT l.line, l.text, {"l.sep" if seps else "chr(10)"} AS sep,
-                     CASE WHEN l.line <= coalesce(s.last, l.line) THEN s.first END AS span,
-                     s.first IS NOT NULL AND s.last IS NULL AS open
-              FROM {LINES} l ASOF LEFT JOIN spans s ON l.line >= s.first)
-        SELECT line AS first, line, text, false AS open FROM j WHERE span IS NULL
-        UNION ALL
-        SELECT min(line), max(line), string_agg(CASE WHEN line = span THEN text ELSE sep || text END, '' ORDER BY line),
-               bool_or(open)
-        FROM j WHERE span IS NOT NULL GROUP BY span""")
+    csv_records(con, LINES, RECORDS, sep="l.sep" if seps else "chr(10)")
     field_sql = f'"(?:[^"]|"")*"|[^{d}"\\n][^{d}\\n]*|'
-    unquoted = """CASE WHEN starts_with(f, '"') THEN replace(f[2:-3], '""', '"') ELSE f[1:-2] END"""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {RECORDS} AS
         SELECT first, line, open, text, tiled, longest, list_transform(fields, lambda c: {strip('c')}) AS cells
-        FROM (SELECT first, line, open, text,
-                     coalesce(list_sum(list_transform(found, lambda q: strlen(q))), 0) = strlen(text) + 1 AS tiled,
+        FROM (SELECT first, line, open, text, {tiled('found', 'text')} AS tiled,
                      list_max(list_transform(fields, lambda f: length(f))) AS longest, fields
-              FROM (SELECT *, list_transform(found, lambda f: {unquoted}) AS fields
+              FROM (SELECT *, list_transform(found, lambda f: {UNQUOTED_FIELD}) AS fields
                     FROM (SELECT *, regexp_extract_all(text || E'{d}', '(?:{field_sql}){d}') AS found FROM {RECORDS})))
         WHERE open OR NOT tiled OR NOT list_bool_and(list_transform(cells, lambda c: c = ''))  -- a blank one is skipped
         ORDER BY line""")
