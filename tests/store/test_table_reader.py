@@ -32,6 +32,8 @@ CASES = {
     # truncated line
     "jsonl cut mid-object": ("a.jsonl", GOOD_JSONL + '{"question_id": "q3", "sys'),
     "csv quote never closed": ("a.csv", GOOD_CSV + 'q3,s1,"Tom\nq4,s1,b\n'),
+    "csv quote never closed, blank lines after": ("a.csv", GOOD_CSV + 'q3,s1,"Tom\n\n\n'),
+    "csv quote never closed, a blank CRLF line after": ("a.csv", GOOD_CSV + 'q3,s1,"Tom\n\r\n'),
     "csv text after a closing quote": ("a.csv", GOOD_CSV + 'q3,s1,"Tom" Kitten\n'),
     "trailing comma": ("a.jsonl", '{"question_id": "q1", "system": "s1", "answer": "x",}\n'),
     # wrong types
@@ -160,3 +162,48 @@ def test_the_first_bad_line_of_a_mixed_file_is_named(tmp_path, seed):
     _write(csv_path, "question_id,system,answer\n" + "\n".join(rows) + "\n")
     assert _outcome(table.read_table, csv_path, required=REQUIRED) == \
         _outcome(row_tables.read_table, csv_path, required=REQUIRED)
+
+
+# What a cell of a random CSV or TSV is made of: text, the delimiters, quotes, every kind of line break Python
+# knows, Unicode whitespace, a BOM, JSON's punctuation.
+PIECES = ["a", "b c", ",", "\t", '"', '""', "\n", "\r\n", "\r", " ", "\u3000", "é", "x", "", "\x0b", "\u2028", "\x85",
+          "\ufeff", "{", "}", ":", "1"]
+
+
+def _random_table(rng: random.Random, delimiter: str) -> str:
+    """A CSV or TSV of a random shape: 1-3 known columns (an extra one sometimes), 0-6 records of 1-4 cells (the
+    header's number or not), each cell bare or quoted and made of ``PIECES``; LF, CR LF, CR or mixed line ends; the
+    last line end missing sometimes, or the file ending inside an opened quote with line ends after it. A cell with
+    a quote is always quoted: a quote inside a bare cell is the one reading the SQL leaves to the row reader's words
+    elsewhere (the module docstring of ``lsqa.store.importers.table``)."""
+    ends = rng.choice(["\n", "\r\n", "\r", "mixed"])
+    columns = ["question_id", "system", "answer"][: rng.randint(1, 3)] + (["extra"] if rng.random() < 0.3 else [])
+    lines = [delimiter.join(columns)]
+    for _ in range(rng.randint(0, 6)):
+        cells = []
+        for _ in range(rng.randint(1, 4)):
+            value = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 4)))
+            cells.append('"' + value.replace('"', '""') + '"' if rng.random() < 0.5 or '"' in value else value)
+        lines.append(delimiter.join(cells))
+    text = "".join(line + (rng.choice(["\n", "\r\n", "\r"]) if ends == "mixed" else ends) for line in lines)
+    if rng.random() < 0.15:
+        text += delimiter + '"' + "".join(rng.choice(PIECES).replace('"', '""') for _ in range(rng.randint(0, 3)))
+        text += "".join(rng.choice(["\n", "\r\n", "\r", ""]) for _ in range(rng.randint(0, 3)))
+    elif rng.random() < 0.2:
+        text = text[:-1]
+    return text
+
+
+@pytest.mark.parametrize("seeds", [range(start, start + 25) for start in range(0, 300, 25)],
+                         ids=lambda seeds: f"{seeds.start}-{seeds.stop - 1}")
+@pytest.mark.sampled(12)
+def test_random_csv_and_tsv_files_are_read_and_worded_as_the_row_reader(tmp_path, seeds):
+    """Seeded random shapes (``_random_table``): the same rows, lines and header, or the same one-line error at
+    the same line, as Python's csv module gives them (the row reader)."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        path = tmp_path / f"t{seed}.{rng.choice(['csv', 'csv', 'tsv'])}"
+        _write(path, _random_table(rng, "," if path.suffix == ".csv" else "\t"))
+        required = rng.choice([(), ("question_id",)])
+        assert _outcome(table.read_table, path, required=required) == \
+            _outcome(row_tables.read_table, path, required=required), (seed, path.read_bytes())

@@ -100,11 +100,11 @@ def load_lines(con, path: Path, table: str, text: str = "text", seen: Look | Non
     """Create TEMP table ``table (line BIGINT, text VARCHAR)`` with every line of ``path`` split at LF
     (``text`` NULL for an empty line); False when DuckDB cannot read the file as plain lines (the
     caller reads it row by row, which says what is wrong). ``text``: SQL of the text kept, over the
-    line's own ``text`` (the table reader's drops a CRLF's CR in the same statement); ``seen``: the file's
-    ``look``, if the caller took it.
+    line's own ``text``; ``seen``: the file's ``look``, if the caller took it.
 
     A CR stays in its line, wherever it is: what a CR means (a CR LF line end, a line end of its own
-    for Python, part of a quoted CSV value) is the reader's to say (``lsqa.store.staged_rows``)."""
+    for Python, part of a quoted CSV value) is the reader's to say (``lsqa.store.importers.rows``,
+    ``lsqa.store.importers.table``)."""
     if (seen or look(path)).cr:
         # DuckDB's CSV reader refuses a CR before the LF in strict mode (and, not strict, takes every CR
         # for a line end, so the line numbers would be wrong): such a file is read whole instead. Chosen

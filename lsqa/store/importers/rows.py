@@ -240,8 +240,8 @@ def _csv_rows(con, path: Path, known: tuple[str, ...], max_cell_chars: int, extr
     csv_records(con, LINES, RECORDS, after=1)
     n = len(header)
     # A record's fields, each with the comma after it (the whole match is faster to take than a group),
-    # ``tiled`` when they make the whole record. Cells stripped as the csv reader's rows are (``strip`` looks at a cell's ends only), in the same
-    # pass: one table of cells, not one of fields and another of cells.
+    # ``tiled`` when they make the whole record. Cells stripped as the csv reader's rows are (``strip`` looks
+    # at a cell's ends only), in the same pass: one table of cells, not one of fields and another of cells.
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {RECORDS} AS
         SELECT line, open, bytes, tiled, list_transform(fields, lambda c: {strip('c')}) AS cells

@@ -222,7 +222,10 @@ def _csv_error(path: Path, bad: tuple, delimiter: str) -> None:
         for _ in reader:
             pass
     except csv.Error as exc:
-        raise wording.malformed_csv(path, first + reader.line_num - 1, str(exc)) from None
+        # The file ends inside the quote: Python's csv names the file's last line, blank lines included (the
+        # record's text ends at its last line's text, so a blank line after it adds no line of its own there).
+        at_end = is_open and str(exc) == "unexpected end of data"
+        raise wording.malformed_csv(path, last if at_end else first + reader.line_num - 1, str(exc)) from None
     if is_open:
         raise wording.malformed_csv(path, last, "unexpected end of data")
     raise wording.malformed_csv(path, last, "a quote inside a value that is not quoted as a whole")
