@@ -4,7 +4,9 @@ good file, and the same one-line error — file, line, problem, what to do — f
 
 Bad inputs by category (encoding, truncated line, wrong types, missing column, empty file, duplicate keys
 and ids, huge cell, BOM, CRLF, NUL bytes, ragged CSV rows, JSON that is not an object), then files of many
-good lines with bad ones mixed in at random places (seeded), where the first bad line must be the one named.
+good lines with bad ones mixed in at random places (seeded), where the first bad line must be the one named,
+then CSV, TSV and JSONL files of random shapes (seeded): line ends of every kind, quotes, line breaks inside
+values, files that end inside a quote, values of every JSON type, keys spelled two ways, a BOM.
 """
 
 from __future__ import annotations
@@ -48,10 +50,16 @@ CASES = {
     "csv answer blank": ("a.csv", "question_id,system,answer\nq1,s1,   \n"),
     # missing column
     "csv header without answer": ("a.csv", "question_id,system\nq1,s1\n"),
+    "keys to clean, listed in the file's order": ("a.jsonl", '{"b": 1, " Answer": "x", "Question_ID": "q", "a": 2}\n'),
     "jsonl row without answer": ("a.jsonl", GOOD_JSONL + '{"question_id": "q3", "system": "s1"}\n'),
     # empty file
     "no bytes": ("a.csv", b""),
     "blank lines only": ("a.jsonl", "\n  \n\t\n"),
+    "Unicode whitespace only": ("a.jsonl", "  \u2028\u3000\n"),  # not empty to bytes.strip: no data rows
+    "a BOM only": ("a.csv", "\ufeff"),
+    "a BOM and blank lines": ("a.csv", "\ufeff\n  \n"),
+    "empty objects": ("a.jsonl", "{}\n{}\r\n"),
+    "an empty object among rows": ("a.jsonl", GOOD_JSONL + "{}\n"),
     "header only": ("a.csv", "question_id,system,answer\n\n"),
     # duplicate keys, columns, ids
     "key twice": ("a.jsonl", '{"question_id": "q1", "system": "s1", "answer": "x", "answer": "y"}\n'),
@@ -84,6 +92,8 @@ CASES = {
     # NUL bytes
     "raw NUL": ("a.csv", b"question_id,system,answer\nq1,s1,a\x00b\n"),
     "escaped NUL": ("a.jsonl", '{"question_id": "q1", "system": "s1", "answer": "a\\u0000b"}\n'),
+    "NUL in two columns: the first key is named": ("a.jsonl", '{"zeta": "\\u0000", "question_id": "q1", "system": "s1", '
+                                                 '"answer": "a", "alpha": ["\\u0000"]}\n'),
     # ragged CSV rows
     "one field too many": ("a.csv", GOOD_CSV + "q3,s1,a,b\n"),
     "one field too few": ("a.csv", GOOD_CSV + "q3,s1\n"),
@@ -205,5 +215,55 @@ def test_random_csv_and_tsv_files_are_read_and_worded_as_the_row_reader(tmp_path
         path = tmp_path / f"t{seed}.{rng.choice(['csv', 'csv', 'tsv'])}"
         _write(path, _random_table(rng, "," if path.suffix == ".csv" else "\t"))
         required = rng.choice([(), ("question_id",)])
+        assert _outcome(table.read_table, path, required=required) == \
+            _outcome(row_tables.read_table, path, required=required), (seed, path.read_bytes())
+
+
+# What a JSON value of a random JSONL row is made of, and the keys it may have (spelled as people spell them).
+JSON_TEXTS = ["a", "b c", '"', "\\", "\n", "\r", "\t", "\u2028", "\x85", "é", "🔥", "\x00", " ", "\u3000", "{", "}",
+              "1e3"]
+JSON_KEYS = ["question_id", "Question_ID ", "system", " SYSTEM", "answer", "extra", "n", "é"]
+
+
+def _random_value(rng: random.Random, depth: int = 0):
+    r = rng.random()
+    if r < 0.55:
+        return "".join(rng.choice(JSON_TEXTS) for _ in range(rng.randint(0, 3)))
+    if r < 0.65:
+        return rng.choice([0, 17, -1, 1.5, 1e400, 10**12, 3.0])
+    if r < 0.72:
+        return rng.choice([True, False, None])
+    if r < 0.8 and depth < 2:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 2))]
+    if r < 0.86 and depth < 2:
+        return {rng.choice(JSON_KEYS): _random_value(rng, depth + 1)}
+    return "x"
+
+
+def _random_jsonl(rng: random.Random) -> str:
+    """1-5 lines, each an object of 0-4 keys (two spellings of one column, values of every JSON type, NUL and line
+    breaks escaped, non-ASCII raw or escaped), some made bad: cut short, a doubled comma, inside a list, a key of
+    another type first, a comment, blank; any line end Python's splitlines knows, or none; a BOM sometimes."""
+    lines = []
+    for _ in range(rng.randint(1, 5)):
+        obj = {rng.choice(JSON_KEYS): _random_value(rng) for _ in range(rng.randint(0, 4))}
+        text = json.dumps(obj, ensure_ascii=rng.random() < 0.5)
+        text = rng.choices([text, text[:-1], text.replace(",", ",,", 1), f"[{text}]", text.replace('{"', '{"a": 1, "', 1),
+                            text + " // c", "  "], weights=[84, 5, 3, 2, 2, 2, 2])[0]
+        lines.append(text + rng.choice(["\n", "\r\n", "\r", "\n\n", "\u2028", ""]))
+    return ("\ufeff" if rng.random() < 0.1 else "") + "".join(lines)
+
+
+@pytest.mark.parametrize("seeds", [range(start, start + 25) for start in range(0, 200, 25)],
+                         ids=lambda seeds: f"{seeds.start}-{seeds.stop - 1}")
+@pytest.mark.sampled(8)
+def test_random_jsonl_files_are_read_and_worded_as_the_row_reader(tmp_path, seeds):
+    """Seeded random JSONL files (``_random_jsonl``): the same rows and lines, or the same one-line error at the
+    same line, as Python's json module gives them (the row reader)."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        path = tmp_path / f"t{seed}.jsonl"
+        _write(path, _random_jsonl(rng))
+        required = rng.choice([(), ("question_id",), ("question_id", "system")])
         assert _outcome(table.read_table, path, required=required) == \
             _outcome(row_tables.read_table, path, required=required), (seed, path.read_bytes())

@@ -81,8 +81,9 @@ def _count(con, sql: str, params=()) -> int:
     return int(con.execute(sql, params).fetchone()[0])
 
 
-def _first(con, sql: str, params=()):
-    return con.execute(f"SELECT * FROM ({sql}) ORDER BY 1 LIMIT 1", params).fetchone()
+def _first(con, sql: str, params=(), *, by: str = "1"):
+    """The first row of ``sql`` by its first column (``by``: other columns), or None."""
+    return con.execute(f"SELECT * FROM ({sql}) ORDER BY {by} LIMIT 1", params).fetchone()
 
 
 # ----------------------------------------------------------------------------------- the file as lines
@@ -142,9 +143,20 @@ def _load(con, path: Path) -> tuple[str, bool, bool, bool]:
                EXISTS (SELECT 1 FROM {LINES} WHERE contains(text, chr(13)))""").fetchone()
     if nul is not None:
         raise wording.nul_byte(path, nul)
-    if first is None:
-        raise wording.empty_file(path)
+    if first is None:  # blank: empty when its bytes are ASCII whitespace alone (a BOM or U+3000 is a blank line)
+        ascii_blank = _first(con, f"SELECT NOT EXISTS (SELECT 1 FROM {LINES} "
+                                  f"WHERE trim(text, {sql_text(_ASCII_SPACE)}) <> '')")[0]
+        raise wording.empty_file(path) if ascii_blank and not _starts_with_bom(path) else wording.no_data_rows(path)
     return first, split, cr, seen.cr
+
+
+# What ``bytes.strip`` takes away: a file of these bytes alone is empty.
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
+
+
+def _starts_with_bom(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(3) == b"\xef\xbb\xbf"
 
 
 def _split_lines(con, pattern: str = _BREAK, sep: str = "\n", *, seps: bool = False) -> None:
@@ -271,12 +283,13 @@ def _jsonl(con, path: Path, *, array: bool, breaks: bool, seps: bool) -> tuple[l
     columns = [r[0] for r in con.execute(f"""
         SELECT c FROM (SELECT k, generate_subscripts(cs, 1) AS i, unnest(cs) AS c FROM (SELECT k, {keys} AS cs FROM {LINES}))
         GROUP BY c ORDER BY min((k, i))""").fetchall()]
-    clean = f"list_bool_and(list_transform(json_keys(text), lambda k: k = lower({strip('k')})))"
+    clean = f"coalesce(list_bool_and(list_transform(json_keys(text), lambda k: k = lower({strip('k')}))), true)"  # {}: no key to clean
     n = con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
         SELECT line, k, text::JSON AS obj FROM {LINES} WHERE {clean}
         UNION ALL
-        SELECT any_value(l.line), l.k, json_group_object(lower({strip('e.key')}), e.value)
+        SELECT any_value(l.line), l.k,  -- the keys in the file's order, as Python's json module gives them
+               to_json(map(list(lower({strip('e.key')}) ORDER BY e.id), list(e.value ORDER BY e.id)))
         FROM {LINES} l, json_each(l.text) e WHERE NOT {clean.replace('text', 'l.text')} GROUP BY l.k""").fetchone()[0]
     return columns, n
 
@@ -353,7 +366,7 @@ def _objects_checked(con, path: Path, valid: str) -> list[tuple[int, InputError]
                              lambda i: e.value ->> ('$[' || i || ']'))
                          ELSE []::VARCHAR[] END) AS u(s)"""
     big = _first(con, f"SELECT k, id, line, key, length(s), contains(s, chr(0)) FROM ({texts}) "
-                      f"WHERE length(s) > {MAX_CELL_CHARS} OR contains(s, chr(0))")
+                      f"WHERE length(s) > {MAX_CELL_CHARS} OR contains(s, chr(0))", by="1, 2")  # key by key
     if big:
         _, _, line, key, chars, _nul = big
         column = key.strip().lower()
