@@ -206,6 +206,9 @@ BAD_JSONL = {
     "line separator": json.dumps(_v(rater="a\u2028b"), ensure_ascii=False) + "\n",
     "CRLF": json.dumps(_v()) + "\r\n" + json.dumps(_v(system_b="s3")) + "\r\n",
     "missing column": json.dumps({k: v for k, v in _v().items() if k != "label"}) + "\n",
+    # An empty object is a row without values, refused, whichever path reads the file (the second one declines).
+    "an empty object": json.dumps(_v()) + "\n{}\n",
+    "an empty object in a declined file": json.dumps(_v(rater="r\u00e9"), ensure_ascii=False) + "\n{}\n",
 }
 
 
