@@ -144,8 +144,7 @@ def _load(con, path: Path) -> tuple[str, bool, bool, bool]:
     if nul is not None:
         raise wording.nul_byte(path, nul)
     if first is None:  # blank: empty when its bytes are ASCII whitespace alone (a BOM or U+3000 is a blank line)
-        ascii_blank = _first(con, f"SELECT NOT EXISTS (SELECT 1 FROM {LINES} "
-                                  f"WHERE trim(text, {sql_text(_ASCII_SPACE)}) <> '')")[0]
+        ascii_blank = not _count(con, f"SELECT count(*) FROM {LINES} WHERE trim(text, {sql_text(_ASCII_SPACE)}) <> ''")
         raise wording.empty_file(path) if ascii_blank and not _starts_with_bom(path) else wording.no_data_rows(path)
     return first, split, cr, seen.cr
 
@@ -246,7 +245,7 @@ def _csv_error(path: Path, bad: tuple, delimiter: str) -> None:
 # ----------------------------------------------------------------------------------- JSON
 
 
-def _jsonl(con, path: Path, *, array: bool, breaks: bool, seps: bool) -> tuple[list[str], int]:
+def _jsonl(con, path: Path, *, array: bool, breaks: bool) -> tuple[list[str], int]:
     """``OBJECTS (line, k, obj)`` of a JSONL file (or of a JSON array's elements, line NULL, ``k`` the
     element's index): every object checked in SQL as Python's json module with lsqa's rules reads it,
     the first line of any problem named; the columns in order of first appearance, and the rows."""
@@ -263,7 +262,7 @@ def _jsonl(con, path: Path, *, array: bool, breaks: bool, seps: bool) -> tuple[l
                         FROM (SELECT json_extract(text, '$[*]') AS items FROM {LINES})""")
     else:
         if breaks:
-            _split_lines(con, seps=seps)
+            _split_lines(con)  # a JSONL line's break is no part of any value: no ``sep`` kept
         con.execute(f"CREATE OR REPLACE TEMP TABLE {LINES} AS SELECT line, line AS k, text FROM {LINES} "
                     f"WHERE {strip('text')} <> '' ORDER BY line")
     # Python's reader meets the problems line by line: the first line of any of them is named. The json
@@ -283,7 +282,8 @@ def _jsonl(con, path: Path, *, array: bool, breaks: bool, seps: bool) -> tuple[l
     columns = [r[0] for r in con.execute(f"""
         SELECT c FROM (SELECT k, generate_subscripts(cs, 1) AS i, unnest(cs) AS c FROM (SELECT k, {keys} AS cs FROM {LINES}))
         GROUP BY c ORDER BY min((k, i))""").fetchall()]
-    clean = f"coalesce(list_bool_and(list_transform(json_keys(text), lambda k: k = lower({strip('k')}))), true)"  # {}: no key to clean
+    # Every key already clean (lower case, stripped); {} has no key to clean.
+    clean = f"coalesce(list_bool_and(list_transform(json_keys(text), lambda k: k = lower({strip('k')}))), true)"
     n = con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {OBJECTS} AS
         SELECT line, k, text::JSON AS obj FROM {LINES} WHERE {clean}
@@ -389,7 +389,7 @@ def _stage(con, path: Path) -> tuple[str, list[str], int | None]:
             _split_lines(con, "\\x{d}", "\r", seps=seps)
         columns, header_line, n = _csv(con, path, "," if kind == "csv" else "\t", seps=seps)
     else:
-        (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks, seps=seps), None
+        (columns, n), header_line = _jsonl(con, path, array=kind == "json", breaks=breaks), None
     staging.drop(con, LINES)
     if not n:
         raise wording.no_data_rows(path)
