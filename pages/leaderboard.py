@@ -44,22 +44,25 @@ if "lb_style" not in ss:  # kept across pages and in links like the other switch
 style_on = top[2].toggle("Style control (length)", key="lb_style", help=lv.STYLE_HELP)
 ss._lb_style = style_on
 st.query_params["style"] = "length" if style_on else "none"
-controls = st.columns([1.3, 1.6, 1, 1, 1.4, 1])
-controls[0].toggle("Use human overrides", key="lb_overrides",
-                   help="Where people reviewed a verdict, its final human label replaces the judge's: adjudicated, else "
-                        "the people's majority; a tie keeps the judge's (docs/statistics.md).")
-controls[1].toggle("Leave out questions with a flagged reference", key="lb_exclude")
-rounds = controls[2].selectbox("Bootstrap rounds", [1000, 200, 0], key="lb_rounds",
+# Two rows of three: in one row of six, the labels were cut short ("Use human o…") at laptop widths.
+counted = st.columns([1, 1.5, 0.8])
+counted[0].toggle("Use human overrides", key="lb_overrides",
+                  help="Where people reviewed a verdict, its final human label replaces the judge's: adjudicated, else "
+                       "the people's majority; a tie keeps the judge's (docs/statistics.md).")
+counted[1].toggle("Leave out questions with a flagged reference", key="lb_exclude",
+                  help="Questions whose reference someone flagged as wrong drop out of rankings and accuracies.")
+shown_as = st.columns([1, 1, 1.4])
+rounds = shown_as[0].selectbox("Bootstrap rounds", [1000, 200, 0], key="lb_rounds",
                                help="Percentile bootstrap over comparisons (paper §3.2); 0 = no CI.")
-by_question = controls[3].toggle("Resample whole questions", key="lb_byq",
+by_question = shown_as[1].toggle("Resample whole questions", key="lb_byq",
                                  help="Bootstrap over questions instead of single comparisons.")
-scale = controls[4].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
+scale = shown_as[2].radio("Strength scale", list(SCALES), format_func=SCALES.get, key="lb_scale", horizontal=True,
                           help="A log axis (or β) keeps weak systems readable when one system dominates.")
 if "lb_strengths" not in ss:  # kept across pages and in links like the other switches
     ss.lb_strengths = (st.query_params["strengths"] == "1" if "strengths" in st.query_params
                        else ss.get("_lb_strengths", False))
-strengths = controls[5].toggle("Show strengths", key="lb_strengths",
-                              help="Tiers and rank intervals come first; this adds e^β, its CI and β to the tables.")
+strengths = counted[2].toggle("Show strengths", key="lb_strengths",
+                             help="Tiers and rank intervals come first; this adds e^β, its CI and β to the tables.")
 ss._lb_overrides, ss._lb_exclude, ss._lb_scale, ss._lb_judge = ss.lb_overrides, ss.lb_exclude, ss.lb_scale, ss.lb_judge
 ss._lb_show, ss._lb_strengths = show, strengths
 st.query_params["judge"] = ss.lb_judge
@@ -131,17 +134,17 @@ def downloads(judge: str, figures: dict, tables: dict, what: str) -> None:
                 for key, (label, draw) in figures.items()]
     buttons += [(f"{label} (CSV)", lambda r=rows: common.to_csv(lv.with_view(r, judge, view, when)), "csv",
                  "text/csv", key) for key, (label, rows) in tables.items()]
-    cols = st.columns(len(buttons) + 1)
-    for col, (label, data, ext, mime, key) in zip(cols, buttons, strict=False):
-        col.download_button(label, data, lv.file_name(key, judge, view, when, ext), mime,
+    # One row that wraps, each button as wide as its label: equal columns cut the labels ("Win matrix…").
+    row = st.container(horizontal=True)
+    for label, data, ext, mime, key in buttons:
+        row.download_button(label, data, lv.file_name(key, judge, view, when, ext), mime,
                             key=f"lb_dl_{what}_{key}_{ext}_{judge}", on_click="ignore")
     # The stakeholder report, the same file as `lsqa report --judge J --bootstrap <rounds>` (made on click), its
     # Audit links leading where this page's own lead.
     page_url = st.context.url  # read now: the file is made on click, outside this run
-    cols[-1].download_button("Report (HTML)",
-                             lambda: report.build(workspace, judge, bootstrap=rounds, address=page_url),
-                             report.file_name(judge, when), "text/html", key=f"lb_dl_{what}_report_{judge}",
-                             on_click="ignore", help=report.HELP)
+    row.download_button("Report (HTML)", lambda: report.build(workspace, judge, bootstrap=rounds, address=page_url),
+                        report.file_name(judge, when), "text/html", key=f"lb_dl_{what}_report_{judge}",
+                        on_click="ignore", help=report.HELP)
 
 
 if board["rankings"]:

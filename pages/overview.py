@@ -18,8 +18,10 @@ if not common.exists(workspace):
 summary = overview_view.overview(workspace)
 counts = summary["counts"]
 shown = ["books", "questions", "systems", "judges", "verdicts", "human reviews", "flagged references"]
-for col, name in zip(st.columns(len(shown)), shown, strict=False):
-    col.metric(name, f"{counts[name]:,}")
+# One row that wraps, each figure as wide as its label: seven equal columns cut "flagged references" short.
+figures = st.container(horizontal=True, gap="medium")
+for name in shown:
+    figures.metric(name, f"{counts[name]:,}", width="content")
 st.caption(f"{counts['documents']:,} documents in all ({counts['books']} with full text) · "
            f"{counts['questions answered']:,} questions answered · {counts['answers']:,} answers · "
            f"{counts['verdicts not decided']:,} verdicts without a usable label · {counts['annotators']} annotators")

@@ -18,7 +18,7 @@ from lsqa import audit, store
 from lsqa.dashboard import leaderboard_view
 from lsqa.store import results as results_store
 from lsqa.study import imports
-from tests.support.browser import chromium, expect, need_browser, wait_charts_drawn, wait_idle
+from tests.support.browser import chromium, cut_labels, expect, need_browser, wait_charts_drawn, wait_idle
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -89,6 +89,8 @@ def test_leaderboard_for_stakeholders(board_workspace, tmp_path):
         expect(page.locator('[data-testid="stDataFrame"]:visible').first).to_be_visible()
         # Tiers first (issue 30): the table's caption says what a tier and a rank interval are.
         expect(page.get_by_text(re.compile(r"^Tier: systems whose ranks cannot be told apart"))).to_be_visible()
+        # Every label reads whole on a laptop's screen too, not cut short ("Use human o…").
+        assert cut_labels(page) == []
         assert f"judge={default}" in page.url.replace("%2D", "-") and "show=table" in page.url
         # The stakeholder asks for the chart (the paper's figure): one chart, and the link keeps it.
         page.get_by_text("Chart (paper Fig. 2-3)").click()

@@ -19,7 +19,15 @@ import pytest
 
 from lsqa import audit, store
 from lsqa.store import reviews as reviews_store
-from tests.support.browser import chromium, expect, need_browser, wait_animations, wait_charts_drawn, wait_idle
+from tests.support.browser import (
+    chromium,
+    cut_labels,
+    expect,
+    need_browser,
+    wait_animations,
+    wait_charts_drawn,
+    wait_idle,
+)
 from tests.support.streamlit_server import serve
 
 pytestmark = pytest.mark.browser
@@ -111,5 +119,7 @@ def test_audit_with_the_keyboard_changes_the_leaderboard(server, shots):
             if os.environ.get("LSQA_SCREENSHOTS"):
                 wait_animations(page)  # pictures for the README: let transitions end too
             page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+            # Every label reads whole on a laptop's screen too, not cut short ("Use human o…").
+            assert cut_labels(page) == [], name
     assert sorted(p.name for p in shots.glob("*.png")) == sorted(f"{n}.png" for n in PAGES)
     assert charts["leaderboard"] > 0, charts  # the Leaderboard draws its strengths with CIs

@@ -336,6 +336,22 @@ def wait_charts_drawn(page, timeout_ms: int = 30000) -> int:
     return page.locator('[data-testid="stPlotlyChart"]').count()
 
 
+def cut_labels(page, width: int = 1280) -> list[str]:
+    """The visible labels of widgets, buttons and tabs that the page cuts short at a laptop's ``width`` (the
+    text is wider than its box, so the browser draws "Use human o…"): what a person cannot read without
+    hovering. The page is looked at in that width, then given its own size back."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": width, "height": size["height"]})
+    try:
+        page.wait_for_function(f"() => window.innerWidth === {width}")
+        return page.evaluate("""() => [...document.querySelectorAll(
+                '[data-testid="stWidgetLabel"], [data-testid="stWidgetLabel"] *, label *, button *, [role="tab"] *')]
+            .filter(e => e.offsetParent !== null && (e.innerText || '').trim() && e.scrollWidth > e.clientWidth + 1)
+            .map(e => e.innerText)""")
+    finally:
+        page.set_viewport_size(size)
+
+
 def written_by(ws: Path, who: str) -> dict[str, list[dict]]:
     """Everything ``who`` wrote in workspace ``ws``: reviews, flags, skips."""
     from lsqa import store
