@@ -80,10 +80,12 @@ def vs_judges(view: dict) -> None:
 def bias(view: dict) -> None:
     """Position consistency and the self-preference 2×2 of side-by-side judges."""
     st.subheader("Position consistency")
-    st.caption("Side-by-side judges: how often the answer shown first wins, and, for judges run in both orders, "
-               "how often the two orders agree.")
+    st.caption("Side-by-side judges: how often the answer shown first won a decisive verdict (50% is no "
+               "preference for either place), and, on the answer pairs judged in both orders, how often the two "
+               "orders agree and their κ (none for a judge run in one order only).")
     if view["position"]:
-        st.dataframe(view["position"], hide_index=True, width="stretch", key="ag_position")
+        st.dataframe(agreement_view.position_rows(view["position"]), hide_index=True, width="stretch",
+                     key="ag_position")
     else:
         st.info("No side-by-side judges.")
 

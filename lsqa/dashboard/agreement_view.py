@@ -152,6 +152,20 @@ def agreement_rows(results: list[dict]) -> list[dict]:
             for r in results]
 
 
+def position_rows(results: list[dict]) -> list[dict]:
+    """The position panel's table, one row per side-by-side judge (``analysis.position_bias``): how often the
+    answer shown first won its decisive verdicts (50% is no preference), and on the answer pairs it judged in
+    both orders how often the two orders agree and their κ (None for a judge run in one order only)."""
+    def pct(x):
+        return None if x is None else round(100 * x, 1)
+
+    return [{"judge": r["judge"], "verdicts": r["n"], "decisive": r["n_decisive"],
+             "shown first won %": pct(r["first_position_rate"]), "pairs in both orders": r.get("n_both_orders", 0),
+             "orders agree %": pct(r.get("consistency")),
+             "κ between orders": None if r.get("kappa") is None else round(r["kappa"], 3)}
+            for r in results]
+
+
 def confusion_rows(result: dict) -> list[dict]:
     """A confusion matrix as table rows (Fig. 4): one row per label of rater A, one column per label
     of rater B, counts of items. The Agreement page shows these as tables: its five heatmaps made a

@@ -218,7 +218,10 @@ def test_agreement_opens_on_judges_against_humans_and_builds_only_the_open_secti
     assert not at.exception
     assert {"Position consistency", "Self-preference (paper §5.1)"} <= headings()
     position = table(at, "judge", SXS).set_index("judge")
-    assert 0 <= position.loc[SXS, "first_position_rate"] <= 1 and position.loc[SXS, "n"] > 0
+    assert 0 <= position.loc[SXS, "shown first won %"] <= 100 and position.loc[SXS, "verdicts"] > 0
+    # Readable headings, not the analysis's keys.
+    assert list(position.columns) == ["verdicts", "decisive", "shown first won %", "pairs in both orders",
+                                      "orders agree %", "κ between orders"]
     assert at.selectbox(key="sp_j1").value and not _vs_human_raters(at)
     at.session_state["section"] = "Among annotators"
     at.run()

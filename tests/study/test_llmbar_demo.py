@@ -29,6 +29,15 @@ def test_llmbar_import_reproduces_published_figures_exactly(workspace, shared_da
     # label reviews the verdicts of both orders: 2 × 200 and 2 × 66; issue 30, agreement per verdict).
     overview = agreement_view.agreement_overview(workspace, bootstrap=0)
     assert overview["llmbar"] == rows  # the page's figures, from labels the whole report shares, are the same
+    # The position panel's table says the same in its own words: pairs in both orders, how often they agree, κ.
+    position = {r["judge"]: r for r in agreement_view.position_rows(overview["position"])}
+    for r in rows:
+        row = position[r["judge"]]
+        if r["figure"] == "equal":
+            agreed, pairs = map(int, re.match(r"(\d+) / (\d+) = ", r["published"]).groups())
+            assert row["pairs in both orders"] == pairs and row["orders agree %"] == round(100 * agreed / pairs, 1)
+        elif r["figure"] == "kappa_agreement":
+            assert row["κ between orders"] == round(r["published"], 3), r
     vs_human = {r["rater_a"]: r for r in overview["vs_human"]}
     assert {llmbar.judge_name(d, e) for d in llmbar.SETS for e in llmbar.EVALUATORS} <= set(vs_human)
     assert vs_human["llmbar-gpt-4-mt-bench"]["n"] == 400 and vs_human["llmbar-chatgpt-faireval"]["n"] == 132
