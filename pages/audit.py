@@ -103,9 +103,10 @@ def search_sidebar():
     """Text search over the questions and the answers judged (always shown: people search often);
     a link's question filter (the errata's links) with a way out of it."""
     st.sidebar.text_input("Search questions and answers", key="audit_search", max_chars=audit.MAX_SEARCH_CHARS,
-                          on_change=_to_queue_head, placeholder="words; Enter searches, Esc gives the keys back",
+                          on_change=_to_queue_head, placeholder="words, then Enter",
                           help="Every word must occur in the question or in an answer the verdict judged "
-                               "(any case). Searches the queue chosen below: choose Show: all to search every verdict.")
+                               "(any case). Searches the queue chosen below: choose Show: all to search every verdict. "
+                               "Enter searches and Esc leaves the field; either gives the keys back.")
     if ss.get("audit_questions"):
         st.sidebar.button("Show every question", key="audit_clear_questions", on_click=_clear_questions,
                           help="This queue holds only the question a link opened it on.")

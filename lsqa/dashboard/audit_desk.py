@@ -297,7 +297,7 @@ def _row(specs: list[dict], extra: str = "") -> str:
     return f'<div class="lsqa-row">{"".join(_button(s) for s in specs)}{extra}</div>'
 
 
-NOTE_PLACEHOLDER = "note (E; optional; Enter or Esc gives the keys back)"
+NOTE_PLACEHOLDER = "note (E) · Enter or Esc: back to keys"
 
 
 def _desk_html(desk: Desk, it: dict | None, revealed: bool, bar: view.DecisionBar, place: view.Place, *,

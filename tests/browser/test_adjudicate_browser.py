@@ -19,7 +19,7 @@ from lsqa.dashboard import adjudication_view
 from lsqa.judging import kinds
 from lsqa.store import verdicts as verdicts_store
 from tests.support.bad_input import snapshot
-from tests.support.browser import SHOWN_JS, expect, served_team, wait_for, wait_idle
+from tests.support.browser import SHOWN_JS, cut_labels, expect, served_team, wait_for, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -87,6 +87,7 @@ def test_an_adjudicator_settles_three_disagreements_with_keys_and_a_replacement_
     # The item shows the question, both answers side by side in the order shown and every label with its note.
     text = main.inner_text()
     assert by_id[ids[0]]["question"] in text and "ana" in text and "the book says otherwise" in text
+    assert cut_labels(page) == []  # every button, and the note field's hint, read whole
 
     # 1. The first: its key, and 50 ms later the next one's key — which lands while the next one
     # comes and must write nothing on it.

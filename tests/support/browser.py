@@ -336,18 +336,34 @@ def wait_charts_drawn(page, timeout_ms: int = 30000) -> int:
     return page.locator('[data-testid="stPlotlyChart"]').count()
 
 
+# Labels drawn as text that overflows its box, and the placeholders of empty fields measured in the field's own
+# font against the room inside it (a placeholder is no element of its own, so it has no width to compare).
+_CUT_JS = """() => {
+  const cut = [...document.querySelectorAll(
+      '[data-testid="stWidgetLabel"], [data-testid="stWidgetLabel"] *, label *, button *, [role="tab"] *')]
+    .filter(e => e.offsetParent !== null && (e.innerText || '').trim() && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.innerText);
+  const ctx = document.createElement('canvas').getContext('2d');
+  for (const e of document.querySelectorAll('input[placeholder], textarea[placeholder]')) {
+    if (e.offsetParent === null || e.value || !e.placeholder) continue;
+    const s = getComputedStyle(e);
+    ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+    const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+    if (ctx.measureText(e.placeholder).width > room + 1) cut.push(e.placeholder);
+  }
+  return cut;
+}"""
+
+
 def cut_labels(page, width: int = 1280) -> list[str]:
-    """The visible labels of widgets, buttons and tabs that the page cuts short at a laptop's ``width`` (the
-    text is wider than its box, so the browser draws "Use human o…"): what a person cannot read without
+    """The visible labels of widgets, buttons and tabs, and the placeholders of empty fields, that the page cuts
+    short at a laptop's ``width`` (so the browser draws "Use human o…"): what a person cannot read without
     hovering. The page is looked at in that width, then given its own size back."""
     size = page.viewport_size
     page.set_viewport_size({"width": width, "height": size["height"]})
     try:
         page.wait_for_function(f"() => window.innerWidth === {width}")
-        return page.evaluate("""() => [...document.querySelectorAll(
-                '[data-testid="stWidgetLabel"], [data-testid="stWidgetLabel"] *, label *, button *, [role="tab"] *')]
-            .filter(e => e.offsetParent !== null && (e.innerText || '').trim() && e.scrollWidth > e.clientWidth + 1)
-            .map(e => e.innerText)""")
+        return page.evaluate(_CUT_JS)
     finally:
         page.set_viewport_size(size)
 
