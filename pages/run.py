@@ -48,6 +48,9 @@ def _before_start(config: dict | None, key: str) -> None:
     except (LsqaError, ValueError) as exc:
         st.warning(f"No plan: {md_escape(exc)}")
         return
+    if not planned["stages"]:  # the run would only record what is there: no empty table
+        st.caption(run_view.NOTHING_TO_CALL)
+        return
     cost = "unknown" if planned["cost_usd"] is None else f"${planned['cost_usd']:.4f}"
     st.caption(f"Plan: {planned['calls']:,} calls ({planned['cached']:,} cached), {planned['input_tokens']:,} input "
                f"tokens, cost {cost}" + (f" + {planned['unpriced_calls']:,} calls without a price"

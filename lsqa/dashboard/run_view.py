@@ -204,6 +204,10 @@ def name_warnings(ws: str | Path, config: dict) -> list[str]:
     return warnings_of(run_config_from_dict(config, source="run form"), ws)
 
 
+# The plan of a study with no task left (``lsqa.study.plan`` skips what is stored already, as the run does).
+NOTHING_TO_CALL = "Plan: nothing to call. Every answer and verdict this study asks for is in the workspace already."
+
+
 @kept_while_unchanged()  # shown on every render before Start: planned once per form and workspace state
 def plan(ws: str | Path, config: dict) -> dict:
     """``lsqa plan`` for the config on the Run page: its JSON shape (calls new and cached, tokens, cost,

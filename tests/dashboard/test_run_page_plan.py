@@ -48,6 +48,22 @@ def test_run_page_shows_the_plan_before_start(ws):
     assert not at.session_state["run_job"] if "run_job" in at.session_state else True  # nothing started
 
 
+def test_a_study_the_workspace_holds_already_plans_nothing_and_says_so(ws):
+    """The form's first study on the demo: the demo answered and judged those questions already, so the plan
+    has no stage; the page says there is nothing to call instead of showing an empty table."""
+    at = _page(ws)
+    assert not at.exception, [e.value for e in at.exception]
+    book = at.multiselect(key="run_books").value
+    defaults = run_view.defaults(ws)
+    config = run_view.study_config(books=book, questions="narrativeqa", max_questions=12, sample=200, seed=0,
+                                   systems=run_view.clean_numbers(defaults["systems"]),
+                                   judges=run_view.clean_numbers(defaults["judges"]))
+    assert run_view.plan(ws, config)["stages"] == []
+    assert run_view.NOTHING_TO_CALL in [c.value for c in at.caption]
+    assert not [df for df in at.dataframe if "max_output_tokens" in df.value.columns]
+    assert not at.button(key="run_start").disabled  # a run still records the study
+
+
 LOOKALIKE = "extractive-noc\u043entext"   # Cyrillic о in place of the o of the demo's extractive-nocontext
 
 
