@@ -21,7 +21,7 @@ if not books:
     st.stop()
 st.dataframe(books, hide_index=True, width="stretch", key="co_books",
              column_order=["title", "author", "kind", "word_count", "n_tokens", "passages", "entities", "questions",
-                           "answered"])
+                           "answered"], column_config=common.headed())
 titles = {b["id"]: b["title"] for b in books}
 with_questions = [b["id"] for b in books if b["answered"]] or [b["id"] for b in books if b["questions"]] or list(titles)
 # A link may open a book's tab (`/corpus?book=<id>&tab=long-span`, e.g. from an Audit item): only the
@@ -55,7 +55,8 @@ def questions_tab() -> None:
         return
     st.caption(f"{len(qa['rows'])} questions · systems: {md(', '.join(qa['systems'])) or 'none yet'}")
     st.dataframe(qa["rows"], hide_index=True, width="stretch", key="co_qa",
-                 column_order=["question", "reference 1", "reference 2", *qa["systems"], "origin", "question_id"])
+                 column_order=["question", "reference 1", "reference 2", *qa["systems"], "origin", "question_id"],
+                 column_config={"question_id": common.HEADINGS["question_id"]})  # the others are system names
 
 
 def passages_tab() -> None:
@@ -79,7 +80,7 @@ def entities_tab() -> None:
                 "book), and so does question generation (`questions = \"generate\"` in a study config).")
         return
     st.dataframe(ents, hide_index=True, width="stretch", key="co_ents",
-                 column_order=["rank", "name", "n_mentions", "method"])
+                 column_order=["rank", "name", "n_mentions", "method"], column_config=common.headed())
     names = {e["id"]: f"{e['rank']}. {e['name']} ({e['n_mentions']} mentions, {e['method']})" for e in ents}
     ent = st.selectbox("Entity", list(names), format_func=names.get, key="co_ent")
     show_chain(doc, ent)

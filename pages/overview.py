@@ -32,26 +32,26 @@ with left:
     if summary["audit_work"]:
         st.dataframe(summary["audit_work"], hide_index=True, width="stretch",
                      column_order=["judge", "kind", "verdicts", "reviewed %", "waiting", "parse_errors", "errors"],
-                     column_config={"reviewed %": st.column_config.ProgressColumn(
-                         "reviewed %", min_value=0, max_value=100, format="%.1f%%")})
+                     column_config=common.headed({"reviewed %": st.column_config.ProgressColumn(
+                         "reviewed %", min_value=0, max_value=100, format="%.1f%%")}))
         st.page_link("pages/audit.py", label="Open the audit queue", icon="✅")
     else:
         st.info("No verdicts yet: run judges on the Run page.")
 with right:
     st.subheader("Annotators")
     if summary["annotators"]:
-        st.dataframe(summary["annotators"], hide_index=True, width="stretch")
+        st.dataframe(summary["annotators"], hide_index=True, width="stretch", column_config=common.headed())
     else:
         st.info("Nobody has reviewed a verdict yet.")
 
 st.subheader("Latest runs")
 if summary["runs"]:
     st.dataframe(summary["runs"], hide_index=True, width="stretch",
-                 column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})
+                 column_config=common.headed({"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")}))
 else:
     st.info("No pipeline runs yet.")
 
 # Built only while open (opening it reruns the page): a table folded away still cost a new tab its drawing.
 documents = st.expander("Documents", key="ov_documents", on_change="rerun")
 if documents.open:
-    documents.dataframe(summary["documents"], hide_index=True, width="stretch")
+    documents.dataframe(summary["documents"], hide_index=True, width="stretch", column_config=common.headed())

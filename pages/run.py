@@ -55,7 +55,8 @@ def _before_start(config: dict | None, key: str) -> None:
     st.caption(f"Plan: {planned['calls']:,} calls ({planned['cached']:,} cached), {planned['input_tokens']:,} input "
                f"tokens, cost {cost}" + (f" + {planned['unpriced_calls']:,} calls without a price"
                                          if planned["unpriced_calls"] else ""))
-    st.dataframe(planned["stages"], hide_index=True, width="stretch", key=f"plan_table_{key}")
+    st.dataframe(planned["stages"], hide_index=True, width="stretch", key=f"plan_table_{key}",
+                 column_config=common.headed({"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")}))
     for note in planned["notes"]:
         st.caption(note)
 
@@ -199,4 +200,4 @@ show_jobs()
 
 st.header("Past runs in this workspace")
 st.dataframe(run_view.run_history(workspace), hide_index=True, width="stretch", key="run_history",
-             column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})
+             column_config=common.headed({"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")}))

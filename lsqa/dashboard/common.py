@@ -26,8 +26,21 @@ from lsqa.store.workspace_cache import kept_while_unchanged
 from lsqa.text.highlight import md_escape, text_html
 from lsqa.vocabulary import FLAG_REASONS, OVERRIDES
 
-__all__ = ["FLAG_REASONS", "LsqaError", "OVERRIDES", "current_workspace", "exists",
-           "group_by", "judges_by_family", "kept_open", "md_escape", "text_html", "to_csv"]
+__all__ = ["FLAG_REASONS", "HEADINGS", "LsqaError", "OVERRIDES", "current_workspace", "exists",
+           "group_by", "headed", "judges_by_family", "kept_open", "md_escape", "text_html", "to_csv"]
+
+# Headings in words for the workspace's column names, where a screen shows rows as the store reads them
+# (st.dataframe's column_config: a label per column; a name the table does not have is ignored).
+HEADINGS = {"parse_errors": "parse errors", "last_action": "last action", "calls_made": "calls made",
+            "calls_cached": "calls cached", "calls_failed": "calls failed", "started_at": "started",
+            "finished_at": "finished", "input_tokens": "input tokens", "max_output_tokens": "max output tokens",
+            "cost_usd": "cost (USD)", "word_count": "words", "n_tokens": "tokens", "n_mentions": "mentions",
+            "question_id": "question id"}
+
+
+def headed(config: dict | None = None) -> dict:
+    """A table's column_config: ``HEADINGS``, then the screen's own settings of some columns."""
+    return {**HEADINGS, **(config or {})}
 
 
 def current_workspace() -> Path:
