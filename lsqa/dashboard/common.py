@@ -1,6 +1,6 @@
 """What every screen of the dashboard shares: the workspace it shows and its one attachment per
-render, CSV downloads, the judges by family, and the names pages need from below the dashboard
-(errors to catch, escaping, vocabulary) so that a page imports ``lsqa.dashboard`` only.
+render, CSV downloads, the judges by family, table headings in words, and the names pages need from
+below the dashboard (errors to catch, escaping, vocabulary) so that a page imports ``lsqa.dashboard`` only.
 
 Every read answers for the workspace as it is now, so an audit action shows in Agreement and
 Leaderboard on the next render: the costly reads are kept only while the workspace's data is
