@@ -308,6 +308,30 @@ def test_quoted_csv_and_json_escapes_are_read_in_sql(base, tmp_path, fmt, line_b
         assert result[0] == "imported" and result[1]["added"] == {"judgments": 3}
 
 
+def _random_verdicts(rng) -> list[dict]:
+    """1-6 verdict rows: labels as people spell them, names with spaces, evidence and extra columns with
+    commas, quotes, tabs, line breaks and non-ASCII; now and then a bad label."""
+    from tests.store.test_staged_answers_reviews import _PIECES
+
+    rows = []
+    for _ in range(rng.randint(1, 6)):
+        pair = rng.random() < 0.7
+        row = _v(question_id=rng.choice([Q0, Q1, f" {Q1}"]), rater=rng.choice(["r2", " r5 ", "r6"]),
+                 kind="pairwise" if pair else rng.choice(["absolute", "groundtruth"]),
+                 system_a=rng.choice(["s1", "s2", " s3"]), system_b=rng.choice(["s2", "s3", "s4"]) if pair else "",
+                 shown_order=rng.choice(["ab", "ba", "", " BA"]) if pair else "",
+                 reference=rng.choice(["", "1", "2"]) if not pair else "",
+                 label=rng.choice(["A", "b", "'B'", ' "tie" ', "none", "2"] if pair else ["yes", "No", "'no'"]))
+        if rng.random() < 0.05:
+            row["label"] = "maybe"
+        if rng.random() < 0.4:
+            row["evidence"] = "".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 5)))
+        if rng.random() < 0.3:
+            row["model"] = rng.choice(["m", "m,1", 'm"q', " m ", "mé"])
+        rows.append(row)
+    return rows
+
+
 @pytest.mark.parametrize("seeds", SEEDS)
 def test_random_verdict_files_give_the_same_result(base, tmp_path, seeds):
     """Seeded random files of verdicts through the shared reader (lsqa.store.importers.rows): quoted or bare CSV,
@@ -316,28 +340,12 @@ def test_random_verdict_files_give_the_same_result(base, tmp_path, seeds):
     same rows, whichever path reads them, and the SQL takes a good share."""
     import random
 
-    from tests.store.test_staged_answers_reviews import _PIECES, _random_file
+    from tests.store.test_staged_answers_reviews import _random_file
 
     taken = 0
     for seed in seeds:
         rng = random.Random(1000 + seed)
-        rows = []
-        for _ in range(rng.randint(1, 6)):
-            pair = rng.random() < 0.7
-            row = _v(question_id=rng.choice([Q0, Q1, f" {Q1}"]), rater=rng.choice(["r2", " r5 ", "r6"]),
-                     kind="pairwise" if pair else rng.choice(["absolute", "groundtruth"]),
-                     system_a=rng.choice(["s1", "s2", " s3"]), system_b=rng.choice(["s2", "s3", "s4"]) if pair else "",
-                     shown_order=rng.choice(["ab", "ba", "", " BA"]) if pair else "",
-                     reference=rng.choice(["", "1", "2"]) if not pair else "",
-                     label=rng.choice(["A", "b", "'B'", ' "tie" ', "none", "2"] if pair else ["yes", "No", "'no'"]))
-            if rng.random() < 0.05:
-                row["label"] = "maybe"
-            if rng.random() < 0.4:
-                row["evidence"] = "".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 5)))
-            if rng.random() < 0.3:
-                row["model"] = rng.choice(["m", "m,1", 'm"q', " m ", "mé"])
-            rows.append(row)
-        source = _random_file(tmp_path / f"v{seed}.{rng.choice(FMTS)}", rows, rng)
+        source = _random_file(tmp_path / f"v{seed}.{rng.choice(FMTS)}", _random_verdicts(rng), rng)
         _compare(base, tmp_path, source)
         ws = tmp_path / "taken.duckdb"
         shutil.copy(base, ws)
@@ -346,6 +354,60 @@ def test_random_verdict_files_give_the_same_result(base, tmp_path, seeds):
         except InputError:
             taken += 1
     assert taken >= _at_least(seeds, 10), f"the SQL took only {taken} of {len(seeds)} files"
+
+
+# Whole-file shapes that make the SQL path decline a file to the table reader, or make both refuse it.
+_ODD_SHAPES = {
+    "csv": ["bom", "lone CR ends", "CR LF on some lines", "no last line end", "blank and Unicode-space lines after",
+            "cut anywhere"],
+    "jsonl": ["bom", "CR LF on some lines", "no last line end", "blank and Unicode-space lines after",
+              "cut anywhere", "an empty object", "a list", "a comment", "a number as the label"],
+}
+
+
+def _odd_shape(path: Path, shape: str, rng) -> None:
+    data = path.read_bytes()
+    if shape == "bom":
+        data = b"\xef\xbb\xbf" + data
+    elif shape == "lone CR ends":  # old Mac files; a break inside a quoted value becomes a CR too
+        data = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r")
+    elif shape == "CR LF on some lines":
+        lines = data.split(b"\n")
+        data = b"\n".join(line + b"\r" if not line.endswith(b"\r") and rng.random() < 0.5 else line
+                          for line in lines[:-1]) + b"\n" + lines[-1]
+    elif shape == "no last line end":
+        data = data.rstrip(b"\r\n")
+    elif shape == "blank and Unicode-space lines after":
+        data += rng.choice([b"\n\n", b" \n", "\u3000\n".encode(), b"\r\n\r\n", "\u2028".encode()])
+    elif shape == "cut anywhere":  # inside a quoted value, a JSON string, a UTF-8 character, ...
+        data = data[:rng.randint(1, len(data))]
+    else:
+        lines = data.split(b"\n")
+        lines.insert(rng.randint(0, len(lines)), {
+            "an empty object": b"{}", "a list": b"[]", "a comment": b"// checked by hand",
+            "a number as the label": json.dumps({**_v(kind="absolute", system_b="", shown_order=""),
+                                                 "label": 1}).encode()}[shape])
+        data = b"\n".join(lines)
+    path.write_bytes(data)
+
+
+@pytest.mark.parametrize("seeds", [pytest.param(range(0, 6), id="sample"),
+                                   pytest.param(range(6, 120), id="rest", marks=pytest.mark.slow)])
+def test_random_verdict_files_in_odd_shapes_give_the_same_result(base, tmp_path, seeds):
+    """The random verdict files above, each given one odd whole-file shape (a BOM, lone CR ends, CR LF on some
+    lines, no last line end, blank or Unicode-space lines after, cut anywhere; in JSONL an empty object, a
+    list, a comment or a number as a label on a line of its own): most are declined to the table reader or
+    refused; the same error or the same rows, whichever path reads them."""
+    import random
+
+    from tests.store.test_staged_answers_reviews import _random_file
+
+    for seed in seeds:
+        rng = random.Random(5000 + seed)
+        fmt = rng.choice(FMTS)
+        source = _random_file(tmp_path / f"v{seed}.{fmt}", _random_verdicts(rng), rng)
+        _odd_shape(source, rng.choice(_ODD_SHAPES[fmt]), rng)
+        _compare(base, tmp_path, source)
 
 
 def test_empty_quoted_fields_as_duckdb_writes_them_are_read_in_sql(base, tmp_path):
