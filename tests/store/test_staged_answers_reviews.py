@@ -450,6 +450,42 @@ def _random_file(path: Path, rows: list[dict], rng) -> Path:
     return path
 
 
+# Whole-file shapes that make the SQL path decline a file to the table reader, or make both refuse it.
+_ODD_SHAPES = {
+    "csv": ["bom", "lone CR ends", "CR LF on some lines", "no last line end", "blank and Unicode-space lines after",
+            "cut anywhere"],
+    "jsonl": ["bom", "CR LF on some lines", "no last line end", "blank and Unicode-space lines after",
+              "cut anywhere", "an empty object", "a list", "a comment", "a number where text belongs"],
+}
+
+
+def _odd_shape(path: Path, shape: str, rng, number_row: dict) -> None:
+    """Give the file at ``path`` one of ``_ODD_SHAPES``; ``number_row``: a row of the import's own with a number
+    where text belongs (that shape's line)."""
+    data = path.read_bytes()
+    if shape == "bom":
+        data = b"\xef\xbb\xbf" + data
+    elif shape == "lone CR ends":  # old Mac files; a break inside a quoted value becomes a CR too
+        data = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r")
+    elif shape == "CR LF on some lines":
+        lines = data.split(b"\n")
+        data = b"\n".join(line + b"\r" if not line.endswith(b"\r") and rng.random() < 0.5 else line
+                          for line in lines[:-1]) + b"\n" + lines[-1]
+    elif shape == "no last line end":
+        data = data.rstrip(b"\r\n")
+    elif shape == "blank and Unicode-space lines after":
+        data += rng.choice([b"\n\n", b" \n", "\u3000\n".encode(), b"\r\n\r\n", "\u2028".encode()])
+    elif shape == "cut anywhere":  # inside a quoted value, a JSON string, a UTF-8 character, ...
+        data = data[:rng.randint(1, len(data))]
+    else:
+        lines = data.split(b"\n")
+        lines.insert(rng.randint(0, len(lines)), {
+            "an empty object": b"{}", "a list": b"[]", "a comment": b"// checked by hand",
+            "a number where text belongs": json.dumps(number_row).encode()}[shape])
+        data = b"\n".join(lines)
+    path.write_bytes(data)
+
+
 # Seeds 0..39 of a random-file test: a sample in the fast lane, the rest marked slow (`make test` runs both).
 SEEDS = [pytest.param(range(0, 4), id="sample"), pytest.param(range(4, 40), id="rest", marks=pytest.mark.slow)]
 
@@ -458,6 +494,40 @@ def _at_least(seeds: range, of_40: int) -> int:
     """The share of ``of_40`` (files the SQL takes of the 40 seeds) these seeds must take, the sample
     counted as taken whole."""
     return max(0, of_40 - (40 - len(seeds)))
+
+
+def _random_answers(rng) -> list[dict]:
+    """1-5 answer rows: quotes, commas, line breaks, CR, Unicode whitespace and look-alike spellings."""
+    rows = []
+    for _ in range(rng.randint(1, 5)):
+        row = {"question_id": rng.choice([Q0, Q1, Q2, f" {Q1}", f"{Q2} "]),
+               "system": rng.choice(["s1", "s2", " s3 ", "old"]),
+               "answer": "".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 6))) or "a"}
+        if rng.random() < 0.3:
+            row["model"] = rng.choice(["m", "m,1", 'm"q', " m "])
+        rows.append(row)
+    return rows
+
+
+def _random_reviews(rng) -> list[dict]:
+    """1-5 review rows: pairs as named or reversed, labels as people spell them, probabilities good and bad,
+    annotators and strata with spaces."""
+    rows = []
+    for _ in range(rng.randint(1, 5)):
+        a, b = rng.choice([("s1", "s2"), ("s2", "s1"), ("s2", "s3"), ("s3", "s2"), ("s1", "s3")])
+        row = rng.choice([_review(system_a=a, system_b=b, question_id=rng.choice([Q0, Q1])),
+                          _review(judge="g", system_a="s1", system_b="", reference=rng.choice(["", "1", "2"])),
+                          _review(judge="y", system_a="s1", system_b="")])
+        labels = (["A", "b", "'B'", ' "tie" ', "Tie", "none"] if row["system_b"] else ["yes", "No", "correct", "'no'"])
+        row["label"] = rng.choice(labels) if rng.random() < 0.95 else rng.choice(["maybe", "yes", "A"])
+        row["annotator"] = rng.choice(["amy", " bo ", "early", "ann", "c y"])
+        if rng.random() < 0.5:
+            row[rng.choice(["inclusion_probability", "pi"])] = rng.choice(["0.5", "1e-3", " 0.25", "", "1", ".5"]
+                                                                           + ["2", "x"] * (rng.random() < 0.1))
+        if rng.random() < 0.3:
+            row["stratum"] = rng.choice(["s", " t ", ""])
+        rows.append(row)
+    return rows
 
 
 @pytest.mark.parametrize("seeds", SEEDS)
@@ -469,15 +539,7 @@ def test_random_answer_files_give_the_same_result(base, tmp_path, seeds):
     taken = 0
     for seed in seeds:
         rng = random.Random(seed)
-        rows = []
-        for _ in range(rng.randint(1, 5)):
-            row = {"question_id": rng.choice([Q0, Q1, Q2, f" {Q1}", f"{Q2} "]),
-                   "system": rng.choice(["s1", "s2", " s3 ", "old"]),
-                   "answer": "".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 6))) or "a"}
-            if rng.random() < 0.3:
-                row["model"] = rng.choice(["m", "m,1", 'm"q', " m "])
-            rows.append(row)
-        source = _random_file(tmp_path / f"a{seed}.{rng.choice(FMTS)}", rows, rng)
+        source = _random_file(tmp_path / f"a{seed}.{rng.choice(FMTS)}", _random_answers(rng), rng)
         _answers(base, tmp_path, source)
         ws = tmp_path / "taken.duckdb"
         shutil.copy(base, ws)
@@ -497,27 +559,31 @@ def test_random_review_files_give_the_same_result(base, tmp_path, seeds):
     taken = 0
     for seed in seeds:
         rng = random.Random(seed)
-        rows = []
-        for _ in range(rng.randint(1, 5)):
-            a, b = rng.choice([("s1", "s2"), ("s2", "s1"), ("s2", "s3"), ("s3", "s2"), ("s1", "s3")])
-            row = rng.choice([_review(system_a=a, system_b=b, question_id=rng.choice([Q0, Q1])),
-                              _review(judge="g", system_a="s1", system_b="", reference=rng.choice(["", "1", "2"])),
-                              _review(judge="y", system_a="s1", system_b="")])
-            labels = (["A", "b", "'B'", ' "tie" ', "Tie", "none"] if row["system_b"] else ["yes", "No", "correct", "'no'"])
-            row["label"] = rng.choice(labels) if rng.random() < 0.95 else rng.choice(["maybe", "yes", "A"])
-            row["annotator"] = rng.choice(["amy", " bo ", "early", "ann", "c y"])
-            if rng.random() < 0.5:
-                row[rng.choice(["inclusion_probability", "pi"])] = rng.choice(["0.5", "1e-3", " 0.25", "", "1", ".5"]
-                                                                               + ["2", "x"] * (rng.random() < 0.1))
-            if rng.random() < 0.3:
-                row["stratum"] = rng.choice(["s", " t ", ""])
-            rows.append(row)
-        source = _random_file(tmp_path / f"r{seed}.{rng.choice(FMTS)}", rows, rng)
+        source = _random_file(tmp_path / f"r{seed}.{rng.choice(FMTS)}", _random_reviews(rng), rng)
         _reviews(base, tmp_path, source)
         ws = tmp_path / "taken.duckdb"
         shutil.copy(base, ws)
         taken += import_reviews_staged(ws, source) is not None
     assert taken >= _at_least(seeds, 15), f"the SQL took only {taken} of {len(seeds)} files"
+
+
+@pytest.mark.parametrize("what", ["answers", "reviews"])
+@pytest.mark.parametrize("seeds", [pytest.param(range(0, 4), id="sample"),
+                                   pytest.param(range(4, 80), id="rest", marks=pytest.mark.slow)])
+def test_random_answer_and_review_files_in_odd_shapes_give_the_same_result(base, tmp_path, what, seeds):
+    """The random files above, each given one odd whole-file shape (``_ODD_SHAPES``: most are declined to the
+    table reader or refused): the same error or the same rows, whichever path reads them."""
+    import random
+
+    make, compare = {"answers": (_random_answers, _answers), "reviews": (_random_reviews, _reviews)}[what]
+    number_row = {"answers": {"question_id": Q1, "system": "s1", "answer": 7},
+                  "reviews": {**_review(judge="y", system_a="s1", system_b=""), "label": 1}}[what]
+    for seed in seeds:
+        rng = random.Random(7000 + seed)
+        fmt = rng.choice(FMTS)
+        source = _random_file(tmp_path / f"{what[0]}{seed}.{fmt}", make(rng), rng)
+        _odd_shape(source, rng.choice(_ODD_SHAPES[fmt]), rng, number_row)
+        compare(base, tmp_path, source)
 
 
 def _cases(both: dict, jsonl: dict, fast: tuple[str, ...]) -> list:

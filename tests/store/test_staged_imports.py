@@ -356,41 +356,6 @@ def test_random_verdict_files_give_the_same_result(base, tmp_path, seeds):
     assert taken >= _at_least(seeds, 10), f"the SQL took only {taken} of {len(seeds)} files"
 
 
-# Whole-file shapes that make the SQL path decline a file to the table reader, or make both refuse it.
-_ODD_SHAPES = {
-    "csv": ["bom", "lone CR ends", "CR LF on some lines", "no last line end", "blank and Unicode-space lines after",
-            "cut anywhere"],
-    "jsonl": ["bom", "CR LF on some lines", "no last line end", "blank and Unicode-space lines after",
-              "cut anywhere", "an empty object", "a list", "a comment", "a number as the label"],
-}
-
-
-def _odd_shape(path: Path, shape: str, rng) -> None:
-    data = path.read_bytes()
-    if shape == "bom":
-        data = b"\xef\xbb\xbf" + data
-    elif shape == "lone CR ends":  # old Mac files; a break inside a quoted value becomes a CR too
-        data = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r")
-    elif shape == "CR LF on some lines":
-        lines = data.split(b"\n")
-        data = b"\n".join(line + b"\r" if not line.endswith(b"\r") and rng.random() < 0.5 else line
-                          for line in lines[:-1]) + b"\n" + lines[-1]
-    elif shape == "no last line end":
-        data = data.rstrip(b"\r\n")
-    elif shape == "blank and Unicode-space lines after":
-        data += rng.choice([b"\n\n", b" \n", "\u3000\n".encode(), b"\r\n\r\n", "\u2028".encode()])
-    elif shape == "cut anywhere":  # inside a quoted value, a JSON string, a UTF-8 character, ...
-        data = data[:rng.randint(1, len(data))]
-    else:
-        lines = data.split(b"\n")
-        lines.insert(rng.randint(0, len(lines)), {
-            "an empty object": b"{}", "a list": b"[]", "a comment": b"// checked by hand",
-            "a number as the label": json.dumps({**_v(kind="absolute", system_b="", shown_order=""),
-                                                 "label": 1}).encode()}[shape])
-        data = b"\n".join(lines)
-    path.write_bytes(data)
-
-
 @pytest.mark.parametrize("seeds", [pytest.param(range(0, 6), id="sample"),
                                    pytest.param(range(6, 120), id="rest", marks=pytest.mark.slow)])
 def test_random_verdict_files_in_odd_shapes_give_the_same_result(base, tmp_path, seeds):
@@ -400,13 +365,14 @@ def test_random_verdict_files_in_odd_shapes_give_the_same_result(base, tmp_path,
     refused; the same error or the same rows, whichever path reads them."""
     import random
 
-    from tests.store.test_staged_answers_reviews import _random_file
+    from tests.store.test_staged_answers_reviews import _ODD_SHAPES, _odd_shape, _random_file
 
+    number_label = {**_v(kind="absolute", system_b="", shown_order=""), "label": 1}
     for seed in seeds:
         rng = random.Random(5000 + seed)
         fmt = rng.choice(FMTS)
         source = _random_file(tmp_path / f"v{seed}.{fmt}", _random_verdicts(rng), rng)
-        _odd_shape(source, rng.choice(_ODD_SHAPES[fmt]), rng)
+        _odd_shape(source, rng.choice(_ODD_SHAPES[fmt]), rng, number_label)
         _compare(base, tmp_path, source)
 
 
