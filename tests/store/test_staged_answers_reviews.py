@@ -486,6 +486,19 @@ def _odd_shape(path: Path, shape: str, rng, number_row: dict) -> None:
     path.write_bytes(data)
 
 
+def _odd_files(folder: Path, seeds, make, number_row: dict):
+    """For each seed, a random file of ``make(rng)``'s rows (``_random_file``) in one odd shape, its path."""
+    import random
+
+    folder.mkdir(exist_ok=True)
+    for seed in seeds:
+        rng = random.Random(seed)
+        fmt = rng.choice(FMTS)
+        source = _random_file(folder / f"{seed}.{fmt}", make(rng), rng)
+        _odd_shape(source, rng.choice(_ODD_SHAPES[fmt]), rng, number_row)
+        yield source
+
+
 # Seeds 0..39 of a random-file test: a sample in the fast lane, the rest marked slow (`make test` runs both).
 SEEDS = [pytest.param(range(0, 4), id="sample"), pytest.param(range(4, 40), id="rest", marks=pytest.mark.slow)]
 
@@ -573,16 +586,10 @@ def test_random_review_files_give_the_same_result(base, tmp_path, seeds):
 def test_random_answer_and_review_files_in_odd_shapes_give_the_same_result(base, tmp_path, what, seeds):
     """The random files above, each given one odd whole-file shape (``_ODD_SHAPES``: most are declined to the
     table reader or refused): the same error or the same rows, whichever path reads them."""
-    import random
-
     make, compare = {"answers": (_random_answers, _answers), "reviews": (_random_reviews, _reviews)}[what]
     number_row = {"answers": {"question_id": Q1, "system": "s1", "answer": 7},
                   "reviews": {**_review(judge="y", system_a="s1", system_b=""), "label": 1}}[what]
-    for seed in seeds:
-        rng = random.Random(7000 + seed)
-        fmt = rng.choice(FMTS)
-        source = _random_file(tmp_path / f"{what[0]}{seed}.{fmt}", make(rng), rng)
-        _odd_shape(source, rng.choice(_ODD_SHAPES[fmt]), rng, number_row)
+    for source in _odd_files(tmp_path / what, [7000 + seed for seed in seeds], make, number_row):
         compare(base, tmp_path, source)
 
 

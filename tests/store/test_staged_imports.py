@@ -363,16 +363,10 @@ def test_random_verdict_files_in_odd_shapes_give_the_same_result(base, tmp_path,
     lines, no last line end, blank or Unicode-space lines after, cut anywhere; in JSONL an empty object, a
     list, a comment or a number as a label on a line of its own): most are declined to the table reader or
     refused; the same error or the same rows, whichever path reads them."""
-    import random
-
-    from tests.store.test_staged_answers_reviews import _ODD_SHAPES, _odd_shape, _random_file
+    from tests.store.test_staged_answers_reviews import _odd_files
 
     number_label = {**_v(kind="absolute", system_b="", shown_order=""), "label": 1}
-    for seed in seeds:
-        rng = random.Random(5000 + seed)
-        fmt = rng.choice(FMTS)
-        source = _random_file(tmp_path / f"v{seed}.{fmt}", _random_verdicts(rng), rng)
-        _odd_shape(source, rng.choice(_ODD_SHAPES[fmt]), rng, number_label)
+    for source in _odd_files(tmp_path / "verdicts", [5000 + seed for seed in seeds], _random_verdicts, number_label):
         _compare(base, tmp_path, source)
 
 
