@@ -429,9 +429,17 @@ _PIECES = ["He", " is", ",", '"', '""', "\n", "\r\n", " ", "\t", "\u3000", "\xa0
            "\x0b", "\u2028", ".", "A,B"]
 
 
-def _random_file(path: Path, rows: list[dict], rng) -> Path:
-    """``rows`` as CSV (LF or CRLF, quoted where needed or everywhere, stray blank lines) or JSONL
-    (ASCII-escaped or raw, CRLF or blank lines between)."""
+def _by_hand(cell: str) -> str:
+    """A CSV cell as a person writes one: quoted only where it could not be read otherwise (a comma, a line
+    break, a quote first), so a quote further in stays bare (``5" tall``)."""
+    if "," in cell or "\n" in cell or "\r" in cell or cell.startswith('"'):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+def _random_file(path: Path, rows: list[dict], rng, by_hand: bool = False) -> Path:
+    """``rows`` as CSV (LF or CRLF, quoted where needed or everywhere, stray blank lines; with ``by_hand`` each
+    cell as ``_by_hand`` writes it) or JSONL (ASCII-escaped or raw, CRLF or blank lines between)."""
     if path.suffix == ".csv":
         out = io.StringIO(newline="")
         writer = csv.writer(out, lineterminator=rng.choice(["\n", "\r\n"]),
@@ -439,7 +447,10 @@ def _random_file(path: Path, rows: list[dict], rng) -> Path:
         header = list(dict.fromkeys(k for r in rows for k in r))
         writer.writerow(header)
         for r in rows:
-            writer.writerow([r.get(c, "") for c in header])
+            if by_hand:
+                out.write(",".join(_by_hand(str(r.get(c, ""))) for c in header) + writer.dialect.lineterminator)
+            else:
+                writer.writerow([r.get(c, "") for c in header])
             if rng.random() < 0.15:
                 out.write(rng.choice(["\n", ",,\n", "  \n", "\r\n"]))
         path.write_text(out.getvalue(), encoding="utf-8")
@@ -561,6 +572,17 @@ def test_random_answer_files_give_the_same_result(base, tmp_path, seeds):
         except InputError:
             taken += 1
     assert taken >= _at_least(seeds, 15), f"the SQL took only {taken} of {len(seeds)} files"
+
+
+@pytest.mark.parametrize("seeds", SEEDS)
+def test_random_answer_files_written_by_hand_give_the_same_result(base, tmp_path, seeds):
+    """The random answers as CSV written by hand (``_by_hand``: a quote inside a bare cell, ``He said "x``, with
+    a quoted answer over several lines elsewhere in the file): the same error or the same rows as the oracle."""
+    import random
+
+    for seed in seeds:
+        rng = random.Random(9000 + seed)
+        _answers(base, tmp_path, _random_file(tmp_path / f"h{seed}.csv", _random_answers(rng), rng, by_hand=True))
 
 
 @pytest.mark.parametrize("seeds", SEEDS)

@@ -144,7 +144,55 @@ def tiled(found: str, text: str) -> str:
     return f"coalesce(list_sum(list_transform({found}, lambda q: strlen(q))), 0) = strlen({text}) + 1"
 
 
-def csv_records(con, source: str, target: str, *, after: int = 0, sep: str = "chr(10)") -> None:
+def csv_field(delimiter: str) -> str:
+    """The regex of one CSV field as Python's csv module (strict, ``doublequote``) reads it, ``delimiter``
+    written for a regex (``\\t`` for a tab): wholly quoted (``""`` a quote; any break inside), bare (not
+    starting with a quote, no delimiter or break; a quote further in is text), or empty."""
+    return f'"(?:[^"]|"")*"|[^{delimiter}"\\n][^{delimiter}\\n]*|'
+
+
+def _line_states(text: str, delimiter: str) -> tuple[str, str]:
+    """SQL of where a CSV line (``text``, its break taken off) leaves the reader: ``'o'`` outside a quoted field (its
+    record ends there), ``'i'`` inside one (the record goes on), ``'e'`` at an error of Python's strict csv (a
+    character after a closing quote), once from the start of a record and once from inside a quoted field.
+    Each is a full match of the line against the fields it may hold, so a quote inside a bare field is text."""
+    d, field = delimiter, csv_field(delimiter)
+    rest, opened, inside = f"(?:{d}(?:{field}))*", '"(?:[^"]|"")*', '(?:[^"]|"")*'
+    from_out = (f"CASE WHEN regexp_full_match({text}, '(?:{field}){rest}') THEN 'o' "
+                f"WHEN regexp_full_match({text}, '(?:(?:{field}){d})*{opened}') THEN 'i' ELSE 'e' END")
+    from_in = (f"CASE WHEN regexp_full_match({text}, '{inside}') THEN 'i' "
+               f"WHEN regexp_full_match({text}, '{inside}\"{rest}') THEN 'o' "
+               f"WHEN regexp_full_match({text}, '{inside}\"{rest}{d}{opened}') THEN 'i' ELSE 'e' END")
+    return from_out, from_in
+
+
+def _state_changes(source: str, after: int, delimiter: str) -> str:
+    """SQL of the lines of ``source`` past ``after`` where a CSV reader's state changes (it ends the line inside a
+    quoted field it started outside, or the other way round), a bare field's quotes being text. Only a line with a
+    quote can change the state; what it does is a function of the state it starts in (``_line_states``). The
+    state each such line starts in follows from the last line before it that sets the state whatever it starts
+    in, and the number of lines since that turn it over (window functions, no running loop)."""
+    from_out, from_in = _line_states("t", delimiter)
+    # An error ends its record (Python's reader stops there; the record's fields do not tile, and the table
+    # reader words it): for the state after it, outside.
+    return f"""
+        WITH c AS (SELECT line, if(from_out = 'i', 'i', 'o') AS from_out, if(from_in = 'i', 'i', 'o') AS from_in
+                   FROM (SELECT line, {from_out} AS from_out, {from_in} AS from_in
+                         FROM (SELECT line, {_line_end("coalesce(text, '')")} AS t FROM {source}
+                               WHERE line > {after} AND contains(text, '"')))),
+        f AS (SELECT *, CASE WHEN from_out = from_in THEN from_out END AS sets,
+                     (from_out = 'i' AND from_in = 'o')::INT AS turns,
+                     sum((from_out = 'i' AND from_in = 'o')::INT) OVER (ORDER BY line ROWS UNBOUNDED PRECEDING) AS turned
+              FROM c),
+        s AS (SELECT line, from_out, from_in, coalesce(last_value(sets IGNORE NULLS) OVER before, 'o') AS base,
+                     turned - turns - coalesce(last_value(if(sets IS NULL, NULL, turned) IGNORE NULLS) OVER before, 0) AS since
+              FROM f WINDOW before AS (ORDER BY line ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+        t AS (SELECT line, from_out, from_in, if((base = 'o') = (since % 2 = 0), 'o', 'i') AS starts FROM s)
+        SELECT line FROM t WHERE starts <> if(starts = 'o', from_out, from_in)"""
+
+
+def csv_records(con, source: str, target: str, *, after: int = 0, sep: str = "chr(10)",
+                delimiter: str | None = None) -> None:
     """TEMP table ``target (first, line, text, open)``: the CSV records of the lines of ``source`` (``line``,
     ``text``, NULL for an empty line) past line ``after``, as Python's csv module reads a file opened with
     ``newline=''``. A record is its lines joined, each by the break before it (``sep``, SQL over the source's row
@@ -152,14 +200,23 @@ def csv_records(con, source: str, target: str, *, after: int = 0, sep: str = "ch
     ``first`` and ``line`` its first and last line (the last is the one the csv module names); ``open``: a quote
     that no later line closes.
 
-    A line whose quotes so far are odd continues in the next. Only the lines with an odd number of quotes change
-    whether a quote is open: taken in pairs, each pair (opening line, closing line) spans one record of several
-    lines, the lines in between belong to it (found by an ASOF join on the latest opening line, not a running
-    count over every line). Most files have no such line: each line is then a record, in one plain statement."""
-    odd = "(strlen(coalesce(text, '')) - strlen(replace(coalesce(text, ''), '\"', ''))) % 2 = 1"
-    if not _count(con, f"SELECT count(*) FROM {source} WHERE line > {after} AND {odd}"):
+    A record goes on past its line while a quoted field is open. The lines where that state changes come in
+    pairs (opening line, closing line), each pair one record of several lines; the lines in between belong to it
+    (an ASOF join on the latest opening line). With ``delimiter`` (the file's, written for a regex: the table
+    reader, where a bare field may hold a quote) those lines are found by matching each line with a quote against
+    the fields it may hold (``_state_changes``); without it (the row path, which declines any record with a quote
+    inside a bare field, and so gets the same records for every file it keeps) they are the lines with an odd
+    number of quotes. Most files have no such line: each line is then a record, in one plain statement."""
+    text = "coalesce(text, '')"
+    if delimiter is None:
+        changes = f"""SELECT line FROM {source}
+                      WHERE line > {after} AND (strlen({text}) - strlen(replace({text}, '"', ''))) % 2 = 1"""
+    else:
+        changes = _state_changes(source, after, delimiter)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {target} AS {changes} ORDER BY line")
+    if not _count(con, f"SELECT count(*) FROM {target}"):
         con.execute(f"""CREATE OR REPLACE TEMP TABLE {target} AS
-                        SELECT line AS first, line, {_line_end("coalesce(text, '')")} AS text, false AS open
+                        SELECT line AS first, line, {_line_end(text)} AS text, false AS open
                         FROM {source} WHERE line > {after}""")
         return
     # Joined by a constant LF where the breaks are all LFs: string_agg's own separator, no column of breaks.
@@ -169,7 +226,7 @@ def csv_records(con, source: str, target: str, *, after: int = 0, sep: str = "ch
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {target} AS
         WITH o AS (SELECT line, row_number() OVER (ORDER BY line) AS k, lead(line) OVER (ORDER BY line) AS next
-                   FROM {source} WHERE line > {after} AND {odd}),
+                   FROM {target}),
         spans AS (SELECT line AS first, next AS last FROM o WHERE k % 2 = 1),
         j AS (SELECT l.line, coalesce(l.text, '') AS text, {"" if lf else f"{sep} AS sep,"}
                      CASE WHEN l.line <= coalesce(s.last, l.line) THEN s.first END AS span,
@@ -375,5 +432,5 @@ def _jsonl_rows(con, known: tuple[str, ...], max_cell_chars: int, extra: bool, f
         FROM (SELECT line, json_extract_string(text, {paths}) AS v FROM {LINES} WHERE NOT {blank}) ORDER BY line""")
 
 
-__all__ = ["Declined", "PY_WHITESPACE", "ROWS", "UNQUOTED_FIELD", "ascii_text", "csv_records", "json_text", "sql_text",
+__all__ = ["Declined", "PY_WHITESPACE", "ROWS", "UNQUOTED_FIELD", "ascii_text", "csv_field", "csv_records", "json_text", "sql_text",
            "stage_rows", "strip", "tiled"]
