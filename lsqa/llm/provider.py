@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import threading
+import warnings
 
 from lsqa.llm.keys import provider_of, scrub
 
@@ -36,6 +37,11 @@ def litellm():
                 module.suppress_debug_info = True
                 module.set_verbose = False
                 module.num_retries = 0
+                # litellm puts a provider's answer through pydantic's model_dump before reading it; usage that is
+                # not numbers makes pydantic print a warning about litellm's own model to stderr, in the middle of
+                # a run whose summary already says what happened, in lsqa's words (``bad_usage``).
+                warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning,
+                                        module=r"pydantic\.main")
                 for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "openai", "aiohttp"):
                     logging.getLogger(name).setLevel(logging.CRITICAL)
                 from lsqa.llm import embedded as offline
@@ -150,9 +156,17 @@ def _kind_by_status(status: int | None) -> str:
     return "provider"
 
 
+# A Python traceback's heading and each of its frames as text (a "File" line and the source and caret lines under
+# it); litellm glues the traceback's first line to the end of its own words.
+_TRACEBACK_FRAME = re.compile(r'Traceback \(most recent call last\):\n|^  File ".*", line \d+.*\n(?:    .*\n)*', re.M)
+
+
 def error_text(model: str, kind: str, status: int | None, exc: BaseException, attempts: int) -> str:
+    """One line for a failed call: the model, the kind in words (HTTP status, attempts), then what the provider
+    or litellm said, without the Python traceback litellm writes into some of its messages (its frames say
+    where litellm's code failed, not what to do); the exception it ends with stays."""
     cause = f"{KIND_TEXT.get(kind, kind)}" + (f" (HTTP {status})" if status else "")
-    detail = " ".join(str(exc).split())[:1000]
+    detail = " ".join(_TRACEBACK_FRAME.sub("", str(exc) + "\n").split())[:1000]
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     return scrub(f"{model}: {cause}{tries}: {type(exc).__name__}: {detail}")
 

@@ -180,6 +180,18 @@ def test_garbage_responses_become_errors_not_crashes(workspace, llm_server, garb
     assert stored(workspace, result.cache_key)["error_kind"] == "bad_response"
 
 
+def test_an_unreadable_answer_is_worded_without_litellms_traceback(workspace, llm_server):
+    """Usage that is not numbers: litellm's exception carries the Python traceback of its own failure inside its
+    message. The error says the kind in words and keeps the exception the traceback ends with, not its frames."""
+    llm_server.script(reply="Tom Kitten is a cat.", usage_block={"prompt_tokens": "many", "completion_tokens": [1]})
+    result = llm.complete(workspace, req(llm_server), retry=RetryPolicy(max_attempts=1, initial_delay_s=0.01))
+    assert result.status == "error" and result.error_kind == "bad_usage", result.error_message
+    message = result.error_message
+    assert message.startswith("openai/gpt-4o-mini: the provider answered with usage that is not a number")
+    assert "ValidationError" in message and "input_value=[1]" in message  # what litellm could not read
+    assert "Traceback" not in message and 'File "' not in message and "^^^" not in message, message
+
+
 def test_unreachable_server_is_a_connection_error(workspace):
     dead = LLMRequest("openai/gpt-4o-mini", [{"role": "user", "content": "hi"}], {"api_base": "http://127.0.0.1:9/v1"})
     result = llm.complete(workspace, dead, retry=RetryPolicy(max_attempts=2, initial_delay_s=0.01, timeout_s=2))

@@ -14,6 +14,7 @@ from lsqa.llm import pricing
 from lsqa.llm.budget import Budget
 from lsqa.store import llm_calls
 from lsqa.study import pipeline
+from tests.conftest import run_python
 from tests.llm.test_budget_ledger import _ledger, _per_call_bound, _recorded, _study, nqa_workspace  # noqa: F401
 
 runner = CliRunner()
@@ -128,6 +129,22 @@ def test_online_usage_that_is_not_a_number_is_charged_at_the_worst_case_and_neve
     recorded = _recorded(nqa_workspace)
     assert failed * bound * 0.9 <= recorded <= budget + 1e-12
     assert recorded <= _ledger(nqa_workspace, path) <= budget + 1e-12
+
+
+@pytest.mark.slow
+def test_a_command_says_what_unreadable_usage_did_and_prints_no_warning_of_pydantic(
+        nqa_workspace, llm_server, tmp_path):  # noqa: F811
+    """litellm puts the provider's answer through pydantic, which warns on stderr about usage that is not numbers.
+    ``lsqa run`` in a process of its own (pytest's warning filters do not reach it) says in its summary what the
+    calls did and, on stderr, why in its own words: no warning, no traceback."""
+    llm_server.script(reply="Tom Kitten is a cat.", usage_block=NOT_A_NUMBER)
+    path = _study(tmp_path, llm_server.api_base, mode="online")
+    command = "import sys; from lsqa.cli import main; sys.argv[0] = 'lsqa'; main()"
+    out = run_python(command, "run", path, "--workspace", str(nqa_workspace), "--json", timeout=120)
+    assert "Warning" not in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert "the provider answered with usage that is not a number" in out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["calls_made"] == 0 and summary["calls_failed"] == summary["suspect_usage"] > 0, summary
 
 
 @pytest.mark.slow
