@@ -160,13 +160,18 @@ def _kind_by_status(status: int | None) -> str:
 # it); litellm glues the traceback's first line to the end of its own words.
 _TRACEBACK_FRAME = re.compile(r'Traceback \(most recent call last\):\n|^  File ".*", line \d+.*\n(?:    .*\n)*', re.M)
 
+# litellm's messages begin with exception class names, two or three deep ("litellm.RateLimitError: RateLimitError:
+# OpenAIException - ..."); the error names the class once, before the message.
+_CLASS_NAMES = re.compile(r"^(?:(?:litellm\.)?(?:[A-Z]\w*)?(?:Error|Timeout): )+")
+
 
 def error_text(model: str, kind: str, status: int | None, exc: BaseException, attempts: int) -> str:
     """One line for a failed call: the model, the kind in words (HTTP status, attempts), then what the provider
     or litellm said, without the Python traceback litellm writes into some of its messages (its frames say
-    where litellm's code failed, not what to do); the exception it ends with stays."""
+    where litellm's code failed, not what to do; the exception it ends with stays) and without its repeated
+    class names."""
     cause = f"{KIND_TEXT.get(kind, kind)}" + (f" (HTTP {status})" if status else "")
-    detail = " ".join(_TRACEBACK_FRAME.sub("", str(exc) + "\n").split())[:1000]
+    detail = _CLASS_NAMES.sub("", " ".join(_TRACEBACK_FRAME.sub("", str(exc) + "\n").split()))[:1000]
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     return scrub(f"{model}: {cause}{tries}: {type(exc).__name__}: {detail}")
 

@@ -167,6 +167,9 @@ def test_client_errors_are_not_retried_and_name_model_and_cause(workspace, llm_s
     assert len(llm_server.requests) == 1
     assert result.error_message.startswith("openai/gpt-4o: ")
     assert words in result.error_message and f"HTTP {status}" in result.error_message
+    # The provider's own words once, behind the class litellm raised, named once.
+    assert result.error_message.endswith("Error: OpenAIException - scripted failure"), result.error_message
+    assert result.error_message.count("Error") == 1, result.error_message
     with pytest.raises(llm.LLMError, match="openai/gpt-4o"):
         result.raise_for_status()
 
