@@ -21,7 +21,7 @@ st.caption("Ranked by how little confirms a reference: the systems' answers do n
            "judges reject answers against it, the strong systems contradict it, the other reference says "
            "something else, an LLM reference check rejects it, humans overturned ground-truth rejections "
            "against it, and flags. The same list as `lsqa suspects`. "
-           f"score = {reference_view.FORMULA}; hover a column header for what the column means.")
+           f"score = {reference_view.FORMULA_IN_WORDS}; hover a column header for what the column means.")
 
 if "re_msg" in st.session_state:
     st.toast(st.session_state.pop("re_msg"))
@@ -33,10 +33,11 @@ flags = reference_view.errata(workspace)
 st.header(f"Flagged so far ({len(flags)})")
 if flags:
     table = [{**r, **{k: "; ".join(r[k]) for k in reference_view.ERRATA_LISTS}} for r in flags]
-    st.dataframe(table, hide_index=True, width="stretch", key="re_flags",
-                 column_order=["open", "title", "question", "reference", "reference_text", "correction",
-                               "other_reference", "reasons", "annotators", "flagged_at", "notes", "corrections", "score"],
-                 column_config={"open": st.column_config.LinkColumn("verdicts", display_text="open on Audit")})
+    flagged_columns = ["open", "title", "question", "reference", "reference_text", "correction", "other_reference",
+                       "reasons", "annotators", "flagged_at", "notes", "corrections", "score"]
+    st.dataframe(table, hide_index=True, width="stretch", key="re_flags", column_order=flagged_columns,
+                 column_config={**reference_view.column_config(flagged_columns),
+                                "open": st.column_config.LinkColumn("verdicts", display_text="open on Audit")})
     c = st.columns(4)
     c[0].download_button("Errata (CSV)", reference_view.errata_csv(flags), "narrativeqa_errata.csv", "text/csv",
                          on_click="ignore", key="re_dl_csv")
@@ -70,7 +71,7 @@ def _picked():
 columns = ["score", "title", "question", "reference", "reference_text", "other_reference", *reference_view.COLUMNS]
 st.dataframe(shown, hide_index=True, width="stretch", column_order=columns, key="re_table", on_select=_picked,
              selection_mode="single-row",
-             column_config={c: st.column_config.Column(help=h) for c, h in reference_view.COLUMN_HELP.items()})
+             column_config=reference_view.column_config(columns))
 st.download_button("Triage list (CSV)", common.to_csv(rows, columns + ["question_id"]), "reference_triage.csv",
                    "text/csv", on_click="ignore", key="re_dl_triage")
 

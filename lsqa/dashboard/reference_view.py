@@ -24,8 +24,25 @@ from lsqa.text.highlight import escape, marked_html
 from lsqa.text.highlight import md_escape as md
 from lsqa.text.sentence_support import shared_word_spans
 
-__all__ = ["COLUMN_HELP", "COLUMNS", "ERRATA_LISTS", "FORMULA", "errata", "errata_csv", "errata_jsonl", "evidence", "find",
-           "llm_lines", "row_key", "summary_caption", "summary_html", "suspects", "systems_caption", "systems_table"]
+__all__ = ["COLUMNS", "ERRATA_LISTS", "FORMULA_IN_WORDS", "column_config", "errata", "errata_csv", "errata_jsonl",
+           "evidence", "find", "in_words", "llm_lines", "row_key", "summary_caption", "summary_html", "suspects",
+           "systems_caption", "systems_table"]
+
+
+def in_words(text: str) -> str:
+    """A column's name, or a text that names columns, as the page shows it: the names with spaces (``systems
+    confirm``). The CLI, the JSON and the downloads keep the names as they are."""
+    return text.replace("_", " ")
+
+
+# The score's formula as the caption above the table writes it, in the words of the table's headings.
+FORMULA_IN_WORDS = in_words(FORMULA)
+
+
+def column_config(columns) -> dict:
+    """A table's column_config for ``columns``: each headed in words, a signal with what it means (hovered)."""
+    return {c: {"label": in_words(c), **({"help": in_words(COLUMN_HELP[c])} if c in COLUMN_HELP else {})}
+            for c in columns}
 
 
 def _pct(value: float | None) -> str:

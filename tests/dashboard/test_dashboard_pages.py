@@ -131,10 +131,10 @@ def test_every_page_renders_on_the_demo_workspace(ws):
         assert [t.value for t in at.title] == [TITLES[page]], page
         assert not at.error, (page, [e.value for e in at.error])
         assert not any("No verdicts yet" in i.value for i in at.info), page  # the demo has verdicts
-        # Headings in words, not the store's column names (Reference errors keeps its signals' names: its
-        # score's formula, in the caption above the table, is written in them).
-        if page != "reference_errors":
-            assert not [h for h in shown_headings(at) if "_" in h], page
+        # Headings in words, not the store's column names; Reference errors' score formula in the same words.
+        assert not [h for h in shown_headings(at) if "_" in h], page
+        formula = [c.value for c in at.caption if "score =" in c.value]
+        assert len(formula) == (page == "reference_errors") and "_" not in "".join(formula), (page, formula)
     # The annotator field is on every page (app.py), and kept in the URL.
     assert at.text_input(key="annotator").value == "alice"
     assert at.query_params.get("annotator") == "alice"
@@ -331,9 +331,14 @@ def test_reference_errors_page_shows_the_suspects_list_with_its_columns_explaine
     assert len(shown) == min(25, len(rows))
     main = next(df for df in at.dataframe if "score" in df.value.columns and "evidence" in df.value.columns)
     config = json.loads(main.proto.columns)
-    assert {c: config[c]["help"] for c in reference_errors.COLUMNS} == {
-        c: reference_errors.COLUMN_HELP[c] for c in reference_errors.COLUMNS}
-    assert any(reference_errors.FORMULA in c.value for c in at.caption)
+    # Each signal headed in words, with what it means in the same words; the formula above in them too.
+    words = {c: c.replace("_", " ") for c in reference_errors.COLUMN_HELP}
+    assert {c: (config[c]["label"], config[c]["help"]) for c in reference_errors.COLUMNS} == {
+        c: (words[c], reference_errors.COLUMN_HELP[c].replace("_", " ")) for c in reference_errors.COLUMNS}
+    formula = reference_errors.FORMULA
+    for name in words:
+        formula = formula.replace(name, words[name])
+    assert "systems confirm" in formula and any(formula in c.value for c in at.caption)
 
 
 def test_a_refused_decision_or_flag_says_why_and_keeps_the_item_and_the_note(ws):
