@@ -65,7 +65,7 @@ def systems_caption(row: dict) -> str:
     lead = (f"the strongest, {md(strongest['system'])}, {'contradicts' if strongest['agrees'] < 0.5 else 'agrees'}"
             if row["systems"] else "")
     return (f"{against} of {len(row['systems'])} systems contradict this reference ({lead}); "
-            f"systems_contradict {row['systems_contradict']:.2f}: the agreement their abilities led to expect "
+            f"systems contradict {row['systems_contradict']:.2f}: the agreement their abilities led to expect "
             f"and that did not come.")
 
 
@@ -81,7 +81,7 @@ def summary_caption(row: dict) -> str:
     if row.get("summary_support") is None:
         return "This story has no summary in the workspace."
     if not row.get("summary_sentence"):
-        return "No sentence of the summary shares a word with this reference (summary_support 0)."
+        return "No sentence of the summary shares a word with this reference (summary support 0)."
     q = row.get("question_in_summary")
     question = "" if q is None else f"; the question's words in one summary sentence: {_pct(q)}"
     return (f"The summary sentence holding most of the reference's words ({_pct(row['summary_support'])} of "

@@ -135,6 +135,10 @@ def test_every_page_renders_on_the_demo_workspace(ws):
         assert not [h for h in shown_headings(at) if "_" in h], page
         formula = [c.value for c in at.caption if "score =" in c.value]
         assert len(formula) == (page == "reference_errors") and "_" not in "".join(formula), (page, formula)
+        # The words on the page name no column as the store spells it (``snake_case``), outside code spans.
+        texts = [t.value for t in [*at.caption, *at.info, *at.markdown] if not t.value.startswith("<style")]
+        names = {t: re.findall(r"\b[a-z]+_[a-z_]+\b", re.sub(r"`[^`]*`", "", t)) for t in texts}
+        assert not {t: found for t, found in names.items() if found}, page
     # The annotator field is on every page (app.py), and kept in the URL.
     assert at.text_input(key="annotator").value == "alice"
     assert at.query_params.get("annotator") == "alice"
