@@ -121,6 +121,7 @@ def test_the_embedded_judge_checks_every_reference_against_the_summary_and_a_rer
     assert again["calls_made"] == 0 and again["stages"][0]["skipped"] == 2 * 17
 
 
+@pytest.mark.embedding_model  # the references' cosine (references_agree)
 def test_suspects_gain_the_llm_column_and_an_accepted_reference_keeps_a_fifth_of_its_suspicion(nqa):
     pipeline.run(nqa, run_config_from_dict({"documents": ["The Tale of Tom Kitten"], "max_questions": 17,
                                             "systems": [{"name": "bm25", "model": "lsqa/extractive",

@@ -10,6 +10,8 @@ import pytest
 from lsqa.judging import similarity as S
 from tests.support.nqa_books import questions
 
+pytestmark = pytest.mark.embedding_model  # the real all-MiniLM-L6-v2 (tests/conftest.py orders by it)
+
 
 @pytest.fixture(scope="module")
 def pairs(shared_data):

@@ -10,6 +10,8 @@ from lsqa import store
 from lsqa.judging import similarity, stored_embeddings
 from tests.bad_input.test_bad_input_workspace import _lock
 
+pytestmark = pytest.mark.embedding_model  # the real all-MiniLM-L6-v2 (tests/conftest.py orders by it)
+
 REFERENCES = ["Three", "the ducks", "Jemima and Rebeccah.", "In a drain below the hedge."]
 
 
