@@ -206,7 +206,7 @@ def pytest_collection_modifyitems(config, items):
     # ~30 s on the build's lock.
     needs_demo = {item.path for item in items if "demo_workspace_template" in getattr(item, "fixturenames", ())}
     # The modules whose tests load the sentence-embedding model (``@pytest.mark.embedding_model``) come next,
-    # kept whole too: in the same worker's share, which then loads the model (~7 s of CPU) for both workers.
+    # kept whole too: all in the first worker's share, so one worker loads the model (~7 s of CPU), not each.
     needs_model = {item.path for item in items if item.get_closest_marker("embedding_model")}
     items.sort(key=lambda item: (item.path not in needs_demo, item.path not in needs_model))  # stable within groups
 
