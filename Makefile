@@ -24,9 +24,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
-# Debian's chromium for the real-browser tests (Playwright never downloads a browser here).
+# Debian's Chromium: its headless shell drives the real-browser tests, the full browser draws PNG charts (kaleido)
+# and the browser benchmarks. Playwright never downloads a browser here.
+BROWSERS := chromium chromium-headless-shell
 browser:
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium missing: browser tests will be skipped"; }
+	@for b in $(BROWSERS); do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
+	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq $(BROWSERS) >/dev/null) \
+	  || echo "missing:$$missing (browser tests will be skipped)"; }
 
 $(WORKSPACE): | $(STAMP)
 	$(VENV)/bin/lsqa demo --path $(WORKSPACE)

@@ -47,7 +47,8 @@ sys.path.insert(0, str(ROOT))
 for _name, _value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("LITELLM_LOCAL_MODEL_COST_MAP", "True")):
     os.environ.setdefault(_name, _value)
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, SHOWN_JS  # noqa: E402
+from bench.bench_browser import CHROMIUM  # noqa: E402 - a person's browser: full chromium, as the browser bench
+from tests.support.browser import CHROMIUM_ARGS, SHOWN_JS  # noqa: E402
 from tests.support.streamlit_server import free_port  # noqa: E402
 
 JUDGES = ("lexical-gt", "lexical-autoais-fc", "minilm-similarity")  # the demo's yes/no judges: 360 verdicts

@@ -1,12 +1,13 @@
-"""The dashboard in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
+"""The dashboard in a real browser: Debian's Chromium headless shell driven by Playwright against `streamlit
+run app.py`.
 
 An annotator opens the audit queue by URL, moves and decides with the keyboard only, and the
 Leaderboard (with human overrides on) shows the changed ranking. Screenshots of every page go to
 ``LSQA_SCREENSHOTS`` (or the test's tmp folder); ``docs/screenshots/`` holds a copy for the README.
 
-Skips when Debian's chromium (a system package) is missing, unless ``LSQA_REQUIRE_BROWSER=1`` (CI), where
-it fails; a missing Playwright (pinned in requirements.txt) always fails.
-Playwright never downloads a browser here: ``executable_path`` points at /usr/bin/chromium.
+Skips when the headless shell (a system package, `make browser`) is missing, unless ``LSQA_REQUIRE_BROWSER=1``
+(CI), where it fails; a missing Playwright (pinned in requirements.txt) always fails.
+Playwright never downloads a browser here: ``executable_path`` points at /usr/bin/chromium-headless-shell.
 """
 
 from __future__ import annotations

@@ -1,8 +1,16 @@
-"""What every browser test uses: Debian's chromium (never downloaded: ``executable_path`` points at
-/usr/bin/chromium), the check that it and Playwright are here, and waits for a Streamlit page to be done.
+"""What every browser test uses: Debian's Chromium headless shell (never downloaded: ``executable_path``
+points at /usr/bin/chromium-headless-shell), the check that it and Playwright are here, and waits for a
+Streamlit page to be done.
 
-Skips when Debian's chromium (a system package) is missing, unless ``LSQA_REQUIRE_BROWSER=1`` (CI), where
-it fails; a missing Playwright (pinned in requirements.txt) always fails.
+The headless shell is Chromium's engine (the same Blink and V8 as Debian's chromium, from the same source
+package) without the browser's user interface, and the build Playwright itself drives for headless runs. It
+draws a page for much less CPU than full chromium's headless mode, and the browser tests are the suite's
+largest consumer of CPU (the figures: docs/BENCHMARKS.md, "Test suite"). Debian's full chromium stays for what a
+person's browser measures (bench/bench_browser.py) and for kaleido's PNG export.
+
+Skips when the headless shell (a system package, `make browser`) is missing, unless
+``LSQA_REQUIRE_BROWSER=1`` (CI), where it fails; a missing Playwright (pinned in requirements.txt) always
+fails.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path("/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 # The item on screen: the one its question and answer cards are stamped with (item_cards._stamp), if
@@ -151,8 +159,9 @@ def need_browser():
         import playwright.sync_api  # noqa: F401
     except ImportError as exc:  # pinned in requirements.txt: a broken install, never a skip
         pytest.fail(f"the playwright package (requirements.txt) cannot be imported: {exc}")
-    if not CHROMIUM.exists() and not shutil.which("chromium"):
-        missing = "Debian chromium is not installed (apt-get install -y chromium; `make browser`)"
+    if not CHROMIUM.exists():
+        missing = ("Debian's Chromium headless shell is not installed (apt-get install -y chromium-headless-shell;"
+                   " `make browser`)")
         if os.environ.get("LSQA_REQUIRE_BROWSER") == "1":
             pytest.fail(f"LSQA_REQUIRE_BROWSER=1 but {missing}")
         pytest.skip(missing)
