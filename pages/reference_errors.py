@@ -33,10 +33,8 @@ flags = reference_view.errata(workspace)
 st.header(f"Flagged so far ({len(flags)})")
 if flags:
     table = [{**r, **{k: "; ".join(r[k]) for k in reference_view.ERRATA_LISTS}} for r in flags]
-    flagged_columns = ["open", "title", "question", "reference", "reference_text", "correction", "other_reference",
-                       "reasons", "annotators", "flagged_at", "notes", "corrections", "score"]
-    st.dataframe(table, hide_index=True, width="stretch", key="re_flags", column_order=flagged_columns,
-                 column_config={**reference_view.column_config(flagged_columns),
+    st.dataframe(table, hide_index=True, width="stretch", key="re_flags", column_order=reference_view.FLAGGED_COLUMNS,
+                 column_config={**reference_view.column_config(reference_view.FLAGGED_COLUMNS),
                                 "open": st.column_config.LinkColumn("verdicts", display_text="open on Audit")})
     c = st.columns(4)
     c[0].download_button("Errata (CSV)", reference_view.errata_csv(flags), "narrativeqa_errata.csv", "text/csv",

@@ -11,6 +11,7 @@ from lsqa.audit import reference_errors
 from lsqa.audit.reference_errors import (
     COLUMN_HELP,
     COLUMNS,
+    ERRATA_COLUMNS,
     ERRATA_LISTS,
     FORMULA,
     errata,
@@ -24,7 +25,7 @@ from lsqa.text.highlight import escape, marked_html
 from lsqa.text.highlight import md_escape as md
 from lsqa.text.sentence_support import shared_word_spans
 
-__all__ = ["COLUMNS", "ERRATA_LISTS", "FORMULA_IN_WORDS", "column_config", "errata", "errata_csv", "errata_jsonl",
+__all__ = ["COLUMNS", "ERRATA_LISTS", "FLAGGED_COLUMNS", "FORMULA_IN_WORDS", "column_config", "errata", "errata_csv", "errata_jsonl",
            "evidence", "find", "in_words", "llm_lines", "row_key", "summary_caption", "summary_html", "suspects",
            "systems_caption", "systems_table"]
 
@@ -34,6 +35,9 @@ def in_words(text: str) -> str:
     confirm``). The CLI, the JSON and the downloads keep the names as they are."""
     return text.replace("_", " ")
 
+
+# The flagged list's columns as the page shows them: the errata's, a link to the verdicts in place of the id.
+FLAGGED_COLUMNS = ["open", *(c for c in ERRATA_COLUMNS if c != "question_id")]
 
 # The score's formula as the caption above the table writes it, in the words of the table's headings.
 FORMULA_IN_WORDS = in_words(FORMULA)
